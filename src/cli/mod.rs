@@ -1,0 +1,103 @@
+//! The command line: `check` and its output formats, `index build` / `index info`, and `serve`
+//! (the language server; also the default with no arguments or with `--stdio`).
+
+pub mod check;
+pub mod index_cmd;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Command-line arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "netbox-lsp",
+    version,
+    about = "Checks NetBox REST filters and GraphQL documents in skill files, prompts, Python, YAML and JSON; \
+             with no command (or --stdio) it runs as a language server on stdio"
+)]
+pub struct Cli {
+    /// Run the language server on stdio (the default when no command is given).
+    #[arg(long, global = false)]
+    pub stdio: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the language server on stdio.
+    Serve {
+        /// Accepted for editors that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
+    /// Check files and folders; exit 1 if any error is found, 2 on usage or I/O errors.
+    Check(CheckArgs),
+    /// Build or inspect filter indexes and GraphQL schemas.
+    Index {
+        #[command(subcommand)]
+        command: IndexCommand,
+    },
+}
+
+/// Arguments of `check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Files and folders to check (folders are walked, honouring .gitignore). Default: `.`.
+    pub paths: Vec<PathBuf>,
+    /// NetBox version whose embedded index and schema to use (`4.3`, `4.3.3`); default: newest.
+    #[arg(long)]
+    pub netbox_version: Option<String>,
+    /// An index file built by `netbox-lsp index build` (overrides --netbox-version for REST).
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+    /// A GraphQL schema (SDL or introspection JSON, optionally .gz) to check GraphQL against.
+    #[arg(long)]
+    pub graphql_schema: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// `path:line:col: severity[code] message`, the fix on the next line.
+    Text,
+    /// One JSON array of findings (documented in docs/output-formats.md).
+    Json,
+    /// SARIF 2.1.0 for code-scanning uploads.
+    Sarif,
+}
+
+/// `index` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Build an index file from an OpenAPI document and/or a GraphQL schema.
+    Build(index_cmd::BuildArgs),
+    /// Print the version, counts and source hash of an index.
+    Info(index_cmd::InfoArgs),
+}
+
+/// Runs the command line; returns the process exit code (0 ok, 1 error findings, 2 usage or I/O).
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        None | Some(Command::Serve { .. }) => crate::server::run_stdio(),
+        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Index {
+            command: IndexCommand::Build(args),
+        }) => index_cmd::build(&args),
+        Some(Command::Index {
+            command: IndexCommand::Info(args),
+        }) => index_cmd::info(&args),
+    }
+}

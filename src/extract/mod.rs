@@ -1,0 +1,203 @@
+//! Finds NetBox REST filter dicts and GraphQL documents in host documents (Markdown, Python,
+//! YAML, JSON, GraphQL files, plain text) with tree-sitter, keeping exact byte ranges into the
+//! host. Error tolerant: half-written text yields what can be read, never a panic.
+
+pub mod json;
+pub mod markdown;
+pub mod offset_map;
+pub mod python;
+pub mod text;
+pub mod yaml;
+
+pub use offset_map::OffsetMap;
+
+use std::ops::Range;
+use std::path::Path;
+
+/// The language of a host document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostKind {
+    Markdown,
+    Python,
+    Yaml,
+    Json,
+    Graphql,
+    /// Any other text: only REST URLs with query strings are looked for.
+    Text,
+}
+
+impl HostKind {
+    /// Host kind from a file name's extension (`.md`, `.markdown`, `.py`, `.yaml`, `.yml`,
+    /// `.json`, `.graphql`, `.gql`, `.txt`, `.prompt`); `None` for files `check` skips.
+    pub fn from_path(path: &Path) -> Option<HostKind> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "md" | "markdown" | "mdx" => HostKind::Markdown,
+            "py" | "pyi" => HostKind::Python,
+            "yaml" | "yml" => HostKind::Yaml,
+            "json" => HostKind::Json,
+            "graphql" | "gql" => HostKind::Graphql,
+            "txt" | "prompt" => HostKind::Text,
+            _ => return None,
+        })
+    }
+
+    /// Host kind from an LSP language id (`markdown`, `python`, `yaml`, `json`, `graphql`, ...).
+    pub fn from_language_id(id: &str) -> Option<HostKind> {
+        Some(match id {
+            "markdown" | "mdx" => HostKind::Markdown,
+            "python" => HostKind::Python,
+            "yaml" => HostKind::Yaml,
+            "json" | "jsonc" => HostKind::Json,
+            "graphql" => HostKind::Graphql,
+            "plaintext" => HostKind::Text,
+            _ => return None,
+        })
+    }
+}
+
+/// How a literal is written in the host, so fixes can render values (`"null"` in Python/JSON/YAML,
+/// `null` in a query string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Python,
+    Json,
+    Yaml,
+    /// A URL query string (`?k=v&k=v`).
+    Query,
+}
+
+/// Which client sends the filters, because the wire encoding differs (see ARCHITECTURE.md,
+/// "Wire encoding depends on the client").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallForm {
+    /// `netbox_get_objects(object_type, filters, fields, brief, limit, offset, ordering)`.
+    GetObjects,
+    /// `netbox_get_changelogs(filters)`: endpoint `core/object-changes`.
+    GetChangelogs,
+    /// `netbox_get_object_by_id(object_type, object_id, fields, brief)`.
+    GetObjectById,
+    /// `netbox_search_objects(query, object_types, fields, limit)`.
+    SearchObjects,
+    /// pynetbox `nb.<app>.<endpoint>.filter/get/count(...)`: `None` is sent as `null`.
+    Pynetbox,
+    /// A REST URL with a query string.
+    Url,
+}
+
+/// A literal value as written in a filter dict or argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A string (Python/JSON/YAML string, or any query-string value), unescaped.
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// Python `None`, JSON/YAML `null`.
+    Null,
+    /// A list/tuple/sequence; each element with its host byte range.
+    List(Vec<(Value, Range<usize>)>),
+    /// A dict/mapping (not expected as a filter value).
+    Map,
+    /// Anything not a literal: a variable, call, f-string, expression. Never judged.
+    Expr,
+}
+
+/// One `key: value` of a filter dict, keyword argument, or query-string pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilterEntry {
+    /// The key, unquoted (`device_role_id`).
+    pub key: String,
+    /// Host bytes of the key text without quotes (replace it to rename the filter).
+    pub key_range: Range<usize>,
+    pub value: Value,
+    /// Host bytes of the whole value literal, quotes included.
+    pub value_range: Range<usize>,
+}
+
+/// A named argument of a tool call other than the filters (`fields`, `limit`, `ordering`, ...).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Argument {
+    pub name: String,
+    /// Host bytes of the argument name (empty range at the value for positional arguments).
+    pub name_range: Range<usize>,
+    pub value: Value,
+    pub value_range: Range<usize>,
+}
+
+/// A REST call with the filters it sends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestCall {
+    pub form: CallForm,
+    pub syntax: Syntax,
+    /// The object type or endpoint as written (`dcim.device`, `dcim/devices`, `/api/dcim/devices/`)
+    /// and its host range (without quotes); `None` when not a literal.
+    pub target: Option<(String, Range<usize>)>,
+    /// Host range of the whole call (for messages that concern the call).
+    pub call_range: Range<usize>,
+    /// Host range of the filters dict / argument list / query string, when there is one.
+    pub filters_range: Option<Range<usize>>,
+    /// The filters in order of appearance.
+    pub filters: Vec<FilterEntry>,
+    /// Other arguments (tool calls only).
+    pub args: Vec<Argument>,
+}
+
+/// A GraphQL document embedded in (or forming) the host.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphqlDoc {
+    /// The document text as GraphQL sees it (container prefixes and quotes removed).
+    pub text: String,
+    /// Maps byte offsets in `text` to byte offsets in the host.
+    pub map: OffsetMap,
+    /// A `variables` object given beside the query, as JSON, when it is a literal.
+    pub variables: Option<serde_json::Value>,
+}
+
+/// Something checkable found in a host document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Site {
+    Rest(RestCall),
+    Graphql(GraphqlDoc),
+}
+
+/// What extraction found in one host document.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extraction {
+    pub sites: Vec<Site>,
+    /// Host byte ranges of Markdown fenced code blocks (fence lines included), so that a
+    /// suppression comment right before a fence can cover the whole block.
+    pub blocks: Vec<Range<usize>>,
+}
+
+/// Extracts every REST call and GraphQL document from `text`, a host document of kind `kind`.
+/// Never panics; malformed regions yield nothing.
+pub fn extract(text: &str, kind: HostKind) -> Extraction {
+    match kind {
+        HostKind::Markdown => markdown::extract(text),
+        HostKind::Python => Extraction {
+            sites: python::extract(text, &OffsetMap::identity(0, text.len())),
+            blocks: Vec::new(),
+        },
+        HostKind::Yaml => Extraction {
+            sites: yaml::extract(text, &OffsetMap::identity(0, text.len())),
+            blocks: Vec::new(),
+        },
+        HostKind::Json => Extraction {
+            sites: json::extract(text, &OffsetMap::identity(0, text.len())),
+            blocks: Vec::new(),
+        },
+        HostKind::Graphql => Extraction {
+            sites: vec![Site::Graphql(GraphqlDoc {
+                text: text.to_string(),
+                map: OffsetMap::identity(0, text.len()),
+                variables: None,
+            })],
+            blocks: Vec::new(),
+        },
+        HostKind::Text => Extraction {
+            sites: text::extract(text, &OffsetMap::identity(0, text.len())),
+            blocks: Vec::new(),
+        },
+    }
+}

@@ -1,0 +1,130 @@
+//! Piecewise map from byte offsets in an embedded text (a fence body with its `> ` / indent
+//! prefixes removed, a Python string's content) to byte offsets in the host document.
+
+use std::ops::Range;
+
+/// A sorted list of segments; each maps `len` bytes starting at `embedded` to bytes starting at
+/// `host`. Offsets between segments (removed prefixes) map to the start of the next segment.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OffsetMap {
+    /// `(embedded_start, host_start, len)`, sorted by `embedded_start`, non-overlapping.
+    segments: Vec<(usize, usize, usize)>,
+}
+
+impl OffsetMap {
+    /// A map for text copied verbatim from `host_start..host_start + len`.
+    pub fn identity(host_start: usize, len: usize) -> Self {
+        OffsetMap {
+            segments: vec![(0, host_start, len)],
+        }
+    }
+
+    /// An empty map, to be filled with [`OffsetMap::push`].
+    pub fn new() -> Self {
+        OffsetMap::default()
+    }
+
+    /// Appends a segment: the next `len` embedded bytes come from host bytes starting at
+    /// `host_start`. Segments must be pushed in embedded order.
+    pub fn push(&mut self, host_start: usize, len: usize) {
+        let embedded = self.len();
+        if let Some(last) = self.segments.last_mut() {
+            if last.1 + last.2 == host_start {
+                last.2 += len;
+                return;
+            }
+        }
+        self.segments.push((embedded, host_start, len));
+    }
+
+    /// Total embedded length in bytes.
+    pub fn len(&self) -> usize {
+        self.segments.last().map(|s| s.0 + s.2).unwrap_or(0)
+    }
+
+    /// True when the map covers no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Host offset of embedded offset `off` (a start position: at a segment boundary it maps to
+    /// the start of the next segment). Offsets past the end map to the end of the last segment.
+    pub fn to_host(&self, off: usize) -> usize {
+        let i = self.segments.partition_point(|s| s.0 + s.2 <= off);
+        match self.segments.get(i) {
+            Some(&(e, h, l)) => h + off.saturating_sub(e).min(l),
+            None => self.segments.last().map(|s| s.1 + s.2).unwrap_or(0),
+        }
+    }
+
+    /// Host offset of embedded offset `off` as an end position: at a segment boundary it maps to
+    /// the end of the previous segment, so a range never swallows a removed prefix.
+    pub fn to_host_end(&self, off: usize) -> usize {
+        let i = self.segments.partition_point(|s| s.0 + s.2 < off);
+        match self.segments.get(i) {
+            Some(&(e, h, l)) => h + off.saturating_sub(e).min(l),
+            None => self.segments.last().map(|s| s.1 + s.2).unwrap_or(0),
+        }
+    }
+
+    /// Host range of an embedded range.
+    pub fn range_to_host(&self, r: Range<usize>) -> Range<usize> {
+        let start = self.to_host(r.start);
+        let end = if r.end == r.start {
+            start
+        } else {
+            self.to_host_end(r.end).max(start)
+        };
+        start..end
+    }
+
+    /// Composes two maps: `self` maps A → B, `outer` maps B → host; the result maps A → host.
+    pub fn then(&self, outer: &OffsetMap) -> OffsetMap {
+        let mut out = OffsetMap::new();
+        for &(_, b_start, len) in &self.segments {
+            // Split the segment where `outer` has gaps.
+            let mut done = 0;
+            while done < len {
+                let b = b_start + done;
+                let i = outer.segments.partition_point(|s| s.0 + s.2 <= b);
+                let Some(&(oe, oh, ol)) = outer.segments.get(i) else {
+                    break;
+                };
+                let take = (oe + ol - b).min(len - done);
+                out.push(oh + (b - oe), take);
+                done += take;
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_across_removed_prefixes() {
+        // host: "> ab\n> cd" ; embedded: "ab\ncd"
+        let mut m = OffsetMap::new();
+        m.push(2, 3); // "ab\n"
+        m.push(7, 2); // "cd"
+        assert_eq!(m.to_host(0), 2);
+        assert_eq!(m.to_host(3), 7);
+        assert_eq!(m.to_host(4), 8);
+        assert_eq!(m.range_to_host(3..5), 7..9);
+        assert_eq!(m.range_to_host(0..3), 2..5);
+        assert_eq!(m.len(), 5);
+    }
+
+    #[test]
+    fn composes() {
+        let mut outer = OffsetMap::new();
+        outer.push(2, 3);
+        outer.push(7, 2);
+        let inner = OffsetMap::identity(1, 3); // "b\nc"
+        let c = inner.then(&outer);
+        assert_eq!(c.to_host(0), 3);
+        assert_eq!(c.to_host(2), 7);
+    }
+}

@@ -1,0 +1,1 @@
+//! Builds a [`FilterIndex`](super::FilterIndex) from an OpenAPI document. (Being written.)

@@ -1,0 +1,1 @@
+//! Loads an index file (gzip-compressed JSON). (Being written.)

@@ -1,0 +1,127 @@
+//! The filter index: per NetBox version, every list endpoint, the object type it serves, and every
+//! query parameter it accepts with its value type, multiplicity and choice values.
+//!
+//! Built from NetBox's own OpenAPI document (`/api/schema/?format=json`, see [`build`]) and stored
+//! as gzip-compressed JSON (`index/netbox-<version>.index.json.gz`); the shipped versions are
+//! embedded in the binary (see [`embedded`]).
+
+pub mod build;
+pub mod embedded;
+pub mod load;
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the index file layout written by this builder. A file with a larger number is
+/// refused with [`load::IndexError::NewerFormat`].
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything known about the REST filters of one NetBox version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilterIndex {
+    /// Layout version ([`FORMAT_VERSION`] when written by this build).
+    pub format: u32,
+    /// NetBox version from the OpenAPI document's `info.version`, e.g. `4.6.8`.
+    pub netbox_version: String,
+    /// Lower-case hex SHA-256 of the (uncompressed) OpenAPI document the index was built from.
+    pub source_sha256: String,
+    /// True when the index was built from the instance the user talks to (choices are then
+    /// authoritative: `invalid-choice` is an error rather than a warning).
+    #[serde(default)]
+    pub from_instance: bool,
+    /// List endpoints keyed by their path without `/api/` and the slashes: `dcim/devices`,
+    /// `plugins/<plugin>/<slug>`.
+    pub endpoints: BTreeMap<String, Endpoint>,
+    /// Object type (`app_label.model`, e.g. `dcim.device`) → endpoint key (`dcim/devices`).
+    pub object_types: BTreeMap<String, String>,
+    /// Choice sets, deduplicated; [`Parameter::choices`] indexes into this.
+    pub choice_sets: Vec<ChoiceSet>,
+}
+
+/// One list endpoint (`GET /api/<app>/<slug>/`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Endpoint {
+    /// Object type served, e.g. `dcim.device`; `None` for collections that are not object types.
+    pub object_type: Option<String>,
+    /// Query parameters by name (filters with their lookup variants, `q`, `ordering`, `limit`, ...).
+    pub params: BTreeMap<String, Parameter>,
+}
+
+/// One query parameter of a list endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Parameter {
+    /// Value type of one value.
+    pub kind: ValueKind,
+    /// True when the schema declares an array (the key may be repeated: `id=1&id=2`, or a list
+    /// in a filters dict). False means NetBox uses only one value.
+    pub multi: bool,
+    /// Index into [`FilterIndex::choice_sets`] when the value must be one of a fixed set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choices: Option<u32>,
+    /// The schema's description, without the bullet list of choices (e.g. `Site name (slug)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The value type of a query parameter, from its OpenAPI schema (`type` + `format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValueKind {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Date,
+    DateTime,
+    Uuid,
+}
+
+/// A choice set: machine values with their display labels, in schema order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChoiceSet {
+    /// `(value, label)` pairs, e.g. `("active", "Active")`. The label is the value itself when
+    /// the schema gives none.
+    pub choices: Vec<(String, String)>,
+}
+
+impl FilterIndex {
+    /// Looks up an endpoint by any common spelling of its target: object type `dcim.device`,
+    /// plural `dcim.devices`, `dcim/devices`, `/api/dcim/devices/`, `api/dcim/devices`.
+    /// Returns the endpoint key and the endpoint; `None` when unknown (callers fail open).
+    pub fn resolve(&self, target: &str) -> Option<(&str, &Endpoint)> {
+        let t = target.trim();
+        if let Some(key) = self.object_types.get(t) {
+            return self.endpoints.get_key_value(key.as_str()).map(|(k, e)| (k.as_str(), e));
+        }
+        let t = t.trim_start_matches('/');
+        let t = t.strip_prefix("api/").unwrap_or(t).trim_end_matches('/');
+        let key = t.replacen('.', "/", 1);
+        if let Some((k, e)) = self.endpoints.get_key_value(key.as_str()) {
+            return Some((k.as_str(), e));
+        }
+        // `dcim.device_types` / `dcim/device_types` (pynetbox attribute spelling).
+        let dashed = key.replace('_', "-");
+        self.endpoints
+            .get_key_value(dashed.as_str())
+            .map(|(k, e)| (k.as_str(), e))
+    }
+
+    /// The choice set of a parameter, if it has one.
+    pub fn choices(&self, param: &Parameter) -> Option<&ChoiceSet> {
+        param.choices.and_then(|i| self.choice_sets.get(i as usize))
+    }
+
+    /// Number of parameters across all endpoints.
+    pub fn parameter_count(&self) -> usize {
+        self.endpoints.values().map(|e| e.params.len()).sum()
+    }
+
+    /// Number of parameters across all endpoints that have a choice set.
+    pub fn parameters_with_choices(&self) -> usize {
+        self.endpoints
+            .values()
+            .flat_map(|e| e.params.values())
+            .filter(|p| p.choices.is_some())
+            .count()
+    }
+}

@@ -1,0 +1,17 @@
+//! netbox-lsp: checks NetBox REST filter dicts and GraphQL documents where people and agents
+//! write them (skill files, prompts, Python, YAML, JSON), against the knowledge of a NetBox
+//! version built from NetBox's own OpenAPI document and GraphQL schema.
+//!
+//! Pipeline: [`extract`] (host → sites with byte ranges) → [`rest`] / [`graphql`] (pure checks
+//! against [`index`]) → [`finding::Finding`]s, rendered by [`cli`] or [`server`].
+
+pub mod analysis;
+pub mod cli;
+pub mod extract;
+pub mod finding;
+pub mod graphql;
+pub mod index;
+pub mod lines;
+pub mod rest;
+pub mod server;
+pub mod suppress;

@@ -1,0 +1,141 @@
+//! Line index over a host document: byte offset ↔ (line, column), with columns in UTF-16 code
+//! units (LSP's default), UTF-8 bytes, or Unicode scalar values.
+
+/// How columns are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnUnit {
+    /// UTF-16 code units (LSP default, `--format json`).
+    Utf16,
+    /// UTF-8 bytes (LSP `positionEncoding: utf-8`).
+    Utf8,
+    /// Unicode scalar values (text output: what editors show as the column).
+    Char,
+}
+
+/// Start offsets of every line of a text.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+/// A 0-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineCol {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl LineIndex {
+    /// Indexes `text`; lines end at `\n` (a preceding `\r` stays part of the line).
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
+        LineIndex {
+            starts,
+            len: text.len(),
+        }
+    }
+
+    /// 0-based line of byte `offset` (clamped to the text).
+    pub fn line_of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.len);
+        self.starts.partition_point(|&s| s <= offset) - 1
+    }
+
+    /// Byte range of line `line` including its newline; empty past the end.
+    pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+        let start = self.starts.get(line).copied().unwrap_or(self.len);
+        let end = self.starts.get(line + 1).copied().unwrap_or(self.len);
+        start..end
+    }
+
+    /// Number of lines.
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Byte `offset` → 0-based line and column in `unit`. An offset inside a multi-byte
+    /// character is moved back to the character's start.
+    pub fn position(&self, text: &str, offset: usize, unit: ColumnUnit) -> LineCol {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_of(offset);
+        let prefix = &text[self.starts[line]..offset];
+        let col = match unit {
+            ColumnUnit::Utf8 => prefix.len(),
+            ColumnUnit::Utf16 => prefix.chars().map(char::len_utf16).sum(),
+            ColumnUnit::Char => prefix.chars().count(),
+        };
+        LineCol {
+            line: line as u32,
+            col: col as u32,
+        }
+    }
+
+    /// 0-based line and column in `unit` → byte offset. A column past the line's end clamps to
+    /// the end of the line (before its newline); a line past the end gives the text's length.
+    pub fn offset(&self, text: &str, pos: LineCol, unit: ColumnUnit) -> usize {
+        let line = pos.line as usize;
+        if line >= self.starts.len() {
+            return text.len();
+        }
+        let range = self.line_range(line);
+        let line_text = &text[range.clone()];
+        let line_text = line_text.strip_suffix('\n').unwrap_or(line_text);
+        let mut counted = 0usize;
+        for (i, ch) in line_text.char_indices() {
+            if counted >= pos.col as usize {
+                return range.start + i;
+            }
+            counted += match unit {
+                ColumnUnit::Utf8 => ch.len_utf8(),
+                ColumnUnit::Utf16 => ch.len_utf16(),
+                ColumnUnit::Char => 1,
+            };
+        }
+        range.start + line_text.len()
+    }
+}
+
+fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_columns_after_non_ascii() {
+        let text = "é😀x\nab";
+        let idx = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(
+            idx.position(text, x, ColumnUnit::Utf16),
+            LineCol { line: 0, col: 3 }
+        );
+        assert_eq!(
+            idx.position(text, x, ColumnUnit::Char),
+            LineCol { line: 0, col: 2 }
+        );
+        assert_eq!(
+            idx.position(text, x, ColumnUnit::Utf8),
+            LineCol { line: 0, col: 6 }
+        );
+        assert_eq!(
+            idx.offset(text, LineCol { line: 0, col: 3 }, ColumnUnit::Utf16),
+            x
+        );
+        assert_eq!(
+            idx.offset(text, LineCol { line: 1, col: 9 }, ColumnUnit::Utf16),
+            text.len()
+        );
+    }
+}

@@ -1,0 +1,3 @@
+fn main() {
+    std::process::exit(netbox_lsp::cli::main());
+}

@@ -1,0 +1,162 @@
+//! Suppression comments, shared by `check` and the editor:
+//! `netbox-lsp: ignore` or `netbox-lsp: ignore[code,...]` in a comment (`#`, `//`, `<!-- -->`)
+//! on the finding's line, or alone on the line before. In Markdown, an HTML comment on the line
+//! right before a fence covers the whole block.
+
+use crate::extract::HostKind;
+use crate::finding::Finding;
+use crate::lines::LineIndex;
+use std::ops::Range;
+
+/// The marker text looked for.
+pub const MARKER: &str = "netbox-lsp: ignore";
+
+/// What a suppression comment covers: every code (`None`) or the listed codes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppression {
+    pub codes: Option<Vec<String>>,
+}
+
+impl Suppression {
+    fn covers(&self, code: &str) -> bool {
+        match &self.codes {
+            None => true,
+            Some(codes) => codes.iter().any(|c| c == code),
+        }
+    }
+}
+
+/// Parses a suppression in `line`, if the line has a comment carrying the marker.
+pub fn parse_line(line: &str) -> Option<Suppression> {
+    let at = line.find(MARKER)?;
+    let before = &line[..at];
+    if !(before.contains('#') || before.contains("//") || before.contains("<!--")) {
+        return None;
+    }
+    let rest = &line[at + MARKER.len()..];
+    if let Some(list) = rest.strip_prefix('[') {
+        let end = list.find(']')?;
+        let codes = list[..end]
+            .split(',')
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty())
+            .collect();
+        return Some(Suppression { codes: Some(codes) });
+    }
+    Some(Suppression { codes: None })
+}
+
+/// True when `line` holds nothing but a comment (after Markdown `>` and list prefixes).
+fn comment_only(line: &str) -> bool {
+    let t = line.trim_start_matches(|c: char| c.is_whitespace() || c == '>');
+    t.starts_with('#') || t.starts_with("//") || t.starts_with("<!--")
+}
+
+/// Removes the findings that a suppression comment covers. `blocks` are the Markdown fenced
+/// blocks of the document (host byte ranges, fence lines included).
+pub fn apply(
+    text: &str,
+    kind: HostKind,
+    blocks: &[Range<usize>],
+    findings: Vec<Finding>,
+) -> Vec<Finding> {
+    if findings.is_empty() || !text.contains(MARKER) {
+        return findings;
+    }
+    let lines = LineIndex::new(text);
+    let line_text = |n: usize| -> &str {
+        let r = lines.line_range(n);
+        &text[r]
+    };
+    // Block-level suppressions: a comment on the line right before a fence's first line.
+    let mut block_rules: Vec<(Range<usize>, Suppression)> = Vec::new();
+    if kind == HostKind::Markdown {
+        for b in blocks {
+            let first = lines.line_of(b.start);
+            if first == 0 {
+                continue;
+            }
+            let prev = line_text(first - 1);
+            if prev.contains("<!--") {
+                if let Some(s) = parse_line(prev) {
+                    block_rules.push((b.clone(), s));
+                }
+            }
+        }
+    }
+    findings
+        .into_iter()
+        .filter(|f| {
+            let line = lines.line_of(f.range.start);
+            if let Some(s) = parse_line(line_text(line)) {
+                if s.covers(f.code) {
+                    return false;
+                }
+            }
+            if line > 0 {
+                let prev = line_text(line - 1);
+                if comment_only(prev) {
+                    if let Some(s) = parse_line(prev) {
+                        if s.covers(f.code) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            !block_rules
+                .iter()
+                .any(|(r, s)| r.contains(&f.range.start) && s.covers(f.code))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::Severity;
+
+    fn finding_at(text: &str, needle: &str, code: &'static str) -> Finding {
+        let at = text.find(needle).unwrap();
+        Finding::new(at..at + needle.len(), code, Severity::Error, "x")
+    }
+
+    #[test]
+    fn same_line_and_line_before() {
+        let text = "a = f(x=1)  # netbox-lsp: ignore\n# netbox-lsp: ignore[unknown-filter]\nb = f(y=2)\nc = f(z=3)\n";
+        let fs = vec![
+            finding_at(text, "x=1", "unknown-filter"),
+            finding_at(text, "y=2", "unknown-filter"),
+            finding_at(text, "z=3", "unknown-filter"),
+        ];
+        let kept = apply(text, HostKind::Python, &[], fs);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(&text[kept[0].range.clone()], "z=3");
+    }
+
+    #[test]
+    fn code_list_limits_the_suppression() {
+        let text = "# netbox-lsp: ignore[multi-hop]\nb = f(y=2)\n";
+        let kept = apply(
+            text,
+            HostKind::Python,
+            &[],
+            vec![finding_at(text, "y=2", "unknown-filter")],
+        );
+        assert_eq!(kept.len(), 1);
+    }
+
+    #[test]
+    fn html_comment_before_fence_covers_block() {
+        let text = "<!-- netbox-lsp: ignore -->\n```python\na = 1\n\nb = 2\n```\nc = 3\n";
+        let block = text.find("```").unwrap()..text.rfind("```").unwrap() + 3;
+        let fs = vec![finding_at(text, "b = 2", "unknown-filter")];
+        assert!(apply(text, HostKind::Markdown, &[block], fs).is_empty());
+    }
+
+    #[test]
+    fn marker_outside_comment_does_nothing() {
+        let text = "say netbox-lsp: ignore\nb = f(y=2)\n";
+        let fs = vec![finding_at(text, "y=2", "unknown-filter")];
+        assert_eq!(apply(text, HostKind::Python, &[], fs).len(), 1);
+    }
+}
