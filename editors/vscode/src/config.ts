@@ -1,0 +1,140 @@
+// Pure functions of the extension: which server binary to start, and what the `netboxLsp` settings
+// become on the wire. No `vscode` import here, so node's test runner can load this file as is.
+
+import * as path from "node:path";
+
+/** Name of the server executable (on Windows `.exe` is appended). */
+export const SERVER_NAME = "netbox-lsp";
+
+/** Environment variable naming the server binary; used by tests and by people who build it themselves. */
+export const SERVER_PATH_ENV = "NETBOX_LSP_PATH";
+
+/** Where the chosen server path came from (shown in the output channel). */
+export type ServerPathSource = "setting" | "env" | "bundled" | "path";
+
+/** The server to start: an absolute path, or the bare command name to look up on `PATH`. */
+export interface ServerPath {
+  command: string;
+  source: ServerPathSource;
+}
+
+/** What `resolveServerPath` needs to know about the machine; injected so tests need no real files. */
+export interface ServerPathInputs {
+  /** `netboxLsp.server.path`; empty or blank means unset. */
+  setting?: string;
+  /** The process environment (`NETBOX_LSP_PATH` is read from it; `HOME`/`USERPROFILE` for `~`). */
+  env: Record<string, string | undefined>;
+  /** The extension's install folder (holds `bin/netbox-lsp` in a platform-specific .vsix). */
+  extensionPath: string;
+  /** `process.platform`: decides the `.exe` suffix. */
+  platform: string;
+  /** First workspace folder's path, for `${workspaceFolder}` in the setting. */
+  workspaceFolder?: string;
+  /** Whether a file exists and is a file (only asked about the bundled binary). */
+  isFile: (p: string) => boolean;
+}
+
+/**
+ * Chooses the server binary, in this order: the `netboxLsp.server.path` setting, the
+ * `NETBOX_LSP_PATH` environment variable, the binary bundled at `<extension>/bin/netbox-lsp[.exe]`,
+ * then `netbox-lsp` on `PATH`. A setting or env value is taken as given (after `~` /
+ * `${workspaceFolder}` expansion) even if the file is missing, so the user gets the start error for
+ * the path they chose rather than a silent fallback.
+ */
+export function resolveServerPath(inputs: ServerPathInputs): ServerPath {
+  const setting = nonEmpty(inputs.setting);
+  if (setting !== undefined) {
+    return { command: expandPath(setting, inputs.env, inputs.workspaceFolder), source: "setting" };
+  }
+  const fromEnv = nonEmpty(inputs.env[SERVER_PATH_ENV]);
+  if (fromEnv !== undefined) {
+    return { command: expandPath(fromEnv, inputs.env, inputs.workspaceFolder), source: "env" };
+  }
+  const exe = inputs.platform === "win32" ? `${SERVER_NAME}.exe` : SERVER_NAME;
+  const bundled = path.join(inputs.extensionPath, "bin", exe);
+  if (inputs.isFile(bundled)) {
+    return { command: bundled, source: "bundled" };
+  }
+  return { command: exe, source: "path" };
+}
+
+/** The `netboxLsp.*` settings as read from the workspace configuration (all optional, any shape). */
+export interface Settings {
+  netboxVersion?: unknown;
+  index?: unknown;
+  graphqlSchema?: unknown;
+  severity?: unknown;
+  exclude?: unknown;
+}
+
+/**
+ * What the server reads from `initializationOptions` and from `workspace/configuration` (section
+ * `netboxLsp`). Keys are the same as `netbox-lsp.toml`'s, in snake_case; an unset key is absent so
+ * the server's own defaults and `netbox-lsp.toml` apply.
+ */
+export interface ServerOptions {
+  netbox_version?: string;
+  index?: string;
+  graphql_schema?: string;
+  /** Diagnostic code (e.g. `unknown-filter`) → `error` | `warning` | `information` | `hint` | `off`. */
+  severity?: Record<string, string>;
+  /** Glob patterns of files not to check. */
+  exclude?: string[];
+}
+
+/**
+ * Maps the VS Code settings to the server's options. Blank strings and wrongly typed values (a
+ * hand-edited settings.json) are dropped rather than sent; paths get `~` and `${workspaceFolder}`
+ * expanded; severity levels are lower-cased and blank ones dropped.
+ */
+export function toServerOptions(
+  settings: Settings,
+  env: Record<string, string | undefined> = {},
+  workspaceFolder?: string,
+): ServerOptions {
+  const out: ServerOptions = {};
+  const version = nonEmpty(settings.netboxVersion);
+  if (version !== undefined) out.netbox_version = version;
+  const index = nonEmpty(settings.index);
+  if (index !== undefined) out.index = expandPath(index, env, workspaceFolder);
+  const schema = nonEmpty(settings.graphqlSchema);
+  if (schema !== undefined) out.graphql_schema = expandPath(schema, env, workspaceFolder);
+  if (isPlainObject(settings.severity)) {
+    const severity: Record<string, string> = {};
+    for (const [code, level] of Object.entries(settings.severity)) {
+      const l = nonEmpty(level);
+      if (code.trim() !== "" && l !== undefined) severity[code.trim()] = l.toLowerCase();
+    }
+    if (Object.keys(severity).length > 0) out.severity = severity;
+  }
+  if (Array.isArray(settings.exclude)) {
+    const globs = settings.exclude.map(nonEmpty).filter((g): g is string => g !== undefined);
+    if (globs.length > 0) out.exclude = globs;
+  }
+  return out;
+}
+
+/** Expands a leading `~` (home folder) and every `${workspaceFolder}`; other text is kept. */
+export function expandPath(
+  p: string,
+  env: Record<string, string | undefined>,
+  workspaceFolder?: string,
+): string {
+  let out = p;
+  if (workspaceFolder !== undefined) out = out.split("${workspaceFolder}").join(workspaceFolder);
+  const home = env.HOME ?? env.USERPROFILE;
+  if (home !== undefined && (out === "~" || out.startsWith("~/") || out.startsWith("~\\"))) {
+    out = home + out.slice(1);
+  }
+  return out;
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  if (typeof v !== "string") return undefined;
+  const t = v.trim();
+  return t === "" ? undefined : t;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,135 @@
+// VS Code glue: starts `netbox-lsp --stdio` for markdown, python, yaml, json and graphql documents
+// and feeds it the `netboxLsp.*` settings. Decisions live in config.ts (unit-tested); this file
+// only wires them to the vscode and vscode-languageclient APIs.
+
+import * as fs from "node:fs";
+import * as vscode from "vscode";
+import {
+  DidChangeConfigurationNotification,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions as ClientServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { resolveServerPath, toServerOptions, type ServerOptions } from "./config";
+
+/** Settings section shared with the server (`workspace/configuration`). */
+const SECTION = "netboxLsp";
+const LANGUAGES = ["markdown", "python", "yaml", "json", "graphql"];
+const SCHEMES = ["file", "untitled"];
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("NetBox LSP", { log: true });
+  context.subscriptions.push(
+    output,
+    vscode.commands.registerCommand("netboxLsp.restartServer", () => restart(context)),
+    vscode.commands.registerCommand("netboxLsp.showOutput", () => output?.show(true)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      // Everything but the binary is applied live through didChangeConfiguration.
+      if (e.affectsConfiguration(`${SECTION}.server.path`)) void restart(context);
+    }),
+  );
+  await start(context);
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
+
+async function start(context: vscode.ExtensionContext): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const server = resolveServerPath({
+    setting: vscode.workspace.getConfiguration(SECTION).get<string>("server.path"),
+    env: process.env,
+    extensionPath: context.extensionPath,
+    platform: process.platform,
+    workspaceFolder: folder?.uri.fsPath,
+    isFile: (p) => {
+      try {
+        return fs.statSync(p).isFile();
+      } catch {
+        return false;
+      }
+    },
+  });
+  output?.info(`Starting ${server.command} --stdio (server path from ${server.source})`);
+
+  const serverOptions: ClientServerOptions = {
+    command: server.command,
+    transport: TransportKind.stdio,
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ language, scheme }))),
+    initializationOptions: optionsFor(folder?.uri),
+    outputChannel: output,
+    traceOutputChannel: output,
+    middleware: {
+      workspace: {
+        // Answer the server's `netboxLsp` section in its own snake_case shape, per folder.
+        configuration: async (params, token, next) => {
+          const fallback = await next(params, token);
+          if (!Array.isArray(fallback)) return fallback;
+          return params.items.map((item, i) =>
+            item.section === SECTION
+              ? optionsFor(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined)
+              : fallback[i],
+          );
+        },
+        // Push the converted settings rather than VS Code's raw camelCase object.
+        didChangeConfiguration: async () => {
+          await client?.sendNotification(DidChangeConfigurationNotification.type, {
+            settings: { [SECTION]: optionsFor(vscode.workspace.workspaceFolders?.[0]?.uri) },
+          });
+        },
+      },
+    },
+    synchronize: { configurationSection: SECTION },
+  };
+
+  client = new LanguageClient("netboxLsp", "NetBox LSP", serverOptions, clientOptions);
+  try {
+    await client.start();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    output?.error(`Could not start ${server.command}: ${message}`);
+    void vscode.window
+      .showErrorMessage(
+        `NetBox LSP: could not start "${server.command}". Set netboxLsp.server.path or put netbox-lsp on PATH.`,
+        "Open Settings",
+      )
+      .then((choice) => {
+        if (choice) void vscode.commands.executeCommand("workbench.action.openSettings", `${SECTION}.server.path`);
+      });
+  }
+}
+
+async function stop(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c?.isRunning()) await c.stop();
+}
+
+async function restart(context: vscode.ExtensionContext): Promise<void> {
+  await stop();
+  await start(context);
+}
+
+/** The `netboxLsp` settings for a resource (or the window), converted for the server. */
+function optionsFor(scope: vscode.Uri | undefined): ServerOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION, scope);
+  const folder = scope ? vscode.workspace.getWorkspaceFolder(scope) : vscode.workspace.workspaceFolders?.[0];
+  return toServerOptions(
+    {
+      netboxVersion: cfg.get("netboxVersion"),
+      index: cfg.get("index"),
+      graphqlSchema: cfg.get("graphqlSchema"),
+      severity: cfg.get("severity"),
+      exclude: cfg.get("exclude"),
+    },
+    process.env,
+    folder?.uri.fsPath,
+  );
+}
