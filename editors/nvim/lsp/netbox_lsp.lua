@@ -1,0 +1,26 @@
+-- netbox-lsp for Neovim 0.11+ (vim.lsp.config format, as nvim-lspconfig's lsp/*.lua files).
+--
+-- Put editors/nvim on 'runtimepath' (or copy this file to ~/.config/nvim/lsp/netbox_lsp.lua), then
+--   vim.lsp.enable('netbox_lsp')
+-- Override any field with vim.lsp.config('netbox_lsp', { ... }); see editors/nvim/README.md.
+--
+-- Both `init_options` (sent in `initialize`) and `settings.netboxLsp` (the answer to the server's
+-- workspace/configuration requests for section `netboxLsp`) take the keys of netbox-lsp.toml:
+--   netbox_version = '4.3',                 -- NetBox version to check against; default: newest embedded
+--   index = '/path/to/netbox.idx',          -- built by `netbox-lsp index build`
+--   graphql_schema = '/path/to/schema.graphql',
+--   severity = { ['unknown-filter'] = 'warning' },
+--   exclude = { 'vendor/**' },
+-- The defaults are vim.empty_dict() rather than {} so that, left empty, they reach the server as a
+-- JSON object ({}), not as an empty array ([]).
+
+---@type vim.lsp.Config
+return {
+  cmd = { 'netbox-lsp', '--stdio' },
+  filetypes = { 'markdown', 'python', 'yaml', 'json', 'graphql' },
+  root_markers = { 'netbox-lsp.toml', '.git' },
+  init_options = vim.empty_dict(),
+  settings = {
+    netboxLsp = vim.empty_dict(),
+  },
+}
