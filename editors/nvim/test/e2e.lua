@@ -182,17 +182,38 @@ end
 seen.actions = resp.result or {}
 log('%d code action(s)', #seen.actions)
 
--- The quick-fix: an action (not a bare Command) whose title names role_id; preferred first.
+-- Whether a code action's edit (either WorkspaceEdit form) inserts text containing `needle`.
+local function edit_inserts(action, needle)
+  local edit = action.edit or {}
+  local lists = {}
+  for _, edits in pairs(edit.changes or {}) do
+    table.insert(lists, edits)
+  end
+  for _, change in ipairs(edit.documentChanges or {}) do
+    table.insert(lists, change.edits or {})
+  end
+  for _, edits in ipairs(lists) do
+    for _, e in ipairs(edits) do
+      if (e.newText or ''):find(needle, 1, true) then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+-- The quick-fix: an action (not a bare Command) whose title or edit names role_id; preferred first.
 local fix
 for _, a in ipairs(seen.actions) do
-  if a.title and a.title:find('role_id', 1, true) and type(a.command) ~= 'string' then
+  local names_it = (a.title or ''):find('role_id', 1, true) or edit_inserts(a, 'role_id')
+  if names_it and type(a.command) ~= 'string' then
     if not fix or (a.isPreferred and not fix.isPreferred) then
       fix = a
     end
   end
 end
 if not fix then
-  fail('no code action mentioning role_id')
+  fail('no code action whose title or edit mentions role_id')
 end
 log('applying %q', fix.title)
 if not fix.edit and not fix.command and client:supports_method('codeAction/resolve') then
