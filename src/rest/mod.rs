@@ -30,8 +30,9 @@ use std::ops::Range;
 pub(crate) struct Ctx<'a> {
     pub call: &'a RestCall,
     pub index: &'a FilterIndex,
-    /// Indexes of the other shipped NetBox versions, for `version-only`.
-    pub others: &'a [&'a FilterIndex],
+    /// Indexes of other NetBox versions, for `version-only`; `None` = the embedded releases
+    /// (decoded only when a name is unknown).
+    pub others: Option<&'a [&'a FilterIndex]>,
 }
 
 impl Ctx<'_> {
@@ -60,9 +61,7 @@ impl Ctx<'_> {
 /// endpoint or object type gives no name findings. Findings are in filter order, then the
 /// call-level and argument findings.
 pub fn check_call(call: &RestCall, index: &FilterIndex) -> Vec<Finding> {
-    let others = versions::others(index);
-    let refs: Vec<&FilterIndex> = others.iter().map(|a| a.as_ref()).collect();
-    check_call_with(call, index, &refs)
+    run(call, index, None)
 }
 
 /// [`check_call`] with the other versions given explicitly (tests; callers that manage their
@@ -72,6 +71,10 @@ pub fn check_call_with(
     index: &FilterIndex,
     others: &[&FilterIndex],
 ) -> Vec<Finding> {
+    run(call, index, Some(others))
+}
+
+fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) -> Vec<Finding> {
     let ctx = Ctx {
         call,
         index,

@@ -257,11 +257,11 @@ fn null_relation(ctx: &Ctx, view: &View, entry: &FilterEntry, lookup: &str, nk: 
         Some(false) => (format!("{nk}__n"), "with"),
         _ => (nk.to_string(), "without"),
     };
+    let base = Key::parse(&entry.key).base();
+    let noun = base.strip_suffix("_id").unwrap_or(base);
     let msg = format!(
-        "`__{lookup}` does not exist on the relation filter `{}`: {}. Objects {meaning} one are selected with `{key}={}`.",
-        Key::parse(&entry.key).base(),
+        "`__{lookup}` does not exist on the relation filter `{base}` (relations take only `__n`): {}. Objects {meaning} a {noun} are selected with `{key}=null`.",
         ignored(view),
-        "null"
     );
     let mut f = finding(entry.key_range.clone(), "null-relation", msg);
     if want.is_some() && (want == Some(true) || view.has(&key)) {
@@ -384,8 +384,15 @@ fn lookup_list(view: &View, base: &str) -> String {
 
 /// The key exists on the same endpoint in another shipped version only.
 fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> {
-    let mut versions: Vec<&str> = ctx
-        .others
+    let embedded;
+    let others: Vec<&crate::index::FilterIndex> = match ctx.others {
+        Some(o) => o.to_vec(),
+        None => {
+            embedded = super::versions::others(ctx.index);
+            embedded.iter().map(|a| a.as_ref()).collect()
+        }
+    };
+    let mut versions: Vec<String> = others
         .iter()
         .filter(|i| i.netbox_version != view.version())
         .filter(|i| {
@@ -393,16 +400,33 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
                 .get(view.key)
                 .is_some_and(|e| e.params.contains_key(&entry.key))
         })
-        .map(|i| i.netbox_version.as_str())
+        .map(|i| i.netbox_version.clone())
         .collect();
     if versions.is_empty() {
         return None;
     }
     versions.sort_by_key(|v| version_key(v));
     versions.dedup();
-    let s = suggest(view, &entry.key);
+    let k = Key::parse(&entry.key);
+    let s = match k.lookup() {
+        // A regex has no faithful rewrite; name the lookups this version has instead.
+        Some("regex" | "iregex") => Suggestions::default(),
+        _ => suggest(view, &entry.key),
+    };
     let mut f = unknown(view, entry, &s);
     f.code = "version-only";
+    if matches!(k.lookup(), Some("regex" | "iregex")) {
+        f.message = format!(
+            "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`. If the instance runs another version, select it with --netbox-version.",
+            entry.key,
+            view.path(),
+            view.version(),
+            versions.join(", "),
+            ignored(view),
+            b = k.base()
+        );
+        return Some(f);
+    }
     f.message = format!(
         "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}): {}.{} If the instance runs another version, select it with --netbox-version.",
         entry.key,
@@ -426,7 +450,11 @@ fn suggestion_text(s: &Suggestions) -> String {
         [one] => format!(" Use `{one}`."),
         [] if !s.relation_hint.is_empty() => format!(
             " Its relation filters include {}.",
-            quote_list(&s.relation_hint)
+            s.relation_hint
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         [] => String::new(),
         many => format!(" Did you mean {}?", quote_list(many)),

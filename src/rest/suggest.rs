@@ -91,10 +91,10 @@ pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
         }
         _ => {}
     }
-    let similar = similar(view, key, k.lookup());
+    let (similar, clear) = similar(view, key, k.lookup());
     if !similar.is_empty() {
         return Suggestions {
-            certain: similar.len() == 1,
+            certain: clear,
             names: similar,
             relation_hint: Vec::new(),
         };
@@ -152,23 +152,37 @@ fn structural(view: &View, name: &str) -> Option<String> {
     None
 }
 
-/// Step 4: Jaro-Winkler over the endpoint's parameters, best three above 0.88.
-fn similar(view: &View, key: &str, lookup: Option<&str>) -> Vec<String> {
+/// Step 4: Jaro-Winkler over the endpoint's parameters of the same shape (with or without a
+/// lookup), above 0.88. One clear winner (edit distance ≤ 2, strictly nearer than the rest) is
+/// certain; otherwise the nearest three.
+fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) {
     let null_like = matches!(lookup, Some("in" | "empty" | "isnull" | "null"));
-    let mut scored: Vec<(f64, &str)> = view
+    let has_lookup = key.contains("__");
+    let scored: Vec<(f64, &str)> = view
         .ep
         .params
         .keys()
         .map(|p| p.as_str())
-        .filter(|p| !is_exempt(p))
+        .filter(|p| !is_exempt(p) && p.contains("__") == has_lookup)
         .filter(|p| !(null_like && p.ends_with("__n")))
         .map(|p| (strsim::jaro_winkler(key, p), p))
         .filter(|(s, _)| *s >= 0.88)
         .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored
+    // Nearest by edit distance first, then by Jaro-Winkler.
+    let mut ranked: Vec<(usize, f64, &str)> = scored
+        .into_iter()
+        .map(|(s, p)| (strsim::damerau_levenshtein(key, p), s, p))
+        .collect();
+    ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
+    let clear =
+        ranked.first().is_some_and(|b| b.0 <= 2) && ranked.get(1).is_none_or(|s| s.0 > ranked[0].0);
+    if clear {
+        ranked.truncate(1);
+    }
+    let names = ranked
         .into_iter()
         .take(3)
-        .map(|(_, p)| p.to_string())
-        .collect()
+        .map(|(_, _, p)| p.to_string())
+        .collect();
+    (names, clear)
 }

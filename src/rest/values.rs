@@ -34,8 +34,9 @@ pub(crate) fn typed_filters(view: &View) -> Vec<String> {
 
 /// `dropped-value`: a value that never reaches NetBox as a filter. Python `None` / JSON null
 /// in an MCP tool call (requests drops it, httpx sends `key=`; both unfiltered, ADR-0045: 141 of
-/// 141 devices), an empty list (nothing sent), an empty string (`key=` is no filter). pynetbox
-/// sends `None` as `null`, so `None` is fine there. Returns true when the value was dropped.
+/// 141 devices) or in `requests.get(params=...)`, an empty list (nothing sent), an empty string
+/// (`key=` is no filter). pynetbox sends `None` as `null`, so `None` is fine there. Returns
+/// true when the value was dropped.
 pub(crate) fn dropped(
     ctx: &Ctx,
     view: Option<&View>,
@@ -45,7 +46,7 @@ pub(crate) fn dropped(
     let key = &entry.key;
     let r = entry.value_range.clone();
     let msg = match &entry.value {
-        Value::Null if ctx.is_mcp() => {
+        Value::Null if ctx.call.form != CallForm::Pynetbox => {
             let base = Key::parse(key).base().to_string();
             let relation = view.and_then(|v| v.null_key(&base)).is_some() || base.ends_with("_id");
             let shown = render::describe(&Value::Null, ctx.syntax());
@@ -53,14 +54,19 @@ pub(crate) fn dropped(
                 r.clone(),
                 "dropped-value",
                 format!(
-                    "`{key}: {shown}` never reaches NetBox (the MCP client drops it or sends an empty `{key}=`), so the call is unfiltered. To select objects whose value is empty, send the string \"null\"."
+                    "`{key}: {shown}` never reaches NetBox ({}), so the call is unfiltered. To select objects whose value is empty, send the string \"null\".",
+                    if ctx.is_mcp() {
+                        format!("the MCP client drops it or sends an empty `{key}=`")
+                    } else {
+                        "requests drops it".to_string()
+                    }
                 ),
             )
             .with_fix("Send the null selector \"null\"", r, render::null_string(ctx.syntax()), relation);
             out.push(f);
             return true;
         }
-        Value::List(items) if items.is_empty() && ctx.call.form != CallForm::Url => format!(
+        Value::List(items) if items.is_empty() => format!(
             "An empty list for `{key}` sends nothing, so NetBox returns every object. Give at least one value or drop the filter."
         ),
         Value::Str(s) if s.is_empty() => format!(
@@ -147,6 +153,7 @@ fn check_scalar(
         let base = key.strip_suffix("__n")?;
         let nk = view.null_key(base)?;
         let plain = nk.clone();
+        let base = base.strip_suffix("_id").unwrap_or(base);
         return Some(
             finding(
                 entry.key_range.clone(),
