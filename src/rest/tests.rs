@@ -761,3 +761,40 @@ fn every_code_is_documented() {
         assert!(codes::info(code).is_some(), "{code}");
     }
 }
+
+#[test]
+fn odd_inputs_never_panic() {
+    let idx = index("4.6.8", true);
+    for qs in [
+        "__in=1",
+        "a__=1",
+        "__=",
+        "___in=x",
+        "x__in__in=1",
+        "é__ic=ü",
+        "site_id=٣",
+        "name__regex=(?<=a)b",
+        "created=2024-",
+        "latitude=1e999",
+        "id=99999999999999999999",
+        "has_primary_ip=",
+        "status=ACTIVE",
+        "tenant__isnull=maybe",
+        "vrf=",
+        "=1",
+    ] {
+        let (_, call) = url("dcim/devices", qs);
+        let _ = run(&call, &idx);
+        let (_, call) = url("ipam/ip-addresses", qs);
+        let _ = run(&call, &idx);
+    }
+    let (_, call) = mcp(CallForm::GetObjects, "", &[("", "None", Value::Null)], &[]);
+    let _ = run(&call, &idx);
+    let (_, call) = mcp(
+        CallForm::GetObjects,
+        ".",
+        &[("x", "f(x)", Value::Expr)],
+        &[],
+    );
+    assert!(run(&call, &idx).is_empty());
+}

@@ -48,7 +48,15 @@ pub(crate) fn dropped(
     let msg = match &entry.value {
         Value::Null if ctx.call.form != CallForm::Pynetbox => {
             let base = Key::parse(key).base().to_string();
-            let relation = view.and_then(|v| v.null_key(&base)).is_some() || base.ends_with("_id");
+            // Certain where `null` is the null selector: relations, ids, char filters
+            // (`name=null` selects unnamed objects); not on choice filters.
+            let certain = base.ends_with("_id")
+                || view.is_some_and(|v| {
+                    v.null_key(&base).is_some()
+                        || v.param(&base).is_some_and(|p| {
+                            p.choices.is_none() && v.has(&format!("{base}__empty"))
+                        })
+                });
             let shown = render::describe(&Value::Null, ctx.syntax());
             let f = finding(
                 r.clone(),
@@ -62,7 +70,7 @@ pub(crate) fn dropped(
                     }
                 ),
             )
-            .with_fix("Send the null selector \"null\"", r, render::null_string(ctx.syntax()), relation);
+            .with_fix("Send the null selector \"null\"", r, render::null_string(ctx.syntax()), certain);
             out.push(f);
             return true;
         }
@@ -523,7 +531,7 @@ pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
         by_key.entry(e.key.as_str()).or_default().push(e);
     }
     for (key, entries) in by_key {
-        if entries.len() < 2 {
+        if entries.len() < 2 || super::lookups::is_exempt(key) {
             continue;
         }
         let Some(param) = view.param(key) else {
