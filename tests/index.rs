@@ -639,3 +639,147 @@ fn enum_resolution_on_4_3_3() {
     assert_eq!((report.enum_ids_resolved, report.enum_ids), (915, 915));
     assert!(report.unresolved.is_empty());
 }
+
+// ---------------------------------------------------------------- the commands
+
+fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn index_build_and_info_commands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = manifest().join("tests/fixtures/openapi/mini.json");
+    let doc = doc.to_str().unwrap();
+
+    // Default output name from info.version, in the current folder.
+    let (code, out, err) = run(&["index", "build", "--openapi", doc], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("wrote netbox-9.1.2.index.json.gz ("),
+        "{out}"
+    );
+    assert!(out.contains("endpoints:                 6\n"), "{out}");
+    assert!(out.contains("7 of 8 indexed parameters"), "{out}");
+    let written =
+        load_index(&std::fs::read(tmp.path().join("netbox-9.1.2.index.json.gz")).unwrap());
+    assert_eq!(
+        written.unwrap(),
+        build_from_openapi(&fixture("openapi/mini.json")).unwrap()
+    );
+
+    // -o, from gzip input.
+    let gz = tmp.path().join("doc.json.gz");
+    std::fs::write(&gz, gzip(&fixture("openapi/mini.json"))).unwrap();
+    let (code, _, err) = run(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            gz.to_str().unwrap(),
+            "-o",
+            "x.gz",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+
+    let (code, out, _) = run(&["index", "info", "--index", "x.gz"], tmp.path());
+    assert_eq!(code, 0);
+    for line in [
+        "NetBox version:            9.1.2",
+        "index format:              1",
+        "object types:              5",
+        "parameters:                18",
+        "parameters with choices:   7",
+        "choice sets:               5",
+    ] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+
+    let (code, out, _) = run(&["index", "info"], tmp.path());
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("NetBox version:            4.6.8\n"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["index", "info", "--netbox-version", "4.3.5"], tmp.path());
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("NetBox version:            4.3.3\n"),
+        "{out}"
+    );
+    assert!(err.contains("using 4.3.3"), "{err}");
+}
+
+#[test]
+fn index_command_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("bad.json"), b"{\"a\":1}").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["index", "build"], "--openapi"),
+        (
+            &["index", "build", "--graphql", "s.graphql"],
+            "GraphQL schema building is not available",
+        ),
+        (
+            &["index", "build", "--openapi", "missing.json"],
+            "cannot read missing.json",
+        ),
+        (
+            &["index", "build", "--openapi", "bad.json"],
+            "not an OpenAPI document",
+        ),
+        (
+            &[
+                "index",
+                "build",
+                "--openapi",
+                "bad.json",
+                "-o",
+                "no/such/dir/x.gz",
+            ],
+            "not an OpenAPI",
+        ),
+        (
+            &["index", "info", "--index", "bad.json"],
+            "not an index file",
+        ),
+        (
+            &["index", "info", "--index", "missing.gz"],
+            "cannot read missing.gz",
+        ),
+        (
+            &["index", "info", "--netbox-version", "5.0"],
+            "shipped versions: 4.3.3",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, _, err) = run(args, tmp.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let doc = manifest().join("tests/fixtures/openapi/mini.json");
+    let (code, _, err) = run(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            doc.to_str().unwrap(),
+            "-o",
+            "no/such/dir/x.gz",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot write no/such/dir/x.gz"), "{err}");
+}
