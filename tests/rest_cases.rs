@@ -96,7 +96,7 @@ fn rest_cases() {
     let mut failures = Vec::new();
     for case in &all {
         let knowledge = Knowledge {
-            index: Some(load(version(&case.version))),
+            index: Some(embedded::embedded_index(version(&case.version))),
             graphql: None,
         };
         let findings = analyze(&case.text, case.kind, &knowledge);
@@ -152,18 +152,4 @@ fn every_code_has_a_case() {
             code.code
         );
     }
-}
-
-/// Decodes the embedded index of a shipped release (the index file is gzip-compressed JSON).
-fn load(version: &str) -> std::sync::Arc<netbox_lsp::index::FilterIndex> {
-    use std::io::Read;
-    let release = embedded::RELEASES
-        .iter()
-        .find(|r| r.version == version)
-        .unwrap_or_else(|| panic!("NetBox {version} is not shipped"));
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(release.index_gz)
-        .read_to_end(&mut json)
-        .expect("gzip");
-    std::sync::Arc::new(serde_json::from_slice(&json).expect("index JSON"))
 }
