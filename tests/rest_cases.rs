@@ -1,0 +1,228 @@
+//! Data-driven REST check cases (`tests/fixtures/rest/cases.txt`): each host snippet goes
+//! through the real pipeline (`analyze`: extraction, then the REST checks) against the
+//! embedded index of the case's NetBox version; the codes, severities and the text after the
+//! certain fixes must match.
+
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::HostKind;
+use netbox_lsp::finding::Finding;
+use netbox_lsp::index::embedded;
+use std::path::Path;
+
+struct Case {
+    name: String,
+    version: String,
+    kind: HostKind,
+    expect: Vec<String>,
+    severity: Option<Vec<String>>,
+    fixed: Option<String>,
+    text: String,
+}
+
+fn list(v: &str) -> Vec<String> {
+    if v.trim() == "none" {
+        return Vec::new();
+    }
+    v.split(',').map(|s| s.trim().to_string()).collect()
+}
+
+fn cases() -> Vec<Case> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rest/cases.txt");
+    let text = std::fs::read_to_string(&path).expect("cases.txt");
+    let mut out = Vec::new();
+    for block in text.split("\n### ").skip(1) {
+        let (head, body) = block.split_once("\n---\n").expect("`---` after the header");
+        let mut lines = head.lines();
+        let name = lines.next().unwrap_or_default().to_string();
+        let mut case = Case {
+            name,
+            version: String::new(),
+            kind: HostKind::Text,
+            expect: Vec::new(),
+            severity: None,
+            fixed: None,
+            text: body.trim_end_matches('\n').to_string() + "\n",
+        };
+        for l in lines {
+            let (k, v) = l.split_once(':').expect("key: value");
+            let v = v.trim();
+            match k {
+                "version" => case.version = v.to_string(),
+                "kind" => {
+                    case.kind = HostKind::from_path(Path::new(&format!("x.{v}"))).expect("kind")
+                }
+                "expect" => case.expect = list(v),
+                "severity" => case.severity = Some(list(v)),
+                "fixed" => case.fixed = Some(v.replace("\\n", "\n") + "\n"),
+                other => panic!("unknown header {other}"),
+            }
+        }
+        out.push(case);
+    }
+    out
+}
+
+/// Applies every certain fix (they do not overlap in these cases).
+fn apply_certain(text: &str, findings: &[Finding]) -> String {
+    let mut edits: Vec<_> = findings
+        .iter()
+        .flat_map(|f| f.fixes.iter().filter(|x| x.certain))
+        .flat_map(|x| x.edits.iter().cloned())
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    let mut s = text.to_string();
+    for e in edits {
+        s.replace_range(e.range, &e.new_text);
+    }
+    s
+}
+
+fn version(v: &str) -> &'static str {
+    embedded::RELEASES
+        .iter()
+        .find(|r| r.version == v)
+        .map(|r| r.version)
+        .unwrap_or_else(|| panic!("NetBox {v} is not shipped"))
+}
+
+#[test]
+fn rest_cases() {
+    let all = cases();
+    assert!(all.len() >= 40, "{} cases", all.len());
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let mut failures = Vec::new();
+    for case in &all {
+        let knowledge = Knowledge {
+            index: Some(embedded::embedded_index(version(&case.version))),
+            graphql: None,
+        };
+        let findings = analyze(&case.text, case.kind, &knowledge);
+        let got: Vec<&str> = findings.iter().map(|f| f.code).collect();
+        let shown: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{}[{}] {}", f.severity.as_str(), f.code, f.message))
+            .collect();
+        if got != case.expect {
+            failures.push(format!(
+                "{}: expected {:?}, got {shown:#?}",
+                case.name, case.expect
+            ));
+            continue;
+        }
+        if let Some(sev) = &case.severity {
+            let got: Vec<&str> = findings.iter().map(|f| f.severity.as_str()).collect();
+            if &got != sev {
+                failures.push(format!(
+                    "{}: severities {got:?}, expected {sev:?}",
+                    case.name
+                ));
+            }
+        }
+        if let Some(fixed) = &case.fixed {
+            let after = apply_certain(&case.text, &findings);
+            if &after != fixed {
+                failures.push(format!(
+                    "{}: fixed to {after:?}, expected {fixed:?}",
+                    case.name
+                ));
+            }
+        }
+        for f in &findings {
+            assert!(
+                !f.message.is_empty() && case.text.get(f.range.clone()).is_some(),
+                "{}: bad range or message",
+                case.name
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every code of the REST table has at least one failing case.
+#[test]
+fn every_code_has_a_case() {
+    let all = cases();
+    for code in netbox_lsp::rest::CODES {
+        assert!(
+            all.iter().any(|c| c.expect.iter().any(|e| e == code.code)),
+            "no failing case for {}",
+            code.code
+        );
+    }
+}
+
+/// Every parameter of every endpoint of every shipped release, given a typical valid value of
+/// its type, gives no error or warning: the hand rules must not fire on the schema's own names.
+#[test]
+fn typical_values_are_clean() {
+    use netbox_lsp::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
+    use netbox_lsp::index::ValueKind;
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for release in embedded::RELEASES {
+        let index = embedded::embedded_index(release.version);
+        for (key, ep) in &index.endpoints {
+            for (name, p) in &ep.params {
+                let choice = index.choices(p).and_then(|c| c.choices.first().cloned());
+                let value = match (p.kind, choice) {
+                    (_, Some((v, _))) => v,
+                    (ValueKind::Integer, _) => "1".into(),
+                    (ValueKind::Number, _) => "1.5".into(),
+                    (ValueKind::Boolean, _) => "true".into(),
+                    (ValueKind::Date, _) => "2024-05-31".into(),
+                    (ValueKind::DateTime, _) => "2024-05-31T12:00:00Z".into(),
+                    (ValueKind::Uuid, _) => "3fa85f64-5717-4562-b3fc-2c963f66afa6".into(),
+                    (ValueKind::String, _)
+                        if p.description.as_deref().unwrap_or("").contains("(RD)")
+                            || name.starts_with("present_in_vrf") && !name.contains("_id") =>
+                    {
+                        "65000:100".into()
+                    }
+                    (ValueKind::String, _) if name.ends_with("_id") || name.ends_with("_id__n") => {
+                        "1".into()
+                    }
+                    (ValueKind::String, _) => "edge-01".into(),
+                };
+                let text = format!("{name}={value}");
+                let call = RestCall {
+                    form: CallForm::Url,
+                    syntax: Syntax::Query,
+                    target: Some((format!("/api/{key}/"), 0..0)),
+                    call_range: 0..text.len(),
+                    filters_range: Some(0..text.len()),
+                    filters: vec![FilterEntry {
+                        key: name.clone(),
+                        key_range: 0..name.len(),
+                        value: Value::Str(value.clone()),
+                        value_range: name.len() + 1..text.len(),
+                    }],
+                    args: Vec::new(),
+                };
+                checked += 1;
+                for f in netbox_lsp::rest::check_call(&call, &index) {
+                    if matches!(
+                        f.severity,
+                        netbox_lsp::finding::Severity::Error
+                            | netbox_lsp::finding::Severity::Warning
+                    ) {
+                        bad.push(format!(
+                            "{} {key}?{text}: {}[{}] {}",
+                            release.version,
+                            f.severity.as_str(),
+                            f.code,
+                            f.message
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "typical values: {checked} parameters checked, {} flagged",
+        bad.len()
+    );
+    assert!(bad.is_empty(), "{}", bad[..bad.len().min(40)].join("\n"));
+}
