@@ -194,6 +194,9 @@ fn fixture_gzip_builds_the_same_and_round_trips() {
     let raw = fixture("openapi/mini.json");
     let plain = build_from_openapi(&raw).unwrap();
     assert_eq!(build_from_openapi(&gzip(&raw)).unwrap(), plain);
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend_from_slice(&raw);
+    assert_eq!(build_from_openapi(&bom).unwrap().endpoints, plain.endpoints);
     let file = write_index(&plain);
     assert_eq!(&file[..2], &[0x1f, 0x8b]);
     assert_eq!(load_index(&file).unwrap(), plain);
