@@ -1,0 +1,151 @@
+//! Chooses the knowledge (filter index + GraphQL schema of one NetBox version) from the user's
+//! settings. One function, shared by `check` and the language server, so both pick the same
+//! version the same way.
+
+use crate::analysis::Knowledge;
+use crate::index::embedded;
+use crate::index::{FilterIndex, FORMAT_VERSION};
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Builds the [`Knowledge`] for a check.
+///
+/// - `index`: an index file written by `netbox-lsp index build` (`.json.gz` or `.json`). It
+///   decides the REST knowledge; when `netbox_version` is not given, the embedded GraphQL schema
+///   of the index's NetBox version is used.
+/// - `netbox_version`: `4.3`, `4.3.3`, ...; picks a shipped release (nearest older of the same
+///   minor release, with a note); default: the newest shipped one.
+/// - `graphql_schema`: an SDL or introspection JSON file (`.gz` accepted) used instead of the
+///   embedded schema.
+///
+/// Returns the knowledge and notes for the user (version fallback, knowledge that is missing so
+/// some checks are off). Errors (a one-line message naming the file or the shipped versions)
+/// when a named file cannot be read or is not usable, or the requested version is not shipped.
+pub fn knowledge_for(
+    netbox_version: Option<&str>,
+    index: Option<&Path>,
+    graphql_schema: Option<&Path>,
+) -> Result<(Knowledge, Vec<String>), String> {
+    let mut notes = Vec::new();
+    let mut knowledge = Knowledge::default();
+
+    let from_file = match index {
+        Some(path) => Some(load_index_file(path)?),
+        None => None,
+    };
+    // The version whose embedded knowledge is used where no file is given.
+    let wanted = netbox_version
+        .map(str::to_string)
+        .or_else(|| from_file.as_ref().map(|i| i.netbox_version.clone()));
+    let selection = match embedded::select(wanted.as_deref()) {
+        Ok(sel) => {
+            if let Some(note) = &sel.note {
+                notes.push(note.clone());
+            }
+            Some(sel)
+        }
+        // An explicit request the shipped releases cannot meet is a usage error; with no request
+        // (or a version taken from an index file) fail open: check with what we have.
+        Err(e) if netbox_version.is_some() => return Err(e),
+        Err(e) => {
+            notes.push(e);
+            None
+        }
+    };
+
+    knowledge.index = match from_file {
+        Some(idx) => Some(Arc::new(idx)),
+        None => match &selection {
+            Some(sel) => match embedded_index(sel.version) {
+                Ok(idx) => Some(Arc::new(idx)),
+                Err(e) => {
+                    notes.push(format!("REST checks are off: {e}"));
+                    None
+                }
+            },
+            None => {
+                notes.push("REST checks are off: no filter index is available".to_string());
+                None
+            }
+        },
+    };
+
+    knowledge.graphql = match graphql_schema {
+        Some(path) => Some(Arc::new(load_schema_file(path)?)),
+        None => match &selection {
+            Some(sel) => embedded_schema(sel.version, &mut notes),
+            None => None,
+        },
+    };
+    Ok((knowledge, notes))
+}
+
+/// Reads and decodes an index file; errors name the file.
+fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read index file {}: {e}", path.display()))?;
+    decode_index(&bytes)
+        .map_err(|e| format!("{} is not a usable netbox-lsp index: {e}", path.display()))
+}
+
+/// The embedded index of a shipped release.
+fn embedded_index(version: &str) -> Result<FilterIndex, String> {
+    let release = embedded::RELEASES
+        .iter()
+        .find(|r| r.version == version)
+        .ok_or_else(|| format!("NetBox {version} has no embedded index"))?;
+    decode_index(release.index_gz)
+        .map_err(|e| format!("the embedded index of NetBox {version} is broken: {e}"))
+}
+
+/// Decodes index bytes (gzip-compressed or plain JSON) and refuses newer layouts.
+fn decode_index(bytes: &[u8]) -> Result<FilterIndex, String> {
+    let json = gunzip_if_needed(bytes)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&json).map_err(|e| format!("not JSON ({e})"))?;
+    let format = value.get("format").and_then(|f| f.as_u64());
+    match format {
+        Some(f) if f > u64::from(FORMAT_VERSION) => {
+            return Err(format!(
+                "index format {f} is newer than this netbox-lsp understands ({FORMAT_VERSION}); upgrade netbox-lsp"
+            ))
+        }
+        None => return Err("no `format` field: not an index file".to_string()),
+        _ => {}
+    }
+    serde_json::from_value(value).map_err(|e| format!("unexpected layout ({e})"))
+}
+
+fn gunzip_if_needed(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .map_err(|e| format!("gzip data is damaged ({e})"))?;
+        Ok(out)
+    } else {
+        Ok(bytes.to_vec())
+    }
+}
+
+/// The embedded GraphQL schema of a shipped release; `None` (with a note) when absent.
+fn embedded_schema(
+    version: &str,
+    notes: &mut Vec<String>,
+) -> Option<Arc<crate::graphql::NetboxSchema>> {
+    notes.push(format!(
+        "GraphQL checks are off: no GraphQL schema is embedded for NetBox {version}"
+    ));
+    None
+}
+
+/// Loads a GraphQL schema file named by the user.
+fn load_schema_file(path: &Path) -> Result<crate::graphql::NetboxSchema, String> {
+    let _bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read GraphQL schema {}: {e}", path.display()))?;
+    Err(format!(
+        "cannot load GraphQL schema {}: schema loading is not available in this build",
+        path.display()
+    ))
+}
