@@ -72,7 +72,14 @@ pub fn knowledge_for(
     };
 
     knowledge.graphql = match graphql_schema {
-        Some(path) => Some(Arc::new(load_schema_file(path)?)),
+        Some(path) => {
+            let mut schema = load_schema_file(path)?;
+            // The file says nothing about its version; an explicit --netbox-version does.
+            if let (Some(sel), Some(_)) = (&selection, netbox_version) {
+                schema.netbox_version = sel.version.to_string();
+            }
+            Some(Arc::new(schema))
+        }
         None => match &selection {
             Some(sel) => embedded_schema(sel.version, &mut notes),
             None => None,
@@ -134,18 +141,19 @@ fn embedded_schema(
     version: &str,
     notes: &mut Vec<String>,
 ) -> Option<Arc<crate::graphql::NetboxSchema>> {
-    notes.push(format!(
-        "GraphQL checks are off: no GraphQL schema is embedded for NetBox {version}"
-    ));
-    None
+    let schema = crate::graphql::embedded_schema(version);
+    if schema.is_none() {
+        notes.push(format!(
+            "GraphQL checks are off: no GraphQL schema is embedded for NetBox {version}"
+        ));
+    }
+    schema
 }
 
-/// Loads a GraphQL schema file named by the user.
+/// Loads a GraphQL schema file named by the user (SDL or introspection JSON, `.gz` accepted).
 fn load_schema_file(path: &Path) -> Result<crate::graphql::NetboxSchema, String> {
-    let _bytes = std::fs::read(path)
+    let bytes = std::fs::read(path)
         .map_err(|e| format!("cannot read GraphQL schema {}: {e}", path.display()))?;
-    Err(format!(
-        "cannot load GraphQL schema {}: schema loading is not available in this build",
-        path.display()
-    ))
+    crate::graphql::load_schema_file(&bytes)
+        .map_err(|e| format!("{} is not a usable GraphQL schema: {e}", path.display()))
 }
