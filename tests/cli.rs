@@ -485,3 +485,20 @@ fn every_rule_is_documented_and_every_entry_is_a_rule() {
         );
     }
 }
+
+#[test]
+fn every_rest_code_is_documented() {
+    let documented = documented_codes();
+    for info in netbox_lsp::rest::codes::CODES {
+        assert!(
+            documented.iter().any(|d| d == info.code),
+            "REST code `{}` has no entry in docs/diagnostics.md",
+            info.code
+        );
+        assert!(
+            netbox_lsp::cli::rules::rule(info.code).is_some(),
+            "REST code `{}` is missing from cli::rules::RULES (SARIF rules)",
+            info.code
+        );
+    }
+}
