@@ -4,8 +4,7 @@
 
 use crate::analysis::Knowledge;
 use crate::index::embedded;
-use crate::index::{FilterIndex, FORMAT_VERSION};
-use std::io::Read;
+use crate::index::FilterIndex;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -57,13 +56,7 @@ pub fn knowledge_for(
     knowledge.index = match from_file {
         Some(idx) => Some(Arc::new(idx)),
         None => match &selection {
-            Some(sel) => match embedded_index(sel.version) {
-                Ok(idx) => Some(Arc::new(idx)),
-                Err(e) => {
-                    notes.push(format!("REST checks are off: {e}"));
-                    None
-                }
-            },
+            Some(sel) => Some(embedded::embedded_index(sel.version)),
             None => {
                 notes.push("REST checks are off: no filter index is available".to_string());
                 None
@@ -92,48 +85,8 @@ pub fn knowledge_for(
 fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
     let bytes = std::fs::read(path)
         .map_err(|e| format!("cannot read index file {}: {e}", path.display()))?;
-    decode_index(&bytes)
+    crate::index::load::load_index(&bytes)
         .map_err(|e| format!("{} is not a usable netbox-lsp index: {e}", path.display()))
-}
-
-/// The embedded index of a shipped release.
-fn embedded_index(version: &str) -> Result<FilterIndex, String> {
-    let release = embedded::RELEASES
-        .iter()
-        .find(|r| r.version == version)
-        .ok_or_else(|| format!("NetBox {version} has no embedded index"))?;
-    decode_index(release.index_gz)
-        .map_err(|e| format!("the embedded index of NetBox {version} is broken: {e}"))
-}
-
-/// Decodes index bytes (gzip-compressed or plain JSON) and refuses newer layouts.
-fn decode_index(bytes: &[u8]) -> Result<FilterIndex, String> {
-    let json = gunzip_if_needed(bytes)?;
-    let value: serde_json::Value =
-        serde_json::from_slice(&json).map_err(|e| format!("not JSON ({e})"))?;
-    let format = value.get("format").and_then(|f| f.as_u64());
-    match format {
-        Some(f) if f > u64::from(FORMAT_VERSION) => {
-            return Err(format!(
-                "index format {f} is newer than this netbox-lsp understands ({FORMAT_VERSION}); upgrade netbox-lsp"
-            ))
-        }
-        None => return Err("no `format` field: not an index file".to_string()),
-        _ => {}
-    }
-    serde_json::from_value(value).map_err(|e| format!("unexpected layout ({e})"))
-}
-
-fn gunzip_if_needed(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(bytes)
-            .read_to_end(&mut out)
-            .map_err(|e| format!("gzip data is damaged ({e})"))?;
-        Ok(out)
-    } else {
-        Ok(bytes.to_vec())
-    }
 }
 
 /// The embedded GraphQL schema of a shipped release; `None` (with a note) when absent.
