@@ -1,9 +1,218 @@
-//! `netbox-lsp check`. (Being written.)
+//! `netbox-lsp check`: picks the knowledge, walks the paths, analyses each file and prints the
+//! findings sorted by path then position. Exit code: 1 if any finding is an error, 2 on usage or
+//! I/O errors (these win), 0 otherwise. Notes and the summary go to stderr, findings to stdout.
 
-use super::CheckArgs;
+use super::knowledge::knowledge_for;
+use super::output::{self, Located};
+use super::walk::{self, Input};
+use super::{CheckArgs, Format};
+use crate::analysis::{analyze, Knowledge};
+use crate::finding::{Finding, Severity};
+use crate::lines::LineIndex;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+/// How many leading bytes are looked at to tell a binary file (a NUL byte) from text.
+const BINARY_SNIFF: usize = 8 * 1024;
 
 /// Runs `check`; returns the exit code.
 pub fn run(args: &CheckArgs) -> i32 {
-    let _ = args;
-    0
+    let (knowledge, notes) = match knowledge_for(
+        args.netbox_version.as_deref(),
+        args.index.as_deref(),
+        args.graphql_schema.as_deref(),
+    ) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("netbox-lsp: error: {e}");
+            return 2;
+        }
+    };
+    for note in notes {
+        eprintln!("netbox-lsp: note: {note}");
+    }
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let (inputs, problems) = match walk::collect(&paths, &args.exclude) {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("netbox-lsp: error: {e}");
+            return 2;
+        }
+    };
+    let mut io_failed = !problems.is_empty();
+    for p in problems {
+        eprintln!("netbox-lsp: error: {p}");
+    }
+    let overrides: HashMap<&str, Option<Severity>> = args
+        .severity
+        .iter()
+        .map(|(code, sev)| (code.as_str(), *sev))
+        .collect();
+
+    let mut located: Vec<Located> = Vec::new();
+    let mut checked = 0usize;
+    for input in &inputs {
+        match check_file(input, &knowledge, &overrides) {
+            Ok(Some(found)) => {
+                checked += 1;
+                located.extend(found);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("netbox-lsp: error: {e}");
+                io_failed = true;
+            }
+        }
+    }
+
+    let rendered = match args.format {
+        Format::Text => output::text::render(&located),
+        Format::Json => output::json::render(&located),
+        Format::Sarif => output::sarif::render(&located),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(rendered.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("netbox-lsp: error: writing the output: {e}");
+        }
+        return 2;
+    }
+    eprintln!("{}", output::summary(&located, checked));
+    if io_failed {
+        2
+    } else if located.iter().any(|f| f.severity == Severity::Error) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
+/// one-line messages naming the file.
+fn check_file(
+    input: &Input,
+    knowledge: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+) -> Result<Option<Vec<Located>>, String> {
+    let shown = display_path(&input.path);
+    let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    let text = match decode(&bytes) {
+        Decoded::Binary => {
+            eprintln!("netbox-lsp: note: {shown}: binary file skipped");
+            return Ok(None);
+        }
+        Decoded::Lossy(text) => {
+            eprintln!(
+                "netbox-lsp: note: {shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
+            );
+            text
+        }
+        Decoded::Utf8(text) => text,
+    };
+    drop(bytes);
+    // The core must not panic; if it does, report that file and keep the others.
+    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        analyze(&text, input.kind, knowledge)
+    }))
+    .map_err(|_| format!("{shown}: internal error while checking this file (please report it)"))?;
+    let findings = apply_overrides(findings, overrides);
+    if findings.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let lines = LineIndex::new(&text);
+    Ok(Some(output::locate(&shown, &text, &lines, findings)))
+}
+
+/// File bytes as text.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Decoded {
+    /// A NUL byte in the first 8 KB: not checked.
+    Binary,
+    Utf8(String),
+    /// Invalid UTF-8, decoded with U+FFFD replacements (positions refer to the decoded text).
+    Lossy(String),
+}
+
+/// Tells binary from text and decodes text.
+pub fn decode(bytes: &[u8]) -> Decoded {
+    if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+        return Decoded::Binary;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Decoded::Utf8(s.to_string()),
+        Err(_) => Decoded::Lossy(String::from_utf8_lossy(bytes).into_owned()),
+    }
+}
+
+/// Applies `--severity code=level` overrides; `off` drops the code's findings.
+fn apply_overrides(
+    findings: Vec<Finding>,
+    overrides: &HashMap<&str, Option<Severity>>,
+) -> Vec<Finding> {
+    if overrides.is_empty() {
+        return findings;
+    }
+    findings
+        .into_iter()
+        .filter_map(|mut f| match overrides.get(f.code) {
+            None => Some(f),
+            Some(None) => None,
+            Some(Some(sev)) => {
+                f.severity = *sev;
+                Some(f)
+            }
+        })
+        .collect()
+}
+
+/// The path as shown in the output: `/`-separated, without leading `./`.
+pub fn display_path(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            other => other.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect();
+    if parts.is_empty() {
+        return ".".to_string();
+    }
+    let joined = parts.join("/");
+    if path.has_root() && !joined.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_binary_lossy_and_utf8() {
+        assert_eq!(decode(b"a\0b"), Decoded::Binary);
+        assert_eq!(decode(b"caf\xc3\xa9"), Decoded::Utf8("café".into()));
+        assert_eq!(decode(b"a\xffb"), Decoded::Lossy("a\u{fffd}b".into()));
+        // A NUL after the first 8 KB does not make a file binary.
+        let mut late = vec![b'a'; BINARY_SNIFF];
+        late.push(0);
+        assert!(matches!(decode(&late), Decoded::Utf8(_)));
+    }
+
+    #[test]
+    fn display_paths() {
+        assert_eq!(display_path(Path::new("./examples/a.md")), "examples/a.md");
+        assert_eq!(display_path(Path::new("/tmp/x/a.md")), "/tmp/x/a.md");
+        assert_eq!(display_path(Path::new(".")), ".");
+    }
 }

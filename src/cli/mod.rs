@@ -3,6 +3,10 @@
 
 pub mod check;
 pub mod index_cmd;
+pub mod knowledge;
+pub mod output;
+pub mod rules;
+pub mod walk;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -58,6 +62,33 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Override a code's severity: `CODE=error|warning|information|hint|off` (repeatable).
+    #[arg(long = "severity", value_name = "CODE=LEVEL", value_parser = parse_severity_override)]
+    pub severity: Vec<(String, Option<crate::finding::Severity>)>,
+    /// Skip files and folders matching a glob (relative to the named folder; repeatable),
+    /// e.g. `--exclude 'drafts/**'`.
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+}
+
+/// Parses `code=level` for `--severity`; `off` (or `none`) drops the code (`None`).
+fn parse_severity_override(s: &str) -> Result<(String, Option<crate::finding::Severity>), String> {
+    let (code, level) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected CODE=LEVEL, got `{s}`"))?;
+    let code = code.trim();
+    if code.is_empty() {
+        return Err(format!("expected CODE=LEVEL, got `{s}`"));
+    }
+    let level = level.trim();
+    if level.eq_ignore_ascii_case("off") || level.eq_ignore_ascii_case("none") {
+        return Ok((code.to_string(), None));
+    }
+    crate::finding::Severity::parse(level)
+        .map(|sev| (code.to_string(), Some(sev)))
+        .ok_or_else(|| {
+            format!("unknown severity `{level}` (error, warning, information, hint, off)")
+        })
 }
 
 /// Output formats of `check`.

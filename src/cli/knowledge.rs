@@ -1,0 +1,112 @@
+//! Chooses the knowledge (filter index + GraphQL schema of one NetBox version) from the user's
+//! settings. One function, shared by `check` and the language server, so both pick the same
+//! version the same way.
+
+use crate::analysis::Knowledge;
+use crate::index::embedded;
+use crate::index::FilterIndex;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Builds the [`Knowledge`] for a check.
+///
+/// - `index`: an index file written by `netbox-lsp index build` (`.json.gz` or `.json`). It
+///   decides the REST knowledge; when `netbox_version` is not given, the embedded GraphQL schema
+///   of the index's NetBox version is used.
+/// - `netbox_version`: `4.3`, `4.3.3`, ...; picks a shipped release (nearest older of the same
+///   minor release, with a note); default: the newest shipped one.
+/// - `graphql_schema`: an SDL or introspection JSON file (`.gz` accepted) used instead of the
+///   embedded schema.
+///
+/// Returns the knowledge and notes for the user (version fallback, knowledge that is missing so
+/// some checks are off). Errors (a one-line message naming the file or the shipped versions)
+/// when a named file cannot be read or is not usable, or the requested version is not shipped.
+pub fn knowledge_for(
+    netbox_version: Option<&str>,
+    index: Option<&Path>,
+    graphql_schema: Option<&Path>,
+) -> Result<(Knowledge, Vec<String>), String> {
+    let mut notes = Vec::new();
+    let mut knowledge = Knowledge::default();
+
+    let from_file = match index {
+        Some(path) => Some(load_index_file(path)?),
+        None => None,
+    };
+    // The version whose embedded knowledge is used where no file is given.
+    let wanted = netbox_version
+        .map(str::to_string)
+        .or_else(|| from_file.as_ref().map(|i| i.netbox_version.clone()));
+    let selection = match embedded::select(wanted.as_deref()) {
+        Ok(sel) => {
+            if let Some(note) = &sel.note {
+                notes.push(note.clone());
+            }
+            Some(sel)
+        }
+        // An explicit request the shipped releases cannot meet is a usage error; with no request
+        // (or a version taken from an index file) fail open: check with what we have.
+        Err(e) if netbox_version.is_some() => return Err(e),
+        Err(e) => {
+            notes.push(e);
+            None
+        }
+    };
+
+    knowledge.index = match from_file {
+        Some(idx) => Some(Arc::new(idx)),
+        None => match &selection {
+            Some(sel) => Some(embedded::embedded_index(sel.version)),
+            None => {
+                notes.push("REST checks are off: no filter index is available".to_string());
+                None
+            }
+        },
+    };
+
+    knowledge.graphql = match graphql_schema {
+        Some(path) => {
+            let mut schema = load_schema_file(path)?;
+            // The file says nothing about its version; an explicit --netbox-version does.
+            if let (Some(sel), Some(_)) = (&selection, netbox_version) {
+                schema.netbox_version = sel.version.to_string();
+            }
+            Some(Arc::new(schema))
+        }
+        None => match &selection {
+            Some(sel) => embedded_schema(sel.version, &mut notes),
+            None => None,
+        },
+    };
+    Ok((knowledge, notes))
+}
+
+/// Reads and decodes an index file; errors name the file.
+fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read index file {}: {e}", path.display()))?;
+    crate::index::load::load_index(&bytes)
+        .map_err(|e| format!("{} is not a usable netbox-lsp index: {e}", path.display()))
+}
+
+/// The embedded GraphQL schema of a shipped release; `None` (with a note) when absent.
+fn embedded_schema(
+    version: &str,
+    notes: &mut Vec<String>,
+) -> Option<Arc<crate::graphql::NetboxSchema>> {
+    let schema = crate::graphql::embedded_schema(version);
+    if schema.is_none() {
+        notes.push(format!(
+            "GraphQL checks are off: no GraphQL schema is embedded for NetBox {version}"
+        ));
+    }
+    schema
+}
+
+/// Loads a GraphQL schema file named by the user (SDL or introspection JSON, `.gz` accepted).
+fn load_schema_file(path: &Path) -> Result<crate::graphql::NetboxSchema, String> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read GraphQL schema {}: {e}", path.display()))?;
+    crate::graphql::load_schema_file(&bytes)
+        .map_err(|e| format!("{} is not a usable GraphQL schema: {e}", path.display()))
+}

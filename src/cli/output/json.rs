@@ -1,0 +1,41 @@
+//! `--format json`: one JSON array of findings with LSP positions (0-based lines, UTF-16
+//! columns). A public contract, documented in `docs/output-formats.md`: add fields, never
+//! rename or remove them.
+
+use super::{Located, Span};
+use serde_json::{json, Value};
+
+/// LSP `Range` of a span.
+pub fn range(span: &Span) -> Value {
+    json!({
+        "start": {"line": span.start.line, "character": span.start.utf16_col},
+        "end": {"line": span.end.line, "character": span.end.utf16_col},
+    })
+}
+
+/// One finding as a JSON object.
+pub fn finding(f: &Located) -> Value {
+    json!({
+        "path": f.path,
+        "range": range(&f.span),
+        "severity": f.severity.as_str(),
+        "code": f.code,
+        "message": f.message,
+        "fixes": f.fixes.iter().map(|fix| json!({
+            "title": fix.title,
+            "preferred": fix.certain,
+            "edits": fix.edits.iter().map(|e| json!({
+                "range": range(&e.span),
+                "new_text": e.new_text,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The whole output: a pretty-printed array and a final newline.
+pub fn render(findings: &[Located]) -> String {
+    let arr = Value::Array(findings.iter().map(finding).collect());
+    let mut s = serde_json::to_string_pretty(&arr).unwrap_or_else(|_| "[]".to_string());
+    s.push('\n');
+    s
+}

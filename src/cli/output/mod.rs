@@ -1,0 +1,123 @@
+//! `check` output: findings resolved to line/column once, then rendered as text, JSON or SARIF.
+
+pub mod json;
+pub mod sarif;
+pub mod text;
+
+use crate::finding::{Finding, Severity};
+use crate::lines::{ColumnUnit, LineIndex};
+
+/// A position in both column units the formats need: 0-based line, column in Unicode
+/// characters (text output) and in UTF-16 code units (JSON, SARIF, LSP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    pub line: u32,
+    pub char_col: u32,
+    pub utf16_col: u32,
+}
+
+/// A host range as two [`Pos`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start: Pos,
+    pub end: Pos,
+}
+
+/// One edit of a fix, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedEdit {
+    pub span: Span,
+    pub new_text: String,
+}
+
+/// One fix, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedFix {
+    pub title: String,
+    pub certain: bool,
+    pub edits: Vec<ResolvedEdit>,
+}
+
+/// A finding with its file and positions, independent of the file text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The path as the user should see it (as named or walked), `/`-separated on every OS.
+    pub path: String,
+    pub span: Span,
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub fixes: Vec<ResolvedFix>,
+}
+
+/// Resolves `findings` of one file (`text`, indexed by `lines`) to [`Located`] findings.
+pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>) -> Vec<Located> {
+    let pos = |offset: usize| {
+        let c = lines.position(text, offset, ColumnUnit::Char);
+        let u = lines.position(text, offset, ColumnUnit::Utf16);
+        Pos {
+            line: c.line,
+            char_col: c.col,
+            utf16_col: u.col,
+        }
+    };
+    let span = |r: &std::ops::Range<usize>| Span {
+        start: pos(r.start),
+        end: pos(r.end.max(r.start)),
+    };
+    findings
+        .into_iter()
+        .map(|f| Located {
+            path: path.to_string(),
+            span: span(&f.range),
+            code: f.code,
+            severity: f.severity,
+            message: f.message,
+            fixes: f
+                .fixes
+                .into_iter()
+                .map(|fix| ResolvedFix {
+                    title: fix.title,
+                    certain: fix.certain,
+                    edits: fix
+                        .edits
+                        .into_iter()
+                        .map(|e| ResolvedEdit {
+                            span: span(&e.range),
+                            new_text: e.new_text,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Counts by severity: (errors, warnings, information + hints).
+pub fn tally(findings: &[Located]) -> (usize, usize, usize) {
+    findings
+        .iter()
+        .fold((0, 0, 0), |(e, w, o), f| match f.severity {
+            Severity::Error => (e + 1, w, o),
+            Severity::Warning => (e, w + 1, o),
+            _ => (e, w, o + 1),
+        })
+}
+
+/// The summary line printed on stderr: `2 errors, 1 warning in 5 files` (plus `, 1 note` when
+/// there are information or hint findings).
+pub fn summary(findings: &[Located], files: usize) -> String {
+    let (e, w, o) = tally(findings);
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut s = format!(
+        "{}, {}",
+        plural(e, "error", "errors"),
+        plural(w, "warning", "warnings")
+    );
+    if o > 0 {
+        s.push_str(&format!(", {}", plural(o, "note", "notes")));
+    }
+    s.push_str(&format!(" in {}", plural(files, "file", "files")));
+    s
+}

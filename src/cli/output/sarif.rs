@@ -1,0 +1,181 @@
+//! `--format sarif`: SARIF 2.1.0 for code-scanning uploads (GitHub, GitLab, Azure DevOps).
+//! One run; `tool.driver.rules` lists every known code with its help (plus any other code that
+//! occurs); results carry `ruleId`/`ruleIndex`, `level`, the message, the location as a
+//! relative URI with a 1-based region in UTF-16 code units (`columnKind: utf16CodeUnits`,
+//! `endColumn` exclusive), and fixes as `artifactChanges`/`replacements`.
+
+use super::{Located, Span};
+use crate::cli::rules::{Rule, RULES};
+use crate::finding::Severity;
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+use serde_json::{json, Map, Value};
+
+/// Characters escaped in a relative URI path (keeps `/`).
+const PATH: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// The SARIF schema address written in `$schema`.
+pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// SARIF `level` of a severity: information and hints are `note`.
+pub fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Information | Severity::Hint => "note",
+    }
+}
+
+/// `artifactLocation.uri` of a path: relative paths stay relative (`/`-separated,
+/// percent-encoded); absolute ones become `file://` URIs.
+pub fn uri(path: &str) -> String {
+    let p = path.replace('\\', "/");
+    let encoded = utf8_percent_encode(&p, PATH).to_string();
+    if p.starts_with('/') {
+        format!("file://{encoded}")
+    } else if p.len() > 2 && p.as_bytes()[1] == b':' {
+        format!("file:///{encoded}")
+    } else {
+        encoded
+    }
+}
+
+fn region(span: &Span) -> Value {
+    json!({
+        "startLine": span.start.line + 1,
+        "startColumn": span.start.utf16_col + 1,
+        "endLine": span.end.line + 1,
+        "endColumn": span.end.utf16_col + 1,
+    })
+}
+
+fn rule_json(rule: &Rule) -> Value {
+    let mut v = json!({
+        "id": rule.code,
+        "name": rule.code,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.help},
+        "help": {
+            "text": rule.help,
+            "markdown": format!("**{}** — {}\n\nSee docs/diagnostics.md#{} for examples.", rule.summary, rule.help, rule.code),
+        },
+    });
+    if let Some(base) = repository() {
+        v["helpUri"] = json!(format!(
+            "{base}/blob/main/docs/diagnostics.md#{}",
+            rule.code
+        ));
+    }
+    v
+}
+
+/// The project's repository address from Cargo.toml, when it is set.
+fn repository() -> Option<&'static str> {
+    let repo = env!("CARGO_PKG_REPOSITORY");
+    (!repo.is_empty()).then_some(repo.trim_end_matches('/'))
+}
+
+/// The whole SARIF log, pretty-printed, with a final newline.
+pub fn render(findings: &[Located]) -> String {
+    let mut rules: Vec<Rule> = RULES.to_vec();
+    for f in findings {
+        if !rules.iter().any(|r| r.code == f.code) {
+            rules.push(Rule {
+                code: f.code,
+                summary: f.code,
+                help: "See docs/diagnostics.md.",
+            });
+        }
+    }
+    let results: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            let index = rules.iter().position(|r| r.code == f.code).unwrap_or(0);
+            let artifact = json!({"uri": uri(&f.path)});
+            let mut result = json!({
+                "ruleId": f.code,
+                "ruleIndex": index,
+                "level": level(f.severity),
+                "message": {"text": f.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": artifact,
+                        "region": region(&f.span),
+                    }
+                }],
+            });
+            if !f.fixes.is_empty() {
+                result["fixes"] = Value::Array(
+                    f.fixes
+                        .iter()
+                        .map(|fix| {
+                            json!({
+                                "description": {"text": fix.title},
+                                "artifactChanges": [{
+                                    "artifactLocation": artifact,
+                                    "replacements": fix.edits.iter().map(|e| json!({
+                                        "deletedRegion": region(&e.span),
+                                        "insertedContent": {"text": e.new_text},
+                                    })).collect::<Vec<_>>(),
+                                }],
+                            })
+                        })
+                        .collect(),
+                );
+            }
+            result
+        })
+        .collect();
+    let mut driver = Map::new();
+    driver.insert("name".into(), json!("netbox-lsp"));
+    driver.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
+    driver.insert("semanticVersion".into(), json!(env!("CARGO_PKG_VERSION")));
+    if let Some(base) = repository() {
+        driver.insert("informationUri".into(), json!(base));
+    }
+    driver.insert(
+        "rules".into(),
+        Value::Array(rules.iter().map(rule_json).collect()),
+    );
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": Value::Object(driver)},
+            "columnKind": "utf16CodeUnits",
+            "results": results,
+        }],
+    });
+    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris() {
+        assert_eq!(
+            uri("examples/my skill/SKILL.md"),
+            "examples/my%20skill/SKILL.md"
+        );
+        assert_eq!(uri("/tmp/a.md"), "file:///tmp/a.md");
+        assert_eq!(uri("dir\\a#1.md"), "dir/a%231.md");
+    }
+}

@@ -1,0 +1,83 @@
+//! Text output: `path:line:col: severity[code] message` (1-based line, 1-based column counted in
+//! characters), then one indented line per fix: `  fix: <title>` for the first, `  or: <title>`
+//! for each alternative.
+
+use super::Located;
+
+/// Renders findings, one block per finding, each line ending in `\n`.
+pub fn render(findings: &[Located]) -> String {
+    let mut out = String::new();
+    for f in findings {
+        out.push_str(&format!(
+            "{}:{}:{}: {}[{}] {}\n",
+            f.path,
+            f.span.start.line + 1,
+            f.span.start.char_col + 1,
+            f.severity.as_str(),
+            f.code,
+            one_line(&f.message)
+        ));
+        for (i, fix) in f.fixes.iter().enumerate() {
+            let label = if i == 0 { "fix" } else { "or" };
+            out.push_str(&format!("  {label}: {}\n", one_line(&fix.title)));
+        }
+    }
+    out
+}
+
+/// Keeps one finding on its lines: a message with newlines would break `path:line:col` parsers.
+fn one_line(s: &str) -> String {
+    if s.contains(['\n', '\r']) {
+        s.split(['\n', '\r'])
+            .filter(|p| !p.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Pos, ResolvedFix, Span};
+    use super::*;
+    use crate::finding::Severity;
+
+    fn at(line: u32, col: u32) -> Pos {
+        Pos {
+            line,
+            char_col: col,
+            utf16_col: col,
+        }
+    }
+
+    #[test]
+    fn one_based_positions_and_fix_lines() {
+        let f = Located {
+            path: "a/SKILL.md".into(),
+            span: Span {
+                start: at(4, 2),
+                end: at(4, 9),
+            },
+            code: "unknown-filter",
+            severity: Severity::Error,
+            message: "bad\nkey".into(),
+            fixes: vec![
+                ResolvedFix {
+                    title: "Use `a`".into(),
+                    certain: false,
+                    edits: vec![],
+                },
+                ResolvedFix {
+                    title: "Use `b`".into(),
+                    certain: false,
+                    edits: vec![],
+                },
+            ],
+        };
+        assert_eq!(
+            render(&[f]),
+            "a/SKILL.md:5:3: error[unknown-filter] bad key\n  fix: Use `a`\n  or: Use `b`\n"
+        );
+    }
+}

@@ -1,0 +1,90 @@
+//! One line of help per diagnostic code, for SARIF `rules` (and any tool that wants a summary).
+//! The long form of each entry is `docs/diagnostics.md`; a test keeps the two in step.
+
+/// A diagnostic code with its one-line summary and the fix in one sentence.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// Stable kebab-case code, e.g. `unknown-filter`.
+    pub code: &'static str,
+    /// What is wrong, in one line.
+    pub summary: &'static str,
+    /// What NetBox does and how to fix it.
+    pub help: &'static str,
+}
+
+const fn r(code: &'static str, summary: &'static str, help: &'static str) -> Rule {
+    Rule {
+        code,
+        summary,
+        help,
+    }
+}
+
+/// Every code `check` can report, REST first, then GraphQL, then knowledge.
+pub const RULES: &[Rule] = &[
+    r("unknown-filter", "Not a filter of this endpoint",
+      "NetBox ignores unknown query parameters and returns every object (HTTP 200). Use the suggested filter of this endpoint (e.g. `role_id` instead of `device_role_id` on /api/dcim/devices/)."),
+    r("unsupported-lookup", "Lookup NetBox does not generate for this filter",
+      "NetBox has no `__in`, `__isnull`, `__null` or Django lookups (`__icontains`, `__startswith`, ...) and relation filters only get `__n`; the filter is ignored. Pass a list on the bare key instead of `__in`; use `__ic`, `__isw`, `__iew`, `__ie` for the Django spellings."),
+    r("multi-hop", "Filter across two relations",
+      "REST filters cannot traverse relations (`device__site_id`); NetBox ignores the key. Query the intermediate object first, then filter by its id (`device_id`)."),
+    r("invalid-choice", "Value is not one of the filter's choices",
+      "NetBox answers HTTP 400 for a value outside the choice set. Use the machine value (`active`, not `Active`; `create`, not `created`)."),
+    r("null-relation", "Null test written as a lookup",
+      "`<relation>__empty` and `__isnull` are not filters on relations and are ignored. Select objects without the relation with the value `null` on the id filter: `tenant_id: \"null\"`."),
+    r("null-complement", "`__n` with null selects objects that HAVE the relation",
+      "`tenant__n: null` is honoured: it excludes objects without a tenant. If you meant objects without a tenant, use `tenant_id: \"null\"`."),
+    r("dropped-value", "Value never reaches NetBox",
+      "None/null, an empty list or an empty string is dropped (or sent empty) by the client, so the call is unfiltered. Use the string `\"null\"` to select empty relations, or remove the filter."),
+    r("filler-argument", "Optional tool argument filled with an empty value",
+      "Strict-schema clients fill optional arguments with `\"\"`, `[]`, `0` or `null`; remove the argument so the server default applies."),
+    r("single-value-filter", "List given to a filter that takes one value",
+      "NetBox uses only one of the values. Make one call per value."),
+    r("comma-list", "Comma-separated values on a numeric filter",
+      "`site_id=21,7` is an HTTP 400. Give a list (repeated key): `site_id: [21, 7]`."),
+    r("invalid-value", "Value does not fit the filter's type",
+      "NetBox answers HTTP 400 (e.g. `tenant_id=abc`). Give a value of the parameter's type (an integer id, a date, a boolean)."),
+    r("wrong-filter-for-type", "Filter of another object type",
+      "`within`, `within_include` and `contains` exist on prefixes, not IP addresses (ignored there); use `parent`. `without` exists nowhere."),
+    r("vrf-needs-rd", "`vrf` takes the route distinguisher",
+      "On IPAM endpoints `vrf` matches the VRF's RD (`65000:100`); a name is an HTTP 400. Use `vrf_id` for ids."),
+    r("slug-expected", "Display name given to a slug filter",
+      "Relation filters such as `site`, `tenant`, `role` match the slug; a display name is an HTTP 400. Use the slug (`main-office`) or the `_id` filter."),
+    r("boolean-value", "Boolean filter given something other than true/false",
+      "`has_primary_ip=1` or `=yes` is ignored. Use `true` or `false`."),
+    r("invalid-regex", "Invalid regular expression in a `__regex` lookup",
+      "NetBox passes the pattern to PostgreSQL, which fails with an HTTP 500. Fix the pattern."),
+    r("generic-id-list", "List on a generic-relation id filter",
+      "`assigned_object_id`, `scope_id` and `object_id` take one value although the schema says several: a list is an HTTP 400. Use the typed filter (`interface_id`, `site_id`, ...)."),
+    r("unknown-object-type", "Object type or endpoint NetBox does not have",
+      "The MCP server rejects it and a REST URL answers 404. Use a known object type such as `dcim.device`."),
+    r("version-only", "Filter exists only in another NetBox version",
+      "The filter is not in the selected NetBox version and is ignored there. Use the form of your version, or select the right version with --netbox-version."),
+    r("limit-range", "limit out of range",
+      "The MCP tools accept `limit` from 1 to 100. Use 100 and page with `offset`."),
+    r("graphql-syntax", "GraphQL syntax error",
+      "NetBox rejects a document that does not parse. Fix the syntax at the position shown."),
+    r("graphql-validation", "GraphQL document does not fit the schema",
+      "NetBox rejects unknown fields, arguments, input fields, types and enum values. Use the suggested name of the selected NetBox version's schema."),
+    r("graphql-filter-argument", "`filter:` instead of `filters:`",
+      "NetBox's list fields take `filters:`; `filter:` is an unknown argument. Rename it."),
+    r("graphql-pagination", "limit/offset written outside `pagination`",
+      "NetBox's list fields take `pagination: {limit: N, offset: M}`; `limit:`/`offset:` arguments are rejected, and `start` with `offset` together is an error."),
+    r("graphql-id-list", "ID filter in the wrong form for this NetBox version",
+      "On 4.3/4.4 ID filters are bare (`id: 6`); on 4.5+ they are lookup objects (`id: {exact: 6}`, `id: {in_list: [1, 2]}`). Use the selected version's form."),
+    r("graphql-choice-form", "Choice filter value in the wrong form for this NetBox version",
+      "Choice fields take enum values (`STATUS_ACTIVE`, never `\"active\"`): bare on 4.3/4.4 (`status: STATUS_ACTIVE`), a lookup object from 4.5 (`status: {exact: STATUS_ACTIVE}`). Use the selected version's form."),
+    r("graphql-null-filter", "`null` as a filter value",
+      "NetBox treats a null filter as no filter and returns everything. Test for null with `{is_null: true}`."),
+    r("graphql-alias-limit", "More than 10 aliases",
+      "NetBox refuses documents with more than GRAPHQL_MAX_ALIASES (default 10) aliases. Split the query."),
+    r("graphql-operation", "Mutation or subscription",
+      "NetBox's GraphQL API is read-only. Use the REST API to change data."),
+    r("stale-index", "Index version differs from the instance",
+      "The knowledge is for another NetBox version than the instance reports. Select the instance's version or rebuild the index from its /api/schema/."),
+];
+
+/// The rule of `code`, if it is a known code.
+pub fn rule(code: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.code == code)
+}

@@ -1,0 +1,81 @@
+//! Which files `check` reads: named files whatever their extension, and the supported files
+//! under named folders (honouring `.gitignore`, `.ignore` and `--exclude`, also outside a git
+//! repository).
+
+use crate::extract::HostKind;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::path::{Path, PathBuf};
+
+/// One file to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The path as found (the named path, or the folder joined with the walked path).
+    pub path: PathBuf,
+    pub kind: HostKind,
+}
+
+/// The files to check and the problems met finding them (missing paths, unreadable folders),
+/// each a one-line message. Files are deduplicated and sorted by path.
+pub fn collect(paths: &[PathBuf], exclude: &[String]) -> Result<(Vec<Input>, Vec<String>), String> {
+    let excludes = build_excludes(exclude)?;
+    let mut inputs = Vec::new();
+    let mut problems = Vec::new();
+    for root in paths {
+        match std::fs::metadata(root) {
+            Err(e) => problems.push(format!("{}: {e}", root.display())),
+            // A named file is checked whatever its extension: unknown ones as plain text
+            // (REST URLs in prose).
+            Ok(meta) if !meta.is_dir() => inputs.push(Input {
+                path: root.clone(),
+                kind: HostKind::from_path(root).unwrap_or(HostKind::Text),
+            }),
+            Ok(_) => walk_dir(root, &excludes, &mut inputs, &mut problems),
+        }
+    }
+    inputs.sort_by(|a, b| a.path.cmp(&b.path));
+    inputs.dedup_by(|a, b| a.path == b.path);
+    Ok((inputs, problems))
+}
+
+fn build_excludes(globs: &[String]) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for g in globs {
+        let glob = Glob::new(g).map_err(|e| format!("--exclude {g}: {e}"))?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|e| format!("--exclude: {e}"))
+}
+
+fn walk_dir(root: &Path, excludes: &GlobSet, inputs: &mut Vec<Input>, problems: &mut Vec<String>) {
+    let excl = excludes.clone();
+    let root_owned = root.to_path_buf();
+    // Hidden folders are walked (skills live in `.claude/skills/`, `.github/`), except `.git`.
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .require_git(false)
+        .filter_entry(move |entry| {
+            if entry.file_name() == ".git" {
+                return false;
+            }
+            let rel = entry
+                .path()
+                .strip_prefix(&root_owned)
+                .unwrap_or(entry.path());
+            excl.is_empty() || !excl.is_match(rel)
+        })
+        .build();
+    for entry in walker {
+        match entry {
+            Ok(entry) => {
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    continue;
+                }
+                let path = entry.into_path();
+                if let Some(kind) = HostKind::from_path(&path) {
+                    inputs.push(Input { path, kind });
+                }
+            }
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+}

@@ -1,0 +1,504 @@
+//! End-to-end tests of `netbox-lsp check`: the real binary on fixtures (tests/fixtures/cli/) and
+//! on trees generated in temporary folders (.gitignore, binary, invalid UTF-8, 20 MB files).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `netbox-lsp <args>` in `cwd`.
+fn run_in(cwd: &Path, args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run netbox-lsp");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `netbox-lsp <args>` in the crate root (fixture paths are relative to it).
+fn run(args: &[&str]) -> Run {
+    run_in(&root(), args)
+}
+
+fn json(r: &Run) -> Vec<Value> {
+    serde_json::from_str::<Value>(&r.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", r.stdout))
+        .as_array()
+        .expect("a JSON array")
+        .clone()
+}
+
+/// `(path, 1-based line, code)` of each finding of a JSON run.
+fn summary_of(findings: &[Value]) -> Vec<(String, u64, String)> {
+    findings
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["range"]["start"]["line"].as_u64().unwrap() + 1,
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The number K of `... in K files` on stderr.
+fn files_checked(stderr: &str) -> usize {
+    let line = stderr
+        .lines()
+        .rfind(|l| l.contains(" in ") && l.contains("error"))
+        .unwrap_or_else(|| panic!("no summary line in:\n{stderr}"));
+    line.rsplit(" in ")
+        .next()
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("bad summary line: {line}"))
+}
+
+#[test]
+fn text_output() {
+    let r = run(&["check", "tests/fixtures/cli/mixed"]);
+    insta::assert_snapshot!("text_mixed", r.stdout);
+    assert_eq!(r.code, 1, "errors in the fixture: exit 1\n{}", r.stderr);
+    assert_eq!(files_checked(&r.stderr), 4, "{}", r.stderr);
+}
+
+#[test]
+fn json_output() {
+    let r = run(&["check", "--format", "json", "tests/fixtures/cli/mixed"]);
+    let findings = json(&r);
+    insta::assert_json_snapshot!("json_mixed", findings);
+    assert_eq!(r.code, 1);
+    // Sorted by path, then position.
+    let keys: Vec<_> = summary_of(&findings)
+        .into_iter()
+        .map(|(p, l, _)| (p, l))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+}
+
+#[test]
+fn json_positions_are_utf16_after_non_ascii() {
+    let r = run(&[
+        "check",
+        "--format",
+        "json",
+        "tests/fixtures/cli/mixed/skill.md",
+    ]);
+    let text = std::fs::read_to_string(root().join("tests/fixtures/cli/mixed/skill.md")).unwrap();
+    let f = json(&r)
+        .into_iter()
+        .find(|f| f["code"] == "unknown-filter")
+        .expect("device_role_id is flagged");
+    let line = f["range"]["start"]["line"].as_u64().unwrap() as usize;
+    let col = f["range"]["start"]["character"].as_u64().unwrap() as usize;
+    let line_text = text.lines().nth(line).unwrap();
+    let utf16: Vec<u16> = line_text.encode_utf16().collect();
+    let at = String::from_utf16(&utf16[col..]).unwrap();
+    assert!(at.starts_with("device_role_id"), "range starts at: {at}");
+    // The text format counts characters, 1-based.
+    let t = run(&["check", "tests/fixtures/cli/mixed/skill.md"]);
+    let char_col = line_text
+        .find("device_role_id")
+        .map(|b| line_text[..b].chars().count() + 1);
+    let expected = format!(
+        "tests/fixtures/cli/mixed/skill.md:{}:{}: error[unknown-filter]",
+        line + 1,
+        char_col.unwrap()
+    );
+    assert!(
+        t.stdout.contains(&expected),
+        "{expected}\nnot in:\n{}",
+        t.stdout
+    );
+}
+
+#[test]
+fn sarif_output_is_structurally_valid() {
+    let r = run(&["check", "--format", "sarif", "tests/fixtures/cli/mixed"]);
+    assert_eq!(r.code, 1);
+    let log: Value = serde_json::from_str(&r.stdout).expect("SARIF is JSON");
+    insta::assert_json_snapshot!("sarif_mixed", log);
+    assert_eq!(log["version"], "2.1.0");
+    assert!(log["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let runs = log["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let run = &runs[0];
+    assert_eq!(run["columnKind"], "utf16CodeUnits");
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "netbox-lsp");
+    assert!(driver["version"].is_string());
+    let rules = driver["rules"].as_array().unwrap();
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "one rule per code");
+    for rule in rules {
+        assert!(rule["shortDescription"]["text"].is_string());
+        assert!(rule["help"]["text"].is_string());
+    }
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for res in results {
+        let id = res["ruleId"].as_str().unwrap();
+        let idx = res["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[idx]["id"], id, "ruleIndex points at the rule");
+        assert!(["error", "warning", "note"].contains(&res["level"].as_str().unwrap()));
+        assert!(res["message"]["text"].is_string());
+        let loc = &res["locations"][0]["physicalLocation"];
+        let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(
+            uri.starts_with("tests/fixtures/cli/mixed/"),
+            "relative uri: {uri}"
+        );
+        let region = &loc["region"];
+        for k in ["startLine", "startColumn", "endLine", "endColumn"] {
+            assert!(region[k].as_u64().unwrap() >= 1, "{k} is 1-based");
+        }
+        if let Some(fixes) = res["fixes"].as_array() {
+            for fix in fixes {
+                assert!(fix["description"]["text"].is_string());
+                let change = &fix["artifactChanges"][0];
+                assert!(change["artifactLocation"]["uri"].is_string());
+                let rep = &change["replacements"][0];
+                assert!(rep["deletedRegion"]["startLine"].as_u64().unwrap() >= 1);
+                assert!(rep["insertedContent"]["text"].is_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn suppression_comments_end_to_end() {
+    let r = run(&[
+        "check",
+        "--format",
+        "json",
+        "tests/fixtures/cli/mixed/skill.md",
+    ]);
+    let text = std::fs::read_to_string(root().join("tests/fixtures/cli/mixed/skill.md")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let flagged: Vec<&str> = json(&r)
+        .iter()
+        .map(|f| lines[f["range"]["start"]["line"].as_u64().unwrap() as usize])
+        .collect();
+    let on = |needle: &str| flagged.iter().any(|l| l.contains(needle));
+    assert!(!on("\"Active\""), "same-line ignore: {flagged:?}");
+    assert!(
+        !on("\"leaf\""),
+        "ignore[code] on the line before: {flagged:?}"
+    );
+    assert!(
+        !on("tenant__isnull"),
+        "HTML comment before the fence: {flagged:?}"
+    );
+    assert!(
+        on("\"spine\""),
+        "ignore[other-code] does not cover it: {flagged:?}"
+    );
+    assert!(on("site_id__in"), "list-item fence is checked: {flagged:?}");
+}
+
+#[test]
+fn clean_files_exit_zero() {
+    let r = run(&["check", "tests/fixtures/cli/clean"]);
+    assert_eq!(r.stdout, "", "{}", r.stderr);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(files_checked(&r.stderr), 1);
+}
+
+#[test]
+fn missing_path_exits_two() {
+    let r = run(&["check", "tests/fixtures/cli/does-not-exist.md"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("does-not-exist.md"), "{}", r.stderr);
+}
+
+#[test]
+fn usage_error_exits_two() {
+    let r = run(&["check", "--format", "xml", "."]);
+    assert_eq!(r.code, 2);
+    let r = run(&["check", "--severity", "unknown-filter", "."]);
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn severity_override_changes_exit_code() {
+    let r = run(&[
+        "check",
+        "--format",
+        "json",
+        "--severity",
+        "unknown-filter=warning",
+        "tests/fixtures/cli/mixed/skill.md",
+    ]);
+    let findings = json(&r);
+    assert!(findings
+        .iter()
+        .filter(|f| f["code"] == "unknown-filter")
+        .all(|f| f["severity"] == "warning"));
+    let off = run(&[
+        "check",
+        "--format",
+        "json",
+        "--severity",
+        "unknown-filter=off",
+        "tests/fixtures/cli/mixed/skill.md",
+    ]);
+    assert!(json(&off).iter().all(|f| f["code"] != "unknown-filter"));
+}
+
+#[test]
+fn unknown_version_exits_two() {
+    let r = run(&[
+        "check",
+        "--netbox-version",
+        "2.0",
+        "tests/fixtures/cli/clean",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("2.0"), "{}", r.stderr);
+}
+
+#[test]
+fn netbox_version_changes_the_result() {
+    // `owner_id` is a device filter from 4.5 on.
+    let newest = run(&[
+        "check",
+        "--format",
+        "json",
+        "tests/fixtures/cli/versions/owner.py",
+    ]);
+    assert_eq!(json(&newest).len(), 0, "{}", newest.stdout);
+    assert_eq!(newest.code, 0);
+    let old = run(&[
+        "check",
+        "--format",
+        "json",
+        "--netbox-version",
+        "4.3",
+        "tests/fixtures/cli/versions/owner.py",
+    ]);
+    let codes: Vec<_> = summary_of(&json(&old))
+        .into_iter()
+        .map(|(_, l, c)| (l, c))
+        .collect();
+    assert_eq!(codes.len(), 1, "{codes:?}");
+    assert_eq!(codes[0].0, 2);
+    assert!(
+        ["unknown-filter", "version-only"].contains(&codes[0].1.as_str()),
+        "{codes:?}"
+    );
+    assert_eq!(old.code, 1);
+}
+
+#[test]
+fn broken_index_file_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.index.json.gz");
+    std::fs::write(&bad, b"\x1f\x8b\x08\x00garbage").unwrap();
+    let r = run(&[
+        "check",
+        "--index",
+        bad.to_str().unwrap(),
+        "tests/fixtures/cli/clean",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("broken.index.json.gz"), "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "one clear line: {}", r.stderr);
+    let missing = run(&[
+        "check",
+        "--index",
+        "nope.json.gz",
+        "tests/fixtures/cli/clean",
+    ]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("nope.json.gz"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn gitignore_is_respected_without_git() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let bad = "```python\nnetbox_get_objects(\"dcim.device\", {\"device_role_id\": 4})\n```\n";
+    std::fs::write(p.join(".gitignore"), "drafts/\nscratch.md\n").unwrap();
+    std::fs::create_dir_all(p.join("drafts")).unwrap();
+    std::fs::create_dir_all(p.join(".claude/skills/x")).unwrap();
+    std::fs::create_dir_all(p.join(".git")).unwrap();
+    std::fs::write(p.join("drafts/d.md"), bad).unwrap();
+    std::fs::write(p.join("scratch.md"), bad).unwrap();
+    std::fs::write(p.join(".git/HEAD.md"), bad).unwrap();
+    std::fs::write(p.join("kept.md"), bad).unwrap();
+    std::fs::write(p.join(".claude/skills/x/SKILL.md"), bad).unwrap();
+    std::fs::write(p.join("image.png.txt.rs"), bad).unwrap();
+    let r = run_in(p, &["check", "--format", "json", "."]);
+    assert_eq!(files_checked(&r.stderr), 2, "{}", r.stderr);
+    let mut paths: Vec<_> = summary_of(&json(&r))
+        .into_iter()
+        .map(|(p, _, _)| p)
+        .collect();
+    paths.dedup();
+    assert_eq!(paths, vec![".claude/skills/x/SKILL.md", "kept.md"]);
+    // --exclude skips more.
+    let r = run_in(p, &["check", "--exclude", ".claude/**", "."]);
+    assert_eq!(files_checked(&r.stderr), 1, "{}", r.stderr);
+}
+
+#[test]
+fn named_file_with_unknown_extension_is_checked_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("notes.log");
+    std::fs::write(&f, "GET /api/dcim/devices/?device_role_id=4\n").unwrap();
+    let r = run(&["check", "--format", "json", f.to_str().unwrap()]);
+    assert_eq!(files_checked(&r.stderr), 1, "{}", r.stderr);
+    assert_eq!(json(&r).len(), 1, "{}", r.stdout);
+    // Walking the folder skips it.
+    let r = run(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(files_checked(&r.stderr), 0, "{}", r.stderr);
+}
+
+#[test]
+fn binary_file_is_skipped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("blob.md");
+    std::fs::write(&f, b"PK\x03\x04\0\0device_role_id\0").unwrap();
+    let r = run(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("blob.md: binary file skipped"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(files_checked(&r.stderr), 0);
+}
+
+#[test]
+fn invalid_utf8_is_decoded_lossily_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("latin1.md");
+    let mut bytes = b"# Ger\xe4te\n\n".to_vec();
+    bytes.extend_from_slice(
+        b"```python\nnetbox_get_objects(\"dcim.device\", {\"device_role_id\": 4})\n```\n",
+    );
+    std::fs::write(&f, bytes).unwrap();
+    let r = run(&["check", "--format", "json", f.to_str().unwrap()]);
+    assert!(r.stderr.contains("not valid UTF-8"), "{}", r.stderr);
+    let found = summary_of(&json(&r));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].1, found[0].2.as_str()), (4, "unknown-filter"));
+    assert_eq!(r.code, 1);
+}
+
+#[test]
+fn twenty_megabyte_markdown_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("huge.md");
+    let section = "## Section\n\nSome prose with `inline code` and a link /api/dcim/devices/?role_id=4.\n\n```python\nnetbox_get_objects(\"dcim.device\", filters={\"role_id\": 4, \"status\": \"active\"})\n```\n\n";
+    let mut text = String::with_capacity(21 << 20);
+    while text.len() < 20 << 20 {
+        text.push_str(section);
+    }
+    text.push_str("```python\nnetbox_get_objects(\"dcim.device\", {\"device_role_id\": 4})\n```\n");
+    std::fs::write(&f, &text).unwrap();
+    let r = run(&["check", "--format", "json", f.to_str().unwrap()]);
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    assert!(
+        json(&r).len() <= 1,
+        "no false findings in the repeated right calls"
+    );
+    assert_eq!(files_checked(&r.stderr), 1);
+}
+
+#[test]
+fn examples_fail_with_useful_findings() {
+    let r = run(&["check", "--format", "json", "examples"]);
+    assert_eq!(
+        r.code, 1,
+        "examples contain errors on purpose\n{}",
+        r.stderr
+    );
+    let found = summary_of(&json(&r));
+    for file in [
+        "examples/skills/netbox-inventory/SKILL.md",
+        "examples/prompts/triage-prompt.md",
+        "examples/python/audit_devices.py",
+        "examples/tool-calls/calls.yaml",
+        "examples/tool-calls/calls.json",
+    ] {
+        assert!(
+            found.iter().any(|(p, _, _)| p == file),
+            "no finding in {file}: {found:?}"
+        );
+    }
+}
+
+/// `### `code`` headings of docs/diagnostics.md.
+fn documented_codes() -> Vec<String> {
+    let doc = std::fs::read_to_string(root().join("docs/diagnostics.md")).unwrap();
+    doc.lines()
+        .filter_map(|l| l.strip_prefix("### `"))
+        .filter_map(|l| l.strip_suffix('`'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_rule_is_documented_and_every_entry_is_a_rule() {
+    let documented = documented_codes();
+    let rules: Vec<&str> = netbox_lsp::cli::rules::RULES
+        .iter()
+        .map(|r| r.code)
+        .collect();
+    for code in &rules {
+        assert!(
+            documented.iter().any(|d| d == code),
+            "`{code}` has no entry in docs/diagnostics.md"
+        );
+    }
+    for code in &documented {
+        assert!(
+            rules.contains(&code.as_str()),
+            "docs/diagnostics.md documents `{code}`, which is not in cli::rules::RULES"
+        );
+    }
+}
+
+#[test]
+fn every_rest_code_is_documented() {
+    let documented = documented_codes();
+    for info in netbox_lsp::rest::codes::CODES {
+        assert!(
+            documented.iter().any(|d| d == info.code),
+            "REST code `{}` has no entry in docs/diagnostics.md",
+            info.code
+        );
+        assert!(
+            netbox_lsp::cli::rules::rule(info.code).is_some(),
+            "REST code `{}` is missing from cli::rules::RULES (SARIF rules)",
+            info.code
+        );
+    }
+}
