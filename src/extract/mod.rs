@@ -3,10 +3,13 @@
 //! host. Error tolerant: half-written text yields what can be read, never a panic.
 
 pub mod json;
+mod lit;
 pub mod markdown;
 pub mod offset_map;
+mod parse;
 pub mod python;
 pub mod text;
+mod tools;
 pub mod yaml;
 
 pub use offset_map::OffsetMap;

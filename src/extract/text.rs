@@ -1,9 +1,220 @@
-//! Extraction from text hosts. (Being written.)
+//! REST URLs with query strings in any text (prose, curl lines, code, strings):
+//! `/api/dcim/devices/?role_id=3&status=active`, with or without scheme and host, and plugin
+//! collections `/api/plugins/<plugin>/<slug>/?...`.
+//!
+//! The wire carries only strings, so every value is [`Value::Str`] (percent-decoded, `+` read as a
+//! space); a templated value (`{site}`, `{{ site }}`, `$SITE`) is [`Value::Expr`]. `key=` gives
+//! `Value::Str("")`; a bare `key` gives `Value::Str("")` with an empty value range at the key's
+//! end. Repeated keys are separate entries. Only list endpoints are taken: a detail URL
+//! (`/api/dcim/devices/7/?brief=1`) has no filters.
 
-use super::{OffsetMap, Site};
+use std::ops::Range;
+
+use percent_encoding::percent_decode_str;
+
+use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 
 /// Sites found in `text`; ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
-    let _ = (text, map);
-    Vec::new()
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("/api/") {
+        if let Some(call) = url_at(text, at, map) {
+            out.push(Site::Rest(call));
+        }
+    }
+    out
+}
+
+fn is_segment_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.'
+}
+
+/// Characters that may precede `/api/` in the same URL (scheme, host, port, template).
+fn is_prefix_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~:/@%[]{}$+".contains(&b)
+}
+
+/// End of a list-endpoint path starting at `at` (the `/` of `/api/`): `/api/<app>/<slug>/` or
+/// `/api/plugins/<plugin>/<slug>/`, trailing slash optional; `None` for any other path.
+pub(crate) fn list_path_end(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = at + "/api/".len();
+    let mut segments = Vec::new();
+    loop {
+        let seg_start = i;
+        while i < bytes.len() && is_segment_byte(bytes[i]) {
+            i += 1;
+        }
+        if i == seg_start {
+            break;
+        }
+        segments.push(&text[seg_start..i]);
+        if bytes.get(i) == Some(&b'/') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    let wanted = if segments.first() == Some(&"plugins") {
+        3
+    } else {
+        2
+    };
+    (segments.len() == wanted).then_some(i)
+}
+
+/// The URL whose path starts at `at` (the `/` of `/api/`).
+fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
+    let bytes = text.as_bytes();
+    let i = list_path_end(text, at)?;
+    if bytes.get(i) != Some(&b'?') {
+        return None;
+    }
+    let path = at..i;
+    let query_start = i + 1;
+    let query_end = query_end(bytes, query_start);
+    if query_end <= query_start {
+        return None;
+    }
+    let mut start = at;
+    while start > 0 && is_prefix_byte(bytes[start - 1]) {
+        start -= 1;
+    }
+    let filters = pairs(text, query_start..query_end, map);
+    if filters.is_empty() {
+        return None;
+    }
+    Some(RestCall {
+        form: CallForm::Url,
+        syntax: Syntax::Query,
+        target: Some((text[path.clone()].to_string(), map.range_to_host(path))),
+        call_range: map.range_to_host(start..query_end),
+        filters_range: Some(map.range_to_host(query_start..query_end)),
+        filters,
+        args: Vec::new(),
+    })
+}
+
+/// End of the query string starting at `start`: at whitespace, quotes, brackets that close
+/// something opened before the URL, a fragment, or trailing sentence punctuation.
+fn query_end(bytes: &[u8], start: usize) -> usize {
+    let mut depth = 0i32;
+    let mut i = start;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let stop = match b {
+            b if b.is_ascii_whitespace() => true,
+            b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\' | b'|' | b'#' | 0 => true,
+            b'(' => {
+                depth += 1;
+                false
+            }
+            b')' => {
+                depth -= 1;
+                depth < 0
+            }
+            b']' => true,
+            _ => false,
+        };
+        if stop {
+            break;
+        }
+        i += 1;
+    }
+    while i > start && b".,;:!?".contains(&bytes[i - 1]) {
+        i -= 1;
+    }
+    i
+}
+
+/// The `key=value` pairs of the query string in `range`.
+fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
+    let mut out = Vec::new();
+    let mut pos = range.start;
+    for piece in text[range].split('&') {
+        let piece_start = pos;
+        pos += piece.len() + 1;
+        if piece.is_empty() {
+            continue;
+        }
+        let (key_raw, value) = match piece.find('=') {
+            Some(eq) => {
+                let v = piece_start + eq + 1..piece_start + piece.len();
+                (&piece[..eq], v)
+            }
+            None => (piece, piece_start + piece.len()..piece_start + piece.len()),
+        };
+        if key_raw.is_empty() {
+            continue;
+        }
+        let raw_value = &text[value.clone()];
+        let value_lit = if is_placeholder(raw_value) {
+            Value::Expr
+        } else {
+            Value::Str(decode(raw_value))
+        };
+        out.push(FilterEntry {
+            key: decode(key_raw),
+            key_range: map.range_to_host(piece_start..piece_start + key_raw.len()),
+            value: value_lit,
+            value_range: map.range_to_host(value),
+        });
+    }
+    out
+}
+
+/// Percent-decoding with `+` as a space (form encoding, as Django reads query strings).
+fn decode(s: &str) -> String {
+    let plus = s.replace('+', " ");
+    percent_decode_str(&plus).decode_utf8_lossy().into_owned()
+}
+
+/// A template placeholder rather than a value: `{site}`, `{{ site }}`, `$SITE`, `${SITE}`.
+fn is_placeholder(s: &str) -> bool {
+    s.contains('{') || s.contains('}') || s.starts_with('$')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(text: &str) -> RestCall {
+        match extract(text, &OffsetMap::identity(0, text.len())).pop() {
+            Some(Site::Rest(c)) => c,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn prose_url() {
+        let t = "See https://nb.example.com/api/dcim/devices/?role_id=3&status=active&tag=a%20b.";
+        let c = one(t);
+        assert_eq!(c.target.as_ref().unwrap().0, "/api/dcim/devices/");
+        assert_eq!(c.filters.len(), 3);
+        assert_eq!(&t[c.filters[0].key_range.clone()], "role_id");
+        assert_eq!(c.filters[2].value, Value::Str("a b".into()));
+        assert_eq!(&t[c.call_range.clone()], &t[4..t.len() - 1]);
+    }
+
+    #[test]
+    fn empty_and_bare_values() {
+        let t = "/api/ipam/prefixes/?tenant_id=&q&vrf_id={vrf}";
+        let c = one(t);
+        assert_eq!(c.filters[0].value, Value::Str(String::new()));
+        assert_eq!(c.filters[1].key, "q");
+        assert_eq!(c.filters[2].value, Value::Expr);
+    }
+
+    #[test]
+    fn detail_and_bare_paths_skipped() {
+        let t = "/api/dcim/devices/7/?brief=1 /api/status/?x=1 /api/dcim/devices/";
+        assert!(extract(t, &OffsetMap::identity(0, t.len())).is_empty());
+    }
+
+    #[test]
+    fn plugins() {
+        let c = one("(/api/plugins/bgp/sessions/?status=active)");
+        assert_eq!(c.target.unwrap().0, "/api/plugins/bgp/sessions/");
+        assert_eq!(c.filters[0].value, Value::Str("active".into()));
+    }
 }

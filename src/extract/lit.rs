@@ -1,0 +1,156 @@
+//! A language-neutral literal tree (Python dict/list literals, JSON values, YAML nodes) with host
+//! byte ranges, so the tool-call shapes can be recognised once for every host language.
+
+use std::ops::Range;
+
+use super::{OffsetMap, Value};
+
+/// A literal with its host range.
+#[derive(Debug, Clone)]
+pub(crate) struct Lit {
+    /// The value as the checkers see it (`List` / `Map` for containers, `Expr` for non-literals).
+    pub value: Value,
+    /// Host bytes of the whole literal, quotes included.
+    pub range: Range<usize>,
+    pub kind: LitKind,
+    /// Python only: the embedded (not host) range of a string's raw content, also for
+    /// f-strings and concatenations, to find an `/api/...` path in a templated URL.
+    pub raw: Option<Range<usize>>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum LitKind {
+    /// A number, boolean, null or expression.
+    Scalar,
+    /// A string. `content` is the host range between the quotes; `exact` holds the text and its
+    /// map to the host when every byte of the decoded text maps back to one host byte (needed for
+    /// GraphQL documents; `None` when escapes, interpolation or folding make that impossible).
+    Str {
+        content: Range<usize>,
+        exact: Option<(String, OffsetMap)>,
+    },
+    Seq(Vec<Lit>),
+    Map(Vec<Pair>),
+}
+
+/// One `key: value` of a mapping; `key_range` is the key text without quotes.
+#[derive(Debug, Clone)]
+pub(crate) struct Pair {
+    pub key: String,
+    pub key_range: Range<usize>,
+    pub value: Lit,
+}
+
+impl Lit {
+    pub fn scalar(value: Value, range: Range<usize>) -> Lit {
+        Lit {
+            value,
+            range,
+            kind: LitKind::Scalar,
+            raw: None,
+        }
+    }
+
+    pub fn seq(items: Vec<Lit>, range: Range<usize>) -> Lit {
+        let value = Value::List(
+            items
+                .iter()
+                .map(|l| (l.value.clone(), l.range.clone()))
+                .collect(),
+        );
+        Lit {
+            value,
+            range,
+            kind: LitKind::Seq(items),
+            raw: None,
+        }
+    }
+
+    pub fn map(pairs: Vec<Pair>, range: Range<usize>) -> Lit {
+        Lit {
+            value: Value::Map,
+            range,
+            kind: LitKind::Map(pairs),
+            raw: None,
+        }
+    }
+
+    /// The pairs of a mapping.
+    pub fn pairs(&self) -> Option<&[Pair]> {
+        match &self.kind {
+            LitKind::Map(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The value of `key` in a mapping.
+    pub fn get(&self, key: &str) -> Option<&Pair> {
+        self.pairs()?.iter().find(|p| p.key == key)
+    }
+
+    /// The decoded string and its content host range, for a string literal.
+    pub fn as_str(&self) -> Option<(&str, Range<usize>)> {
+        match (&self.value, &self.kind) {
+            (Value::Str(s), LitKind::Str { content, .. }) => Some((s, content.clone())),
+            _ => None,
+        }
+    }
+
+    /// The string's text with an exact map, when it has one.
+    pub fn exact_text(&self) -> Option<&(String, OffsetMap)> {
+        match &self.kind {
+            LitKind::Str { exact, .. } => exact.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The literal as JSON (for GraphQL `variables`); `None` if it holds a non-literal anywhere.
+    pub fn to_json(&self) -> Option<serde_json::Value> {
+        use serde_json::Value as J;
+        Some(match (&self.kind, &self.value) {
+            (LitKind::Seq(items), _) => {
+                J::Array(items.iter().map(Lit::to_json).collect::<Option<Vec<_>>>()?)
+            }
+            (LitKind::Map(pairs), _) => {
+                let mut m = serde_json::Map::new();
+                for p in pairs {
+                    m.insert(p.key.clone(), p.value.to_json()?);
+                }
+                J::Object(m)
+            }
+            (_, Value::Str(s)) => J::String(s.clone()),
+            (_, Value::Int(i)) => J::from(*i),
+            (_, Value::Float(f)) => serde_json::Number::from_f64(*f).map(J::Number)?,
+            (_, Value::Bool(b)) => J::Bool(*b),
+            (_, Value::Null) => J::Null,
+            _ => return None,
+        })
+    }
+}
+
+/// True when `s` reads as a GraphQL document (after whitespace and `#` comments it starts with
+/// `{`, `query`, `mutation`, `subscription` or `fragment`).
+pub(crate) fn looks_like_graphql(s: &str) -> bool {
+    let mut rest = s;
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix('#') {
+            rest = r.split_once('\n').map(|x| x.1).unwrap_or("");
+        } else {
+            break;
+        }
+    }
+    if rest.starts_with('{') {
+        return true;
+    }
+    ["query", "mutation", "subscription", "fragment"]
+        .iter()
+        .any(|kw| {
+            rest.strip_prefix(kw).is_some_and(|after| {
+                after
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_whitespace() || c == '{' || c == '(')
+            })
+        })
+}

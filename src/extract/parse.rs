@@ -1,0 +1,162 @@
+//! Parsing helpers shared by the extractors: one reusable tree-sitter parser per language and
+//! thread (a Markdown file may hold thousands of fences), a whole-tree walk without recursion,
+//! and the "close what is open" repair used to read half-typed text.
+
+use std::cell::RefCell;
+
+use tree_sitter::{Language, Node, Parser, Tree};
+
+/// Host languages parsed with tree-sitter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    Python,
+    Json,
+    Yaml,
+}
+
+/// Largest embedded text parsed structurally (bytes); larger texts only get the URL scan.
+pub(crate) const MAX_PARSE: usize = 4 * 1024 * 1024;
+
+/// Deepest literal nesting converted; deeper values become `Value::Expr`.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+thread_local! {
+    static PARSERS: RefCell<[Option<Parser>; 3]> = const { RefCell::new([None, None, None]) };
+}
+
+fn language(lang: Lang) -> Language {
+    match lang {
+        Lang::Python => tree_sitter_python::LANGUAGE.into(),
+        Lang::Json => tree_sitter_json::LANGUAGE.into(),
+        Lang::Yaml => tree_sitter_yaml::LANGUAGE.into(),
+    }
+}
+
+/// Parses `text`; `None` if the text is too large or the parser fails.
+pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
+    if text.len() > MAX_PARSE {
+        return None;
+    }
+    let slot = lang as usize;
+    // Take the parser out of its slot so that a nested parse never double-borrows.
+    let cached = PARSERS.with(|p| p.borrow_mut()[slot].take());
+    let mut parser = match cached {
+        Some(p) => p,
+        None => {
+            let mut p = Parser::new();
+            p.set_language(&language(lang)).ok()?;
+            p
+        }
+    };
+    let tree = parser.parse(text, None);
+    PARSERS.with(|p| p.borrow_mut()[slot] = Some(parser));
+    tree
+}
+
+/// Every node of the tree in document order, without recursion.
+pub(crate) fn for_each_node<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
+    loop {
+        f(cursor.node());
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
+/// The text that closes every bracket and string still open at the end of `text`, so a
+/// half-typed call (`f("a", filters={"x": 1`) parses as a whole. `python` enables `#` comments,
+/// triple quotes and single-line strings.
+pub(crate) fn closers(text: &str, python: bool) -> String {
+    let b = text.as_bytes();
+    let mut stack: Vec<u8> = Vec::new();
+    let mut open_string: Option<&'static str> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'#' if python => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            q @ (b'"' | b'\'') => {
+                let triple = python && b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q);
+                let quote: &'static str = match (q, triple) {
+                    (b'"', true) => "\"\"\"",
+                    (b'"', false) => "\"",
+                    (_, true) => "'''",
+                    _ => "'",
+                };
+                i += quote.len();
+                let mut closed = false;
+                while i < b.len() {
+                    if b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if !triple && b[i] == b'\n' {
+                        // A broken one-line string: the parser recovers at the line end.
+                        closed = true;
+                        break;
+                    }
+                    if b[i..].starts_with(quote.as_bytes()) {
+                        i += quote.len() - 1;
+                        closed = true;
+                        break;
+                    }
+                    i += 1;
+                }
+                if !closed {
+                    open_string = Some(quote);
+                }
+            }
+            c @ (b'(' | b'[' | b'{') => stack.push(c),
+            c @ (b')' | b']' | b'}') => {
+                let want = match c {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                if stack.last() == Some(&want) {
+                    stack.pop();
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut out = String::new();
+    if let Some(q) = open_string {
+        out.push_str(q);
+    }
+    for &c in stack.iter().rev() {
+        out.push(match c {
+            b'(' => ')',
+            b'[' => ']',
+            _ => '}',
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closes_open_brackets_and_strings() {
+        assert_eq!(closers("f(\"a\", {\"x\": 1", true), "})");
+        assert_eq!(closers("f(\"a\", {\"x", true), "\"})");
+        assert_eq!(closers("f('''abc", true), "''')");
+        assert_eq!(closers("f(x) # (", true), "");
+        assert_eq!(closers("[{\"a\": [1", false), "]}]");
+    }
+}

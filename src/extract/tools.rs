@@ -1,0 +1,280 @@
+//! The NetBox MCP tools: their names, positional parameter order, and how a tool call's
+//! arguments (from any host language, as a [`Lit`] mapping or argument list) become a
+//! [`RestCall`] or a [`GraphqlDoc`].
+//!
+//! Signatures from the NetBox MCP server v1.2.1 `server.py` and the agent-side GraphQL tool
+//! (netbox-facts.md §4.1, §4.2).
+
+use std::ops::Range;
+
+use super::lit::{looks_like_graphql, Lit};
+use super::{Argument, CallForm, FilterEntry, GraphqlDoc, RestCall, Site, Syntax};
+
+/// The endpoint `netbox_get_changelogs` queries.
+pub(crate) const CHANGELOG_TARGET: &str = "core/object-changes";
+
+/// What a tool name stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tool {
+    Rest(CallForm),
+    /// `netbox_graphql(query, variables)` / `netbox_graphql_query(query, variables)`.
+    Graphql,
+}
+
+/// The tool a name refers to. Accepts `netbox_get_objects`, camelCase `netboxGetObjects`, and
+/// namespaced names such as `mcp__netbox__netbox_get_objects` or `netbox.netbox_get_objects`.
+pub(crate) fn tool_from_name(name: &str) -> Option<Tool> {
+    let last = name
+        .rsplit("__")
+        .next()
+        .unwrap_or(name)
+        .rsplit(['.', '/', ':'])
+        .next()
+        .unwrap_or(name);
+    let snake = to_snake(last);
+    Some(match snake.as_str() {
+        "netbox_get_objects" => Tool::Rest(CallForm::GetObjects),
+        "netbox_get_changelogs" => Tool::Rest(CallForm::GetChangelogs),
+        "netbox_get_object_by_id" => Tool::Rest(CallForm::GetObjectById),
+        "netbox_search_objects" => Tool::Rest(CallForm::SearchObjects),
+        "netbox_graphql" | "netbox_graphql_query" => Tool::Graphql,
+        _ => return None,
+    })
+}
+
+fn to_snake(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        if c.is_ascii_uppercase() {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Positional parameter names of a tool, in order.
+pub(crate) fn positional_names(tool: Tool) -> &'static [&'static str] {
+    match tool {
+        Tool::Rest(CallForm::GetObjects) => &[
+            "object_type",
+            "filters",
+            "fields",
+            "brief",
+            "limit",
+            "offset",
+            "ordering",
+        ],
+        Tool::Rest(CallForm::GetObjectById) => &["object_type", "object_id", "fields", "brief"],
+        Tool::Rest(CallForm::GetChangelogs) => &["filters"],
+        Tool::Rest(CallForm::SearchObjects) => &["query", "object_types", "fields", "limit"],
+        Tool::Graphql => &["query", "variables"],
+        Tool::Rest(_) => &[],
+    }
+}
+
+/// One argument of a tool call: its name (and name range; empty at the value for positional
+/// arguments) and its literal.
+pub(crate) struct Arg<'a> {
+    pub name: String,
+    pub name_range: Range<usize>,
+    pub value: &'a Lit,
+}
+
+/// Builds the site for a call of `tool` with `args`.
+///
+/// `name_range` is the host range of the tool name (the target of `netbox_get_changelogs`,
+/// which names no object type), `call_range` the whole call.
+pub(crate) fn build(
+    tool: Tool,
+    syntax: Syntax,
+    name_range: Range<usize>,
+    call_range: Range<usize>,
+    args: &[Arg<'_>],
+) -> Option<Site> {
+    let form = match tool {
+        Tool::Rest(form) => form,
+        Tool::Graphql => return graphql_site(args),
+    };
+    let get = |n: &str| args.iter().find(|a| a.name == n);
+    let target = match form {
+        CallForm::GetChangelogs => Some((CHANGELOG_TARGET.to_string(), name_range)),
+        CallForm::SearchObjects => None,
+        _ => get("object_type")
+            .and_then(|a| a.value.as_str())
+            .map(|(s, r)| (s.to_string(), r)),
+    };
+    let takes_filters = matches!(form, CallForm::GetObjects | CallForm::GetChangelogs);
+    let (filters_range, filters) = match get("filters").filter(|_| takes_filters) {
+        Some(a) => match a.value.pairs() {
+            Some(pairs) => (Some(a.value.range.clone()), entries(pairs)),
+            None => (None, Vec::new()),
+        },
+        None => (None, Vec::new()),
+    };
+    let skip: &[&str] = match form {
+        CallForm::SearchObjects => &[],
+        CallForm::GetChangelogs => &["filters"],
+        CallForm::GetObjectById => &["object_type"],
+        _ => &["object_type", "filters"],
+    };
+    let args = args
+        .iter()
+        .filter(|a| !skip.contains(&a.name.as_str()))
+        .map(|a| Argument {
+            name: a.name.clone(),
+            name_range: a.name_range.clone(),
+            value: a.value.value.clone(),
+            value_range: a.value.range.clone(),
+        })
+        .collect();
+    Some(Site::Rest(RestCall {
+        form,
+        syntax,
+        target,
+        call_range,
+        filters_range,
+        filters,
+        args,
+    }))
+}
+
+/// Filter entries from mapping pairs, in order.
+pub(crate) fn entries(pairs: &[super::lit::Pair]) -> Vec<FilterEntry> {
+    pairs
+        .iter()
+        .map(|p| FilterEntry {
+            key: p.key.clone(),
+            key_range: p.key_range.clone(),
+            value: p.value.value.clone(),
+            value_range: p.value.range.clone(),
+        })
+        .collect()
+}
+
+/// A GraphQL document from a `query` argument that reads as GraphQL and maps exactly, with a
+/// literal `variables` argument beside it.
+pub(crate) fn graphql_site(args: &[Arg<'_>]) -> Option<Site> {
+    let query = args.iter().find(|a| a.name == "query")?;
+    let variables = args
+        .iter()
+        .find(|a| a.name == "variables")
+        .and_then(|a| a.value.to_json())
+        .filter(|v| v.is_object());
+    graphql_doc(query.value, variables)
+}
+
+/// A GraphQL document from a string literal, when it reads as GraphQL and maps exactly.
+pub(crate) fn graphql_doc(query: &Lit, variables: Option<serde_json::Value>) -> Option<Site> {
+    let (text, map) = query.exact_text()?;
+    if !looks_like_graphql(text) {
+        return None;
+    }
+    Some(Site::Graphql(GraphqlDoc {
+        text: text.clone(),
+        map: map.clone(),
+        variables,
+    }))
+}
+
+/// Keys that name the tool in a tool-call object.
+const NAME_KEYS: [&str; 3] = ["name", "tool", "tool_name"];
+/// Keys that hold a tool call's arguments.
+const ARG_KEYS: [&str; 5] = ["arguments", "input", "args", "parameters", "params"];
+
+/// Finds the tool calls in an object tree (JSON / YAML): tool-call objects
+/// `{"name": "netbox_get_objects", "arguments": {...}}` (also `tool` / `tool_name`, and
+/// `input` / `args` / `parameters`, or the arguments beside the name), bare
+/// `{"object_type": ..., "filters": {...}}` objects, and GraphQL bodies `{"query": "...",
+/// "variables": {...}}`, anywhere in the tree.
+pub(crate) fn find_in_tree(root: &Lit, syntax: Syntax, out: &mut Vec<Site>) {
+    // Depth-first with an explicit stack: deep documents must not overflow the call stack.
+    let mut stack = vec![root];
+    while let Some(lit) = stack.pop() {
+        match &lit.kind {
+            super::lit::LitKind::Seq(items) => stack.extend(items.iter().rev()),
+            super::lit::LitKind::Map(pairs) => {
+                if let Some(site) = object_call(lit, syntax) {
+                    out.push(site);
+                    continue;
+                }
+                stack.extend(pairs.iter().rev().map(|p| &p.value));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The call an object stands for, if any.
+fn object_call(obj: &Lit, syntax: Syntax) -> Option<Site> {
+    let named = NAME_KEYS.iter().find_map(|k| {
+        let p = obj.get(k)?;
+        let (name, range) = p.value.as_str()?;
+        Some((tool_from_name(name)?, range))
+    });
+    if let Some((tool, name_range)) = named {
+        let holder = ARG_KEYS
+            .iter()
+            .find_map(|k| obj.get(k).filter(|p| p.value.pairs().is_some()))
+            .map(|p| &p.value);
+        let args = match holder {
+            Some(h) => pair_args(h),
+            // Arguments beside the name: keep only the tool's own parameters, not `tool:` or
+            // wrapper keys such as `id` / `type`.
+            None => pair_args(obj)
+                .into_iter()
+                .filter(|a| positional_names(tool).contains(&a.name.as_str()))
+                .collect(),
+        };
+        return build(tool, syntax, name_range, obj.range.clone(), &args);
+    }
+    if obj.get("object_type").is_some() && obj.get("filters").is_some() {
+        let args = pair_args(obj);
+        let name_range = obj.range.start..obj.range.start;
+        let tool = Tool::Rest(CallForm::GetObjects);
+        return build(tool, syntax, name_range, obj.range.clone(), &args);
+    }
+    if let Some(q) = obj.get("query") {
+        let variables = obj
+            .get("variables")
+            .and_then(|v| v.value.to_json())
+            .filter(|v| v.is_object());
+        return graphql_doc(&q.value, variables);
+    }
+    None
+}
+
+fn pair_args(obj: &Lit) -> Vec<Arg<'_>> {
+    obj.pairs()
+        .unwrap_or(&[])
+        .iter()
+        .map(|p| Arg {
+            name: p.key.clone(),
+            name_range: p.key_range.clone(),
+            value: &p.value,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            tool_from_name("netboxGetObjects"),
+            Some(Tool::Rest(CallForm::GetObjects))
+        );
+        assert_eq!(
+            tool_from_name("mcp__netbox__netbox_get_changelogs"),
+            Some(Tool::Rest(CallForm::GetChangelogs))
+        );
+        assert_eq!(tool_from_name("netbox_graphql_query"), Some(Tool::Graphql));
+        assert_eq!(tool_from_name("get_objects"), None);
+    }
+}
