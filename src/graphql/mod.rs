@@ -1,18 +1,26 @@
-//! GraphQL documents: NetBox's schema per version, validation with apollo-compiler, and
-//! NetBox's own rules. (Being written.)
+//! GraphQL documents: NetBox's schema per version, validation with apollo-compiler, NetBox's own
+//! rules, completion and hover. See `docs/graphql.md` for every finding with an example.
+//!
+//! - [`schema`]: [`NetboxSchema`], loading SDL / introspection JSON (gz accepted).
+//! - [`introspection`]: introspection JSON → SDL converter.
+//! - [`embedded`]: the schemas shipped in `index/` and [`embedded_schema`].
+//! - [`check`]: [`check_document`] (syntax, apollo-compiler validation, NetBox rules, variables).
+//! - [`rules`]: the NetBox rules; [`suggest`]: "did you mean"; [`variables`]: variable values.
+//! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
 
-use crate::extract::GraphqlDoc;
-use crate::finding::Finding;
+pub mod check;
+pub mod complete;
+pub mod cursor;
+pub mod embedded;
+pub mod hover;
+pub mod introspection;
+pub mod rules;
+pub mod schema;
+pub mod suggest;
+pub mod variables;
 
-/// A NetBox GraphQL schema of one version.
-#[derive(Debug)]
-pub struct NetboxSchema {
-    /// NetBox version the schema comes from, e.g. `4.6.8`.
-    pub netbox_version: String,
-}
-
-/// Checks one GraphQL document against `schema`.
-pub fn check_document(doc: &GraphqlDoc, schema: &NetboxSchema) -> Vec<Finding> {
-    let _ = (doc, schema);
-    Vec::new()
-}
+pub use check::check_document;
+pub use complete::{complete, GqlCompletion, GqlCompletionKind};
+pub use embedded::embedded_schema;
+pub use hover::hover;
+pub use schema::{load_schema_file, NetboxSchema};

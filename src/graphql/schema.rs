@@ -1,0 +1,158 @@
+//! Loading a NetBox GraphQL schema (SDL or introspection JSON, optionally gzip-compressed) and
+//! the version traits the NetBox rules need.
+
+use super::introspection;
+use apollo_compiler::schema::ExtendedType;
+use apollo_compiler::validation::Valid;
+use apollo_compiler::Schema;
+use std::io::Read;
+
+/// A NetBox GraphQL schema of one version, validated by apollo-compiler.
+///
+/// Build it once (tens of milliseconds for NetBox's ~300 KB SDL) and share it behind an `Arc`;
+/// checks, completion and hover only read it.
+#[derive(Debug)]
+pub struct NetboxSchema {
+    /// NetBox version the schema comes from, e.g. `4.6.8`; empty when unknown (a schema file
+    /// loaded with `--graphql-schema`). Rules that depend on the version alone (the unpaginated
+    /// list cap) stay quiet when it is empty.
+    pub netbox_version: String,
+    /// The validated schema.
+    pub schema: Valid<Schema>,
+    /// `OffsetPaginationInput` has `start` (NetBox 4.5.10 and 4.6.8 schemas; not 4.3.3/4.4.10).
+    /// NetBox then refuses `start` together with `offset` at run time.
+    pub pagination_has_start: bool,
+}
+
+/// Errors above this many bytes of decompressed input are refused (NetBox's SDL is ~300 KB).
+const MAX_SCHEMA_BYTES: usize = 64 * 1024 * 1024;
+
+impl NetboxSchema {
+    /// Builds from SDL text. Errors carry apollo-compiler's first diagnostics.
+    pub fn from_sdl(sdl: &str, netbox_version: &str) -> Result<NetboxSchema, String> {
+        let schema = match Schema::parse_and_validate(sdl, "schema.graphql") {
+            Ok(s) => s,
+            Err(with) => {
+                let msgs: Vec<String> = with.errors.iter().take(3).map(|d| d.to_string()).collect();
+                return Err(format!("invalid GraphQL schema: {}", msgs.join("; ")));
+            }
+        };
+        if schema.schema_definition.query.is_none() {
+            return Err("GraphQL schema has no query root type".into());
+        }
+        Ok(Self::from_valid(schema, netbox_version))
+    }
+
+    /// Builds from an introspection result (`{"data": {"__schema": ...}}` or `{"__schema": ...}`).
+    pub fn from_introspection(json: &str, netbox_version: &str) -> Result<NetboxSchema, String> {
+        let sdl = introspection::introspection_to_sdl(json)?;
+        Self::from_sdl(&sdl, netbox_version)
+    }
+
+    /// Wraps an already validated schema.
+    pub fn from_valid(schema: Valid<Schema>, netbox_version: &str) -> NetboxSchema {
+        let pagination_has_start = match schema.types.get("OffsetPaginationInput") {
+            Some(ExtendedType::InputObject(o)) => o.fields.contains_key("start"),
+            _ => false,
+        };
+        NetboxSchema {
+            netbox_version: netbox_version.to_string(),
+            schema,
+            pagination_has_start,
+        }
+    }
+
+    /// NetBox applies `MAX_PAGE_SIZE` (default 1000) to unpaginated GraphQL lists from 4.5.5
+    /// (netbox#21933, #21935): a list without `pagination` is silently cut. False when the
+    /// version is unknown.
+    pub fn caps_unpaginated_lists(&self) -> bool {
+        parse_version(&self.netbox_version).is_some_and(|v| v >= (4, 5, 5))
+    }
+
+    /// NetBox's `GRAPHQL_MAX_ALIASES` default (strawberry `MaxAliasesLimiter`, 4.1+).
+    pub fn max_aliases(&self) -> usize {
+        10
+    }
+}
+
+fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
+    let mut it = v.trim_start_matches('v').split('.');
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    let patch = it
+        .next()
+        .map(|p| {
+            p.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    Some((major, minor, patch))
+}
+
+/// Decompresses `bytes` when they start with the gzip magic number; otherwise returns them.
+pub fn maybe_gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes)
+            .take(MAX_SCHEMA_BYTES as u64 + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| format!("cannot decompress gzip schema file: {e}"))?;
+        if out.len() > MAX_SCHEMA_BYTES {
+            return Err("schema file is larger than 64 MiB once decompressed".into());
+        }
+        Ok(out)
+    } else {
+        Ok(bytes.to_vec())
+    }
+}
+
+/// Loads a schema file given to `--graphql-schema` / `index build --graphql`: SDL or
+/// introspection JSON, plain or gzip-compressed. The version is left empty; set
+/// `netbox_version` when it is known. A file that is neither gives a message saying what was
+/// expected (never a panic).
+pub fn load_schema_file(bytes: &[u8]) -> Result<NetboxSchema, String> {
+    let bytes = maybe_gunzip(bytes)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| "GraphQL schema file is not UTF-8 text (expected SDL or introspection JSON)")?;
+    let text = text.trim_start_matches('\u{feff}');
+    if text.trim().is_empty() {
+        return Err("GraphQL schema file is empty".into());
+    }
+    if text.trim_start().starts_with('{') || text.trim_start().starts_with('[') {
+        if !introspection::looks_like_introspection(text) {
+            return Err("JSON file is not a GraphQL introspection result (no `__schema` key; expected `{\"data\": {\"__schema\": ...}}`)".into());
+        }
+        return NetboxSchema::from_introspection(text, "");
+    }
+    NetboxSchema::from_sdl(text, "")
+        .map_err(|e| format!("file is neither introspection JSON nor valid SDL: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(parse_version("4.5.10"), Some((4, 5, 10)));
+        assert_eq!(parse_version("4.3"), Some((4, 3, 0)));
+        assert_eq!(parse_version("4.6.0-beta1"), Some((4, 6, 0)));
+        assert_eq!(parse_version(""), None);
+    }
+
+    #[test]
+    fn not_a_schema() {
+        for (input, want) in [
+            (&b""[..], "empty"),
+            (&b"\xff\xfe"[..], "UTF-8"),
+            (&br#"{"openapi": "3.0.3"}"#[..], "introspection"),
+            (&b"hello world"[..], "neither"),
+            (&b"\x1f\x8b\x00"[..], "gzip"),
+        ] {
+            let err = load_schema_file(input).unwrap_err();
+            assert!(err.contains(want), "{err}");
+        }
+    }
+}
