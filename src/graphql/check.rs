@@ -135,7 +135,9 @@ pub fn check_text(
 /// Maps a finding to host coordinates. A fix whose edit would cross a gap in the map (a removed
 /// `> ` prefix) is dropped rather than applied wrongly.
 fn to_host(f: RawFinding, map: &OffsetMap, text: &str) -> Finding {
-    let clamp = |r: &Range<usize>| r.start.min(text.len())..r.end.min(text.len()).max(r.start.min(text.len()));
+    let clamp = |r: &Range<usize>| {
+        r.start.min(text.len())..r.end.min(text.len()).max(r.start.min(text.len()))
+    };
     let fixes = f
         .fixes
         .into_iter()

@@ -18,7 +18,10 @@ const MAX_DEPTH: usize = 512;
 #[derive(Debug, Clone)]
 pub enum Frame {
     /// `{ ... }` of a selection set on type `ty` (None: unknown type).
-    Selection { ty: Option<String>, field: Option<String> },
+    Selection {
+        ty: Option<String>,
+        field: Option<String>,
+    },
     /// `( ... )` of field `field` on type `parent`; `pending` is the type of the argument whose
     /// value comes next (after `name:`).
     Args {
@@ -85,7 +88,10 @@ pub fn context_at(text: &str, offset: usize, schema: &NetboxSchema) -> Context {
         if start >= offset {
             break;
         }
-        if matches!(tok.kind(), TokenKind::Whitespace | TokenKind::Comment | TokenKind::Comma) {
+        if matches!(
+            tok.kind(),
+            TokenKind::Whitespace | TokenKind::Comment | TokenKind::Comma
+        ) {
             continue;
         }
         if overflow > 0 {
@@ -97,32 +103,41 @@ pub fn context_at(text: &str, offset: usize, schema: &NetboxSchema) -> Context {
             continue;
         }
         let kind = tok.kind();
-        if matches!(kind, TokenKind::LCurly | TokenKind::LParen | TokenKind::LBracket)
-            && stack.len() >= MAX_DEPTH
+        if matches!(
+            kind,
+            TokenKind::LCurly | TokenKind::LParen | TokenKind::LBracket
+        ) && stack.len() >= MAX_DEPTH
         {
             overflow = 1;
             continue;
         }
         match stack.last_mut() {
             None => match kind {
-                TokenKind::Name => {
-                    match data {
-                        "query" => top_ty = root.clone(),
-                        "mutation" => top_ty = s.root_operation(OperationType::Mutation).map(|n| n.to_string()),
-                        "subscription" => {
-                            top_ty = s.root_operation(OperationType::Subscription).map(|n| n.to_string())
-                        }
-                        "on" => after_on = true,
-                        "fragment" => {}
-                        other if after_on => {
-                            top_ty = Some(other.to_string());
-                            after_on = false;
-                        }
-                        _ => {}
+                TokenKind::Name => match data {
+                    "query" => top_ty = root.clone(),
+                    "mutation" => {
+                        top_ty = s
+                            .root_operation(OperationType::Mutation)
+                            .map(|n| n.to_string())
                     }
-                }
+                    "subscription" => {
+                        top_ty = s
+                            .root_operation(OperationType::Subscription)
+                            .map(|n| n.to_string())
+                    }
+                    "on" => after_on = true,
+                    "fragment" => {}
+                    other if after_on => {
+                        top_ty = Some(other.to_string());
+                        after_on = false;
+                    }
+                    _ => {}
+                },
                 TokenKind::LCurly => {
-                    stack.push(Frame::Selection { ty: top_ty.take().or_else(|| root.clone()), field: None });
+                    stack.push(Frame::Selection {
+                        ty: top_ty.take().or_else(|| root.clone()),
+                        field: None,
+                    });
                     top_ty = root.clone();
                 }
                 TokenKind::LParen => stack.push(Frame::Other),
@@ -145,7 +160,12 @@ pub fn context_at(text: &str, offset: usize, schema: &NetboxSchema) -> Context {
                     }
                     TokenKind::LParen => {
                         let field = sel_name.clone();
-                        stack.push(Frame::Args { parent: ty, field, key: None, pending: None });
+                        stack.push(Frame::Args {
+                            parent: ty,
+                            field,
+                            key: None,
+                            pending: None,
+                        });
                     }
                     TokenKind::LCurly => {
                         let child = if spread_on {
@@ -157,7 +177,10 @@ pub fn context_at(text: &str, offset: usize, schema: &NetboxSchema) -> Context {
                                 .map(|t| t.inner_named_type().to_string())
                         };
                         spread_on = false;
-                        stack.push(Frame::Selection { ty: child, field: sel_name.take() });
+                        stack.push(Frame::Selection {
+                            ty: child,
+                            field: sel_name.take(),
+                        });
                     }
                     TokenKind::RCurly => {
                         stack.pop();
@@ -167,7 +190,12 @@ pub fn context_at(text: &str, offset: usize, schema: &NetboxSchema) -> Context {
                     _ => {}
                 }
             }
-            Some(Frame::Args { parent, field, key, pending }) => match kind {
+            Some(Frame::Args {
+                parent,
+                field,
+                key,
+                pending,
+            }) => match kind {
                 TokenKind::Name if pending.is_some() => *pending = None, // enum / true / null
                 TokenKind::Name => *key = Some(data.to_string()),
                 TokenKind::Colon => {
@@ -232,10 +260,20 @@ fn open_value(stack: &mut Vec<Frame>, kind: TokenKind, schema: &NetboxSchema) {
         TokenKind::LCurly => {
             let ty = pending.as_ref().map(|t| t.inner_named_type().to_string());
             let ty = ty.filter(|t| schema.schema.get_input_object(t).is_some());
-            stack.push(Frame::Object { ty, key: None, pending: None });
+            stack.push(Frame::Object {
+                ty,
+                key: None,
+                pending: None,
+            });
         }
         TokenKind::LBracket => {
-            let item = pending.map(|t| if t.is_list() { t.item_type().clone() } else { t });
+            let item = pending.map(|t| {
+                if t.is_list() {
+                    t.item_type().clone()
+                } else {
+                    t
+                }
+            });
             stack.push(Frame::List { item });
         }
         TokenKind::RParen | TokenKind::RCurly | TokenKind::RBracket => {
@@ -267,7 +305,10 @@ pub fn field_type(schema: &NetboxSchema, t: &str, f: &str) -> Option<Type> {
 /// Type of argument `a` of field `f` on `t`.
 pub fn arg_type(schema: &NetboxSchema, t: &str, f: &str, a: &str) -> Option<Type> {
     let d = schema.schema.type_field(t, f).ok()?;
-    d.arguments.iter().find(|x| x.name == a).map(|x| (*x.ty).clone())
+    d.arguments
+        .iter()
+        .find(|x| x.name == a)
+        .map(|x| (*x.ty).clone())
 }
 
 /// Type of input field `k` of input object `t`.

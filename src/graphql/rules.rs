@@ -82,10 +82,7 @@ pub fn walk(doc: &ast::Document, nb: &NetboxSchema, text: &str) -> Walk {
         out: Walk::default(),
         vars: HashMap::new(),
     };
-    let query_root = nb
-        .schema
-        .root_operation(ast::OperationType::Query)
-        .cloned();
+    let query_root = nb.schema.root_operation(ast::OperationType::Query).cloned();
     for def in &doc.definitions {
         match def {
             ast::Definition::OperationDefinition(op) => {
@@ -192,8 +189,7 @@ impl Ctx<'_> {
             } else if (name == "limit" || name == "offset") && has("pagination") {
                 legacy_pagination.push(arg);
             } else if let Some(r) = span(arg.name.location()) {
-                let candidates =
-                    did_you_mean(name, def.arguments.iter().map(|a| a.name.as_str()));
+                let candidates = did_you_mean(name, def.arguments.iter().map(|a| a.name.as_str()));
                 self.out.unknowns.push(Unknown {
                     range: r,
                     value_range: None,
@@ -202,7 +198,11 @@ impl Ctx<'_> {
             }
         }
         if !legacy_pagination.is_empty() {
-            self.legacy_pagination(&legacy_pagination, f, has("pagination") && f.arguments.iter().any(|a| a.name == "pagination"));
+            self.legacy_pagination(
+                &legacy_pagination,
+                f,
+                has("pagination") && f.arguments.iter().any(|a| a.name == "pagination"),
+            );
         } else if root
             && has("pagination")
             && def.ty.is_list()
@@ -260,7 +260,9 @@ impl Ctx<'_> {
     ) {
         let parts: Vec<String> = args
             .iter()
-            .filter_map(|a| span(a.value.location()).map(|r| format!("{}: {}", a.name, self.src(&r))))
+            .filter_map(|a| {
+                span(a.value.location()).map(|r| format!("{}: {}", a.name, self.src(&r)))
+            })
             .collect();
         let working = format!("pagination: {{{}}}", parts.join(", "));
         let mut edits = Vec::new();
@@ -357,7 +359,11 @@ impl Ctx<'_> {
         }
         match v.as_ref() {
             Value::List(items) => {
-                let item_ty = if ty.is_list() { ty.item_type().clone() } else { ty.clone() };
+                let item_ty = if ty.is_list() {
+                    ty.item_type().clone()
+                } else {
+                    ty.clone()
+                };
                 for item in items {
                     self.value(item, &item_ty, in_filter, None);
                 }
@@ -488,10 +494,12 @@ impl Ctx<'_> {
 
     fn is_object_variable(&self, v: &Value) -> bool {
         match v {
-            Value::Variable(n) => self
-                .vars
-                .get(n)
-                .is_some_and(|t| self.nb.schema.get_input_object(t.inner_named_type()).is_some()),
+            Value::Variable(n) => self.vars.get(n).is_some_and(|t| {
+                self.nb
+                    .schema
+                    .get_input_object(t.inner_named_type())
+                    .is_some()
+            }),
             _ => false,
         }
     }
@@ -654,7 +662,9 @@ impl Ctx<'_> {
     ) {
         let new = match v {
             Value::Enum(e) => Some(format!("{{exact: {e}}}")),
-            Value::String(s) => self.enum_for_string(en, s).map(|e| format!("{{exact: {e}}}")),
+            Value::String(s) => self
+                .enum_for_string(en, s)
+                .map(|e| format!("{{exact: {e}}}")),
             Value::List(items) => {
                 let vals: Option<Vec<String>> = items
                     .iter()
@@ -707,10 +717,13 @@ impl Ctx<'_> {
                     .iter()
                     .filter(|(n, _)| n == "in_list")
                     .flat_map(|(_, v)| match v.as_ref() {
-                        Value::List(items) => items.iter().filter_map(|i| match i.as_ref() {
-                            Value::Enum(e) => Some(e.to_string()),
-                            _ => None,
-                        }).collect(),
+                        Value::List(items) => items
+                            .iter()
+                            .filter_map(|i| match i.as_ref() {
+                                Value::Enum(e) => Some(e.to_string()),
+                                _ => None,
+                            })
+                            .collect(),
                         _ => Vec::new(),
                     })
                     .collect();

@@ -114,8 +114,9 @@ pub fn maybe_gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
 /// expected (never a panic).
 pub fn load_schema_file(bytes: &[u8]) -> Result<NetboxSchema, String> {
     let bytes = maybe_gunzip(bytes)?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|_| "GraphQL schema file is not UTF-8 text (expected SDL or introspection JSON)")?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| {
+        "GraphQL schema file is not UTF-8 text (expected SDL or introspection JSON)"
+    })?;
     let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() {
         return Err("GraphQL schema file is empty".into());

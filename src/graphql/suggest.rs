@@ -18,7 +18,8 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
             let cl = c.to_ascii_lowercase();
             let edits = strsim::damerau_levenshtein(&lower, &cl);
             let jw = strsim::jaro_winkler(&lower, &cl);
-            let contains = lower.len() >= 4 && cl.len() >= 4 && (cl.contains(&lower) || lower.contains(&cl));
+            let contains =
+                lower.len() >= 4 && cl.len() >= 4 && (cl.contains(&lower) || lower.contains(&cl));
             let stripped = strip_common(&lower, &cl);
             if edits <= max_edits || jw >= 0.94 || contains || stripped {
                 // Fewer edits first, then higher similarity.
@@ -29,14 +30,21 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
         })
         .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
-    scored.into_iter().take(3).map(|(_, c)| c.to_string()).collect()
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, c)| c.to_string())
+        .collect()
 }
 
 /// `has_primary_ip` vs `primary_ip4`: equal after dropping a `has_`/`is_` prefix and a digit
 /// suffix.
 fn strip_common(a: &str, b: &str) -> bool {
     let norm = |s: &str| {
-        let s = s.strip_prefix("has_").or_else(|| s.strip_prefix("is_")).unwrap_or(s);
+        let s = s
+            .strip_prefix("has_")
+            .or_else(|| s.strip_prefix("is_"))
+            .unwrap_or(s);
         s.trim_end_matches(|c: char| c.is_ascii_digit()).to_string()
     };
     let (na, nb) = (norm(a), norm(b));
@@ -50,7 +58,10 @@ pub fn or_list(names: &[String]) -> String {
         [one] => format!("`{one}`"),
         [init @ .., last] => format!(
             "{} or `{last}`",
-            init.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+            init.iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -61,11 +72,24 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        let names = ["filters", "pagination", "name", "primary_ip4", "primary_ip6", "role"];
+        let names = [
+            "filters",
+            "pagination",
+            "name",
+            "primary_ip4",
+            "primary_ip6",
+            "role",
+        ];
         assert_eq!(did_you_mean("filter", names), vec!["filters"]);
         assert_eq!(did_you_mean("rolee", names), vec!["role"]);
-        assert_eq!(did_you_mean("has_primary_ip", names), vec!["primary_ip4", "primary_ip6"]);
+        assert_eq!(
+            did_you_mean("has_primary_ip", names),
+            vec!["primary_ip4", "primary_ip6"]
+        );
         assert!(did_you_mean("nonexistent", names).is_empty());
-        assert_eq!(or_list(&["a".into(), "b".into(), "c".into()]), "`a`, `b` or `c`");
+        assert_eq!(
+            or_list(&["a".into(), "b".into(), "c".into()]),
+            "`a`, `b` or `c`"
+        );
     }
 }

@@ -91,9 +91,10 @@ fn coerce(schema: &NetboxSchema, ty: &Type, value: &J, path: &str, depth: usize)
     if ty.is_list() {
         let item = ty.item_type();
         return match value {
-            J::Array(items) => items.iter().enumerate().find_map(|(i, x)| {
-                coerce(schema, item, x, &format!("{path}[{i}]"), depth + 1)
-            }),
+            J::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, x)| coerce(schema, item, x, &format!("{path}[{i}]"), depth + 1)),
             // GraphQL input coercion wraps a single value in a list.
             single => coerce(schema, item, single, path, depth + 1),
         };
@@ -127,45 +128,67 @@ fn coerce(schema: &NetboxSchema, ty: &Type, value: &J, path: &str, depth: usize)
             J::Bool(_) => None,
             _ => bad("`true` or `false`"),
         },
-        _ => match schema.schema.types.get(named) {
-            Some(ExtendedType::Enum(e)) => match value.as_str() {
-                Some(s) if e.values.contains_key(s) => None,
-                Some(s) => {
-                    let c = did_you_mean(s, e.values.keys().map(|k| k.as_str()));
-                    let hint = if c.is_empty() {
-                        e.values.keys().take(4).map(|k| format!("`\"{k}\"`")).collect::<Vec<_>>().join(", ")
-                    } else {
-                        c.iter().map(|k| format!("`\"{k}\"`")).collect::<Vec<_>>().join(" or ")
+        _ => {
+            match schema.schema.types.get(named) {
+                Some(ExtendedType::Enum(e)) => match value.as_str() {
+                    Some(s) if e.values.contains_key(s) => None,
+                    Some(s) => {
+                        let c = did_you_mean(s, e.values.keys().map(|k| k.as_str()));
+                        let hint = if c.is_empty() {
+                            e.values
+                                .keys()
+                                .take(4)
+                                .map(|k| format!("`\"{k}\"`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        } else {
+                            c.iter()
+                                .map(|k| format!("`\"{k}\"`"))
+                                .collect::<Vec<_>>()
+                                .join(" or ")
+                        };
+                        Some(format!(
+                            "`{path}` = \"{s}\" is not a `{named}` value; use {hint}"
+                        ))
+                    }
+                    None => bad("an enum value name as a string"),
+                },
+                Some(ExtendedType::InputObject(o)) => {
+                    let J::Object(map) = value else {
+                        return bad("an object");
                     };
-                    Some(format!("`{path}` = \"{s}\" is not a `{named}` value; use {hint}"))
-                }
-                None => bad("an enum value name as a string"),
-            },
-            Some(ExtendedType::InputObject(o)) => {
-                let J::Object(map) = value else {
-                    return bad("an object");
-                };
-                for (k, v) in map {
-                    match o.fields.get(k.as_str()) {
-                        Some(f) => {
-                            if let Some(p) = coerce(schema, &f.ty, v, &format!("{path}.{k}"), depth + 1) {
-                                return Some(p);
+                    for (k, v) in map {
+                        match o.fields.get(k.as_str()) {
+                            Some(f) => {
+                                if let Some(p) =
+                                    coerce(schema, &f.ty, v, &format!("{path}.{k}"), depth + 1)
+                                {
+                                    return Some(p);
+                                }
+                            }
+                            None => {
+                                let c = did_you_mean(k, o.fields.keys().map(|k| k.as_str()));
+                                let hint = if c.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!("; did you mean `{}`?", c[0])
+                                };
+                                return Some(format!("`{path}` has field `{k}`, which `{named}` does not define{hint}"));
                             }
                         }
-                        None => {
-                            let c = did_you_mean(k, o.fields.keys().map(|k| k.as_str()));
-                            let hint = if c.is_empty() { String::new() } else { format!("; did you mean `{}`?", c[0]) };
-                            return Some(format!("`{path}` has field `{k}`, which `{named}` does not define{hint}"));
-                        }
                     }
+                    o.fields
+                        .iter()
+                        .find(|(k, f)| {
+                            f.ty.is_non_null()
+                                && f.default_value.is_none()
+                                && !map.contains_key(k.as_str())
+                        })
+                        .map(|(k, f)| format!("`{path}` lacks required field `{k}: {}`", f.ty))
                 }
-                o.fields
-                    .iter()
-                    .find(|(k, f)| f.ty.is_non_null() && f.default_value.is_none() && !map.contains_key(k.as_str()))
-                    .map(|(k, f)| format!("`{path}` lacks required field `{k}: {}`", f.ty))
+                // Custom scalars (JSON, DateTime, BigInt, ...): accept anything.
+                _ => None,
             }
-            // Custom scalars (JSON, DateTime, BigInt, ...): accept anything.
-            _ => None,
-        },
+        }
     }
 }

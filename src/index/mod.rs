@@ -91,7 +91,10 @@ impl FilterIndex {
     pub fn resolve(&self, target: &str) -> Option<(&str, &Endpoint)> {
         let t = target.trim();
         if let Some(key) = self.object_types.get(t) {
-            return self.endpoints.get_key_value(key.as_str()).map(|(k, e)| (k.as_str(), e));
+            return self
+                .endpoints
+                .get_key_value(key.as_str())
+                .map(|(k, e)| (k.as_str(), e));
         }
         let t = t.trim_start_matches('/');
         let t = t.strip_prefix("api/").unwrap_or(t).trim_end_matches('/');

@@ -5,7 +5,9 @@
 
 use super::context::{self, Context, Expect, Quote};
 use super::position::{Encoding, Snapshot};
-use super::{guarded, Backend};
+use super::{graphql_site, guarded, Backend};
+use crate::extract::GraphqlDoc;
+use crate::graphql::{GqlCompletionKind, NetboxSchema};
 use crate::index::{FilterIndex, Parameter};
 use std::collections::BTreeSet;
 use tower_lsp_server::jsonrpc::Result;
@@ -26,6 +28,12 @@ pub async fn handle(
     let kind = view.kind;
     let result = guarded(|| {
         let offset = snap.offset(pos.position, enc);
+        if let Some(schema) = loaded.knowledge.graphql.as_deref() {
+            if let Some((doc, at)) = graphql_site::locate(&snap.text, kind, offset) {
+                let items = graphql_items(&doc, at, schema, &snap, enc);
+                return (!items.is_empty()).then_some(items);
+            }
+        }
         let ctx = context::at(&snap.text, offset, kind)?;
         let index = loaded.knowledge.index.as_deref()?;
         let items = items(&ctx, index, &snap, enc);
@@ -227,4 +235,39 @@ pub fn param_doc(name: &str, p: &Parameter, index: &FilterIndex, endpoint: &str)
         }
     }
     s
+}
+
+/// Completion items inside a GraphQL document, from the `graphql` module, with host ranges.
+fn graphql_items(
+    doc: &GraphqlDoc,
+    at: usize,
+    schema: &NetboxSchema,
+    snap: &Snapshot,
+    enc: Encoding,
+) -> Vec<CompletionItem> {
+    let start = graphql_site::word_start(&doc.text, at);
+    let host = doc.map.to_host(start)..doc.map.to_host_end(at).max(doc.map.to_host(start));
+    let range = snap.range(&host, enc);
+    crate::graphql::complete(&doc.text, at, schema)
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| CompletionItem {
+            label: c.label.clone(),
+            kind: Some(match c.kind {
+                GqlCompletionKind::Field => CompletionItemKind::FIELD,
+                GqlCompletionKind::Argument => CompletionItemKind::PROPERTY,
+                GqlCompletionKind::InputField => CompletionItemKind::PROPERTY,
+                GqlCompletionKind::EnumValue => CompletionItemKind::ENUM_MEMBER,
+                GqlCompletionKind::Keyword => CompletionItemKind::KEYWORD,
+            }),
+            detail: Some(c.detail),
+            sort_text: Some(format!("{i:05}")),
+            filter_text: Some(c.label),
+            text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
+                range,
+                c.insert_text,
+            ))),
+            ..CompletionItem::default()
+        })
+        .collect()
 }

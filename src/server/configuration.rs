@@ -12,9 +12,14 @@ use tower_lsp_server::ls_types::*;
 /// The settings section asked for with `workspace/configuration`.
 pub const SECTION: &str = "netboxLsp";
 
-/// Handles `workspace/didChangeConfiguration`: settings pushed in the notification are used at
-/// once; clients that support `workspace/configuration` are asked again.
+/// Handles `workspace/didChangeConfiguration`. Clients that support `workspace/configuration`
+/// are asked again (their answer is the truth; the notification's payload is often empty);
+/// for the others the settings pushed in the notification are used.
 pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfigurationParams) {
+    if lock(&backend.state.caps).configuration {
+        spawn_reload(backend);
+        return;
+    }
     let pushed = params
         .settings
         .get(SECTION)

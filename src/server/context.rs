@@ -450,8 +450,9 @@ fn filters_dict(text: &str, scan: &Scan, top: usize, offset: usize) -> Option<(S
     // JSON/YAML tool call: the object type is a sibling of `filters` in the enclosing object.
     let region_start = parent.map_or_else(|| text[..f.pos].rfind("\n\n").unwrap_or(0), |p| p.pos);
     let ahead_end = floor_boundary(text, (offset + LOOK_AHEAD).min(text.len()));
-    let region = &text[region_start..ahead_end];
-    if region.contains(CHANGELOG_TOOL) {
+    // The tool name may sit further out (`{"name": ..., "arguments": {"filters": ...}}`).
+    let outer_start = scan.stack.first().map_or(region_start, |f| f.pos);
+    if text[outer_start..ahead_end].contains(CHANGELOG_TOOL) {
         return Some((CHANGELOG_TARGET.to_string(), quote));
     }
     let before_region = &text[region_start..f.pos];

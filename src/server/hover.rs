@@ -4,7 +4,7 @@
 
 use super::completion::{detail, param_doc};
 use super::context::{self, Expect};
-use super::{guarded, Backend};
+use super::{graphql_site, guarded, Backend};
 use crate::finding::Finding;
 use crate::index::FilterIndex;
 use std::ops::Range;
@@ -23,6 +23,18 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
     let snap = view.snap.clone();
     let result = guarded(|| {
         let offset = snap.offset(pos.position, enc);
+        if let Some(schema) = loaded.knowledge.graphql.as_deref() {
+            if let Some((doc, at)) = graphql_site::locate(&snap.text, view.kind, offset) {
+                let text = crate::graphql::hover(&doc.text, at, schema)?;
+                return Some(Hover {
+                    contents: HoverContents::Markup(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: text,
+                    }),
+                    range: None,
+                });
+            }
+        }
         let index = loaded.knowledge.index.as_deref()?;
         let (range, text) = describe(&snap.text, offset, view.kind, index, &findings)?;
         Some(Hover {

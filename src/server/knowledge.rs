@@ -101,13 +101,43 @@ fn graphql_schema(
     notes: &mut Vec<String>,
 ) -> Option<Arc<crate::graphql::NetboxSchema>> {
     if let Some(path) = &settings.graphql_schema {
-        notes.push(format!(
-            "graphql_schema {} is not used: this build reads only the shipped schemas",
-            path.display()
-        ));
+        let loaded = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| crate::graphql::load_schema_file(&b));
+        match loaded {
+            Ok(mut s) => {
+                s.netbox_version = version.unwrap_or_default().to_string();
+                return Some(Arc::new(s));
+            }
+            Err(e) => notes.push(format!(
+                "cannot use GraphQL schema {}: {e}; using the shipped schema instead",
+                path.display()
+            )),
+        }
     }
-    let _ = version;
-    None
+    let shipped = shipped_schema_version(version)?;
+    crate::graphql::embedded_schema(shipped)
+}
+
+/// The shipped GraphQL schema version for a requested version: exact, else the newest of the
+/// same `major.minor` (or of the requested prefix), else the newest.
+fn shipped_schema_version(requested: Option<&str>) -> Option<&'static str> {
+    let versions: Vec<&'static str> = crate::graphql::embedded::versions().collect();
+    let newest = versions.last().copied();
+    let Some(req) = requested.map(str::trim).filter(|r| !r.is_empty()) else {
+        return newest;
+    };
+    if let Some(v) = versions.iter().find(|v| **v == req) {
+        return Some(v);
+    }
+    let minor: Vec<&str> = req.split('.').take(2).collect();
+    let minor = minor.join(".");
+    versions
+        .iter()
+        .rev()
+        .find(|v| v.split('.').take(2).collect::<Vec<_>>().join(".") == minor)
+        .copied()
+        .or(newest)
 }
 
 /// The shipped index chosen for `requested` (newest when `None`).

@@ -24,10 +24,12 @@ pub mod did_change;
 pub mod did_close;
 pub mod did_open;
 pub mod document;
+pub mod graphql_site;
 pub mod hover;
 pub mod initialize;
 pub mod knowledge;
 pub mod position;
+pub mod transport;
 
 use config::Settings;
 use document::Document;
@@ -60,6 +62,8 @@ pub fn run_stdio() -> i32 {
     };
     let debug_hooks = std::env::var_os(DEBUG_HOOKS_ENV).is_some_and(|v| v == "1");
     runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), debug_hooks));
+    // The stdin reader is a blocking thread that may still wait for input: do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     0
 }
 
@@ -71,10 +75,21 @@ where
     O: AsyncWrite,
 {
     let (service, socket) = service(debug_hooks);
-    Server::new(input, output, socket)
+    // Messages pass through `transport::sanitize` so one undecodable message cannot end the
+    // connection (see there).
+    let (clean_in, clean_out) = tokio::io::duplex(1 << 16);
+    let server = Server::new(clean_out, output, socket)
         .concurrency_level(1)
-        .serve(service)
-        .await;
+        .serve(service);
+    let guard = transport::sanitize(input, clean_in);
+    tokio::pin!(server, guard);
+    let mut input_open = true;
+    loop {
+        tokio::select! {
+            _ = &mut server => break,
+            _ = &mut guard, if input_open => input_open = false,
+        }
+    }
 }
 
 /// The LSP service and its client socket, for callers that run their own transport.
