@@ -1,6 +1,9 @@
-//! `netbox-lsp index build` and `index info`. (Being written.)
+//! `netbox-lsp index build` and `index info`.
 
-use std::path::PathBuf;
+use crate::index::build::build_with_report;
+use crate::index::load::{load_index, write_index};
+use crate::index::{embedded, FilterIndex};
+use std::path::{Path, PathBuf};
 
 /// Arguments of `index build`.
 #[derive(Debug, clap::Args)]
@@ -27,14 +30,137 @@ pub struct InfoArgs {
     pub index: Option<PathBuf>,
 }
 
-/// Runs `index build`; returns the exit code.
+/// Runs `index build`; returns the exit code (0 written, 2 usage, I/O or build error).
 pub fn build(args: &BuildArgs) -> i32 {
-    let _ = args;
+    if args.openapi.is_none() && args.graphql.is_none() {
+        eprintln!("netbox-lsp index build: give --openapi FILE and/or --graphql FILE");
+        return 2;
+    }
+    let mut code = 0;
+    if let Some(openapi) = &args.openapi {
+        code = code.max(build_rest(openapi, args.output.as_deref()));
+    }
+    // ---- GraphQL part (owned by the GraphQL work; wire `crate::graphql` here) ----
+    if let Some(graphql) = &args.graphql {
+        code = code.max(build_graphql(graphql, args.output.as_deref()));
+    }
+    code
+}
+
+/// The GraphQL branch of `index build`: not available in this build yet.
+fn build_graphql(_schema: &Path, _output: Option<&Path>) -> i32 {
+    eprintln!("netbox-lsp index build: GraphQL schema building is not available in this build");
+    2
+}
+
+/// Builds and writes the filter index from an OpenAPI document.
+fn build_rest(openapi: &Path, output: Option<&Path>) -> i32 {
+    let bytes = match std::fs::read(openapi) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!(
+                "netbox-lsp index build: cannot read {}: {e}",
+                openapi.display()
+            );
+            return 2;
+        }
+    };
+    let (index, report) = match build_with_report(&bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("netbox-lsp index build: {}: {e}", openapi.display());
+            return 2;
+        }
+    };
+    let out = output
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(format!("netbox-{}.index.json.gz", index.netbox_version)));
+    let data = write_index(&index);
+    if let Err(e) = std::fs::write(&out, &data) {
+        eprintln!(
+            "netbox-lsp index build: cannot write {}: {e}",
+            out.display()
+        );
+        return 2;
+    }
+    let mut text = format!(
+        "wrote {} ({} bytes)\n{}",
+        out.display(),
+        data.len(),
+        describe(&index)
+    );
+    text += &format!(
+        "choice ids resolved:       {} of {} indexed parameters ({} of {} in the whole document)\n",
+        report.enum_ids_resolved,
+        report.enum_ids,
+        report.document_enum_ids_in_components,
+        report.document_enum_ids
+    );
+    for u in &report.unresolved {
+        text += &format!("  unresolved choice id: {u}\n");
+    }
+    print_out(&text);
     0
 }
 
-/// Runs `index info`; returns the exit code.
+/// Runs `index info`; returns the exit code (0, or 2 on I/O, format or version errors).
 pub fn info(args: &InfoArgs) -> i32 {
-    let _ = args;
+    let index = if let Some(path) = &args.index {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("netbox-lsp index info: cannot read {}: {e}", path.display());
+                return 2;
+            }
+        };
+        match load_index(&bytes) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("netbox-lsp index info: {}: {e}", path.display());
+                return 2;
+            }
+        }
+    } else {
+        let sel = match embedded::select(args.netbox_version.as_deref()) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("netbox-lsp index info: {e}");
+                return 2;
+            }
+        };
+        if let Some(note) = &sel.note {
+            eprintln!("note: {note}");
+        }
+        (*embedded::embedded_index(sel.version)).clone()
+    };
+    print_out(&describe(&index));
     0
+}
+
+/// Writes to stdout, ignoring a closed pipe (`index info | head -1`) instead of panicking.
+fn print_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// The lines `index info` prints: version, format, source hash and counts.
+pub fn describe(index: &FilterIndex) -> String {
+    format!(
+        "NetBox version:            {}\n\
+         index format:              {}\n\
+         source sha256:             {}\n\
+         endpoints:                 {}\n\
+         object types:              {}\n\
+         parameters:                {}\n\
+         parameters with choices:   {}\n\
+         choice sets:               {}\n",
+        index.netbox_version,
+        index.format,
+        index.source_sha256,
+        index.endpoints.len(),
+        index.object_types.len(),
+        index.parameter_count(),
+        index.parameters_with_choices(),
+        index.choice_sets.len(),
+    )
 }

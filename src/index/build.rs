@@ -1,1 +1,571 @@
-//! Builds a [`FilterIndex`](super::FilterIndex) from an OpenAPI document. (Being written.)
+//! Builds a [`FilterIndex`] from NetBox's OpenAPI document (`/api/schema/?format=json`, or the
+//! `openapi.json.gz` files under `../shared/netbox/v<version>/`).
+//!
+//! What is taken from the document (facts: `netbox-facts.md` §1.2, checked on 4.3.3–4.6.8):
+//! - list endpoints: `GET /api/<app>/<slug>/` (three segments, no `{`) and plugin collections
+//!   `GET /api/plugins/<plugin>/<slug>/`;
+//! - the object type each serves, from the `200` response `$ref` `Paginated<Model>List`
+//!   (`WithConfigContext` dropped), overridden by [`IRREGULAR`] for the few whose model name is
+//!   not what the path suggests;
+//! - every query parameter, its value kind (`type` + `format`; `array` → `multi`) and its choices:
+//!   the parameter's inline `enum`, or the component enum with the same `x-spec-enum-id`.
+
+use super::{ChoiceSet, Endpoint, FilterIndex, Parameter, ValueKind, FORMAT_VERSION};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Read;
+
+/// Largest uncompressed document accepted (bytes). NetBox 4.6 is about 13 MB.
+const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
+
+/// Endpoints whose object type cannot be derived from the path or the response name, keyed by
+/// endpoint key (facts: `netbox-facts.md` §1.2 and §B.3). `extras/object-types` served
+/// `core.objecttype` before NetBox 4.4 (removed in 4.5).
+pub const IRREGULAR: &[(&str, &str)] = &[
+    ("core/object-types", "core.objecttype"),
+    ("extras/object-types", "core.objecttype"),
+    ("dcim/virtual-chassis", "dcim.virtualchassis"),
+    ("extras/tagged-objects", "extras.taggeditem"),
+    ("users/permissions", "users.objectpermission"),
+    ("virtualization/interfaces", "virtualization.vminterface"),
+];
+
+/// Why an OpenAPI document could not be turned into an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// Gzip magic bytes but the stream is cut short.
+    TruncatedGzip,
+    /// Gzip magic bytes but the stream is corrupt (message from the decoder).
+    BadGzip(String),
+    /// The uncompressed document is larger than the accepted maximum (bytes).
+    TooLarge(u64),
+    /// Not JSON (serde_json's message, with line and column).
+    NotJson(String),
+    /// JSON, but not an OpenAPI document (what is missing).
+    NotOpenApi(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::TruncatedGzip => {
+                write!(f, "the gzip file is truncated (download or copy it again)")
+            }
+            BuildError::BadGzip(e) => write!(f, "the gzip file is corrupt: {e}"),
+            BuildError::TooLarge(max) => {
+                write!(f, "the OpenAPI document is larger than {max} bytes")
+            }
+            BuildError::NotJson(e) => write!(f, "the OpenAPI document is not JSON: {e}"),
+            BuildError::NotOpenApi(what) => write!(f, "not an OpenAPI document: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Figures about choice resolution gathered while building (for `index build` output and tests).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildReport {
+    /// Indexed parameters whose schema carries an `x-spec-enum-id`.
+    pub enum_ids: usize,
+    /// Of those, how many got a choice set (inline `enum` or a component with the same id).
+    pub enum_ids_resolved: usize,
+    /// `x-spec-enum-id` occurrences in every operation of the document (not only list endpoints).
+    pub document_enum_ids: usize,
+    /// Of those, how many have a component enum with the same id.
+    pub document_enum_ids_in_components: usize,
+    /// `endpoint key` + parameter name of indexed parameters whose enum id did not resolve.
+    pub unresolved: Vec<String>,
+}
+
+/// Builds the index from an OpenAPI document, JSON or gzip-compressed JSON (detected by the magic
+/// bytes `1f 8b`). The stamp is `info.version`, the SHA-256 of the uncompressed document and
+/// [`FORMAT_VERSION`]. Errors, never panics, on anything that is not a readable OpenAPI document.
+pub fn build_from_openapi(bytes: &[u8]) -> Result<FilterIndex, BuildError> {
+    build_with_report(bytes).map(|(index, _)| index)
+}
+
+/// [`build_from_openapi`], also returning the choice-resolution figures.
+pub fn build_with_report(bytes: &[u8]) -> Result<(FilterIndex, BuildReport), BuildError> {
+    let raw = decompress(bytes)?;
+    let doc: Value =
+        serde_json::from_slice(&raw).map_err(|e| BuildError::NotJson(e.to_string()))?;
+    let root = doc
+        .as_object()
+        .ok_or_else(|| BuildError::NotOpenApi("the top level is not an object".into()))?;
+    let paths = root
+        .get("paths")
+        .and_then(Value::as_object)
+        .ok_or_else(|| BuildError::NotOpenApi("no `paths` object".into()))?;
+    let version = root
+        .get("info")
+        .and_then(|i| i.get("version"))
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .trim()
+        .to_string();
+    let sha = Sha256::digest(&raw);
+    let source_sha256: String = sha.iter().map(|b| format!("{b:02x}")).collect();
+
+    let components = root
+        .get("components")
+        .and_then(|c| c.get("schemas"))
+        .and_then(Value::as_object);
+    let enums = component_enums(components);
+    let mut builder = Builder {
+        root: &doc,
+        enums: &enums,
+        sets: Vec::new(),
+        set_ids: HashMap::new(),
+        report: BuildReport::default(),
+    };
+
+    let mut endpoints = BTreeMap::new();
+    for (path, item) in paths {
+        let Some(key) = list_endpoint_key(path) else {
+            continue;
+        };
+        let Some(get) = item.get("get").and_then(Value::as_object) else {
+            continue;
+        };
+        let endpoint = builder.endpoint(&key, item, get);
+        endpoints.insert(key, endpoint);
+    }
+    if let Some(p) = root.get("paths") {
+        count_document_enum_ids(p, &enums, &mut builder.report);
+    }
+
+    let mut object_types: BTreeMap<String, String> = BTreeMap::new();
+    for (key, ep) in &endpoints {
+        let Some(ot) = &ep.object_type else { continue };
+        // Two endpoints may serve one type (`core/object-types` and the older
+        // `extras/object-types` on 4.4): prefer the one under the type's own app.
+        let own_app = |k: &str| ot.split('.').next() == k.split('/').next();
+        match object_types.get(ot) {
+            Some(existing) if own_app(existing) || !own_app(key) => {}
+            _ => {
+                object_types.insert(ot.clone(), key.clone());
+            }
+        }
+    }
+
+    let index = FilterIndex {
+        format: FORMAT_VERSION,
+        netbox_version: version,
+        source_sha256,
+        from_instance: false,
+        endpoints,
+        object_types,
+        choice_sets: builder.sets,
+    };
+    Ok((index, builder.report))
+}
+
+/// Uncompresses gzip input (by magic bytes); passes anything else through.
+fn decompress(bytes: &[u8]) -> Result<Vec<u8>, BuildError> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes.to_vec());
+    }
+    let mut out = Vec::new();
+    let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(MAX_DOCUMENT_BYTES + 1);
+    match dec.read_to_end(&mut out) {
+        Ok(_) if out.len() as u64 > MAX_DOCUMENT_BYTES => {
+            Err(BuildError::TooLarge(MAX_DOCUMENT_BYTES))
+        }
+        Ok(_) => Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(BuildError::TruncatedGzip),
+        Err(e) => Err(BuildError::BadGzip(e.to_string())),
+    }
+}
+
+/// `/api/dcim/devices/` → `dcim/devices`; `/api/plugins/bgp/sessions/` → `plugins/bgp/sessions`;
+/// `None` for detail paths, actions and anything else.
+pub fn list_endpoint_key(path: &str) -> Option<String> {
+    if path.contains('{') {
+        return None;
+    }
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match segs.as_slice() {
+        ["api", "plugins", plugin, slug] => Some(format!("plugins/{plugin}/{slug}")),
+        ["api", app, slug] if *app != "plugins" => Some(format!("{app}/{slug}")),
+        _ => None,
+    }
+}
+
+/// Singular model name from a path slug: hyphens removed, plural ending dropped
+/// (`ip-addresses` → `ipaddress`, `prefixes` → `prefix`, `vlan-translation-policies` →
+/// `vlantranslationpolicy`). Used when the response does not name the model.
+pub fn singularise(slug: &str) -> String {
+    let s = slug.replace('-', "");
+    if let Some(stem) = s.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    for end in ["sses", "xes", "ches", "shes"] {
+        if s.ends_with(end) {
+            return s[..s.len() - 2].to_string();
+        }
+    }
+    // `chassis`, `address` are already singular.
+    match s.strip_suffix('s') {
+        Some(stem) if !stem.ends_with('s') && !stem.ends_with('i') => stem.to_string(),
+        _ => s,
+    }
+}
+
+/// Component enums by `x-spec-enum-id`: values in choice order (`""` and JSON `null` dropped)
+/// and labels gathered from every component description with that id.
+struct ComponentEnum {
+    values: Vec<String>,
+    labels: HashMap<String, String>,
+}
+
+fn component_enums(schemas: Option<&Map<String, Value>>) -> HashMap<String, ComponentEnum> {
+    let mut out: HashMap<String, ComponentEnum> = HashMap::new();
+    let mut stack: Vec<&Value> = schemas.into_iter().flat_map(|m| m.values()).collect();
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if let Some(id) = o.get("x-spec-enum-id").and_then(Value::as_str) {
+                    let entry = out.entry(id.to_string()).or_insert_with(|| ComponentEnum {
+                        values: Vec::new(),
+                        labels: HashMap::new(),
+                    });
+                    if entry.values.is_empty() {
+                        entry.values = enum_values(o.get("enum"));
+                    }
+                    if let Some(d) = o.get("description").and_then(Value::as_str) {
+                        for (val, label) in bullets(d) {
+                            entry.labels.entry(val).or_insert(label);
+                        }
+                    }
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a.iter()),
+            _ => {}
+        }
+    }
+    out.retain(|_, e| !e.values.is_empty());
+    out
+}
+
+/// Counts `x-spec-enum-id` occurrences under `paths` and how many a component resolves.
+fn count_document_enum_ids(
+    v: &Value,
+    enums: &HashMap<String, ComponentEnum>,
+    report: &mut BuildReport,
+) {
+    match v {
+        Value::Object(o) => {
+            if let Some(id) = o.get("x-spec-enum-id").and_then(Value::as_str) {
+                report.document_enum_ids += 1;
+                if enums.contains_key(id) {
+                    report.document_enum_ids_in_components += 1;
+                }
+            }
+            o.values()
+                .for_each(|x| count_document_enum_ids(x, enums, report));
+        }
+        Value::Array(a) => a
+            .iter()
+            .for_each(|x| count_document_enum_ids(x, enums, report)),
+        _ => {}
+    }
+}
+
+/// Enum values as strings (`4` → `"4"`), without `""` and JSON `null` (not filter values).
+fn enum_values(e: Option<&Value>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in e.and_then(Value::as_array).into_iter().flatten() {
+        let s = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => continue,
+        };
+        if !s.is_empty() && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// The `* `value` - Label` lines of a drf-spectacular description, in order.
+fn bullets(desc: &str) -> Vec<(String, String)> {
+    desc.lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix("* `")?;
+            let (value, after) = rest.split_once('`')?;
+            let label = after.trim_start().strip_prefix('-').unwrap_or(after).trim();
+            let label = if label.is_empty() { value } else { label };
+            Some((value.to_string(), label.to_string()))
+        })
+        .collect()
+}
+
+/// The description without its bullet list of choices; `None` when nothing is left.
+fn strip_bullets(desc: &str) -> Option<String> {
+    let kept: Vec<&str> = desc
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("* `"))
+        .collect();
+    let s = kept.join(" ");
+    (!s.is_empty()).then_some(s)
+}
+
+struct Builder<'a> {
+    root: &'a Value,
+    enums: &'a HashMap<String, ComponentEnum>,
+    sets: Vec<ChoiceSet>,
+    set_ids: HashMap<Vec<(String, String)>, u32>,
+    report: BuildReport,
+}
+
+impl<'a> Builder<'a> {
+    /// Follows a local `$ref` (`#/components/...`), a few levels deep at most.
+    fn deref(&self, mut v: &'a Value) -> &'a Value {
+        for _ in 0..8 {
+            let Some(r) = v.get("$ref").and_then(Value::as_str) else {
+                return v;
+            };
+            match r.strip_prefix('#').and_then(|p| self.root.pointer(p)) {
+                Some(t) => v = t,
+                None => return v,
+            }
+        }
+        v
+    }
+
+    fn endpoint(&mut self, key: &str, item: &'a Value, get: &'a Map<String, Value>) -> Endpoint {
+        let mut params = BTreeMap::new();
+        // Path-level parameters first; the operation's own override them.
+        let all = item
+            .get("parameters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .chain(get.get("parameters").and_then(Value::as_array))
+            .flatten();
+        for p in all {
+            let p = self.deref(p);
+            if p.get("in").and_then(Value::as_str) != Some("query") {
+                continue;
+            }
+            let Some(name) = p.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let param = self.parameter(key, name, p);
+            params.insert(name.to_string(), param);
+        }
+        Endpoint {
+            object_type: self.object_type(key, get),
+            params,
+        }
+    }
+
+    fn object_type(&self, key: &str, get: &'a Map<String, Value>) -> Option<String> {
+        if let Some((_, ot)) = IRREGULAR.iter().find(|(k, _)| *k == key) {
+            return Some((*ot).to_string());
+        }
+        let app = match key.split('/').collect::<Vec<_>>().as_slice() {
+            ["plugins", plugin, _] => plugin.replace('-', "_"),
+            [app, _] => (*app).to_string(),
+            _ => return None,
+        };
+        let schema = get
+            .get("responses")?
+            .get("200")?
+            .get("content")?
+            .get("application/json")?
+            .get("schema")?;
+        if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+            let name = r.rsplit('/').next()?;
+            let model = name.strip_prefix("Paginated")?.strip_suffix("List")?;
+            let model = model.strip_suffix("WithConfigContext").unwrap_or(model);
+            return Some(format!("{app}.{}", model.to_ascii_lowercase()));
+        }
+        // An inline paginated shape: derive the model from the slug.
+        let results = schema.get("properties")?.get("results")?;
+        let slug = key.rsplit('/').next()?;
+        (results.get("type").and_then(Value::as_str) == Some("array"))
+            .then(|| format!("{app}.{}", singularise(slug)))
+    }
+
+    fn parameter(&mut self, key: &str, name: &str, p: &'a Value) -> Parameter {
+        let mut schema = self.deref(p.get("schema").unwrap_or(&Value::Null));
+        let multi = schema.get("type").and_then(Value::as_str) == Some("array");
+        if multi {
+            schema = self.deref(schema.get("items").unwrap_or(&Value::Null));
+        }
+        let desc = p.get("description").and_then(Value::as_str).unwrap_or("");
+        let description = strip_bullets(desc).or_else(|| {
+            schema
+                .get("title")
+                .and_then(Value::as_str)
+                .and_then(strip_bullets)
+        });
+        let choices = self.choices(key, name, schema, desc);
+        Parameter {
+            kind: value_kind(schema),
+            multi,
+            choices,
+            description,
+        }
+    }
+
+    /// The parameter's choice set: its inline `enum` (ordered by the description's bullets), or
+    /// the component enum with the same `x-spec-enum-id`.
+    fn choices(&mut self, key: &str, name: &str, schema: &Value, desc: &str) -> Option<u32> {
+        let enum_id = schema.get("x-spec-enum-id").and_then(Value::as_str);
+        let component = enum_id.and_then(|id| self.enums.get(id));
+        let mut labels: HashMap<String, String> = bullets(desc).into_iter().collect();
+        if let Some(c) = component {
+            for (v, l) in &c.labels {
+                labels.entry(v.clone()).or_insert_with(|| l.clone());
+            }
+        }
+        let inline = enum_values(schema.get("enum"));
+        let values = if !inline.is_empty() {
+            // drf-spectacular sorts inline enums; the bullets keep NetBox's choice order.
+            let mut ordered: Vec<String> = bullets(desc)
+                .into_iter()
+                .map(|(v, _)| v)
+                .filter(|v| inline.contains(v))
+                .collect();
+            let rest: Vec<String> = inline
+                .iter()
+                .filter(|v| !ordered.contains(v))
+                .cloned()
+                .collect();
+            ordered.extend(rest);
+            ordered
+        } else {
+            component.map(|c| c.values.clone()).unwrap_or_default()
+        };
+        if enum_id.is_some() {
+            self.report.enum_ids += 1;
+            if values.is_empty() {
+                self.report.unresolved.push(format!("{key} {name}"));
+            } else {
+                self.report.enum_ids_resolved += 1;
+            }
+        }
+        if values.is_empty() {
+            return None;
+        }
+        let pairs: Vec<(String, String)> = values
+            .into_iter()
+            .map(|v| {
+                let label = labels.get(&v).cloned().unwrap_or_else(|| v.clone());
+                (v, label)
+            })
+            .collect();
+        if let Some(&id) = self.set_ids.get(&pairs) {
+            return Some(id);
+        }
+        let id = self.sets.len() as u32;
+        self.set_ids.insert(pairs.clone(), id);
+        self.sets.push(ChoiceSet { choices: pairs });
+        Some(id)
+    }
+}
+
+/// `type` + `format` → [`ValueKind`]; a schema without `type` is typed by its enum values, else
+/// taken as a string (NetBox accepts any string for untyped filters).
+fn value_kind(schema: &Value) -> ValueKind {
+    let ty = schema.get("type").and_then(Value::as_str).or_else(|| {
+        let first = schema
+            .get("enum")?
+            .as_array()?
+            .iter()
+            .find(|v| !v.is_null())?;
+        Some(match first {
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::Bool(_) => "boolean",
+            _ => "string",
+        })
+    });
+    match (ty, schema.get("format").and_then(Value::as_str)) {
+        (Some("integer"), _) => ValueKind::Integer,
+        (Some("number"), _) => ValueKind::Number,
+        (Some("boolean"), _) => ValueKind::Boolean,
+        (_, Some("date")) => ValueKind::Date,
+        (_, Some("date-time")) => ValueKind::DateTime,
+        (_, Some("uuid")) => ValueKind::Uuid,
+        _ => ValueKind::String,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoint_keys() {
+        let cases = [
+            ("/api/dcim/devices/", Some("dcim/devices")),
+            ("/api/plugins/bgp/sessions/", Some("plugins/bgp/sessions")),
+            ("/api/dcim/devices/{id}/", None),
+            ("/api/plugins/bgp/", None),
+            ("/api/status/", None),
+            ("/api/dcim/racks/{id}/elevation/", None),
+            ("/other/dcim/devices/", None),
+        ];
+        for (path, want) in cases {
+            assert_eq!(list_endpoint_key(path).as_deref(), want, "{path}");
+        }
+    }
+
+    #[test]
+    fn singular_forms() {
+        let cases = [
+            ("ip-addresses", "ipaddress"),
+            ("prefixes", "prefix"),
+            ("vlan-translation-policies", "vlantranslationpolicy"),
+            ("devices", "device"),
+            ("journal-entries", "journalentry"),
+            ("asns", "asn"),
+            ("virtual-chassis", "virtualchassis"),
+            ("mac-addresses", "macaddress"),
+        ];
+        for (slug, want) in cases {
+            assert_eq!(singularise(slug), want, "{slug}");
+        }
+    }
+
+    #[test]
+    fn bullets_and_description() {
+        let d = "Physical port type\n\n* `de-9` - DE-9\n* `rj-45` - RJ-45";
+        assert_eq!(
+            bullets(d),
+            vec![
+                ("de-9".to_string(), "DE-9".to_string()),
+                ("rj-45".to_string(), "RJ-45".to_string())
+            ]
+        );
+        assert_eq!(strip_bullets(d).as_deref(), Some("Physical port type"));
+        assert_eq!(strip_bullets("* `a` - A"), None);
+    }
+
+    #[test]
+    fn kinds() {
+        let k = |v: Value| value_kind(&v);
+        assert_eq!(
+            k(serde_json::json!({"type": "string", "format": "date-time"})),
+            ValueKind::DateTime
+        );
+        assert_eq!(
+            k(serde_json::json!({"type": "string", "format": "uuid"})),
+            ValueKind::Uuid
+        );
+        assert_eq!(
+            k(serde_json::json!({"type": "integer", "format": "int32"})),
+            ValueKind::Integer
+        );
+        assert_eq!(k(serde_json::json!({"enum": [4, 6]})), ValueKind::Integer);
+        assert_eq!(k(serde_json::json!({})), ValueKind::String);
+    }
+}

@@ -6,6 +6,7 @@
 //! embedded in the binary (see [`embedded`]).
 
 pub mod build;
+mod compact;
 pub mod embedded;
 pub mod load;
 
@@ -44,11 +45,13 @@ pub struct Endpoint {
     /// Object type served, e.g. `dcim.device`; `None` for collections that are not object types.
     pub object_type: Option<String>,
     /// Query parameters by name (filters with their lookup variants, `q`, `ordering`, `limit`, ...).
+    #[serde(deserialize_with = "compact::bulk_map")]
     pub params: BTreeMap<String, Parameter>,
 }
 
-/// One query parameter of a list endpoint.
+/// One query parameter of a list endpoint. Stored compactly in index files (see `compact.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "compact::CompactParameter", from = "compact::CompactParameter")]
 pub struct Parameter {
     /// Value type of one value.
     pub kind: ValueKind,
@@ -85,6 +88,19 @@ pub struct ChoiceSet {
 }
 
 impl FilterIndex {
+    /// An index that knows nothing (every lookup fails open), stamped with `netbox_version`.
+    pub fn empty(netbox_version: &str) -> FilterIndex {
+        FilterIndex {
+            format: FORMAT_VERSION,
+            netbox_version: netbox_version.to_string(),
+            source_sha256: String::new(),
+            from_instance: false,
+            endpoints: BTreeMap::new(),
+            object_types: BTreeMap::new(),
+            choice_sets: Vec::new(),
+        }
+    }
+
     /// Looks up an endpoint by any common spelling of its target: object type `dcim.device`,
     /// plural `dcim.devices`, `dcim/devices`, `/api/dcim/devices/`, `api/dcim/devices`.
     /// Returns the endpoint key and the endpoint; `None` when unknown (callers fail open).

@@ -1,0 +1,123 @@
+//! The compact on-disk form of a [`Parameter`]: a JSON array `[code, choices?, description?]`
+//! instead of an object, so the ~15,000 parameters of a NetBox 4.6 index decode quickly.
+//!
+//! `code` = kind number × 2 + 1 when multi (`String` 0, `Integer` 1, `Number` 2, `Boolean` 3,
+//! `Date` 4, `DateTime` 5, `Uuid` 6); `choices` is the choice-set index or `null`; trailing
+//! absent items are left out: `"id":[3]`, `"status":[1,15]`, `"site":[1,null,"Site name (slug)"]`.
+
+use super::{Parameter, ValueKind};
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::fmt;
+
+const KINDS: [ValueKind; 7] = [
+    ValueKind::String,
+    ValueKind::Integer,
+    ValueKind::Number,
+    ValueKind::Boolean,
+    ValueKind::Date,
+    ValueKind::DateTime,
+    ValueKind::Uuid,
+];
+
+/// Serde proxy of [`Parameter`] (see the module docs for the layout).
+#[derive(Clone)]
+pub(crate) struct CompactParameter(pub(crate) Parameter);
+
+impl From<Parameter> for CompactParameter {
+    fn from(p: Parameter) -> Self {
+        CompactParameter(p)
+    }
+}
+
+impl From<CompactParameter> for Parameter {
+    fn from(c: CompactParameter) -> Self {
+        c.0
+    }
+}
+
+impl Serialize for CompactParameter {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let p = &self.0;
+        let kind = KINDS.iter().position(|k| *k == p.kind).unwrap_or(0) as u32;
+        let code = kind * 2 + u32::from(p.multi);
+        let len = if p.description.is_some() {
+            3
+        } else if p.choices.is_some() {
+            2
+        } else {
+            1
+        };
+        let mut seq = s.serialize_seq(Some(len))?;
+        seq.serialize_element(&code)?;
+        if len >= 2 {
+            seq.serialize_element(&p.choices)?;
+        }
+        if let Some(d) = &p.description {
+            seq.serialize_element(d)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for CompactParameter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(ParamVisitor)
+    }
+}
+
+struct ParamVisitor;
+
+impl<'de> Visitor<'de> for ParamVisitor {
+    type Value = CompactParameter;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a parameter array [code, choices?, description?]")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let code: u32 = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let kind = *KINDS
+            .get((code / 2) as usize)
+            .ok_or_else(|| de::Error::custom(format!("unknown parameter kind code {code}")))?;
+        let choices: Option<u32> = seq.next_element::<Option<u32>>()?.flatten();
+        let description: Option<String> = seq.next_element::<Option<String>>()?.flatten();
+        // Tolerate (and skip) items a later format revision might append.
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+        Ok(CompactParameter(Parameter {
+            kind,
+            multi: code % 2 == 1,
+            choices,
+            description,
+        }))
+    }
+}
+
+/// Deserialises a JSON object into a `BTreeMap` by collecting the entries first and building
+/// the map in bulk (`FromIterator` sorts, then fills the tree in one pass): about twice as fast
+/// as inserting ~15,000 parameters one by one. Later duplicates win, as with plain serde.
+pub(crate) fn bulk_map<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct MapVisitor<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> Visitor<'de> for MapVisitor<V> {
+        type Value = BTreeMap<String, V>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut v: Vec<(String, V)> = Vec::with_capacity(m.size_hint().unwrap_or(0));
+            while let Some(entry) = m.next_entry()? {
+                v.push(entry);
+            }
+            Ok(v.into_iter().collect())
+        }
+    }
+    d.deserialize_map(MapVisitor(std::marker::PhantomData))
+}

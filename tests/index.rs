@@ -1,0 +1,785 @@
+//! The filter index: building from OpenAPI, loading index files, version selection, and the
+//! shipped (embedded) indexes.
+
+use netbox_lsp::index::build::{
+    build_from_openapi, build_with_report, singularise, BuildError, IRREGULAR,
+};
+use netbox_lsp::index::embedded::{self, select, RELEASES};
+use netbox_lsp::index::load::{load_index, write_index, IndexError};
+use netbox_lsp::index::{FilterIndex, ValueKind, FORMAT_VERSION};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(manifest().join("tests/fixtures").join(name)).unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn choice_values(index: &FilterIndex, endpoint: &str, param: &str) -> Vec<(String, String)> {
+    let p = &index.endpoints[endpoint].params[param];
+    index
+        .choices(p)
+        .map(|c| c.choices.clone())
+        .unwrap_or_default()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+// ---------------------------------------------------------------- build from the fixture
+
+#[test]
+fn fixture_endpoints_and_object_types() {
+    let raw = fixture("openapi/mini.json");
+    let (index, report) = build_with_report(&raw).unwrap();
+    assert_eq!(index.format, FORMAT_VERSION);
+    assert_eq!(index.netbox_version, "9.1.2");
+    let sha: String = Sha256::digest(&raw)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(index.source_sha256, sha);
+    assert!(!index.from_instance);
+
+    let keys: Vec<&str> = index.endpoints.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "dcim/devices",
+            "dcim/virtual-chassis",
+            "extras/dashboard",
+            "ipam/ip-addresses",
+            "plugins/bgp/bgp-sessions",
+            "virtualization/interfaces"
+        ]
+    );
+    let types: Vec<(&str, &str)> = index
+        .object_types
+        .iter()
+        .map(|(t, e)| (t.as_str(), e.as_str()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("bgp.bgpsession", "plugins/bgp/bgp-sessions"),
+            ("dcim.device", "dcim/devices"),
+            ("dcim.virtualchassis", "dcim/virtual-chassis"),
+            ("ipam.ipaddress", "ipam/ip-addresses"),
+            ("virtualization.vminterface", "virtualization/interfaces"),
+        ]
+    );
+    assert_eq!(index.endpoints["extras/dashboard"].object_type, None);
+    assert_eq!(
+        index.resolve("dcim.device").map(|r| r.0),
+        Some("dcim/devices")
+    );
+    assert_eq!(
+        index.resolve("/api/plugins/bgp/bgp-sessions/").map(|r| r.0),
+        Some("plugins/bgp/bgp-sessions")
+    );
+
+    // Enum ids: 8 on indexed parameters; `face` resolves by its inline enum, `type` not at all.
+    // Document-wide also the detail path's `face`; components hold 4 of the ids (6 uses).
+    assert_eq!(report.enum_ids, 8);
+    assert_eq!(report.enum_ids_resolved, 7);
+    assert_eq!(report.unresolved, vec!["dcim/devices type".to_string()]);
+    assert_eq!(report.document_enum_ids, 9);
+    assert_eq!(report.document_enum_ids_in_components, 6);
+}
+
+#[test]
+fn fixture_parameters() {
+    let index = build_from_openapi(&fixture("openapi/mini.json")).unwrap();
+    let dev = &index.endpoints["dcim/devices"].params;
+    let names: Vec<&str> = dev.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "airflow",
+            "created",
+            "face",
+            "id",
+            "last_updated",
+            "limit",
+            "q",
+            "role_id",
+            "serial__empty",
+            "status",
+            "type",
+            "uuid",
+            "weight"
+        ]
+    );
+    let kind = |n: &str| (dev[n].kind, dev[n].multi);
+    assert_eq!(kind("created"), (ValueKind::DateTime, true));
+    assert_eq!(kind("id"), (ValueKind::Integer, true));
+    assert_eq!(kind("last_updated"), (ValueKind::Date, false));
+    assert_eq!(kind("limit"), (ValueKind::Integer, false));
+    assert_eq!(kind("serial__empty"), (ValueKind::Boolean, false));
+    assert_eq!(kind("uuid"), (ValueKind::Uuid, false));
+    assert_eq!(kind("weight"), (ValueKind::Number, true));
+    assert_eq!(kind("status"), (ValueKind::String, true));
+    assert_eq!(kind("airflow"), (ValueKind::String, false));
+
+    // Descriptions: bullets stripped; the title when nothing else is left; none when empty.
+    let desc = |n: &str| dev[n].description.as_deref();
+    assert_eq!(desc("limit"), Some("Number of results to return per page."));
+    assert_eq!(desc("role_id"), Some("Role (ID)"));
+    assert_eq!(desc("type"), Some("Physical port type"));
+    assert_eq!(desc("face"), Some("Rack face"));
+    assert_eq!(desc("airflow"), None);
+    assert_eq!(desc("id"), None);
+
+    // Inline enum, ordered by the bullets, `null` (the null selector) kept last.
+    assert_eq!(
+        choice_values(&index, "dcim/devices", "airflow"),
+        pairs(&[
+            ("front-to-rear", "Front to rear"),
+            ("rear-to-front", "Rear to front"),
+            ("passive", "Passive"),
+            ("null", "null")
+        ])
+    );
+    // Resolved through the component with the same x-spec-enum-id; "" dropped.
+    let status = pairs(&[
+        ("offline", "Offline"),
+        ("active", "Active"),
+        ("planned", "Planned"),
+    ]);
+    assert_eq!(choice_values(&index, "dcim/devices", "status"), status);
+    // Labels from the parameter's own bullets when the component has none.
+    assert_eq!(
+        choice_values(&index, "virtualization/interfaces", "mode"),
+        pairs(&[("access", "Access"), ("tagged", "Tagged")])
+    );
+    // Integer enum, path-level parameter.
+    let fam = &index.endpoints["ipam/ip-addresses"].params["family"];
+    assert_eq!((fam.kind, fam.multi), (ValueKind::Integer, false));
+    assert_eq!(
+        choice_values(&index, "ipam/ip-addresses", "family"),
+        pairs(&[("4", "IPv4"), ("6", "IPv6")])
+    );
+    // Unresolvable enum id: no choices (fail open).
+    assert_eq!(dev["type"].choices, None);
+
+    // Choice sets are shared: `status` on three endpoints uses one set.
+    let s = dev["status"].choices;
+    assert_eq!(
+        index.endpoints["dcim/virtual-chassis"].params["status"].choices,
+        s
+    );
+    assert_eq!(
+        index.endpoints["plugins/bgp/bgp-sessions"].params["status"].choices,
+        s
+    );
+    assert_eq!(index.choice_sets.len(), 5);
+    assert_eq!(index.parameters_with_choices(), 7);
+}
+
+#[test]
+fn fixture_gzip_builds_the_same_and_round_trips() {
+    let raw = fixture("openapi/mini.json");
+    let plain = build_from_openapi(&raw).unwrap();
+    assert_eq!(build_from_openapi(&gzip(&raw)).unwrap(), plain);
+    let file = write_index(&plain);
+    assert_eq!(&file[..2], &[0x1f, 0x8b]);
+    assert_eq!(load_index(&file).unwrap(), plain);
+    // Deterministic bytes.
+    assert_eq!(write_index(&plain), file);
+}
+
+// ---------------------------------------------------------------- build errors
+
+#[test]
+fn build_errors_are_errors_not_panics() {
+    let raw = fixture("openapi/mini.json");
+    let gz = gzip(&raw);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty", vec![], "not JSON"),
+        ("text", b"hello".to_vec(), "not JSON"),
+        ("cut json", raw[..raw.len() / 2].to_vec(), "not JSON"),
+        ("array", b"[1,2]".to_vec(), "top level is not an object"),
+        (
+            "no paths",
+            br#"{"openapi":"3.0.3","info":{"version":"1"}}"#.to_vec(),
+            "no `paths`",
+        ),
+        (
+            "paths not object",
+            br#"{"paths":[]}"#.to_vec(),
+            "no `paths`",
+        ),
+        ("truncated gz", gz[..gz.len() / 2].to_vec(), "truncated"),
+        ("gz header only", gz[..4].to_vec(), "truncated"),
+        ("gz of garbage json", gzip(b"{nope"), "not JSON"),
+    ];
+    for (name, bytes, want) in cases {
+        let e = build_from_openapi(&bytes).expect_err(name);
+        assert!(e.to_string().contains(want), "{name}: {e}");
+    }
+    let mut corrupt = gz.clone();
+    for b in corrupt.iter_mut().skip(20).take(40) {
+        *b ^= 0x5a;
+    }
+    assert!(build_from_openapi(&corrupt).is_err());
+    assert_eq!(
+        build_from_openapi(&gz[..gz.len() - 3]).unwrap_err(),
+        BuildError::TruncatedGzip
+    );
+}
+
+#[test]
+fn odd_but_valid_documents_build() {
+    // Parameters and schemas of unexpected shapes are skipped or typed as strings.
+    let doc = br##"{"info":{},"paths":{"/api/a/bs/":{"get":{"parameters":[
+        {"in":"query","name":"x","schema":{"type":"array","items":{}}},
+        {"in":"query","schema":{"type":"string"}},
+        {"in":"query","name":"y"},
+        7, null, {"$ref":"#/nowhere"}]}},
+        "/api/a/cs/":"not an object"}}"##;
+    let index = build_from_openapi(doc).unwrap();
+    assert_eq!(index.netbox_version, "unknown");
+    let p = &index.endpoints["a/bs"].params;
+    assert_eq!(p.len(), 2);
+    assert_eq!((p["x"].kind, p["x"].multi), (ValueKind::String, true));
+    assert_eq!(p["y"].kind, ValueKind::String);
+    assert_eq!(index.endpoints["a/bs"].object_type, None);
+}
+
+// ---------------------------------------------------------------- load errors
+
+#[test]
+fn load_errors_are_errors_not_panics() {
+    let index = build_from_openapi(&fixture("openapi/mini.json")).unwrap();
+    let file = write_index(&index);
+
+    assert_eq!(load_index(b"{\"format\":1}"), Err(IndexError::NotGzip));
+    assert_eq!(load_index(&[]), Err(IndexError::NotGzip));
+    assert_eq!(
+        load_index(&file[..file.len() / 3]),
+        Err(IndexError::Truncated)
+    );
+    assert_eq!(load_index(&file[..10]), Err(IndexError::Truncated));
+
+    // A newer format, even with a layout this build cannot read.
+    let e = load_index(&gzip(br#"{"format":7,"layout":"something new"}"#)).unwrap_err();
+    assert_eq!(
+        e,
+        IndexError::NewerFormat {
+            found: 7,
+            supported: FORMAT_VERSION
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "index format 7 is newer than this netbox-lsp supports ({FORMAT_VERSION}); \
+             upgrade netbox-lsp or rebuild the index"
+        )
+    );
+    // A newer format with a readable layout is refused too.
+    let mut newer = index.clone();
+    newer.format = FORMAT_VERSION + 1;
+    assert!(matches!(
+        load_index(&write_index(&newer)),
+        Err(IndexError::NewerFormat { .. })
+    ));
+
+    for (name, json) in [
+        ("not json", &b"hello"[..]),
+        ("no format", br#"{"netbox_version":"4.6.8"}"#),
+        ("wrong shape", br#"{"format":1,"endpoints":[]}"#),
+        ("bad parameter", br#"{"format":1,"netbox_version":"1","source_sha256":"","endpoints":{"a/b":{"object_type":null,"params":{"x":[99]}}},"object_types":{},"choice_sets":[]}"#),
+        ("not utf-8", &[0xff, 0xfe, 0x7b][..]),
+    ] {
+        let e = load_index(&gzip(json)).expect_err(name);
+        assert!(matches!(e, IndexError::Malformed(_)), "{name}: {e:?}");
+        assert!(e.to_string().starts_with("the index file is malformed"), "{name}: {e}");
+    }
+    let mut corrupt = file.clone();
+    for b in corrupt.iter_mut().skip(12).take(50) {
+        *b = !*b;
+    }
+    assert!(load_index(&corrupt).is_err());
+}
+
+// ---------------------------------------------------------------- version selection
+
+#[test]
+fn shipped_releases() {
+    let v: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
+    assert_eq!(v, ["4.3.3", "4.4.10", "4.5.10", "4.6.8"]);
+}
+
+#[test]
+fn select_table() {
+    // (requested, Some((version, has note)) | None for an error)
+    type Case = (Option<&'static str>, Option<(&'static str, bool)>);
+    let cases: &[Case] = &[
+        (None, Some(("4.6.8", false))),
+        (Some(""), Some(("4.6.8", false))),
+        (Some("4.3"), Some(("4.3.3", false))),
+        (Some("4.3.3"), Some(("4.3.3", false))),
+        (Some("v4.3.3"), Some(("4.3.3", false))),
+        (Some(" 4.6 "), Some(("4.6.8", false))),
+        (Some("4.4"), Some(("4.4.10", false))),
+        (Some("4.4.10"), Some(("4.4.10", false))),
+        (Some("4.3.3-Docker-3.3.0"), Some(("4.3.3", false))),
+        (Some("4.3.5"), Some(("4.3.3", true))),
+        (Some("4.4.12"), Some(("4.4.10", true))),
+        (Some("4.6.9"), Some(("4.6.8", true))),
+        (Some("4.6.2"), Some(("4.6.8", true))),
+        (Some("4.7"), None),
+        (Some("4.7.0"), None),
+        (Some("5.0"), None),
+        (Some("3.7"), None),
+        (Some("4"), None),
+        (Some("garbage"), None),
+        (Some("4.x"), None),
+        (Some("4.6.8.1"), None),
+    ];
+    for (req, want) in cases {
+        let got = select(*req);
+        match (want, &got) {
+            (Some((v, note)), Ok(sel)) => {
+                assert_eq!(sel.version, *v, "{req:?}");
+                assert_eq!(sel.note.is_some(), *note, "{req:?}: {:?}", sel.note);
+            }
+            (None, Err(msg)) => {
+                for shipped in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+                    assert!(msg.contains(shipped), "{req:?}: {msg}");
+                }
+            }
+            _ => panic!("{req:?}: got {got:?}, want {want:?}"),
+        }
+    }
+    let note = select(Some("4.3.5")).unwrap().note.unwrap();
+    assert_eq!(
+        note,
+        "NetBox 4.3.5 is not shipped; using 4.3.3 (the nearest older release)"
+    );
+}
+
+// ---------------------------------------------------------------- the shipped indexes
+
+#[test]
+fn embedded_indexes_load_with_sane_counts() {
+    for r in RELEASES {
+        let i = embedded::load(r.version).unwrap();
+        assert_eq!(i.netbox_version, r.version);
+        assert_eq!(i.format, FORMAT_VERSION);
+        assert_eq!(i.source_sha256.len(), 64);
+        assert!(
+            (130..200).contains(&i.endpoints.len()),
+            "{}: {}",
+            r.version,
+            i.endpoints.len()
+        );
+        assert!((120..200).contains(&i.object_types.len()), "{}", r.version);
+        assert!(
+            (11_000..20_000).contains(&i.parameter_count()),
+            "{}",
+            r.version
+        );
+        assert!(
+            (900..1500).contains(&i.parameters_with_choices()),
+            "{}",
+            r.version
+        );
+        // Every object type points at an endpoint that says it serves that type.
+        for (t, key) in &i.object_types {
+            assert_eq!(
+                i.endpoints[key].object_type.as_deref(),
+                Some(t.as_str()),
+                "{t}"
+            );
+        }
+        // Every choice index is in range.
+        for e in i.endpoints.values() {
+            for p in e.params.values() {
+                if let Some(c) = p.choices {
+                    assert!((c as usize) < i.choice_sets.len());
+                }
+            }
+        }
+    }
+    let a = embedded::embedded_index("4.6.8");
+    let b = embedded::embedded_index("4.6.8");
+    assert!(std::sync::Arc::ptr_eq(&a, &b), "decoded once per process");
+    assert!(embedded::embedded_index("1.0.0").endpoints.is_empty());
+    assert!(matches!(
+        embedded::load("9.9"),
+        Err(IndexError::UnknownVersion(_))
+    ));
+}
+
+#[test]
+fn netbox_4_6_8_facts() {
+    let i = embedded::load("4.6.8").unwrap();
+    let dev = &i.endpoints["dcim/devices"].params;
+    assert!(dev.contains_key("role_id") && dev.contains_key("role"));
+    assert!(!dev.contains_key("device_role_id") && !dev.contains_key("device_role"));
+    // Interfaces still filter by the device's role as `device_role_id` (checked in the 4.6.8 document).
+    let intf = &i.endpoints["dcim/interfaces"].params;
+    assert!(intf.contains_key("device_role_id") && intf.contains_key("device_role"));
+    assert!(!intf.contains_key("role_id"));
+
+    let ip = &i.endpoints["ipam/ip-addresses"].params;
+    assert!(ip.contains_key("parent"));
+    assert!(!ip.contains_key("within") && !ip.contains_key("within_include"));
+    let pfx = &i.endpoints["ipam/prefixes"].params;
+    assert!(pfx.contains_key("within") && pfx.contains_key("within_include"));
+
+    // Change-log action verbs (plus NetBox's null selector).
+    let action: Vec<String> = choice_values(&i, "core/object-changes", "action")
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect();
+    assert_eq!(action, ["create", "update", "delete", "null"]);
+    assert_eq!(
+        choice_values(&i, "core/object-changes", "action")[0],
+        ("create".to_string(), "Created".to_string())
+    );
+    let status = choice_values(&i, "dcim/devices", "status");
+    assert!(status.contains(&("active".to_string(), "Active".to_string())));
+    assert!(!status.iter().any(|(v, _)| v.is_empty() || v == "Active"));
+    let p = &i.endpoints["dcim/devices"].params["status"];
+    assert!(p.multi && p.kind == ValueKind::String);
+    assert_eq!(dev["id"].kind, ValueKind::Integer);
+    assert_eq!(dev["created"].kind, ValueKind::DateTime);
+    assert_eq!(dev["site"].description.as_deref(), Some("Site name (slug)"));
+    // fields / omit / brief are listed from 4.6 on.
+    assert!(dev.contains_key("fields") && dev.contains_key("omit") && dev.contains_key("brief"));
+
+    assert_eq!(i.resolve("dcim.device").map(|r| r.0), Some("dcim/devices"));
+    assert_eq!(
+        i.resolve("ipam.ipaddress").map(|r| r.0),
+        Some("ipam/ip-addresses")
+    );
+    assert_eq!(
+        i.resolve("core.objecttype").map(|r| r.0),
+        Some("core/object-types")
+    );
+    assert_eq!(i.endpoints["dcim/connected-device"].object_type, None);
+}
+
+#[test]
+fn netbox_4_3_3_facts() {
+    let i = embedded::load("4.3").unwrap();
+    assert_eq!(i.netbox_version, "4.3.3");
+    // Before 4.4 object types are served under extras.
+    assert_eq!(i.object_types["core.objecttype"], "extras/object-types");
+    assert!(!i.endpoints.contains_key("core/object-types"));
+    let action: Vec<String> = choice_values(&i, "core/object-changes", "action")
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect();
+    assert_eq!(action, ["create", "update", "delete"]);
+    // fields/omit/brief are accepted by NetBox but not listed before 4.6.
+    assert!(!i.endpoints["dcim/devices"].params.contains_key("fields"));
+    // 4.4 lists both; the core one wins.
+    let i44 = embedded::load("4.4").unwrap();
+    assert_eq!(i44.object_types["core.objecttype"], "core/object-types");
+    assert_eq!(
+        i44.endpoints["extras/object-types"].object_type.as_deref(),
+        Some("core.objecttype")
+    );
+}
+
+/// Every §B.3 object type (netbox-mcp-server's table) whose endpoint exists resolves to it.
+#[test]
+fn object_types_match_the_b3_table() {
+    let table = String::from_utf8(fixture("object-types-b3.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 129);
+    for r in RELEASES {
+        let i = embedded::load(r.version).unwrap();
+        let mut resolved = 0;
+        for row in &rows {
+            let (t, ep, fallback) = (row[0], row[1], row.get(2).copied().unwrap_or(""));
+            let want = if i.endpoints.contains_key(ep) {
+                ep
+            } else if !fallback.is_empty() && i.endpoints.contains_key(fallback) {
+                fallback
+            } else {
+                continue;
+            };
+            assert_eq!(
+                i.object_types.get(t).map(String::as_str),
+                Some(want),
+                "{} {t}",
+                r.version
+            );
+            assert_eq!(i.resolve(t).map(|x| x.0), Some(want), "{} {t}", r.version);
+            resolved += 1;
+        }
+        if r.version == "4.6.8" {
+            assert_eq!(resolved, 129, "every §B.3 entry has an endpoint in 4.6.8");
+        }
+    }
+}
+
+/// The path-derived singular form agrees with the response schema's model name for every
+/// endpoint outside the irregular table.
+#[test]
+fn singularisation_agrees_with_response_names() {
+    for r in RELEASES {
+        let i = embedded::load(r.version).unwrap();
+        for (key, e) in &i.endpoints {
+            let Some(t) = &e.object_type else { continue };
+            if IRREGULAR.iter().any(|(k, _)| k == key) {
+                continue;
+            }
+            let (app, slug) = key.rsplit_once('/').unwrap();
+            assert_eq!(
+                *t,
+                format!("{app}.{}", singularise(slug)),
+                "{} {key}",
+                r.version
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------- vendored == rebuilt
+
+fn shared_dir() -> Option<PathBuf> {
+    let m = manifest();
+    let candidates = [
+        m.parent().map(|p| p.join("shared")),
+        Some(PathBuf::from("/work/shared")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.join("netbox").is_dir())
+}
+
+#[test]
+fn vendored_indexes_equal_a_fresh_build() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("\n*** SKIPPED: ../shared not found (vendored index rebuild check) ***\n");
+        return;
+    };
+    let mut checked = 0;
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(shared.join("netbox"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let doc = dir.join("openapi.json.gz");
+        if !doc.is_file() {
+            continue;
+        }
+        let built = build_from_openapi(&std::fs::read(&doc).unwrap()).unwrap();
+        let vendored_path = manifest()
+            .join("index")
+            .join(format!("netbox-{}.index.json.gz", built.netbox_version));
+        let vendored = load_index(&std::fs::read(&vendored_path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", vendored_path.display()));
+        assert!(
+            vendored == built,
+            "{} differs from a fresh build of {}; rebuild with `netbox-lsp index build`",
+            vendored_path.display(),
+            doc.display()
+        );
+        assert!(
+            RELEASES.iter().any(|r| r.version == built.netbox_version),
+            "{} is in ../shared but not embedded",
+            built.netbox_version
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 2,
+        "expected the shared OpenAPI documents in {}",
+        shared.display()
+    );
+}
+
+/// On 4.3.3 the document's `x-spec-enum-id`s resolve 916 of 917 (the one left is a detail
+/// path's parameter, `/api/dcim/racks/{id}/elevation/`, outside the index).
+#[test]
+fn enum_resolution_on_4_3_3() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("\n*** SKIPPED: ../shared not found (enum resolution figure) ***\n");
+        return;
+    };
+    let doc = shared.join("netbox/v4.3.3/openapi.json.gz");
+    if !doc.is_file() {
+        eprintln!("\n*** SKIPPED: {} not found ***\n", doc.display());
+        return;
+    }
+    let (_, report) = build_with_report(&std::fs::read(Path::new(&doc)).unwrap()).unwrap();
+    assert_eq!(
+        (
+            report.document_enum_ids_in_components,
+            report.document_enum_ids
+        ),
+        (916, 917)
+    );
+    assert_eq!((report.enum_ids_resolved, report.enum_ids), (915, 915));
+    assert!(report.unresolved.is_empty());
+}
+
+// ---------------------------------------------------------------- the commands
+
+fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn index_build_and_info_commands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let doc = manifest().join("tests/fixtures/openapi/mini.json");
+    let doc = doc.to_str().unwrap();
+
+    // Default output name from info.version, in the current folder.
+    let (code, out, err) = run(&["index", "build", "--openapi", doc], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("wrote netbox-9.1.2.index.json.gz ("),
+        "{out}"
+    );
+    assert!(out.contains("endpoints:                 6\n"), "{out}");
+    assert!(out.contains("7 of 8 indexed parameters"), "{out}");
+    let written =
+        load_index(&std::fs::read(tmp.path().join("netbox-9.1.2.index.json.gz")).unwrap());
+    assert_eq!(
+        written.unwrap(),
+        build_from_openapi(&fixture("openapi/mini.json")).unwrap()
+    );
+
+    // -o, from gzip input.
+    let gz = tmp.path().join("doc.json.gz");
+    std::fs::write(&gz, gzip(&fixture("openapi/mini.json"))).unwrap();
+    let (code, _, err) = run(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            gz.to_str().unwrap(),
+            "-o",
+            "x.gz",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+
+    let (code, out, _) = run(&["index", "info", "--index", "x.gz"], tmp.path());
+    assert_eq!(code, 0);
+    for line in [
+        "NetBox version:            9.1.2",
+        "index format:              1",
+        "object types:              5",
+        "parameters:                18",
+        "parameters with choices:   7",
+        "choice sets:               5",
+    ] {
+        assert!(out.contains(line), "{line} in {out}");
+    }
+
+    let (code, out, _) = run(&["index", "info"], tmp.path());
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("NetBox version:            4.6.8\n"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["index", "info", "--netbox-version", "4.3.5"], tmp.path());
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("NetBox version:            4.3.3\n"),
+        "{out}"
+    );
+    assert!(err.contains("using 4.3.3"), "{err}");
+}
+
+#[test]
+fn index_command_errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("bad.json"), b"{\"a\":1}").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["index", "build"], "--openapi"),
+        (
+            &["index", "build", "--graphql", "s.graphql"],
+            "GraphQL schema building is not available",
+        ),
+        (
+            &["index", "build", "--openapi", "missing.json"],
+            "cannot read missing.json",
+        ),
+        (
+            &["index", "build", "--openapi", "bad.json"],
+            "not an OpenAPI document",
+        ),
+        (
+            &[
+                "index",
+                "build",
+                "--openapi",
+                "bad.json",
+                "-o",
+                "no/such/dir/x.gz",
+            ],
+            "not an OpenAPI",
+        ),
+        (
+            &["index", "info", "--index", "bad.json"],
+            "not an index file",
+        ),
+        (
+            &["index", "info", "--index", "missing.gz"],
+            "cannot read missing.gz",
+        ),
+        (
+            &["index", "info", "--netbox-version", "5.0"],
+            "shipped versions: 4.3.3",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, _, err) = run(args, tmp.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    let doc = manifest().join("tests/fixtures/openapi/mini.json");
+    let (code, _, err) = run(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            doc.to_str().unwrap(),
+            "-o",
+            "no/such/dir/x.gz",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot write no/such/dir/x.gz"), "{err}");
+}
