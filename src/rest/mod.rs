@@ -1,13 +1,125 @@
 //! REST filter checks: names per endpoint, lookups, choice values and the value rules the
-//! schema cannot express. Pure: a [`RestCall`] and an index in, findings out.
+//! schema cannot say. Pure: a [`RestCall`] and an index in, findings out.
+//!
+//! Order: the target is resolved first (unknown endpoint → no name findings); then per filter
+//! the wire-encoding rule (`dropped-value`), then for a known parameter the hand value rules
+//! and the choice check, for an unknown one the name rules (`unsupported-lookup`, `multi-hop`,
+//! `null-relation`, `wrong-filter-for-type`, `version-only`, `unknown-filter` with
+//! suggestions); then call-level rules (repeated keys) and the tool arguments.
 
-use crate::extract::RestCall;
-use crate::finding::Finding;
+mod choices;
+pub mod codes;
+mod endpoint;
+mod filler;
+mod lookups;
+mod names;
+mod render;
+mod suggest;
+mod target;
+mod values;
+mod versions;
+
+pub use codes::{CodeInfo, CODES};
+
+use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
+use crate::finding::{Finding, Severity};
 use crate::index::FilterIndex;
+use std::ops::Range;
+
+/// What every rule needs: the call, its endpoint (when known) and the other shipped versions.
+pub(crate) struct Ctx<'a> {
+    pub call: &'a RestCall,
+    pub index: &'a FilterIndex,
+    /// Indexes of other NetBox versions, for `version-only`; `None` = the embedded releases
+    /// (decoded only when a name is unknown).
+    pub others: Option<&'a [&'a FilterIndex]>,
+}
+
+impl Ctx<'_> {
+    pub fn syntax(&self) -> Syntax {
+        self.call.syntax
+    }
+
+    /// True for the MCP tool forms whose `None` values never reach NetBox.
+    pub fn is_mcp(&self) -> bool {
+        matches!(
+            self.call.form,
+            CallForm::GetObjects
+                | CallForm::GetChangelogs
+                | CallForm::GetObjectById
+                | CallForm::SearchObjects
+        )
+    }
+
+    /// Byte range of a whole `key=value` pair (query strings) or of the value.
+    pub fn pair_range(&self, e: &FilterEntry) -> Range<usize> {
+        e.key_range.start.min(e.value_range.start)..e.key_range.end.max(e.value_range.end)
+    }
+}
 
 /// Checks one REST call against `index` (the selected NetBox version). Fails open: an unknown
-/// endpoint or object type gives no name findings.
+/// endpoint or object type gives no name findings. Findings are in filter order, then the
+/// call-level and argument findings.
 pub fn check_call(call: &RestCall, index: &FilterIndex) -> Vec<Finding> {
-    let _ = (call, index);
-    Vec::new()
+    run(call, index, None)
 }
+
+/// [`check_call`] with the other versions given explicitly (tests; callers that manage their
+/// own indexes). `others` may be empty: `version-only` is then never reported.
+pub fn check_call_with(
+    call: &RestCall,
+    index: &FilterIndex,
+    others: &[&FilterIndex],
+) -> Vec<Finding> {
+    run(call, index, Some(others))
+}
+
+fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) -> Vec<Finding> {
+    let ctx = Ctx {
+        call,
+        index,
+        others,
+    };
+    let mut out = Vec::new();
+    let view = target::resolve(&ctx, &mut out);
+    for entry in &call.filters {
+        if lookups::is_exempt(&entry.key) || entry.key.is_empty() {
+            continue;
+        }
+        let dropped = values::dropped(&ctx, view.as_ref(), entry, &mut out);
+        let Some(view) = view.as_ref() else {
+            continue;
+        };
+        match view.param(&entry.key) {
+            Some(param) => {
+                if !dropped {
+                    values::check(&ctx, view, entry, param, &mut out);
+                }
+            }
+            None => names::check(&ctx, view, entry, &mut out),
+        }
+    }
+    if let Some(view) = view.as_ref() {
+        values::check_repeated(&ctx, view, &mut out);
+    }
+    filler::check(&ctx, &mut out);
+    out
+}
+
+/// Builds a finding with the code's default severity.
+pub(crate) fn finding(range: Range<usize>, code: &'static str, message: String) -> Finding {
+    Finding::new(range, code, codes::default_severity(code), message)
+}
+
+/// Builds a finding with an explicit severity.
+pub(crate) fn finding_sev(
+    range: Range<usize>,
+    code: &'static str,
+    severity: Severity,
+    message: String,
+) -> Finding {
+    Finding::new(range, code, severity, message)
+}
+
+#[cfg(test)]
+mod tests;

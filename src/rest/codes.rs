@@ -1,0 +1,83 @@
+//! Every REST diagnostic code with its default severity and a one-line summary. The CLI docs and
+//! the server's hover read this table; `check_call` only emits codes listed here.
+
+use crate::finding::Severity;
+
+/// One diagnostic code of the REST checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// Stable kebab-case code (`unknown-filter`).
+    pub code: &'static str,
+    /// Default severity. Some codes are raised or lowered in a given context (the finding
+    /// carries the severity actually used): `invalid-choice` is an error with an index built
+    /// from the instance; `filler-argument` is a warning when the server rejects the filler or
+    /// returns nothing; `slug-expected` is a warning when only upper-case letters are wrong;
+    /// `unknown-object-type` is a warning for a non-canonical spelling of a known type.
+    pub severity: Severity,
+    /// What the code means, in one line.
+    pub summary: &'static str,
+}
+
+const fn c(code: &'static str, severity: Severity, summary: &'static str) -> CodeInfo {
+    CodeInfo {
+        code,
+        severity,
+        summary,
+    }
+}
+
+use Severity::{Error, Hint, Information, Warning};
+
+/// All REST codes, in documentation order.
+pub const CODES: &[CodeInfo] = &[
+    c("unknown-filter", Error, "Not a query parameter of this endpoint: NetBox ignores it and returns every object."),
+    c("unsupported-lookup", Error, "A lookup NetBox does not offer on this filter (`__in`, `__isnull`, Django spellings, a lookup the field kind lacks): ignored."),
+    c("multi-hop", Error, "A relation traversal (`device__site_id`) is not a NetBox filter: ignored; query in two steps."),
+    c("invalid-choice", Warning, "Not one of the filter's choice values (HTTP 400); an error when the index comes from the instance itself."),
+    c("null-relation", Error, "`<relation>__empty` / `__isnull` is ignored; the null selector is `<relation>_id=null`."),
+    c("null-complement", Information, "`<relation>__n=null` is honoured and selects objects that HAVE the relation; often meant the other way round."),
+    c("dropped-value", Error, "A None/null, empty list or empty string never reaches NetBox as a filter: the call is unfiltered."),
+    c("filler-argument", Hint, "An optional tool argument filled with \"\", [], 0 or null; says what the MCP server does with it."),
+    c("single-value-filter", Error, "Several values given to a filter that takes one: NetBox uses only one of them."),
+    c("comma-list", Error, "A comma-separated string on an id or number filter is an HTTP 400: pass a list (repeated keys)."),
+    c("invalid-value", Error, "A value that does not fit the filter's type (`tenant_id=abc`): HTTP 400."),
+    c("wrong-filter-for-type", Error, "A prefix filter on IP addresses (`within`, `contains`) or `without`, which exists nowhere: ignored."),
+    c("vrf-needs-rd", Error, "`vrf` matches the route distinguisher, not the VRF name (HTTP 400): use the RD or `vrf_id`."),
+    c("slug-expected", Error, "A display name on a slug filter (`site=Main Office`): HTTP 400; use the slug or the `_id` filter."),
+    c("boolean-value", Error, "A boolean filter given `1`, `yes`, ...: NetBox ignores it; use `true` or `false`."),
+    c("invalid-regex", Warning, "An invalid regular expression on a `__regex`/`__iregex` filter: HTTP 500."),
+    c("generic-id-list", Error, "A list on a generic-relation id (`assigned_object_id`, `scope_id`, `object_id`): HTTP 400; use the typed filter."),
+    c("unknown-object-type", Error, "The tool's object type is not a NetBox object type: the MCP server rejects the call."),
+    c("version-only", Error, "The filter exists in another shipped NetBox version but not in the selected one: ignored here."),
+    c("limit-range", Error, "`limit` outside 1..100 on netbox_get_objects / netbox_search_objects: the MCP server rejects the call."),
+];
+
+/// The entry for `code`, if it is a REST code.
+pub fn info(code: &str) -> Option<&'static CodeInfo> {
+    CODES.iter().find(|c| c.code == code)
+}
+
+/// Default severity of a REST code (`Error` for an unknown code, which never happens).
+pub(crate) fn default_severity(code: &str) -> Severity {
+    info(code).map(|c| c.severity).unwrap_or(Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for c in CODES {
+            assert!(seen.insert(c.code), "duplicate {}", c.code);
+            assert!(c
+                .code
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch == '-'));
+            assert!(!c.summary.is_empty());
+        }
+        assert_eq!(info("null-complement").unwrap().severity, Information);
+        assert_eq!(default_severity("filler-argument"), Hint);
+    }
+}

@@ -1,0 +1,129 @@
+//! A view of one endpoint's parameters that answers the questions the rules ask: is this a
+//! relation filter, does it take ids, does it want a slug. Facts from NetBox's filtersets
+//! (netbox-facts.md §1.3): relation filters get only the `__n` lookup; numbers get
+//! `__gte`/`__lte`/...; char and choice filters get `__ic`, `__empty`, ...
+
+use crate::index::{Endpoint, FilterIndex, Parameter, ValueKind};
+
+/// Relation filters whose schema description is empty but which match the related object's
+/// slug (`to_field_name='slug'` in NetBox 4.3–4.6 filtersets). Names with a "(slug)"
+/// description need no entry.
+const SLUG_RELATIONS: &[&str] = &[
+    "tag",
+    "tenant",
+    "tenant_group",
+    "region",
+    "site_group",
+    "location",
+    "role",
+    "platform",
+    "default_platform",
+    "manufacturer",
+    "contact_group",
+    "cluster_group",
+    "cluster_type",
+    "device_role",
+    "rir",
+    "ancestor",
+];
+
+/// One endpoint of one index, with its key (`dcim/devices`).
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    pub key: &'a str,
+    pub ep: &'a Endpoint,
+    pub index: &'a FilterIndex,
+}
+
+impl<'a> View<'a> {
+    pub fn param(&self, name: &str) -> Option<&'a Parameter> {
+        self.ep.params.get(name)
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.ep.params.contains_key(name)
+    }
+
+    fn has_lookup(&self, base: &str, lookup: &str) -> bool {
+        self.ep.params.contains_key(&format!("{base}__{lookup}"))
+    }
+
+    /// `/api/dcim/devices/`, for messages.
+    pub fn path(&self) -> String {
+        format!("/api/{}/", self.key)
+    }
+
+    /// The object type served, or the path, for messages ("devices" reads worse).
+    pub fn version(&self) -> &'a str {
+        &self.index.netbox_version
+    }
+
+    /// A relation filter (`site`, `site_id`, `tenant`, `role_id`, `tag`): present, has `__n`
+    /// and none of the number or char lookups.
+    pub fn is_relation(&self, name: &str) -> bool {
+        self.has(name)
+            && self.has_lookup(name, "n")
+            && !self.has_lookup(name, "gte")
+            && !self.has_lookup(name, "ic")
+            && !self.has_lookup(name, "empty")
+    }
+
+    /// The key that takes `null` for relation `base` (`tenant` → `tenant_id`, `role_id` →
+    /// `role_id`); `None` when `base` is not a relation here.
+    pub fn null_key(&self, base: &str) -> Option<String> {
+        if base.ends_with("_id") && self.is_relation(base) {
+            return Some(base.to_string());
+        }
+        let id = format!("{base}_id");
+        if self.is_relation(&id) {
+            return Some(id);
+        }
+        if self.is_relation(base) {
+            return Some(base.to_string());
+        }
+        None
+    }
+
+    /// True when `name` (a parameter, possibly with a lookup) takes integer ids or numbers:
+    /// the schema says integer, or it is a relation `_id` filter (tree-node filters such as
+    /// `role_id`, `region_id` are typed string in the schema but take primary keys).
+    pub fn takes_integers(&self, name: &str, param: &Parameter) -> bool {
+        if param.kind == ValueKind::Integer {
+            return true;
+        }
+        let base = name.strip_suffix("__n").unwrap_or(name);
+        param.kind == ValueKind::String && base.ends_with("_id") && self.is_relation(base)
+    }
+
+    /// True when `name` (bare or `__n`) matches the related object's slug.
+    pub fn is_slug_filter(&self, name: &str) -> bool {
+        let base = name.strip_suffix("__n").unwrap_or(name);
+        let Some(p) = self.param(base) else {
+            return false;
+        };
+        let desc = p.description.as_deref().unwrap_or("");
+        if desc.contains("(slug)") {
+            return true;
+        }
+        desc.is_empty() && SLUG_RELATIONS.contains(&base) && self.is_relation(base)
+    }
+
+    /// Relation id filters of this endpoint (`site_id`, `rack_id`, ...), for hints.
+    pub fn relation_id_filters(&self) -> Vec<&'a str> {
+        self.ep
+            .params
+            .keys()
+            .filter(|k| !k.contains("__") && k.ends_with("_id") && self.is_relation(k))
+            .map(|k| k.as_str())
+            .collect()
+    }
+
+    /// Parameter names without a lookup suffix.
+    pub fn bare_names(&self) -> impl Iterator<Item = &'a str> + 'a {
+        self.ep
+            .params
+            .keys()
+            .filter(|k| !k.contains("__"))
+            .map(|k| k.as_str())
+    }
+}

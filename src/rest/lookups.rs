@@ -1,0 +1,115 @@
+//! Filter key grammar: `<field>[__<lookup>]`, NetBox's public lookups, and the Django spellings
+//! agents write instead (netbox-facts.md §1.3, R4).
+
+/// Lookups NetBox generates for some filter class (`tag__any` from 4.6).
+pub(crate) const NETBOX_LOOKUPS: &[&str] = &[
+    "n", "ic", "nic", "iew", "niew", "isw", "nisw", "ie", "nie", "empty", "regex", "iregex", "lt",
+    "lte", "gt", "gte", "any",
+];
+
+/// Lookups that exist in Django but never as a NetBox query parameter.
+pub(crate) const NEVER_LOOKUPS: &[&str] = &[
+    "in",
+    "isnull",
+    "null",
+    "icontains",
+    "contains",
+    "istartswith",
+    "startswith",
+    "iendswith",
+    "endswith",
+    "iexact",
+    "exact",
+    "range",
+    "not",
+    "ne",
+    "neq",
+    "year",
+    "month",
+    "day",
+    "date",
+];
+
+/// Names exempt from name checks: pagination, projection, search, rendering, custom fields.
+pub(crate) fn is_exempt(key: &str) -> bool {
+    matches!(
+        key,
+        "limit" | "offset" | "ordering" | "q" | "fields" | "brief" | "omit" | "format" | "export"
+    ) || key.starts_with("cf_")
+}
+
+/// A key split at its last `__` when the tail is a lookup (NetBox's or Django's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Key<'a> {
+    /// All `__`-separated parts.
+    pub parts: Vec<&'a str>,
+}
+
+impl<'a> Key<'a> {
+    pub fn parse(key: &'a str) -> Key<'a> {
+        Key {
+            parts: key.split("__").collect(),
+        }
+    }
+
+    /// The lookup tail when the key has exactly one `__` and the tail is a known lookup.
+    pub fn lookup(&self) -> Option<&'a str> {
+        match self.parts.as_slice() {
+            [_, l] if is_lookup(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn base(&self) -> &'a str {
+        self.parts[0]
+    }
+}
+
+/// True for a NetBox or a Django lookup name.
+pub(crate) fn is_lookup(s: &str) -> bool {
+    NETBOX_LOOKUPS.contains(&s) || NEVER_LOOKUPS.contains(&s)
+}
+
+/// The NetBox lookup for a Django spelling, with a note when the meaning shifts. `None` for
+/// `exact` means "the bare key" (the bare filter is already the exact match).
+pub(crate) fn django_to_netbox(lookup: &str) -> Option<(Option<&'static str>, &'static str)> {
+    Some(match lookup {
+        "icontains" => (Some("ic"), ""),
+        "contains" => (
+            Some("ic"),
+            " (NetBox has no case-sensitive contains; `__ic` ignores case)",
+        ),
+        "istartswith" => (Some("isw"), ""),
+        "startswith" => (
+            Some("isw"),
+            " (NetBox has no case-sensitive starts-with; `__isw` ignores case)",
+        ),
+        "iendswith" => (Some("iew"), ""),
+        "endswith" => (
+            Some("iew"),
+            " (NetBox has no case-sensitive ends-with; `__iew` ignores case)",
+        ),
+        "iexact" => (Some("ie"), ""),
+        "exact" => (None, " (the bare filter is the exact match)"),
+        "ne" | "neq" | "not" => (Some("n"), ""),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_keys() {
+        let k = Key::parse("site_id__in");
+        assert_eq!(k.base(), "site_id");
+        assert_eq!(k.lookup(), Some("in"));
+        assert_eq!(Key::parse("device__site_id").lookup(), None);
+        assert_eq!(Key::parse("a__b__ic").lookup(), None);
+        assert!(is_exempt("cf_owner__ic"));
+        assert!(!is_exempt("name"));
+        assert_eq!(django_to_netbox("icontains").unwrap().0, Some("ic"));
+        assert_eq!(django_to_netbox("exact").unwrap().0, None);
+    }
+}

@@ -1,0 +1,484 @@
+//! Rules for a filter key the endpoint does not list. "Not in this endpoint's parameters" is
+//! the authority (NetBox ignores unknown query parameters, netbox#19579); these rules only pick
+//! the code, the message and the fix by cause.
+
+use super::endpoint::View;
+use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
+use super::render;
+use super::suggest::{suggest, Suggestions};
+use super::target::quote_list;
+use super::{finding, Ctx};
+use crate::extract::FilterEntry;
+use crate::extract::{Syntax, Value};
+use crate::finding::Finding;
+
+/// Generic-relation id filters: a list on them is an HTTP 400 (netbox-facts R6).
+pub(crate) const GENERIC_IDS: &[&str] = &["assigned_object_id", "scope_id", "object_id"];
+
+/// Checks `entry`, whose key is not a parameter of `view`.
+pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<Finding>) {
+    let key = entry.key.as_str();
+    let k = Key::parse(key);
+    if let Some(f) = wrong_filter_for_type(view, entry, &k) {
+        out.push(f);
+        return;
+    }
+    if k.parts.len() >= 3 || (k.parts.len() == 2 && !is_lookup(k.parts[1])) {
+        out.push(multi_hop(view, entry, &k));
+        return;
+    }
+    if let Some(lookup) = k.lookup() {
+        let base = k.base();
+        if lookup == "in" {
+            out.push(in_lookup(ctx, view, entry, base));
+            return;
+        }
+        if matches!(lookup, "isnull" | "null" | "empty") {
+            if let Some(nk) = view.null_key(base) {
+                out.push(null_relation(ctx, view, entry, lookup, &nk));
+                return;
+            }
+        }
+        if let Some(f) = version_only(ctx, view, entry) {
+            out.push(f);
+            return;
+        }
+        if let Some(f) = other_lookup(ctx, view, entry, base, lookup) {
+            out.push(f);
+            return;
+        }
+    } else if let Some(f) = version_only(ctx, view, entry) {
+        out.push(f);
+        return;
+    }
+    out.push(unknown(view, entry, &suggest(view, key)));
+}
+
+fn ignored(view: &View) -> String {
+    format!(
+        "NetBox {} ignores it and returns every object of {}",
+        view.version(),
+        view.path()
+    )
+}
+
+/// `within`, `within_include`, `contains` on IP addresses (prefix filters) and `without`
+/// (no such filter anywhere). Source: NetBox ipam filtersets; ground truth rows on
+/// ipam/ip-addresses.
+fn wrong_filter_for_type(view: &View, entry: &FilterEntry, k: &Key) -> Option<Finding> {
+    let base = k.base();
+    let r = entry.key_range.clone();
+    if base == "without" {
+        return Some(finding(
+            r,
+            "wrong-filter-for-type",
+            format!(
+                "`{}` is not a NetBox filter on any endpoint: {}. To leave out addresses inside a prefix, fetch with `parent`/`within` and remove them yourself, or use `__n` on a filter that has it.",
+                entry.key,
+                ignored(view)
+            ),
+        ));
+    }
+    if view.key != "ipam/ip-addresses" || k.parts.len() != 1 {
+        return None;
+    }
+    match base {
+        "within" | "within_include" if view.has("parent") => Some(
+            finding(
+                r.clone(),
+                "wrong-filter-for-type",
+                format!(
+                    "`{base}` is a prefix filter: {}. IP addresses inside a prefix are selected with `parent`.",
+                    ignored(view)
+                ),
+            )
+            .with_fix("Replace with `parent`", r, "parent", true),
+        ),
+        "contains" => {
+            let mut f = finding(
+                r.clone(),
+                "wrong-filter-for-type",
+                format!(
+                    "`contains` is a prefix filter: {}. Use `address` for one address or `parent` for the addresses inside a prefix.",
+                    ignored(view)
+                ),
+            );
+            for n in ["address", "parent"] {
+                if view.has(n) {
+                    f = f.with_fix(format!("Replace with `{n}`"), r.clone(), n, false);
+                }
+            }
+            Some(f)
+        }
+        _ => None,
+    }
+}
+
+/// `device__site_id`, `interface__device__name`: a relation traversal.
+fn multi_hop(view: &View, entry: &FilterEntry, k: &Key) -> Finding {
+    let first = k.parts[0];
+    let tail = k.parts[1..].join("__");
+    let first_id = format!("{first}_id");
+    let mut msg = format!(
+        "`{}` follows a relation, which NetBox filters cannot do: {}.",
+        entry.key,
+        ignored(view)
+    );
+    let mut fixes = Vec::new();
+    if view.has(&tail) && !tail.is_empty() {
+        msg.push_str(&format!(" This endpoint has `{tail}` itself."));
+        fixes.push(tail.clone());
+    } else if k.parts.len() == 2 && k.parts[1] == "name" && view.has(first) {
+        msg.push_str(&format!(" `{first}` takes the {first}'s name here."));
+        fixes.push(first.to_string());
+    }
+    if view.has(&first_id) {
+        msg.push_str(&format!(
+            " Otherwise query in two steps: find the {first} ids with `{tail}` on their own endpoint, then filter here with `{first_id}` (a list of ids)."
+        ));
+    } else {
+        msg.push_str(
+            " Query in two steps: find the related objects first, then filter here by their ids.",
+        );
+    }
+    let r = entry.key_range.clone();
+    let mut f = finding(r.clone(), "multi-hop", msg);
+    for n in fixes {
+        f = f.with_fix(format!("Replace with `{n}`"), r.clone(), n, false);
+    }
+    f
+}
+
+/// `<f>__in`: not a NetBox lookup; several values go as a list on the bare key.
+fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding {
+    let r = entry.key_range.clone();
+    if GENERIC_IDS.contains(&base) && view.has(base) {
+        return finding(
+            r,
+            "unsupported-lookup",
+            format!(
+                "`{}` is not a NetBox lookup: {}. A list on `{base}` is an HTTP 400 too; use a typed filter such as {} with a list, or one query per id.",
+                entry.key,
+                ignored(view),
+                quote_list(&super::values::typed_filters(view))
+            ),
+        );
+    }
+    if !view.has(base) {
+        let s = suggest(view, base);
+        let mut f = unknown(view, entry, &s);
+        f.code = "unsupported-lookup";
+        f.message = format!(
+            "`__in` is not a NetBox lookup and `{base}` is not a filter here either: {}.{}",
+            ignored(view),
+            suggestion_text(&s)
+        );
+        return f;
+    }
+    let msg = format!(
+        "`__in` is not a NetBox lookup: {}. Pass the values as a list on `{base}` (sent as repeated `{base}=` keys).",
+        ignored(view)
+    );
+    let f = finding(r.clone(), "unsupported-lookup", msg);
+    let numeric = view
+        .param(base)
+        .map(|p| view.takes_integers(base, p))
+        .unwrap_or(false);
+    let parts = comma_parts(&entry.value);
+    match (ctx.syntax(), parts) {
+        (Syntax::Query, Some(parts)) => f.with_fix(
+            format!("Use repeated `{base}` keys"),
+            ctx.pair_range(entry),
+            render::query_pairs(base, &parts),
+            true,
+        ),
+        (Syntax::Query, None) => f.with_fix(format!("Replace with `{base}`"), r, base, true),
+        (syntax, Some(parts)) if parts.len() > 1 => {
+            let items: Vec<String> = parts
+                .iter()
+                .map(|p| render::token(p, numeric, syntax))
+                .collect();
+            let mut f = f;
+            f.fixes.push(crate::finding::Fix {
+                title: format!("Use a list on `{base}`"),
+                edits: vec![
+                    crate::finding::Edit {
+                        range: r,
+                        new_text: base.to_string(),
+                    },
+                    crate::finding::Edit {
+                        range: entry.value_range.clone(),
+                        new_text: render::list(&items),
+                    },
+                ],
+                certain: true,
+            });
+            f
+        }
+        _ => f.with_fix(format!("Replace with `{base}`"), r, base, true),
+    }
+}
+
+/// The parts of a comma-separated string value (`"21,7"` → `21`, `7`); `None` otherwise.
+pub(crate) fn comma_parts(v: &Value) -> Option<Vec<String>> {
+    match v {
+        Value::Str(s) => Some(
+            s.split(',')
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect(),
+        ),
+        Value::Int(i) => Some(vec![i.to_string()]),
+        _ => None,
+    }
+}
+
+/// Truthiness of a `__isnull=true` style value; `None` when not a literal.
+fn truthy(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::Int(i) => Some(*i != 0),
+        Value::Str(s) => match s.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => Some(true),
+            "false" | "0" | "no" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `tenant__empty`, `tenant__isnull`: ignored (relation filters get only `__n`); the null
+/// selector is `tenant_id=null` (ground truth: honoured, 14 of 72 devices on 4.3.3–4.6.8).
+fn null_relation(ctx: &Ctx, view: &View, entry: &FilterEntry, lookup: &str, nk: &str) -> Finding {
+    let syntax = ctx.syntax();
+    let null = render::null_string(syntax);
+    let want = truthy(&entry.value);
+    let (key, meaning) = match want {
+        Some(false) => (format!("{nk}__n"), "with"),
+        _ => (nk.to_string(), "without"),
+    };
+    let base = Key::parse(&entry.key).base();
+    let noun = base.strip_suffix("_id").unwrap_or(base);
+    let msg = format!(
+        "`__{lookup}` does not exist on the relation filter `{base}` (relations take only `__n`): {}. Objects {meaning} a {noun} are selected with `{key}=null`.",
+        ignored(view),
+    );
+    let mut f = finding(entry.key_range.clone(), "null-relation", msg);
+    if want.is_some() && (want == Some(true) || view.has(&key)) {
+        f.fixes.push(crate::finding::Fix {
+            title: format!("Use `{key}` with the null selector"),
+            edits: vec![
+                crate::finding::Edit {
+                    range: entry.key_range.clone(),
+                    new_text: key.clone(),
+                },
+                crate::finding::Edit {
+                    range: entry.value_range.clone(),
+                    new_text: null,
+                },
+            ],
+            certain: true,
+        });
+    }
+    f
+}
+
+/// A lookup the field does not get here: Django spellings, `__isnull` on a non-relation,
+/// lookups of another filter class (relation filters only get `__n`; regex only on char).
+fn other_lookup(
+    ctx: &Ctx,
+    view: &View,
+    entry: &FilterEntry,
+    base: &str,
+    lookup: &str,
+) -> Option<Finding> {
+    let _ = ctx;
+    let r = entry.key_range.clone();
+    if let Some((target, note)) = django_to_netbox(lookup) {
+        let to = match target {
+            Some(l) => format!("{base}__{l}"),
+            None => base.to_string(),
+        };
+        let mut f = finding(
+            r.clone(),
+            "unsupported-lookup",
+            format!(
+                "`__{lookup}` is a Django lookup, not a NetBox one: {}. Use `{to}`{note}.",
+                ignored(view)
+            ),
+        );
+        if view.has(&to) {
+            f = f.with_fix(format!("Replace with `{to}`"), r, to, true);
+        } else {
+            f.message = format!(
+                "`__{lookup}` is a Django lookup, not a NetBox one, and `{base}` has no such lookup here: {}.{}",
+                ignored(view),
+                lookup_list(view, base)
+            );
+        }
+        return Some(f);
+    }
+    if matches!(lookup, "isnull" | "null") {
+        let to = format!("{base}__empty");
+        let mut f = finding(
+            r.clone(),
+            "unsupported-lookup",
+            format!(
+                "`__{lookup}` is not a NetBox lookup: {}.{}",
+                ignored(view),
+                if view.has(&to) {
+                    format!(" Use `{to}=true` (or `false`).")
+                } else {
+                    lookup_list(view, base)
+                }
+            ),
+        );
+        if view.has(&to) {
+            f = f.with_fix(format!("Replace with `{to}`"), r, to, true);
+        }
+        return Some(f);
+    }
+    if !view.has(base) {
+        return None;
+    }
+    let why = if view.is_relation(base) {
+        format!(
+            " `{base}` is a relation filter: it takes only `__n`. To match on the related object's name, look it up first and filter with its id or slug."
+        )
+    } else if NETBOX_LOOKUPS.contains(&lookup) {
+        format!(
+            " `{base}` has no `__{lookup}` lookup in NetBox {}.{}",
+            view.version(),
+            lookup_list(view, base)
+        )
+    } else {
+        lookup_list(view, base)
+    };
+    Some(finding(
+        r,
+        "unsupported-lookup",
+        format!(
+            "`{}` is not a filter here: {}.{why}",
+            entry.key,
+            ignored(view)
+        ),
+    ))
+}
+
+/// " Its lookups here: `__n`, `__ic`, ..." or "".
+fn lookup_list(view: &View, base: &str) -> String {
+    let prefix = format!("{base}__");
+    let ls: Vec<String> = view
+        .ep
+        .params
+        .keys()
+        .filter_map(|k| k.strip_prefix(&prefix))
+        .map(|l| format!("`__{l}`"))
+        .collect();
+    if ls.is_empty() {
+        format!(" `{base}` takes no lookups here.")
+    } else {
+        format!(" Its lookups here: {}.", ls.join(", "))
+    }
+}
+
+/// The key exists on the same endpoint in another shipped version only.
+fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> {
+    let embedded;
+    let others: Vec<&crate::index::FilterIndex> = match ctx.others {
+        Some(o) => o.to_vec(),
+        None => {
+            embedded = super::versions::others(ctx.index);
+            embedded.iter().map(|a| a.as_ref()).collect()
+        }
+    };
+    let mut versions: Vec<String> = others
+        .iter()
+        .filter(|i| i.netbox_version != view.version())
+        .filter(|i| {
+            i.endpoints
+                .get(view.key)
+                .is_some_and(|e| e.params.contains_key(&entry.key))
+        })
+        .map(|i| i.netbox_version.clone())
+        .collect();
+    if versions.is_empty() {
+        return None;
+    }
+    versions.sort_by_key(|v| version_key(v));
+    versions.dedup();
+    let k = Key::parse(&entry.key);
+    let s = match k.lookup() {
+        // A regex has no faithful rewrite; name the lookups this version has instead.
+        Some("regex" | "iregex") => Suggestions::default(),
+        _ => suggest(view, &entry.key),
+    };
+    let mut f = unknown(view, entry, &s);
+    f.code = "version-only";
+    if matches!(k.lookup(), Some("regex" | "iregex")) {
+        f.message = format!(
+            "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`. If the instance runs another version, select it with --netbox-version.",
+            entry.key,
+            view.path(),
+            view.version(),
+            versions.join(", "),
+            ignored(view),
+            b = k.base()
+        );
+        return Some(f);
+    }
+    f.message = format!(
+        "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}): {}.{} If the instance runs another version, select it with --netbox-version.",
+        entry.key,
+        view.path(),
+        view.version(),
+        versions.join(", "),
+        ignored(view),
+        suggestion_text(&s)
+    );
+    Some(f)
+}
+
+/// Sort key for `4.10.2` > `4.9.1`.
+fn version_key(v: &str) -> Vec<u32> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
+/// " Use `x`." / " Did you mean `a` or `b`?" / " Its relation filters: ..." / "".
+fn suggestion_text(s: &Suggestions) -> String {
+    match s.names.as_slice() {
+        [one] => format!(" Use `{one}`."),
+        [] if !s.relation_hint.is_empty() => format!(
+            " Its relation filters include {}.",
+            s.relation_hint
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        [] => String::new(),
+        many => format!(" Did you mean {}?", quote_list(many)),
+    }
+}
+
+/// `unknown-filter` with the suggestions as fixes.
+fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
+    let msg = format!(
+        "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}",
+        entry.key,
+        view.path(),
+        view.version(),
+        suggestion_text(s)
+    );
+    let r = entry.key_range.clone();
+    let mut f = finding(r.clone(), "unknown-filter", msg);
+    for n in &s.names {
+        f = f.with_fix(
+            format!("Replace `{}` with `{n}`", entry.key),
+            r.clone(),
+            n.clone(),
+            s.certain,
+        );
+    }
+    f
+}

@@ -1,0 +1,125 @@
+//! Writes values in the host's syntax so a fix can be applied as is: `"null"` in Python, JSON
+//! and YAML (a bare YAML `null` would be a null again), `null` in a query string; `True` in
+//! Python, `true` elsewhere; lists as `[a, b]`, or repeated keys in a query string.
+
+use crate::extract::{Syntax, Value};
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+
+/// Characters that must be escaped inside a query-string value or key.
+const QUERY: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'&')
+    .add(b'=')
+    .add(b'#')
+    .add(b'+')
+    .add(b'%')
+    .add(b'"');
+
+/// A string literal: quoted (JSON escapes, valid in Python and YAML) or percent-encoded.
+pub(crate) fn string(s: &str, syntax: Syntax) -> String {
+    match syntax {
+        Syntax::Query => utf8_percent_encode(s, QUERY).to_string(),
+        _ => serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\"")),
+    }
+}
+
+/// The null selector as a string value.
+pub(crate) fn null_string(syntax: Syntax) -> String {
+    string("null", syntax)
+}
+
+/// A boolean literal.
+pub(crate) fn boolean(b: bool, syntax: Syntax) -> String {
+    match (syntax, b) {
+        (Syntax::Python, true) => "True".into(),
+        (Syntax::Python, false) => "False".into(),
+        (_, true) => "true".into(),
+        (_, false) => "false".into(),
+    }
+}
+
+/// One scalar token: numbers bare (outside a query string they stay numbers), other text quoted.
+pub(crate) fn token(s: &str, numeric: bool, syntax: Syntax) -> String {
+    if numeric && s.parse::<f64>().is_ok() {
+        s.to_string()
+    } else {
+        string(s, syntax)
+    }
+}
+
+/// A list literal of already rendered items (`[1, 2]`); not for query strings.
+pub(crate) fn list(items: &[String]) -> String {
+    format!("[{}]", items.join(", "))
+}
+
+/// Repeated query pairs: `k=v1&k=v2`.
+pub(crate) fn query_pairs(key: &str, values: &[String]) -> String {
+    let k = string(key, Syntax::Query);
+    values
+        .iter()
+        .map(|v| format!("{k}={}", string(v, Syntax::Query)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// A value as text for messages (`"Active"`, `1`, `None`), short.
+pub(crate) fn describe(v: &Value, syntax: Syntax) -> String {
+    let s = match v {
+        Value::Str(s) => match syntax {
+            Syntax::Query => s.clone(),
+            _ => string(s, syntax),
+        },
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Bool(b) => boolean(*b, syntax),
+        Value::Null => match syntax {
+            Syntax::Python => "None".into(),
+            _ => "null".into(),
+        },
+        Value::List(items) if items.is_empty() => "[]".into(),
+        Value::List(_) => "a list".into(),
+        Value::Map => "a mapping".into(),
+        Value::Expr => "an expression".into(),
+    };
+    if s.chars().count() > 60 {
+        let cut: String = s.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+/// The text NetBox receives for a scalar, as the wire encoding writes it; `None` for values
+/// that are not scalars or not literals.
+pub(crate) fn wire_text(v: &Value) -> Option<String> {
+    Some(match v {
+        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_per_syntax() {
+        assert_eq!(null_string(Syntax::Python), "\"null\"");
+        assert_eq!(null_string(Syntax::Yaml), "\"null\"");
+        assert_eq!(null_string(Syntax::Query), "null");
+        assert_eq!(boolean(true, Syntax::Python), "True");
+        assert_eq!(boolean(false, Syntax::Json), "false");
+        assert_eq!(token("21", true, Syntax::Json), "21");
+        assert_eq!(token("x", true, Syntax::Json), "\"x\"");
+        assert_eq!(
+            query_pairs("site_id", &["21".into(), "7".into()]),
+            "site_id=21&site_id=7"
+        );
+        assert_eq!(string("Main Office", Syntax::Query), "Main%20Office");
+        assert_eq!(list(&["1".into(), "2".into()]), "[1, 2]");
+    }
+}

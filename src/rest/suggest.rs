@@ -1,0 +1,188 @@
+//! Suggestions for a filter name the endpoint does not have, in the fixed order of ADR-0045:
+//! 1. the alias table (known renames; each applies only where the old name is absent and the
+//!    new one present on this endpoint, so `device_role_id` is never rewritten on interfaces);
+//! 2. the longest real parameter the wrong key ends with (`circuit_type_id` → `type_id`);
+//! 3. `<x>_id` ↔ `<x>`;
+//! 4. string similarity, with a guard: never offer an `__n` filter for an `__in` / `__empty` /
+//!    `__isnull` / `__null` input (the nearest string would invert the meaning);
+//! 5. otherwise the endpoint's relation filters, as a hint in the message.
+
+use super::endpoint::View;
+use super::lookups::{is_exempt, Key, NETBOX_LOOKUPS};
+
+/// `(old name, new names in preference order)`. Sources: NetBox 4.0 release notes
+/// (`device_role` → `role` on devices), netbox#16536 (components keep `device_role_id`), the
+/// recorded wrong names of ADR-0045, and ipam filtersets (`parent` on IP addresses).
+const ALIASES: &[(&str, &[&str])] = &[
+    ("device_role_id", &["role_id"]),
+    ("device_role", &["role"]),
+    ("role_id", &["device_role_id"]),
+    ("role", &["device_role"]),
+    ("vlan_group_id", &["group_id"]),
+    ("vlan_group", &["group"]),
+    ("circuit_type_id", &["type_id"]),
+    ("circuit_type", &["type"]),
+    ("cluster_type_id", &["type_id"]),
+    ("cluster_type", &["type"]),
+    ("cluster_group_id", &["group_id"]),
+    ("contact_role_id", &["role_id"]),
+    ("rack_role_id", &["role_id"]),
+    ("parent_prefix", &["parent"]),
+    ("prefix", &["parent"]),
+    ("ip_address", &["address"]),
+    ("ip", &["address"]),
+    ("tags", &["tag"]),
+    ("tag_slug", &["tag"]),
+    ("hostname", &["name"]),
+    ("device_name", &["device"]),
+    ("site_name", &["site"]),
+    ("site_slug", &["site"]),
+    ("tenant_name", &["tenant"]),
+    ("tenant_slug", &["tenant"]),
+    ("username", &["user"]),
+    ("user_name", &["user"]),
+    ("object_type", &["changed_object_type"]),
+    ("object_type_id", &["changed_object_type_id"]),
+    ("object_id", &["changed_object_id"]),
+    ("content_type", &["object_type"]),
+    ("content_type_id", &["object_type_id"]),
+    ("serial_number", &["serial"]),
+    ("mac", &["mac_address"]),
+];
+
+/// What the suggestion steps found.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Suggestions {
+    /// Parameter names of this endpoint, best first.
+    pub names: Vec<String>,
+    /// True when one step gave exactly one answer (a certain fix).
+    pub certain: bool,
+    /// Relation id filters of the endpoint, when nothing else was found.
+    pub relation_hint: Vec<String>,
+}
+
+impl Suggestions {
+    fn one(name: String) -> Self {
+        Suggestions {
+            names: vec![name],
+            certain: true,
+            relation_hint: Vec::new(),
+        }
+    }
+}
+
+/// Suggestions for `key`, which is not a parameter of `view`.
+pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
+    let k = Key::parse(key);
+    match k.lookup() {
+        // `vlan_group_id__n` → suggest for the base, keep the lookup when the result has it.
+        Some(lookup) if NETBOX_LOOKUPS.contains(&lookup) => {
+            if let Some(base) = structural(view, k.base()) {
+                let with = format!("{base}__{lookup}");
+                if view.has(&with) {
+                    return Suggestions::one(with);
+                }
+            }
+        }
+        None if k.parts.len() == 1 => {
+            if let Some(name) = structural(view, key) {
+                return Suggestions::one(name);
+            }
+        }
+        _ => {}
+    }
+    let (similar, clear) = similar(view, key, k.lookup());
+    if !similar.is_empty() {
+        return Suggestions {
+            certain: clear,
+            names: similar,
+            relation_hint: Vec::new(),
+        };
+    }
+    let mut hint: Vec<String> = view
+        .relation_id_filters()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    hint.truncate(8);
+    Suggestions {
+        names: Vec::new(),
+        certain: false,
+        relation_hint: hint,
+    }
+}
+
+/// Steps 1–3 for a name without lookup.
+fn structural(view: &View, name: &str) -> Option<String> {
+    if view.has(name) {
+        return Some(name.to_string());
+    }
+    // 1. aliases
+    for (old, news) in ALIASES {
+        if *old == name {
+            if let Some(n) = news.iter().find(|n| view.has(n)) {
+                return Some(n.to_string());
+            }
+        }
+    }
+    // 2. longest real parameter the key ends with, at a `_` boundary.
+    let best = view
+        .bare_names()
+        .filter(|p| *p != "id" && !is_exempt(p) && p.len() >= 2)
+        .filter(|p| {
+            name.len() > p.len() + 1
+                && name.ends_with(p)
+                && name.as_bytes()[name.len() - p.len() - 1] == b'_'
+        })
+        .max_by_key(|p| p.len());
+    if let Some(p) = best {
+        return Some(p.to_string());
+    }
+    // 3. `_id` ↔ bare
+    if let Some(bare) = name.strip_suffix("_id") {
+        if view.has(bare) {
+            return Some(bare.to_string());
+        }
+    } else {
+        let id = format!("{name}_id");
+        if view.has(&id) {
+            return Some(id);
+        }
+    }
+    None
+}
+
+/// Step 4: Jaro-Winkler over the endpoint's parameters of the same shape (with or without a
+/// lookup), above 0.88. One clear winner (edit distance ≤ 2, strictly nearer than the rest) is
+/// certain; otherwise the nearest three.
+fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) {
+    let null_like = matches!(lookup, Some("in" | "empty" | "isnull" | "null"));
+    let has_lookup = key.contains("__");
+    let scored: Vec<(f64, &str)> = view
+        .ep
+        .params
+        .keys()
+        .map(|p| p.as_str())
+        .filter(|p| !is_exempt(p) && p.contains("__") == has_lookup)
+        .filter(|p| !(null_like && p.ends_with("__n")))
+        .map(|p| (strsim::jaro_winkler(key, p), p))
+        .filter(|(s, _)| *s >= 0.88)
+        .collect();
+    // Nearest by edit distance first, then by Jaro-Winkler.
+    let mut ranked: Vec<(usize, f64, &str)> = scored
+        .into_iter()
+        .map(|(s, p)| (strsim::damerau_levenshtein(key, p), s, p))
+        .collect();
+    ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
+    let clear =
+        ranked.first().is_some_and(|b| b.0 <= 2) && ranked.get(1).is_none_or(|s| s.0 > ranked[0].0);
+    if clear {
+        ranked.truncate(1);
+    }
+    let names = ranked
+        .into_iter()
+        .take(3)
+        .map(|(_, _, p)| p.to_string())
+        .collect();
+    (names, clear)
+}

@@ -1,0 +1,556 @@
+//! Value rules the schema cannot say (hand rules, run before the choice check). Each is
+//! verified in `../shared/netbox/*/ground-truth.tsv` or netbox-facts.md §2.B.
+
+use super::endpoint::View;
+use super::lookups::Key;
+use super::names::{comma_parts, GENERIC_IDS};
+use super::target::quote_list;
+use super::{choices, finding, finding_sev, render, Ctx};
+use crate::extract::{CallForm, FilterEntry, Syntax, Value};
+use crate::finding::{Finding, Severity};
+use crate::index::{Parameter, ValueKind};
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+/// Typed filters to use instead of a list on a generic-relation id (netbox-facts R6), those
+/// present on `view`.
+pub(crate) fn typed_filters(view: &View) -> Vec<String> {
+    [
+        "interface_id",
+        "vminterface_id",
+        "fhrpgroup_id",
+        "device_id",
+        "virtual_machine_id",
+        "site_id",
+        "location_id",
+        "region_id",
+        "site_group_id",
+    ]
+    .iter()
+    .filter(|n| view.has(n))
+    .map(|n| n.to_string())
+    .collect()
+}
+
+/// `dropped-value`: a value that never reaches NetBox as a filter. Python `None` / JSON null
+/// in an MCP tool call (requests drops it, httpx sends `key=`; both unfiltered, ADR-0045: 141 of
+/// 141 devices) or in `requests.get(params=...)`, an empty list (nothing sent), an empty string
+/// (`key=` is no filter). pynetbox sends `None` as `null`, so `None` is fine there. Returns
+/// true when the value was dropped.
+pub(crate) fn dropped(
+    ctx: &Ctx,
+    view: Option<&View>,
+    entry: &FilterEntry,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let key = &entry.key;
+    let r = entry.value_range.clone();
+    let msg = match &entry.value {
+        Value::Null if ctx.call.form != CallForm::Pynetbox => {
+            let base = Key::parse(key).base().to_string();
+            // Certain where `null` is the null selector: relations, ids, char filters
+            // (`name=null` selects unnamed objects); not on choice filters.
+            let certain = base.ends_with("_id")
+                || view.is_some_and(|v| {
+                    v.null_key(&base).is_some()
+                        || v.param(&base).is_some_and(|p| {
+                            p.choices.is_none() && v.has(&format!("{base}__empty"))
+                        })
+                });
+            let shown = render::describe(&Value::Null, ctx.syntax());
+            let f = finding(
+                r.clone(),
+                "dropped-value",
+                format!(
+                    "`{key}: {shown}` never reaches NetBox ({}), so the call is unfiltered. To select objects whose value is empty, send the string \"null\".",
+                    if ctx.is_mcp() {
+                        format!("the MCP client drops it or sends an empty `{key}=`")
+                    } else {
+                        "requests drops it".to_string()
+                    }
+                ),
+            )
+            .with_fix("Send the null selector \"null\"", r, render::null_string(ctx.syntax()), certain);
+            out.push(f);
+            return true;
+        }
+        Value::List(items) if items.is_empty() => format!(
+            "An empty list for `{key}` sends nothing, so NetBox returns every object. Give at least one value or drop the filter."
+        ),
+        Value::Str(s) if s.is_empty() => format!(
+            "An empty value for `{key}` is no filter: NetBox returns every object. Give a value, `null` for objects without one, or drop the filter."
+        ),
+        _ => return false,
+    };
+    out.push(finding(r, "dropped-value", msg));
+    true
+}
+
+/// The values of an entry: list elements with their ranges, or the scalar itself.
+fn elements(entry: &FilterEntry) -> Vec<(&Value, Range<usize>)> {
+    match &entry.value {
+        Value::List(items) => items.iter().map(|(v, r)| (v, r.clone())).collect(),
+        v => vec![(v, entry.value_range.clone())],
+    }
+}
+
+fn is_null_selector(v: &Value) -> bool {
+    matches!(v, Value::Null) || matches!(v, Value::Str(s) if s == "null")
+}
+
+/// Value rules for `entry`, whose key is the parameter `param` of `view`.
+pub(crate) fn check(
+    ctx: &Ctx,
+    view: &View,
+    entry: &FilterEntry,
+    param: &Parameter,
+    out: &mut Vec<Finding>,
+) {
+    let key = entry.key.as_str();
+    let list_len = match &entry.value {
+        Value::List(items) => Some(items.len()),
+        _ => None,
+    };
+    if let Some(f) = vrf_needs_rd(ctx, view, entry, param) {
+        out.push(f);
+        return;
+    }
+    let base = Key::parse(key).base();
+    let generic = GENERIC_IDS.contains(&base);
+    if generic {
+        let comma = matches!(&entry.value, Value::Str(s) if s.contains(','));
+        if list_len.unwrap_or(0) > 1 || comma {
+            out.push(generic_id_list(view, entry));
+            return;
+        }
+    }
+    if !param.multi && list_len.unwrap_or(0) > 1 {
+        out.push(finding(
+            entry.value_range.clone(),
+            "single-value-filter",
+            format!(
+                "`{key}` takes one value: NetBox uses only one of the {} given. Query once per value.",
+                list_len.unwrap_or(0)
+            ),
+        ));
+        return;
+    }
+    for (v, r) in elements(entry) {
+        if let Some(f) = check_scalar(ctx, view, entry, param, v, r) {
+            out.push(f);
+            // One finding per entry for a scalar; per element for lists.
+            if list_len.is_none() {
+                return;
+            }
+        }
+    }
+}
+
+/// The rules for one scalar value, first hit wins.
+fn check_scalar(
+    ctx: &Ctx,
+    view: &View,
+    entry: &FilterEntry,
+    param: &Parameter,
+    v: &Value,
+    r: Range<usize>,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let syntax = ctx.syntax();
+    if is_null_selector(v) {
+        let base = key.strip_suffix("__n")?;
+        let nk = view.null_key(base)?;
+        let plain = nk.clone();
+        let base = base.strip_suffix("_id").unwrap_or(base);
+        return Some(
+            finding(
+                entry.key_range.clone(),
+                "null-complement",
+                format!(
+                    "`{key}=null` is honoured and selects objects that HAVE a {base} (it excludes those without one). For objects without a {base}, use `{plain}=null`."
+                ),
+            )
+            .with_fix(format!("Select objects without a {base}: `{plain}`"), entry.key_range.clone(), plain, false),
+        );
+    }
+    if matches!(v, Value::Expr | Value::Map | Value::List(_)) {
+        return None;
+    }
+    if param.kind == ValueKind::Boolean {
+        return boolean_value(key, v, r, syntax);
+    }
+    let text = render::wire_text(v)?;
+    let integers = view.takes_integers(key, param);
+    let number = integers || param.kind == ValueKind::Number;
+    if number && matches!(v, Value::Str(_)) && text.contains(',') {
+        return comma_list(ctx, view, entry, param, &text, integers);
+    }
+    if number {
+        return invalid_number(view, entry, v, &text, r, integers);
+    }
+    if matches!(param.kind, ValueKind::Date | ValueKind::DateTime) {
+        return invalid_date(key, &text, r, param.kind);
+    }
+    if key.ends_with("__regex") || key.ends_with("__iregex") {
+        return invalid_regex(key, &text, r);
+    }
+    if matches!(v, Value::Str(_)) && view.is_slug_filter(key) {
+        if let Some(f) = slug_expected(view, key, &text, r.clone(), syntax) {
+            return Some(f);
+        }
+    }
+    choices::check(ctx, view, entry, param, &text, r)
+}
+
+/// `boolean-value`: NetBox's boolean filters honour `true`/`false` (and `True`/`False`);
+/// `1`, `yes`, `0`, `no` are ignored (ground truth `has_primary_ip=1`, `=yes`: 72 of 72).
+fn boolean_value(key: &str, v: &Value, r: Range<usize>, syntax: Syntax) -> Option<Finding> {
+    let text = match v {
+        Value::Bool(_) => return None,
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Str(s) => s.clone(),
+        _ => return None,
+    };
+    if matches!(text.as_str(), "true" | "false" | "True" | "False") {
+        return None;
+    }
+    let want = match text.to_ascii_lowercase().as_str() {
+        "1" | "yes" | "y" | "on" | "t" | "true" => Some(true),
+        "0" | "no" | "n" | "off" | "f" | "false" => Some(false),
+        _ => None,
+    };
+    let shown = render::describe(v, syntax);
+    let mut f = finding(
+        r.clone(),
+        "boolean-value",
+        format!(
+            "`{key}` is a boolean filter: NetBox ignores {shown} and returns every object. Use `true` or `false`."
+        ),
+    );
+    if let Some(b) = want {
+        let new = match (syntax, v) {
+            (Syntax::Query, _) | (_, Value::Str(_)) => render::string(&b.to_string(), syntax),
+            _ => render::boolean(b, syntax),
+        };
+        f = f.with_fix(format!("Replace with `{b}`"), r, new, true);
+    }
+    Some(f)
+}
+
+/// `comma-list`: `site_id=21,7` is an HTTP 400 ("“21,7” is not a valid value"); several
+/// values go as a list (repeated keys). Ground truth rows `site_id=21,7`, `vid=100,200`.
+fn comma_list(
+    ctx: &Ctx,
+    view: &View,
+    entry: &FilterEntry,
+    param: &Parameter,
+    text: &str,
+    integers: bool,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let parts = comma_parts(&Value::Str(text.to_string()))?;
+    let all_numbers = parts.iter().all(|p| {
+        if integers {
+            p.parse::<i64>().is_ok() || p == "null"
+        } else {
+            p.parse::<f64>().is_ok()
+        }
+    });
+    let mut f = finding(
+        entry.value_range.clone(),
+        "comma-list",
+        if param.multi {
+            format!(
+                "`{key}` does not split a comma-separated string: NetBox {} answers HTTP 400. Pass a list (sent as repeated `{key}=` keys).",
+                view.version()
+            )
+        } else {
+            format!(
+                "`{key}` does not split a comma-separated string: NetBox {} answers HTTP 400. It takes one value: query once per value.",
+                view.version()
+            )
+        },
+    );
+    if param.multi && all_numbers && parts.len() > 1 {
+        let (range, new) = match ctx.syntax() {
+            Syntax::Query => (ctx.pair_range(entry), render::query_pairs(key, &parts)),
+            syntax => (
+                entry.value_range.clone(),
+                render::list(
+                    &parts
+                        .iter()
+                        .map(|p| render::token(p, true, syntax))
+                        .collect::<Vec<_>>(),
+                ),
+            ),
+        };
+        f = f.with_fix("Pass the values as a list", range, new, true);
+    }
+    Some(f)
+}
+
+/// `invalid-value` for id and number filters: `tenant_id=abc` is an HTTP 400 ("“abc” is not a
+/// valid value"). A slug sibling (`tenant`) is offered when there is one.
+fn invalid_number(
+    view: &View,
+    entry: &FilterEntry,
+    v: &Value,
+    text: &str,
+    r: Range<usize>,
+    integers: bool,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let ok = match v {
+        Value::Int(_) => true,
+        Value::Float(f) => !integers || f.fract() == 0.0,
+        Value::Bool(_) => false,
+        _ => {
+            let t = text.trim();
+            if integers {
+                t.parse::<i64>().is_ok()
+            } else {
+                t.parse::<f64>().is_ok()
+            }
+        }
+    };
+    if ok {
+        return None;
+    }
+    let what = if integers {
+        "an integer id"
+    } else {
+        "a number"
+    };
+    let mut msg = format!(
+        "`{key}` takes {what}: NetBox {} answers HTTP 400 for `{text}`.",
+        view.version()
+    );
+    let base = Key::parse(key).base();
+    let sibling = base.strip_suffix("_id").filter(|s| view.has(s));
+    if let Some(s) = sibling {
+        msg.push_str(&format!(" To filter by slug or name use `{s}`."));
+    }
+    let mut f = finding(r, "invalid-value", msg);
+    if let (Some(s), Value::Str(_)) = (sibling, v) {
+        let lookup = key.strip_prefix(base).unwrap_or("");
+        f = f.with_fix(
+            format!("Filter with `{s}{lookup}`"),
+            entry.key_range.clone(),
+            format!("{s}{lookup}"),
+            false,
+        );
+    }
+    Some(f)
+}
+
+/// `invalid-value` for date filters: a value that does not start with `YYYY-MM-DD` (Django
+/// answers 400 "Enter a valid date/time"). Warning: Django accepts several formats.
+fn invalid_date(key: &str, text: &str, r: Range<usize>, kind: ValueKind) -> Option<Finding> {
+    let b = text.as_bytes();
+    let starts_with_date = b.len() >= 8
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && text[5..].split('-').count() >= 2;
+    if starts_with_date {
+        return None;
+    }
+    let what = if kind == ValueKind::Date {
+        "a date (`2024-05-31`)"
+    } else {
+        "a date-time (`2024-05-31T12:00:00Z`)"
+    };
+    Some(finding_sev(
+        r,
+        "invalid-value",
+        Severity::Warning,
+        format!("`{key}` takes {what}: NetBox answers HTTP 400 for `{text}`."),
+    ))
+}
+
+/// `invalid-regex`: the pattern reaches the database (PostgreSQL) and an invalid one is an
+/// HTTP 500 (ground truth `name__regex=[` on 4.4+). Only clear errors are flagged, since
+/// PostgreSQL regex syntax differs from Rust's: unbalanced brackets and parentheses, a
+/// repetition with nothing to repeat.
+fn invalid_regex(key: &str, text: &str, r: Range<usize>) -> Option<Finding> {
+    let err = regex::Regex::new(text).err()?.to_string();
+    let clear = [
+        "unclosed character class",
+        "unclosed group",
+        "unopened group",
+        "repetition operator missing expression",
+    ];
+    let what = clear.iter().find(|c| err.contains(*c))?;
+    Some(finding(
+        r,
+        "invalid-regex",
+        format!("`{key}` gets an invalid regular expression ({what}): NetBox answers HTTP 500."),
+    ))
+}
+
+/// `slug-expected`: a slug filter given a display name. Characters outside `[-a-zA-Z0-9_]`
+/// can never be in a slug (HTTP 400 "not one of the available choices"); upper case only is a
+/// warning (a slug may contain it, NetBox's own never do).
+fn slug_expected(
+    view: &View,
+    key: &str,
+    text: &str,
+    r: Range<usize>,
+    syntax: Syntax,
+) -> Option<Finding> {
+    if text.is_empty() {
+        return None;
+    }
+    let bad = text
+        .chars()
+        .any(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+    let upper = text.chars().any(|c| c.is_ascii_uppercase());
+    if !bad && !upper {
+        return None;
+    }
+    let severity = if bad {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let slug = slugify(text);
+    let base = Key::parse(key).base();
+    let id = format!("{base}_id");
+    let mut msg = format!(
+        "`{key}` matches the {base}'s slug, not its name: `{text}` is an HTTP 400 unless a {base} has that slug. Use the slug (probably `{slug}`)"
+    );
+    if view.has(&id) {
+        msg.push_str(&format!(" or `{id}` with the id"));
+    }
+    msg.push('.');
+    let mut f = finding_sev(r.clone(), "slug-expected", severity, msg);
+    if !slug.is_empty() && slug != text {
+        f = f.with_fix(
+            format!("Use the slug `{slug}`"),
+            r,
+            render::string(&slug, syntax),
+            false,
+        );
+    }
+    Some(f)
+}
+
+/// NetBox's slugify: lower case, runs of other characters → `-`.
+fn slugify(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// `vrf-needs-rd`: on ipam endpoints `vrf` matches the route distinguisher
+/// (`to_field_name='rd'`, schema "VRF (RD)"), so a VRF name is an HTTP 400 (ground truth
+/// `vrf=Alpha`). RDs are written `ASN:nn` or `IP:nn` (RFC 4364).
+fn vrf_needs_rd(ctx: &Ctx, view: &View, entry: &FilterEntry, param: &Parameter) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let base = Key::parse(key).base();
+    let rd_filter = param
+        .description
+        .as_deref()
+        .is_some_and(|d| d.contains("(RD)"))
+        || base == "present_in_vrf";
+    if !rd_filter {
+        return None;
+    }
+    let id_key = format!("{base}_id");
+    for (v, r) in elements(entry) {
+        match v {
+            Value::Int(i) => {
+                let mut f = finding(
+                    r.clone(),
+                    "vrf-needs-rd",
+                    format!(
+                        "`{key}` matches the VRF's route distinguisher, not its id: `{i}` is an HTTP 400. Use `{id_key}` for ids."
+                    ),
+                );
+                if view.has(&id_key) && !key.contains("__") {
+                    f = f.with_fix(
+                        format!("Replace with `{id_key}`"),
+                        entry.key_range.clone(),
+                        id_key.clone(),
+                        true,
+                    );
+                }
+                return Some(f);
+            }
+            Value::Str(s) if s != "null" && !s.contains(':') => {
+                let _ = ctx;
+                return Some(finding(
+                    r,
+                    "vrf-needs-rd",
+                    format!(
+                        "`{key}` matches the VRF's route distinguisher (like `65000:100`), not its name: `{s}` is an HTTP 400. Use the RD, or `{id_key}` with the VRF's id."
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `generic-id-list` for a list (or comma string) on a generic-relation id.
+fn generic_id_list(view: &View, entry: &FilterEntry) -> Finding {
+    let typed = typed_filters(view);
+    let alt = if typed.is_empty() {
+        "query once per id".to_string()
+    } else {
+        format!(
+            "use a typed filter such as {} with the list, or query once per id",
+            quote_list(&typed)
+        )
+    };
+    finding(
+        entry.value_range.clone(),
+        "generic-id-list",
+        format!(
+            "`{}` is a generic-relation id: several values are an HTTP 400 although the schema lists it as multi-value; {alt}.",
+            entry.key
+        ),
+    )
+}
+
+/// Repeated keys in a query string (`within=a&within=b`): single-value filters use one value;
+/// generic-relation ids answer 400.
+pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
+    if ctx.call.form != CallForm::Url {
+        return;
+    }
+    let mut by_key: BTreeMap<&str, Vec<&FilterEntry>> = BTreeMap::new();
+    for e in &ctx.call.filters {
+        by_key.entry(e.key.as_str()).or_default().push(e);
+    }
+    for (key, entries) in by_key {
+        if entries.len() < 2 || super::lookups::is_exempt(key) {
+            continue;
+        }
+        let Some(param) = view.param(key) else {
+            continue;
+        };
+        let base = Key::parse(key).base();
+        if GENERIC_IDS.contains(&base) {
+            let mut f = generic_id_list(view, entries[1]);
+            f.range = ctx.pair_range(entries[1]);
+            out.push(f);
+        } else if !param.multi {
+            out.push(finding(
+                ctx.pair_range(entries[1]),
+                "single-value-filter",
+                format!(
+                    "`{key}` takes one value: NetBox uses only one of the {} given. Query once per value.",
+                    entries.len()
+                ),
+            ));
+        }
+    }
+}
