@@ -27,7 +27,7 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
         .token_limit(TOKEN_LIMIT);
     match parser.parse_ast(text, "document.graphql") {
         Ok(doc) => Ok(doc),
-        Err(with) => Err(with
+        Err(with) => Err(dedup_ranges(with
             .errors
             .iter()
             .map(|d| {
@@ -47,8 +47,16 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
                     claim: None,
                 }
             })
-            .collect()),
+            .collect())),
     }
+}
+
+/// The parser often reports two errors at one token ("expected an Argument", "expected
+/// R_PAREN"); keep the first per range.
+fn dedup_ranges(mut v: Vec<RawFinding>) -> Vec<RawFinding> {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|f| seen.insert((f.range.start, f.range.end)));
+    v
 }
 
 /// Checks one GraphQL document against `schema`; findings carry host byte ranges.
@@ -105,7 +113,7 @@ pub fn check_text(
                 f.range = u.range.clone();
                 r = u.range.clone();
                 f.message.push_str(&did_you_mean_suffix(&u.candidates));
-                let one = u.candidates.len() == 1;
+                let one = clear_winner(&walk_name(text, &u.range), &u.candidates);
                 for c in &u.candidates {
                     f.fixes.push(RawFix {
                         title: format!("Replace with `{c}`"),
@@ -167,5 +175,20 @@ fn to_host(f: RawFinding, map: &OffsetMap, text: &str) -> Finding {
         severity: f.severity,
         message: f.message,
         fixes,
+    }
+}
+
+fn walk_name(text: &str, r: &Range<usize>) -> String {
+    text.get(r.clone()).unwrap_or("").to_ascii_lowercase()
+}
+
+/// One clear candidate: the only one, or one edit away while the next is three or more away
+/// (`tenant_grop` → `tenant_group`, not `tenant_group_id`).
+fn clear_winner(input: &str, candidates: &[String]) -> bool {
+    let d = |c: &String| strsim::damerau_levenshtein(input, &c.to_ascii_lowercase());
+    match candidates {
+        [_] => true,
+        [a, b, ..] => d(a) <= 1 && d(b) >= 3,
+        [] => false,
     }
 }

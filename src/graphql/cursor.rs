@@ -146,12 +146,10 @@ pub fn context_at(text: &str, offset: usize, schema: &NetboxSchema) -> Context {
             Some(Frame::Selection { ty, .. }) => {
                 let ty = ty.clone();
                 match kind {
-                    TokenKind::Name if spread_on => {
-                        if data == "on" {
-                        } else {
-                            spread_ty = Some(data.to_string());
-                        }
+                    TokenKind::Name if spread_on && data != "on" => {
+                        spread_ty = Some(data.to_string())
                     }
+                    TokenKind::Name if spread_on => {}
                     TokenKind::Name => sel_name = Some(data.to_string()),
                     TokenKind::Colon => sel_name = None, // it was an alias
                     TokenKind::Spread => {
@@ -279,10 +277,10 @@ fn open_value(stack: &mut Vec<Frame>, kind: TokenKind, schema: &NetboxSchema) {
         TokenKind::RParen | TokenKind::RCurly | TokenKind::RBracket => {
             stack.pop();
         }
-        TokenKind::StringValue | TokenKind::Int | TokenKind::Float => {
-            if !matches!(stack.last(), Some(Frame::List { .. })) {
-                clear_pending(stack);
-            }
+        TokenKind::StringValue | TokenKind::Int | TokenKind::Float
+            if !matches!(stack.last(), Some(Frame::List { .. })) =>
+        {
+            clear_pending(stack);
         }
         TokenKind::LParen => stack.push(Frame::Other),
         _ => {}

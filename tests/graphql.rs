@@ -1,0 +1,441 @@
+//! GraphQL checks, data-driven: NetBox ground truth per version, fixture documents with
+//! expected findings, the introspection round trip, range mapping through an offset map, bad
+//! input, completion and hover.
+
+use netbox_lsp::extract::{GraphqlDoc, OffsetMap};
+use netbox_lsp::finding::Severity;
+use netbox_lsp::graphql::check::check_text;
+use netbox_lsp::graphql::{
+    check_document, complete, embedded_schema, hover, load_schema_file, GqlCompletionKind,
+    NetboxSchema,
+};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn schema(v: &str) -> Arc<NetboxSchema> {
+    embedded_schema(v).unwrap_or_else(|| panic!("schema {v} not shipped"))
+}
+
+/// `../shared/netbox` beside the repository, or `/work/shared/netbox`; None (and a loud note)
+/// when neither exists.
+fn shared() -> Option<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        manifest.parent().map(|p| p.join("shared/netbox")),
+        Some(PathBuf::from("/work/shared/netbox")),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
+    if found.is_none() {
+        eprintln!("!!! SKIPPED: ../shared/netbox not found; real-schema checks did not run");
+    }
+    found
+}
+
+#[test]
+fn ground_truth_rows() {
+    let mut tally = Vec::new();
+    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+        let s = schema(v);
+        let path = fixtures().join(format!("graphql-ground-truth/v{v}.tsv"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (mut ok, mut rejected, mut ignored, mut out_of_reach) = (0, 0, 0, 0);
+        for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let [query, verdict, _note, code, span_text] = cols[..] else {
+                panic!("bad row {line}");
+            };
+            // The fixture's expectation must agree with what NetBox did.
+            match verdict {
+                "error" => assert_ne!(
+                    code, "-",
+                    "{v}: rejected row without expected error: {query}"
+                ),
+                "silently-ignored" => assert_eq!(code, "graphql-null-filter", "{v}: {query}"),
+                _ => assert_eq!(
+                    code, "-",
+                    "{v}: accepted row with an expected error: {query}"
+                ),
+            }
+            let findings = check_text(query, None, &s);
+            let errors: Vec<_> = findings
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .collect();
+            match code {
+                "out-of-reach" => {
+                    out_of_reach += 1;
+                    assert!(errors.is_empty(), "{v}: {query}: {errors:?}");
+                }
+                "-" => {
+                    ok += 1;
+                    assert!(
+                        errors.is_empty(),
+                        "{v}: accepted by NetBox, yet: {query}: {errors:?}"
+                    );
+                }
+                code => {
+                    if verdict == "error" {
+                        rejected += 1;
+                    } else {
+                        ignored += 1;
+                    }
+                    assert_eq!(errors.len(), 1, "{v}: {query}: {errors:?}");
+                    assert_eq!(errors[0].code, code, "{v}: {query}: {errors:?}");
+                    assert_eq!(&query[errors[0].range.clone()], span_text, "{v}: {query}");
+                }
+            }
+            // Warnings: only the unpaginated-list cap, only where it applies.
+            for w in findings.iter().filter(|f| f.severity == Severity::Warning) {
+                assert_eq!(w.code, "graphql-pagination", "{v}: {query}");
+                assert!(s.caps_unpaginated_lists() && !query.contains("pagination"));
+            }
+        }
+        tally.push(format!(
+            "{v}: {ok} accepted → no error, {rejected} rejected → same error, {ignored} silently ignored → graphql-null-filter, {out_of_reach} out of reach (need live data)"
+        ));
+    }
+    eprintln!("GraphQL ground truth tally:\n  {}", tally.join("\n  "));
+}
+
+/// Fixture documents: `tests/fixtures/graphql/<version>/<name>.graphql`, each with a header
+/// `# expect: code@text -> fix-text | ...` (or `# expect: none`). Each expectation names the
+/// code, the GraphQL text its range covers and, optionally, the certain fix's replacement.
+#[test]
+fn fixture_documents() {
+    let dir = fixtures().join("graphql");
+    let mut n = 0;
+    for vdir in std::fs::read_dir(&dir).unwrap().flatten() {
+        if !vdir.path().is_dir() {
+            continue;
+        }
+        let v = vdir.file_name().to_string_lossy().to_string();
+        let s = schema(&v);
+        let mut files: Vec<_> = std::fs::read_dir(vdir.path()).unwrap().flatten().collect();
+        files.sort_by_key(|f| f.path());
+        for f in files {
+            let text = std::fs::read_to_string(f.path()).unwrap();
+            let vars = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# variables: "))
+                .map(|j| serde_json::from_str::<serde_json::Value>(j).unwrap());
+            let expect_line = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# expect: "))
+                .unwrap_or_else(|| panic!("{:?} has no # expect line", f.path()));
+            let mut want: Vec<String> = if expect_line.trim() == "none" {
+                Vec::new()
+            } else {
+                expect_line
+                    .split(" | ")
+                    .map(|s| s.trim().to_string())
+                    .collect()
+            };
+            let mut got: Vec<String> = check_text(&text, vars.as_ref(), &s)
+                .iter()
+                .map(|f| {
+                    let mut e = format!("{}@{}", f.code, &text[f.range.clone()]);
+                    if let Some(fx) = f.fixes.iter().find(|x| x.certain) {
+                        e.push_str(" -> ");
+                        e.push_str(&fx.edits[0].1);
+                    }
+                    e
+                })
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{v}/{:?}", f.file_name());
+            n += 1;
+        }
+    }
+    assert!(n >= 10, "only {n} fixture documents");
+}
+
+const INTROSPECTION_QUERY: &str = r#"
+query IntrospectionQuery {
+  __schema {
+    queryType { name } mutationType { name } subscriptionType { name }
+    types { ...FullType }
+    directives { name description locations args { ...InputValue } }
+  }
+}
+fragment FullType on __Type {
+  kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue }
+  interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef }
+  specifiedByURL
+}
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } }
+"#;
+
+/// Printed types of a schema, keyed by name, ignoring applied `@oneOf` (introspection cannot
+/// carry it in apollo-compiler 1.33) and built-in definitions.
+fn types_of(s: &apollo_compiler::Schema) -> std::collections::BTreeMap<String, String> {
+    s.types
+        .iter()
+        .filter(|(_, t)| !t.is_built_in())
+        .map(|(n, t)| {
+            let mut p = t.to_string().replace(" @oneOf", "");
+            // NetBox's stored introspection results did not ask for `specifiedByURL`.
+            if let Some(i) = p.find(" @specifiedBy(") {
+                let end = p[i..].find(')').map(|e| i + e + 1).unwrap_or(p.len());
+                p.replace_range(i..end, "");
+            }
+            (n.to_string(), p)
+        })
+        .collect()
+}
+
+/// Asserts two type maps are equal, naming the differing types (the maps are large).
+fn assert_same_types(
+    a: &std::collections::BTreeMap<String, String>,
+    b: &std::collections::BTreeMap<String, String>,
+    what: &str,
+) {
+    let differ: Vec<&String> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .collect();
+    if let Some(k) = differ.first() {
+        panic!(
+            "{what}: {} types differ, first `{k}`:\n{:?}\n---\n{:?}",
+            differ.len(),
+            a.get(*k),
+            b.get(*k)
+        );
+    }
+}
+
+#[test]
+fn introspection_round_trip_on_shipped_schemas() {
+    use apollo_compiler::{introspection, validation::Valid, ExecutableDocument};
+    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+        let original = schema(v);
+        let s = &original.schema;
+        let doc = ExecutableDocument::parse_and_validate(s, INTROSPECTION_QUERY, "q.graphql")
+            .expect("introspection query");
+        let op = doc.operations.get(None).unwrap();
+        let response = introspection::partial_execute(
+            s,
+            &s.implementers_map(),
+            &doc,
+            op,
+            Valid::assume_valid_ref(&Default::default()),
+        )
+        .unwrap();
+        let json = serde_json::to_string(&response).unwrap();
+        let back = NetboxSchema::from_introspection(&json, v).expect("converter");
+        assert_same_types(&types_of(s), &types_of(&back.schema), v);
+    }
+}
+
+#[test]
+fn real_introspection_results_load_and_match_sdl() {
+    // Vendored 4.6.8 result (declares `@deprecated` on DIRECTIVE_DEFINITION and `@oneOf`).
+    let bytes =
+        std::fs::read(fixtures().join("graphql/netbox-4.6.8.introspection.json.gz")).unwrap();
+    let loaded = load_schema_file(&bytes).expect("4.6.8 introspection loads");
+    assert_same_types(
+        &types_of(&loaded.schema),
+        &types_of(&schema("4.6.8").schema),
+        "4.6.8 json",
+    );
+    let Some(shared) = shared() else { return };
+    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+        let bytes =
+            std::fs::read(shared.join(format!("v{v}/graphql-introspection.json.gz"))).unwrap();
+        let s = load_schema_file(&bytes).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_same_types(&types_of(&s.schema), &types_of(&schema(v).schema), v);
+        let sdl = std::fs::read(shared.join(format!("v{v}/schema.graphql.gz"))).unwrap();
+        load_schema_file(&sdl).unwrap_or_else(|e| panic!("{v} SDL: {e}"));
+    }
+}
+
+/// A document inside a Markdown block quote: the GraphQL text has the `> ` prefixes removed,
+/// the map sends each line back to the host.
+#[test]
+fn ranges_and_fixes_map_through_offset_map() {
+    let host = "Intro\n> ```graphql\n> { device_list(filter: {name: {exact: \"a\"}}) {\n>   nmae } }\n> ```\n";
+    let line1 = host.find("{ device_list").unwrap();
+    let line1_end = host[line1..].find('\n').unwrap() + line1 + 1;
+    let line2 = host.find("  nmae").unwrap();
+    let line2_end = host[line2..].find('\n').unwrap() + line2;
+    let mut map = OffsetMap::new();
+    map.push(line1, line1_end - line1);
+    map.push(line2, line2_end - line2);
+    let text = format!("{}{}", &host[line1..line1_end], &host[line2..line2_end]);
+    let doc = GraphqlDoc {
+        text,
+        map,
+        variables: None,
+    };
+    let findings = check_document(&doc, &schema("4.3.3"));
+    let got: Vec<(&str, &str)> = findings
+        .iter()
+        .map(|f| (f.code, &host[f.range.clone()]))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("graphql-filter-argument", "filter"),
+            ("graphql-validation", "nmae")
+        ]
+    );
+    // Applying the certain fixes to the host gives the working document.
+    let mut fixed = host.to_string();
+    let mut edits: Vec<_> = findings
+        .iter()
+        .flat_map(|f| {
+            f.fixes
+                .iter()
+                .filter(|x| x.certain)
+                .flat_map(|x| x.edits.clone())
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    for e in edits {
+        fixed.replace_range(e.range, &e.new_text);
+    }
+    assert!(fixed.contains("> { device_list(filters: {name"), "{fixed}");
+    assert!(fixed.contains(">   name } }"), "{fixed}");
+}
+
+#[test]
+fn bad_input_gives_findings_not_panics() {
+    let s = schema("4.6.8");
+    let unterminated = r#"{ device_list(filters: {name: {exact: "abc}) { id } }"#;
+    let f = check_text(unterminated, None, &s);
+    assert!(f.iter().any(|f| f.code == "graphql-syntax"), "{f:?}");
+
+    // 5000 nested selections: the parser's recursion limit answers, no stack overflow.
+    let deep = format!(
+        "{{ device_list {}{} }}",
+        "{ site ".repeat(5000),
+        "}".repeat(5000)
+    );
+    let f = check_text(&deep, None, &s);
+    assert!(
+        f.iter()
+            .any(|f| f.code == "graphql-syntax" && f.message.contains("nest")),
+        "{:?}",
+        &f[..1]
+    );
+
+    // 1 MB document: many fields in one selection set.
+    let big = format!(
+        "{{ device_list(pagination: {{limit: 1}}) {{ {} }} }}",
+        "id name ".repeat(140_000)
+    );
+    assert!(big.len() > 1_000_000);
+    let f = check_text(&big, None, &s);
+    assert!(
+        f.iter().all(|f| f.code == "graphql-syntax"),
+        "{:?}",
+        f.first()
+    );
+    assert!(!f.is_empty());
+
+    // Completion and hover on the same inputs stay bounded and quiet.
+    let _ = complete(&deep, deep.len() / 2, &s);
+    let _ = hover(&big, big.len() - 3, &s);
+    let _ = complete(unterminated, 40, &s);
+    assert!(complete("", 99, &s).is_empty());
+
+    for (bytes, want) in [
+        (&b"not a schema at all"[..], "neither"),
+        (
+            &br#"{"errors": [{"message": "introspection disabled"}]}"#[..],
+            "__schema",
+        ),
+        (
+            &br#"{"data": {"__schema": {"types": "x"}}}"#[..],
+            "introspection",
+        ),
+    ] {
+        let e = load_schema_file(bytes).unwrap_err();
+        assert!(e.contains(want), "{e}");
+    }
+}
+
+fn labels(text_with_cursor: &str, v: &str) -> Vec<(String, GqlCompletionKind)> {
+    let offset = text_with_cursor.find('|').unwrap();
+    let text = text_with_cursor.replacen('|', "", 1);
+    complete(&text, offset, &schema(v))
+        .into_iter()
+        .map(|c| (c.label, c.kind))
+        .collect()
+}
+
+#[test]
+fn completion_contexts() {
+    use GqlCompletionKind::*;
+    let has = |items: &[(String, GqlCompletionKind)], l: &str, k: GqlCompletionKind| {
+        items.iter().any(|(a, b)| a == l && *b == k)
+    };
+    let root = labels("{ devi|", "4.6.8");
+    assert!(has(&root, "device_list", Field), "{root:?}");
+    assert!(root.iter().all(|(l, _)| l.starts_with("devi")));
+    let fields = labels("{ device_list { id si| } }", "4.6.8");
+    assert!(has(&fields, "site", Field), "{fields:?}");
+    let args = labels("{ device_list(| ) { id } }", "4.6.8");
+    assert!(
+        has(&args, "filters", Argument) && has(&args, "pagination", Argument),
+        "{args:?}"
+    );
+    let filt = labels("{ device_list(filters: {site: {sl|", "4.6.8");
+    assert!(has(&filt, "slug", InputField), "{filt:?}");
+    let lookups = labels("{ device_list(filters: {name: {|", "4.6.8");
+    assert!(has(&lookups, "i_contains", InputField) && has(&lookups, "is_null", InputField));
+    let en = labels("{ device_list(filters: {status: {exact: STATUS_A|", "4.6.8");
+    assert!(has(&en, "STATUS_ACTIVE", EnumValue), "{en:?}");
+    let en43 = labels("{ device_list(filters: {status: |", "4.3.3");
+    assert!(has(&en43, "STATUS_ACTIVE", EnumValue), "{en43:?}");
+    let pag = labels(
+        "{ device_list(filters: {name: {exact: \"x\"}}, pagination: {|",
+        "4.6.8",
+    );
+    assert!(
+        has(&pag, "limit", InputField) && has(&pag, "start", InputField),
+        "{pag:?}"
+    );
+    let pag43 = labels("{ device_list(pagination: {|", "4.3.3");
+    assert!(!has(&pag43, "start", InputField) && has(&pag43, "offset", InputField));
+    let nested = labels("{ device_list { interfaces(filters: {enab|", "4.6.8");
+    assert!(has(&nested, "enabled", InputField), "{nested:?}");
+    assert!(labels("{ device_list(filters: {name: {exact: \"ab|", "4.6.8").is_empty());
+}
+
+#[test]
+fn hover_contents() {
+    let s = schema("4.6.8");
+    let h = |t: &str| {
+        let o = t.find('|').unwrap();
+        hover(&t.replacen('|', "", 1), o, &s)
+    };
+    let f = h("{ device_l|ist { id } }").unwrap();
+    assert!(
+        f.contains("[DeviceType!]!") && f.contains("filters: DeviceFilter"),
+        "{f}"
+    );
+    let st = h("{ device_list(filters: {sta|tus: {exact: STATUS_ACTIVE}}) { id } }").unwrap();
+    assert!(
+        st.contains("DeviceStatusEnumBaseFilterLookup") && st.contains("exact"),
+        "{st}"
+    );
+    let ev = h("{ device_list(filters: {status: {exact: STATUS_AC|TIVE}}) { id } }").unwrap();
+    assert!(
+        ev.contains("DeviceStatusEnum") && ev.contains("STATUS_PLANNED"),
+        "{ev}"
+    );
+    let lk = h("{ device_list(filters: {name: {i_con|tains: \"x\"}}) { id } }").unwrap();
+    assert!(lk.contains("i_contains: String"), "{lk}");
+    assert!(h("{ device_list { nope| } }").is_none());
+}
