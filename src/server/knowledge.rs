@@ -4,9 +4,9 @@
 
 use super::config::Settings;
 use crate::analysis::Knowledge;
+use crate::index::load::load_index;
 use crate::index::{embedded, FilterIndex, FORMAT_VERSION};
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -67,7 +67,7 @@ pub fn load(settings: &Settings) -> Loaded {
     let mut index = None;
     if let Some(path) = &settings.index {
         match load_index_file(path) {
-            Ok(i) => index = Some(i),
+            Ok(i) => index = Some(Arc::new(i)),
             Err(e) => loaded.notes.push(format!(
                 "cannot use index {}: {e}; using the shipped index instead",
                 path.display()
@@ -84,7 +84,7 @@ pub fn load(settings: &Settings) -> Loaded {
     if let Some(i) = &index {
         loaded.index_version = i.netbox_version.clone();
     }
-    loaded.knowledge.index = index.map(Arc::new);
+    loaded.knowledge.index = index;
     let version = settings
         .netbox_version
         .clone()
@@ -140,8 +140,8 @@ fn shipped_schema_version(requested: Option<&str>) -> Option<&'static str> {
         .or(newest)
 }
 
-/// The shipped index chosen for `requested` (newest when `None`).
-fn embedded_index(requested: Option<&str>, notes: &mut Vec<String>) -> Option<FilterIndex> {
+/// The shipped index chosen for `requested` (newest when `None`), decoded once per process.
+fn embedded_index(requested: Option<&str>, notes: &mut Vec<String>) -> Option<Arc<FilterIndex>> {
     let selection = match embedded::select(requested) {
         Ok(s) => s,
         Err(e) => {
@@ -152,43 +152,23 @@ fn embedded_index(requested: Option<&str>, notes: &mut Vec<String>) -> Option<Fi
     if let Some(note) = &selection.note {
         notes.push(note.clone());
     }
-    let release = embedded::RELEASES
-        .iter()
-        .find(|r| r.version == selection.version)?;
-    match decode_index(release.index_gz) {
-        Ok(i) => Some(i),
-        Err(e) => {
-            notes.push(format!(
-                "shipped index {} is unreadable: {e}",
-                release.version
-            ));
-            None
-        }
-    }
+    Some(embedded::embedded_index(selection.version))
 }
 
-/// Reads an index file (`.json` or gzip-compressed `.json.gz`).
+/// Reads an index file: as written by `netbox-lsp index build` (gzip-compressed JSON), or the
+/// same JSON uncompressed.
 pub fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    decode_index(&bytes)
-}
-
-fn decode_index(bytes: &[u8]) -> Result<FilterIndex, String> {
-    let mut json = Vec::new();
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        flate2::read::GzDecoder::new(bytes)
-            .read_to_end(&mut json)
-            .map_err(|e| format!("not a valid gzip file: {e}"))?;
-    } else {
-        json.extend_from_slice(bytes);
+        return load_index(&bytes).map_err(|e| e.to_string());
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(&json).map_err(|e| format!("not an index file: {e}"))?;
-    let format = value.get("format").and_then(|f| f.as_u64()).unwrap_or(0);
-    if format > u64::from(FORMAT_VERSION) {
+    let index: FilterIndex =
+        serde_json::from_slice(&bytes).map_err(|e| format!("not an index file: {e}"))?;
+    if index.format > FORMAT_VERSION {
         return Err(format!(
-            "index format {format} is newer than this netbox-lsp understands ({FORMAT_VERSION}); upgrade netbox-lsp"
+            "index format {} is newer than this netbox-lsp understands ({FORMAT_VERSION}); upgrade netbox-lsp",
+            index.format
         ));
     }
-    serde_json::from_value(value).map_err(|e| format!("not an index file: {e}"))
+    Ok(index)
 }
