@@ -93,8 +93,9 @@ async fn labels_at(c: &mut TestClient, uri: &str, lang: &str, src: &str) -> Vec<
 #[tokio::test]
 async fn completion_in_each_context() {
     let mut c = TestClient::start().await;
-    let cases: &[(&str, &str, &str, &[&str], &[&str])] = &[
-        // (file, language, text with cursor, must offer, must not offer)
+    // (file, language, text with cursor, must offer, must not offer)
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [&'a str], &'a [&'a str]);
+    let cases: &[Case] = &[
         (
             "a.py",
             "python",

@@ -174,7 +174,6 @@ fn fence_at(text: &str, offset: usize) -> Option<(usize, String)> {
                 }
                 None => {
                     let lang = t[fence.len()..]
-                        .trim()
                         .split_whitespace()
                         .next()
                         .unwrap_or("")
@@ -307,10 +306,11 @@ mod tests {
             let after = apply(text, &e);
             assert!(after.contains(want), "{kind:?}: {after:?}");
             // The new comment suppresses the finding (blocks: the fence range).
-            let blocks: Vec<Range<usize>> = match after.find("```") {
-                Some(s) => vec![s..after.rfind("```").unwrap() + 3],
-                None => vec![],
-            };
+            let blocks: Vec<Range<usize>> = after
+                .find("```")
+                .map(|s| s..after.rfind("```").unwrap() + 3)
+                .into_iter()
+                .collect();
             let f2 = finding(&after, "bad");
             assert!(
                 suppress::apply(&after, kind, &blocks, vec![f2]).is_empty(),

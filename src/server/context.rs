@@ -667,7 +667,8 @@ mod tests {
     #[test]
     fn recognises_each_context() {
         use HostKind::*;
-        let cases: Vec<(&str, HostKind, Option<(Expect, &str, Quote)>)> = vec![
+        type Case<'a> = (&'a str, HostKind, Option<(Expect, &'a str, Quote)>);
+        let cases: Vec<Case> = vec![
             ("netbox_get_objects(\"dc|", Python, Some((Expect::ObjectType, "dc", Quote::None))),
             ("netbox_get_objects(object_type='|", Python, Some((Expect::ObjectType, "", Quote::None))),
             ("netbox_get_objects(\"dcim.device\", filters={\"ro|", Python, Some((filter("dcim.device"), "ro", Quote::None))),
