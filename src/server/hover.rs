@@ -56,6 +56,11 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
     }
 }
 
+/// Parameters every list endpoint accepts that are not filters (never flagged).
+const EXEMPT: &[&str] = &[
+    "limit", "offset", "ordering", "q", "fields", "brief", "omit", "format", "export",
+];
+
 /// The word under `offset` (filter names, object types, endpoint paths).
 fn word_at(text: &str, offset: usize) -> Range<usize> {
     let is_word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '/');
@@ -120,6 +125,12 @@ pub fn describe(
                     s.push_str(&format!("\n\n_NetBox {version} filter index_"));
                     s
                 }
+                None if name.starts_with("cf_") => format!(
+                    "`{name}` filters on a custom field: custom fields are defined per NetBox instance, so the shipped index cannot check it.\n\n_NetBox {version} filter index_"
+                ),
+                None if EXEMPT.contains(&name) => format!(
+                    "`{name}` is a list-view parameter of every NetBox endpoint (pagination, ordering, search or output shape), not a filter.\n\n_NetBox {version} filter index_"
+                ),
                 None => {
                     let mut s = format!(
                         "`{name}` is not a filter of `/api/{key}/` in NetBox {version}. NetBox ignores unknown query parameters, so the call returns every object, unfiltered."
