@@ -64,7 +64,7 @@ fn serious(f: &Finding) -> bool {
 /// Checks one version; returns (honoured clean, honoured, caught, faulty in reach, out of reach).
 fn check_version(version: &'static str) -> Vec<String> {
     let knowledge = Knowledge {
-        index: Some(load(version)),
+        index: Some(embedded::embedded_index(version)),
         graphql: None,
     };
     assert_eq!(
@@ -172,18 +172,4 @@ fn fixtures_match_shared_ground_truth() {
             assert_eq!((&s.0, &s.1, &s.3), (&o.0, &o.1, &o.3), "{version}");
         }
     }
-}
-
-/// Decodes the embedded index of a shipped release (the index file is gzip-compressed JSON).
-fn load(version: &str) -> std::sync::Arc<netbox_lsp::index::FilterIndex> {
-    use std::io::Read;
-    let release = embedded::RELEASES
-        .iter()
-        .find(|r| r.version == version)
-        .unwrap_or_else(|| panic!("NetBox {version} is not shipped"));
-    let mut json = Vec::new();
-    flate2::read::GzDecoder::new(release.index_gz)
-        .read_to_end(&mut json)
-        .expect("gzip");
-    std::sync::Arc::new(serde_json::from_slice(&json).expect("index JSON"))
 }
