@@ -194,6 +194,9 @@ fn fixture_gzip_builds_the_same_and_round_trips() {
     let raw = fixture("openapi/mini.json");
     let plain = build_from_openapi(&raw).unwrap();
     assert_eq!(build_from_openapi(&gzip(&raw)).unwrap(), plain);
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend_from_slice(&raw);
+    assert_eq!(build_from_openapi(&bom).unwrap().endpoints, plain.endpoints);
     let file = write_index(&plain);
     assert_eq!(&file[..2], &[0x1f, 0x8b]);
     assert_eq!(load_index(&file).unwrap(), plain);
@@ -560,6 +563,11 @@ fn singularisation_agrees_with_response_names() {
 
 // ---------------------------------------------------------------- vendored == rebuilt
 
+/// Says a test is skipped on the real stderr (not captured by the test harness).
+fn skipped(why: &str) {
+    let _ = writeln!(std::io::stderr(), "\n*** SKIPPED: {why} ***\n");
+}
+
 fn shared_dir() -> Option<PathBuf> {
     let m = manifest();
     let candidates = [
@@ -575,7 +583,7 @@ fn shared_dir() -> Option<PathBuf> {
 #[test]
 fn vendored_indexes_equal_a_fresh_build() {
     let Some(shared) = shared_dir() else {
-        eprintln!("\n*** SKIPPED: ../shared not found (vendored index rebuild check) ***\n");
+        skipped("../shared not found (vendored index rebuild check)");
         return;
     };
     let mut checked = 0;
@@ -620,12 +628,12 @@ fn vendored_indexes_equal_a_fresh_build() {
 #[test]
 fn enum_resolution_on_4_3_3() {
     let Some(shared) = shared_dir() else {
-        eprintln!("\n*** SKIPPED: ../shared not found (enum resolution figure) ***\n");
+        skipped("../shared not found (enum resolution figure)");
         return;
     };
     let doc = shared.join("netbox/v4.3.3/openapi.json.gz");
     if !doc.is_file() {
-        eprintln!("\n*** SKIPPED: {} not found ***\n", doc.display());
+        skipped(&format!("{} not found", doc.display()));
         return;
     }
     let (_, report) = build_with_report(&std::fs::read(Path::new(&doc)).unwrap()).unwrap();

@@ -90,8 +90,10 @@ pub fn build_from_openapi(bytes: &[u8]) -> Result<FilterIndex, BuildError> {
 /// [`build_from_openapi`], also returning the choice-resolution figures.
 pub fn build_with_report(bytes: &[u8]) -> Result<(FilterIndex, BuildReport), BuildError> {
     let raw = decompress(bytes)?;
+    // A UTF-8 byte-order mark (some editors add one) is not JSON; skip it.
+    let text = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&raw);
     let doc: Value =
-        serde_json::from_slice(&raw).map_err(|e| BuildError::NotJson(e.to_string()))?;
+        serde_json::from_slice(text).map_err(|e| BuildError::NotJson(e.to_string()))?;
     let root = doc
         .as_object()
         .ok_or_else(|| BuildError::NotOpenApi("the top level is not an object".into()))?;

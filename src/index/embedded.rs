@@ -138,6 +138,7 @@ pub fn load(version: &str) -> Result<FilterIndex, IndexError> {
 
 /// One decoded index per shipped release, decoded on first use.
 static CACHE: [OnceLock<Arc<FilterIndex>>; 8] = [const { OnceLock::new() }; 8];
+const _: () = assert!(RELEASES.len() <= 8, "grow CACHE with RELEASES");
 
 /// The process-wide decoded index of a shipped release (`version` as in [`Selection::version`]).
 /// Decoded once per process. A version that is not shipped, or an embedded file that fails to

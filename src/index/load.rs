@@ -57,7 +57,15 @@ pub fn load_index(bytes: &[u8]) -> Result<FilterIndex, IndexError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Err(IndexError::NotGzip);
     }
-    let mut json = Vec::with_capacity(bytes.len() * 12);
+    // The gzip trailer's ISIZE (uncompressed length mod 2^32) sizes the buffer in one go;
+    // bounded, since a truncated file ends in arbitrary bytes.
+    let isize = bytes
+        .len()
+        .checked_sub(4)
+        .and_then(|at| bytes.get(at..))
+        .and_then(|t| <[u8; 4]>::try_from(t).ok())
+        .map_or(0, u32::from_le_bytes) as usize;
+    let mut json = Vec::with_capacity(isize.min(bytes.len().saturating_mul(64)) + 1);
     let mut dec = GzDecoder::new(bytes).take(MAX_INDEX_BYTES + 1);
     match dec.read_to_end(&mut json) {
         Ok(_) if json.len() as u64 > MAX_INDEX_BYTES => {
