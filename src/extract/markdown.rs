@@ -7,6 +7,7 @@
 //! as `block_continuation` children; they are cut out and the fence text gets a piecewise
 //! [`OffsetMap`] back to the host. YAML front matter is metadata, not a tool call: skipped.
 
+use std::collections::HashSet;
 use std::ops::Range;
 
 use tree_sitter::Node;
@@ -15,32 +16,42 @@ use tree_sitter_md::{MarkdownParser, MarkdownTree};
 use super::parse::for_each_node;
 use super::{json, python, text, yaml, Extraction, GraphqlDoc, OffsetMap, Site};
 
-/// Largest Markdown host parsed structurally (bytes). Larger files (generated dumps, not skill
-/// files) only get the linear URL scan, so one file can never stall `check` or the server.
-pub const MAX_MARKDOWN: usize = 8 * 1024 * 1024;
+/// Largest Markdown host parsed structurally (bytes). tree-sitter-md reads about 1 MB/s on
+/// fence-heavy text (release build), so larger files (generated dumps, not skill files) only
+/// get the linear URL scan and one file can never stall `check` or the server.
+pub const MAX_MARKDOWN: usize = 1024 * 1024;
 
 /// Everything found in the Markdown host `text` (ranges are host byte offsets).
 pub fn extract(text: &str) -> Extraction {
     let mut ex = Extraction::default();
+    let mut seen = HashSet::new();
     if text.len() <= MAX_MARKDOWN {
         let mut parser = MarkdownParser::default();
         if let Some(tree) = parser.parse(text.as_bytes(), None) {
-            walk(text, &tree, &mut ex);
+            walk(text, &tree, &mut ex, &mut seen);
         }
     }
     let urls = text::extract(text, &OffsetMap::identity(0, text.len()));
     for site in urls {
-        push_unique(&mut ex.sites, site);
+        push_unique(&mut ex.sites, &mut seen, site);
     }
     ex
 }
 
-fn walk(text: &str, tree: &MarkdownTree, ex: &mut Extraction) {
+/// Identity of a site for de-duplication: a URL inside a Python string is found both by the
+/// fence's extractor and by the host-wide URL scan.
+#[derive(Hash, PartialEq, Eq)]
+enum SiteKey {
+    Rest(usize, usize, bool),
+    Graphql(usize, usize),
+}
+
+fn walk(text: &str, tree: &MarkdownTree, ex: &mut Extraction, seen: &mut HashSet<SiteKey>) {
     for_each_node(tree.block_tree().root_node(), |n| match n.kind() {
         "fenced_code_block" => {
             ex.blocks.push(n.byte_range());
             for site in fence(text, n) {
-                push_unique(&mut ex.sites, site);
+                push_unique(&mut ex.sites, seen, site);
             }
         }
         "inline" => {
@@ -48,7 +59,7 @@ fn walk(text: &str, tree: &MarkdownTree, ex: &mut Extraction) {
                 for_each_node(inline.root_node(), |c| {
                     if c.kind() == "code_span" {
                         for site in code_span(text, c) {
-                            push_unique(&mut ex.sites, site);
+                            push_unique(&mut ex.sites, seen, site);
                         }
                     }
                 });
@@ -58,16 +69,17 @@ fn walk(text: &str, tree: &MarkdownTree, ex: &mut Extraction) {
     });
 }
 
-/// Adds `site` unless one at the same place is already there (a URL found by two scans).
-fn push_unique(sites: &mut Vec<Site>, site: Site) {
-    let dup = sites.iter().any(|s| match (s, &site) {
-        (Site::Rest(a), Site::Rest(b)) => a.call_range == b.call_range && a.form == b.form,
-        (Site::Graphql(a), Site::Graphql(b)) => {
-            a.map.to_host(0) == b.map.to_host(0) && a.text == b.text
-        }
-        _ => false,
-    });
-    if !dup {
+/// Adds `site` unless one at the same place is already there.
+fn push_unique(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
+    let key = match &site {
+        Site::Rest(c) => SiteKey::Rest(
+            c.call_range.start,
+            c.call_range.end,
+            c.form == super::CallForm::Url,
+        ),
+        Site::Graphql(d) => SiteKey::Graphql(d.map.to_host(0), d.text.len()),
+    };
+    if seen.insert(key) {
         sites.push(site);
     }
 }
@@ -145,7 +157,7 @@ fn code_span(text: &str, span: Node) -> Vec<Site> {
     if count < 2 {
         return Vec::new();
     }
-    let (Some(open), Some(close)) = (span.child(0), span.child((count - 1) as u32)) else {
+    let (Some(open), Some(close)) = (span.child(0), span.child(count - 1)) else {
         return Vec::new();
     };
     if open.kind() != "code_span_delimiter" || close.kind() != "code_span_delimiter" {

@@ -15,7 +15,7 @@ pub(crate) enum Lang {
 }
 
 /// Largest embedded text parsed structurally (bytes); larger texts only get the URL scan.
-pub(crate) const MAX_PARSE: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_PARSE: usize = 2 * 1024 * 1024;
 
 /// Deepest literal nesting converted; deeper values become `Value::Expr`.
 pub(crate) const MAX_DEPTH: usize = 64;

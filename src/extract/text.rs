@@ -80,7 +80,14 @@ fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     while start > 0 && is_prefix_byte(bytes[start - 1]) {
         start -= 1;
     }
-    let filters = pairs(text, query_start..query_end, map);
+    let mut filters = pairs(text, query_start..query_end, map);
+    // Cut at a backslash: the URL sits in an escaped string (`\u00fc`, `\/`) and the last
+    // value is not known.
+    if bytes.get(query_end) == Some(&b'\\') {
+        if let Some(last) = filters.last_mut() {
+            last.value = Value::Expr;
+        }
+    }
     if filters.is_empty() {
         return None;
     }

@@ -46,8 +46,15 @@ impl Cx<'_> {
         self.src.get(n.byte_range()).unwrap_or("")
     }
 
+    /// Host range of a node without the trailing whitespace block nodes take in.
+    fn trimmed(&self, n: Node) -> Range<usize> {
+        let r = n.byte_range();
+        let t = self.src.get(r.clone()).unwrap_or("");
+        self.host(r.start..r.start + t.trim_end().len())
+    }
+
     fn lit(&self, n: Node, depth: usize) -> Lit {
-        let range = self.host(n.byte_range());
+        let range = self.trimmed(n);
         if depth > MAX_DEPTH {
             return Lit::scalar(Value::Expr, range);
         }
