@@ -1,7 +1,324 @@
-//! The language server over stdio (tower-lsp-server). The only module that knows LSP types.
-//! (Being written.)
+//! The language server over stdio (tower-lsp-server 0.23). The only module that knows LSP types.
+//!
+//! Layout: one file per LSP method (`initialize`, `did_open`, `did_change`, `did_close`,
+//! `configuration` for the configuration/watched-files/workspace-folder notifications,
+//! `completion`, `hover`, `code_action`, `debug` for the test hooks), plus the state they share:
+//! [`document`] (ropey text + version), [`position`] (the negotiated encoding, converted once at
+//! the edge), [`config`] (pure settings model), [`knowledge`] (index/schema loading and cache),
+//! [`diagnostics`] (debounced analysis and publishing), [`context`] (pure cursor context).
+//!
+//! Ordering: tower-lsp-server runs handlers concurrently and may reorder notifications
+//! (lsp-anchors.md §1.3). This server runs them one at a time (`concurrency_level(1)`); every
+//! handler is short because analysis runs in spawned tasks and client requests
+//! (`workspace/configuration`) are sent from spawned tasks, never awaited in a handler. The
+//! version guard in [`document::Document::apply`] drops changes that are not newer.
+
+pub mod code_action;
+pub mod completion;
+pub mod config;
+pub mod configuration;
+pub mod context;
+pub mod debug;
+pub mod diagnostics;
+pub mod did_change;
+pub mod did_close;
+pub mod did_open;
+pub mod document;
+pub mod graphql_site;
+pub mod hover;
+pub mod initialize;
+pub mod knowledge;
+pub mod position;
+pub mod transport;
+
+use config::Settings;
+use document::Document;
+use position::Encoding;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::task::JoinHandle;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, ClientSocket, LanguageServer, LspService, Server};
+
+/// Environment variable that enables the test hooks (`netbox-lsp/debugPanic`, ...).
+pub const DEBUG_HOOKS_ENV: &str = "NETBOX_LSP_DEBUG_HOOKS";
 
 /// Serves LSP on stdin/stdout until the client exits; returns the exit code.
 pub fn run_stdio() -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("netbox-lsp: cannot start the async runtime: {e}");
+            return 2;
+        }
+    };
+    let debug_hooks = std::env::var_os(DEBUG_HOOKS_ENV).is_some_and(|v| v == "1");
+    runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), debug_hooks));
+    // The stdin reader is a blocking thread that may still wait for input: do not wait for it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     0
+}
+
+/// Serves LSP on `input`/`output` until the client sends `exit` or closes the input.
+/// `debug_hooks` enables the test-only custom requests (see [`debug`]).
+pub async fn serve<I, O>(input: I, output: O, debug_hooks: bool)
+where
+    I: AsyncRead + Unpin,
+    O: AsyncWrite,
+{
+    let (service, socket) = service(debug_hooks);
+    // Messages pass through `transport::sanitize` so one undecodable message cannot end the
+    // connection (see there).
+    let (clean_in, clean_out) = tokio::io::duplex(1 << 16);
+    let server = Server::new(clean_out, output, socket)
+        .concurrency_level(1)
+        .serve(service);
+    let guard = transport::sanitize(input, clean_in);
+    tokio::pin!(server, guard);
+    let mut input_open = true;
+    loop {
+        tokio::select! {
+            _ = &mut server => break,
+            _ = &mut guard, if input_open => input_open = false,
+        }
+    }
+}
+
+/// The LSP service and its client socket, for callers that run their own transport.
+pub fn service(debug_hooks: bool) -> (LspService<Backend>, ClientSocket) {
+    LspService::build(|client| Backend::new(client, debug_hooks))
+        .custom_method(debug::PANIC_METHOD, Backend::debug_panic)
+        .custom_method(debug::DOCUMENT_METHOD, Backend::debug_document)
+        .finish()
+}
+
+/// Settings of one workspace folder.
+#[derive(Debug, Clone)]
+pub struct Folder {
+    pub uri: Uri,
+    pub path: Option<PathBuf>,
+    /// From `workspace/configuration` scoped to this folder.
+    pub editor: Settings,
+    /// From the folder's `netbox-lsp.toml` (absent or broken → empty).
+    pub file: Settings,
+}
+
+/// Settings from every source; [`State::settings_for`] combines them for one file.
+#[derive(Debug, Default)]
+pub struct SettingsState {
+    /// `initializationOptions`.
+    pub init: Settings,
+    /// `workspace/configuration` without a scope, or `didChangeConfiguration` settings.
+    pub global: Settings,
+    pub folders: Vec<Folder>,
+}
+
+/// What the client said it can do (from `initialize`).
+#[derive(Debug, Default, Clone)]
+pub struct ClientCaps {
+    pub configuration: bool,
+    pub watched_files_dynamic: bool,
+    pub snippets: bool,
+}
+
+/// Server state shared by handlers and background tasks.
+#[derive(Debug, Default)]
+pub struct State {
+    pub docs: Mutex<HashMap<Uri, Document>>,
+    pub encoding: Mutex<Encoding>,
+    pub settings: Mutex<SettingsState>,
+    pub caps: Mutex<ClientCaps>,
+    pub knowledge: knowledge::Cache,
+    /// Pending diagnostics task per document (aborted when superseded).
+    pub pending: Mutex<HashMap<Uri, JoinHandle<()>>>,
+    pub debug_hooks: bool,
+    /// Test hook: the next analysis panics.
+    pub panic_next_analysis: AtomicBool,
+}
+
+/// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl State {
+    /// The effective settings for a file at `path` (or an unsaved document): defaults ⊕
+    /// initializationOptions ⊕ workspace/configuration ⊕ the folder's `netbox-lsp.toml`, and
+    /// the folder root (for `exclude`).
+    pub fn settings_for(&self, path: Option<&Path>) -> (Settings, Option<PathBuf>) {
+        let s = lock(&self.settings);
+        let base = s.init.overlay(&s.global);
+        let folder = path.and_then(|p| {
+            s.folders
+                .iter()
+                .filter(|f| f.path.as_deref().is_some_and(|root| p.starts_with(root)))
+                .max_by_key(|f| f.path.as_ref().map_or(0, |r| r.as_os_str().len()))
+        });
+        match folder {
+            Some(f) => (base.overlay(&f.editor).overlay(&f.file), f.path.clone()),
+            // A single folder is the natural home of files outside it too (untitled buffers).
+            None if s.folders.len() == 1 => {
+                let f = &s.folders[0];
+                (base.overlay(&f.editor).overlay(&f.file), f.path.clone())
+            }
+            None => (base, None),
+        }
+    }
+
+    /// The negotiated position encoding.
+    pub fn encoding(&self) -> Encoding {
+        *lock(&self.encoding)
+    }
+}
+
+/// The language server.
+#[derive(Debug, Clone)]
+pub struct Backend {
+    pub client: Client,
+    pub state: Arc<State>,
+}
+
+impl Backend {
+    fn new(client: Client, debug_hooks: bool) -> Backend {
+        Backend {
+            client,
+            state: Arc::new(State {
+                debug_hooks,
+                ..State::default()
+            }),
+        }
+    }
+
+    /// Logs to stderr and to the client (`window/logMessage`); never to stdout.
+    pub async fn log(&self, typ: MessageType, message: impl std::fmt::Display) {
+        eprintln!("netbox-lsp: {message}");
+        self.client.log_message(typ, message).await;
+    }
+}
+
+/// Runs `f`, turning a panic into an error message (logged by the caller) so that one bad
+/// request or document never takes the server down.
+pub fn guarded<T>(f: impl FnOnce() -> T) -> std::result::Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|p| {
+        p.downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string())
+    })
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        initialize::handle(self, params).await
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        initialize::initialized(self).await
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        for (_, task) in lock(&self.state.pending).drain() {
+            task.abort();
+        }
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        did_open::handle(self, params).await
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        did_change::handle(self, params).await
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        did_close::handle(self, params).await
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        configuration::did_change_configuration(self, params).await
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        configuration::did_change_watched_files(self, params).await
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        configuration::did_change_workspace_folders(self, params).await
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        completion::handle(self, params).await
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        hover::handle(self, params).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        code_action::handle(self, params).await
+    }
+}
+
+/// What a request needs of one open document: its snapshot and analysis inputs.
+#[derive(Debug, Clone)]
+pub struct DocView {
+    pub snap: Arc<position::Snapshot>,
+    pub kind: crate::extract::HostKind,
+    pub path: Option<PathBuf>,
+    /// Findings of this snapshot's version, when analysis has finished for it.
+    pub findings: Option<Arc<Vec<crate::finding::Finding>>>,
+}
+
+impl Backend {
+    /// The current state of an open document; `None` when it is not open.
+    pub fn view(&self, uri: &Uri) -> Option<DocView> {
+        let mut docs = lock(&self.state.docs);
+        let doc = docs.get_mut(uri)?;
+        Some(DocView {
+            snap: doc.snapshot(),
+            kind: doc.kind,
+            path: doc.path.clone(),
+            findings: doc.current_findings(),
+        })
+    }
+
+    /// The settings and knowledge that apply to `view`'s document.
+    pub async fn knowledge_of(&self, view: &DocView) -> (Settings, Arc<knowledge::Loaded>) {
+        let (settings, _) = self.state.settings_for(view.path.as_deref());
+        let loaded = diagnostics::knowledge_for(self, &settings).await;
+        (settings, loaded)
+    }
+
+    /// The findings of `view`'s version: cached, or computed now (off the async threads).
+    pub async fn findings_of(&self, view: &DocView) -> Arc<Vec<crate::finding::Finding>> {
+        if let Some(f) = &view.findings {
+            return f.clone();
+        }
+        let (_, loaded) = self.knowledge_of(view).await;
+        let b = self.clone();
+        let snap = view.snap.clone();
+        let kind = view.kind;
+        let r = tokio::task::spawn_blocking(move || {
+            diagnostics::analyze_guarded(&b, &snap.text, kind, &loaded)
+        })
+        .await;
+        match r {
+            Ok(Ok(f)) => Arc::new(f),
+            Ok(Err(why)) => {
+                self.log(MessageType::ERROR, format!("analysis panicked: {why}"))
+                    .await;
+                Arc::new(Vec::new())
+            }
+            Err(_) => Arc::new(Vec::new()),
+        }
+    }
 }

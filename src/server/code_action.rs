@@ -1,0 +1,353 @@
+//! `textDocument/codeAction`: a quick-fix per fix of each finding in the range (preferred when it
+//! is the one certain fix), "ignore this finding here" (inserts a suppression comment on the line
+//! before), and `source.fixAll.netbox` (every certain fix of the document, non-overlapping).
+
+use super::config::Settings;
+use super::diagnostics::{effective, to_diagnostics};
+use super::initialize::FIX_ALL_KIND;
+use super::position::{Encoding, Snapshot};
+use super::{guarded, Backend};
+use crate::extract::HostKind;
+use crate::finding::{Edit, Finding};
+use crate::suppress::{self, MARKER};
+use std::collections::HashMap;
+use std::ops::Range;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+/// Handles `textDocument/codeAction`.
+pub async fn handle(
+    backend: &Backend,
+    params: CodeActionParams,
+) -> Result<Option<CodeActionResponse>> {
+    let uri = params.text_document.uri.clone();
+    let Some(view) = backend.view(&uri) else {
+        return Ok(None);
+    };
+    let findings = backend.findings_of(&view).await;
+    let (settings, _) = backend.state.settings_for(view.path.as_deref());
+    let enc = backend.state.encoding();
+    let result = guarded(|| {
+        actions(
+            &uri, &view.snap, view.kind, &findings, &settings, enc, &params,
+        )
+    });
+    match result {
+        Ok(a) if a.is_empty() => Ok(None),
+        Ok(a) => Ok(Some(a)),
+        Err(why) => {
+            backend
+                .log(MessageType::ERROR, format!("code action panicked: {why}"))
+                .await;
+            Ok(None)
+        }
+    }
+}
+
+fn wants(only: &Option<Vec<CodeActionKind>>, kind: &str) -> bool {
+    match only {
+        None => true,
+        Some(list) => list
+            .iter()
+            .any(|k| kind == k.as_str() || kind.starts_with(&format!("{}.", k.as_str()))),
+    }
+}
+
+fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    WorkspaceEdit {
+        changes: Some(HashMap::from([(uri.clone(), edits)])),
+        ..WorkspaceEdit::default()
+    }
+}
+
+fn text_edits(edits: &[Edit], snap: &Snapshot, enc: Encoding) -> Vec<TextEdit> {
+    edits
+        .iter()
+        .map(|e| TextEdit::new(snap.range(&e.range, enc), e.new_text.clone()))
+        .collect()
+}
+
+/// Every code action for `params` on this snapshot.
+pub fn actions(
+    uri: &Uri,
+    snap: &Snapshot,
+    kind: HostKind,
+    findings: &[Finding],
+    settings: &Settings,
+    enc: Encoding,
+    params: &CodeActionParams,
+) -> Vec<CodeActionOrCommand> {
+    let only = &params.context.only;
+    let want = snap.byte_range(params.range, enc);
+    let mut out = Vec::new();
+    if wants(only, CodeActionKind::QUICKFIX.as_str()) {
+        for (f, sev) in effective(findings, settings) {
+            if f.range.start > want.end || want.start > f.range.end {
+                continue;
+            }
+            let mut shown = f.clone();
+            shown.severity = sev;
+            let diag = to_diagnostics(
+                std::slice::from_ref(&shown),
+                snap,
+                enc,
+                &Settings::default(),
+            );
+            for fix in &f.fixes {
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: fix.title.clone(),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(diag.clone()),
+                    edit: Some(workspace_edit(uri, text_edits(&fix.edits, snap, enc))),
+                    is_preferred: Some(fix.certain && f.fixes.len() == 1),
+                    ..CodeAction::default()
+                }));
+            }
+            if let Some(edit) = ignore_edit(&snap.text, &snap.lines, kind, f) {
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("Ignore `{}` here (netbox-lsp: ignore)", f.code),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(diag),
+                    edit: Some(workspace_edit(uri, text_edits(&[edit], snap, enc))),
+                    is_preferred: Some(false),
+                    ..CodeAction::default()
+                }));
+            }
+        }
+    }
+    if wants(only, FIX_ALL_KIND) {
+        let edits = fix_all(findings, settings);
+        if !edits.is_empty() {
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("Fix all certain NetBox filter problems ({})", edits.len()),
+                kind: Some(CodeActionKind::new(FIX_ALL_KIND)),
+                edit: Some(workspace_edit(uri, text_edits(&edits, snap, enc))),
+                ..CodeAction::default()
+            }));
+        }
+    }
+    out
+}
+
+/// The edits of every certain fix of the reported findings, in document order; a fix that
+/// overlaps one already taken is left for a second pass.
+pub fn fix_all(findings: &[Finding], settings: &Settings) -> Vec<Edit> {
+    let mut fixes: Vec<&[Edit]> = effective(findings, settings)
+        .filter_map(|(f, _)| f.fixes.iter().find(|x| x.certain && f.fixes.len() == 1))
+        .map(|x| x.edits.as_slice())
+        .filter(|e| !e.is_empty())
+        .collect();
+    fixes.sort_by_key(|e| e.iter().map(|x| x.range.start).min());
+    let mut taken: Vec<Range<usize>> = Vec::new();
+    let mut out = Vec::new();
+    for edits in fixes {
+        let overlaps = edits.iter().any(|e| {
+            taken
+                .iter()
+                .any(|t| e.range.start < t.end && t.start < e.range.end || e.range == *t)
+        });
+        if overlaps {
+            continue;
+        }
+        taken.extend(edits.iter().map(|e| e.range.clone()));
+        out.extend(edits.iter().cloned());
+    }
+    out.sort_by_key(|e| e.range.start);
+    out
+}
+
+/// The fenced code block around `offset` in Markdown: (start of its opening fence line, the
+/// info string's language), or `None` in prose.
+fn fence_at(text: &str, offset: usize) -> Option<(usize, String)> {
+    let mut open: Option<(usize, String, String)> = None; // (line start, lang, fence chars)
+    let mut pos = 0;
+    for line in text[..offset].split_inclusive('\n') {
+        let t = line.trim_start_matches([' ', '\t', '>']);
+        let fence: String = t.chars().take_while(|c| *c == '`' || *c == '~').collect();
+        if fence.len() >= 3 && pos + line.len() <= offset {
+            match &open {
+                Some((_, _, f))
+                    if t.trim_end().starts_with(f.as_str())
+                        && t.trim_end().len() == fence.len() =>
+                {
+                    open = None
+                }
+                None => {
+                    let lang = t[fence.len()..]
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or("")
+                        .to_ascii_lowercase();
+                    open = Some((pos, lang, fence))
+                }
+                _ => {}
+            }
+        }
+        pos += line.len();
+    }
+    open.map(|(p, l, _)| (p, l))
+}
+
+/// The edit that suppresses `f` with a comment on the line before it: `# netbox-lsp:
+/// ignore[code]` in Python/YAML and in fences whose language has `#` comments, an HTML comment in
+/// Markdown prose or before a JSON fence (covering the block). `None` for JSON files.
+pub fn ignore_edit(
+    text: &str,
+    lines: &crate::lines::LineIndex,
+    kind: HostKind,
+    f: &Finding,
+) -> Option<Edit> {
+    let line = lines.line_of(f.range.start);
+    let line_range = lines.line_range(line);
+    let line_text = &text[line_range.clone()];
+    let prefix: String = line_text
+        .chars()
+        .take_while(|c| matches!(c, ' ' | '\t' | '>'))
+        .collect();
+    let code = f.code;
+    // Extend an existing `ignore[...]` comment on the line before.
+    if line > 0 {
+        let prev = lines.line_range(line - 1);
+        let prev_text = &text[prev.clone()];
+        if let Some(s) = suppress::parse_line(prev_text) {
+            if s.codes.is_some() {
+                let at = prev_text.find(MARKER)? + MARKER.len();
+                let close = prev_text[at..].find(']')? + at;
+                return Some(Edit {
+                    range: prev.start + close..prev.start + close,
+                    new_text: format!(",{code}"),
+                });
+            }
+        }
+    }
+    let hash = |start: usize, prefix: &str| Edit {
+        range: start..start,
+        new_text: format!("{prefix}# {MARKER}[{code}]\n"),
+    };
+    let html = |start: usize, prefix: &str| Edit {
+        range: start..start,
+        new_text: format!("{prefix}<!-- {MARKER}[{code}] -->\n"),
+    };
+    match kind {
+        HostKind::Json => None,
+        HostKind::Markdown => match fence_at(text, f.range.start) {
+            None => Some(html(line_range.start, &prefix)),
+            Some((fence_start, lang)) => {
+                if matches!(lang.as_str(), "json" | "jsonc" | "json5" | "") {
+                    let fence_line = &text[fence_start..];
+                    let fprefix: String = fence_line
+                        .chars()
+                        .take_while(|c| matches!(c, ' ' | '\t' | '>'))
+                        .collect();
+                    Some(html(fence_start, &fprefix))
+                } else {
+                    Some(hash(line_range.start, &prefix))
+                }
+            }
+        },
+        _ => Some(hash(line_range.start, &prefix)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::Severity;
+    use crate::lines::LineIndex;
+
+    fn finding(text: &str, needle: &str) -> Finding {
+        let at = text.find(needle).unwrap();
+        Finding::new(
+            at..at + needle.len(),
+            "unknown-filter",
+            Severity::Error,
+            "m",
+        )
+    }
+
+    fn apply(text: &str, e: &Edit) -> String {
+        let mut s = text.to_string();
+        s.replace_range(e.range.clone(), &e.new_text);
+        s
+    }
+
+    #[test]
+    fn ignore_comments_fit_the_host_and_are_honoured() {
+        let cases = [
+            (
+                HostKind::Python,
+                "x = 1\n    f(filters={\"bad\": 1})\n",
+                "    # netbox-lsp: ignore[unknown-filter]\n    f(",
+            ),
+            (
+                HostKind::Markdown,
+                "Use `?bad=1` here.\n",
+                "<!-- netbox-lsp: ignore[unknown-filter] -->\nUse",
+            ),
+            (
+                HostKind::Markdown,
+                "> ```python\n> f(bad=1)\n> ```\n",
+                "> # netbox-lsp: ignore[unknown-filter]\n> f(",
+            ),
+            (
+                HostKind::Markdown,
+                "- x\n  ```json\n  {\"bad\": 1}\n  ```\n",
+                "  <!-- netbox-lsp: ignore[unknown-filter] -->\n  ```json",
+            ),
+            (
+                HostKind::Yaml,
+                "# netbox-lsp: ignore[multi-hop]\nbad: 1\n",
+                "# netbox-lsp: ignore[multi-hop,unknown-filter]\nbad",
+            ),
+        ];
+        for (kind, text, want) in cases {
+            let f = finding(text, "bad");
+            let e = ignore_edit(text, &LineIndex::new(text), kind, &f).unwrap();
+            let after = apply(text, &e);
+            assert!(after.contains(want), "{kind:?}: {after:?}");
+            // The new comment suppresses the finding (blocks: the fence range).
+            let blocks: Vec<Range<usize>> = after
+                .find("```")
+                .map(|s| s..after.rfind("```").unwrap() + 3)
+                .into_iter()
+                .collect();
+            let f2 = finding(&after, "bad");
+            assert!(
+                suppress::apply(&after, kind, &blocks, vec![f2]).is_empty(),
+                "{kind:?}: {after:?}"
+            );
+        }
+        let json = "{\"bad\": 1}";
+        assert!(ignore_edit(
+            json,
+            &LineIndex::new(json),
+            HostKind::Json,
+            &finding(json, "bad")
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn fix_all_takes_certain_non_overlapping_fixes() {
+        let text = "aaa bbb ccc";
+        let certain = |n: &str, to: &str| {
+            finding(text, n).with_fix(
+                "t",
+                text.find(n).unwrap()..text.find(n).unwrap() + 3,
+                to,
+                true,
+            )
+        };
+        let findings = vec![
+            certain("aaa", "A"),
+            certain("aaa", "Z"), // same range: skipped
+            finding(text, "bbb")
+                .with_fix("t", 4..7, "B1", false)
+                .with_fix("t", 4..7, "B2", false),
+            certain("ccc", "C"),
+        ];
+        let edits = fix_all(&findings, &Settings::default());
+        let texts: Vec<&str> = edits.iter().map(|e| e.new_text.as_str()).collect();
+        assert_eq!(texts, vec!["A", "C"]);
+    }
+}

@@ -1,0 +1,244 @@
+//! Configuration changes: `workspace/didChangeConfiguration`, `workspace/didChangeWatchedFiles`
+//! (for `netbox-lsp.toml` and index files) and `workspace/didChangeWorkspaceFolders`. Each
+//! handler records what it was told and spawns [`reload`], which pulls `workspace/configuration`
+//! (section `netboxLsp`), re-reads every folder's `netbox-lsp.toml` and re-analyses the open
+//! documents; nothing needs a restart.
+
+use super::config::{Settings, FILE_NAME};
+use super::{diagnostics, lock, Backend, Folder};
+use std::path::{Path, PathBuf};
+use tower_lsp_server::ls_types::*;
+
+/// The settings section asked for with `workspace/configuration`.
+pub const SECTION: &str = "netboxLsp";
+
+/// Handles `workspace/didChangeConfiguration`. Clients that support `workspace/configuration`
+/// are asked again (their answer is the truth; the notification's payload is often empty);
+/// for the others the settings pushed in the notification are used.
+pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfigurationParams) {
+    if lock(&backend.state.caps).configuration {
+        spawn_reload(backend);
+        return;
+    }
+    let pushed = params
+        .settings
+        .get(SECTION)
+        .cloned()
+        .unwrap_or(serde_json::Value::Null);
+    if !pushed.is_null() {
+        match Settings::from_json(&pushed, None) {
+            Ok(p) => lock(&backend.state.settings).global = p.settings,
+            Err(e) => {
+                backend
+                    .client
+                    .show_message(MessageType::ERROR, format!("netbox-lsp settings: {e}"))
+                    .await
+            }
+        }
+    }
+    spawn_reload(backend);
+}
+
+/// Handles `workspace/didChangeWatchedFiles`: a `netbox-lsp.toml` or an index file changed.
+pub async fn did_change_watched_files(backend: &Backend, _: DidChangeWatchedFilesParams) {
+    backend.state.knowledge.clear();
+    spawn_reload(backend);
+}
+
+/// Handles `workspace/didChangeWorkspaceFolders`.
+pub async fn did_change_workspace_folders(
+    backend: &Backend,
+    params: DidChangeWorkspaceFoldersParams,
+) {
+    {
+        let mut s = lock(&backend.state.settings);
+        s.folders
+            .retain(|f| !params.event.removed.iter().any(|r| r.uri == f.uri));
+        for added in params.event.added {
+            s.folders.push(Folder {
+                path: added.uri.to_file_path().map(|p| p.into_owned()),
+                uri: added.uri,
+                editor: Settings::default(),
+                file: Settings::default(),
+            });
+        }
+    }
+    spawn_reload(backend);
+}
+
+fn spawn_reload(backend: &Backend) {
+    let b = backend.clone();
+    tokio::spawn(async move { reload(&b).await });
+}
+
+/// Pulls editor settings, re-reads the folders' `netbox-lsp.toml` files (a broken file is shown
+/// with `window/showMessage` and ignored), and re-analyses every open document.
+pub async fn reload(backend: &Backend) {
+    pull_configuration(backend).await;
+    let roots: Vec<Option<PathBuf>> = lock(&backend.state.settings)
+        .folders
+        .iter()
+        .map(|f| f.path.clone())
+        .collect();
+    let read = tokio::task::spawn_blocking(move || {
+        roots
+            .iter()
+            .map(|r| r.as_deref().map(read_folder_file))
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap_or_default();
+    let mut messages = Vec::new();
+    {
+        let mut s = lock(&backend.state.settings);
+        for (folder, result) in s.folders.iter_mut().zip(read) {
+            let Some((settings, msgs)) = result else {
+                continue;
+            };
+            folder.file = settings;
+            messages.extend(msgs);
+        }
+    }
+    for (typ, m) in messages {
+        backend.log(typ, &m).await;
+        backend.client.show_message(typ, m).await;
+    }
+    diagnostics::refresh_all(backend);
+}
+
+/// Reads `<root>/netbox-lsp.toml`: its settings (empty when absent or broken) and the messages
+/// to show (the error of a broken file, unknown keys).
+pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
+    let path = root.join(FILE_NAME);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Settings::default(), vec![]),
+        Err(e) => {
+            return (
+                Settings::default(),
+                vec![(
+                    MessageType::ERROR,
+                    format!(
+                        "netbox-lsp: cannot read {}: {e}; using the defaults",
+                        path.display()
+                    ),
+                )],
+            )
+        }
+    };
+    match Settings::from_toml(&text, root) {
+        Ok(p) => {
+            let msgs = p
+                .warnings
+                .into_iter()
+                .map(|w| {
+                    (
+                        MessageType::WARNING,
+                        format!("netbox-lsp: {}: {w}", path.display()),
+                    )
+                })
+                .collect();
+            (p.settings, msgs)
+        }
+        Err(e) => (
+            Settings::default(),
+            vec![(
+                MessageType::ERROR,
+                format!(
+                    "netbox-lsp: {} is invalid and was ignored (using the defaults): {e}",
+                    path.display()
+                ),
+            )],
+        ),
+    }
+}
+
+/// Asks the client for the `netboxLsp` section, globally and per folder (when it can answer).
+async fn pull_configuration(backend: &Backend) {
+    if !lock(&backend.state.caps).configuration {
+        return;
+    }
+    let folders: Vec<(Uri, Option<PathBuf>)> = lock(&backend.state.settings)
+        .folders
+        .iter()
+        .map(|f| (f.uri.clone(), f.path.clone()))
+        .collect();
+    let mut items = vec![ConfigurationItem {
+        scope_uri: None,
+        section: Some(SECTION.to_string()),
+    }];
+    items.extend(folders.iter().map(|(uri, _)| ConfigurationItem {
+        scope_uri: Some(uri.clone()),
+        section: Some(SECTION.to_string()),
+    }));
+    let values = match backend.client.configuration(items).await {
+        Ok(v) => v,
+        Err(e) => {
+            backend
+                .log(
+                    MessageType::WARNING,
+                    format!("workspace/configuration failed: {e}"),
+                )
+                .await;
+            return;
+        }
+    };
+    let mut parsed = Vec::new();
+    let mut errors = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let base = i
+            .checked_sub(1)
+            .and_then(|k| folders.get(k))
+            .and_then(|f| f.1.clone());
+        match Settings::from_json(v, base.as_deref()) {
+            Ok(p) => parsed.push(p.settings),
+            Err(e) => {
+                errors.push(format!("netbox-lsp settings: {e}"));
+                parsed.push(Settings::default());
+            }
+        }
+    }
+    {
+        let mut s = lock(&backend.state.settings);
+        let mut it = parsed.into_iter();
+        if let Some(global) = it.next() {
+            s.global = global;
+        }
+        for (folder, settings) in s.folders.iter_mut().zip(it) {
+            // Only folders that existed when asking (a folder added meanwhile keeps defaults).
+            folder.editor = settings;
+        }
+    }
+    for e in errors {
+        backend.client.show_message(MessageType::ERROR, e).await;
+    }
+}
+
+/// Registers a watcher for `netbox-lsp.toml` files and index files, when the client supports
+/// dynamic registration.
+pub async fn register_watchers(backend: &Backend) {
+    if !lock(&backend.state.caps).watched_files_dynamic {
+        return;
+    }
+    let watchers = ["**/netbox-lsp.toml", "**/*.index.json.gz"]
+        .iter()
+        .map(|g| FileSystemWatcher {
+            glob_pattern: GlobPattern::String(g.to_string()),
+            kind: None,
+        })
+        .collect();
+    let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+    let registration = Registration {
+        id: "netbox-lsp-watch".to_string(),
+        method: "workspace/didChangeWatchedFiles".to_string(),
+        register_options: serde_json::to_value(options).ok(),
+    };
+    if let Err(e) = backend.client.register_capability(vec![registration]).await {
+        backend
+            .log(
+                MessageType::WARNING,
+                format!("cannot watch config files: {e}"),
+            )
+            .await;
+    }
+}

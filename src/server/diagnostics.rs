@@ -1,0 +1,218 @@
+//! Pushed diagnostics: debounced after each change, computed on a snapshot in a blocking task,
+//! published only if still current (a newer change supersedes and aborts the pending run), and
+//! tagged with the document version. Also the Finding → Diagnostic conversion.
+
+use super::config::Settings;
+use super::knowledge::Loaded;
+use super::position::{Encoding, Snapshot};
+use super::{guarded, lock, Backend};
+use crate::analysis;
+use crate::extract::HostKind;
+use crate::finding::{Finding, Severity};
+use serde_json::json;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use tower_lsp_server::ls_types::{
+    Diagnostic, DiagnosticSeverity, MessageType, NumberOrString, TextEdit, Uri,
+};
+
+/// Delay after a change before analysing, so a burst of keystrokes is analysed once.
+pub const DEBOUNCE: Duration = Duration::from_millis(60);
+
+/// The `source` of every diagnostic.
+pub const SOURCE: &str = "netbox-lsp";
+
+/// Schedules diagnostics for `uri` after `delay`, aborting any run still pending for it.
+pub fn schedule(backend: &Backend, uri: Uri, delay: Duration) {
+    let b = backend.clone();
+    let key = uri.clone();
+    let task = tokio::spawn(async move {
+        tokio::time::sleep(delay).await;
+        run(&b, uri).await;
+    });
+    if let Some(old) = lock(&backend.state.pending).insert(key, task) {
+        old.abort();
+    }
+}
+
+/// Re-analyses every open document now (settings or knowledge changed).
+pub fn refresh_all(backend: &Backend) {
+    let uris: Vec<Uri> = lock(&backend.state.docs).keys().cloned().collect();
+    for uri in uris {
+        schedule(backend, uri, Duration::ZERO);
+    }
+}
+
+/// The knowledge for `settings`, loaded off the async threads; notes are told once.
+pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded> {
+    let state = backend.state.clone();
+    let s = settings.clone();
+    let got = tokio::task::spawn_blocking(move || guarded(|| state.knowledge.get(&s))).await;
+    match got {
+        Ok(Ok((loaded, fresh))) => {
+            if fresh {
+                let chosen = settings.netbox_version.is_some() || settings.index.is_some();
+                for note in &loaded.notes {
+                    backend.log(MessageType::WARNING, note).await;
+                    if chosen {
+                        backend
+                            .client
+                            .show_message(MessageType::WARNING, format!("netbox-lsp: {note}"))
+                            .await;
+                    }
+                }
+                if !loaded.index_version.is_empty() {
+                    backend
+                        .log(
+                            MessageType::INFO,
+                            format!("using the NetBox {} filter index", loaded.index_version),
+                        )
+                        .await;
+                }
+            }
+            loaded
+        }
+        Ok(Err(why)) => {
+            backend
+                .log(
+                    MessageType::ERROR,
+                    format!("loading knowledge panicked: {why}"),
+                )
+                .await;
+            Arc::new(Loaded::default())
+        }
+        Err(e) => {
+            backend
+                .log(MessageType::ERROR, format!("loading knowledge failed: {e}"))
+                .await;
+            Arc::new(Loaded::default())
+        }
+    }
+}
+
+/// Analyses `text` under a panic guard; the test hook can make it panic once.
+pub fn analyze_guarded(
+    backend: &Backend,
+    text: &str,
+    kind: HostKind,
+    loaded: &Loaded,
+) -> Result<Vec<Finding>, String> {
+    let arm = backend
+        .state
+        .panic_next_analysis
+        .swap(false, Ordering::SeqCst);
+    guarded(|| {
+        if arm {
+            panic!("debug hook: analysis panic");
+        }
+        analysis::analyze(text, kind, &loaded.knowledge)
+    })
+}
+
+async fn run(backend: &Backend, uri: Uri) {
+    let (snapshot, kind, path, generation) = {
+        let mut docs = lock(&backend.state.docs);
+        let Some(doc) = docs.get_mut(&uri) else {
+            return;
+        };
+        (doc.snapshot(), doc.kind, doc.path.clone(), doc.generation)
+    };
+    let (settings, root) = backend.state.settings_for(path.as_deref());
+    let excluded = path
+        .as_deref()
+        .is_some_and(|p| settings.is_excluded(p, root.as_deref()));
+    let findings = if excluded {
+        Arc::new(Vec::new())
+    } else {
+        let loaded = knowledge_for(backend, &settings).await;
+        let b = backend.clone();
+        let snap = snapshot.clone();
+        let result =
+            tokio::task::spawn_blocking(move || analyze_guarded(&b, &snap.text, kind, &loaded))
+                .await;
+        match result {
+            Ok(Ok(f)) => Arc::new(f),
+            Ok(Err(panic)) => {
+                backend
+                    .log(
+                        MessageType::ERROR,
+                        format!("analysis of {} panicked: {panic}", uri.as_str()),
+                    )
+                    .await;
+                Arc::new(Vec::new())
+            }
+            Err(_) => return, // aborted: superseded
+        }
+    };
+    {
+        let mut docs = lock(&backend.state.docs);
+        let Some(doc) = docs.get_mut(&uri) else {
+            return;
+        };
+        if doc.generation != generation {
+            return; // superseded by a newer change
+        }
+        doc.findings = Some((snapshot.version, findings.clone()));
+    }
+    let enc = backend.state.encoding();
+    let diags = to_diagnostics(&findings, &snapshot, enc, &settings);
+    backend
+        .client
+        .publish_diagnostics(uri, diags, Some(snapshot.version))
+        .await;
+}
+
+/// The findings that are reported under `settings`, with their effective severity.
+pub fn effective<'a>(
+    findings: &'a [Finding],
+    settings: &'a Settings,
+) -> impl Iterator<Item = (&'a Finding, Severity)> + 'a {
+    findings
+        .iter()
+        .filter_map(|f| settings.severity_for(f.code, f.severity).map(|s| (f, s)))
+}
+
+/// Converts findings to LSP diagnostics; `data` carries the fixes (LSP ranges of this version).
+pub fn to_diagnostics(
+    findings: &[Finding],
+    snap: &Snapshot,
+    enc: Encoding,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    effective(findings, settings)
+        .map(|(f, sev)| {
+            let fixes: Vec<_> = f
+                .fixes
+                .iter()
+                .map(|fix| {
+                    let edits: Vec<TextEdit> = fix
+                        .edits
+                        .iter()
+                        .map(|e| TextEdit::new(snap.range(&e.range, enc), e.new_text.clone()))
+                        .collect();
+                    json!({"title": fix.title, "certain": fix.certain, "edits": edits})
+                })
+                .collect();
+            Diagnostic {
+                range: snap.range(&f.range, enc),
+                severity: Some(severity(sev)),
+                code: Some(NumberOrString::String(f.code.to_string())),
+                source: Some(SOURCE.to_string()),
+                message: f.message.clone(),
+                data: (!fixes.is_empty()).then(|| json!({ "fixes": fixes })),
+                ..Diagnostic::default()
+            }
+        })
+        .collect()
+}
+
+/// LSP severity of a finding severity.
+pub fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Information => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
+    }
+}

@@ -1,0 +1,18 @@
+//! `textDocument/didClose`: forget the document, cancel its pending analysis and clear its
+//! diagnostics.
+
+use super::{lock, Backend};
+use tower_lsp_server::ls_types::DidCloseTextDocumentParams;
+
+/// Handles `textDocument/didClose`.
+pub async fn handle(backend: &Backend, params: DidCloseTextDocumentParams) {
+    let uri = params.text_document.uri;
+    lock(&backend.state.docs).remove(&uri);
+    if let Some(task) = lock(&backend.state.pending).remove(&uri) {
+        task.abort();
+    }
+    backend
+        .client
+        .publish_diagnostics(uri, Vec::new(), None)
+        .await;
+}

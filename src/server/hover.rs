@@ -1,0 +1,149 @@
+//! `textDocument/hover`: on a filter key, what it filters, its type, lookups, whether it takes
+//! several values, its choices and the NetBox version of the index (on an unknown key, why NetBox
+//! ignores it); on an object type, its endpoint.
+
+use super::completion::{detail, param_doc};
+use super::context::{self, Expect};
+use super::{graphql_site, guarded, Backend};
+use crate::finding::Finding;
+use crate::index::FilterIndex;
+use std::ops::Range;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+
+/// Handles `textDocument/hover`.
+pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hover>> {
+    let pos = params.text_document_position_params;
+    let Some(view) = backend.view(&pos.text_document.uri) else {
+        return Ok(None);
+    };
+    let (_, loaded) = backend.knowledge_of(&view).await;
+    let enc = backend.state.encoding();
+    let findings = view.findings.clone().unwrap_or_default();
+    let snap = view.snap.clone();
+    let result = guarded(|| {
+        let offset = snap.offset(pos.position, enc);
+        if let Some(schema) = loaded.knowledge.graphql.as_deref() {
+            if let Some((doc, at)) = graphql_site::locate(&snap.text, view.kind, offset) {
+                let text = crate::graphql::hover(&doc.text, at, schema)?;
+                return Some(Hover {
+                    contents: HoverContents::Markup(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: text,
+                    }),
+                    range: None,
+                });
+            }
+        }
+        let index = loaded.knowledge.index.as_deref()?;
+        let (range, text) = describe(&snap.text, offset, view.kind, index, &findings)?;
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: text,
+            }),
+            range: Some(snap.range(&range, enc)),
+        })
+    });
+    match result {
+        Ok(h) => Ok(h),
+        Err(why) => {
+            backend
+                .log(MessageType::ERROR, format!("hover panicked: {why}"))
+                .await;
+            Ok(None)
+        }
+    }
+}
+
+/// Parameters every list endpoint accepts that are not filters (never flagged).
+const EXEMPT: &[&str] = &[
+    "limit", "offset", "ordering", "q", "fields", "brief", "omit", "format", "export",
+];
+
+/// The word under `offset` (filter names, object types, endpoint paths).
+fn word_at(text: &str, offset: usize) -> Range<usize> {
+    let is_word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '/');
+    let start = text[..offset]
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| is_word(*c))
+        .last()
+        .map_or(offset, |(i, _)| i);
+    let end = text[offset..]
+        .char_indices()
+        .find(|(_, c)| !is_word(*c))
+        .map_or(text.len(), |(i, _)| offset + i);
+    start..end
+}
+
+/// The hover text for the word at `offset`, and the word's range.
+pub fn describe(
+    text: &str,
+    offset: usize,
+    kind: crate::extract::HostKind,
+    index: &FilterIndex,
+    findings: &[Finding],
+) -> Option<(Range<usize>, String)> {
+    let word = word_at(text, offset);
+    if word.is_empty() {
+        return None;
+    }
+    let ctx = context::at(text, word.start, kind)?;
+    let name = &text[word.clone()];
+    let version = &index.netbox_version;
+    let body = match ctx.expect {
+        Expect::ObjectType => match index.resolve(name) {
+            Some((key, ep)) => format!(
+                "**{}** → `GET /api/{key}/`\n\n{} query parameters (filters and lookups).\n\n_NetBox {version} filter index_",
+                ep.object_type.as_deref().unwrap_or(name),
+                ep.params.len()
+            ),
+            None => format!(
+                "`{name}` is not an object type of NetBox {version}: the call fails.\n\n_NetBox {version} filter index_"
+            ),
+        },
+        Expect::FilterName { target } => {
+            let (key, ep) = index.resolve(&target)?;
+            match ep.params.get(name) {
+                Some(p) => {
+                    let base = name.split("__").next().unwrap_or(name);
+                    let lookups: Vec<String> = ep
+                        .params
+                        .keys()
+                        .filter(|k| k.len() > base.len() + 2 && k.starts_with(base) && k[base.len()..].starts_with("__"))
+                        .map(|k| format!("`{}`", &k[base.len()..]))
+                        .collect();
+                    let mut s = param_doc(name, p, index, key);
+                    s.push_str(&format!("\n\nType: {}", detail(p, index)));
+                    if p.multi {
+                        s.push_str(" (repeat the key or pass a list; values are OR-ed)");
+                    }
+                    if !lookups.is_empty() && !name.contains("__") {
+                        s.push_str(&format!("\n\nLookups: {}", lookups.join(", ")));
+                    }
+                    s.push_str(&format!("\n\n_NetBox {version} filter index_"));
+                    s
+                }
+                None if name.starts_with("cf_") => format!(
+                    "`{name}` filters on a custom field: custom fields are defined per NetBox instance, so the shipped index cannot check it.\n\n_NetBox {version} filter index_"
+                ),
+                None if EXEMPT.contains(&name) => format!(
+                    "`{name}` is a list-view parameter of every NetBox endpoint (pagination, ordering, search or output shape), not a filter.\n\n_NetBox {version} filter index_"
+                ),
+                None => {
+                    let mut s = format!(
+                        "`{name}` is not a filter of `/api/{key}/` in NetBox {version}. NetBox ignores unknown query parameters, so the call returns every object, unfiltered."
+                    );
+                    if let Some(f) = findings.iter().find(|f| f.range.start <= word.end && word.start <= f.range.end) {
+                        s.push_str(&format!("\n\n{}", f.message));
+                    }
+                    s.push_str(&format!("\n\n_NetBox {version} filter index_"));
+                    s
+                }
+            }
+        }
+        _ => return None,
+    };
+    Some((word, body))
+}

@@ -1,0 +1,718 @@
+//! Protocol tests of the language server, in process over `tokio::io::duplex` (the way typos-lsp
+//! tests its tower-lsp-server backend): every advertised method, configuration changes, version
+//! handling, panics, keystroke-by-keystroke typing, a 20 MB document and unknown methods.
+
+mod lsp_harness;
+
+use lsp_harness::*;
+use serde_json::{json, Value};
+
+const SKILL_URI: &str = "file:///ws/skills/find/SKILL.md";
+
+fn skill() -> String {
+    std::fs::read_to_string(fixture("SKILL.md")).unwrap()
+}
+
+/// Diagnostics without volatile parts, for snapshots.
+fn summary(diags: &[Value]) -> Vec<Value> {
+    diags
+        .iter()
+        .map(|d| {
+            json!({
+                "range": d["range"],
+                "severity": d["severity"],
+                "code": d["code"],
+                "source": d["source"],
+                "message": d["message"],
+                "fixes": d["data"]["fixes"],
+            })
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn initialize_result_advertises_exactly_what_is_implemented() {
+    let mut c = TestClient::in_process();
+    let mut result = c
+        .initialize(default_options(), default_capabilities(), Value::Null)
+        .await;
+    result["serverInfo"]["version"] = json!("[version]");
+    insta::assert_json_snapshot!("initialize_result", result);
+    // No pull diagnostics: a client would call textDocument/diagnostic.
+    assert!(result["capabilities"].get("diagnosticProvider").is_none());
+}
+
+#[tokio::test]
+async fn utf8_is_chosen_when_offered_and_columns_follow_it() {
+    let mut c = TestClient::in_process();
+    let caps = json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}});
+    let r = c.initialize(default_options(), caps, Value::Null).await;
+    assert_eq!(r["capabilities"]["positionEncoding"], "utf-8");
+    let uri = "file:///ws/a.md";
+    c.open(uri, "markdown", 1, "é").await;
+    // Insert after the 2-byte character: column 2 in UTF-8.
+    c.change(uri, 2, json!([{"range": {"start": {"line": 0, "character": 2}, "end": {"line": 0, "character": 2}}, "text": "x"}]))
+        .await;
+    assert_eq!(c.server_text(uri).await, (2, "éx".to_string()));
+}
+
+#[tokio::test]
+async fn diagnostics_on_open_change_and_close() {
+    let mut c = TestClient::start().await;
+    let text = skill();
+    c.open(SKILL_URI, "markdown", 1, &text).await;
+    let diags = c.diagnostics(SKILL_URI, 1).await;
+    insta::assert_json_snapshot!("skill_diagnostics", summary(&diags));
+    assert!(diags.iter().all(|d| d["source"] == "netbox-lsp"));
+
+    // A change is analysed again (debounced) and tagged with its version.
+    c.change(SKILL_URI, 2, json!([{"text": "nothing to see\n"}]))
+        .await;
+    assert!(c.diagnostics(SKILL_URI, 2).await.is_empty());
+
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": SKILL_URI}}),
+    )
+    .await;
+    let cleared = c
+        .notification("textDocument/publishDiagnostics", |p| {
+            p["uri"] == SKILL_URI && p.get("version").is_none_or(Value::is_null)
+        })
+        .await;
+    assert_eq!(cleared["diagnostics"], json!([]));
+}
+
+async fn labels_at(c: &mut TestClient, uri: &str, lang: &str, src: &str) -> Vec<String> {
+    let text = src.replacen('|', "", 1);
+    c.open(uri, lang, 1, &text).await;
+    let (line, col) = pos_of(src, "|", 0);
+    c.completion_labels(uri, line, col).await
+}
+
+#[tokio::test]
+async fn completion_in_each_context() {
+    let mut c = TestClient::start().await;
+    // (file, language, text with cursor, must offer, must not offer)
+    type Case<'a> = (&'a str, &'a str, &'a str, &'a [&'a str], &'a [&'a str]);
+    let cases: &[Case] = &[
+        (
+            "a.py",
+            "python",
+            "netbox_get_objects(\"|",
+            &["dcim.device", "ipam.prefix"],
+            &[],
+        ),
+        (
+            "b.py",
+            "python",
+            "netbox_get_objects(\"dcim.device\", filters={\"ro|",
+            &["role_id", "role", "role_id__n"],
+            &["device_role_id"],
+        ),
+        (
+            "c.py",
+            "python",
+            "netbox_get_objects(\"dcim.interface\", filters={\"|",
+            &["device_role_id", "device_id"],
+            &["role_id"],
+        ),
+        (
+            "d.py",
+            "python",
+            "netbox_get_objects(\"dcim.device\", filters={\"status\": \"|",
+            &["active", "planned", "offline"],
+            &["container"],
+        ),
+        (
+            "e.py",
+            "python",
+            "netbox_get_objects(\"ipam.prefix\", filters={\"status\": \"|",
+            &["container", "active"],
+            &["planned"],
+        ),
+        (
+            "f.py",
+            "python",
+            "nb.dcim.devices.filter(site_id=1, |",
+            &["role_id", "status"],
+            &[],
+        ),
+        ("g.py", "python", "nb.|", &["dcim", "ipam", "core"], &[]),
+        (
+            "h.py",
+            "python",
+            "nb.dcim.|",
+            &["devices", "interfaces"],
+            &["prefixes"],
+        ),
+        (
+            "i.md",
+            "markdown",
+            "Call `/api/dcim/devices/?role_id=3&|`",
+            &["status", "site_id"],
+            &[],
+        ),
+        (
+            "j.md",
+            "markdown",
+            "Call `/api/dcim/devices/?status=|`",
+            &["active"],
+            &[],
+        ),
+        (
+            "k.yaml",
+            "yaml",
+            "tool: netbox_get_objects\nobject_type: dcim.device\nfilters:\n  |",
+            &["role_id"],
+            &[],
+        ),
+        ("l.yaml", "yaml", "object_type: |", &["dcim.device"], &[]),
+        (
+            "m.json",
+            "json",
+            "{\"name\": \"netbox_get_changelogs\", \"arguments\": {\"filters\": {\"action\": \"|",
+            &["create", "update", "delete"],
+            &["created"],
+        ),
+        (
+            "n.py",
+            "python",
+            "netbox_get_changelogs(filters={\"|",
+            &["action", "user_id"],
+            &[],
+        ),
+    ];
+    for (file, lang, src, want, not) in cases {
+        let uri = format!("file:///ws/{file}");
+        let got = labels_at(&mut c, &uri, lang, src).await;
+        for w in *want {
+            assert!(
+                got.iter().any(|g| g == w),
+                "{src:?}: {w} missing from {got:?}"
+            );
+        }
+        for n in *not {
+            assert!(
+                !got.iter().any(|g| g == n),
+                "{src:?}: {n} offered in {got:?}"
+            );
+        }
+    }
+    // Nothing outside a recognised NetBox call.
+    for (file, lang, src) in [
+        ("x.py", "python", "print(\"|"),
+        ("y.py", "python", "requests.get(url, params={\"|"),
+        ("z.md", "markdown", "Plain prose: |"),
+        ("w.yaml", "yaml", "status: |"),
+    ] {
+        let uri = format!("file:///ws/{file}");
+        assert!(
+            labels_at(&mut c, &uri, lang, src).await.is_empty(),
+            "{src:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn completion_items_carry_detail_and_replace_the_typed_part() {
+    let mut c = TestClient::start().await;
+    let src = "netbox_get_objects(\"dcim.device\", filters={\"sta|\"})";
+    let text = src.replacen('|', "", 1);
+    c.open("file:///ws/p.py", "python", 1, &text).await;
+    let (line, col) = pos_of(src, "|", 0);
+    let r = c
+        .call(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": "file:///ws/p.py"}, "position": {"line": line, "character": col}}),
+        )
+        .await;
+    let status = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "status")
+        .unwrap()
+        .clone();
+    assert_eq!(status["detail"], "string · multi-value · choices");
+    assert_eq!(status["textEdit"]["newText"], "status");
+    let start = pos_of(src, "sta|", 0).1;
+    assert_eq!(status["textEdit"]["range"]["start"]["character"], start);
+    assert_eq!(status["textEdit"]["range"]["end"]["character"], col);
+    assert!(status["documentation"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("`planned`"));
+}
+
+#[tokio::test]
+async fn completion_inside_graphql_fences() {
+    let mut c = TestClient::start().await;
+    let got = labels_at(
+        &mut c,
+        "file:///ws/g.md",
+        "markdown",
+        "# Q\n\n```graphql\n{ device_list { na| } }\n```\n",
+    )
+    .await;
+    assert!(got.iter().any(|l| l == "name"), "{got:?}");
+}
+
+async fn hover_text(c: &mut TestClient, uri: &str, line: u32, col: u32) -> String {
+    let r = c
+        .call(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}),
+        )
+        .await;
+    r["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test]
+async fn hover_on_filters_and_object_types() {
+    let mut c = TestClient::start().await;
+    let text = skill();
+    c.open(SKILL_URI, "markdown", 1, &text).await;
+    let (l, k) = pos_of(&text, "\"status\"", 2);
+    let status = hover_text(&mut c, SKILL_URI, l, k).await;
+    assert!(
+        status.contains("`status` on `/api/dcim/devices/`"),
+        "{status}"
+    );
+    assert!(status.contains("multi-value"), "{status}");
+    assert!(status.contains("`decommissioning`"), "{status}");
+    assert!(status.contains("NetBox 4.6.8"), "{status}");
+    let (l, k) = pos_of(&text, "device_role_id", 3);
+    let unknown = hover_text(&mut c, SKILL_URI, l, k).await;
+    assert!(
+        unknown.contains("not a filter of `/api/dcim/devices/`"),
+        "{unknown}"
+    );
+    assert!(unknown.contains("unfiltered"), "{unknown}");
+    let (l, k) = pos_of(&text, "dcim.device\"", 3);
+    let ot = hover_text(&mut c, SKILL_URI, l, k).await;
+    assert!(ot.contains("`GET /api/dcim/devices/`"), "{ot}");
+    // Query-string keys too.
+    let (l, k) = pos_of(&text, "role_id=3", 1);
+    let q = hover_text(&mut c, SKILL_URI, l, k).await;
+    assert!(q.contains("`role_id` on `/api/dcim/devices/`"), "{q}");
+    assert!(q.contains("Lookups: `__n`"), "{q}");
+    // GraphQL hover goes to the graphql module.
+    let (l, k) = pos_of(&text, "device_list", 2);
+    let g = hover_text(&mut c, SKILL_URI, l, k).await;
+    assert!(g.contains("device_list"), "{g}");
+    // Plain prose: nothing.
+    let (l, k) = pos_of(&text, "switches", 2);
+    assert_eq!(hover_text(&mut c, SKILL_URI, l, k).await, "");
+}
+
+fn apply_edits(text: &str, edits: &[Value]) -> String {
+    // Edits in UTF-16 positions; apply from the last to the first.
+    let offset = |p: &Value| {
+        let line = p["line"].as_u64().unwrap() as usize;
+        let ch = p["character"].as_u64().unwrap() as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        let mut off = start;
+        for c in text[start..].chars() {
+            if units >= ch || c == '\n' {
+                break;
+            }
+            units += c.len_utf16();
+            off += c.len_utf8();
+        }
+        off
+    };
+    let mut sorted: Vec<&Value> = edits.iter().collect();
+    sorted.sort_by_key(|e| std::cmp::Reverse(offset(&e["range"]["start"])));
+    let mut out = text.to_string();
+    for e in sorted {
+        let (s, t) = (offset(&e["range"]["start"]), offset(&e["range"]["end"]));
+        out.replace_range(s..t, e["newText"].as_str().unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn code_actions_quick_fix_ignore_and_fix_all() {
+    let mut c = TestClient::start().await;
+    let text = skill();
+    c.open(SKILL_URI, "markdown", 1, &text).await;
+    let diags = c.diagnostics(SKILL_URI, 1).await;
+    let gql = diags
+        .iter()
+        .find(|d| d["code"] == "graphql-filter-argument")
+        .expect("graphql-filter-argument diagnostic")
+        .clone();
+    let r = c
+        .call(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": SKILL_URI}, "range": gql["range"], "context": {"diagnostics": [gql]}}),
+        )
+        .await;
+    let actions = r.as_array().unwrap();
+    let quick: Vec<&Value> = actions
+        .iter()
+        .filter(|a| a["kind"] == "quickfix" && a["isPreferred"] == true)
+        .collect();
+    assert_eq!(quick.len(), 1, "{actions:#?}");
+    let edits = quick[0]["edit"]["changes"][SKILL_URI].as_array().unwrap();
+    let fixed = apply_edits(&text, edits);
+    assert!(fixed.contains("device_list(filters: {name"), "{fixed}");
+
+    let ignore = actions
+        .iter()
+        .find(|a| {
+            a["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Ignore `graphql-filter-argument`")
+        })
+        .expect("ignore action");
+    let ignored = apply_edits(
+        &text,
+        ignore["edit"]["changes"][SKILL_URI].as_array().unwrap(),
+    );
+    assert!(
+        ignored.contains("# netbox-lsp: ignore[graphql-filter-argument]\n{ device_list"),
+        "{ignored}"
+    );
+    // Applying it makes the finding go away.
+    c.change(SKILL_URI, 2, json!([{"text": ignored}])).await;
+    let after = c.diagnostics(SKILL_URI, 2).await;
+    assert!(
+        after.iter().all(|d| d["code"] != "graphql-filter-argument"),
+        "{after:#?}"
+    );
+
+    // Fix-all applies every certain fix at once.
+    c.change(SKILL_URI, 3, json!([{"text": text}])).await;
+    let before = c.diagnostics(SKILL_URI, 3).await;
+    let r = c
+        .call(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": SKILL_URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                   "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+        )
+        .await;
+    let all = r.as_array().unwrap();
+    assert_eq!(all.len(), 1, "{all:#?}");
+    assert_eq!(all[0]["kind"], "source.fixAll.netbox");
+    let fixed_all = apply_edits(
+        &text,
+        all[0]["edit"]["changes"][SKILL_URI].as_array().unwrap(),
+    );
+    c.change(SKILL_URI, 4, json!([{"text": fixed_all}])).await;
+    let remaining = c.diagnostics(SKILL_URI, 4).await;
+    let certain = |ds: &[Value]| {
+        ds.iter()
+            .filter(|d| {
+                let fixes = d["data"]["fixes"].as_array().cloned().unwrap_or_default();
+                fixes.len() == 1 && fixes[0]["certain"] == true
+            })
+            .count()
+    };
+    assert!(certain(&before) >= 1);
+    assert_eq!(certain(&remaining), 0, "{remaining:#?}");
+}
+
+#[tokio::test]
+async fn configuration_changes_apply_without_restart() {
+    let mut c = TestClient::start().await;
+    let text = skill();
+    c.open(SKILL_URI, "markdown", 1, &text).await;
+    let first = c.diagnostics(SKILL_URI, 1).await;
+    assert!(first.iter().any(|d| d["code"] == "graphql-filter-argument"));
+
+    // workspace/configuration answers with a severity override; the server is told to reload.
+    *c.config.lock().unwrap() = json!({"severity": {"graphql-filter-argument": "hint"}});
+    c.drain();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    )
+    .await;
+    let second = c.diagnostics(SKILL_URI, 1).await;
+    let d = second
+        .iter()
+        .find(|d| d["code"] == "graphql-filter-argument")
+        .unwrap();
+    assert_eq!(d["severity"], 4);
+
+    // `off` drops the code.
+    *c.config.lock().unwrap() = json!({"severity": {"graphql-filter-argument": "off"}});
+    c.drain();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"netboxLsp": {"severity": {"graphql-filter-argument": "off"}}}}),
+    )
+    .await;
+    let third = c.diagnostics(SKILL_URI, 1).await;
+    assert!(
+        third.iter().all(|d| d["code"] != "graphql-filter-argument"),
+        "{third:#?}"
+    );
+}
+
+#[tokio::test]
+async fn pushed_settings_are_used_by_clients_without_workspace_configuration() {
+    let mut c = TestClient::in_process();
+    c.initialize(default_options(), json!({}), Value::Null)
+        .await;
+    let text = skill();
+    c.open(SKILL_URI, "markdown", 1, &text).await;
+    assert!(c
+        .diagnostics(SKILL_URI, 1)
+        .await
+        .iter()
+        .any(|d| d["code"] == "graphql-filter-argument"));
+    c.drain();
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"netboxLsp": {"severity": {"graphql-filter-argument": "off"}}}}),
+    )
+    .await;
+    loop {
+        let d = c.diagnostics(SKILL_URI, 1).await;
+        if d.iter().all(|d| d["code"] != "graphql-filter-argument") {
+            break;
+        }
+    }
+}
+
+#[tokio::test]
+async fn netbox_lsp_toml_per_folder_and_broken_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good");
+    let bad = dir.path().join("bad");
+    std::fs::create_dir_all(&good).unwrap();
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(
+        good.join("netbox-lsp.toml"),
+        "[severity]\ngraphql-filter-argument = \"warning\"\n",
+    )
+    .unwrap();
+    std::fs::write(bad.join("netbox-lsp.toml"), "severity = [1,\n").unwrap();
+    let folders = json!([
+        {"uri": file_uri(&good), "name": "good"},
+        {"uri": file_uri(&bad), "name": "bad"},
+    ]);
+    let mut c = TestClient::in_process();
+    c.initialize(default_options(), default_capabilities(), folders)
+        .await;
+    let msg = c
+        .notification("window/showMessage", |p| {
+            p["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("netbox-lsp.toml")
+        })
+        .await;
+    assert_eq!(msg["type"], 1, "{msg}");
+    assert!(
+        msg["message"]
+            .as_str()
+            .unwrap()
+            .contains("using the defaults"),
+        "{msg}"
+    );
+
+    let text = skill();
+    let good_uri = file_uri(&good.join("SKILL.md"));
+    let bad_uri = file_uri(&bad.join("SKILL.md"));
+    c.open(&good_uri, "markdown", 1, &text).await;
+    c.open(&bad_uri, "markdown", 1, &text).await;
+    let sev = |ds: Vec<Value>| {
+        ds.iter()
+            .find(|d| d["code"] == "graphql-filter-argument")
+            .map(|d| d["severity"].clone())
+    };
+    // Diagnostics may be published before and after the folder files are read: wait for the
+    // final state.
+    loop {
+        let g = sev(c.diagnostics(&good_uri, 1).await);
+        if g == Some(json!(2)) {
+            break;
+        }
+    }
+    assert_eq!(sev(c.diagnostics(&bad_uri, 1).await), Some(json!(1)));
+
+    // Editing the file and telling the server (watched files) applies the change.
+    std::fs::write(
+        good.join("netbox-lsp.toml"),
+        "[severity]\ngraphql-filter-argument = \"off\"\n",
+    )
+    .unwrap();
+    c.drain();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&good.join("netbox-lsp.toml")), "type": 2}]}),
+    )
+    .await;
+    loop {
+        if sev(c.diagnostics(&good_uri, 1).await).is_none() {
+            break;
+        }
+    }
+}
+
+#[tokio::test]
+async fn exclude_globs_silence_files() {
+    let mut c = TestClient::in_process();
+    let mut opts = default_options();
+    opts["exclude"] = json!(["**/drafts/**"]);
+    c.initialize(opts, default_capabilities(), Value::Null)
+        .await;
+    let uri = "file:///ws/drafts/SKILL.md";
+    c.open(uri, "markdown", 1, &skill()).await;
+    assert!(c.diagnostics(uri, 1).await.is_empty());
+}
+
+#[tokio::test]
+async fn out_of_order_and_stale_versions_are_ignored() {
+    let mut c = TestClient::start().await;
+    let uri = "file:///ws/v.md";
+    c.open(uri, "markdown", 5, "v5").await;
+    c.change(uri, 7, json!([{"text": "v7"}])).await;
+    c.change(uri, 6, json!([{"text": "v6"}])).await; // arrives late: ignored
+    c.change(uri, 7, json!([{"text": "again"}])).await; // same version: ignored
+    assert_eq!(c.server_text(uri).await, (7, "v7".to_string()));
+    c.change(uri, 8, json!([{"range": {"start": {"line": 0, "character": 2}, "end": {"line": 0, "character": 2}}, "text": "!"}]))
+        .await;
+    assert_eq!(c.server_text(uri).await, (8, "v7!".to_string()));
+    // Only the newest version's diagnostics are published last.
+    c.diagnostics(uri, 8).await;
+    // A change to a document that is not open is ignored too.
+    c.change("file:///ws/never-opened.md", 1, json!([{"text": "x"}]))
+        .await;
+    assert_eq!(c.server_text(uri).await.0, 8);
+}
+
+#[tokio::test]
+async fn the_server_keeps_serving_after_a_panic() {
+    let mut c = TestClient::start().await;
+    let resp = c
+        .request("netbox-lsp/debugPanic", json!({"in": "request"}))
+        .await;
+    assert_eq!(resp["error"]["code"], -32603, "{resp}");
+    let log = c
+        .notification("window/logMessage", |p| {
+            p["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("panicked")
+        })
+        .await;
+    assert_eq!(log["type"], 1);
+
+    // A panic inside analysis: logged, empty diagnostics, and the next analysis works.
+    c.call("netbox-lsp/debugPanic", json!({"in": "analysis"}))
+        .await;
+    let text = skill();
+    c.open(SKILL_URI, "markdown", 1, &text).await;
+    assert!(c.diagnostics(SKILL_URI, 1).await.is_empty());
+    c.change(SKILL_URI, 2, json!([{"text": text}])).await;
+    assert!(!c.diagnostics(SKILL_URI, 2).await.is_empty());
+    // Requests still work.
+    let (l, k) = pos_of(&text, "\"status\"", 2);
+    assert!(hover_text(&mut c, SKILL_URI, l, k).await.contains("status"));
+}
+
+#[tokio::test]
+async fn typing_a_fixture_one_character_at_a_time() {
+    let mut c = TestClient::start().await;
+    let text = skill();
+    let uri = "file:///ws/typed/SKILL.md";
+    c.open(uri, "markdown", 0, "").await;
+    let (mut line, mut col) = (0u32, 0u32);
+    let mut version = 0;
+    for ch in text.chars() {
+        version += 1;
+        let pos = json!({"line": line, "character": col});
+        c.change(
+            uri,
+            version,
+            json!([{"range": {"start": pos, "end": pos}, "text": ch.to_string()}]),
+        )
+        .await;
+        if ch == '\n' {
+            line += 1;
+            col = 0;
+        } else {
+            col += ch.len_utf16() as u32;
+        }
+        // Ask for completions now and then on the half-typed text: never an error.
+        if version % 7 == 0 {
+            c.call(
+                "textDocument/completion",
+                json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}),
+            )
+            .await;
+        }
+    }
+    assert_eq!(c.server_text(uri).await, (version, text.clone()));
+    let typed = c.diagnostics(uri, version).await;
+    c.open(SKILL_URI, "markdown", 1, &text).await;
+    let opened = c.diagnostics(SKILL_URI, 1).await;
+    assert_eq!(summary(&typed), summary(&opened));
+}
+
+#[tokio::test]
+async fn a_20_mb_document_is_handled() {
+    let mut c = TestClient::start().await;
+    // 20 MB of prose around one skill: one document, a few sites.
+    let prose = "Devices are racked per site; ask before changing anything in production.\n";
+    let mut big = String::with_capacity(21 << 20);
+    big.push_str(&skill());
+    while big.len() < 20 << 20 {
+        big.push_str(prose);
+    }
+    big.push_str(&skill());
+    let uri = "file:///ws/big.md";
+    c.open(uri, "markdown", 1, &big).await;
+    c.diagnostics(uri, 1).await;
+    // Still answering, at the end of the document.
+    let lines = big.matches('\n').count() as u32;
+    c.call(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": lines - 1, "character": 5}}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn unknown_methods_and_bad_input_do_not_take_the_server_down() {
+    let mut c = TestClient::start().await;
+    let r = c.request("netbox-lsp/noSuchMethod", json!({})).await;
+    assert_eq!(r["error"]["code"], -32601);
+    c.notify("$/noSuchNotification", json!({})).await;
+    c.notify("custom/noSuchNotification", json!({})).await;
+    // Invalid UTF-8 inside a message body, then malformed JSON.
+    let mut body = br#"{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///ws/u.md","languageId":"markdown","version":1,"text":""#.to_vec();
+    body.extend_from_slice(&[0xff, 0xfe, b'x']);
+    body.extend_from_slice(br#""}}}"#);
+    c.send_raw(&frame(&body)).await;
+    c.send_raw(&frame(b"{not json")).await;
+    let (_, repaired) = c.server_text("file:///ws/u.md").await;
+    assert_eq!(repaired, "\u{fffd}\u{fffd}x");
+    // Requests about documents that are not open.
+    let r = c
+        .call(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": "file:///ws/none.md"}, "position": {"line": 0, "character": 0}}),
+        )
+        .await;
+    assert_eq!(r, Value::Null);
+    // Positions past the end are clamped.
+    c.open("file:///ws/s.md", "markdown", 1, "short").await;
+    c.call(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": "file:///ws/s.md"}, "position": {"line": 99, "character": 99}}),
+    )
+    .await;
+    let r = c.call("shutdown", Value::Null).await;
+    assert_eq!(r, Value::Null);
+}
