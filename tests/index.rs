@@ -735,9 +735,10 @@ fn index_command_errors_exit_2() {
     std::fs::write(tmp.path().join("bad.json"), b"{\"a\":1}").unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["index", "build"], "--openapi"),
+        (&["index", "build", "--graphql", "s.graphql"], "cannot read"),
         (
-            &["index", "build", "--graphql", "s.graphql"],
-            "GraphQL schema building is not available",
+            &["index", "build", "--graphql", "bad.json"],
+            "not a GraphQL introspection result",
         ),
         (
             &["index", "build", "--openapi", "missing.json"],
@@ -790,4 +791,41 @@ fn index_command_errors_exit_2() {
     );
     assert_eq!(code, 2);
     assert!(err.contains("cannot write no/such/dir/x.gz"), "{err}");
+}
+
+#[test]
+fn index_build_graphql_writes_sdl_that_check_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let intro = manifest().join("tests/fixtures/graphql/netbox-4.6.8.introspection.json.gz");
+    let (code, out, err) = run(
+        &[
+            "index",
+            "build",
+            "--graphql",
+            intro.to_str().unwrap(),
+            "-o",
+            "s.graphql.gz",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("wrote s.graphql.gz ("), "{out}");
+    // The written schema is gzip SDL that `check --graphql-schema` uses: on 4.6.8 an ID filter
+    // takes a lookup object, so the bare form is the one flagged.
+    std::fs::write(
+        tmp.path().join("q.graphql"),
+        "{ device_list(filters: {id: [1, 2]}, pagination: {limit: 5}) { id } }\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(
+        &["check", "q.graphql", "--graphql-schema", "s.graphql.gz"],
+        tmp.path(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("q.graphql:1:"), "{out}");
+    let (code, out, err) = run(
+        &["check", "q.graphql", "--graphql-schema", "no-such.graphql"],
+        tmp.path(),
+    );
+    assert_eq!(code, 2, "{out}{err}");
 }

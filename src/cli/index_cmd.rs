@@ -37,24 +37,97 @@ pub fn build(args: &BuildArgs) -> i32 {
         return 2;
     }
     let mut code = 0;
+    let mut version = None;
     if let Some(openapi) = &args.openapi {
-        code = code.max(build_rest(openapi, args.output.as_deref()));
+        match build_rest(openapi, args.output.as_deref()) {
+            Ok(v) => version = Some(v),
+            Err(c) => code = c,
+        }
     }
-    // ---- GraphQL part (owned by the GraphQL work; wire `crate::graphql` here) ----
     if let Some(graphql) = &args.graphql {
-        code = code.max(build_graphql(graphql, args.output.as_deref()));
+        // With both inputs, `-o` names the index; the schema goes beside it.
+        let out = match (&args.openapi, &args.output) {
+            (None, Some(o)) => o.clone(),
+            (Some(_), Some(o)) => schema_path_beside(o),
+            (_, None) => PathBuf::from(match &version {
+                Some(v) => format!("netbox-{v}.schema.graphql.gz"),
+                None => "netbox.schema.graphql.gz".to_string(),
+            }),
+        };
+        code = code.max(build_graphql(graphql, &out));
     }
     code
 }
 
-/// The GraphQL branch of `index build`: not available in this build yet.
-fn build_graphql(_schema: &Path, _output: Option<&Path>) -> i32 {
-    eprintln!("netbox-lsp index build: GraphQL schema building is not available in this build");
-    2
+/// `x/netbox-4.6.8.index.json.gz` → `x/netbox-4.6.8.schema.graphql.gz`.
+fn schema_path_beside(index_out: &Path) -> PathBuf {
+    let name = index_out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("netbox");
+    let stem = name
+        .strip_suffix(".index.json.gz")
+        .or_else(|| name.strip_suffix(".json.gz"))
+        .or_else(|| name.strip_suffix(".gz"))
+        .unwrap_or(name);
+    index_out.with_file_name(format!("{stem}.schema.graphql.gz"))
 }
 
-/// Builds and writes the filter index from an OpenAPI document.
-fn build_rest(openapi: &Path, output: Option<&Path>) -> i32 {
+/// Reads a GraphQL schema (SDL or introspection JSON, plain or gzip), checks that it builds,
+/// and writes it as gzip-compressed SDL to `out` (the form `check --graphql-schema` and the
+/// `graphql_schema` setting read). Returns the exit code.
+fn build_graphql(schema: &Path, out: &Path) -> i32 {
+    let fail = |msg: String| {
+        eprintln!("netbox-lsp index build: {}: {msg}", schema.display());
+        2
+    };
+    let bytes = match std::fs::read(schema) {
+        Ok(b) => b,
+        Err(e) => return fail(format!("cannot read: {e}")),
+    };
+    let built = match crate::graphql::load_schema_file(&bytes) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let raw = match crate::graphql::schema::maybe_gunzip(&bytes) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let text = String::from_utf8_lossy(&raw);
+    let text = text.trim_start_matches('\u{feff}');
+    let sdl = if crate::graphql::introspection::looks_like_introspection(text) {
+        match crate::graphql::introspection::introspection_to_sdl(text) {
+            Ok(sdl) => sdl,
+            Err(e) => return fail(e),
+        }
+    } else {
+        text.to_string()
+    };
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let data = std::io::Write::write_all(&mut gz, sdl.as_bytes()).and_then(|_| gz.finish());
+    let data = match data {
+        Ok(d) => d,
+        Err(e) => return fail(format!("cannot compress: {e}")),
+    };
+    if let Err(e) = std::fs::write(out, &data) {
+        eprintln!(
+            "netbox-lsp index build: cannot write {}: {e}",
+            out.display()
+        );
+        return 2;
+    }
+    let types = built.schema.types.len();
+    print_out(&format!(
+        "wrote {} ({} bytes)\ngraphql types:             {types}\n",
+        out.display(),
+        data.len()
+    ));
+    0
+}
+
+/// Builds and writes the filter index from an OpenAPI document; returns its NetBox version, or
+/// the exit code on failure.
+fn build_rest(openapi: &Path, output: Option<&Path>) -> Result<String, i32> {
     let bytes = match std::fs::read(openapi) {
         Ok(b) => b,
         Err(e) => {
@@ -62,14 +135,14 @@ fn build_rest(openapi: &Path, output: Option<&Path>) -> i32 {
                 "netbox-lsp index build: cannot read {}: {e}",
                 openapi.display()
             );
-            return 2;
+            return Err(2);
         }
     };
     let (index, report) = match build_with_report(&bytes) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("netbox-lsp index build: {}: {e}", openapi.display());
-            return 2;
+            return Err(2);
         }
     };
     let out = output
@@ -81,7 +154,7 @@ fn build_rest(openapi: &Path, output: Option<&Path>) -> i32 {
             "netbox-lsp index build: cannot write {}: {e}",
             out.display()
         );
-        return 2;
+        return Err(2);
     }
     let mut text = format!(
         "wrote {} ({} bytes)\n{}",
@@ -100,7 +173,7 @@ fn build_rest(openapi: &Path, output: Option<&Path>) -> i32 {
         text += &format!("  unresolved choice id: {u}\n");
     }
     print_out(&text);
-    0
+    Ok(index.netbox_version.clone())
 }
 
 /// Runs `index info`; returns the exit code (0, or 2 on I/O, format or version errors).
