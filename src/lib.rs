@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod config;
 pub mod extract;
 pub mod finding;
 pub mod graphql;

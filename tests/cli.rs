@@ -502,3 +502,46 @@ fn every_rest_code_is_documented() {
         );
     }
 }
+
+#[test]
+fn netbox_lsp_toml_is_read_and_flags_win() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("a.md"),
+        "Use `/api/dcim/devices/?device_role_id=3&status=Active`\n",
+    )
+    .unwrap();
+    // Without a settings file: 4.6.8, an error and a warning.
+    let r = run_in(dir, &["check", "a.md", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(json(&r).len(), 2);
+
+    std::fs::write(
+        dir.join("netbox-lsp.toml"),
+        "netbox_version = \"4.3\"\n[severity]\nunknown-filter = \"warning\"\ninvalid-choice = \"off\"\n",
+    )
+    .unwrap();
+    let r = run_in(dir, &["check", "a.md", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let found = json(&r);
+    assert_eq!(found.len(), 1, "{}", r.stdout);
+    assert_eq!(found[0]["severity"], "warning");
+    assert!(found[0]["message"].as_str().unwrap().contains("4.3.3"));
+
+    // A flag beats the file, per code.
+    let r = run_in(
+        dir,
+        &["check", "a.md", "--severity", "unknown-filter=error"],
+    );
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+
+    // A broken settings file is an error, not silently ignored; --config names another file.
+    std::fs::write(dir.join("netbox-lsp.toml"), "x = [\n").unwrap();
+    let r = run_in(dir, &["check", "a.md"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("netbox-lsp.toml"), "{}", r.stderr);
+    std::fs::write(dir.join("ci.toml"), "exclude = [\"a.md\"]\n").unwrap();
+    let r = run_in(dir, &["check", ".", "--config", "ci.toml"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+}

@@ -18,6 +18,14 @@ const BINARY_SNIFF: usize = 8 * 1024;
 
 /// Runs `check`; returns the exit code.
 pub fn run(args: &CheckArgs) -> i32 {
+    let args = match with_config_file(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("netbox-lsp: error: {e}");
+            return 2;
+        }
+    };
+    let args = &args;
     let (knowledge, notes) = match knowledge_for(
         args.netbox_version.as_deref(),
         args.index.as_deref(),
@@ -93,6 +101,55 @@ pub fn run(args: &CheckArgs) -> i32 {
     } else {
         0
     }
+}
+
+/// The arguments with the settings of `netbox-lsp.toml` (or `--config FILE`) filled in where
+/// no flag was given: the same keys the editor reads, so CI and the editor agree. Severity
+/// flags override the file per code; exclude globs add up. A broken or missing `--config` file is
+/// an error; a broken default file is an error too (silently ignoring it would change results).
+fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
+    let path = match &args.config {
+        Some(p) => p.clone(),
+        None => {
+            let p = PathBuf::from(crate::config::FILE_NAME);
+            if !p.is_file() {
+                return Ok(args.clone());
+            }
+            p
+        }
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let parsed = crate::config::Settings::from_toml(&text, base)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    for w in &parsed.warnings {
+        eprintln!("netbox-lsp: note: {}: {w}", path.display());
+    }
+    let file = parsed.settings;
+    let mut out = args.clone();
+    out.netbox_version = out.netbox_version.or(file.netbox_version);
+    out.index = out.index.or(file.index);
+    out.graphql_schema = out.graphql_schema.or(file.graphql_schema);
+    let mut severity: Vec<(String, Option<Severity>)> = file
+        .severity
+        .iter()
+        .map(|(code, level)| {
+            let sev = match level {
+                crate::config::Level::Off => None,
+                crate::config::Level::Report(s) => Some(*s),
+            };
+            (code.clone(), sev)
+        })
+        .collect();
+    severity.extend(args.severity.iter().cloned()); // later entries win in the map
+    out.severity = severity;
+    out.exclude = file.exclude;
+    out.exclude.extend(args.exclude.iter().cloned());
+    Ok(out)
 }
 
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are

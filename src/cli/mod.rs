@@ -46,7 +46,7 @@ pub enum Command {
 }
 
 /// Arguments of `check`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CheckArgs {
     /// Files and folders to check (folders are walked, honouring .gitignore). Default: `.`.
     pub paths: Vec<PathBuf>,
@@ -69,6 +69,11 @@ pub struct CheckArgs {
     /// e.g. `--exclude 'drafts/**'`.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+    /// Settings file with the editor's keys (`netbox_version`, `index`, `graphql_schema`,
+    /// `severity`, `exclude`); default: `netbox-lsp.toml` in the current folder, if there is one.
+    /// Command-line flags win over the file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// Parses `code=level` for `--severity`; `off` (or `none`) drops the code (`None`).

@@ -15,7 +15,7 @@
 
 pub mod code_action;
 pub mod completion;
-pub mod config;
+pub use crate::config;
 pub mod configuration;
 pub mod context;
 pub mod debug;

@@ -1,4 +1,4 @@
-//! The configuration model shared by the editor and (later) `check`: the keys of `netbox-lsp.toml`,
+//! The configuration model shared by the editor and `check`: the keys of `netbox-lsp.toml`,
 //! of LSP `initializationOptions` and of the `netboxLsp` section of `workspace/configuration`.
 //! Pure: text or JSON in, [`Settings`] (or a message saying what is wrong) out; no I/O.
 //!
