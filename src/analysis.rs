@@ -36,7 +36,16 @@ pub fn analyze(text: &str, kind: HostKind, knowledge: &Knowledge) -> Vec<Finding
             }
         }
     }
-    let mut findings = suppress::apply(text, kind, &extraction.blocks, findings);
+    let findings = suppress::apply(text, kind, &extraction.blocks, findings);
+    let calls: Vec<_> = extraction
+        .sites
+        .iter()
+        .filter_map(|s| match s {
+            Site::Rest(call) => Some(call.call_range.clone()),
+            Site::Graphql(_) => None,
+        })
+        .collect();
+    let mut findings = suppress::apply_to_calls(text, &calls, findings);
     findings.sort_by(|a, b| {
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });

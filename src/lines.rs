@@ -100,6 +100,49 @@ impl LineIndex {
     }
 }
 
+/// Converts many byte offsets of one text to positions in both character and UTF-16 columns,
+/// counting from the previous offset when it lies earlier on the same line. Findings come
+/// sorted, so thousands of them on one long line cost one pass over it, not one pass each.
+pub struct Cursor<'a> {
+    text: &'a str,
+    index: &'a LineIndex,
+    /// Last offset converted, its line, and its (char, UTF-16) columns.
+    last: Option<(usize, u32, u32, u32)>,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor over `text`, indexed by `index`.
+    pub fn new(text: &'a str, index: &'a LineIndex) -> Self {
+        Cursor {
+            text,
+            index,
+            last: None,
+        }
+    }
+
+    /// Byte `offset` → (0-based line, column in chars, column in UTF-16 units). An offset inside
+    /// a multi-byte character is moved back to the character's start.
+    pub fn position(&mut self, offset: usize) -> (u32, u32, u32) {
+        let text = self.text;
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.index.line_of(offset);
+        let line_start = self.index.starts[line];
+        let (from, mut chars, mut units) = match self.last {
+            Some((o, l, c, u)) if l as usize == line && o <= offset => (o, c, u),
+            _ => (line_start, 0, 0),
+        };
+        for ch in text[from..offset].chars() {
+            chars += 1;
+            units += ch.len_utf16() as u32;
+        }
+        self.last = Some((offset, line as u32, chars, units));
+        (line as u32, chars, units)
+    }
+}
+
 fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     bytes
         .iter()
@@ -137,5 +180,18 @@ mod tests {
             idx.offset(text, LineCol { line: 1, col: 9 }, ColumnUnit::Utf16),
             text.len()
         );
+    }
+
+    #[test]
+    fn cursor_agrees_with_position_in_any_order() {
+        let text = "é😀x y😀\nab😀c\n";
+        let idx = LineIndex::new(text);
+        let mut cur = Cursor::new(text, &idx);
+        let offsets: Vec<usize> = (0..=text.len()).chain((0..=text.len()).rev()).collect();
+        for o in offsets {
+            let c = idx.position(text, o, ColumnUnit::Char);
+            let u = idx.position(text, o, ColumnUnit::Utf16);
+            assert_eq!(cur.position(o), (c.line, c.col, u.col), "offset {o}");
+        }
     }
 }

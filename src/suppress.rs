@@ -110,6 +110,38 @@ pub fn apply(
         .collect()
 }
 
+/// Removes the findings inside a multi-line call (`calls`: host byte ranges of REST calls) when
+/// a comment-only line right before the call's first line carries a suppression covering the
+/// code: `# netbox-lsp: ignore` above `netbox_get_objects(` covers all its arguments.
+pub fn apply_to_calls(text: &str, calls: &[Range<usize>], findings: Vec<Finding>) -> Vec<Finding> {
+    if findings.is_empty() || calls.is_empty() || !text.contains(MARKER) {
+        return findings;
+    }
+    let lines = LineIndex::new(text);
+    let rules: Vec<(Range<usize>, Suppression)> = calls
+        .iter()
+        .filter_map(|call| {
+            let first = lines.line_of(call.start);
+            let prev = &text[lines.line_range(first.checked_sub(1)?)];
+            if !comment_only(prev) {
+                return None;
+            }
+            Some((call.clone(), parse_line(prev)?))
+        })
+        .collect();
+    if rules.is_empty() {
+        return findings;
+    }
+    findings
+        .into_iter()
+        .filter(|f| {
+            !rules
+                .iter()
+                .any(|(r, s)| r.contains(&f.range.start) && s.covers(f.code))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +183,22 @@ mod tests {
         let block = text.find("```").unwrap()..text.rfind("```").unwrap() + 3;
         let fs = vec![finding_at(text, "b = 2", "unknown-filter")];
         assert!(apply(text, HostKind::Markdown, &[block], fs).is_empty());
+    }
+
+    #[test]
+    fn comment_before_a_multi_line_call_covers_its_arguments() {
+        let text = "# netbox-lsp: ignore[unknown-filter]\nf(\n    x=1,\n)\ng(\n    y=2,\n)\n";
+        let calls = vec![
+            text.find("f(").unwrap()..text.find(")\n").unwrap() + 1,
+            text.find("g(").unwrap()..text.len() - 1,
+        ];
+        let fs = vec![
+            finding_at(text, "x=1", "unknown-filter"),
+            finding_at(text, "y=2", "unknown-filter"),
+        ];
+        let kept = apply_to_calls(text, &calls, fs);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(&text[kept[0].range.clone()], "y=2");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
 use crate::analysis::{analyze, Knowledge};
+use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
 use crate::lines::LineIndex;
 use std::collections::HashMap;
@@ -175,6 +176,19 @@ fn check_file(
         Decoded::Utf8(text) => text,
     };
     drop(bytes);
+    // A byte-order mark is not a column editors show: positions count from after it.
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    };
+    if let Some(limit) = structural_limit(input.kind) {
+        if text.len() > limit {
+            eprintln!(
+                "netbox-lsp: note: {shown}: larger than {} MiB, so only the REST URLs in it were checked (tool calls and GraphQL were not)",
+                limit / (1024 * 1024)
+            );
+        }
+    }
     // The core must not panic; if it does, report that file and keep the others.
     let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         analyze(&text, input.kind, knowledge)
@@ -186,6 +200,18 @@ fn check_file(
     }
     let lines = LineIndex::new(&text);
     Ok(Some(output::locate(&shown, &text, &lines, findings)))
+}
+
+/// The size above which extraction reads a host kind only for REST URLs (no tree-sitter parse),
+/// so one huge file cannot stall a run; `None` when the kind has no such limit.
+fn structural_limit(kind: HostKind) -> Option<usize> {
+    match kind {
+        HostKind::Markdown => Some(crate::extract::markdown::MAX_MARKDOWN),
+        HostKind::Python | HostKind::Yaml | HostKind::Json => {
+            Some(crate::extract::parse::MAX_PARSE)
+        }
+        HostKind::Graphql | HostKind::Text => None,
+    }
 }
 
 /// File bytes as text.

@@ -25,11 +25,13 @@ pub fn collect(paths: &[PathBuf], exclude: &[String]) -> Result<(Vec<Input>, Vec
             Err(e) => problems.push(format!("{}: {e}", root.display())),
             // A named file is checked whatever its extension: unknown ones as plain text
             // (REST URLs in prose).
-            Ok(meta) if !meta.is_dir() => inputs.push(Input {
+            Ok(meta) if meta.is_file() => inputs.push(Input {
                 path: root.clone(),
                 kind: HostKind::from_path(root).unwrap_or(HostKind::Text),
             }),
-            Ok(_) => walk_dir(root, &excludes, &mut inputs, &mut problems),
+            Ok(meta) if meta.is_dir() => walk_dir(root, &excludes, &mut inputs, &mut problems),
+            // A FIFO, socket or device would block or never end: refuse it instead of reading.
+            Ok(_) => problems.push(format!("{}: not a regular file", root.display())),
         }
     }
     inputs.sort_by(|a, b| a.path.cmp(&b.path));

@@ -6,7 +6,7 @@ pub mod json;
 mod lit;
 pub mod markdown;
 pub mod offset_map;
-mod parse;
+pub(crate) mod parse;
 pub mod python;
 pub mod text;
 mod tools;

@@ -5,7 +5,7 @@ pub mod sarif;
 pub mod text;
 
 use crate::finding::{Finding, Severity};
-use crate::lines::{ColumnUnit, LineIndex};
+use crate::lines::{Cursor, LineIndex};
 
 /// A position in both column units the formats need: 0-based line, column in Unicode
 /// characters (text output) and in UTF-16 code units (JSON, SARIF, LSP).
@@ -52,13 +52,13 @@ pub struct Located {
 
 /// Resolves `findings` of one file (`text`, indexed by `lines`) to [`Located`] findings.
 pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>) -> Vec<Located> {
+    let cursor = std::cell::RefCell::new(Cursor::new(text, lines));
     let pos = |offset: usize| {
-        let c = lines.position(text, offset, ColumnUnit::Char);
-        let u = lines.position(text, offset, ColumnUnit::Utf16);
+        let (line, char_col, utf16_col) = cursor.borrow_mut().position(offset);
         Pos {
-            line: c.line,
-            char_col: c.col,
-            utf16_col: u.col,
+            line,
+            char_col,
+            utf16_col,
         }
     };
     let span = |r: &std::ops::Range<usize>| Span {
