@@ -49,12 +49,16 @@ enum SiteKey {
 /// nodes that hold neither (code, HTML, tables) are not entered: their token children are many.
 fn walk(text: &str, tree: &Tree, ex: &mut Extraction, seen: &mut HashSet<SiteKey>) {
     let mut cursor = tree.root_node().walk();
+    // Whether each node on the cursor's path is a container (list item, block quote), and how
+    // many are: only inside one does a fence's content hold prefixes to cut.
+    let mut path = vec![false];
+    let mut containers = 0usize;
     loop {
         let n = cursor.node();
         let enter = match n.kind() {
             "fenced_code_block" => {
                 ex.blocks.push(n.byte_range());
-                for site in fence(text, n) {
+                for site in fence(text, n, containers > 0) {
                     push_unique(&mut ex.sites, seen, site);
                 }
                 false
@@ -69,10 +73,18 @@ fn walk(text: &str, tree: &Tree, ex: &mut Extraction, seen: &mut HashSet<SiteKey
             _ => true,
         };
         if enter && cursor.goto_first_child() {
+            let c = is_container(cursor.node());
+            containers += usize::from(c);
+            path.push(c);
             continue;
         }
         loop {
+            let left = path.pop().unwrap_or(false);
+            containers -= usize::from(left);
             if cursor.goto_next_sibling() {
+                let c = is_container(cursor.node());
+                containers += usize::from(c);
+                path.push(c);
                 break;
             }
             if !cursor.goto_parent() {
@@ -80,6 +92,12 @@ fn walk(text: &str, tree: &Tree, ex: &mut Extraction, seen: &mut HashSet<SiteKey
             }
         }
     }
+}
+
+/// Container blocks: tree-sitter-md gives their prefixes (`> `, list indentation) on every
+/// continued line as a `block_continuation` with width.
+fn is_container(n: Node) -> bool {
+    matches!(n.kind(), "list_item" | "block_quote")
 }
 
 /// The calls in the code spans of one inline node. The inline grammar runs only where a code
@@ -161,7 +179,10 @@ fn fence_language<'t>(text: &'t str, fence: Node) -> &'t str {
 }
 
 /// A fence's content with container prefixes removed, and its map to the host.
-pub(crate) fn fence_content(text: &str, fence: Node) -> Option<(String, OffsetMap)> {
+/// `nested`: the fence is inside a list item or block quote. Outside one, the content's
+/// `block_continuation` children are empty (the scanner's fence match reads no bytes), so its
+/// many token children need not be looked through.
+pub(crate) fn fence_content(text: &str, fence: Node, nested: bool) -> Option<(String, OffsetMap)> {
     let mut cursor = fence.walk();
     let content = fence
         .named_children(&mut cursor)
@@ -175,20 +196,22 @@ pub(crate) fn fence_content(text: &str, fence: Node) -> Option<(String, OffsetMa
             map.push(r.start, s.len());
         }
     };
-    let mut c2 = content.walk();
-    for child in content.named_children(&mut c2) {
-        if child.kind() == "block_continuation" {
-            push(pos..child.start_byte(), &mut out);
-            pos = child.end_byte();
+    if nested {
+        let mut c2 = content.walk();
+        for child in content.named_children(&mut c2) {
+            if child.kind() == "block_continuation" {
+                push(pos..child.start_byte(), &mut out);
+                pos = child.end_byte();
+            }
         }
     }
     push(pos..content.end_byte(), &mut out);
     Some((out, map))
 }
 
-fn fence(text: &str, fence: Node) -> Vec<Site> {
+fn fence(text: &str, fence: Node, nested: bool) -> Vec<Site> {
     let lang = fence_language(text, fence).to_ascii_lowercase();
-    let Some((body, map)) = fence_content(text, fence) else {
+    let Some((body, map)) = fence_content(text, fence, nested) else {
         return Vec::new();
     };
     match lang.as_str() {
