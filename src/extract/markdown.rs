@@ -10,10 +10,9 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use tree_sitter::Node;
-use tree_sitter_md::{MarkdownParser, MarkdownTree};
+use tree_sitter::{Node, Tree};
 
-use super::parse::for_each_node;
+use super::parse::{for_each_node, with_parser, Lang};
 use super::{json, python, text, yaml, Extraction, GraphqlDoc, OffsetMap, Site};
 
 /// Largest Markdown host parsed structurally (bytes). tree-sitter-md reads about 1 MB/s on
@@ -26,8 +25,8 @@ pub fn extract(text: &str) -> Extraction {
     let mut ex = Extraction::default();
     let mut seen = HashSet::new();
     if text.len() <= MAX_MARKDOWN {
-        let mut parser = MarkdownParser::default();
-        if let Some(tree) = parser.parse(text.as_bytes(), None) {
+        let tree = with_parser(Lang::MarkdownBlock, |p| p.parse(text, None)).flatten();
+        if let Some(tree) = tree {
             walk(text, &tree, &mut ex, &mut seen);
         }
     }
@@ -46,27 +45,107 @@ enum SiteKey {
     Graphql(usize, usize),
 }
 
-fn walk(text: &str, tree: &MarkdownTree, ex: &mut Extraction, seen: &mut HashSet<SiteKey>) {
-    for_each_node(tree.block_tree().root_node(), |n| match n.kind() {
-        "fenced_code_block" => {
-            ex.blocks.push(n.byte_range());
-            for site in fence(text, n) {
-                push_unique(&mut ex.sites, seen, site);
+/// Visits the block tree in document order. Fences and inline nodes are handled whole, and
+/// nodes that hold neither (code, HTML, tables) are not entered: their token children are many.
+fn walk(text: &str, tree: &Tree, ex: &mut Extraction, seen: &mut HashSet<SiteKey>) {
+    let mut cursor = tree.root_node().walk();
+    // Whether each node on the cursor's path is a container (list item, block quote), and how
+    // many are: only inside one does a fence's content hold prefixes to cut.
+    let mut path = vec![false];
+    let mut containers = 0usize;
+    loop {
+        let n = cursor.node();
+        let enter = match n.kind() {
+            "fenced_code_block" => {
+                ex.blocks.push(n.byte_range());
+                for site in fence(text, n, containers > 0) {
+                    push_unique(&mut ex.sites, seen, site);
+                }
+                false
+            }
+            "inline" => {
+                for site in inline_code_spans(text, n) {
+                    push_unique(&mut ex.sites, seen, site);
+                }
+                false
+            }
+            "indented_code_block" | "html_block" | "pipe_table" => false,
+            _ => true,
+        };
+        if enter && cursor.goto_first_child() {
+            let c = is_container(cursor.node());
+            containers += usize::from(c);
+            path.push(c);
+            continue;
+        }
+        loop {
+            let left = path.pop().unwrap_or(false);
+            containers -= usize::from(left);
+            if cursor.goto_next_sibling() {
+                let c = is_container(cursor.node());
+                containers += usize::from(c);
+                path.push(c);
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
             }
         }
-        "inline" => {
-            if let Some(inline) = tree.inline_tree(&n) {
-                for_each_node(inline.root_node(), |c| {
-                    if c.kind() == "code_span" {
-                        for site in code_span(text, c) {
-                            push_unique(&mut ex.sites, seen, site);
-                        }
-                    }
-                });
+    }
+}
+
+/// Container blocks: tree-sitter-md gives their prefixes (`> `, list indentation) on every
+/// continued line as a `block_continuation` with width.
+fn is_container(n: Node) -> bool {
+    matches!(n.kind(), "list_item" | "block_quote")
+}
+
+/// The calls in the code spans of one inline node. The inline grammar runs only where a code
+/// span can be (a backtick in the node), over the same ranges `tree_sitter_md::MarkdownParser`
+/// gives it: the node minus its named children after the first (container prefixes).
+fn inline_code_spans(text: &str, inline: Node) -> Vec<Site> {
+    let Some(src) = text.get(inline.byte_range()) else {
+        return Vec::new();
+    };
+    if !src.contains('`') {
+        return Vec::new();
+    }
+    let mut range = inline.range();
+    let mut ranges = Vec::new();
+    let mut cursor = inline.walk();
+    if cursor.goto_first_child() {
+        while cursor.goto_next_sibling() {
+            let child = cursor.node();
+            if !child.is_named() {
+                continue;
             }
+            let r = child.range();
+            ranges.push(tree_sitter::Range {
+                start_byte: range.start_byte,
+                start_point: range.start_point,
+                end_byte: r.start_byte,
+                end_point: r.start_point,
+            });
+            range.start_byte = r.end_byte;
+            range.start_point = r.end_point;
         }
-        _ => {}
+    }
+    ranges.push(range);
+    let tree = with_parser(Lang::MarkdownInline, |p| {
+        p.set_included_ranges(&ranges).ok()?;
+        p.parse(text, None)
+    })
+    .flatten();
+    let Some(tree) = tree else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for_each_node(tree.root_node(), |c| {
+        if c.kind() == "code_span" {
+            out.extend(code_span(text, c));
+        }
     });
+    out
 }
 
 /// Adds `site` unless one at the same place is already there.
@@ -100,7 +179,10 @@ fn fence_language<'t>(text: &'t str, fence: Node) -> &'t str {
 }
 
 /// A fence's content with container prefixes removed, and its map to the host.
-pub(crate) fn fence_content(text: &str, fence: Node) -> Option<(String, OffsetMap)> {
+/// `nested`: the fence is inside a list item or block quote. Outside one, the content's
+/// `block_continuation` children are empty (the scanner's fence match reads no bytes), so its
+/// many token children need not be looked through.
+pub(crate) fn fence_content(text: &str, fence: Node, nested: bool) -> Option<(String, OffsetMap)> {
     let mut cursor = fence.walk();
     let content = fence
         .named_children(&mut cursor)
@@ -114,20 +196,22 @@ pub(crate) fn fence_content(text: &str, fence: Node) -> Option<(String, OffsetMa
             map.push(r.start, s.len());
         }
     };
-    let mut c2 = content.walk();
-    for child in content.named_children(&mut c2) {
-        if child.kind() == "block_continuation" {
-            push(pos..child.start_byte(), &mut out);
-            pos = child.end_byte();
+    if nested {
+        let mut c2 = content.walk();
+        for child in content.named_children(&mut c2) {
+            if child.kind() == "block_continuation" {
+                push(pos..child.start_byte(), &mut out);
+                pos = child.end_byte();
+            }
         }
     }
     push(pos..content.end_byte(), &mut out);
     Some((out, map))
 }
 
-fn fence(text: &str, fence: Node) -> Vec<Site> {
+fn fence(text: &str, fence: Node, nested: bool) -> Vec<Site> {
     let lang = fence_language(text, fence).to_ascii_lowercase();
-    let Some((body, map)) = fence_content(text, fence) else {
+    let Some((body, map)) = fence_content(text, fence, nested) else {
         return Vec::new();
     };
     match lang.as_str() {

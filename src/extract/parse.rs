@@ -6,12 +6,16 @@ use std::cell::RefCell;
 
 use tree_sitter::{Language, Node, Parser, Tree};
 
-/// Host languages parsed with tree-sitter.
+/// Languages parsed with tree-sitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lang {
     Python,
     Json,
     Yaml,
+    /// tree-sitter-md's block grammar (document structure).
+    MarkdownBlock,
+    /// tree-sitter-md's inline grammar (code spans), run on one inline node at a time.
+    MarkdownInline,
 }
 
 /// Largest embedded text parsed structurally (bytes); larger texts only get the URL scan.
@@ -21,7 +25,8 @@ pub(crate) const MAX_PARSE: usize = 2 * 1024 * 1024;
 pub(crate) const MAX_DEPTH: usize = 64;
 
 thread_local! {
-    static PARSERS: RefCell<[Option<Parser>; 3]> = const { RefCell::new([None, None, None]) };
+    static PARSERS: RefCell<[Option<Parser>; 5]> =
+        const { RefCell::new([None, None, None, None, None]) };
 }
 
 fn language(lang: Lang) -> Language {
@@ -29,16 +34,16 @@ fn language(lang: Lang) -> Language {
         Lang::Python => tree_sitter_python::LANGUAGE.into(),
         Lang::Json => tree_sitter_json::LANGUAGE.into(),
         Lang::Yaml => tree_sitter_yaml::LANGUAGE.into(),
+        Lang::MarkdownBlock => tree_sitter_md::LANGUAGE.into(),
+        Lang::MarkdownInline => tree_sitter_md::INLINE_LANGUAGE.into(),
     }
 }
 
-/// Parses `text`; `None` if the text is too large or the parser fails.
-pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
-    if text.len() > MAX_PARSE {
-        return None;
-    }
+/// Runs `f` with this thread's parser for `lang` (created on first use); `None` if the
+/// language cannot be loaded.
+pub(crate) fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> Option<R> {
     let slot = lang as usize;
-    // Take the parser out of its slot so that a nested parse never double-borrows.
+    // Take the parser out of its slot so that a nested use never double-borrows.
     let cached = PARSERS.with(|p| p.borrow_mut()[slot].take());
     let mut parser = match cached {
         Some(p) => p,
@@ -48,9 +53,17 @@ pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
             p
         }
     };
-    let tree = parser.parse(text, None);
+    let out = f(&mut parser);
     PARSERS.with(|p| p.borrow_mut()[slot] = Some(parser));
-    tree
+    Some(out)
+}
+
+/// Parses `text`; `None` if the text is too large or the parser fails.
+pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
+    if text.len() > MAX_PARSE {
+        return None;
+    }
+    with_parser(lang, |p| p.parse(text, None))?
 }
 
 /// Every node of the tree in document order, without recursion.
