@@ -716,3 +716,49 @@ async fn unknown_methods_and_bad_input_do_not_take_the_server_down() {
     let r = c.call("shutdown", Value::Null).await;
     assert_eq!(r, Value::Null);
 }
+
+#[tokio::test]
+async fn json_that_is_not_a_jsonrpc_message_does_not_end_the_session() {
+    let mut c = TestClient::start().await;
+    // (body, the id answered with -32600, if any)
+    let cases: &[(&str, Option<Value>)] = &[
+        ("{}", None),
+        ("null", None),
+        ("[1,2,3]", None),
+        ("\"str\"", None),
+        (
+            r#"{"jsonrpc":"1.0","id":9,"method":"shutdown"}"#,
+            Some(json!(9)),
+        ),
+        (r#"{"jsonrpc":"2.0","id":"s","method":5}"#, Some(json!("s"))),
+        (
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"textDocument/hover","params":{}}"#,
+            None,
+        ),
+    ];
+    for (body, id) in cases {
+        c.send_raw(&frame(body.as_bytes())).await;
+        if let Some(id) = id {
+            let id = id.clone();
+            let r = c
+                .wait_for(move |m| m.get("id") == Some(&id) && m.get("method").is_none())
+                .await;
+            assert_eq!(r["error"]["code"], -32600, "{body}: {r}");
+        }
+        // The server still answers a normal request after each one.
+        let r = c
+            .call(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": "file:///ws/none.md"}, "position": {"line": 0, "character": 0}}),
+            )
+            .await;
+        assert_eq!(r, Value::Null, "after {body}");
+    }
+    // `shutdown` with version 1.0 was not taken as a shutdown.
+    c.open("file:///ws/after.md", "markdown", 1, "still here")
+        .await;
+    assert_eq!(
+        c.server_text("file:///ws/after.md").await,
+        (1, "still here".to_string())
+    );
+}
