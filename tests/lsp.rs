@@ -762,3 +762,104 @@ async fn json_that_is_not_a_jsonrpc_message_does_not_end_the_session() {
         (1, "still here".to_string())
     );
 }
+
+/// A bad value in any settings layer drops only itself: the user is told with a warning
+/// (window/showMessage) and the other keys apply. (layer, settings, message substrings, file,
+/// the severity then expected for `graphql-filter-argument`, None = no diagnostic)
+#[tokio::test]
+async fn bad_setting_values_are_shown_and_the_rest_applies() {
+    type Case<'a> = (&'a str, Value, &'a [&'a str], &'a str, Option<i64>);
+    let cases: Vec<Case> = vec![
+        (
+            "init",
+            json!({"netbox_version": "4.3", "severity": {"unknown-filter": "loud", "graphql-filter-argument": "hint"}}),
+            &["initializationOptions: `severity.unknown-filter` must be one of", "\"loud\"", "ignored"],
+            "SKILL.md",
+            Some(4),
+        ),
+        (
+            "init",
+            json!({"exclude": ["[", "**/drafts/**"]}),
+            &["invalid glob `[`"],
+            "drafts/SKILL.md",
+            None,
+        ),
+        (
+            "init",
+            json!({"exclude": "notalist", "severity": {"graphql-filter-argument": "warning"}}),
+            &["`exclude` should be a list of globs", "[\"notalist\"]"],
+            "SKILL.md",
+            Some(2),
+        ),
+        (
+            "init",
+            json!({"severity": {"graphql_filter_argument": "off"}}),
+            &["unknown code `graphql_filter_argument` (did you mean `graphql-filter-argument`?)"],
+            "SKILL.md",
+            Some(1),
+        ),
+        (
+            "workspace/configuration",
+            json!({"exclude": 3, "severity": {"graphql-filter-argument": "hint"}}),
+            &["netboxLsp: `exclude` must be a list of globs, found 3"],
+            "SKILL.md",
+            Some(4),
+        ),
+        (
+            "netbox-lsp.toml",
+            json!("exclude = [\"[\", \"drafts/**\"]\n[severity]\nunknown-filter = \"loud\"\ngraphql-filter-argument = \"warning\"\n"),
+            &["netbox-lsp.toml: `severity.unknown-filter` must be one of", "invalid glob `[`"],
+            "SKILL.md",
+            Some(2),
+        ),
+    ];
+    for (layer, settings, messages, file, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = TestClient::in_process();
+        let mut options = default_options();
+        let mut folders = Value::Null;
+        match layer {
+            "init" => {
+                for (k, v) in settings.as_object().unwrap() {
+                    options[k] = v.clone();
+                }
+            }
+            "workspace/configuration" => *c.config.lock().unwrap() = settings.clone(),
+            _ => {
+                std::fs::write(
+                    dir.path().join("netbox-lsp.toml"),
+                    settings.as_str().unwrap(),
+                )
+                .unwrap();
+                folders = json!([{"uri": file_uri(dir.path()), "name": "ws"}]);
+            }
+        }
+        c.initialize(options, default_capabilities(), folders).await;
+        // Each substring in some window/showMessage warning (one message may hold several).
+        let mut shown: Vec<Value> = Vec::new();
+        for m in messages {
+            while !shown
+                .iter()
+                .any(|p| p["message"].as_str().unwrap_or_default().contains(m))
+            {
+                let p = c.notification("window/showMessage", |_| true).await;
+                assert_eq!(p["type"], 2, "{layer} {settings}: {p}");
+                shown.push(p);
+            }
+        }
+        let uri = file_uri(&dir.path().join(file));
+        c.open(&uri, "markdown", 1, &skill()).await;
+        // Diagnostics may be published before and after the settings are pulled: wait for the
+        // expected state (the harness times out otherwise).
+        loop {
+            let d = c.diagnostics(&uri, 1).await;
+            let sev = d
+                .iter()
+                .find(|d| d["code"] == "graphql-filter-argument")
+                .and_then(|d| d["severity"].as_i64());
+            if sev == want && (want.is_some() || d.is_empty()) {
+                break;
+            }
+        }
+    }
+}

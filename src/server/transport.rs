@@ -204,10 +204,10 @@ mod tests {
     #[test]
     fn repairs_utf8_drops_non_json_and_resynchronises() {
         let mut buf = Vec::new();
-        buf.extend(frame(b"{\"a\":\"\xff\"}"));
+        buf.extend(frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}"));
         buf.extend(frame(b"{not json"));
         buf.extend_from_slice(b"garbage\r\n\r\n");
-        buf.extend(frame(b"{\"b\":1}"));
+        buf.extend(frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}"));
         buf.extend_from_slice(b"Content-Length: 10\r\n\r\n{\"c\"");
         let mut out = Vec::new();
         while let Some(f) = next_frame(&mut buf) {
@@ -216,10 +216,10 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                Some("{\"a\":\"\u{fffd}\"}".to_string()),
+                Some("{\"jsonrpc\":\"2.0\",\"method\":\"\u{fffd}\"}".to_string()),
                 None,
                 None,
-                Some("{\"b\":1}".to_string())
+                Some("{\"jsonrpc\":\"2.0\",\"method\":\"b\"}".to_string())
             ]
         );
         assert!(buf.starts_with(b"Content-Length: 10"), "partial frame kept");
