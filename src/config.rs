@@ -49,11 +49,17 @@ pub struct Settings {
     pub exclude: Vec<String>,
 }
 
-/// A parsed layer plus non-fatal remarks (unknown keys), to be shown to the user.
+/// A parsed layer and what was wrong with it. A bad value drops only its own key (or its own
+/// severity entry, or its own glob): the rest of the layer applies. The editor shows both lists
+/// and carries on; `check` prints `warnings` as notes and fails on `errors`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Parsed {
     pub settings: Settings,
+    /// Remarks on values that were still used or are harmless: unknown keys, severity codes no
+    /// check reports (with the closest known code), a single string given for `exclude`.
     pub warnings: Vec<String>,
+    /// Values that were wrong and dropped, one message each naming the key and what was found.
+    pub errors: Vec<String>,
 }
 
 const KEYS: &[&str] = &[
@@ -75,7 +81,8 @@ fn canonical_key(k: &str) -> &str {
 
 impl Settings {
     /// Parses the text of a `netbox-lsp.toml`. Relative paths are resolved against `base` (the
-    /// file's folder). Errors name the line/key that is wrong; the caller then uses defaults.
+    /// file's folder). A TOML syntax error fails the whole file (the message names the line);
+    /// a bad value is reported in [`Parsed::errors`] and only that key is dropped.
     pub fn from_toml(text: &str, base: &Path) -> Result<Parsed, String> {
         let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
             e.to_string()
@@ -88,7 +95,9 @@ impl Settings {
     }
 
     /// Parses editor settings (an `initializationOptions` object or the `netboxLsp` section).
-    /// `null` gives empty settings. Relative paths are resolved against `base` when given.
+    /// `null` gives empty settings; anything but an object or `null` is an error. Bad values of
+    /// single keys are collected in [`Parsed::errors`] and dropped, the other keys are kept.
+    /// Relative paths are resolved against `base` when given.
     pub fn from_json(value: &serde_json::Value, base: Option<&Path>) -> Result<Parsed, String> {
         let mut parsed = Parsed::default();
         let obj = match value {
@@ -96,20 +105,24 @@ impl Settings {
             serde_json::Value::Object(o) => o,
             other => return Err(format!("settings must be a table/object, found {other}")),
         };
-        let s = &mut parsed.settings;
+        let Parsed {
+            settings: s,
+            warnings,
+            errors,
+        } = &mut parsed;
         for (key, v) in obj {
             let key = canonical_key(key);
             match key {
-                "netbox_version" => s.netbox_version = opt_string(key, v)?,
-                "index" => s.index = opt_string(key, v)?.map(|p| resolve(base, &p)),
-                "graphql_schema" => {
-                    s.graphql_schema = opt_string(key, v)?.map(|p| resolve(base, &p))
+                "netbox_version" => s.netbox_version = keep(opt_string(key, v), errors),
+                "index" => {
+                    s.index = keep(opt_string(key, v), errors).map(|p| resolve(base, &p));
                 }
-                "severity" => s.severity = severity_table(v)?,
-                "exclude" => s.exclude = string_list(key, v)?,
-                _ => parsed
-                    .warnings
-                    .push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
+                "graphql_schema" => {
+                    s.graphql_schema = keep(opt_string(key, v), errors).map(|p| resolve(base, &p));
+                }
+                "severity" => s.severity = severity_table(v, warnings, errors),
+                "exclude" => s.exclude = glob_list(key, v, warnings, errors),
+                _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
         }
         Ok(parsed)
@@ -183,6 +196,14 @@ fn resolve(base: Option<&Path>, p: &str) -> PathBuf {
     }
 }
 
+/// The value of a key, or `None` with its message added to `errors`.
+fn keep<T>(r: Result<Option<T>, String>, errors: &mut Vec<String>) -> Option<T> {
+    r.unwrap_or_else(|e| {
+        errors.push(e);
+        None
+    })
+}
+
 fn opt_string(key: &str, v: &serde_json::Value) -> Result<Option<String>, String> {
     match v {
         serde_json::Value::Null => Ok(None),
@@ -194,41 +215,108 @@ fn opt_string(key: &str, v: &serde_json::Value) -> Result<Option<String>, String
     }
 }
 
-fn string_list(key: &str, v: &serde_json::Value) -> Result<Vec<String>, String> {
-    match v {
-        serde_json::Value::Null => Ok(Vec::new()),
-        serde_json::Value::String(s) => Ok(vec![s.clone()]),
-        serde_json::Value::Array(items) => items
-            .iter()
-            .map(|i| match i {
-                serde_json::Value::String(s) => Ok(s.clone()),
-                other => Err(format!("`{key}` must list strings, found {other}")),
-            })
-            .collect(),
-        other => Err(format!("`{key}` must be a list of globs, found {other}")),
-    }
-}
-
-fn severity_table(v: &serde_json::Value) -> Result<BTreeMap<String, Level>, String> {
-    let obj = match v {
-        serde_json::Value::Null => return Ok(BTreeMap::new()),
-        serde_json::Value::Object(o) => o,
+/// The valid globs of `exclude`. A single string is taken as one glob (with a warning); an
+/// item that is not a string or not a valid glob is dropped with an error.
+fn glob_list(
+    key: &str,
+    v: &serde_json::Value,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> Vec<String> {
+    let items: Vec<&serde_json::Value> = match v {
+        serde_json::Value::Null => return Vec::new(),
+        serde_json::Value::String(s) => {
+            warnings.push(format!(
+                "`{key}` should be a list of globs; the string was taken as one glob: [{v}]"
+            ));
+            if s.is_empty() {
+                return Vec::new();
+            }
+            vec![v]
+        }
+        serde_json::Value::Array(items) => items.iter().collect(),
         other => {
-            return Err(format!(
-                "`severity` must be a table of code = level, found {other}"
-            ))
+            errors.push(format!("`{key}` must be a list of globs, found {other}"));
+            return Vec::new();
         }
     };
-    obj.iter()
-        .map(|(code, level)| {
-            let level_str = level.as_str().unwrap_or_default();
-            Level::parse(level_str).map(|l| (code.clone(), l)).ok_or_else(|| {
-                format!(
-                    "`severity.{code}` must be one of error, warning, information, hint, off; found {level}"
-                )
-            })
+    items
+        .into_iter()
+        .filter_map(|item| match item {
+            serde_json::Value::String(g) => match glob(g) {
+                Ok(_) => Some(g.clone()),
+                Err(e) => {
+                    errors.push(format!("`{key}`: invalid glob `{g}`: {}", e.kind()));
+                    None
+                }
+            },
+            other => {
+                errors.push(format!("`{key}` must list strings (globs), found {other}"));
+                None
+            }
         })
         .collect()
+}
+
+/// Compiles one `exclude` glob the way it is matched (`*` crosses `/`, as in `check`).
+fn glob(g: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(g)
+        .literal_separator(false)
+        .build()
+}
+
+/// The valid entries of a `severity` table. A bad level drops its entry with an error; a code
+/// no check reports is kept with a warning naming the closest known code.
+fn severity_table(
+    v: &serde_json::Value,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> BTreeMap<String, Level> {
+    let obj = match v {
+        serde_json::Value::Null => return BTreeMap::new(),
+        serde_json::Value::Object(o) => o,
+        other => {
+            errors.push(format!(
+                "`severity` must be a table of code = level, found {other}"
+            ));
+            return BTreeMap::new();
+        }
+    };
+    let mut out = BTreeMap::new();
+    for (code, level) in obj {
+        let Some(parsed) = level.as_str().and_then(Level::parse) else {
+            errors.push(format!(
+                "`severity.{code}` must be one of error, warning, information, hint, off; found {level}"
+            ));
+            continue;
+        };
+        if let Some(w) = unknown_code_warning(code) {
+            warnings.push(format!("`severity`: {w}"));
+        }
+        out.insert(code.clone(), parsed);
+    }
+    out
+}
+
+/// A remark for a severity override of `code` when no check reports that code (source: the
+/// code list of `cli::rules::RULES`, REST and GraphQL): it names the closest known code when
+/// one is near (`unknown_filter` → `unknown-filter`). `None` for a known code.
+pub fn unknown_code_warning(code: &str) -> Option<String> {
+    let known = crate::cli::rules::RULES.iter().map(|r| r.code);
+    if known.clone().any(|k| k == code) {
+        return None;
+    }
+    let wanted = code.trim().to_ascii_lowercase().replace(['_', ' '], "-");
+    let nearest = known
+        .map(|k| (strsim::damerau_levenshtein(&wanted, k), k))
+        .min()
+        .filter(|(d, k)| *d <= (k.len() / 4).max(2));
+    Some(match nearest {
+        Some((_, k)) => format!("unknown code `{code}` (did you mean `{k}`?)"),
+        None => format!(
+            "unknown code `{code}`: no check reports it (codes: docs/diagnostics.md, docs/graphql.md)"
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -273,11 +361,109 @@ null-complement = "off"
     fn broken_files_give_a_clear_message() {
         let e = Settings::from_toml("netbox_version = ", Path::new("/")).unwrap_err();
         assert!(e.contains("line 1"), "{e}");
-        let e = Settings::from_toml("[severity]\nunknown-filter = \"loud\"", Path::new("/"))
-            .unwrap_err();
-        assert!(e.contains("severity.unknown-filter"), "{e}");
-        let e = Settings::from_toml("exclude = 3", Path::new("/")).unwrap_err();
-        assert!(e.contains("exclude"), "{e}");
+        let e = Settings::from_toml("severity = [1,\n", Path::new("/")).unwrap_err();
+        assert!(e.contains("line"), "{e}");
+    }
+
+    /// One bad value drops only itself: (settings JSON, the kept settings, the errors'
+    /// substrings, the warnings' substrings).
+    #[test]
+    fn bad_values_drop_only_their_key() {
+        let cases = [
+            (
+                serde_json::json!({"netbox_version": "4.3", "severity": {"unknown-filter": "loud", "multi-hop": "off"}}),
+                serde_json::json!({"netbox_version": "4.3", "severity": {"multi-hop": "off"}}),
+                vec!["`severity.unknown-filter` must be one of", "\"loud\""],
+                vec![],
+            ),
+            (
+                serde_json::json!({"netbox_version": true, "index": ["x"], "exclude": ["drafts/**"]}),
+                serde_json::json!({"exclude": ["drafts/**"]}),
+                vec![
+                    "`netbox_version` must be a string, found true",
+                    "`index` must be a string",
+                ],
+                vec![],
+            ),
+            (
+                serde_json::json!({"netbox_version": "4.4", "severity": "loud"}),
+                serde_json::json!({"netbox_version": "4.4"}),
+                vec!["`severity` must be a table"],
+                vec![],
+            ),
+            (
+                serde_json::json!({"exclude": ["[", "drafts/**", 3]}),
+                serde_json::json!({"exclude": ["drafts/**"]}),
+                vec!["invalid glob `[`", "must list strings (globs), found 3"],
+                vec![],
+            ),
+            (
+                serde_json::json!({"exclude": 3, "netboxVersion": "4.5"}),
+                serde_json::json!({"netbox_version": "4.5"}),
+                vec!["`exclude` must be a list of globs, found 3"],
+                vec![],
+            ),
+            (
+                serde_json::json!({"exclude": "notalist"}),
+                serde_json::json!({"exclude": ["notalist"]}),
+                vec![],
+                vec!["`exclude` should be a list of globs", "[\"notalist\"]"],
+            ),
+            (
+                serde_json::json!({"severity": {"unknown_filter": "off", "graphql-filter-arg": "hint", "zzz": "off"}}),
+                serde_json::json!({"severity": {"unknown_filter": "off", "graphql-filter-arg": "hint", "zzz": "off"}}),
+                vec![],
+                vec![
+                    "unknown code `unknown_filter` (did you mean `unknown-filter`?)",
+                    "unknown code `graphql-filter-arg` (did you mean `graphql-filter-argument`?)",
+                    "unknown code `zzz`: no check reports it",
+                ],
+            ),
+        ];
+        for (input, kept, errors, warnings) in cases {
+            let p = Settings::from_json(&input, None).unwrap();
+            let want = Settings::from_json(&kept, None).unwrap();
+            assert_eq!(p.settings, want.settings, "{input}");
+            let all_errors = p.errors.join("\n");
+            for e in &errors {
+                assert!(all_errors.contains(e), "{input}: {e:?} not in {all_errors}");
+            }
+            assert_eq!(
+                errors.is_empty(),
+                p.errors.is_empty(),
+                "{input}: {:?}",
+                p.errors
+            );
+            let all_warnings = p.warnings.join("\n");
+            for w in &warnings {
+                assert!(
+                    all_warnings.contains(w),
+                    "{input}: {w:?} not in {all_warnings}"
+                );
+            }
+            assert_eq!(
+                warnings.is_empty(),
+                p.warnings.is_empty(),
+                "{input}: {:?}",
+                p.warnings
+            );
+        }
+        // The same in a netbox-lsp.toml: the good keys stay.
+        let p = Settings::from_toml(
+            "netbox_version = \"4.3\"\nexclude = [\"[\", \"a/**\"]\n[severity]\nunknown-filter = \"loud\"\n",
+            Path::new("/"),
+        )
+        .unwrap();
+        assert_eq!(p.settings.netbox_version.as_deref(), Some("4.3"));
+        assert_eq!(p.settings.exclude, vec!["a/**".to_string()]);
+        assert_eq!(p.errors.len(), 2, "{:?}", p.errors);
+    }
+
+    #[test]
+    fn known_codes_give_no_warning() {
+        for r in crate::cli::rules::RULES {
+            assert_eq!(unknown_code_warning(r.code), None, "{}", r.code);
+        }
     }
 
     #[test]

@@ -545,3 +545,74 @@ fn netbox_lsp_toml_is_read_and_flags_win() {
     let r = run_in(dir, &["check", ".", "--config", "ci.toml"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
+
+/// `check` stays strict: one bad value in netbox-lsp.toml is an error (exit 2) naming it; a
+/// severity code no check reports is a note naming the closest known code, from the file and
+/// from `--severity`. (file text or None, extra args, exit code, stderr must contain)
+#[test]
+fn bad_settings_values_and_unknown_codes() {
+    type Case<'a> = (Option<&'a str>, &'a [&'a str], i32, &'a [&'a str]);
+    let cases: &[Case] = &[
+        (
+            Some("netbox_version = \"4.3\"\n[severity]\nunknown-filter = \"loud\"\n"),
+            &[],
+            2,
+            &["netbox-lsp.toml: `severity.unknown-filter` must be one of", "\"loud\""],
+        ),
+        (
+            Some("exclude = [\"[\", \"b/**\"]\n"),
+            &[],
+            2,
+            &["netbox-lsp.toml: `exclude`: invalid glob `[`"],
+        ),
+        (
+            Some("netbox_version = [4]\n"),
+            &[],
+            2,
+            &["`netbox_version` must be a string"],
+        ),
+        (
+            Some("[severity]\nunknown_filter = \"off\"\n"),
+            &[],
+            1,
+            &["note: netbox-lsp.toml: `severity`: unknown code `unknown_filter` (did you mean `unknown-filter`?)"],
+        ),
+        (
+            None,
+            &["--severity", "unknown_filter=off"],
+            1,
+            &["note: --severity: unknown code `unknown_filter` (did you mean `unknown-filter`?)"],
+        ),
+        (None, &["--severity", "unknown-filter=off"], 0, &[]),
+    ];
+    for (file, extra, code, stderr) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        std::fs::write(
+            dir.join("a.md"),
+            "Use `/api/dcim/devices/?device_role_id=3`\n",
+        )
+        .unwrap();
+        if let Some(text) = file {
+            std::fs::write(dir.join("netbox-lsp.toml"), text).unwrap();
+        }
+        let mut args = vec!["check", "a.md"];
+        args.extend_from_slice(extra);
+        let r = run_in(dir, &args);
+        assert_eq!(
+            r.code, *code,
+            "{file:?} {extra:?}: {}{}",
+            r.stdout, r.stderr
+        );
+        for want in *stderr {
+            assert!(
+                r.stderr.contains(want),
+                "{file:?} {extra:?}: {want:?} not in {}",
+                r.stderr
+            );
+        }
+        if stderr.is_empty() {
+            assert!(!r.stderr.contains("unknown code"), "{}", r.stderr);
+        }
+    }
+}

@@ -716,3 +716,150 @@ async fn unknown_methods_and_bad_input_do_not_take_the_server_down() {
     let r = c.call("shutdown", Value::Null).await;
     assert_eq!(r, Value::Null);
 }
+
+#[tokio::test]
+async fn json_that_is_not_a_jsonrpc_message_does_not_end_the_session() {
+    let mut c = TestClient::start().await;
+    // (body, the id answered with -32600, if any)
+    let cases: &[(&str, Option<Value>)] = &[
+        ("{}", None),
+        ("null", None),
+        ("[1,2,3]", None),
+        ("\"str\"", None),
+        (
+            r#"{"jsonrpc":"1.0","id":9,"method":"shutdown"}"#,
+            Some(json!(9)),
+        ),
+        (r#"{"jsonrpc":"2.0","id":"s","method":5}"#, Some(json!("s"))),
+        (
+            r#"{"jsonrpc":"2.0","id":{"a":1},"method":"textDocument/hover","params":{}}"#,
+            None,
+        ),
+    ];
+    for (body, id) in cases {
+        c.send_raw(&frame(body.as_bytes())).await;
+        if let Some(id) = id {
+            let id = id.clone();
+            let r = c
+                .wait_for(move |m| m.get("id") == Some(&id) && m.get("method").is_none())
+                .await;
+            assert_eq!(r["error"]["code"], -32600, "{body}: {r}");
+        }
+        // The server still answers a normal request after each one.
+        let r = c
+            .call(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": "file:///ws/none.md"}, "position": {"line": 0, "character": 0}}),
+            )
+            .await;
+        assert_eq!(r, Value::Null, "after {body}");
+    }
+    // `shutdown` with version 1.0 was not taken as a shutdown.
+    c.open("file:///ws/after.md", "markdown", 1, "still here")
+        .await;
+    assert_eq!(
+        c.server_text("file:///ws/after.md").await,
+        (1, "still here".to_string())
+    );
+}
+
+/// A bad value in any settings layer drops only itself: the user is told with a warning
+/// (window/showMessage) and the other keys apply. (layer, settings, message substrings, file,
+/// the severity then expected for `graphql-filter-argument`, None = no diagnostic)
+#[tokio::test]
+async fn bad_setting_values_are_shown_and_the_rest_applies() {
+    type Case<'a> = (&'a str, Value, &'a [&'a str], &'a str, Option<i64>);
+    let cases: Vec<Case> = vec![
+        (
+            "init",
+            json!({"netbox_version": "4.3", "severity": {"unknown-filter": "loud", "graphql-filter-argument": "hint"}}),
+            &["initializationOptions: `severity.unknown-filter` must be one of", "\"loud\"", "ignored"],
+            "SKILL.md",
+            Some(4),
+        ),
+        (
+            "init",
+            json!({"exclude": ["[", "**/drafts/**"]}),
+            &["invalid glob `[`"],
+            "drafts/SKILL.md",
+            None,
+        ),
+        (
+            "init",
+            json!({"exclude": "notalist", "severity": {"graphql-filter-argument": "warning"}}),
+            &["`exclude` should be a list of globs", "[\"notalist\"]"],
+            "SKILL.md",
+            Some(2),
+        ),
+        (
+            "init",
+            json!({"severity": {"graphql_filter_argument": "off"}}),
+            &["unknown code `graphql_filter_argument` (did you mean `graphql-filter-argument`?)"],
+            "SKILL.md",
+            Some(1),
+        ),
+        (
+            "workspace/configuration",
+            json!({"exclude": 3, "severity": {"graphql-filter-argument": "hint"}}),
+            &["netboxLsp: `exclude` must be a list of globs, found 3"],
+            "SKILL.md",
+            Some(4),
+        ),
+        (
+            "netbox-lsp.toml",
+            json!("exclude = [\"[\", \"drafts/**\"]\n[severity]\nunknown-filter = \"loud\"\ngraphql-filter-argument = \"warning\"\n"),
+            &["netbox-lsp.toml: `severity.unknown-filter` must be one of", "invalid glob `[`"],
+            "SKILL.md",
+            Some(2),
+        ),
+    ];
+    for (layer, settings, messages, file, want) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = TestClient::in_process();
+        let mut options = default_options();
+        let mut folders = Value::Null;
+        match layer {
+            "init" => {
+                for (k, v) in settings.as_object().unwrap() {
+                    options[k] = v.clone();
+                }
+            }
+            "workspace/configuration" => *c.config.lock().unwrap() = settings.clone(),
+            _ => {
+                std::fs::write(
+                    dir.path().join("netbox-lsp.toml"),
+                    settings.as_str().unwrap(),
+                )
+                .unwrap();
+                folders = json!([{"uri": file_uri(dir.path()), "name": "ws"}]);
+            }
+        }
+        c.initialize(options, default_capabilities(), folders).await;
+        // Each substring in some window/showMessage warning (one message may hold several).
+        let mut shown: Vec<Value> = Vec::new();
+        for m in messages {
+            while !shown
+                .iter()
+                .any(|p| p["message"].as_str().unwrap_or_default().contains(m))
+            {
+                let p = c.notification("window/showMessage", |_| true).await;
+                assert_eq!(p["type"], 2, "{layer} {settings}: {p}");
+                shown.push(p);
+            }
+        }
+        let uri = file_uri(&dir.path().join(file));
+        c.open(&uri, "markdown", 1, &skill()).await;
+        // Diagnostics may be published before and after the settings are pulled: wait for the
+        // expected state (the harness times out otherwise).
+        loop {
+            let d = c.diagnostics(&uri, 1).await;
+            let sev = d
+                .iter()
+                .find(|d| d["code"] == "graphql-filter-argument")
+                .and_then(|d| d["severity"].as_i64());
+            if sev == want && (want.is_some() || d.is_empty()) {
+                break;
+            }
+        }
+    }
+}

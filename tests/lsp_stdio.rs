@@ -103,6 +103,61 @@ fn session(args: &[&str]) {
     assert!(status.success(), "{status}");
 }
 
+/// The binary keeps serving after bodies that are JSON but not JSON-RPC 2.0 messages (the
+/// reader of tower-lsp-server would end the connection on them).
+#[test]
+fn invalid_jsonrpc_messages_do_not_end_the_real_binary() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let rx = read_frames(child.stdout.take().unwrap());
+    let mut send_raw = |body: &[u8]| {
+        let mut f = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        f.extend_from_slice(body);
+        stdin.write_all(&f).unwrap();
+        stdin.flush().unwrap();
+    };
+    send_raw(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": null, "capabilities": {}}})
+            .to_string()
+            .as_bytes(),
+    );
+    wait(&rx, |m| m["id"] == 1);
+    send_raw(br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#);
+    let bodies: &[&[u8]] = &[
+        b"{}",
+        b"null",
+        b"[1,2,3]",
+        b"\"str\"",
+        br#"{"jsonrpc":"1.0","id":9,"method":"shutdown"}"#,
+        br#"{"jsonrpc":"2.0","id":{"a":1},"method":"textDocument/hover","params":{}}"#,
+    ];
+    for (i, body) in bodies.iter().enumerate() {
+        send_raw(body);
+        let id = 100 + i as i64;
+        send_raw(
+            json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": {"textDocument": {"uri": "file:///x.md"}, "position": {"line": 0, "character": 0}}})
+                .to_string()
+                .as_bytes(),
+        );
+        let r = wait(&rx, |m| m["id"] == id);
+        assert_eq!(
+            r["result"],
+            Value::Null,
+            "after {}: {r}",
+            String::from_utf8_lossy(body)
+        );
+    }
+    send_raw(br#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#);
+    wait(&rx, |m| m["id"] == 2);
+    send_raw(br#"{"jsonrpc":"2.0","method":"exit"}"#);
+    assert!(child.wait().unwrap().success());
+}
+
 #[test]
 fn stdio_session_with_the_real_binary() {
     session(&["--stdio"]);

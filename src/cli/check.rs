@@ -19,6 +19,11 @@ const BINARY_SNIFF: usize = 8 * 1024;
 
 /// Runs `check`; returns the exit code.
 pub fn run(args: &CheckArgs) -> i32 {
+    for (code, _) in &args.severity {
+        if let Some(w) = crate::config::unknown_code_warning(code) {
+            eprintln!("netbox-lsp: note: --severity: {w}");
+        }
+    }
     let args = match with_config_file(args) {
         Ok(a) => a,
         Err(e) => {
@@ -107,7 +112,9 @@ pub fn run(args: &CheckArgs) -> i32 {
 /// The arguments with the settings of `netbox-lsp.toml` (or `--config FILE`) filled in where
 /// no flag was given: the same keys the editor reads, so CI and the editor agree. Severity
 /// flags override the file per code; exclude globs add up. A broken or missing `--config` file is
-/// an error; a broken default file is an error too (silently ignoring it would change results).
+/// an error; a broken default file is an error too (silently ignoring it would change results),
+/// and so is any bad value in it (the editor drops such a value and carries on; CI must not).
+/// Remarks (unknown keys, unknown severity codes) are printed as notes.
 fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     let path = match &args.config {
         Some(p) => p.clone(),
@@ -127,6 +134,9 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
         .unwrap_or(Path::new("."));
     let parsed = crate::config::Settings::from_toml(&text, base)
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    if !parsed.errors.is_empty() {
+        return Err(format!("{}: {}", path.display(), parsed.errors.join("; ")));
+    }
     for w in &parsed.warnings {
         eprintln!("netbox-lsp: note: {}: {w}", path.display());
     }

@@ -4,7 +4,7 @@
 //! (section `netboxLsp`), re-reads every folder's `netbox-lsp.toml` and re-analyses the open
 //! documents; nothing needs a restart.
 
-use super::config::{Settings, FILE_NAME};
+use super::config::{Parsed, Settings, FILE_NAME};
 use super::{diagnostics, lock, Backend, Folder};
 use std::path::{Path, PathBuf};
 use tower_lsp_server::ls_types::*;
@@ -27,7 +27,11 @@ pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfig
         .unwrap_or(serde_json::Value::Null);
     if !pushed.is_null() {
         match Settings::from_json(&pushed, None) {
-            Ok(p) => lock(&backend.state.settings).global = p.settings,
+            Ok(p) => {
+                let msgs = problems("settings", &p);
+                lock(&backend.state.settings).global = p.settings;
+                show_problems(backend, msgs).await;
+            }
             Err(e) => {
                 backend
                     .client
@@ -99,15 +103,44 @@ pub async fn reload(backend: &Backend) {
             messages.extend(msgs);
         }
     }
+    let mut shown = std::collections::HashSet::new();
     for (typ, m) in messages {
-        backend.log(typ, &m).await;
-        backend.client.show_message(typ, m).await;
+        if shown.insert(m.clone()) {
+            backend.log(typ, &m).await;
+            backend.client.show_message(typ, m).await;
+        }
     }
     diagnostics::refresh_all(backend);
 }
 
-/// Reads `<root>/netbox-lsp.toml`: its settings (empty when absent or broken) and the messages
-/// to show (the error of a broken file, unknown keys).
+/// The messages to show for a parsed settings layer named `source` (`initializationOptions`,
+/// `settings`, a file path): each dropped value, then each remark.
+pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
+    let dropped = p
+        .errors
+        .iter()
+        .map(|e| format!("netbox-lsp: {source}: {e}; this setting was ignored, the others apply"));
+    let remarks = p
+        .warnings
+        .iter()
+        .map(|w| format!("netbox-lsp: {source}: {w}"));
+    dropped.chain(remarks).collect()
+}
+
+/// Logs each message and shows it with `window/showMessage` (warning), once each.
+pub async fn show_problems(backend: &Backend, messages: Vec<String>) {
+    let mut shown = std::collections::HashSet::new();
+    for m in messages {
+        if shown.insert(m.clone()) {
+            backend.log(MessageType::WARNING, &m).await;
+            backend.client.show_message(MessageType::WARNING, m).await;
+        }
+    }
+}
+
+/// Reads `<root>/netbox-lsp.toml`: its settings (empty when absent or not TOML; without the
+/// bad values otherwise) and the messages to show (the error of a broken file, each dropped
+/// value and remark).
 pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
     let path = root.join(FILE_NAME);
     let text = match std::fs::read_to_string(&path) {
@@ -128,15 +161,9 @@ pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
     };
     match Settings::from_toml(&text, root) {
         Ok(p) => {
-            let msgs = p
-                .warnings
+            let msgs = problems(&path.display().to_string(), &p)
                 .into_iter()
-                .map(|w| {
-                    (
-                        MessageType::WARNING,
-                        format!("netbox-lsp: {}: {w}", path.display()),
-                    )
-                })
+                .map(|m| (MessageType::WARNING, m))
                 .collect();
             (p.settings, msgs)
         }
@@ -185,13 +212,17 @@ async fn pull_configuration(backend: &Backend) {
     };
     let mut parsed = Vec::new();
     let mut errors = Vec::new();
+    let mut messages = Vec::new();
     for (i, v) in values.iter().enumerate() {
         let base = i
             .checked_sub(1)
             .and_then(|k| folders.get(k))
             .and_then(|f| f.1.clone());
         match Settings::from_json(v, base.as_deref()) {
-            Ok(p) => parsed.push(p.settings),
+            Ok(p) => {
+                messages.extend(problems(SECTION, &p));
+                parsed.push(p.settings);
+            }
             Err(e) => {
                 errors.push(format!("netbox-lsp settings: {e}"));
                 parsed.push(Settings::default());
@@ -212,6 +243,7 @@ async fn pull_configuration(backend: &Backend) {
     for e in errors {
         backend.client.show_message(MessageType::ERROR, e).await;
     }
+    show_problems(backend, messages).await;
 }
 
 /// Registers a watcher for `netbox-lsp.toml` files and index files, when the client supports

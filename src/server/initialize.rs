@@ -31,15 +31,13 @@ pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<Initi
             let v = v.get("netboxLsp").unwrap_or(v);
             match Settings::from_json(v, None) {
                 Ok(p) => {
-                    messages.extend(
-                        p.warnings
-                            .iter()
-                            .map(|w| format!("initializationOptions: {w}")),
-                    );
+                    messages.extend(configuration::problems("initializationOptions", &p));
                     p.settings
                 }
                 Err(e) => {
-                    messages.push(format!("initializationOptions ignored: {e}"));
+                    messages.push(format!(
+                        "netbox-lsp: initializationOptions ignored (using the defaults): {e}"
+                    ));
                     Settings::default()
                 }
             }
@@ -51,9 +49,8 @@ pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<Initi
         s.init = init;
         s.folders = folders;
     }
-    for m in messages {
-        backend.log(MessageType::WARNING, m).await;
-    }
+    // window/showMessage may be sent while `initialize` is being answered (LSP 3.17).
+    configuration::show_problems(backend, messages).await;
 
     Ok(InitializeResult {
         capabilities: capabilities(enc),

@@ -97,6 +97,7 @@ pub fn service(debug_hooks: bool) -> (LspService<Backend>, ClientSocket) {
     LspService::build(|client| Backend::new(client, debug_hooks))
         .custom_method(debug::PANIC_METHOD, Backend::debug_panic)
         .custom_method(debug::DOCUMENT_METHOD, Backend::debug_document)
+        .custom_method(transport::INVALID_REQUEST_METHOD, Backend::invalid_request)
         .finish()
 }
 

@@ -3,8 +3,21 @@
 //! stops after an error), so one bad message from a client would take the server down. This
 //! re-frames every message: invalid UTF-8 is replaced (U+FFFD), a body that is not JSON or a
 //! frame without `Content-Length` is dropped and logged to stderr.
+//!
+//! The codec also ends the connection on JSON that is not a JSON-RPC 2.0 message (`{}`, `null`,
+//! `[1,2,3]`, `"jsonrpc": "1.0"`, an object `id`), so each body must also decode as the
+//! reader's own message type ([`admit`]). A request that does not but carries a usable id
+//! (integer or string) is rewritten into a request to [`INVALID_REQUEST_METHOD`], which answers
+//! that id with `-32600`; a broken response with a usable id becomes an error response for that
+//! id (so the server's pending request ends); anything else is dropped and logged to stderr.
 
+use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tower_lsp_server::jsonrpc::{Request, Response};
+
+/// Internal method that the guard routes invalid requests to; answered with `-32600`
+/// (`-32002` before `initialize`, as tower-lsp-server answers every request then).
+pub const INVALID_REQUEST_METHOD: &str = "netbox-lsp/invalidRequest";
 
 /// Largest header block accepted before resynchronising, in bytes.
 const MAX_HEADER: usize = 8 * 1024;
@@ -35,6 +48,21 @@ where
             Ok(0) | Err(_) => return,
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
+    }
+}
+
+impl super::Backend {
+    /// [`INVALID_REQUEST_METHOD`]: answers `-32600` with the reason the guard found.
+    pub async fn invalid_request(&self, params: Value) -> tower_lsp_server::jsonrpc::Result<Value> {
+        let reason = params
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("not a JSON-RPC 2.0 request");
+        Err(tower_lsp_server::jsonrpc::Error {
+            code: tower_lsp_server::jsonrpc::ErrorCode::InvalidRequest,
+            message: format!("Invalid request: {reason}").into(),
+            data: None,
+        })
     }
 }
 
@@ -74,11 +102,82 @@ fn next_frame(buf: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
                 .into_bytes()
         }
     };
-    if serde_json::from_slice::<serde::de::IgnoredAny>(&body).is_err() {
-        eprintln!("netbox-lsp: dropped a message that is not JSON");
-        return Some(None);
+    Some(admit(body))
+}
+
+/// The shape tower-lsp-server's reader decodes (its `Message` is crate-private): a body that
+/// decodes as this never ends the connection.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+#[allow(dead_code)] // only decoded, to test the shape
+enum Message {
+    Response(Response),
+    Request(Request),
+}
+
+/// The body to pass on for a decoded frame: unchanged when it is a JSON-RPC 2.0 message the
+/// reader accepts, rewritten when it is an invalid request or response with a usable id
+/// (see the module docs), `None` (dropped, logged) otherwise.
+fn admit(body: Vec<u8>) -> Option<Vec<u8>> {
+    if serde_json::from_slice::<Message>(&body).is_ok() {
+        return Some(body);
     }
-    Some(Some(body))
+    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
+        eprintln!("netbox-lsp: dropped a message that is not JSON");
+        return None;
+    };
+    let why = invalid_reason(&value);
+    let obj = value.as_object()?;
+    // Only ids the reader can decode back (i64 or string) can be answered.
+    let id = obj
+        .get("id")
+        .filter(|id| id.is_string() || id.is_i64())
+        .cloned();
+    let replacement = match id {
+        Some(id) if obj.contains_key("method") => {
+            eprintln!("netbox-lsp: invalid request (id {id}): {why}; answered with -32600");
+            json!({"jsonrpc": "2.0", "id": id, "method": INVALID_REQUEST_METHOD,
+                   "params": {"reason": why}})
+        }
+        Some(id) if obj.contains_key("result") || obj.contains_key("error") => {
+            eprintln!("netbox-lsp: invalid response (id {id}): {why}; taken as an error");
+            json!({"jsonrpc": "2.0", "id": id,
+                   "error": {"code": -32600, "message": format!("invalid response: {why}")}})
+        }
+        _ => {
+            eprintln!("netbox-lsp: dropped a message that is not a JSON-RPC 2.0 message: {why}");
+            return None;
+        }
+    };
+    Some(replacement.to_string().into_bytes())
+}
+
+/// Why `value` is not a JSON-RPC 2.0 message, in a few words.
+fn invalid_reason(value: &Value) -> String {
+    let Some(obj) = value.as_object() else {
+        let kind = match value {
+            Value::Array(_) => "an array (batches are not supported)",
+            Value::Null => "null",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            _ => "a boolean",
+        };
+        return format!("the message is {kind}, not an object");
+    };
+    match obj.get("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(other) => return format!("`jsonrpc` must be \"2.0\", found {other}"),
+        None => return "`jsonrpc` is missing".to_string(),
+    }
+    match obj.get("id") {
+        None | Some(Value::Null | Value::String(_)) => {}
+        Some(id) if id.is_i64() => {}
+        Some(other) => return format!("`id` must be an integer, a string or null, found {other}"),
+    }
+    match obj.get("method") {
+        Some(Value::String(_)) | None => "not a JSON-RPC 2.0 request or response".to_string(),
+        Some(other) => format!("`method` must be a string, found {other}"),
+    }
 }
 
 /// Drops bytes up to the next `Content-Length` after `skip`.
@@ -105,10 +204,10 @@ mod tests {
     #[test]
     fn repairs_utf8_drops_non_json_and_resynchronises() {
         let mut buf = Vec::new();
-        buf.extend(frame(b"{\"a\":\"\xff\"}"));
+        buf.extend(frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}"));
         buf.extend(frame(b"{not json"));
         buf.extend_from_slice(b"garbage\r\n\r\n");
-        buf.extend(frame(b"{\"b\":1}"));
+        buf.extend(frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}"));
         buf.extend_from_slice(b"Content-Length: 10\r\n\r\n{\"c\"");
         let mut out = Vec::new();
         while let Some(f) = next_frame(&mut buf) {
@@ -117,12 +216,83 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                Some("{\"a\":\"\u{fffd}\"}".to_string()),
+                Some("{\"jsonrpc\":\"2.0\",\"method\":\"\u{fffd}\"}".to_string()),
                 None,
                 None,
-                Some("{\"b\":1}".to_string())
+                Some("{\"jsonrpc\":\"2.0\",\"method\":\"b\"}".to_string())
             ]
         );
         assert!(buf.starts_with(b"Content-Length: 10"), "partial frame kept");
+    }
+}
+
+#[cfg(test)]
+mod admit_tests {
+    use super::*;
+
+    fn admitted(body: &str) -> Option<Value> {
+        admit(body.as_bytes().to_vec()).map(|b| serde_json::from_slice(&b).unwrap())
+    }
+
+    #[test]
+    fn valid_messages_pass_unchanged() {
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"x","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}"#,
+        ] {
+            assert_eq!(
+                admit(body.as_bytes().to_vec()).as_deref(),
+                Some(body.as_bytes())
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_bodies_are_answered_rewritten_or_dropped() {
+        // (body, Some(id) = answered through the internal method, None = dropped)
+        let cases: &[(&str, Option<Value>)] = &[
+            ("{}", None),
+            ("null", None),
+            ("[1,2,3]", None),
+            ("\"str\"", None),
+            ("{not json", None),
+            (
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"textDocument/hover"}"#,
+                None,
+            ),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}"#, None),
+            (r#"{"jsonrpc":"1.0","method":"exit"}"#, None),
+            (
+                r#"{"jsonrpc":"1.0","id":9,"method":"shutdown"}"#,
+                Some(json!(9)),
+            ),
+            (r#"{"id":"s","method":"shutdown"}"#, Some(json!("s"))),
+            (r#"{"jsonrpc":"2.0","id":4,"method":7}"#, Some(json!(4))),
+        ];
+        for (body, id) in cases {
+            let got = admitted(body);
+            match id {
+                None => assert_eq!(got, None, "{body}"),
+                Some(id) => {
+                    let got = got.unwrap_or_else(|| panic!("{body} dropped"));
+                    assert_eq!(got["id"], *id, "{body}");
+                    assert_eq!(got["method"], INVALID_REQUEST_METHOD, "{body}");
+                    assert!(got["params"]["reason"].is_string(), "{body}");
+                    // The rewritten request is one the reader decodes.
+                    assert!(serde_json::from_value::<Request>(got).is_ok(), "{body}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_response_becomes_an_error_for_its_id() {
+        let got = admitted(r#"{"jsonrpc":"1.0","id":2,"result":[]}"#).unwrap();
+        assert_eq!(got["id"], 2);
+        assert_eq!(got["error"]["code"], -32600);
+        assert!(serde_json::from_value::<Response>(got).is_ok());
     }
 }
