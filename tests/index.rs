@@ -1018,12 +1018,16 @@ fn index_build_refuses_non_netbox_documents_and_stamps_versions() {
         "{out}"
     );
 
-    // An endpoint with `parameters: null` is skipped and reported.
+    // An endpoint with `parameters: null` is skipped and reported; its object type stays known,
+    // and its filters fail open while the other endpoints are checked.
+    let ok = r##"{"200":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/PaginatedDeviceList"}}}}}"##;
     write(
         "nullparams.json",
-        r#"{"info":{"version":"4.6.8"},"paths":{
-            "/api/dcim/devices/":{"get":{"parameters":null}},
-            "/api/dcim/sites/":{"get":{"parameters":[{"in":"query","name":"name"}]}}}}"#,
+        &format!(
+            r#"{{"info":{{"version":"4.6.8"}},"paths":{{
+            "/api/dcim/devices/":{{"get":{{"parameters":null,"responses":{ok}}}}},
+            "/api/dcim/sites/":{{"get":{{"parameters":[{{"in":"query","name":"name"}}]}}}}}}}}"#
+        ),
     );
     let (code, out, err) = run(
         &[
@@ -1038,4 +1042,17 @@ fn index_build_refuses_non_netbox_documents_and_stamps_versions() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("skipped: /api/dcim/devices/"), "{out}");
+    let n = load_index(&std::fs::read(tmp.path().join("n.gz")).unwrap()).unwrap();
+    assert_eq!(n.object_types["dcim.device"], "dcim/devices");
+    assert!(!n.endpoints.contains_key("dcim/devices"));
+    write(
+        "skill.md",
+        "```python\nnetbox_get_objects(\"dcim.device\", filters={\"nonsense\": 1})\nnetbox_get_objects(\"dcim.site\", filters={\"nonsense\": 1})\n```\n",
+    );
+    let (code, out, _) = run(&["check", "skill.md", "--index", "n.gz"], tmp.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("skill.md:3:") && !out.contains("skill.md:2:"),
+        "{out}"
+    );
 }

@@ -165,6 +165,7 @@ pub fn build_with_options(
     };
 
     let mut endpoints = BTreeMap::new();
+    let mut skipped_types: BTreeMap<String, Option<String>> = BTreeMap::new();
     for (path, item) in paths {
         let Some(key) = list_endpoint_key(path) else {
             continue;
@@ -176,7 +177,12 @@ pub fn build_with_options(
             Some(endpoint) => {
                 endpoints.insert(key, endpoint);
             }
-            None => builder.report.skipped.push(key),
+            None => {
+                // Its object type stays known (an MCP `object_type` naming it is no error);
+                // the endpoint itself is absent, so its filters fail open.
+                skipped_types.insert(key.clone(), builder.object_type(&key, get));
+                builder.report.skipped.push(key);
+            }
         }
     }
     if endpoints.is_empty() {
@@ -192,8 +198,13 @@ pub fn build_with_options(
     }
 
     let mut object_types: BTreeMap<String, String> = BTreeMap::new();
-    for (key, ep) in &endpoints {
-        let Some(ot) = &ep.object_type else { continue };
+    let served = endpoints
+        .iter()
+        .map(|(k, ep)| (k.clone(), ep.object_type.clone()))
+        .chain(skipped_types)
+        .collect::<BTreeMap<_, _>>();
+    for (key, ot) in &served {
+        let Some(ot) = ot else { continue };
         // Two endpoints may serve one type (`core/object-types` and the older
         // `extras/object-types` on 4.4): prefer the one under the type's own app.
         let own_app = |k: &str| ot.split('.').next() == k.split('/').next();
