@@ -439,3 +439,100 @@ fn hover_contents() {
     assert!(lk.contains("i_contains: String"), "{lk}");
     assert!(h("{ device_list { nope| } }").is_none());
 }
+
+/// "Did you mean" fixes are offered only when the document validates at that place with the fix
+/// applied (QA: `has_primary_ip: false` → `primary_ip4: false` failed "expected value of type
+/// IPAddressFilter, found a boolean").
+#[test]
+fn did_you_mean_fixes_validate() {
+    let find = |q: &str, v: &str, name: &str| {
+        check_text(q, None, &schema(v))
+            .into_iter()
+            .find(|f| &q[f.range.clone()] == name)
+            .unwrap_or_else(|| panic!("no finding at {name} in {q}"))
+    };
+    for v in ["4.3.3", "4.6.8"] {
+        // A boolean cannot go into an IPAddressFilter: no fix, the message says what exists.
+        let f = find(
+            "{ device_list(filters: {has_primary_ip: false}) { id } }",
+            v,
+            "has_primary_ip",
+        );
+        assert!(f.fixes.is_empty(), "{v}: {:?}", f.fixes);
+        assert!(
+            f.message.contains("`primary_ip4` (`IPAddressFilter`)")
+                && f.message.contains("cannot take a boolean"),
+            "{v}: {}",
+            f.message
+        );
+        // The shallow kind fits (an enum value for an enum) but the value does not exist:
+        // re-validation drops the rename.
+        let q = "{ device_list(filters: {statuss: NO_SUCH_VALUE}) { id } }";
+        let f = find(q, v, "statuss");
+        assert!(f.fixes.is_empty(), "{v}: {:?}", f.fixes);
+        // An error nested inside the value is the value's own: the rename is still offered.
+        let q = r#"{ site_list(filters: {tenant_grop: {nmae: {exact: "x"}}}) { id } }"#;
+        let f = find(q, v, "tenant_grop");
+        assert_eq!(f.fixes[0].edits[0].1, "tenant_group", "{v}");
+        // Rename and wrap together: `nmae: "x"` → `name: {exact: "x"}`.
+        let q = r#"{ site_list(filters: {nmae: "x"}) { id } }"#;
+        let f = find(q, v, "nmae");
+        assert_eq!(f.fixes.len(), 1, "{v}: {:?}", f.fixes);
+        let mut fixed = q.to_string();
+        let mut edits = f.fixes[0].edits.clone();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0.start));
+        for e in edits {
+            fixed.replace_range(e.0, &e.1);
+        }
+        assert_eq!(
+            fixed,
+            r#"{ site_list(filters: {name: {exact: "x"}}) { id } }"#
+        );
+        assert!(check_text(&fixed, None, &schema(v))
+            .iter()
+            .all(|f| f.severity != Severity::Error));
+    }
+}
+
+/// `IntegerLookup` (`@oneOf`, every shipped version): the comparison lookups sit under
+/// `comparison_lookup`; every certain fix validates.
+#[test]
+fn integer_lookup_fixes_validate() {
+    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+        for (q, want) in [
+            (
+                "{ vlan_list(filters: {vid: {gte: 100}}) { id } }",
+                "`vid: {comparison_lookup: {gte: 100}}`",
+            ),
+            (
+                "{ vlan_list(filters: {vid: 100}) { id } }",
+                "`{filter_lookup: {exact: 100}}`",
+            ),
+            (
+                "{ vlan_list(filters: {vid: {start: 1, end: 9}}) { id } }",
+                "`vid: {range_lookup: {start: 1, end: 9}}`",
+            ),
+        ] {
+            let fs = check_text(q, None, &schema(v));
+            let errors: Vec<_> = fs
+                .iter()
+                .filter(|f| f.severity == Severity::Error)
+                .collect();
+            assert_eq!(errors.len(), 1, "{v}: {q}: {errors:?}");
+            assert!(
+                errors[0].message.contains(want),
+                "{v}: {}",
+                errors[0].message
+            );
+            let fix = errors[0].fixes.iter().find(|x| x.certain).unwrap();
+            let mut fixed = q.to_string();
+            fixed.replace_range(fix.edits[0].0.clone(), &fix.edits[0].1);
+            assert!(
+                check_text(&fixed, None, &schema(v))
+                    .iter()
+                    .all(|f| f.severity != Severity::Error),
+                "{v}: {fixed}"
+            );
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //! shipped (embedded) indexes.
 
 use netbox_lsp::index::build::{
-    build_from_openapi, build_with_report, singularise, BuildError, IRREGULAR,
+    build_from_openapi, build_with_options, build_with_report, singularise, BuildError,
+    BuildOptions, IRREGULAR,
 };
 use netbox_lsp::index::embedded::{self, select, RELEASES};
 use netbox_lsp::index::load::{load_index, write_index, IndexError};
@@ -246,20 +247,145 @@ fn build_errors_are_errors_not_panics() {
 
 #[test]
 fn odd_but_valid_documents_build() {
-    // Parameters and schemas of unexpected shapes are skipped or typed as strings.
-    let doc = br##"{"info":{},"paths":{"/api/a/bs/":{"get":{"parameters":[
+    // Schemas of unexpected shapes are typed as strings; non-query parameters are skipped.
+    let doc = br##"{"info":{"version":"9.0"},"paths":{"/api/a/bs/":{"get":{"parameters":[
         {"in":"query","name":"x","schema":{"type":"array","items":{}}},
-        {"in":"query","schema":{"type":"string"}},
-        {"in":"query","name":"y"},
-        7, null, {"$ref":"#/nowhere"}]}},
+        {"in":"path","name":"p","schema":{"type":"string"}},
+        {"in":"query","name":"y"}]}},
         "/api/a/cs/":"not an object"}}"##;
     let index = build_from_openapi(doc).unwrap();
-    assert_eq!(index.netbox_version, "unknown");
+    assert_eq!(index.netbox_version, "9.0");
     let p = &index.endpoints["a/bs"].params;
     assert_eq!(p.len(), 2);
     assert_eq!((p["x"].kind, p["x"].multi), (ValueKind::String, true));
     assert_eq!(p["y"].kind, ValueKind::String);
     assert_eq!(index.endpoints["a/bs"].object_type, None);
+}
+
+/// A list endpoint with `id` and `name` filters, its `parameters` spelled `params`.
+fn endpoint_doc(version: &str, params: &str) -> Vec<u8> {
+    format!(
+        r##"{{"openapi":"3.0.3","info":{{"version":{version}}},"paths":{{
+        "/api/dcim/sites/":{{"get":{{"parameters":[
+            {{"in":"query","name":"id","schema":{{"type":"array","items":{{"type":"integer"}}}}}},
+            {{"in":"query","name":"name","schema":{{"type":"array","items":{{"type":"string"}}}}}}]}}}},
+        "/api/dcim/devices/":{{"get":{{"parameters":{params}}}}}}}}}"##
+    )
+    .into_bytes()
+}
+
+#[test]
+fn unreadable_parameters_skip_the_endpoint() {
+    // `parameters` that are not a list, or hold an entry that is not a parameter: the endpoint
+    // is left out (no name findings there) rather than indexed with no filters (every filter
+    // unknown).
+    for params in [
+        "null",
+        "{}",
+        "\"x\"",
+        r#"[{"in":"query","name":"ok"}, 7]"#,
+        r#"[{"in":"query","name":"ok"}, null]"#,
+        r##"[{"in":"query","name":"ok"}, {"$ref":"#/nowhere"}]"##,
+        r#"[{"in":"query","schema":{"type":"string"}}]"#,
+    ] {
+        let (index, report) = build_with_report(&endpoint_doc("\"4.6.8\"", params)).unwrap();
+        assert!(!index.endpoints.contains_key("dcim/devices"), "{params}");
+        assert_eq!(report.skipped, vec!["dcim/devices".to_string()], "{params}");
+        assert_eq!(index.endpoints["dcim/sites"].params.len(), 2, "{params}");
+    }
+    // An empty list = none; absent `parameters` = none.
+    let (index, report) = build_with_report(&endpoint_doc("\"4.6.8\"", "[]")).unwrap();
+    assert!(index.endpoints["dcim/devices"].params.is_empty());
+    assert!(report.skipped.is_empty());
+    let doc = br#"{"info":{"version":"4.6.8"},"paths":{"/api/dcim/devices/":{"get":{}}}}"#;
+    let (index, report) = build_with_report(doc).unwrap();
+    assert!(index.endpoints["dcim/devices"].params.is_empty());
+    assert!(report.skipped.is_empty());
+    // Every list endpoint skipped: nothing to index.
+    let doc = br#"{"info":{"version":"4.6.8"},"paths":{"/api/dcim/devices/":{"get":{"parameters":null}}}}"#;
+    let e = build_from_openapi(doc).unwrap_err();
+    assert_eq!(e, BuildError::NoListEndpoints { skipped: 1 });
+    assert!(e.to_string().contains("1 skipped"), "{e}");
+}
+
+#[test]
+fn documents_without_list_endpoints_are_refused() {
+    for doc in [
+        &br#"{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{}}"#[..],
+        br#"{"openapi":"3.0.3","info":{"version":"4.6.8"},"paths":{"/pets":{"get":{}},"/api/dcim/devices/{id}/":{"get":{}},"/api/status/":{"get":{}}}}"#,
+        // A list path without a GET.
+        br#"{"openapi":"3.0.3","info":{"version":"4.6.8"},"paths":{"/api/dcim/devices/":{"post":{}}}}"#,
+    ] {
+        let e = build_from_openapi(doc).unwrap_err();
+        assert_eq!(e, BuildError::NoListEndpoints { skipped: 0 });
+        assert_eq!(
+            e.to_string(),
+            "no NetBox list endpoints (GET /api/<app>/<model>/) in this document: not a NetBox OpenAPI document?"
+        );
+    }
+}
+
+#[test]
+fn info_version_forms() {
+    let ok = |v: &str| {
+        let (index, report) = build_with_report(&endpoint_doc(v, "[]")).unwrap();
+        (index.netbox_version, report.notes)
+    };
+    // Plain versions are taken verbatim, without a note.
+    for v in ["4.6.8", "4.6", " 4.6.8 ", "10.20.30"] {
+        let (got, notes) = ok(&format!("\"{v}\""));
+        assert_eq!(got, v.trim());
+        assert!(notes.is_empty(), "{v}: {notes:?}");
+    }
+    // A leading X.Y[.Z] is taken, with a note saying so.
+    for (v, want) in [
+        ("4.6.8 (4.6)", "4.6.8"),
+        ("4.6.8-Docker-3.3.0", "4.6.8"),
+        ("v4.5.10", "4.5.10"),
+        ("4.4 beta", "4.4"),
+    ] {
+        let (got, notes) = ok(&format!("\"{v}\""));
+        assert_eq!(got, want, "{v}");
+        assert_eq!(notes.len(), 1, "{v}");
+        assert!(
+            notes[0].contains(v) && notes[0].contains(&format!("using {want}")),
+            "{notes:?}"
+        );
+    }
+    // No version at all: an error naming --netbox-version.
+    for v in ["\"1\"", "\"dev\"", "\"4.6.8.1\"", "\"\"", "null", "7"] {
+        let e = build_from_openapi(&endpoint_doc(v, "[]")).unwrap_err();
+        assert!(matches!(e, BuildError::BadVersion(_)), "{v}: {e:?}");
+        assert!(e.to_string().contains("--netbox-version"), "{v}: {e}");
+    }
+    let no_info = br#"{"paths":{"/api/dcim/devices/":{"get":{}}}}"#;
+    let e = build_from_openapi(no_info).unwrap_err();
+    assert!(e.to_string().contains("no `info.version`"), "{e}");
+
+    // --netbox-version stamps the version (and says so when the document disagrees).
+    let given = |doc: &[u8], v: &str| {
+        build_with_options(
+            doc,
+            &BuildOptions {
+                netbox_version: Some(v.into()),
+            },
+        )
+    };
+    let (index, report) = given(no_info, "4.5.10").unwrap();
+    assert_eq!(index.netbox_version, "4.5.10");
+    assert!(
+        report.notes[0].contains("--netbox-version"),
+        "{:?}",
+        report.notes
+    );
+    let (index, report) = given(&endpoint_doc("\"4.6.8\"", "[]"), "4.6.8").unwrap();
+    assert_eq!(index.netbox_version, "4.6.8");
+    assert!(report.notes.is_empty());
+    let e = given(no_info, "latest").unwrap_err();
+    assert!(
+        e.to_string().contains("\"latest\" is not a NetBox version"),
+        "{e}"
+    );
 }
 
 // ---------------------------------------------------------------- load errors
@@ -828,4 +954,105 @@ fn index_build_graphql_writes_sdl_that_check_reads() {
         tmp.path(),
     );
     assert_eq!(code, 2, "{out}{err}");
+}
+
+#[test]
+fn index_build_refuses_non_netbox_documents_and_stamps_versions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(tmp.path().join(name), text).unwrap();
+    // QA reproduction `fs/m_nopaths.json`: no list endpoint → exit 2, no index written.
+    write(
+        "nopaths.json",
+        r#"{"openapi": "3.0.3", "info": {"title": "x", "version": "1"}, "paths": {}}"#,
+    );
+    let (code, out, err) = run(&["index", "build", "--openapi", "nopaths.json"], tmp.path());
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains("no NetBox list endpoints (GET /api/<app>/<model>/)"),
+        "{err}"
+    );
+    assert!(std::fs::read_dir(tmp.path()).unwrap().count() == 1);
+
+    // `info.version` "4.6.8 (4.6)": 4.6.8 is used, with a note on stderr.
+    let doc = |v: &str| {
+        format!(
+            r#"{{"info":{{"version":"{v}"}},"paths":{{"/api/dcim/devices/":{{"get":{{"parameters":[{{"in":"query","name":"name"}}]}}}}}}}}"#
+        )
+    };
+    write("odd.json", &doc("4.6.8 (4.6)"));
+    let (code, out, err) = run(&["index", "build", "--openapi", "odd.json"], tmp.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("wrote netbox-4.6.8.index.json.gz"), "{out}");
+    assert!(
+        err.contains("note:") && err.contains("using 4.6.8"),
+        "{err}"
+    );
+
+    // No version in the document: refused unless --netbox-version stamps one.
+    write("dev.json", &doc("dev"));
+    let (code, _, err) = run(&["index", "build", "--openapi", "dev.json"], tmp.path());
+    assert_eq!(code, 2);
+    assert!(err.contains("--netbox-version"), "{err}");
+    let (code, out, err) = run(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            "dev.json",
+            "--netbox-version",
+            "4.5.10",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("wrote netbox-4.5.10.index.json.gz"),
+        "{out}"
+    );
+    let (_, out, _) = run(
+        &["index", "info", "--index", "netbox-4.5.10.index.json.gz"],
+        tmp.path(),
+    );
+    assert!(
+        out.starts_with("NetBox version:            4.5.10\n"),
+        "{out}"
+    );
+
+    // An endpoint with `parameters: null` is skipped and reported; its object type stays known,
+    // and its filters fail open while the other endpoints are checked.
+    let ok = r##"{"200":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/PaginatedDeviceList"}}}}}"##;
+    write(
+        "nullparams.json",
+        &format!(
+            r#"{{"info":{{"version":"4.6.8"}},"paths":{{
+            "/api/dcim/devices/":{{"get":{{"parameters":null,"responses":{ok}}}}},
+            "/api/dcim/sites/":{{"get":{{"parameters":[{{"in":"query","name":"name"}}]}}}}}}}}"#
+        ),
+    );
+    let (code, out, err) = run(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            "nullparams.json",
+            "-o",
+            "n.gz",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("skipped: /api/dcim/devices/"), "{out}");
+    let n = load_index(&std::fs::read(tmp.path().join("n.gz")).unwrap()).unwrap();
+    assert_eq!(n.object_types["dcim.device"], "dcim/devices");
+    assert!(!n.endpoints.contains_key("dcim/devices"));
+    write(
+        "skill.md",
+        "```python\nnetbox_get_objects(\"dcim.device\", filters={\"nonsense\": 1})\nnetbox_get_objects(\"dcim.site\", filters={\"nonsense\": 1})\n```\n",
+    );
+    let (code, out, _) = run(&["check", "skill.md", "--index", "n.gz"], tmp.path());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("skill.md:3:") && !out.contains("skill.md:2:"),
+        "{out}"
+    );
 }

@@ -1,6 +1,6 @@
 //! `netbox-lsp index build` and `index info`.
 
-use crate::index::build::build_with_report;
+use crate::index::build::{build_with_options, BuildOptions};
 use crate::index::load::{load_index, write_index};
 use crate::index::{embedded, FilterIndex};
 use std::path::{Path, PathBuf};
@@ -17,6 +17,10 @@ pub struct BuildArgs {
     /// Output file (default: `netbox-<version>.index.json.gz` in the current folder).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// NetBox version to stamp on the index (`X.Y` or `X.Y.Z`), for a document whose
+    /// `info.version` is missing or not a version.
+    #[arg(long)]
+    pub netbox_version: Option<String>,
 }
 
 /// Arguments of `index info`.
@@ -39,7 +43,10 @@ pub fn build(args: &BuildArgs) -> i32 {
     let mut code = 0;
     let mut version = None;
     if let Some(openapi) = &args.openapi {
-        match build_rest(openapi, args.output.as_deref()) {
+        let options = BuildOptions {
+            netbox_version: args.netbox_version.clone(),
+        };
+        match build_rest(openapi, args.output.as_deref(), &options) {
             Ok(v) => version = Some(v),
             Err(c) => code = c,
         }
@@ -49,7 +56,7 @@ pub fn build(args: &BuildArgs) -> i32 {
         let out = match (&args.openapi, &args.output) {
             (None, Some(o)) => o.clone(),
             (Some(_), Some(o)) => schema_path_beside(o),
-            (_, None) => PathBuf::from(match &version {
+            (_, None) => PathBuf::from(match version.as_ref().or(args.netbox_version.as_ref()) {
                 Some(v) => format!("netbox-{v}.schema.graphql.gz"),
                 None => "netbox.schema.graphql.gz".to_string(),
             }),
@@ -127,7 +134,11 @@ fn build_graphql(schema: &Path, out: &Path) -> i32 {
 
 /// Builds and writes the filter index from an OpenAPI document; returns its NetBox version, or
 /// the exit code on failure.
-fn build_rest(openapi: &Path, output: Option<&Path>) -> Result<String, i32> {
+fn build_rest(
+    openapi: &Path,
+    output: Option<&Path>,
+    options: &BuildOptions,
+) -> Result<String, i32> {
     let bytes = match std::fs::read(openapi) {
         Ok(b) => b,
         Err(e) => {
@@ -138,7 +149,7 @@ fn build_rest(openapi: &Path, output: Option<&Path>) -> Result<String, i32> {
             return Err(2);
         }
     };
-    let (index, report) = match build_with_report(&bytes) {
+    let (index, report) = match build_with_options(&bytes, options) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("netbox-lsp index build: {}: {e}", openapi.display());
@@ -171,6 +182,18 @@ fn build_rest(openapi: &Path, output: Option<&Path>) -> Result<String, i32> {
     );
     for u in &report.unresolved {
         text += &format!("  unresolved choice id: {u}\n");
+    }
+    if !report.skipped.is_empty() {
+        text += &format!(
+            "endpoints skipped:         {} (their `parameters` are not a readable list; no filter findings there)\n",
+            report.skipped.len()
+        );
+        for k in &report.skipped {
+            text += &format!("  skipped: /api/{k}/\n");
+        }
+    }
+    for note in &report.notes {
+        eprintln!("note: {note}");
     }
     print_out(&text);
     Ok(index.netbox_version.clone())

@@ -2,7 +2,7 @@
 //! variables; then every range is mapped from the GraphQL text to the host through the
 //! document's offset map.
 
-use super::rules::{self, did_you_mean_suffix, span, RawFinding, RawFix};
+use super::rules::{self, did_you_mean_suffix, span, RawFinding, RawFix, Unknown};
 use super::variables;
 use super::NetboxSchema;
 use crate::extract::{GraphqlDoc, OffsetMap};
@@ -84,8 +84,19 @@ pub fn check_text(
     let mut out = walk.findings;
     let claims: Vec<Range<usize>> = out.iter().filter_map(|f| f.claim.clone()).collect();
     if let Err(with) = doc.to_executable_validate(&schema.schema) {
-        for d in with.errors.iter() {
-            let mut r = span(d.error.location()).unwrap_or(0..0);
+        let all: Vec<Range<usize>> = with
+            .errors
+            .iter()
+            .map(|d| span(d.error.location()).unwrap_or(0..0))
+            .collect();
+        let mut recheck = Recheck {
+            text,
+            schema,
+            before: &all,
+            budget: RECHECK_BUDGET,
+        };
+        for (i, d) in with.errors.iter().enumerate() {
+            let mut r = all[i].clone();
             if d.error.unstable_error_name() == Some("MissingSubselection")
                 && text.get(r.clone()).is_some_and(|t| t.contains('{'))
             {
@@ -104,23 +115,43 @@ pub fn check_text(
                 claim: None,
             };
             // "Did you mean": the unknown name recorded by the walk inside this diagnostic.
-            let unknown = walk.unknowns.iter().find(|u| {
+            // Only "undefined name" diagnostics: a wider one (an ambiguous anonymous operation
+            // spans the whole operation) must not take the name's suggestions.
+            let about_a_name = matches!(
+                d.error.unstable_error_name(),
+                None | Some(
+                    "UndefinedField"
+                        | "UndefinedArgument"
+                        | "UndefinedInputValue"
+                        | "UndefinedEnumValue"
+                        | "UnsupportedValueType"
+                )
+            );
+            let unknown = walk.unknowns.iter().filter(|_| about_a_name).find(|u| {
                 (r.start <= u.range.start && u.range.end <= r.end)
                     || u.value_range.as_ref() == Some(&r)
             });
             if let Some(u) = unknown {
                 // Point at the name, as NetBox does, not at the value after it.
                 f.range = u.range.clone();
-                r = u.range.clone();
-                f.message.push_str(&did_you_mean_suffix(&u.candidates));
                 let one = clear_winner(&walk_name(text, &u.range), &u.candidates);
-                for c in &u.candidates {
-                    f.fixes.push(RawFix {
-                        title: format!("Replace with `{c}`"),
-                        edits: vec![(u.range.clone(), c.clone())],
-                        certain: one,
-                    });
+                let mut offered = Vec::new();
+                for (k, (c, fix)) in u.candidates.iter().zip(&u.fixes).enumerate() {
+                    let Some(mut fix) = fix.clone() else { continue };
+                    fix.certain = one && k == 0;
+                    if let Some(value) = &u.value_span {
+                        match recheck.still_fails(&fix, &u.range, value, i) {
+                            Some(true) => continue,
+                            Some(false) => {}
+                            // Out of budget: offered, but never applied on its own.
+                            None => fix.certain = false,
+                        }
+                    }
+                    offered.push(c.clone());
+                    f.fixes.push(fix);
                 }
+                f.message.push_str(&did_you_mean_message(u, &offered));
+                r = u.range.clone();
             }
             if let Some(h) = walk.hints.iter().find(|h| h.range == r) {
                 // `r` is still the value span when no unknown name matched.
@@ -175,6 +206,138 @@ fn to_host(f: RawFinding, map: &OffsetMap, text: &str) -> Finding {
         severity: f.severity,
         message: f.message,
         fixes,
+    }
+}
+
+/// "Did you mean" text: the candidates whose fix validates; when none does, the similar names
+/// with the types they want ("`primary_ip4` (`IPAddressFilter`) ... do not take a boolean").
+fn did_you_mean_message(u: &Unknown, offered: &[String]) -> String {
+    if !offered.is_empty() || u.candidates.is_empty() {
+        return did_you_mean_suffix(offered);
+    }
+    let named: Vec<String> = u
+        .candidates
+        .iter()
+        .zip(&u.types)
+        .map(|(c, t)| {
+            if t.is_empty() {
+                format!("`{c}`")
+            } else {
+                format!("`{c}` (`{t}`)")
+            }
+        })
+        .collect();
+    let list = match named.as_slice() {
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+        [] => String::new(),
+    };
+    let verb = if named.len() == 1 { "exists" } else { "exist" };
+    let kind = u.value_kind.unwrap_or("this value");
+    format!(". Similar: {list} {verb} but cannot take {kind} as written")
+}
+
+/// Most fix re-validations per document; beyond it fixes are offered as uncertain.
+const RECHECK_BUDGET: usize = 32;
+/// Documents above this size are not re-validated (each re-validation parses the whole text).
+const RECHECK_MAX_TEXT: usize = 64 * 1024;
+
+/// Re-validates the document with one candidate fix applied, so a "did you mean" rename that
+/// would only trade one error for another (`has_primary_ip: false` → `primary_ip4: false`,
+/// "expected value of type IPAddressFilter, found a boolean") is never offered.
+struct Recheck<'a> {
+    text: &'a str,
+    schema: &'a NetboxSchema,
+    /// Every diagnostic span of the unedited document.
+    before: &'a [Range<usize>],
+    budget: usize,
+}
+
+impl Recheck<'_> {
+    /// `Some(true)` when, with `fix` applied, more diagnostics sit at the edited name or value
+    /// (at the name, on the whole value, or around both) than sat there before, not counting
+    /// diagnostic `own` (the one the fix answers). Errors nested inside the value are the
+    /// value's own problems and do not count. `None` when the budget is spent or the document
+    /// is too large to re-validate.
+    fn still_fails(
+        &mut self,
+        fix: &RawFix,
+        name: &Range<usize>,
+        value: &Range<usize>,
+        own: usize,
+    ) -> Option<bool> {
+        if self.budget == 0 || self.text.len() > RECHECK_MAX_TEXT {
+            return None;
+        }
+        self.budget -= 1;
+        let before = self
+            .before
+            .iter()
+            .enumerate()
+            .filter(|(k, d)| *k != own && at_place(d, name, value, false))
+            .count();
+        let mut edits = fix.edits.clone();
+        edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+        let mut fixed = self.text.to_string();
+        let (mut new_name, mut new_value) = (name.clone(), value.clone());
+        // A fix that rewrites the value (`{exact: ..}` around a scalar) answers for all of it.
+        let wraps = fix.edits.iter().any(|(r, _)| r == value);
+        for (r, t) in &edits {
+            if r.end > fixed.len()
+                || !fixed.is_char_boundary(r.start)
+                || !fixed.is_char_boundary(r.end)
+            {
+                return Some(true);
+            }
+            fixed.replace_range(r.clone(), t);
+            // Edits are the name itself or the whole value; shift what follows them.
+            let grow =
+                |x: usize| (x as isize + t.len() as isize - r.len() as isize).max(0) as usize;
+            if r.start <= new_name.start && new_name.end <= r.end {
+                new_name.end = grow(new_name.end);
+            }
+            if r.start <= new_value.start && new_value.end <= r.end {
+                new_value.end = grow(new_value.end);
+            } else if r.end <= new_value.start {
+                new_value = grow(new_value.start)..grow(new_value.end);
+            }
+        }
+        let Ok(doc) = parse(&fixed) else {
+            return Some(true);
+        };
+        let after = match doc.to_executable_validate(&self.schema.schema) {
+            Ok(_) => 0,
+            Err(with) => with
+                .errors
+                .iter()
+                .filter_map(|d| span(d.error.location()))
+                .filter(|d| at_place(d, &new_name, &new_value, wraps))
+                .count(),
+        };
+        Some(after > before)
+    }
+}
+
+/// A diagnostic about this `name: value` pair as a whole: touching the name, on exactly the
+/// value (anywhere in it with `whole_value`), or enclosing both.
+fn at_place(
+    d: &Range<usize>,
+    name: &Range<usize>,
+    value: &Range<usize>,
+    whole_value: bool,
+) -> bool {
+    touches(d, name)
+        || d == value
+        || (whole_value && touches(d, value))
+        || (d.start <= name.start && value.end <= d.end)
+}
+
+/// Whether `d` overlaps `r` (an empty `d` counts when at or inside `r`).
+fn touches(d: &Range<usize>, r: &Range<usize>) -> bool {
+    if d.is_empty() {
+        r.start <= d.start && d.start <= r.end
+    } else {
+        d.start < r.end && r.start < d.end
     }
 }
 

@@ -44,6 +44,18 @@ pub struct Unknown {
     /// For an unknown input field: its value's span, where apollo-compiler reports it.
     pub value_range: Option<Range<usize>>,
     pub candidates: Vec<String>,
+    /// For an unknown argument or input field: the written value's span. A fix is re-validated
+    /// (`check`) there and at the name before it is offered.
+    pub value_span: Option<Range<usize>>,
+    /// One per candidate, same order: the fix that makes the name valid with the value as
+    /// written (a rename, or a rename plus `{exact: ..}` around a scalar), or `None` when the
+    /// candidate's type cannot take the value (`has_primary_ip: false` → `primary_ip4` wants an
+    /// `IPAddressFilter` object, not a boolean).
+    pub fixes: Vec<Option<RawFix>>,
+    /// Each candidate's declared type (`IPAddressFilter`), for the message when none fits.
+    pub types: Vec<String>,
+    /// The written value's kind in words ("a boolean"), for an argument or input field.
+    pub value_kind: Option<&'static str>,
 }
 
 /// A scalar written where a lookup object is wanted (`slug: "x"` for `StrFilterLookup`): the
@@ -164,11 +176,7 @@ impl Ctx<'_> {
             if let Some(r) = span(f.name.location()) {
                 let names = field_names(schema, parent);
                 let candidates = did_you_mean(f.name.as_str(), names.iter().map(|s| s.as_str()));
-                self.out.unknowns.push(Unknown {
-                    range: r,
-                    value_range: None,
-                    candidates,
-                });
+                self.unknown(r, None, false, candidates, |_| None);
             }
             return;
         };
@@ -190,10 +198,11 @@ impl Ctx<'_> {
                 legacy_pagination.push(arg);
             } else if let Some(r) = span(arg.name.location()) {
                 let candidates = did_you_mean(name, def.arguments.iter().map(|a| a.name.as_str()));
-                self.out.unknowns.push(Unknown {
-                    range: r,
-                    value_range: None,
-                    candidates,
+                self.unknown(r, Some(&arg.value), false, candidates, |c| {
+                    def.arguments
+                        .iter()
+                        .find(|a| a.name == c)
+                        .map(|a| (*a.ty).clone())
                 });
             }
         }
@@ -372,6 +381,11 @@ impl Ctx<'_> {
                 let Some(obj) = schema.get_input_object(&named).cloned() else {
                     return;
                 };
+                if fields.iter().any(|(n, _)| !obj.fields.contains_key(n))
+                    && self.wrapper_form(&obj, &named, fields, &vr, field.map(|f| f.0))
+                {
+                    return;
+                }
                 for (name, fv) in fields {
                     match obj.fields.get(name) {
                         Some(fdef) => {
@@ -387,10 +401,8 @@ impl Ctx<'_> {
                                     name.as_str(),
                                     obj.fields.keys().map(|k| k.as_str()),
                                 );
-                                self.out.unknowns.push(Unknown {
-                                    range: r,
-                                    value_range: span(fv.location()),
-                                    candidates,
+                                self.unknown(r, Some(fv), true, candidates, |c| {
+                                    obj.fields.get(c).map(|f| (*f.ty).clone())
                                 });
                             }
                         }
@@ -402,19 +414,15 @@ impl Ctx<'_> {
                     if !en.values.contains_key(e.as_str()) {
                         let candidates =
                             did_you_mean(e.as_str(), en.values.keys().map(|k| k.as_str()));
-                        self.out.unknowns.push(Unknown {
-                            range: vr,
-                            value_range: None,
-                            candidates,
-                        });
+                        self.unknown(vr, None, false, candidates, |_| None);
                     }
-                } else if let Some(obj) = schema.get_input_object(&named) {
-                    self.wrap_hint(&vr, obj);
+                } else if let Some(obj) = schema.get_input_object(&named).cloned() {
+                    self.wrap_hint(&vr, v, &obj);
                 }
             }
             Value::String(_) | Value::Int(_) | Value::Float(_) | Value::Boolean(_) => {
-                if let Some(obj) = schema.get_input_object(&named) {
-                    self.wrap_hint(&vr, obj);
+                if let Some(obj) = schema.get_input_object(&named).cloned() {
+                    self.wrap_hint(&vr, v, &obj);
                 }
             }
             _ => {}
@@ -423,18 +431,144 @@ impl Ctx<'_> {
 
     /// A scalar where a lookup object (`{exact: ..}`) is expected: offer the wrap as a fix on
     /// apollo-compiler's "expected value of type" diagnostic.
-    fn wrap_hint(&mut self, vr: &Range<usize>, obj: &InputObjectType) {
-        if obj.fields.contains_key("exact") {
-            let text = self.src(vr).to_string();
+    fn wrap_hint(&mut self, vr: &Range<usize>, v: &Value, obj: &InputObjectType) {
+        if let Some(new) = wrapped(&self.nb.schema, obj, v, self.src(vr)) {
             self.out.hints.push(WrapHint {
                 range: vr.clone(),
                 fix: RawFix {
-                    title: format!("Use `{{exact: {text}}}`"),
-                    edits: vec![(vr.clone(), format!("{{exact: {text}}}"))],
+                    title: format!("Use `{new}`"),
+                    edits: vec![(vr.clone(), new)],
                     certain: true,
                 },
             });
         }
+    }
+
+    /// Records an unknown name with its candidates and, for an argument or input field
+    /// (`value` given), one fix per candidate whose type (`type_of`) can take the value.
+    /// `at_value`: apollo-compiler reports this name at its value's span (input fields).
+    fn unknown(
+        &mut self,
+        range: Range<usize>,
+        value: Option<&Node<Value>>,
+        at_value: bool,
+        candidates: Vec<String>,
+        type_of: impl Fn(&str) -> Option<Type>,
+    ) {
+        let schema = &self.nb.schema;
+        let value_range = value.and_then(|v| span(v.location()));
+        let mut fixes = Vec::new();
+        let mut types = Vec::new();
+        for c in &candidates {
+            let rename = (range.clone(), c.clone());
+            let ty = type_of(c);
+            types.push(ty.as_ref().map(|t| t.to_string()).unwrap_or_default());
+            let fix = match (value, &value_range, &ty) {
+                (Some(v), Some(vr), Some(t)) => {
+                    if literal_fits(schema, t, v) {
+                        Some(vec![rename])
+                    } else {
+                        schema
+                            .get_input_object(t.inner_named_type())
+                            .filter(|_| !t.is_list())
+                            .and_then(|o| wrapped(schema, o, v, self.src(vr)))
+                            .map(|w| vec![rename, (vr.clone(), w)])
+                    }
+                }
+                _ => Some(vec![rename]),
+            };
+            fixes.push(fix.map(|edits| RawFix {
+                title: match edits.as_slice() {
+                    [_, (_, w)] => format!("Replace with `{c}: {w}`"),
+                    _ => format!("Replace with `{c}`"),
+                },
+                edits,
+                certain: false,
+            }));
+        }
+        self.out.unknowns.push(Unknown {
+            range,
+            // apollo-compiler reports an unknown input field at its value, an unknown argument
+            // at the whole argument (which holds the name).
+            value_range: value_range.clone().filter(|_| at_value),
+            candidates,
+            value_span: value_range,
+            fixes,
+            types,
+            value_kind: value.map(|v| kind_words(v)),
+        });
+    }
+
+    /// An unknown key inside a `@oneOf` wrapper of lookup objects (`IntegerLookup` on every
+    /// shipped version: `filter_lookup`, `range_lookup`, `comparison_lookup`): `vid: {gte: 100}`
+    /// must be written `vid: {comparison_lookup: {gte: 100}}`. Returns false when `obj` is not
+    /// such a wrapper.
+    fn wrapper_form(
+        &mut self,
+        obj: &InputObjectType,
+        named: &str,
+        fields: &[(Name, Node<Value>)],
+        vr: &Range<usize>,
+        fname: Option<&Name>,
+    ) -> bool {
+        let Some(members) = one_of_members(&self.nb.schema, obj) else {
+            return false;
+        };
+        let Some(first_unknown) = fields
+            .iter()
+            .find(|(n, _)| !obj.fields.contains_key(n))
+            .and_then(|(n, _)| span(n.location()))
+        else {
+            return false;
+        };
+        let written = self.src(vr).to_string();
+        let holder = fname.map(|n| format!("{n}: ")).unwrap_or_default();
+        let fit = members
+            .iter()
+            .find(|(_, m)| fields.iter().all(|(k, _)| m.fields.contains_key(k)));
+        let mut fixes = Vec::new();
+        let message = match fit {
+            Some((member, _)) => {
+                let new = format!("{{{member}: {written}}}");
+                fixes.push(RawFix {
+                    title: format!("Use `{new}`"),
+                    edits: vec![(vr.clone(), new.clone())],
+                    certain: true,
+                });
+                format!(
+                    "`{named}` takes one of {} holding the lookups: write `{holder}{new}`",
+                    or_list(
+                        &members
+                            .iter()
+                            .map(|(m, _)| m.to_string())
+                            .collect::<Vec<_>>()
+                    )
+                )
+            }
+            None => {
+                let forms: Vec<String> = members
+                    .iter()
+                    .map(|(m, o)| {
+                        let keys: Vec<&str> = o.fields.keys().take(6).map(|k| k.as_str()).collect();
+                        let more = if o.fields.len() > 6 { ", ..." } else { "" };
+                        format!("`{m}: {{{}{more}}}`", keys.join(", "))
+                    })
+                    .collect();
+                format!(
+                    "`{named}` takes one of {} holding the lookups; no single one has every key written here",
+                    forms.join(", ")
+                )
+            }
+        };
+        self.push(RawFinding {
+            range: first_unknown,
+            code: "graphql-validation",
+            severity: Severity::Error,
+            message,
+            fixes,
+            claim: Some(vr.clone()),
+        });
+        true
     }
 
     /// The NetBox value rules for one input field inside `filters:`. Returns true when a rule
@@ -817,6 +951,101 @@ impl Ctx<'_> {
                 claim: None,
             });
         }
+    }
+}
+
+/// Whether a literal of `v`'s kind can stand where `ty` is declared (shallow: an object needs an
+/// input object, a boolean `Boolean`, a string `String`/`ID`, ...). Variables and custom scalars
+/// always fit; re-validation in `check` catches the rest.
+pub fn literal_fits(schema: &apollo_compiler::Schema, ty: &Type, v: &Value) -> bool {
+    let named = ty.inner_named_type().as_str();
+    match v {
+        Value::Variable(_) => true,
+        Value::Null => !ty.is_non_null(),
+        Value::List(items) => {
+            ty.is_list()
+                && items
+                    .iter()
+                    .all(|i| literal_fits(schema, ty.item_type(), i))
+        }
+        _ if ty.is_list() => literal_fits(schema, ty.item_type(), v),
+        _ => {
+            let custom = matches!(schema.types.get(named), Some(ExtendedType::Scalar(_)))
+                && !matches!(named, "Int" | "Float" | "String" | "Boolean" | "ID");
+            custom
+                || match v {
+                    Value::Object(_) => schema.get_input_object(named).is_some(),
+                    Value::Boolean(_) => named == "Boolean",
+                    Value::Int(_) => matches!(named, "Int" | "Float" | "ID"),
+                    Value::Float(_) => named == "Float",
+                    Value::String(_) => matches!(named, "String" | "ID"),
+                    Value::Enum(_) => schema.get_enum(named).is_some(),
+                    _ => true,
+                }
+        }
+    }
+}
+
+/// A scalar `text` wrapped into the lookup object `obj` when its `exact` can take it:
+/// `{exact: "x"}`, or through a `@oneOf` wrapper `{filter_lookup: {exact: 100}}`.
+fn wrapped(
+    schema: &apollo_compiler::Schema,
+    obj: &InputObjectType,
+    v: &Value,
+    text: &str,
+) -> Option<String> {
+    if matches!(
+        v,
+        Value::Object(_) | Value::List(_) | Value::Null | Value::Variable(_)
+    ) {
+        return None;
+    }
+    let exact_fits = |o: &InputObjectType| {
+        o.fields
+            .get("exact")
+            .is_some_and(|e| literal_fits(schema, &e.ty, v))
+    };
+    if exact_fits(obj) {
+        return Some(format!("{{exact: {text}}}"));
+    }
+    one_of_members(schema, obj)?
+        .into_iter()
+        .find(|(_, m)| exact_fits(m))
+        .map(|(m, _)| format!("{{{m}: {{exact: {text}}}}}"))
+}
+
+/// The members of a `@oneOf` input object whose every field is itself an input object (NetBox's
+/// `IntegerLookup`, `FloatLookup`, `BigIntegerLookup`), in declaration order; `None` otherwise.
+fn one_of_members(
+    schema: &apollo_compiler::Schema,
+    obj: &InputObjectType,
+) -> Option<Vec<(Name, Node<InputObjectType>)>> {
+    if !obj.directives.has("oneOf") {
+        return None;
+    }
+    obj.fields
+        .iter()
+        .map(|(n, f)| {
+            schema
+                .get_input_object(f.ty.inner_named_type())
+                .filter(|_| !f.ty.is_list())
+                .map(|o| (n.clone(), o.clone()))
+        })
+        .collect()
+}
+
+/// A literal's kind in words, for messages ("a boolean").
+fn kind_words(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Enum(_) => "an enum value",
+        Value::Variable(_) => "this variable",
+        Value::String(_) => "a string",
+        Value::Float(_) => "a number",
+        Value::Int(_) => "an integer",
+        Value::Boolean(_) => "a boolean",
+        Value::List(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -45,6 +45,12 @@ pub enum BuildError {
     NotJson(String),
     /// JSON, but not an OpenAPI document (what is missing).
     NotOpenApi(String),
+    /// An OpenAPI document without a single NetBox list endpoint (`GET /api/<app>/<model>/`);
+    /// the count is of list endpoints skipped because their parameters were unreadable.
+    NoListEndpoints { skipped: usize },
+    /// No usable NetBox version: `info.version` missing or not `X.Y[.Z]` (nor starting with
+    /// one), or a `--netbox-version` that is not a version. The message says which.
+    BadVersion(String),
 }
 
 impl fmt::Display for BuildError {
@@ -59,6 +65,17 @@ impl fmt::Display for BuildError {
             }
             BuildError::NotJson(e) => write!(f, "the OpenAPI document is not JSON: {e}"),
             BuildError::NotOpenApi(what) => write!(f, "not an OpenAPI document: {what}"),
+            BuildError::NoListEndpoints { skipped } => {
+                write!(
+                    f,
+                    "no NetBox list endpoints (GET /api/<app>/<model>/) in this document: not a NetBox OpenAPI document?"
+                )?;
+                if *skipped > 0 {
+                    write!(f, " ({skipped} skipped: their `parameters` are not a list)")?;
+                }
+                Ok(())
+            }
+            BuildError::BadVersion(why) => write!(f, "{why}"),
         }
     }
 }
@@ -78,6 +95,21 @@ pub struct BuildReport {
     pub document_enum_ids_in_components: usize,
     /// `endpoint key` + parameter name of indexed parameters whose enum id did not resolve.
     pub unresolved: Vec<String>,
+    /// Endpoint keys left out because their `parameters` could not be read (not a list, or an
+    /// entry without `in`/`name`): an endpoint missing from the index gives no name findings,
+    /// where one with no parameters would make every filter unknown.
+    pub skipped: Vec<String>,
+    /// What the builder decided on the user's behalf (the version it took from an irregular
+    /// `info.version`, a `--netbox-version` override).
+    pub notes: Vec<String>,
+}
+
+/// Options of `index build` beyond the document itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// NetBox version to stamp instead of `info.version` (`index build --netbox-version`);
+    /// must be `X.Y` or `X.Y.Z`.
+    pub netbox_version: Option<String>,
 }
 
 /// Builds the index from an OpenAPI document, JSON or gzip-compressed JSON (detected by the magic
@@ -89,6 +121,17 @@ pub fn build_from_openapi(bytes: &[u8]) -> Result<FilterIndex, BuildError> {
 
 /// [`build_from_openapi`], also returning the choice-resolution figures.
 pub fn build_with_report(bytes: &[u8]) -> Result<(FilterIndex, BuildReport), BuildError> {
+    build_with_options(bytes, &BuildOptions::default())
+}
+
+/// [`build_with_report`] with [`BuildOptions`]. Besides the errors above: a document without
+/// any list endpoint is [`BuildError::NoListEndpoints`]; one whose `info.version` is neither
+/// `X.Y[.Z]` nor starts with one (`4.6.8 (4.6)` and `4.6.8-Docker-3.3.0` give `4.6.8`, with a
+/// note) is [`BuildError::BadVersion`] unless `options.netbox_version` is given.
+pub fn build_with_options(
+    bytes: &[u8],
+    options: &BuildOptions,
+) -> Result<(FilterIndex, BuildReport), BuildError> {
     let raw = decompress(bytes)?;
     // A UTF-8 byte-order mark (some editors add one) is not JSON; skip it.
     let text = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&raw);
@@ -101,13 +144,10 @@ pub fn build_with_report(bytes: &[u8]) -> Result<(FilterIndex, BuildReport), Bui
         .get("paths")
         .and_then(Value::as_object)
         .ok_or_else(|| BuildError::NotOpenApi("no `paths` object".into()))?;
-    let version = root
+    let info_version = root
         .get("info")
         .and_then(|i| i.get("version"))
-        .and_then(Value::as_str)
-        .unwrap_or("unknown")
-        .trim()
-        .to_string();
+        .and_then(Value::as_str);
     let sha = Sha256::digest(&raw);
     let source_sha256: String = sha.iter().map(|b| format!("{b:02x}")).collect();
 
@@ -125,6 +165,7 @@ pub fn build_with_report(bytes: &[u8]) -> Result<(FilterIndex, BuildReport), Bui
     };
 
     let mut endpoints = BTreeMap::new();
+    let mut skipped_types: BTreeMap<String, Option<String>> = BTreeMap::new();
     for (path, item) in paths {
         let Some(key) = list_endpoint_key(path) else {
             continue;
@@ -132,16 +173,38 @@ pub fn build_with_report(bytes: &[u8]) -> Result<(FilterIndex, BuildReport), Bui
         let Some(get) = item.get("get").and_then(Value::as_object) else {
             continue;
         };
-        let endpoint = builder.endpoint(&key, item, get);
-        endpoints.insert(key, endpoint);
+        match builder.endpoint(&key, item, get) {
+            Some(endpoint) => {
+                endpoints.insert(key, endpoint);
+            }
+            None => {
+                // Its object type stays known (an MCP `object_type` naming it is no error);
+                // the endpoint itself is absent, so its filters fail open.
+                skipped_types.insert(key.clone(), builder.object_type(&key, get));
+                builder.report.skipped.push(key);
+            }
+        }
     }
+    if endpoints.is_empty() {
+        return Err(BuildError::NoListEndpoints {
+            skipped: builder.report.skipped.len(),
+        });
+    }
+    // After the endpoints: "not NetBox at all" is the more useful error.
+    let (version, version_note) = stamp_version(info_version, options.netbox_version.as_deref())?;
+    builder.report.notes.extend(version_note);
     if let Some(p) = root.get("paths") {
         count_document_enum_ids(p, &enums, &mut builder.report);
     }
 
     let mut object_types: BTreeMap<String, String> = BTreeMap::new();
-    for (key, ep) in &endpoints {
-        let Some(ot) = &ep.object_type else { continue };
+    let served = endpoints
+        .iter()
+        .map(|(k, ep)| (k.clone(), ep.object_type.clone()))
+        .chain(skipped_types)
+        .collect::<BTreeMap<_, _>>();
+    for (key, ot) in &served {
+        let Some(ot) = ot else { continue };
         // Two endpoints may serve one type (`core/object-types` and the older
         // `extras/object-types` on 4.4): prefer the one under the type's own app.
         let own_app = |k: &str| ot.split('.').next() == k.split('/').next();
@@ -163,6 +226,69 @@ pub fn build_with_report(bytes: &[u8]) -> Result<(FilterIndex, BuildReport), Bui
         choice_sets: builder.sets,
     };
     Ok((index, builder.report))
+}
+
+/// The version to stamp and, when it is not `info.version` verbatim, a note saying why.
+fn stamp_version(
+    info: Option<&str>,
+    given: Option<&str>,
+) -> Result<(String, Option<String>), BuildError> {
+    let shown = match info {
+        Some(v) => format!("`info.version` \"{v}\""),
+        None => "no `info.version`".to_string(),
+    };
+    if let Some(g) = given {
+        let g = g.trim();
+        if !is_version(g) {
+            return Err(BuildError::BadVersion(format!(
+                "--netbox-version \"{g}\" is not a NetBox version like 4.6 or 4.6.8"
+            )));
+        }
+        let note = (info.map(str::trim) != Some(g))
+            .then(|| format!("stamped NetBox {g} (--netbox-version); the document has {shown}"));
+        return Ok((g.to_string(), note));
+    }
+    let Some(v) = info.map(str::trim) else {
+        return Err(BuildError::BadVersion(
+            "the document has no `info.version`: give --netbox-version X.Y.Z to stamp the NetBox version"
+                .into(),
+        ));
+    };
+    if is_version(v) {
+        return Ok((v.to_string(), None));
+    }
+    match leading_version(v) {
+        Some(lead) => Ok((
+            lead.to_string(),
+            Some(format!(
+                "{shown} is not a plain NetBox version; using {lead} (give --netbox-version to stamp another)"
+            )),
+        )),
+        None => Err(BuildError::BadVersion(format!(
+            "{shown} is not a NetBox version like 4.6.8: give --netbox-version X.Y.Z to stamp one"
+        ))),
+    }
+}
+
+/// `X.Y` or `X.Y.Z`, numbers only.
+fn is_version(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    (2..=3).contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 6 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The `X.Y[.Z]` a version string starts with (after an optional `v`), ended by anything but a
+/// digit or a dot: `4.6.8 (4.6)` and `4.6.8-Docker-3.3.0` → `4.6.8`.
+fn leading_version(v: &str) -> Option<&str> {
+    let v = v.strip_prefix(['v', 'V']).unwrap_or(v);
+    let end = v
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(v.len());
+    // `4.6.8.1` (four parts) is not taken apart: no version.
+    let lead = v[..end].trim_end_matches('.');
+    is_version(lead).then_some(lead)
 }
 
 /// Uncompresses gzip input (by magic bytes); passes anything else through.
@@ -341,30 +467,41 @@ impl<'a> Builder<'a> {
         v
     }
 
-    fn endpoint(&mut self, key: &str, item: &'a Value, get: &'a Map<String, Value>) -> Endpoint {
+    /// The endpoint, or `None` when its parameters cannot be read (`parameters` present but
+    /// not a list, or an entry without a string `in` and `name` after following `$ref`).
+    fn endpoint(
+        &mut self,
+        key: &str,
+        item: &'a Value,
+        get: &'a Map<String, Value>,
+    ) -> Option<Endpoint> {
+        // Path-level parameters first; the operation's own override them. Absent = none.
+        let list = |v: Option<&'a Value>| match v {
+            None => Some(&[][..]),
+            Some(v) => v.as_array().map(Vec::as_slice),
+        };
+        let all = list(item.get("parameters"))?
+            .iter()
+            .chain(list(get.get("parameters"))?);
         let mut params = BTreeMap::new();
-        // Path-level parameters first; the operation's own override them.
-        let all = item
-            .get("parameters")
-            .and_then(Value::as_array)
-            .into_iter()
-            .chain(get.get("parameters").and_then(Value::as_array))
-            .flatten();
         for p in all {
             let p = self.deref(p);
-            if p.get("in").and_then(Value::as_str) != Some("query") {
+            let (Some(place), Some(name)) = (
+                p.get("in").and_then(Value::as_str),
+                p.get("name").and_then(Value::as_str),
+            ) else {
+                return None;
+            };
+            if place != "query" {
                 continue;
             }
-            let Some(name) = p.get("name").and_then(Value::as_str) else {
-                continue;
-            };
             let param = self.parameter(key, name, p);
             params.insert(name.to_string(), param);
         }
-        Endpoint {
+        Some(Endpoint {
             object_type: self.object_type(key, get),
             params,
-        }
+        })
     }
 
     fn object_type(&self, key: &str, get: &'a Map<String, Value>) -> Option<String> {

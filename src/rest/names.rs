@@ -417,24 +417,26 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
     f.code = "version-only";
     if matches!(k.lookup(), Some("regex" | "iregex")) {
         f.message = format!(
-            "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`. If the instance runs another version, select it with --netbox-version.",
+            "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`.{}",
             entry.key,
             view.path(),
             view.version(),
             versions.join(", "),
             ignored(view),
+            super::versions::switch_advice(ctx.index),
             b = k.base()
         );
         return Some(f);
     }
     f.message = format!(
-        "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}): {}.{} If the instance runs another version, select it with --netbox-version.",
+        "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}): {}.{}{}",
         entry.key,
         view.path(),
         view.version(),
         versions.join(", "),
         ignored(view),
-        suggestion_text(&s)
+        suggestion_text(&s),
+        super::versions::switch_advice(ctx.index)
     );
     Some(f)
 }

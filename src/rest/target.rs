@@ -74,6 +74,10 @@ fn canonical(
 /// An unresolvable target shaped like `app.model` whose app the index knows (an unknown app
 /// is probably a plugin: fail open).
 fn unknown_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Option<Finding> {
+    // A known object type whose endpoint the index left out (unreadable parameters).
+    if index.object_types.contains_key(target) {
+        return None;
+    }
     let (app, model) = target.split_once('.')?;
     let shaped = !app.is_empty()
         && !model.is_empty()

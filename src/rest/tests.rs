@@ -472,7 +472,30 @@ fn version_only() {
     let fs = check_call_with(&call, &old, &[&new]);
     assert_eq!(codes(&fs), vec!["version-only"]);
     assert!(fs[0].message.contains("4.6.8"), "{}", fs[0].message);
+    // An index file (not the shipped copy): a version choice would not override it.
+    assert!(
+        fs[0]
+            .message
+            .contains("The index in use is for NetBox 4.3.3")
+            && !fs[0].message.contains("--netbox-version"),
+        "{}",
+        fs[0].message
+    );
     assert!(check_call_with(&call, &new, &[&old]).is_empty());
+    // The shipped 4.3.3 index, selected by version: point at --netbox-version.
+    let shipped = crate::index::embedded::embedded_index("4.3.3");
+    let (_, call) = url("dcim/devices", "name__regex=^a");
+    let fs = check_call_with(&call, &shipped, &[&new]);
+    assert_eq!(codes(&fs), vec!["version-only"]);
+    assert!(
+        fs[0].message.contains("select it with --netbox-version"),
+        "{}",
+        fs[0].message
+    );
+    // A copy of the shipped index read from a file is not the shipped one.
+    let copy = (*shipped).clone();
+    let fs = check_call_with(&call, &copy, &[&new]);
+    assert!(fs[0].message.contains("index in use"), "{}", fs[0].message);
 }
 
 #[test]

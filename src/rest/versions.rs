@@ -14,3 +14,25 @@ pub(crate) fn others(index: &FilterIndex) -> Vec<Arc<FilterIndex>> {
         .map(|r| embedded_index(r.version))
         .collect()
 }
+
+/// True when `index` is the process-wide copy of a shipped release (chosen by version), false
+/// for an index file the user gave (`--index`, the `index` setting), which a version choice
+/// does not override.
+pub(crate) fn is_shipped(index: &FilterIndex) -> bool {
+    RELEASES
+        .iter()
+        .find(|r| r.version == index.netbox_version)
+        .is_some_and(|r| std::ptr::eq(index, &*embedded_index(r.version)))
+}
+
+/// The last sentence of a `version-only` message: how to check against the other version.
+pub(crate) fn switch_advice(index: &FilterIndex) -> String {
+    if is_shipped(index) {
+        " If the instance runs another version, select it with --netbox-version.".into()
+    } else {
+        format!(
+            " The index in use is for NetBox {}; if the instance runs another version, build an index from its OpenAPI document (`netbox-lsp index build --openapi`) and use that one.",
+            index.netbox_version
+        )
+    }
+}
