@@ -72,7 +72,10 @@ fn knowledge(graphql: bool) -> Knowledge {
 fn bench_skill(c: &mut Criterion) {
     let text = common::skill_md(common::SKILL_LINES);
     let full = knowledge(true);
-    assert!(full.graphql.is_some(), "the 4.6.8 GraphQL schema is shipped");
+    assert!(
+        full.graphql.is_some(),
+        "the 4.6.8 GraphQL schema is shipped"
+    );
     let findings = analyze(&text, HostKind::Markdown, &full);
     eprintln!(
         "skill_md: {} lines, {} bytes, {} sites, {} findings",
@@ -130,9 +133,9 @@ impl StrictFilters {
 
     /// Number of keys the endpoint does not accept (0 for an unknown object type).
     fn unknown(&self, object_type: &str, keys: &[&str]) -> usize {
-        self.params.get(object_type).map_or(0, |set| {
-            keys.iter().filter(|k| !set.contains(**k)).count()
-        })
+        self.params
+            .get(object_type)
+            .map_or(0, |set| keys.iter().filter(|k| !set.contains(**k)).count())
     }
 }
 
@@ -198,9 +201,10 @@ fn bench_corpus(c: &mut Criterion) {
             })
         },
     );
-    g.bench_function(BenchmarkId::new("analyze_py_end_to_end", calls.len()), |b| {
-        b.iter(|| analyze(black_box(&py), HostKind::Python, &know))
-    });
+    g.bench_function(
+        BenchmarkId::new("analyze_py_end_to_end", calls.len()),
+        |b| b.iter(|| analyze(black_box(&py), HostKind::Python, &know)),
+    );
     g.finish();
 }
 

@@ -35,6 +35,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, DuplexStream, WriteHalf};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
 const URI: &str = "file:///bench/skills/ops/SKILL.md";
+/// The 114-line example skill file, for completion in a document of ordinary size.
+const SMALL_URI: &str = "file:///bench/skills/inventory/SKILL.md";
 const TIMEOUT: Duration = Duration::from_secs(30);
 const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
 
@@ -197,10 +199,14 @@ impl Client {
     }
 
     async fn diagnostics(&mut self, version: i64) -> Vec<Value> {
+        self.diagnostics_of(URI, version).await
+    }
+
+    async fn diagnostics_of(&mut self, uri: &str, version: i64) -> Vec<Value> {
         let p = self
             .wait_for(|m| {
                 m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == URI
+                    && m["params"]["uri"] == uri
                     && m["params"]["version"] == json!(version)
             })
             .await;
@@ -211,9 +217,13 @@ impl Client {
     }
 
     async fn open(&mut self, text: &str) {
+        self.open_as(URI, text).await
+    }
+
+    async fn open_as(&mut self, uri: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",
-            json!({"textDocument": {"uri": URI, "languageId": "markdown", "version": 1, "text": text}}),
+            json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
         )
         .await;
     }
@@ -226,11 +236,11 @@ impl Client {
         .await;
     }
 
-    async fn completion(&mut self, line: u32, character: u32) -> usize {
+    async fn completion(&mut self, uri: &str, line: u32, character: u32) -> usize {
         let r = self
             .request(
                 "textDocument/completion",
-                json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}),
+                json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
             )
             .await;
         r.as_array()
@@ -328,21 +338,23 @@ fn variants(text: &str) -> [String; 2] {
     [text.to_string(), b]
 }
 
-/// Position (line, UTF-16 column) of the completion site: inside the `"role_id"` key of the
-/// filters dict nearest the middle of the document, after `"ro`.
-fn completion_site(text: &str) -> (u32, u32) {
-    let at = text[text.len() / 2..]
+/// Position (line, UTF-16 column) of the completion site: inside the first `"role_id"` key of a
+/// filters dict at or after byte `from` (ASCII text), after `"ro`.
+fn completion_site(text: &str, from: usize) -> (u32, u32) {
+    let at = text[from..]
         .find("\"role_id\"")
-        .map(|i| i + text.len() / 2 + 3)
-        .expect("a role_id filter in the second half");
+        .map(|i| i + from + 3)
+        .expect("a role_id filter");
     let line = text[..at].matches('\n').count() as u32;
     let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
     (line, col as u32)
 }
 
-const CHANGE_ROUNDS: usize = 40;
+const CHANGE_ROUNDS: usize = 30;
+/// Completion in the 5,000-line document re-extracts the whole document (see docs/benchmarks.md).
+const BIG_COMPLETION_ROUNDS: usize = 30;
 const COMPLETION_ROUNDS: usize = 200;
-const START_ROUNDS: usize = 12;
+const START_ROUNDS: usize = 10;
 
 async fn change_latency(c: &mut Client, texts: &[String; 2], rounds: usize, first: i64) -> Stats {
     let mut samples = Vec::with_capacity(rounds);
@@ -356,11 +368,11 @@ async fn change_latency(c: &mut Client, texts: &[String; 2], rounds: usize, firs
     stats(samples)
 }
 
-async fn completion_latency(c: &mut Client, pos: (u32, u32), rounds: usize) -> Stats {
+async fn completion_latency(c: &mut Client, uri: &str, pos: (u32, u32), rounds: usize) -> Stats {
     let mut samples = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let t = Instant::now();
-        let n = c.completion(pos.0, pos.1).await;
+        let n = c.completion(uri, pos.0, pos.1).await;
         samples.push(ms(t.elapsed()));
         assert!(n > 0, "completion offers filters at the site");
     }
@@ -374,22 +386,14 @@ fn knowledge(version: &'static str) -> Knowledge {
     }
 }
 
-/// Baselines: the same work called directly in process.
-fn direct(text: &str, texts: &[String; 2], pos: (u32, u32)) -> (Stats, Stats, Stats) {
-    let know = knowledge("4.6.8");
-    let mut a = Vec::new();
-    for i in 0..CHANGE_ROUNDS {
-        let t = Instant::now();
-        std::hint::black_box(analyze(&texts[i % 2], HostKind::Markdown, &know));
-        a.push(ms(t.elapsed()));
-    }
+/// The path `textDocument/completion` takes (see src/server/completion.rs), called directly.
+fn direct_completion(text: &str, pos: (u32, u32), rounds: usize) -> Stats {
+    let index = embedded_index("4.6.8");
     let snap = Snapshot::new(text.to_string(), 1);
-    let index = know.index.clone().unwrap();
     let position = tower_lsp_server::ls_types::Position::new(pos.0, pos.1);
     let mut c = Vec::new();
-    for _ in 0..COMPLETION_ROUNDS {
+    for _ in 0..rounds {
         let t = Instant::now();
-        // The path `textDocument/completion` takes (see src/server/completion.rs).
         let offset = snap.offset(position, Encoding::Utf16);
         assert!(graphql_site::locate(&snap.text, HostKind::Markdown, offset).is_none());
         let ctx = context::at(&snap.text, offset, HostKind::Markdown).expect("a filter context");
@@ -397,8 +401,28 @@ fn direct(text: &str, texts: &[String; 2], pos: (u32, u32)) -> (Stats, Stats, St
         assert!(!items.is_empty());
         c.push(ms(t.elapsed()));
     }
-    // Cold start, in process: decode the index, build the GraphQL schema, analyse.
-    let gz = RELEASES.iter().find(|r| r.version == "4.6.8").unwrap().index_gz;
+    stats(c)
+}
+
+/// `analyze()` of `texts` (alternating), directly in process with cached knowledge.
+fn direct_analyze(texts: &[String; 2]) -> Stats {
+    let know = knowledge("4.6.8");
+    let mut a = Vec::new();
+    for i in 0..CHANGE_ROUNDS {
+        let t = Instant::now();
+        std::hint::black_box(analyze(&texts[i % 2], HostKind::Markdown, &know));
+        a.push(ms(t.elapsed()));
+    }
+    stats(a)
+}
+
+/// Cold start, in process: decode the 4.6.8 index, build its GraphQL schema, analyse `text`.
+fn direct_cold(text: &str) -> Stats {
+    let gz = RELEASES
+        .iter()
+        .find(|r| r.version == "4.6.8")
+        .unwrap()
+        .index_gz;
     let (_, sdl) = netbox_lsp::graphql::embedded::SCHEMAS
         .iter()
         .find(|(v, _)| *v == "4.6.8")
@@ -417,7 +441,7 @@ fn direct(text: &str, texts: &[String; 2], pos: (u32, u32)) -> (Stats, Stats, St
         std::hint::black_box(analyze(text, HostKind::Markdown, &k));
         s.push(ms(t.elapsed()));
     }
-    (stats(a), stats(c), stats(s))
+    stats(s)
 }
 
 async fn start_to_diagnostics(text: &str) -> Stats {
@@ -451,8 +475,8 @@ async fn memory_two_versions(text: &str) -> [(u64, u64); 2] {
     let d43 = c.diagnostics(1).await.len();
     // Completion and hover paths touch the same knowledge; one completion makes sure nothing
     // is loaded lazily later.
-    let pos = completion_site(text);
-    c.completion(pos.0, pos.1).await;
+    let pos = completion_site(text, 0);
+    c.completion(URI, pos.0, pos.1).await;
     let m43 = memory(pid);
     eprintln!("memory run: {d68} diagnostics with 4.6.8, {d43} with 4.3.3");
     c.shutdown().await;
@@ -465,8 +489,9 @@ fn main() {
     std::env::set_var(DEBOUNCE_ENV, "0");
     let text = common::skill_md(common::SKILL_LINES);
     let texts = variants(&text);
-    let pos = completion_site(&text);
+    let pos = completion_site(&text, text.len() / 2);
     let small = include_str!("../examples/skills/netbox-inventory/SKILL.md");
+    let small_pos = completion_site(small, 0);
     eprintln!(
         "lsp bench: SKILL.md {} lines, {} bytes; completion at {}:{}",
         text.lines().count(),
@@ -475,7 +500,22 @@ fn main() {
         pos.1
     );
 
-    let (base_analyze, base_completion, base_start) = direct(&text, &texts, pos);
+    let baselines = [
+        ("baseline_analyze_direct", direct_analyze(&texts)),
+        (
+            "baseline_completion_direct",
+            direct_completion(&text, pos, BIG_COMPLETION_ROUNDS),
+        ),
+        (
+            "baseline_completion_small_doc_direct",
+            direct_completion(small, small_pos, COMPLETION_ROUNDS),
+        ),
+        ("baseline_cold_load_analyze_direct", direct_cold(&text)),
+        (
+            "baseline_cold_load_analyze_small_direct",
+            direct_cold(small),
+        ),
+    ];
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -495,7 +535,13 @@ fn main() {
         ));
         r.push((
             "completion_inprocess",
-            completion_latency(&mut c, pos, COMPLETION_ROUNDS).await,
+            completion_latency(&mut c, URI, pos, BIG_COMPLETION_ROUNDS).await,
+        ));
+        c.open_as(SMALL_URI, small).await;
+        c.diagnostics_of(SMALL_URI, 1).await;
+        r.push((
+            "completion_small_doc_inprocess",
+            completion_latency(&mut c, SMALL_URI, small_pos, COMPLETION_ROUNDS).await,
         ));
         c.shutdown().await;
 
@@ -510,7 +556,13 @@ fn main() {
         ));
         r.push((
             "completion_stdio",
-            completion_latency(&mut c, pos, COMPLETION_ROUNDS).await,
+            completion_latency(&mut c, URI, pos, BIG_COMPLETION_ROUNDS).await,
+        ));
+        c.open_as(SMALL_URI, small).await;
+        c.diagnostics_of(SMALL_URI, 1).await;
+        r.push((
+            "completion_small_doc_stdio",
+            completion_latency(&mut c, SMALL_URI, small_pos, COMPLETION_ROUNDS).await,
         ));
         c.shutdown().await;
         let mut c = Client::spawn(None);
@@ -523,15 +575,19 @@ fn main() {
         ));
         c.shutdown().await;
 
-        r.push(("start_to_diagnostics_5000_lines", start_to_diagnostics(&text).await));
-        r.push(("start_to_diagnostics_small", start_to_diagnostics(small).await));
+        r.push((
+            "start_to_diagnostics_5000_lines",
+            start_to_diagnostics(&text).await,
+        ));
+        r.push((
+            "start_to_diagnostics_small",
+            start_to_diagnostics(small).await,
+        ));
         let mem = memory_two_versions(&text).await;
         (r, mem)
     });
     let (mut rows, mem) = results;
-    rows.push(("baseline_analyze_direct", base_analyze));
-    rows.push(("baseline_completion_direct", base_completion));
-    rows.push(("baseline_cold_load_analyze_direct", base_start));
+    rows.extend(baselines);
 
     println!("\nnetbox-lsp language server (medians, ms; p10–p90 in brackets)");
     for (name, s) in &rows {

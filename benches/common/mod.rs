@@ -120,11 +120,7 @@ fn section(i: usize, rng: &mut Rng) -> String {
          \n",
         i % 250
     );
-    let name_filter = if wrong {
-        "name__icontains"
-    } else {
-        "name__ic"
-    };
+    let name_filter = if wrong { "name__icontains" } else { "name__ic" };
     let _ = write!(
         s,
         "The same devices through GraphQL, with their primary address:\n\
@@ -286,12 +282,12 @@ pub fn filter_corpus(index: &FilterIndex, n: usize) -> Vec<Dict> {
     let all: Vec<&String> = index.object_types.keys().collect();
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
-        let ot: &str = if rng.pct(70) {
-            *rng.pick(COMMON)
+        let ot: String = if rng.pct(70) {
+            rng.pick(COMMON).to_string()
         } else {
-            rng.pick(&all).as_str()
+            rng.pick(&all).to_string()
         };
-        let Some((_, ep)) = index.resolve(ot) else {
+        let Some((_, ep)) = index.resolve(&ot) else {
             continue;
         };
         let names: Vec<(&String, _)> = ep.params.iter().collect();
@@ -338,7 +334,7 @@ pub fn filter_corpus(index: &FilterIndex, n: usize) -> Vec<Dict> {
             }
         }
         out.push(Dict {
-            object_type: ot.to_string(),
+            object_type: ot,
             filters,
         });
     }
