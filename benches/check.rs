@@ -1,1 +1,212 @@
-fn main() {}
+//! Benchmarks of issue 2 §5, each beside a baseline measured in the same run:
+//!
+//! - `index_load/*`: decoding the embedded NetBox 4.6.8 filter index from its bytes (goal ≤ 2 ms)
+//!   vs plain gunzip + `serde_json::Value` of the same bytes.
+//! - `skill_md/*`: `analyze()` of a generated 5,000-line SKILL.md (goal ≤ 10 ms) vs the
+//!   tree-sitter-md parse of the same text (block grammar alone, and block + inline as
+//!   extraction runs it); `extract` alone and REST-only analysis split where the time goes.
+//! - `corpus/*`: 10,000 filter dicts drawn from the 4.6.8 index: `rest::check_call` over the
+//!   pre-extracted calls and end-to-end `analyze()` of the `.py` file holding them, vs the
+//!   pynetbox `strict_filters`-style check (exact name membership in the endpoint's parameter set).
+//!   Throughput is reported in dicts per second.
+//!
+//! `NETBOX_LSP_BENCH_DUMP=DIR` also writes the inputs to `DIR` (`SKILL.md`, `corpus.py`,
+//! `corpus.json`) for `benches/rest_baseline.py` and the memory measurement in `scripts/bench.sh`.
+
+#[path = "common/mod.rs"]
+mod common;
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use flate2::read::GzDecoder;
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::{self, HostKind, RestCall, Site};
+use netbox_lsp::index::embedded::{embedded_index, RELEASES};
+use netbox_lsp::index::load::load_index;
+use netbox_lsp::index::FilterIndex;
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::time::Duration;
+
+const VERSION: &str = "4.6.8";
+
+fn index_bytes() -> &'static [u8] {
+    RELEASES
+        .iter()
+        .find(|r| r.version == VERSION)
+        .expect("4.6.8 is shipped")
+        .index_gz
+}
+
+fn bench_index_load(c: &mut Criterion) {
+    let bytes = index_bytes();
+    let mut g = c.benchmark_group("index_load");
+    g.sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    g.bench_function("embedded_4.6.8", |b| {
+        b.iter(|| load_index(black_box(bytes)).unwrap())
+    });
+    g.bench_function("baseline_gunzip_serde_value", |b| {
+        b.iter(|| {
+            let mut json = Vec::new();
+            GzDecoder::new(black_box(bytes))
+                .read_to_end(&mut json)
+                .unwrap();
+            serde_json::from_slice::<serde_json::Value>(&json).unwrap()
+        })
+    });
+    g.finish();
+}
+
+fn knowledge(graphql: bool) -> Knowledge {
+    Knowledge {
+        index: Some(embedded_index(VERSION)),
+        graphql: if graphql {
+            netbox_lsp::graphql::embedded_schema(VERSION)
+        } else {
+            None
+        },
+    }
+}
+
+fn bench_skill(c: &mut Criterion) {
+    let text = common::skill_md(common::SKILL_LINES);
+    let full = knowledge(true);
+    assert!(
+        full.graphql.is_some(),
+        "the 4.6.8 GraphQL schema is shipped"
+    );
+    let findings = analyze(&text, HostKind::Markdown, &full);
+    eprintln!(
+        "skill_md: {} lines, {} bytes, {} sites, {} findings",
+        text.lines().count(),
+        text.len(),
+        extract::extract(&text, HostKind::Markdown).sites.len(),
+        findings.len()
+    );
+    let rest_only = knowledge(false);
+    let mut g = c.benchmark_group("skill_md");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    g.bench_function("analyze", |b| {
+        b.iter(|| analyze(black_box(&text), HostKind::Markdown, &full))
+    });
+    g.bench_function("analyze_rest_only", |b| {
+        b.iter(|| analyze(black_box(&text), HostKind::Markdown, &rest_only))
+    });
+    g.bench_function("extract_only", |b| {
+        b.iter(|| extract::extract(black_box(&text), HostKind::Markdown))
+    });
+    g.bench_function("baseline_tree_sitter_md_block", |b| {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_md::LANGUAGE.into())
+            .unwrap();
+        b.iter(|| parser.parse(black_box(&text), None).unwrap())
+    });
+    g.bench_function("baseline_tree_sitter_md_block_inline", |b| {
+        let mut parser = tree_sitter_md::MarkdownParser::default();
+        b.iter(|| parser.parse(black_box(text.as_bytes()), None).unwrap())
+    });
+    g.finish();
+}
+
+/// pynetbox's `strict_filters` check: the endpoint's query parameter names from the OpenAPI
+/// document, fetched once, and an exact set membership test per key.
+struct StrictFilters {
+    params: HashMap<String, HashSet<String>>,
+}
+
+impl StrictFilters {
+    fn new(index: &FilterIndex) -> StrictFilters {
+        let params = index
+            .object_types
+            .iter()
+            .filter_map(|(ot, key)| {
+                let ep = index.endpoints.get(key)?;
+                Some((ot.clone(), ep.params.keys().cloned().collect()))
+            })
+            .collect();
+        StrictFilters { params }
+    }
+
+    /// Number of keys the endpoint does not accept (0 for an unknown object type).
+    fn unknown(&self, object_type: &str, keys: &[&str]) -> usize {
+        self.params
+            .get(object_type)
+            .map_or(0, |set| keys.iter().filter(|k| !set.contains(**k)).count())
+    }
+}
+
+fn bench_corpus(c: &mut Criterion) {
+    let index = embedded_index(VERSION);
+    let corpus = common::filter_corpus(&index, common::CORPUS_SIZE);
+    let py = common::corpus_python(&corpus);
+    if let Some(dir) = std::env::var_os("NETBOX_LSP_BENCH_DUMP") {
+        let skill = common::skill_md(common::SKILL_LINES);
+        common::dump(std::path::Path::new(&dir), &skill, &corpus).expect("write the bench dump");
+    }
+    let calls: Vec<RestCall> = extract::extract(&py, HostKind::Python)
+        .sites
+        .into_iter()
+        .filter_map(|s| match s {
+            Site::Rest(c) => Some(c),
+            Site::Graphql(_) => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), corpus.len(), "every corpus line is extracted");
+    let keys: Vec<(String, Vec<&str>)> = calls
+        .iter()
+        .map(|c| {
+            let target = c.target.as_ref().map_or("", |t| t.0.as_str()).to_string();
+            (target, c.filters.iter().map(|f| f.key.as_str()).collect())
+        })
+        .collect();
+    let strict = StrictFilters::new(&index);
+    let n_findings: usize = calls
+        .iter()
+        .map(|c| netbox_lsp::rest::check_call(c, &index).len())
+        .sum();
+    let n_unknown: usize = keys.iter().map(|(t, k)| strict.unknown(t, k)).sum();
+    let n_keys: usize = keys.iter().map(|(_, k)| k.len()).sum();
+    eprintln!(
+        "corpus: {} dicts, {} keys, {} bytes of Python; check_call findings: {n_findings}; \
+         strict_filters rejects: {n_unknown} keys",
+        calls.len(),
+        n_keys,
+        py.len()
+    );
+    let know = knowledge(true);
+    let mut g = c.benchmark_group("corpus");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .throughput(Throughput::Elements(calls.len() as u64));
+    g.bench_function(BenchmarkId::new("rest_check_call", calls.len()), |b| {
+        b.iter(|| {
+            calls
+                .iter()
+                .map(|c| netbox_lsp::rest::check_call(black_box(c), &index).len())
+                .sum::<usize>()
+        })
+    });
+    g.bench_function(
+        BenchmarkId::new("baseline_pynetbox_strict_filters", calls.len()),
+        |b| {
+            b.iter(|| {
+                keys.iter()
+                    .map(|(t, k)| strict.unknown(black_box(t), black_box(k)))
+                    .sum::<usize>()
+            })
+        },
+    );
+    g.bench_function(
+        BenchmarkId::new("analyze_py_end_to_end", calls.len()),
+        |b| b.iter(|| analyze(black_box(&py), HostKind::Python, &know)),
+    );
+    g.finish();
+}
+
+criterion_group!(benches, bench_index_load, bench_skill, bench_corpus);
+criterion_main!(benches);

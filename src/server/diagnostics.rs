@@ -20,6 +20,18 @@ use tower_lsp_server::ls_types::{
 /// Delay after a change before analysing, so a burst of keystrokes is analysed once.
 pub const DEBOUNCE: Duration = Duration::from_millis(60);
 
+/// Environment variable overriding [`DEBOUNCE`] in milliseconds (`benches/lsp.rs` sets it to
+/// `0` to time the analysis path without the wait).
+pub const DEBOUNCE_ENV: &str = "NETBOX_LSP_DEBOUNCE_MS";
+
+/// The debounce in effect: [`DEBOUNCE_ENV`] when it holds a number, else [`DEBOUNCE`].
+pub fn debounce() -> Duration {
+    std::env::var(DEBOUNCE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .map_or(DEBOUNCE, Duration::from_millis)
+}
+
 /// The `source` of every diagnostic.
 pub const SOURCE: &str = "netbox-lsp";
 
