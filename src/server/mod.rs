@@ -49,8 +49,11 @@ pub const DEBUG_HOOKS_ENV: &str = "NETBOX_LSP_DEBUG_HOOKS";
 
 /// Serves LSP on stdin/stdout until the client exits; returns the exit code.
 pub fn run_stdio() -> i32 {
+    // Few threads on purpose: analysis is CPU-bound (stdin, stdout and 2 analyses at a time),
+    // and every extra thread gets its own malloc arena, which is most of the resident memory.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .max_blocking_threads(4)
         .enable_all()
         .build()
     {
