@@ -168,8 +168,9 @@ pub enum Site {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extraction {
     pub sites: Vec<Site>,
-    /// Host byte ranges of Markdown fenced code blocks (fence lines included), so that a
-    /// suppression comment right before a fence can cover the whole block.
+    /// Host byte ranges of Markdown fenced code blocks (fence lines included) and of indented
+    /// code blocks that hold calls, so that a suppression comment right before a block can
+    /// cover the whole block.
     pub blocks: Vec<Range<usize>>,
 }
 
