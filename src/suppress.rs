@@ -29,8 +29,7 @@ impl Suppression {
 /// Parses a suppression in `line`, if the line has a comment carrying the marker.
 pub fn parse_line(line: &str) -> Option<Suppression> {
     let at = line.find(MARKER)?;
-    let before = &line[..at];
-    if !(before.contains('#') || before.contains("//") || before.contains("<!--")) {
+    if !opens_comment(&line[..at]) {
         return None;
     }
     let rest = &line[at + MARKER.len()..];
@@ -44,6 +43,35 @@ pub fn parse_line(line: &str) -> Option<Suppression> {
         return Some(Suppression { codes: Some(codes) });
     }
     Some(Suppression { codes: None })
+}
+
+/// True when `before` holds a comment opener (`#`, `//`, `<!--`) outside a quoted string, so
+/// that `x = "# netbox-lsp: ignore"` is no suppression. A quote-parity scan of the one line:
+/// `'` after a letter or digit is an apostrophe (`don't`), not a quote.
+fn opens_comment(before: &str) -> bool {
+    let b = before.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(_) if c == b'\\' => i += 1,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => {
+                let rest = &b[i..];
+                if c == b'#' || rest.starts_with(b"//") || rest.starts_with(b"<!--") {
+                    return true;
+                }
+                let apostrophe = c == b'\'' && i > 0 && b[i - 1].is_ascii_alphanumeric();
+                if c == b'"' || c == b'\'' && !apostrophe {
+                    quote = Some(c);
+                }
+            }
+        }
+        i += 1;
+    }
+    false
 }
 
 /// True when `line` holds nothing but a comment (after Markdown `>` and list prefixes).
@@ -199,6 +227,19 @@ mod tests {
         let kept = apply_to_calls(text, &calls, fs);
         assert_eq!(kept.len(), 1);
         assert_eq!(&text[kept[0].range.clone()], "y=2");
+    }
+
+    #[test]
+    fn marker_inside_a_string_does_nothing() {
+        for (line, suppressed) in [
+            ("x = \"# netbox-lsp: ignore\"; f(y=2)", false),
+            ("x = 'a // netbox-lsp: ignore'", false),
+            ("x = \"a\\\"b\" # netbox-lsp: ignore", true),
+            ("Don't do this <!-- netbox-lsp: ignore -->", true),
+            ("f(y=2)  # netbox-lsp: ignore", true),
+        ] {
+            assert_eq!(parse_line(line).is_some(), suppressed, "{line}");
+        }
     }
 
     #[test]

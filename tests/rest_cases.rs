@@ -16,6 +16,8 @@ struct Case {
     expect: Vec<String>,
     severity: Option<Vec<String>>,
     fixed: Option<String>,
+    /// Text that some finding's message must contain.
+    message: Option<String>,
     text: String,
 }
 
@@ -41,6 +43,7 @@ fn cases() -> Vec<Case> {
             expect: Vec::new(),
             severity: None,
             fixed: None,
+            message: None,
             text: body.trim_end_matches('\n').to_string() + "\n",
         };
         for l in lines {
@@ -54,6 +57,7 @@ fn cases() -> Vec<Case> {
                 "expect" => case.expect = list(v),
                 "severity" => case.severity = Some(list(v)),
                 "fixed" => case.fixed = Some(v.replace("\\n", "\n") + "\n"),
+                "message" => case.message = Some(v.to_string()),
                 other => panic!("unknown header {other}"),
             }
         }
@@ -126,6 +130,14 @@ fn rest_cases() {
             if &after != fixed {
                 failures.push(format!(
                     "{}: fixed to {after:?}, expected {fixed:?}",
+                    case.name
+                ));
+            }
+        }
+        if let Some(m) = &case.message {
+            if !findings.iter().any(|f| f.message.contains(m.as_str())) {
+                failures.push(format!(
+                    "{}: no message contains {m:?}: {shown:#?}",
                     case.name
                 ));
             }

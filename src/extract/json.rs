@@ -3,13 +3,14 @@
 //! `{"object_type": ..., "filters": {...}}` objects and GraphQL bodies `{"query": "...",
 //! "variables": {...}}` anywhere in the tree (also in arrays), plus REST URLs in any string.
 //!
-//! A GraphQL query string's escapes are mapped piecewise: each escape that decodes to one ASCII
-//! character (`\n`, `\"`, `\\`, `\u0041`, ...) maps to the last host byte of the escape, every
-//! other byte to itself. A string with an escape for a non-ASCII character is skipped.
+//! A GraphQL query string's escapes are mapped piecewise (`lit::EscapedText`): each escape that
+//! decodes to one ASCII character (`\n`, `\"`, `\\`, `\u0041`, ...) maps to the last host byte
+//! of the escape, every other byte to itself. A string with an escape for a non-ASCII character
+//! is skipped.
 
 use tree_sitter::Node;
 
-use super::lit::{Lit, LitKind, Pair};
+use super::lit::{EscapedText, Lit, LitKind, Pair};
 use super::parse::{self, Lang, MAX_DEPTH};
 use super::{tools, OffsetMap, Site, Syntax, Value};
 
@@ -142,32 +143,20 @@ impl Cx<'_> {
             return Lit::scalar(Value::Expr, range);
         }
         let inner = n.start_byte() + 1..n.end_byte().saturating_sub(1).max(n.start_byte() + 1);
-        let mut value = String::new();
-        let mut map = OffsetMap::new();
-        let mut mappable = true;
+        let mut b = EscapedText::new();
         let mut cursor = n.walk();
         for c in n.named_children(&mut cursor) {
             let t = self.src.get(c.byte_range()).unwrap_or("");
             match c.kind() {
-                "string_content" => {
-                    value.push_str(t);
-                    map.push(c.start_byte(), t.len());
-                }
-                "escape_sequence" => {
-                    let ch = decode_escape(t);
-                    value.push(ch.unwrap_or('\u{fffd}'));
-                    match ch {
-                        Some(ch) if ch.is_ascii() => map.push(c.end_byte() - 1, 1),
-                        _ => mappable = false,
-                    }
-                }
+                "string_content" => b.plain(c.start_byte(), t),
+                "escape_sequence" => b.escape(c.end_byte(), decode_escape(t)),
                 _ => {}
             }
         }
-        let exact = (mappable && inner.end <= self.len).then(|| {
-            let host = map.then(self.map);
-            (value.clone(), host)
-        });
+        let (value, map) = b.finish();
+        let exact = map
+            .filter(|_| inner.end <= self.len)
+            .map(|m| (value.clone(), m.then(self.map)));
         Lit {
             value: Value::Str(value),
             range,

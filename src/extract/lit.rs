@@ -128,6 +128,61 @@ impl Lit {
     }
 }
 
+/// A string literal's decoded text built piece by piece with a map to the embedded text, for
+/// JSON and Python strings alike: plain text maps byte for byte, an escape that decodes to one
+/// ASCII character (`\n`, `\"`, `\\`, `\u0041`) maps to the escape's last byte. Any other
+/// escape leaves the text without an exact map.
+#[derive(Default)]
+pub(crate) struct EscapedText {
+    text: String,
+    map: OffsetMap,
+    exact: bool,
+}
+
+impl EscapedText {
+    pub fn new() -> Self {
+        EscapedText {
+            exact: true,
+            ..Default::default()
+        }
+    }
+
+    /// Text `s` written at embedded offset `at` without escapes.
+    pub fn plain(&mut self, at: usize, s: &str) {
+        self.text.push_str(s);
+        self.map.push(at, s.len());
+    }
+
+    /// An escape ending at embedded offset `end` that decodes to `ch` (`None`: undecodable).
+    pub fn escape(&mut self, end: usize, ch: Option<char>) {
+        match ch {
+            Some(c) if c.is_ascii() => {
+                self.text.push(c);
+                self.map.push(end - 1, 1);
+            }
+            Some(c) => {
+                self.text.push(c);
+                self.exact = false;
+            }
+            None => {
+                self.text.push('\u{fffd}');
+                self.exact = false;
+            }
+        }
+    }
+
+    /// Marks the text as not mappable (an escape that decodes to several characters).
+    pub fn inexact(&mut self) {
+        self.exact = false;
+    }
+
+    /// The decoded text, and its map when every character maps to one embedded byte.
+    pub fn finish(self) -> (String, Option<OffsetMap>) {
+        let map = self.exact.then_some(self.map);
+        (self.text, map)
+    }
+}
+
 /// True when `s` reads as a GraphQL document (after whitespace and `#` comments it starts with
 /// `{`, `query`, `mutation`, `subscription` or `fragment`).
 pub(crate) fn looks_like_graphql(s: &str) -> bool {

@@ -1,7 +1,8 @@
 //! Extraction from Markdown (SKILL.md files, prompts): fenced code blocks by language
 //! (```python / ```py, ```json, ```yaml / ```yml, ```graphql / ```gql; an unlabelled fence is read as
 //! JSON when it starts with `{` or `[`, else as Python), also inside list items and block
-//! quotes, inline code spans that read as a call, and REST URLs anywhere in the text.
+//! quotes, indented code blocks that mention `netbox` or `nb.` (read like an unlabelled fence),
+//! inline code spans that read as a call, and REST URLs anywhere in the text.
 //!
 //! tree-sitter-md keeps the container prefixes (`> `, list indentation) inside a fence's content
 //! as `block_continuation` children; they are cut out and the fence text gets a piecewise
@@ -69,7 +70,17 @@ fn walk(text: &str, tree: &Tree, ex: &mut Extraction, seen: &mut HashSet<SiteKey
                 }
                 false
             }
-            "indented_code_block" | "html_block" | "pipe_table" => false,
+            "indented_code_block" => {
+                let sites = indented(text, n);
+                if !sites.is_empty() {
+                    ex.blocks.push(n.byte_range());
+                }
+                for site in sites {
+                    push_unique(&mut ex.sites, seen, site);
+                }
+                false
+            }
+            "html_block" | "pipe_table" => false,
             _ => true,
         };
         if enter && cursor.goto_first_child() {
@@ -223,16 +234,62 @@ fn fence(text: &str, fence: Node, nested: bool) -> Vec<Site> {
             map,
             variables: None,
         })],
-        "" => {
-            let t = body.trim_start();
-            if t.starts_with('{') || t.starts_with('[') {
-                json::extract_calls(&body, &map)
-            } else {
-                python::extract_calls(&body, &map)
-            }
-        }
+        "" => unlabelled(&body, &map),
         _ => Vec::new(),
     }
+}
+
+/// Code without a language: JSON when it starts with `{` or `[`, else Python.
+fn unlabelled(body: &str, map: &OffsetMap) -> Vec<Site> {
+    let t = body.trim_start();
+    if t.starts_with('{') || t.starts_with('[') {
+        json::extract_calls(body, map)
+    } else {
+        python::extract_calls(body, map)
+    }
+}
+
+/// An indented code block (four spaces or a tab), read like an unlabelled fence when it
+/// mentions `netbox` or `nb.` (a cheap filter: most indented blocks are shell or output).
+/// Each line's code starts four columns (tabs to multiples of four) after the column where
+/// the block's first line starts, so container prefixes (`> `, list indentation) and the
+/// code indentation are cut alike; the text keeps a piecewise map to the host.
+fn indented(text: &str, block: Node) -> Vec<Site> {
+    let r = block.byte_range();
+    let Some(src) = text.get(r.clone()) else {
+        return Vec::new();
+    };
+    if !(src.contains("netbox") || src.contains("nb.")) {
+        return Vec::new();
+    }
+    let b = text.as_bytes();
+    let line_start = text[..r.start].rfind('\n').map_or(0, |i| i + 1);
+    let advance = |mut i: usize, mut col: usize, stop: usize, limit: usize| {
+        while i < limit && col < stop && b[i] != b'\n' && b[i].is_ascii() {
+            col = if b[i] == b'\t' {
+                col / 4 * 4 + 4
+            } else {
+                col + 1
+            };
+            i += 1;
+        }
+        (i, col)
+    };
+    let (_, first_col) = advance(line_start, 0, usize::MAX, r.start);
+    let target = first_col + 4;
+    let mut body = String::with_capacity(src.len());
+    let mut map = OffsetMap::new();
+    let mut pos = line_start;
+    while pos < r.end {
+        let end = text[pos..r.end].find('\n').map_or(r.end, |i| pos + i + 1);
+        let (from, _) = advance(pos, 0, target, end);
+        if from < end {
+            body.push_str(&text[from..end]);
+            map.push(from, end - from);
+        }
+        pos = end;
+    }
+    unlabelled(&body, &map)
 }
 
 /// An inline code span that reads as a call (`netbox_get_objects("dcim.site", {...})`).

@@ -168,9 +168,57 @@ pub enum Site {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Extraction {
     pub sites: Vec<Site>,
-    /// Host byte ranges of Markdown fenced code blocks (fence lines included), so that a
-    /// suppression comment right before a fence can cover the whole block.
+    /// Host byte ranges of Markdown fenced code blocks (fence lines included) and of indented
+    /// code blocks that hold calls, so that a suppression comment right before a block can
+    /// cover the whole block.
     pub blocks: Vec<Range<usize>>,
+}
+
+/// True when the string value `s` of filter `key` is a template placeholder, not a value a
+/// user would send: `<id>`, `<site id>`, `{site_id}`, `{{ site_id }}`, `$SITE_ID`, `${SITE}`,
+/// `...`, `…`, or the key in capitals (`site_id=SITE_ID`). Such values are never judged
+/// (extractors turn them into [`Value::Expr`]).
+pub fn is_placeholder(s: &str, key: &str) -> bool {
+    let t = s.trim();
+    if t.contains('{') || t.contains('}') || matches!(t, "..." | "…") {
+        return true;
+    }
+    if let Some(rest) = t.strip_prefix('$') {
+        if rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '{') {
+            return true;
+        }
+    }
+    if let Some(open) = t.find('<') {
+        let after = &t[open + 1..];
+        if let Some(close) = after.find('>') {
+            let inner = &after[..close];
+            if (1..=64).contains(&inner.len())
+                && !inner.contains('<')
+                && inner.chars().any(|c| c.is_alphanumeric())
+            {
+                return true;
+            }
+        }
+    }
+    t.len() >= 2
+        && t.bytes().any(|b| b.is_ascii_uppercase())
+        && key.bytes().any(|b| b.is_ascii_lowercase())
+        && t == key.to_ascii_uppercase()
+}
+
+/// `value` with placeholder strings (see [`is_placeholder`]) turned into [`Value::Expr`], also
+/// inside lists.
+pub(crate) fn unjudged(value: &Value, key: &str) -> Value {
+    match value {
+        Value::Str(s) if is_placeholder(s, key) => Value::Expr,
+        Value::List(items) => Value::List(
+            items
+                .iter()
+                .map(|(v, r)| (unjudged(v, key), r.clone()))
+                .collect(),
+        ),
+        v => v.clone(),
+    }
 }
 
 /// Extracts every REST call and GraphQL document from `text`, a host document of kind `kind`.

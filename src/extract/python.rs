@@ -5,8 +5,10 @@
 //! `requests.post(".../graphql/", json={"query": ...})`, plus REST URLs in any string or comment.
 //!
 //! Strings: simple escapes are decoded for values; f-strings and concatenations are
-//! [`Value::Expr`]. A GraphQL document is taken only from a string whose text maps exactly to the
-//! host (no escapes, no interpolation, no concatenation); others are skipped, never guessed.
+//! [`Value::Expr`]; `dict(a=1)` is a mapping like `{"a": 1}`. A GraphQL document is taken only
+//! from a string whose text maps exactly to the host: escapes that decode to one ASCII character
+//! (`\"`, `\n`) map to their last byte, as in JSON; a non-ASCII escape, interpolation or
+//! concatenation skips the string, never guessed.
 //! Half-typed text is re-read with its open brackets and strings closed (see
 //! [`super::parse::closers`]).
 
@@ -15,7 +17,7 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::lit::{Lit, LitKind, Pair};
+use super::lit::{EscapedText, Lit, LitKind, Pair};
 use super::parse::{self, for_each_node, Lang, MAX_DEPTH};
 use super::tools::{self, positional_names, Arg, Tool};
 use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
@@ -310,7 +312,7 @@ impl<'a> Cx<'a> {
                     filters.push(FilterEntry {
                         key: k.clone(),
                         key_range: r.clone(),
-                        value: lit.value.clone(),
+                        value: super::unjudged(&lit.value, k),
                         value_range: lit.range.clone(),
                     });
                 }
@@ -408,15 +410,49 @@ impl<'a> Cx<'a> {
     /// through, since GraphQL documents are usually kept in constants; with `dicts`, also one
     /// bound to a dict (GraphQL `variables`, a `json=` body). Filter dicts are not read through:
     /// one constant used by two calls would report its mistakes twice.
+    /// In such a dict, a value that is an identifier bound to a string is read through too
+    /// (`json={"query": QUERY}`).
     fn lit_resolved(&self, n: Node, names: &HashMap<&str, Node>, dicts: bool) -> Lit {
+        let mut node = n;
         if n.kind() == "identifier" {
             if let Some(target) = names.get(self.text(n)) {
-                if target.kind() == "string" || dicts && target.kind() == "dictionary" {
+                if target.kind() == "string" {
                     return self.lit(*target, 0);
+                }
+                if dicts && target.kind() == "dictionary" {
+                    node = *target;
                 }
             }
         }
-        self.lit(n, 0)
+        let mut lit = self.lit(node, 0);
+        if dicts && node.kind() == "dictionary" {
+            self.resolve_string_values(node, &mut lit, names);
+        }
+        lit
+    }
+
+    /// Replaces the values of `lit` (the literal of `dict`) that are identifiers bound to a
+    /// string literal with that literal.
+    fn resolve_string_values(&self, dict: Node, lit: &mut Lit, names: &HashMap<&str, Node>) {
+        let LitKind::Map(pairs) = &mut lit.kind else {
+            return;
+        };
+        let mut cursor = dict.walk();
+        for p in dict.named_children(&mut cursor) {
+            let Some(v) = p.child_by_field_name("value") else {
+                continue;
+            };
+            if v.kind() != "identifier" {
+                continue;
+            }
+            let Some(target) = names.get(self.text(v)).filter(|t| t.kind() == "string") else {
+                continue;
+            };
+            let range = self.host(v.byte_range());
+            if let Some(pair) = pairs.iter_mut().find(|q| q.value.range == range) {
+                pair.value = self.lit(*target, 0);
+            }
+        }
     }
 
     fn lit(&self, n: Node, depth: usize) -> Lit {
@@ -493,6 +529,9 @@ impl<'a> Cx<'a> {
                 }
                 Lit::map(pairs, range)
             }
+            "call" => self
+                .dict_call(n, depth)
+                .unwrap_or_else(|| Lit::scalar(Value::Expr, range)),
             "concatenated_string" => {
                 let mut l = Lit::scalar(Value::Expr, range.clone());
                 l.raw = Some(n.byte_range());
@@ -502,6 +541,37 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// `dict(a=1, b="x")`: a mapping whose keys are the keyword names; `None` for any other
+    /// call or when positional or `**` arguments make the keys unknown.
+    fn dict_call(&self, n: Node, depth: usize) -> Option<Lit> {
+        let func = n.child_by_field_name("function")?;
+        let args = n.child_by_field_name("arguments")?;
+        if func.kind() != "identifier"
+            || self.text(func) != "dict"
+            || args.kind() != "argument_list"
+        {
+            return None;
+        }
+        let mut pairs = Vec::new();
+        let mut cursor = args.walk();
+        for a in args.named_children(&mut cursor) {
+            match a.kind() {
+                "comment" => {}
+                "keyword_argument" => {
+                    let name = a.child_by_field_name("name")?;
+                    let value = a.child_by_field_name("value")?;
+                    pairs.push(Pair {
+                        key: self.text(name).to_string(),
+                        key_range: self.host(name.byte_range()),
+                        value: self.lit(value, depth + 1),
+                    });
+                }
+                _ => return None,
+            }
+        }
+        Some(Lit::map(pairs, self.host(n.byte_range())))
+    }
+
     /// A string literal: decoded value, content range, and an exact map when it has one.
     fn string(&self, n: Node) -> Lit {
         let range = self.host(n.byte_range());
@@ -509,7 +579,7 @@ impl<'a> Cx<'a> {
         let mut content_start = n.start_byte();
         let mut content_end = n.end_byte();
         let mut interpolated = false;
-        let mut escaped = false;
+        let mut escapes = Vec::new();
         let mut cursor = n.walk();
         for c in n.children(&mut cursor) {
             match c.kind() {
@@ -522,9 +592,11 @@ impl<'a> Cx<'a> {
                 "interpolation" => interpolated = true,
                 "string_content" => {
                     let mut cc = c.walk();
-                    escaped |= c
-                        .named_children(&mut cc)
-                        .any(|e| e.kind() == "escape_sequence");
+                    escapes.extend(
+                        c.named_children(&mut cc)
+                            .filter(|e| e.kind() == "escape_sequence")
+                            .map(|e| e.byte_range()),
+                    );
                 }
                 _ => {}
             }
@@ -548,12 +620,14 @@ impl<'a> Cx<'a> {
         } else {
             decode_escapes(raw)
         };
-        let exact_ok =
-            (is_raw || !escaped && !raw.contains('\\')) && !braces && content_end <= self.len;
-        let exact = exact_ok.then(|| {
+        let exact = if braces || content_end > self.len {
+            None
+        } else if is_raw || !raw.contains('\\') {
             let map = OffsetMap::identity(content_start, raw.len()).then(self.map);
-            (raw.to_string(), map)
-        });
+            Some((raw.to_string(), map))
+        } else {
+            self.escaped_text(raw_content.clone(), &escapes)
+        };
         Lit {
             value: Value::Str(value),
             range,
@@ -563,6 +637,37 @@ impl<'a> Cx<'a> {
             },
             raw: Some(raw_content),
         }
+    }
+}
+
+impl Cx<'_> {
+    /// The decoded text of a string's content `content` with its escapes (embedded ranges) and
+    /// a piecewise map to the host, when every escape decodes to at most one ASCII character.
+    fn escaped_text(
+        &self,
+        content: Range<usize>,
+        escapes: &[Range<usize>],
+    ) -> Option<(String, OffsetMap)> {
+        let mut b = EscapedText::new();
+        let mut pos = content.start;
+        for e in escapes {
+            b.plain(pos, self.src.get(pos..e.start)?);
+            let written = self.src.get(e.clone())?;
+            let decoded = decode_escapes(written);
+            let mut chars = decoded.chars();
+            match (chars.next(), chars.next()) {
+                // A line continuation decodes to nothing.
+                (None, _) => {}
+                (Some(c), None) => b.escape(e.end, Some(c)),
+                // An unknown escape (`\q`) stays as written.
+                _ if decoded == written => b.plain(e.start, written),
+                _ => b.inexact(),
+            }
+            pos = e.end;
+        }
+        b.plain(pos, self.src.get(pos..content.end)?);
+        let (text, map) = b.finish();
+        Some((text, map?.then(self.map)))
     }
 }
 

@@ -111,7 +111,15 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
         let b = bytes[i];
         let stop = match b {
             b if b.is_ascii_whitespace() => true,
-            b'"' | b'\'' | b'`' | b'<' | b'>' | b'\\' | b'|' | b'#' | 0 => true,
+            // `<id>` is a template placeholder inside the value, not the URL's end.
+            b'<' => match angle_placeholder_end(bytes, i) {
+                Some(end) => {
+                    i = end;
+                    continue;
+                }
+                None => true,
+            },
+            b'"' | b'\'' | b'`' | b'>' | b'\\' | b'|' | b'#' | 0 => true,
             b'(' => {
                 depth += 1;
                 false
@@ -128,19 +136,45 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
         }
         i += 1;
     }
-    while i > start && b".,;:!?".contains(&bytes[i - 1]) {
+    // Trailing punctuation and Markdown emphasis are prose, as GitHub's autolinker reads them
+    // (`**/api/...?status=active**`, `...?status=active.`); a bare `=...` is a placeholder.
+    let full = i;
+    while i > start && b".,;:!?*_~".contains(&bytes[i - 1]) {
         i -= 1;
     }
+    if i > start && bytes[i - 1] == b'=' && bytes[i..full].starts_with(b"...") {
+        i += 3;
+    }
     i
+}
+
+/// End (exclusive) of a `<name>` placeholder starting at `at`: letters, digits, `_`, `-`,
+/// `.`, `:` up to the closing `>`, at most 64 bytes; `None` for any other `<`.
+fn angle_placeholder_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let rest = bytes.get(at + 1..)?;
+    let len = rest
+        .iter()
+        .take(65)
+        .position(|&b| !(b.is_ascii_alphanumeric() || b"_-.:".contains(&b)))?;
+    (len > 0 && rest[len] == b'>').then_some(at + 1 + len + 1)
 }
 
 /// The `key=value` pairs of the query string in `range`.
 fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
     let mut out = Vec::new();
-    let mut pos = range.start;
+    let first = range.start;
+    let mut pos = first;
     for piece in text[range].split('&') {
-        let piece_start = pos;
+        let mut piece_start = pos;
         pos += piece.len() + 1;
+        // `&amp;` in HTML (`<a href="...?a=1&amp;b=2">`) is the separator `&`.
+        let piece = match piece.strip_prefix("amp;") {
+            Some(p) if piece_start > first => {
+                piece_start += 4;
+                p
+            }
+            _ => piece,
+        };
         if piece.is_empty() {
             continue;
         }
@@ -155,13 +189,14 @@ fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
             continue;
         }
         let raw_value = &text[value.clone()];
-        let value_lit = if is_placeholder(raw_value) {
+        let key = decode(key_raw);
+        let value_lit = if super::is_placeholder(raw_value, &key) {
             Value::Expr
         } else {
             Value::Str(decode(raw_value))
         };
         out.push(FilterEntry {
-            key: decode(key_raw),
+            key,
             key_range: map.range_to_host(piece_start..piece_start + key_raw.len()),
             value: value_lit,
             value_range: map.range_to_host(value),
@@ -174,11 +209,6 @@ fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
 fn decode(s: &str) -> String {
     let plus = s.replace('+', " ");
     percent_decode_str(&plus).decode_utf8_lossy().into_owned()
-}
-
-/// A template placeholder rather than a value: `{site}`, `{{ site }}`, `$SITE`, `${SITE}`.
-fn is_placeholder(s: &str) -> bool {
-    s.contains('{') || s.contains('}') || s.starts_with('$')
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ pub(crate) fn build(
         .map(|a| Argument {
             name: a.name.clone(),
             name_range: a.name_range.clone(),
-            value: a.value.value.clone(),
+            value: super::unjudged(&a.value.value, &a.name),
             value_range: a.value.range.clone(),
         })
         .collect();
@@ -150,7 +150,7 @@ pub(crate) fn entries(pairs: &[super::lit::Pair]) -> Vec<FilterEntry> {
         .map(|p| FilterEntry {
             key: p.key.clone(),
             key_range: p.key_range.clone(),
-            value: p.value.value.clone(),
+            value: super::unjudged(&p.value.value, &p.key),
             value_range: p.value.range.clone(),
         })
         .collect()

@@ -12,7 +12,7 @@ pub struct CodeInfo {
     /// carries the severity actually used): `invalid-choice` is an error with an index built
     /// from the instance; `filler-argument` is a warning when the server rejects the filler or
     /// returns nothing; `slug-expected` is a warning when only upper-case letters are wrong;
-    /// `unknown-object-type` is a warning for a non-canonical spelling of a known type.
+    /// `unknown-object-type` is a warning for a `plugin.model` type outside stock NetBox.
     pub severity: Severity,
     /// What the code means, in one line.
     pub summary: &'static str,

@@ -179,6 +179,11 @@ fn check_scalar(
     if param.kind == ValueKind::Boolean {
         return boolean_value(key, v, r, syntax);
     }
+    if Key::parse(key).lookup() == Some("empty") {
+        // `__empty` is the isnull / empty-string test whatever the field's type (netbox-facts
+        // §2.B): it takes `true`/`false`, although the schema types it like the field.
+        return None;
+    }
     let text = render::wire_text(v)?;
     let integers = view.takes_integers(key, param);
     let number = integers || param.kind == ValueKind::Number;
@@ -317,16 +322,17 @@ fn invalid_number(
     if ok {
         return None;
     }
-    let what = if integers {
-        "an integer id"
-    } else {
-        "a number"
+    // Only `id` and `<relation>_id` filters take ids; `vid`, `speed`, `u_height` take numbers.
+    let base = Key::parse(key).base();
+    let what = match integers {
+        true if base == "id" || base.ends_with("_id") => "an integer id",
+        true => "an integer",
+        false => "a number",
     };
     let mut msg = format!(
         "`{key}` takes {what}: NetBox {} answers HTTP 400 for `{text}`.",
         view.version()
     );
-    let base = Key::parse(key).base();
     let sibling = base.strip_suffix("_id").filter(|s| view.has(s));
     if let Some(s) = sibling {
         msg.push_str(&format!(" To filter by slug or name use `{s}`."));
