@@ -258,6 +258,51 @@ async fn completion_inside_graphql_fences() {
     assert!(got.iter().any(|l| l == "name"), "{got:?}");
 }
 
+/// A GraphQL fence late in a long Markdown document, or inside a list item or block quote,
+/// completes and hovers exactly like the same fence alone (the server extracts only the fence
+/// under the cursor; see src/server/graphql_site.rs).
+#[tokio::test]
+async fn graphql_fences_late_nested_and_quoted_complete_alike() {
+    let mut c = TestClient::start().await;
+    let body =
+        "query Q {\n  device_list(filters: {name: {exact: \"a\"}}) {\n    id\n    na|\n  }\n}\n";
+    let alone = format!("# Q\n\n```graphql\n{body}```\n");
+    let reference = labels_at(&mut c, "file:///ws/alone.md", "markdown", &alone).await;
+    assert!(reference.iter().any(|l| l == "name"), "{reference:?}");
+    let mut long = String::from("# Ops\n\n");
+    for i in 0..600 {
+        long.push_str(&format!(
+            "Step {i}:\n\n```python\nnetbox_get_objects(\"dcim.device\", {{\"role_id\": {i}}})\n```\n\n"
+        ));
+    }
+    long.push_str(&format!("```graphql\n{body}```\n"));
+    let indent = |p: &str| body.replace('\n', &format!("\n{p}"));
+    let cases = [
+        ("late.md", long),
+        (
+            "list.md",
+            format!("- First\n- ```graphql\n  {}```\n- Last\n", indent("  ")),
+        ),
+        (
+            "ordered.md",
+            format!("1. Run:\n\n   ```graphql\n   {}```\n", indent("   ")),
+        ),
+        (
+            "quote.md",
+            format!("> Note:\n>\n> ```graphql\n> {}```\n", indent("> ")),
+        ),
+    ];
+    for (name, src) in cases {
+        let uri = format!("file:///ws/{name}");
+        let got = labels_at(&mut c, &uri, "markdown", &src).await;
+        assert_eq!(got, reference, "{name}");
+        let text = src.replacen('|', "", 1);
+        let (l, k) = pos_of(&text, "device_list", 2);
+        let h = hover_text(&mut c, &uri, l, k).await;
+        assert!(h.contains("device_list"), "{name}: {h}");
+    }
+}
+
 async fn hover_text(c: &mut TestClient, uri: &str, line: u32, col: u32) -> String {
     let r = c
         .call(

@@ -78,6 +78,18 @@ impl OffsetMap {
         start..end
     }
 
+    /// The same map for the embedded text found `by` host bytes further on (segments kept as
+    /// they are, empty ones included, so every offset maps exactly `by` bytes later).
+    pub fn shifted(&self, by: usize) -> OffsetMap {
+        OffsetMap {
+            segments: self
+                .segments
+                .iter()
+                .map(|&(e, h, l)| (e, h + by, l))
+                .collect(),
+        }
+    }
+
     /// Composes two maps: `self` maps A → B, `outer` maps B → host; the result maps A → host.
     pub fn then(&self, outer: &OffsetMap) -> OffsetMap {
         let mut out = OffsetMap::new();

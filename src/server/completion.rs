@@ -29,7 +29,7 @@ pub async fn handle(
     let result = guarded(|| {
         let offset = snap.offset(pos.position, enc);
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
-            if let Some((doc, at)) = graphql_site::locate(&snap.text, kind, offset) {
+            if let Some((doc, at)) = graphql_site::locate_in(&snap, kind, offset) {
                 let items = graphql_items(&doc, at, schema, &snap, enc);
                 return (!items.is_empty()).then_some(items);
             }

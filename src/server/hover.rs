@@ -24,7 +24,7 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
     let result = guarded(|| {
         let offset = snap.offset(pos.position, enc);
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
-            if let Some((doc, at)) = graphql_site::locate(&snap.text, view.kind, offset) {
+            if let Some((doc, at)) = graphql_site::locate_in(&snap, view.kind, offset) {
                 let text = crate::graphql::hover(&doc.text, at, schema)?;
                 return Some(Hover {
                     contents: HoverContents::Markup(MarkupContent {

@@ -1,9 +1,11 @@
 //! The one place where LSP positions meet byte offsets. The negotiated `positionEncoding`
 //! (UTF-16 by default, UTF-8 when the client offers it) decides how columns are counted.
 
+use crate::extract::{GraphqlDoc, HostKind};
 use crate::lines::{ColumnUnit, LineCol, LineIndex};
 use ropey::Rope;
 use std::ops::Range;
+use std::sync::OnceLock;
 use tower_lsp_server::ls_types::{
     InitializeParams, Position, PositionEncodingKind, Range as LspRange,
 };
@@ -53,6 +55,9 @@ pub struct Snapshot {
     pub text: String,
     pub lines: LineIndex,
     pub version: i32,
+    /// The GraphQL documents of a full extraction, for the host kind they were computed for;
+    /// filled on first need by `graphql_site::locate_in` (most requests never need it).
+    pub graphql_docs: OnceLock<(HostKind, Vec<GraphqlDoc>)>,
 }
 
 impl Snapshot {
@@ -63,6 +68,7 @@ impl Snapshot {
             text,
             lines,
             version,
+            graphql_docs: OnceLock::new(),
         }
     }
 
