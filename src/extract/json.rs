@@ -45,23 +45,11 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
                 };
                 let mut more = Vec::new();
                 tools::find_in_tree(&cx.lit(tree2.root_node(), 0), Syntax::Json, &mut more);
-                for site in more {
-                    if !sites.iter().any(|s| starts_at_same(s, &site)) {
-                        sites.push(site);
-                    }
-                }
+                super::add_missing(&mut sites, more);
             }
         }
     }
     sites
-}
-
-fn starts_at_same(a: &Site, b: &Site) -> bool {
-    match (a, b) {
-        (Site::Rest(x), Site::Rest(y)) => x.call_range.start == y.call_range.start,
-        (Site::Graphql(x), Site::Graphql(y)) => x.map.to_host(0) == y.map.to_host(0),
-        _ => false,
-    }
 }
 
 struct Cx<'a> {

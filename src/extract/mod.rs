@@ -252,3 +252,17 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
         },
     }
 }
+
+/// Adds to `sites` the sites of `more` (from a re-parse of half-typed text with its open
+/// brackets closed) that do not start where a site already found starts.
+pub(crate) fn add_missing(sites: &mut Vec<Site>, more: Vec<Site>) {
+    let start = |s: &Site| match s {
+        Site::Rest(c) => (0, c.call_range.start),
+        Site::Graphql(d) => (1, d.map.to_host(0)),
+    };
+    for site in more {
+        if !sites.iter().any(|s| start(s) == start(&site)) {
+            sites.push(site);
+        }
+    }
+}

@@ -42,23 +42,11 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
             let repaired = format!("{text}{close}");
             if let Some(tree2) = parse::parse(Lang::Python, &repaired) {
                 let more = Cx::new(&repaired, text.len(), map).sites(tree2.root_node());
-                for site in more {
-                    if !sites.iter().any(|s| same_site(s, &site)) {
-                        sites.push(site);
-                    }
-                }
+                super::add_missing(&mut sites, more);
             }
         }
     }
     sites
-}
-
-fn same_site(a: &Site, b: &Site) -> bool {
-    match (a, b) {
-        (Site::Rest(x), Site::Rest(y)) => x.call_range.start == y.call_range.start,
-        (Site::Graphql(x), Site::Graphql(y)) => x.map.to_host(0) == y.map.to_host(0),
-        _ => false,
-    }
 }
 
 /// NetBox REST apps, for recognising pynetbox endpoint chains (`nb.dcim.devices`).
@@ -116,17 +104,13 @@ impl<'a> Cx<'a> {
             "call" => calls.push(n),
             _ => {}
         });
+        let found = calls
+            .into_iter()
+            .filter(|call| call.start_byte() < self.len)
+            .filter_map(|call| self.call(call, &names))
+            .collect();
         let mut out = Vec::new();
-        for call in calls {
-            if call.start_byte() >= self.len {
-                continue;
-            }
-            if let Some(site) = self.call(call, &names) {
-                if !out.iter().any(|s| same_site(s, &site)) {
-                    out.push(site);
-                }
-            }
-        }
+        super::add_missing(&mut out, found);
         out
     }
 
