@@ -816,13 +816,26 @@ impl Ctx<'_> {
             .clone()
             .unwrap_or_else(|| format!("{{exact: {}}}", self.first_enum_value(en)));
         let version = self.version_phrase();
+        let message = format!(
+            "Choice filter `{fname}` takes a lookup object{version} (`{lookup}`) with `{en}` values: write `{fname}: {example}`; a bare value is refused."
+        );
+        self.push_choice_form(vr, fname, message, new);
+    }
+
+    /// Pushes a `graphql-choice-form` finding on the value `vr`, with the version's form `new`
+    /// as the certain fix when there is one.
+    fn push_choice_form(
+        &mut self,
+        vr: &Range<usize>,
+        fname: &str,
+        message: String,
+        new: Option<String>,
+    ) {
         let mut f = RawFinding {
             range: vr.clone(),
             code: "graphql-choice-form",
             severity: Severity::Error,
-            message: format!(
-                "Choice filter `{fname}` takes a lookup object{version} (`{lookup}`) with `{en}` values: write `{fname}: {example}`; a bare value is refused."
-            ),
+            message,
             fixes: Vec::new(),
             claim: Some(vr.clone()),
         };
@@ -873,24 +886,10 @@ impl Ctx<'_> {
             _ => return false,
         };
         let example = new.clone().unwrap_or_else(|| self.first_enum_value(en));
-        let mut f = RawFinding {
-            range: vr.clone(),
-            code: "graphql-choice-form",
-            severity: Severity::Error,
-            message: format!(
-                "Choice filter `{fname}` takes a bare `{en}` value{version}: write `{fname}: {example}` (not a string, not a lookup object).{note}"
-            ),
-            fixes: Vec::new(),
-            claim: Some(vr.clone()),
-        };
-        if let Some(new) = new {
-            f.fixes.push(RawFix {
-                title: format!("Use `{fname}: {new}`"),
-                edits: vec![(vr.clone(), new)],
-                certain: true,
-            });
-        }
-        self.push(f);
+        let message = format!(
+            "Choice filter `{fname}` takes a bare `{en}` value{version}: write `{fname}: {example}` (not a string, not a lookup object).{note}"
+        );
+        self.push_choice_form(vr, fname, message, new);
         true
     }
 
