@@ -3,8 +3,8 @@
 //! - `index_load/*`: decoding the embedded NetBox 4.6.8 filter index from its bytes (goal ≤ 2 ms)
 //!   vs plain gunzip + `serde_json::Value` of the same bytes.
 //! - `skill_md/*`: `analyze()` of a generated 5,000-line SKILL.md (goal ≤ 10 ms) vs the
-//!   tree-sitter-md parse of the same text (block grammar alone, and block + inline as
-//!   extraction runs it); `extract` alone and REST-only analysis split where the time goes.
+//!   pulldown-cmark event stream of the same text (reading its structure, the floor of any
+//!   Markdown host); `extract` alone and REST-only analysis split where the time goes.
 //! - `corpus/*`: 10,000 filter dicts drawn from the 4.6.8 index: `rest::check_call` over the
 //!   pre-extracted calls and end-to-end `analyze()` of the `.py` file holding them, vs the
 //!   pynetbox `strict_filters`-style check (exact name membership in the endpoint's parameter set).
@@ -98,16 +98,13 @@ fn bench_skill(c: &mut Criterion) {
     g.bench_function("extract_only", |b| {
         b.iter(|| extract::extract(black_box(&text), HostKind::Markdown))
     });
-    g.bench_function("baseline_tree_sitter_md_block", |b| {
-        let mut parser = tree_sitter::Parser::new();
-        parser
-            .set_language(&tree_sitter_md::LANGUAGE.into())
-            .unwrap();
-        b.iter(|| parser.parse(black_box(&text), None).unwrap())
-    });
-    g.bench_function("baseline_tree_sitter_md_block_inline", |b| {
-        let mut parser = tree_sitter_md::MarkdownParser::default();
-        b.iter(|| parser.parse(black_box(text.as_bytes()), None).unwrap())
+    // The floor of any Markdown host: reading its structure, before any fence is parsed.
+    g.bench_function("baseline_pulldown_cmark_events", |b| {
+        b.iter(|| {
+            pulldown_cmark::Parser::new_ext(black_box(&text), pulldown_cmark::Options::all())
+                .into_offset_iter()
+                .count()
+        })
     });
     g.finish();
 }

@@ -12,10 +12,6 @@ pub(crate) enum Lang {
     Python,
     Json,
     Yaml,
-    /// tree-sitter-md's block grammar (document structure).
-    MarkdownBlock,
-    /// tree-sitter-md's inline grammar (code spans), run on one inline node at a time.
-    MarkdownInline,
 }
 
 /// Largest embedded text parsed structurally (bytes); larger texts only get the URL scan.
@@ -25,8 +21,7 @@ pub(crate) const MAX_PARSE: usize = 2 * 1024 * 1024;
 pub(crate) const MAX_DEPTH: usize = 64;
 
 thread_local! {
-    static PARSERS: RefCell<[Option<Parser>; 5]> =
-        const { RefCell::new([None, None, None, None, None]) };
+    static PARSERS: RefCell<[Option<Parser>; 3]> = const { RefCell::new([None, None, None]) };
 }
 
 fn language(lang: Lang) -> Language {
@@ -34,8 +29,6 @@ fn language(lang: Lang) -> Language {
         Lang::Python => tree_sitter_python::LANGUAGE.into(),
         Lang::Json => tree_sitter_json::LANGUAGE.into(),
         Lang::Yaml => tree_sitter_yaml::LANGUAGE.into(),
-        Lang::MarkdownBlock => tree_sitter_md::LANGUAGE.into(),
-        Lang::MarkdownInline => tree_sitter_md::INLINE_LANGUAGE.into(),
     }
 }
 
