@@ -1,11 +1,20 @@
 //! The one entry point both `check` and the language server call: a host document in, findings
 //! out (sorted by position, suppressions applied).
+//!
+//! A Markdown host is read as independent units (code blocks and code spans, see
+//! [`markdown::units`]): their code is extracted and checked in parallel (rayon), and a
+//! [`UnitCache`] lets a re-analysis of an edited document reuse the findings of every unit
+//! whose code did not change.
 
-use crate::extract::{self, HostKind, Site};
+use crate::extract::markdown::{self, Unit, UnitKind};
+use crate::extract::{self, CallForm, HostKind, OffsetMap, Site};
 use crate::finding::Finding;
 use crate::graphql::{self, NetboxSchema};
 use crate::index::FilterIndex;
 use crate::suppress;
+use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// The knowledge a document is checked against: the filter index and GraphQL schema of one
@@ -16,39 +25,222 @@ pub struct Knowledge {
     pub graphql: Option<Arc<NetboxSchema>>,
 }
 
+impl Knowledge {
+    /// True when both hold the very same index and schema (pointer identity, not contents).
+    fn same(&self, other: &Knowledge) -> bool {
+        fn eq<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
+            match (a, b) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+        }
+        eq(&self.index, &other.index) && eq(&self.graphql, &other.graphql)
+    }
+}
+
 /// Checks `text`, a host document of kind `kind`. Findings carry host byte ranges, are sorted by
 /// start offset, and exclude those suppressed by `netbox-lsp: ignore` comments. Never panics on
 /// user input.
 pub fn analyze(text: &str, kind: HostKind, knowledge: &Knowledge) -> Vec<Finding> {
-    let extraction = extract::extract(text, kind);
-    let mut findings = Vec::new();
-    for site in &extraction.sites {
-        match site {
-            Site::Rest(call) => {
-                if let Some(index) = &knowledge.index {
-                    findings.extend(crate::rest::check_call(call, index));
-                }
-            }
-            Site::Graphql(doc) => {
-                if let Some(schema) = &knowledge.graphql {
-                    findings.extend(graphql::check_document(doc, schema));
-                }
-            }
+    analyze_cached(text, kind, knowledge, &mut UnitCache::default())
+}
+
+/// [`analyze`], reusing from `cache` the findings of Markdown units analysed before with the
+/// same knowledge, and leaving in it the units of `text` (only those: the cache holds one
+/// document's worth). The result is the same as [`analyze`]'s.
+pub fn analyze_cached(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    cache: &mut UnitCache,
+) -> Vec<Finding> {
+    let (blocks, calls, findings) = match kind {
+        HostKind::Markdown => markdown_findings(text, knowledge, cache),
+        _ => {
+            let ex = extract::extract(text, kind);
+            let checked = check_sites(&ex.sites, knowledge);
+            (ex.blocks, checked.calls, checked.findings)
         }
-    }
-    let findings = suppress::apply(text, kind, &extraction.blocks, findings);
-    let calls: Vec<_> = extraction
-        .sites
-        .iter()
-        .filter_map(|s| match s {
-            Site::Rest(call) => Some(call.call_range.clone()),
-            Site::Graphql(_) => None,
-        })
-        .collect();
+    };
+    let findings = suppress::apply(text, kind, &blocks, findings);
     let mut findings = suppress::apply_to_calls(text, &calls, findings);
     findings.sort_by(|a, b| {
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });
     findings.dedup();
     findings
+}
+
+/// What checking some sites gave: the findings, the host ranges of the REST calls (for
+/// suppression comments before a multi-line call) and of the URL-form calls (a URL found in
+/// a code block is not checked again by the host-wide URL scan).
+#[derive(Debug, Clone, Default)]
+struct Checked {
+    findings: Vec<Finding>,
+    calls: Vec<Range<usize>>,
+    urls: Vec<Range<usize>>,
+    /// Whether there was any site at all (an indented block counts as a block only then).
+    any: bool,
+}
+
+impl Checked {
+    /// The same result for the same code moved from host offset `from` to `to`.
+    fn moved(&self, from: usize, to: usize) -> Checked {
+        let mv = |r: &Range<usize>| {
+            (r.start + to).saturating_sub(from)..(r.end + to).saturating_sub(from)
+        };
+        Checked {
+            findings: self
+                .findings
+                .iter()
+                .map(|f| {
+                    let mut f = f.clone();
+                    f.range = mv(&f.range);
+                    for fix in &mut f.fixes {
+                        for edit in &mut fix.edits {
+                            edit.range = mv(&edit.range);
+                        }
+                    }
+                    f
+                })
+                .collect(),
+            calls: self.calls.iter().map(mv).collect(),
+            urls: self.urls.iter().map(mv).collect(),
+            any: self.any,
+        }
+    }
+}
+
+fn check_sites(sites: &[Site], knowledge: &Knowledge) -> Checked {
+    let mut out = Checked {
+        any: !sites.is_empty(),
+        ..Checked::default()
+    };
+    for site in sites {
+        match site {
+            Site::Rest(call) => {
+                out.calls.push(call.call_range.clone());
+                if call.form == CallForm::Url {
+                    out.urls.push(call.call_range.clone());
+                }
+                if let Some(index) = &knowledge.index {
+                    out.findings.extend(crate::rest::check_call(call, index));
+                }
+            }
+            Site::Graphql(doc) => {
+                if let Some(schema) = &knowledge.graphql {
+                    out.findings.extend(graphql::check_document(doc, schema));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Identity of a unit's code: equal keys give equal findings up to a shift of host offsets.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct UnitKey {
+    kind: UnitKind,
+    body: String,
+    /// The unit's map relative to the start of its range.
+    map: OffsetMap,
+}
+
+impl UnitKey {
+    fn of(unit: &Unit) -> UnitKey {
+        UnitKey {
+            kind: unit.kind.clone(),
+            body: unit.body.clone(),
+            map: unit.map.relative_to(unit.range.start),
+        }
+    }
+}
+
+/// Findings of the Markdown units of one document from its last analysis, keyed by the units'
+/// code. Filled and pruned by [`analyze_cached`]; emptied when the knowledge changes.
+#[derive(Debug, Default)]
+pub struct UnitCache {
+    knowledge: Knowledge,
+    /// Each unit's result and the host offset its unit started at.
+    entries: HashMap<UnitKey, (usize, Checked)>,
+}
+
+impl UnitCache {
+    /// Number of units held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when no unit is held.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Fewer units than this are read on the calling thread: waking the pool costs more.
+const PARALLEL_FROM: usize = 8;
+
+fn markdown_findings(
+    text: &str,
+    knowledge: &Knowledge,
+    cache: &mut UnitCache,
+) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Finding>) {
+    if !cache.knowledge.same(knowledge) {
+        cache.entries.clear();
+        cache.knowledge = knowledge.clone();
+    }
+    let units = markdown::units(text);
+    let one = |unit: &Unit| -> (UnitKey, Checked, bool) {
+        let key = UnitKey::of(unit);
+        match cache.entries.get(&key) {
+            Some((start, done)) => {
+                let moved = done.moved(*start, unit.range.start);
+                (key, moved, true)
+            }
+            None => {
+                let sites = markdown::unit_sites(unit);
+                (key, check_sites(&sites, knowledge), false)
+            }
+        }
+    };
+    let results: Vec<(UnitKey, Checked, bool)> = if units.len() >= PARALLEL_FROM {
+        units.par_iter().map(one).collect()
+    } else {
+        units.iter().map(one).collect()
+    };
+
+    let mut blocks = Vec::new();
+    let mut calls = Vec::new();
+    let mut findings = Vec::new();
+    let mut urls = HashSet::new();
+    let mut entries = HashMap::with_capacity(results.len());
+    for (unit, (key, done, _hit)) in units.iter().zip(results) {
+        let block = match unit.kind {
+            UnitKind::Fence(_) => true,
+            UnitKind::Indented => done.any,
+            UnitKind::Span => false,
+        };
+        if block {
+            blocks.push(unit.range.clone());
+        }
+        calls.extend(done.calls.iter().cloned());
+        urls.extend(done.urls.iter().map(|r| (r.start, r.end)));
+        findings.extend(done.findings.iter().cloned());
+        entries.insert(key, (unit.range.start, done));
+    }
+    cache.entries = entries;
+
+    // REST URLs in prose (and in code the units did not read); those a unit found are done.
+    let prose: Vec<Site> = extract::text::extract(text, &OffsetMap::identity(0, text.len()))
+        .into_iter()
+        .filter(|s| match s {
+            Site::Rest(c) => !urls.contains(&(c.call_range.start, c.call_range.end)),
+            Site::Graphql(_) => true,
+        })
+        .collect();
+    let rest = check_sites(&prose, knowledge);
+    calls.extend(rest.calls);
+    findings.extend(rest.findings);
+    (blocks, calls, findings)
 }

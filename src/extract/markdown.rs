@@ -26,10 +26,30 @@ pub const MAX_MARKDOWN: usize = 1024 * 1024;
 
 /// Everything found in the Markdown host `text` (ranges are host byte offsets).
 pub fn extract(text: &str) -> Extraction {
+    let units = units(text);
+    let sites = units.iter().map(unit_sites).collect();
+    assemble(text, &units, sites)
+}
+
+/// The [`Extraction`] of `text` from its `units` and the sites of each (`sites[i]` belongs to
+/// `units[i]`), plus the REST URLs of the whole text that no unit already found.
+pub fn assemble(text: &str, units: &[Unit], sites: Vec<Vec<Site>>) -> Extraction {
     let mut ex = Extraction::default();
     let mut seen = HashSet::new();
-    if text.len() <= MAX_MARKDOWN {
-        walk(text, &mut ex, &mut seen);
+    for (unit, found) in units.iter().zip(sites) {
+        // A fence is a block for suppression comments; an indented block only when it holds
+        // calls (most are shell or output).
+        let block = match unit.kind {
+            UnitKind::Fence(_) => true,
+            UnitKind::Indented => !found.is_empty(),
+            UnitKind::Span => false,
+        };
+        if block {
+            ex.blocks.push(unit.range.clone());
+        }
+        for site in found {
+            push_unique(&mut ex.sites, &mut seen, site);
+        }
     }
     let urls = text::extract(text, &OffsetMap::identity(0, text.len()));
     for site in urls {
@@ -46,13 +66,97 @@ enum SiteKey {
     Graphql(usize, usize),
 }
 
-/// A code block being read: its language (`None` for an indented block), its host range
-/// (fence lines included) and its content so far.
-struct CodeBlock {
-    lang: Option<String>,
-    range: Range<usize>,
-    body: String,
-    map: OffsetMap,
+/// What a [`Unit`] is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum UnitKind {
+    /// A fenced code block; the lowercased first word of its info string (`""` when none).
+    Fence(String),
+    /// An indented code block that mentions `netbox` or `nb.`.
+    Indented,
+    /// An inline code span (outside tables) that reads as a one-line call.
+    Span,
+}
+
+/// One piece of a Markdown host read on its own: a code block or an inline code span. Units
+/// never overlap, and each one's sites depend on nothing but its `kind`, `body` and `map`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    pub kind: UnitKind,
+    /// Host byte range: the whole block (fence lines included, from the fence marker or the
+    /// first code character) or the whole span (backticks included).
+    pub range: Range<usize>,
+    /// The code as its language reads it: container prefixes (`> `, list indentation) and
+    /// fence lines removed; a span's text between its backtick runs, spaces kept.
+    pub body: String,
+    /// Maps byte offsets in `body` to host byte offsets.
+    pub map: OffsetMap,
+}
+
+/// The units of the Markdown host `text` in document order; none when `text` is larger than
+/// [`MAX_MARKDOWN`]. Cheap (one pulldown-cmark pass): no code is parsed here.
+pub fn units(text: &str) -> Vec<Unit> {
+    let mut out = Vec::new();
+    if text.len() > MAX_MARKDOWN {
+        return out;
+    }
+    let base = front_matter_end(text);
+    let mut block: Option<Unit> = None;
+    let mut tables = 0usize;
+    let events = Parser::new_ext(&text[base..], Options::ENABLE_TABLES).into_offset_iter();
+    for (event, r) in events {
+        let r = r.start + base..r.end + base;
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let kind = match kind {
+                    CodeBlockKind::Fenced(info) => UnitKind::Fence(
+                        info.split_whitespace()
+                            .next()
+                            .unwrap_or("")
+                            .to_ascii_lowercase(),
+                    ),
+                    CodeBlockKind::Indented => UnitKind::Indented,
+                };
+                block = Some(Unit {
+                    kind,
+                    range: r,
+                    body: String::new(),
+                    map: OffsetMap::new(),
+                });
+            }
+            Event::Text(s) => {
+                if let Some(b) = block.as_mut() {
+                    // The event's text is the source slice except where a tab was expanded
+                    // to spaces (then it maps to where the tab's remainder begins).
+                    b.body.push_str(&s);
+                    b.map.push(r.start, s.len());
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                out.extend(block.take().filter(|b| {
+                    b.kind != UnitKind::Indented
+                        || b.body.contains("netbox")
+                        || b.body.contains("nb.")
+                }));
+            }
+            Event::Start(Tag::Table(_)) => tables += 1,
+            Event::End(TagEnd::Table) => tables = tables.saturating_sub(1),
+            Event::Code(_) if tables == 0 => out.extend(code_span(text, r)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The sites of one unit (host ranges). Never panics; an empty fence gives none.
+pub fn unit_sites(unit: &Unit) -> Vec<Site> {
+    if unit.body.trim().is_empty() {
+        return Vec::new();
+    }
+    match &unit.kind {
+        UnitKind::Fence(lang) => fence(lang, &unit.body, &unit.map),
+        UnitKind::Indented => unlabelled(&unit.body, &unit.map),
+        UnitKind::Span => python::extract_calls(&unit.body, &unit.map),
+    }
 }
 
 /// End of the YAML front matter (after its closing `---` or `...` line) when `text` starts with
@@ -73,85 +177,6 @@ fn front_matter_end(text: &str) -> usize {
     0
 }
 
-/// Reads the document's events in order: code blocks whole, code spans outside tables.
-fn walk(text: &str, ex: &mut Extraction, seen: &mut HashSet<SiteKey>) {
-    let base = front_matter_end(text);
-    let mut block: Option<CodeBlock> = None;
-    let mut tables = 0usize;
-    let events = Parser::new_ext(&text[base..], Options::ENABLE_TABLES).into_offset_iter();
-    for (event, r) in events {
-        let r = r.start + base..r.end + base;
-        match event {
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let lang = match kind {
-                    CodeBlockKind::Fenced(info) => Some(
-                        info.split_whitespace()
-                            .next()
-                            .unwrap_or("")
-                            .to_ascii_lowercase(),
-                    ),
-                    CodeBlockKind::Indented => None,
-                };
-                block = Some(CodeBlock {
-                    lang,
-                    range: r,
-                    body: String::new(),
-                    map: OffsetMap::new(),
-                });
-            }
-            Event::Text(s) => {
-                if let Some(b) = block.as_mut() {
-                    // The event's text is the source slice except where a tab was expanded
-                    // to spaces (then it maps to where the tab's remainder begins).
-                    b.body.push_str(&s);
-                    b.map.push(r.start, s.len());
-                }
-            }
-            Event::End(TagEnd::CodeBlock) => {
-                if let Some(b) = block.take() {
-                    code_block(b, ex, seen);
-                }
-            }
-            Event::Start(Tag::Table(_)) => tables += 1,
-            Event::End(TagEnd::Table) => tables = tables.saturating_sub(1),
-            Event::Code(_) if tables == 0 => {
-                for site in code_span(text, r) {
-                    push_unique(&mut ex.sites, seen, site);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The sites of one finished code block; its range is recorded when it can hold calls.
-fn code_block(b: CodeBlock, ex: &mut Extraction, seen: &mut HashSet<SiteKey>) {
-    let sites = match b.lang.as_deref() {
-        Some(lang) => {
-            ex.blocks.push(b.range);
-            // An empty fence (often a placeholder being typed) holds nothing to check.
-            if b.body.trim().is_empty() {
-                return;
-            }
-            fence(lang, b.body, &b.map)
-        }
-        None => {
-            // Most indented blocks are shell or output: read only those that mention NetBox.
-            if !(b.body.contains("netbox") || b.body.contains("nb.")) {
-                return;
-            }
-            let sites = unlabelled(&b.body, &b.map);
-            if !sites.is_empty() {
-                ex.blocks.push(b.range);
-            }
-            sites
-        }
-    };
-    for site in sites {
-        push_unique(&mut ex.sites, seen, site);
-    }
-}
-
 /// Adds `site` unless one at the same place is already there.
 fn push_unique(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
     let key = match &site {
@@ -168,17 +193,17 @@ fn push_unique(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
 }
 
 /// The sites of a fence whose info string names `lang` (lowercased first word).
-fn fence(lang: &str, body: String, map: &OffsetMap) -> Vec<Site> {
+fn fence(lang: &str, body: &str, map: &OffsetMap) -> Vec<Site> {
     match lang {
-        "python" | "py" | "python3" | "py3" | "ipython" => python::extract_calls(&body, map),
-        "json" | "jsonc" | "json5" | "jsonl" => json::extract_calls(&body, map),
-        "yaml" | "yml" => yaml::extract_calls(&body, map),
+        "python" | "py" | "python3" | "py3" | "ipython" => python::extract_calls(body, map),
+        "json" | "jsonc" | "json5" | "jsonl" => json::extract_calls(body, map),
+        "yaml" | "yml" => yaml::extract_calls(body, map),
         "graphql" | "gql" => vec![Site::Graphql(GraphqlDoc {
-            text: body,
+            text: body.to_string(),
             map: map.clone(),
             variables: None,
         })],
-        "" => unlabelled(&body, map),
+        "" => unlabelled(body, map),
         _ => Vec::new(),
     }
 }
@@ -193,22 +218,25 @@ fn unlabelled(body: &str, map: &OffsetMap) -> Vec<Site> {
     }
 }
 
-/// An inline code span (host range `r`, backticks included) that reads as a call
-/// (`netbox_get_objects("dcim.site", {...})`). The body is everything between the backtick
-/// runs, spaces kept, so its offsets are host offsets.
-fn code_span(text: &str, r: Range<usize>) -> Vec<Site> {
-    let Some(src) = text.get(r.clone()) else {
-        return Vec::new();
-    };
+/// The unit of an inline code span (host range `r`, backticks included) when it reads as a
+/// one-line call (`netbox_get_objects("dcim.site", {...})`). The body is everything between
+/// the backtick runs, spaces kept, so it maps to the host verbatim.
+fn code_span(text: &str, r: Range<usize>) -> Option<Unit> {
+    let src = text.get(r.clone())?;
     let ticks = src.bytes().take_while(|&b| b == b'`').count();
     if ticks == 0 || src.len() < 2 * ticks || !src.ends_with(&src[..ticks]) {
-        return Vec::new();
+        return None;
     }
     let body = &src[ticks..src.len() - ticks];
     if !looks_like_call(body) || body.contains('\n') {
-        return Vec::new();
+        return None;
     }
-    python::extract_calls(body, &OffsetMap::identity(r.start + ticks, body.len()))
+    Some(Unit {
+        kind: UnitKind::Span,
+        map: OffsetMap::identity(r.start + ticks, body.len()),
+        range: r,
+        body: body.to_string(),
+    })
 }
 
 /// `name(` or `a.b.c(` at the start, after optional spaces.

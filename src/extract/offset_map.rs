@@ -5,7 +5,7 @@ use std::ops::Range;
 
 /// A sorted list of segments; each maps `len` bytes starting at `embedded` to bytes starting at
 /// `host`. Offsets between segments (removed prefixes) map to the start of the next segment.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct OffsetMap {
     /// `(embedded_start, host_start, len)`, sorted by `embedded_start`, non-overlapping.
     segments: Vec<(usize, usize, usize)>,
@@ -86,6 +86,18 @@ impl OffsetMap {
                 .segments
                 .iter()
                 .map(|&(e, h, l)| (e, h + by, l))
+                .collect(),
+        }
+    }
+
+    /// The same map with every host offset lowered by `base` (saturating at 0): the map's
+    /// shape relative to a host position, equal for the same code wherever it sits.
+    pub fn relative_to(&self, base: usize) -> OffsetMap {
+        OffsetMap {
+            segments: self
+                .segments
+                .iter()
+                .map(|&(e, h, l)| (e, h.saturating_sub(base), l))
                 .collect(),
         }
     }

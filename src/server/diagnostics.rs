@@ -6,12 +6,12 @@ use super::config::Settings;
 use super::knowledge::Loaded;
 use super::position::{Encoding, Snapshot};
 use super::{guarded, lock, Backend};
-use crate::analysis;
+use crate::analysis::{self, UnitCache};
 use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
 use serde_json::json;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 use tower_lsp_server::ls_types::{
     Diagnostic, DiagnosticSeverity, MessageType, NumberOrString, TextEdit, Uri,
@@ -103,12 +103,15 @@ pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded
     }
 }
 
-/// Analyses `text` under a panic guard; the test hook can make it panic once.
+/// Analyses `text` under a panic guard, reusing the document's `units` cache; the test hook can
+/// make it panic once. A cache busy with another analysis of the same document is not waited
+/// for (a throwaway one is used), and one left by a panic is emptied.
 pub fn analyze_guarded(
     backend: &Backend,
     text: &str,
     kind: HostKind,
     loaded: &Loaded,
+    units: &Mutex<UnitCache>,
 ) -> Result<Vec<Finding>, String> {
     let arm = backend
         .state
@@ -118,17 +121,36 @@ pub fn analyze_guarded(
         if arm {
             panic!("debug hook: analysis panic");
         }
-        analysis::analyze(text, kind, &loaded.knowledge)
+        let mut spare = UnitCache::default();
+        let mut held = match units.try_lock() {
+            Ok(g) => Some(g),
+            Err(TryLockError::Poisoned(p)) => {
+                let mut g = p.into_inner();
+                *g = UnitCache::default();
+                units.clear_poison();
+                Some(g)
+            }
+            Err(TryLockError::WouldBlock) => None,
+        };
+        let cache = held.as_deref_mut().unwrap_or(&mut spare);
+        analysis::analyze_cached(text, kind, &loaded.knowledge, cache)
     })
 }
 
 async fn run(backend: &Backend, uri: Uri) {
-    let (snapshot, kind, path, generation) = {
+    let (snapshot, kind, path, generation, units) = {
         let mut docs = lock(&backend.state.docs);
         let Some(doc) = docs.get_mut(&uri) else {
             return;
         };
-        (doc.snapshot(), doc.kind, doc.path.clone(), doc.generation)
+        let units = doc.units.clone();
+        (
+            doc.snapshot(),
+            doc.kind,
+            doc.path.clone(),
+            doc.generation,
+            units,
+        )
     };
     let (settings, root) = backend.state.settings_for(path.as_deref());
     let excluded = path
@@ -140,9 +162,10 @@ async fn run(backend: &Backend, uri: Uri) {
         let loaded = knowledge_for(backend, &settings).await;
         let b = backend.clone();
         let snap = snapshot.clone();
-        let result =
-            tokio::task::spawn_blocking(move || analyze_guarded(&b, &snap.text, kind, &loaded))
-                .await;
+        let result = tokio::task::spawn_blocking(move || {
+            analyze_guarded(&b, &snap.text, kind, &loaded, &units)
+        })
+        .await;
         match result {
             Ok(Ok(f)) => Arc::new(f),
             Ok(Err(panic)) => {

@@ -2,11 +2,12 @@
 //! the current version that analysis and requests share.
 
 use super::position::{rope_char, Encoding, Snapshot};
+use crate::analysis::UnitCache;
 use crate::extract::HostKind;
 use crate::finding::Finding;
 use ropey::Rope;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 
 /// One open document.
@@ -22,6 +23,9 @@ pub struct Document {
     pub findings: Option<(i32, Arc<Vec<Finding>>)>,
     /// Bumped on every change; a diagnostics run publishes only if it is still current.
     pub generation: u64,
+    /// Findings of the document's Markdown code blocks and spans from its last analysis, so a
+    /// re-analysis after an edit re-reads only the code that changed.
+    pub units: Arc<Mutex<UnitCache>>,
 }
 
 /// Why a change was not applied.
@@ -46,6 +50,7 @@ impl Document {
             snapshot: None,
             findings: None,
             generation: 0,
+            units: Arc::default(),
         }
     }
 

@@ -280,6 +280,8 @@ pub struct DocView {
     pub path: Option<PathBuf>,
     /// Findings of this snapshot's version, when analysis has finished for it.
     pub findings: Option<Arc<Vec<crate::finding::Finding>>>,
+    /// The document's unit cache (see [`document::Document::units`]).
+    pub units: Arc<Mutex<crate::analysis::UnitCache>>,
 }
 
 impl Backend {
@@ -292,6 +294,7 @@ impl Backend {
             kind: doc.kind,
             path: doc.path.clone(),
             findings: doc.current_findings(),
+            units: doc.units.clone(),
         })
     }
 
@@ -311,8 +314,9 @@ impl Backend {
         let b = self.clone();
         let snap = view.snap.clone();
         let kind = view.kind;
+        let units = view.units.clone();
         let r = tokio::task::spawn_blocking(move || {
-            diagnostics::analyze_guarded(&b, &snap.text, kind, &loaded)
+            diagnostics::analyze_guarded(&b, &snap.text, kind, &loaded, &units)
         })
         .await;
         match r {
