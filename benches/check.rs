@@ -4,7 +4,8 @@
 //!   vs plain gunzip + `serde_json::Value` of the same bytes.
 //! - `skill_md/*`: `analyze()` of a generated 5,000-line SKILL.md (goal ≤ 10 ms) vs the
 //!   pulldown-cmark event stream of the same text (reading its structure, the floor of any
-//!   Markdown host); `extract` alone and REST-only analysis split where the time goes.
+//!   Markdown host); `extract` alone (one thread), REST-only analysis and analysis on one thread
+//!   split where the time goes.
 //! - `corpus/*`: 10,000 filter dicts drawn from the 4.6.8 index: `rest::check_call` over the
 //!   pre-extracted calls and end-to-end `analyze()` of the `.py` file holding them, vs the
 //!   pynetbox `strict_filters`-style check (exact name membership in the endpoint's parameter set).
@@ -91,6 +92,14 @@ fn bench_skill(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(4));
     g.bench_function("analyze", |b| {
         b.iter(|| analyze(black_box(&text), HostKind::Markdown, &full))
+    });
+    // The same on one thread: what the parallel reading of the blocks gains on this machine.
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    g.bench_function("analyze_one_thread", |b| {
+        b.iter(|| one_thread.install(|| analyze(black_box(&text), HostKind::Markdown, &full)))
     });
     g.bench_function("analyze_rest_only", |b| {
         b.iter(|| analyze(black_box(&text), HostKind::Markdown, &rest_only))

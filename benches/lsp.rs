@@ -3,16 +3,18 @@
 //! Drives the real server, in process over `tokio::io::duplex` and as the real binary over
 //! stdio, with the generated 5,000-line SKILL.md of `benches/common`:
 //!
-//! - `didChange` (full text, new version) → its `publishDiagnostics` (goal ≤ 15 ms median). The
-//!   server debounces changes (60 ms); the bench sets `NETBOX_LSP_DEBOUNCE_MS=0` for the main
-//!   figure and also reports the binary with the default debounce.
+//! - `didChange` (full text, new version) → its `publishDiagnostics` (goal ≤ 15 ms median): an
+//!   edit of one filter value in a Python fence mid-document (that fence is re-read, the blocks
+//!   after it move), and in process also an edit of prose. The server debounces changes
+//!   (60 ms); the bench sets `NETBOX_LSP_DEBOUNCE_MS=0` for the main figure and also reports
+//!   the binary with the default debounce.
 //! - completion inside a filters dict of that document (goal ≤ 5 ms).
 //! - spawn of the binary → first diagnostics after `didOpen` (goal ≤ 100 ms).
 //! - resident memory (VmRSS / VmHWM of the spawned server) with the 4.6.8 knowledge loaded and
 //!   then 4.3.3 as well, after `workspace/didChangeConfiguration` (goal ≤ 60 MB).
 //!
-//! Baselines, in the same run: the same `analyze()` / completion functions called directly in
-//! process, and for the start a cold in-process load (index decode + GraphQL schema build +
+//! Baselines, in the same run: the same `analyze()` (uncached: every block read) / completion
+//! functions called directly in process, and for the start a cold in-process load (index decode + GraphQL schema build +
 //! `analyze()`), so each ratio shows what the protocol and the process add.
 //!
 //! Output: a table, and one `BENCH <name> <median_ms> <p10_ms> <p90_ms> <n>` line per figure
@@ -332,9 +334,23 @@ fn memory(pid: u32) -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-/// The two texts a change alternates between: same size, one word differs at the end.
+/// The two texts a prose edit alternates between: one word differs near the end.
 fn variants(text: &str) -> [String; 2] {
     let b = text.replacen("Keep each call narrow", "Keep every call narrow", 1);
+    [text.to_string(), b]
+}
+
+/// The two texts a code edit alternates between: one filter value in a Python fence in the
+/// middle of the document differs (`True` ↔ `False`), so that fence is re-read and every
+/// block after it moves by a byte.
+fn code_variants(text: &str) -> [String; 2] {
+    let mid = text.len() / 2;
+    let at = mid
+        + text[mid..]
+            .find("\"enabled\": True")
+            .expect("an enabled filter");
+    let mut b = text.to_string();
+    b.replace_range(at..at + "\"enabled\": True".len(), "\"enabled\": False");
     [text.to_string(), b]
 }
 
@@ -488,7 +504,8 @@ fn main() {
     // theirs explicitly.
     std::env::set_var(DEBOUNCE_ENV, "0");
     let text = common::skill_md(common::SKILL_LINES);
-    let texts = variants(&text);
+    let texts = code_variants(&text);
+    let prose = variants(&text);
     let pos = completion_site(&text, text.len() / 2);
     let small = include_str!("../examples/skills/netbox-inventory/SKILL.md");
     let small_pos = completion_site(small, 0);
@@ -532,6 +549,10 @@ fn main() {
         r.push((
             "change_to_diagnostics_inprocess",
             change_latency(&mut c, &texts, CHANGE_ROUNDS, 2).await,
+        ));
+        r.push((
+            "change_prose_to_diagnostics_inprocess",
+            change_latency(&mut c, &prose, CHANGE_ROUNDS, 2 + CHANGE_ROUNDS as i64).await,
         ));
         r.push((
             "completion_inprocess",

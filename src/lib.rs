@@ -16,3 +16,9 @@ pub mod lines;
 pub mod rest;
 pub mod server;
 pub mod suppress;
+
+/// mimalloc for every binary built on this crate (the server, `check`, tests and benches
+/// alike): parsing the code of a skill file makes many small short-lived allocations, and
+/// tree-sitter's C side uses the same allocator (see `extract::parse`).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
