@@ -6,6 +6,7 @@ use super::Parameter;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -233,33 +234,60 @@ impl<'de> Visitor<'de> for ParamsVisitor {
 
     /// Index files hold names in order (they are written from a `Params`), so each name is
     /// appended straight into the name buffer; out-of-order or repeated names (a hand-edited
-    /// file) fall back to sorting.
-    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Params, A::Error> {
-        let mut out = Params::new();
-        let mut rest: Vec<(String, Parameter)> = Vec::new();
-        loop {
-            let start = out.names.len();
-            if m.next_key_seed(NameSeed(&mut out.names))?.is_none() {
-                break;
-            }
-            let p: Parameter = m.next_value()?;
+    /// file) fall back to sorting. The growing is done in per-thread scratch buffers, so the
+    /// result is allocated once at its exact size.
+    fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Params, A::Error> {
+        let mut work = SCRATCH.take().unwrap_or_default();
+        work.names.clear();
+        work.ends.clear();
+        work.values.clear();
+        let out = fill(&mut work, m).map(|rest| {
+            let exact = Params {
+                names: work.names.as_str().to_owned(),
+                ends: work.ends.clone(),
+                values: work.values.drain(..).collect(),
+            };
             if rest.is_empty() {
-                if let Err(p) = out.commit_last(start, p) {
-                    rest.push((out.names[start..].to_string(), p));
-                    out.names.truncate(start);
-                }
-            } else {
-                rest.push((out.names[start..].to_string(), p));
-                out.names.truncate(start);
+                return exact;
             }
+            let names: Vec<String> = exact.keys().map(str::to_string).collect();
+            let mut all: Vec<(String, Parameter)> = names.into_iter().zip(exact.values).collect();
+            all.extend(rest);
+            Params::from_pairs(all)
+        });
+        SCRATCH.set(Some(work));
+        out
+    }
+}
+
+thread_local! {
+    /// Scratch buffers of [`ParamsVisitor`], reused from one endpoint to the next.
+    static SCRATCH: Cell<Option<Params>> = const { Cell::new(None) };
+}
+
+/// Reads the object's entries into `out` while names ascend; returns the entries from the first
+/// one out of order on (empty for an index file written by this crate).
+fn fill<'de, A: MapAccess<'de>>(
+    out: &mut Params,
+    mut m: A,
+) -> Result<Vec<(String, Parameter)>, A::Error> {
+    let mut rest: Vec<(String, Parameter)> = Vec::new();
+    loop {
+        let start = out.names.len();
+        if m.next_key_seed(NameSeed(&mut out.names))?.is_none() {
+            return Ok(rest);
         }
-        if rest.is_empty() {
-            return Ok(out);
-        }
-        let names: Vec<String> = out.keys().map(str::to_string).collect();
-        let mut all: Vec<(String, Parameter)> = names.into_iter().zip(out.values).collect();
-        all.append(&mut rest);
-        Ok(Params::from_pairs(all))
+        let p: Parameter = m.next_value()?;
+        let p = if rest.is_empty() {
+            match out.commit_last(start, p) {
+                Ok(()) => continue,
+                Err(p) => p,
+            }
+        } else {
+            p
+        };
+        rest.push((out.names[start..].to_string(), p));
+        out.names.truncate(start);
     }
 }
 
