@@ -11,7 +11,7 @@ pub mod embedded;
 pub mod load;
 mod params;
 
-pub use params::Params;
+pub use params::{Params, ParamsIter};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

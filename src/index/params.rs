@@ -89,8 +89,8 @@ impl Params {
     }
 
     /// `(name, parameter)` pairs in name order.
-    pub fn iter(&self) -> Iter<'_> {
-        Iter {
+    pub fn iter(&self) -> ParamsIter<'_> {
+        ParamsIter {
             params: self,
             front: 0,
             back: self.len(),
@@ -137,13 +137,13 @@ impl Params {
 
 /// Iterator over `(name, parameter)` pairs of a [`Params`], in name order.
 #[derive(Clone)]
-pub struct Iter<'a> {
+pub struct ParamsIter<'a> {
     params: &'a Params,
     front: usize,
     back: usize,
 }
 
-impl<'a> Iterator for Iter<'a> {
+impl<'a> Iterator for ParamsIter<'a> {
     type Item = (&'a str, &'a Parameter);
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -159,7 +159,7 @@ impl<'a> Iterator for Iter<'a> {
     }
 }
 
-impl DoubleEndedIterator for Iter<'_> {
+impl DoubleEndedIterator for ParamsIter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
         (self.front < self.back).then(|| {
             self.back -= 1;
@@ -168,13 +168,13 @@ impl DoubleEndedIterator for Iter<'_> {
     }
 }
 
-impl ExactSizeIterator for Iter<'_> {}
+impl ExactSizeIterator for ParamsIter<'_> {}
 
 impl<'a> IntoIterator for &'a Params {
     type Item = (&'a str, &'a Parameter);
-    type IntoIter = Iter<'a>;
+    type IntoIter = ParamsIter<'a>;
 
-    fn into_iter(self) -> Iter<'a> {
+    fn into_iter(self) -> ParamsIter<'a> {
         self.iter()
     }
 }
