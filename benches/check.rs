@@ -131,7 +131,7 @@ impl StrictFilters {
             .iter()
             .filter_map(|(ot, key)| {
                 let ep = index.endpoints.get(key)?;
-                Some((ot.clone(), ep.params.keys().cloned().collect()))
+                Some((ot.clone(), ep.params.keys().map(str::to_string).collect()))
             })
             .collect();
         StrictFilters { params }

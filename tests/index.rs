@@ -105,7 +105,7 @@ fn fixture_endpoints_and_object_types() {
 fn fixture_parameters() {
     let index = build_from_openapi(&fixture("openapi/mini.json")).unwrap();
     let dev = &index.endpoints["dcim/devices"].params;
-    let names: Vec<&str> = dev.keys().map(String::as_str).collect();
+    let names: Vec<&str> = dev.keys().collect();
     assert_eq!(
         names,
         [

@@ -206,7 +206,7 @@ fn typical_values_are_clean() {
                     call_range: 0..text.len(),
                     filters_range: Some(0..text.len()),
                     filters: vec![FilterEntry {
-                        key: name.clone(),
+                        key: name.to_string(),
                         key_range: 0..name.len(),
                         value: Value::Str(value.clone()),
                         value_range: name.len() + 1..text.len(),

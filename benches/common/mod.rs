@@ -290,8 +290,8 @@ pub fn filter_corpus(index: &FilterIndex, n: usize) -> Vec<Dict> {
         let Some((_, ep)) = index.resolve(&ot) else {
             continue;
         };
-        let names: Vec<(&String, _)> = ep.params.iter().collect();
-        let bare: Vec<(&String, _)> = names
+        let names: Vec<(&str, _)> = ep.params.iter().collect();
+        let bare: Vec<(&str, _)> = names
             .iter()
             .copied()
             .filter(|(k, _)| !k.contains("__"))
@@ -305,10 +305,10 @@ pub fn filter_corpus(index: &FilterIndex, n: usize) -> Vec<Dict> {
             let (name, p) = *rng.pick(&bare);
             let roll = rng.below(100);
             let entry = match roll {
-                0..=39 => (name.clone(), value_for(index, p, &mut rng)),
+                0..=39 => (name.to_string(), value_for(index, p, &mut rng)),
                 40..=54 => {
                     let (k, p) = *rng.pick(&names);
-                    (k.clone(), value_for(index, p, &mut rng))
+                    (k.to_string(), value_for(index, p, &mut rng))
                 }
                 55..=66 => (typo(name, &mut rng), value_for(index, p, &mut rng)),
                 67..=76 => (
@@ -318,11 +318,11 @@ pub fn filter_corpus(index: &FilterIndex, n: usize) -> Vec<Dict> {
                         value_for(index, p, &mut rng),
                     ]),
                 ),
-                77..=84 => (name.clone(), Lit::None),
+                77..=84 => (name.to_string(), Lit::None),
                 85..=89 => (format!("{name}__icontains"), Lit::Str("edge".into())),
                 90..=94 => match index.choices(p).and_then(|s| s.choices.first()) {
-                    Some((_, label)) => (name.clone(), Lit::Str(label.clone())),
-                    None => (name.clone(), value_for(index, p, &mut rng)),
+                    Some((_, label)) => (name.to_string(), Lit::Str(label.clone())),
+                    None => (name.to_string(), value_for(index, p, &mut rng)),
                 },
                 _ => (
                     rng.pick(&["limit", "ordering", "q", "brief"]).to_string(),

@@ -500,7 +500,7 @@ impl<'a> Builder<'a> {
         }
         Some(Endpoint {
             object_type: self.object_type(key, get),
-            params,
+            params: params.into(),
         })
     }
 

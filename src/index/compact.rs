@@ -6,10 +6,9 @@
 //! absent items are left out: `"id":[3]`, `"status":[1,15]`, `"site":[1,null,"Site name (slug)"]`.
 
 use super::{Parameter, ValueKind};
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use std::collections::BTreeMap;
 use std::fmt;
 
 const KINDS: [ValueKind; 7] = [
@@ -84,40 +83,80 @@ impl<'de> Visitor<'de> for ParamVisitor {
         let kind = *KINDS
             .get((code / 2) as usize)
             .ok_or_else(|| de::Error::custom(format!("unknown parameter kind code {code}")))?;
-        let choices: Option<u32> = seq.next_element::<Option<u32>>()?.flatten();
-        let description: Option<String> = seq.next_element::<Option<String>>()?.flatten();
-        // Tolerate (and skip) items a later format revision might append.
-        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-        Ok(CompactParameter(Parameter {
+        let mut p = Parameter {
             kind,
             multi: code % 2 == 1,
-            choices,
-            description,
-        }))
+            choices: None,
+            description: None,
+        };
+        // Most arrays end after the code or the choice set: stop at the first missing item.
+        let Some(choices) = seq.next_element::<Option<u32>>()? else {
+            return Ok(CompactParameter(p));
+        };
+        p.choices = choices;
+        let Some(description) = seq.next_element::<Option<String>>()? else {
+            return Ok(CompactParameter(p));
+        };
+        p.description = description;
+        // Tolerate (and skip) items a later format revision might append.
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+        Ok(CompactParameter(p))
     }
 }
 
-/// Deserialises a JSON object into a `BTreeMap` by collecting the entries first and building
-/// the map in bulk (`FromIterator` sorts, then fills the tree in one pass): about twice as fast
-/// as inserting ~15,000 parameters one by one. Later duplicates win, as with plain serde.
-pub(crate) fn bulk_map<'de, D, V>(d: D) -> Result<BTreeMap<String, V>, D::Error>
-where
-    D: Deserializer<'de>,
-    V: Deserialize<'de>,
-{
-    struct MapVisitor<V>(std::marker::PhantomData<V>);
-    impl<'de, V: Deserialize<'de>> Visitor<'de> for MapVisitor<V> {
-        type Value = BTreeMap<String, V>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-            let mut v: Vec<(String, V)> = Vec::with_capacity(m.size_hint().unwrap_or(0));
-            while let Some(entry) = m.next_entry()? {
-                v.push(entry);
-            }
-            Ok(v.into_iter().collect())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(json: &str) -> Result<Parameter, serde_json::Error> {
+        serde_json::from_str::<CompactParameter>(json).map(Parameter::from)
+    }
+
+    fn param(kind: ValueKind, multi: bool, choices: Option<u32>, desc: Option<&str>) -> Parameter {
+        Parameter {
+            kind,
+            multi,
+            choices,
+            description: desc.map(str::to_string),
         }
     }
-    d.deserialize_map(MapVisitor(std::marker::PhantomData))
+
+    #[test]
+    fn every_array_form() {
+        use ValueKind::*;
+        for (json, want) in [
+            ("[3]", param(Integer, true, None, None)),
+            ("[2]", param(Integer, false, None, None)),
+            ("[13]", param(Uuid, true, None, None)),
+            ("[1,15]", param(String, true, Some(15), None)),
+            ("[1,null]", param(String, true, None, None)),
+            ("[1,null,null]", param(String, true, None, None)),
+            (
+                "[0,null,\"Site (slug)\"]",
+                param(String, false, None, Some("Site (slug)")),
+            ),
+            ("[6,2,\"x\"]", param(Boolean, false, Some(2), Some("x"))),
+            // Items a later revision might append are skipped.
+            (
+                "[6,2,\"x\",7,[1]]",
+                param(Boolean, false, Some(2), Some("x")),
+            ),
+        ] {
+            let got = decode(json).unwrap_or_else(|e| panic!("{json}: {e}"));
+            assert_eq!(got, want, "{json}");
+            let back = serde_json::to_string(&CompactParameter(got)).unwrap();
+            assert_eq!(decode(&back).unwrap(), want, "{json} → {back}");
+        }
+        for bad in [
+            "[]",
+            "[14]",
+            "[\"a\"]",
+            "[1,\"a\"]",
+            "[1,null,3]",
+            "{}",
+            "3",
+        ] {
+            assert!(decode(bad).is_err(), "{bad}");
+        }
+    }
 }

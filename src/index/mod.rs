@@ -9,6 +9,9 @@ pub mod build;
 mod compact;
 pub mod embedded;
 pub mod load;
+mod params;
+
+pub use params::{Params, ParamsIter};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -45,8 +48,7 @@ pub struct Endpoint {
     /// Object type served, e.g. `dcim.device`; `None` for collections that are not object types.
     pub object_type: Option<String>,
     /// Query parameters by name (filters with their lookup variants, `q`, `ordering`, `limit`, ...).
-    #[serde(deserialize_with = "compact::bulk_map")]
-    pub params: BTreeMap<String, Parameter>,
+    pub params: Params,
 }
 
 /// One query parameter of a list endpoint. Stored compactly in index files (see `compact.rs`).

@@ -114,16 +114,11 @@ impl<'a> View<'a> {
             .params
             .keys()
             .filter(|k| !k.contains("__") && k.ends_with("_id") && self.is_relation(k))
-            .map(|k| k.as_str())
             .collect()
     }
 
     /// Parameter names without a lookup suffix.
     pub fn bare_names(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.ep
-            .params
-            .keys()
-            .filter(|k| !k.contains("__"))
-            .map(|k| k.as_str())
+        self.ep.params.keys().filter(|k| !k.contains("__"))
     }
 }

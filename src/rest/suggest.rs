@@ -162,7 +162,6 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
         .ep
         .params
         .keys()
-        .map(|p| p.as_str())
         .filter(|p| !is_exempt(p) && p.contains("__") == has_lookup)
         .filter(|p| !(null_like && p.ends_with("__n")))
         .map(|p| (strsim::jaro_winkler(key, p), p))

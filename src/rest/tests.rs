@@ -53,7 +53,7 @@ fn endpoint(ot: &str, spec: &[Spec], regex: bool) -> Endpoint {
     params.insert("ordering".into(), param(Str, false, "", None));
     Endpoint {
         object_type: Some(ot.to_string()),
-        params,
+        params: params.into(),
     }
 }
 

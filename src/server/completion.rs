@@ -159,8 +159,8 @@ pub fn items(
                 .map(|(name, p)| {
                     let lookup = name.contains("__");
                     make(
-                        name.clone(),
-                        name.clone(),
+                        name.to_string(),
+                        name.to_string(),
                         if lookup {
                             CompletionItemKind::OPERATOR
                         } else {
