@@ -43,7 +43,7 @@ impl Knowledge {
 /// start offset, and exclude those suppressed by `netbox-lsp: ignore` comments. Never panics on
 /// user input.
 pub fn analyze(text: &str, kind: HostKind, knowledge: &Knowledge) -> Vec<Finding> {
-    analyze_cached(text, kind, knowledge, &mut UnitCache::default())
+    analyze_with(text, kind, knowledge, None)
 }
 
 /// [`analyze`], reusing from `cache` the findings of Markdown units analysed before with the
@@ -54,6 +54,15 @@ pub fn analyze_cached(
     kind: HostKind,
     knowledge: &Knowledge,
     cache: &mut UnitCache,
+) -> Vec<Finding> {
+    analyze_with(text, kind, knowledge, Some(cache))
+}
+
+fn analyze_with(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    cache: Option<&mut UnitCache>,
 ) -> Vec<Finding> {
     let (blocks, calls, findings) = match kind {
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
@@ -181,41 +190,67 @@ impl UnitCache {
 /// Fewer units than this are read on the calling thread: waking the pool costs more.
 const PARALLEL_FROM: usize = 8;
 
+/// Shorter texts (bytes) get their two whole-text passes on the calling thread.
+const PARALLEL_TEXT: usize = 32 * 1024;
+
 fn markdown_findings(
     text: &str,
     knowledge: &Knowledge,
-    cache: &mut UnitCache,
+    mut cache: Option<&mut UnitCache>,
 ) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Finding>) {
-    if !cache.knowledge.same(knowledge) {
-        cache.entries.clear();
-        cache.knowledge = knowledge.clone();
-    }
-    let units = markdown::units(text);
-    let one = |unit: &Unit| -> (UnitKey, Checked, bool) {
-        let key = UnitKey::of(unit);
-        match cache.entries.get(&key) {
-            Some((start, done)) => {
-                let moved = done.moved(*start, unit.range.start);
-                (key, moved, true)
-            }
-            None => {
-                let sites = markdown::unit_sites(unit);
-                (key, check_sites(&sites, knowledge), false)
-            }
+    if let Some(c) = cache.as_deref_mut() {
+        if !c.knowledge.same(knowledge) {
+            c.entries.clear();
+            c.knowledge = knowledge.clone();
         }
-    };
-    let results: Vec<(UnitKey, Checked, bool)> = if units.len() >= PARALLEL_FROM {
-        units.par_iter().map(one).collect()
+    }
+    // The two linear passes over the whole text, side by side when it is long.
+    let units_of = || markdown::units(text);
+    let urls_of = || extract::text::extract(text, &OffsetMap::identity(0, text.len()));
+    let (units, prose) = if text.len() >= PARALLEL_TEXT {
+        rayon::join(units_of, urls_of)
     } else {
-        units.iter().map(one).collect()
+        (units_of(), urls_of())
     };
+    let entries = cache.as_deref().map(|c| &c.entries);
+    // A unit's key (a copy of its code) is made only when there is a cache to consult and fill.
+    let one = |unit: &Unit| -> (Option<UnitKey>, Checked) {
+        let Some(entries) = entries else {
+            return (None, check_sites(&markdown::unit_sites(unit), knowledge));
+        };
+        let key = UnitKey::of(unit);
+        let done = match entries.get(&key) {
+            Some((start, done)) => done.moved(*start, unit.range.start),
+            None => check_sites(&markdown::unit_sites(unit), knowledge),
+        };
+        (Some(key), done)
+    };
+    // Units of one language are read together: each grammar's parse tables stay in the CPU
+    // caches (interleaved, the four grammars evict each other). Results return to unit order.
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    order.sort_by_key(|&i| match &units[i].kind {
+        UnitKind::Fence(lang) => (0, lang.as_str()),
+        UnitKind::Indented => (1, ""),
+        UnitKind::Span => (2, ""),
+    });
+    let grouped: Vec<(Option<UnitKey>, Checked)> = if units.len() >= PARALLEL_FROM {
+        order.par_iter().map(|&i| one(&units[i])).collect()
+    } else {
+        order.iter().map(|&i| one(&units[i])).collect()
+    };
+    let mut slots: Vec<Option<(Option<UnitKey>, Checked)>> =
+        (0..units.len()).map(|_| None).collect();
+    for (&i, r) in order.iter().zip(grouped) {
+        slots[i] = Some(r);
+    }
+    let results = slots.into_iter().flatten();
 
     let mut blocks = Vec::new();
     let mut calls = Vec::new();
     let mut findings = Vec::new();
     let mut urls = HashSet::new();
-    let mut entries = HashMap::with_capacity(results.len());
-    for (unit, (key, done, _hit)) in units.iter().zip(results) {
+    let mut kept = HashMap::new();
+    for (unit, (key, done)) in units.iter().zip(results) {
         let block = match unit.kind {
             UnitKind::Fence(_) => true,
             UnitKind::Indented => done.any,
@@ -226,13 +261,20 @@ fn markdown_findings(
         }
         calls.extend(done.calls.iter().cloned());
         urls.extend(done.urls.iter().map(|r| (r.start, r.end)));
-        findings.extend(done.findings.iter().cloned());
-        entries.insert(key, (unit.range.start, done));
+        match key {
+            Some(key) => {
+                findings.extend(done.findings.iter().cloned());
+                kept.insert(key, (unit.range.start, done));
+            }
+            None => findings.extend(done.findings),
+        }
     }
-    cache.entries = entries;
+    if let Some(c) = cache {
+        c.entries = kept;
+    }
 
     // REST URLs in prose (and in code the units did not read); those a unit found are done.
-    let prose: Vec<Site> = extract::text::extract(text, &OffsetMap::identity(0, text.len()))
+    let prose: Vec<Site> = prose
         .into_iter()
         .filter(|s| match s {
             Site::Rest(c) => !urls.contains(&(c.call_range.start, c.call_range.end)),

@@ -126,3 +126,39 @@ fn identical_blocks_moved_keep_their_own_positions() {
         assert_eq!(&two[f.range.clone()], "device_role_id");
     }
 }
+
+#[test]
+fn a_long_document_read_in_parallel_equals_its_parts_read_alone() {
+    // Well past the sizes where units and the two whole-text passes run on the pool.
+    let part = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/skills/netbox-inventory/SKILL.md"),
+    )
+    .unwrap();
+    let k = knowledge("4.6.8");
+    let alone = analyze(&part, HostKind::Markdown, &k);
+    assert!(!alone.is_empty(), "the example skill holds planted mistakes");
+    let sep = "\n\n---\n\n";
+    let copies = 40;
+    let big = vec![part.as_str(); copies].join(sep);
+    assert!(big.len() > 64 * 1024, "{} bytes", big.len());
+    let mut expected = Vec::new();
+    for i in 0..copies {
+        let shift = i * (part.len() + sep.len());
+        for f in &alone {
+            let mut f = f.clone();
+            f.range = f.range.start + shift..f.range.end + shift;
+            for fix in &mut f.fixes {
+                for e in &mut fix.edits {
+                    e.range = e.range.start + shift..e.range.end + shift;
+                }
+            }
+            expected.push(f);
+        }
+    }
+    let got = analyze(&big, HostKind::Markdown, &k);
+    assert_eq!(got.len(), expected.len());
+    assert_eq!(got, expected);
+    let mut cache = UnitCache::default();
+    assert_eq!(analyze_cached(&big, HostKind::Markdown, &k, &mut cache), expected);
+    assert_eq!(analyze_cached(&big, HostKind::Markdown, &k, &mut cache), expected);
+}
