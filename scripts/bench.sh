@@ -156,7 +156,7 @@ lines += ["## Issue 2: index, checks, `check`", "",
           "|---|---|---|---|---|---|"]
 lines.append(f"| index load, embedded 4.6.8 | ≤ 2 ms ({goal(idx, 2)}) | {f(idx)} | gunzip + serde_json::Value | {f(idx_b)} | {ratio(idx, idx_b)} |")
 lines.append(f"| analyze(), 5,000-line SKILL.md | ≤ 10 ms ({goal(an, 10)}) | {f(an)} | pulldown-cmark events alone (reading the structure) | {f(md)} | {ratio(an, md)} |")
-lines.append(f"| ″ on one thread | ({goal(an1, 10)}) | {f(an1)} | analyze() on all cores | {f(an)} | {ratio(an1, an)} |")
+lines.append(f"| ″ on one thread (no goal: shows what the 2 cores give) | — | {f(an1)} | analyze() on all cores | {f(an)} | {ratio(an1, an)} |")
 lines.append(f"| ″ split: extract only | | {f(ex)} | ″ REST only (no GraphQL) | {f(anr)} | |")
 lines.append(f"| rest::check_call, 10,000 dicts | — | {f(cc)} ({per_s(cc)}) | pynetbox strict_filters-style (Rust) | {f(sf)} ({per_s(sf)}) | {ratio(cc, sf)} |")
 lines.append(f"| ″ | | | ″ in Python | {f(py_rest)} ({per_s(py_rest)}) | {ratio(cc, py_rest)} |")
