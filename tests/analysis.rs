@@ -136,7 +136,10 @@ fn a_long_document_read_in_parallel_equals_its_parts_read_alone() {
     .unwrap();
     let k = knowledge("4.6.8");
     let alone = analyze(&part, HostKind::Markdown, &k);
-    assert!(!alone.is_empty(), "the example skill holds planted mistakes");
+    assert!(
+        !alone.is_empty(),
+        "the example skill holds planted mistakes"
+    );
     let sep = "\n\n---\n\n";
     let copies = 40;
     let big = vec![part.as_str(); copies].join(sep);
@@ -159,6 +162,12 @@ fn a_long_document_read_in_parallel_equals_its_parts_read_alone() {
     assert_eq!(got.len(), expected.len());
     assert_eq!(got, expected);
     let mut cache = UnitCache::default();
-    assert_eq!(analyze_cached(&big, HostKind::Markdown, &k, &mut cache), expected);
-    assert_eq!(analyze_cached(&big, HostKind::Markdown, &k, &mut cache), expected);
+    assert_eq!(
+        analyze_cached(&big, HostKind::Markdown, &k, &mut cache),
+        expected
+    );
+    assert_eq!(
+        analyze_cached(&big, HostKind::Markdown, &k, &mut cache),
+        expected
+    );
 }
