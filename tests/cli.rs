@@ -616,3 +616,40 @@ fn bad_settings_values_and_unknown_codes() {
         }
     }
 }
+
+/// Nesting deeper than tree-sitter's YAML and Python grammars can hold used to abort the
+/// process inside the C library (no panic guard catches that): such code is now not read, the
+/// run goes on, and the other files' findings are still reported.
+#[test]
+fn deeply_nested_code_does_not_abort_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml_line = format!("{}x\n", "- ".repeat(260));
+    let mut mapping = String::from("filters:\n");
+    for i in 1..=260 {
+        mapping.push_str(&format!("{}k{i}:\n", " ".repeat(i)));
+    }
+    let mut python = String::new();
+    for i in 0..511 {
+        python.push_str(&format!("{}if x:\n", " ".repeat(i)));
+    }
+    python.push_str(&format!("{}y = 'a'\n", " ".repeat(511)));
+    std::fs::write(dir.path().join("seq.yaml"), &yaml_line).unwrap();
+    std::fs::write(dir.path().join("map.yaml"), &mapping).unwrap();
+    std::fs::write(dir.path().join("deep.py"), &python).unwrap();
+    std::fs::write(
+        dir.path().join("SKILL.md"),
+        format!("```yaml\n{yaml_line}```\n\n```python\n{python}```\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("wrong.md"),
+        "```python\nnetbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n```\n",
+    )
+    .unwrap();
+    let r = run_in(dir.path(), &["check", "--format", "json", "."]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    let found = json(&r);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "unknown-filter");
+    assert_eq!(files_checked(&r.stderr), 5, "{}", r.stderr);
+}

@@ -75,10 +75,40 @@ pub(crate) fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> Op
 
 /// Parses `text`; `None` if the text is too large or the parser fails.
 pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
-    if text.len() > MAX_PARSE {
+    if text.len() > MAX_PARSE || too_deep(lang, text) {
         return None;
     }
     with_parser(lang, |p| p.parse(text, None))?
+}
+
+/// Deepest block nesting read (an upper bound, see [`too_deep`]). The YAML and Python grammars
+/// keep one indentation level per block in a state that tree-sitter copies into a 1,024-byte
+/// buffer (4 bytes a level in tree-sitter-yaml 0.7, 2 in tree-sitter-python 0.25, plus up to 257
+/// bytes of string delimiters); past it the C library aborts the process, which no panic guard
+/// can catch. Real code stays far below this.
+pub(crate) const MAX_NESTING: usize = 200;
+
+/// True when `text` might nest blocks deeper than [`MAX_NESTING`]: each level starts at a
+/// deeper column, so the indentation (tabs counted as 8 columns) bounds the depth, and in
+/// YAML every `- ` / `? ` on a line can open one more level there (`- - - x`).
+fn too_deep(lang: Lang, text: &str) -> bool {
+    if lang == Lang::Json {
+        return false; // no indentation state
+    }
+    text.lines().any(|line| {
+        let mut width = 0;
+        for b in line.bytes() {
+            match b {
+                b' ' => width += 1,
+                b'\t' => width += 8,
+                _ => break,
+            }
+        }
+        if lang == Lang::Yaml {
+            width += line.matches("- ").count() + line.matches("? ").count();
+        }
+        width > MAX_NESTING
+    })
 }
 
 /// Every node of the tree in document order, without recursion.
@@ -178,6 +208,24 @@ pub(crate) fn closers(text: &str, python: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nesting_past_what_the_grammars_can_hold_is_not_parsed() {
+        // 260 levels on one line and 300 indented lines would abort inside tree-sitter.
+        let seq = format!("{}x\n", "- ".repeat(260));
+        assert!(parse(Lang::Yaml, &seq).is_none());
+        let mut py = String::new();
+        for i in 0..300 {
+            py.push_str(&format!("{}if x:\n", " ".repeat(i)));
+        }
+        py.push_str(&format!("{}y = 'a'\n", " ".repeat(300)));
+        assert!(parse(Lang::Python, &py).is_none());
+        // Ordinary depth, and long lines without depth, still parse.
+        assert!(parse(Lang::Yaml, &format!("{}x\n", "- ".repeat(20))).is_some());
+        let long = format!("a: \"{}\"\n", "x ".repeat(5000));
+        assert!(parse(Lang::Yaml, &long).is_some());
+        assert!(parse(Lang::Json, &format!("{}{}", "[".repeat(300), "]".repeat(300))).is_some());
+    }
 
     #[test]
     fn closes_open_brackets_and_strings() {
