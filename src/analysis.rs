@@ -64,6 +64,15 @@ fn analyze_with(
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
 ) -> Vec<Finding> {
+    // A byte-order mark (which `check` strips and most editors hide) is not code: read what
+    // follows it, and report positions in the text as given.
+    if let Some(rest) = text.strip_prefix('\u{feff}') {
+        let bom = text.len() - rest.len();
+        return analyze_with(rest, kind, knowledge, cache)
+            .iter()
+            .map(|f| moved_finding(f, 0, bom))
+            .collect();
+    }
     let (blocks, calls, findings) = match kind {
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
         _ => {
@@ -103,22 +112,27 @@ impl Checked {
             findings: self
                 .findings
                 .iter()
-                .map(|f| {
-                    let mut f = f.clone();
-                    f.range = mv(&f.range);
-                    for fix in &mut f.fixes {
-                        for edit in &mut fix.edits {
-                            edit.range = mv(&edit.range);
-                        }
-                    }
-                    f
-                })
+                .map(|f| moved_finding(f, from, to))
                 .collect(),
             calls: self.calls.iter().map(mv).collect(),
             urls: self.urls.iter().map(mv).collect(),
             any: self.any,
         }
     }
+}
+
+/// `f` with its range and its fixes' edits moved from host offset `from` to `to`.
+fn moved_finding(f: &Finding, from: usize, to: usize) -> Finding {
+    let mv =
+        |r: &Range<usize>| (r.start + to).saturating_sub(from)..(r.end + to).saturating_sub(from);
+    let mut f = f.clone();
+    f.range = mv(&f.range);
+    for fix in &mut f.fixes {
+        for edit in &mut fix.edits {
+            edit.range = mv(&edit.range);
+        }
+    }
+    f
 }
 
 fn check_sites(sites: &[Site], knowledge: &Knowledge) -> Checked {

@@ -171,3 +171,29 @@ fn a_long_document_read_in_parallel_equals_its_parts_read_alone() {
         expected
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_not_code() {
+    // A fence on the first line and front matter right after the mark: read as without it,
+    // positions counted in the text as given (the mark is 3 bytes).
+    let k = knowledge("4.6.8");
+    for text in [
+        "```python\nnetbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n```\n",
+        "---\nname: `netbox_get_objects(\"dcim.device\", {\"x\": 1})`\n---\n`netbox_get_objects(\"dcim.device\", {\"device_role_id\": 3})`\n",
+    ] {
+        let plain = analyze(text, HostKind::Markdown, &k);
+        assert_eq!(plain.len(), 1, "{plain:?}");
+        let with_bom = format!("\u{feff}{text}");
+        let got = analyze(&with_bom, HostKind::Markdown, &k);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].range, plain[0].range.start + 3..plain[0].range.end + 3);
+        assert_eq!(&with_bom[got[0].range.clone()], "device_role_id");
+    }
+    let py = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n";
+    let got = analyze(&format!("\u{feff}{py}"), HostKind::Python, &k);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0].range.start,
+        analyze(py, HostKind::Python, &k)[0].range.start + 3
+    );
+}

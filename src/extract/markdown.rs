@@ -99,7 +99,9 @@ pub fn units(text: &str) -> Vec<Unit> {
     if text.len() > MAX_MARKDOWN {
         return out;
     }
-    let base = front_matter_end(text);
+    // A byte-order mark is not text: the first line (a fence, front matter) starts after it.
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let base = bom + front_matter_end(&text[bom..]);
     let mut block: Option<Unit> = None;
     let mut tables = 0usize;
     let events = Parser::new_ext(&text[base..], Options::ENABLE_TABLES).into_offset_iter();

@@ -224,7 +224,11 @@ mod tests {
         assert!(parse(Lang::Yaml, &format!("{}x\n", "- ".repeat(20))).is_some());
         let long = format!("a: \"{}\"\n", "x ".repeat(5000));
         assert!(parse(Lang::Yaml, &long).is_some());
-        assert!(parse(Lang::Json, &format!("{}{}", "[".repeat(300), "]".repeat(300))).is_some());
+        assert!(parse(
+            Lang::Json,
+            &format!("{}{}", "[".repeat(300), "]".repeat(300))
+        )
+        .is_some());
     }
 
     #[test]

@@ -210,6 +210,7 @@ mod tests {
             md(&format!("``` graphql ```\n{q}```\n")),
             md("```python\nnetbox_graphql(query=\"{ device_list { id na } }\")\n```\n"),
             md("Call `gql(\"{ device_list { id na } }\")` inline.\n"),
+            md(&format!("\u{feff}```graphql\n{q}```\n")),
             md(&format!("Intro\n```graphql\n{q}```\nafter ``` text\n")),
             (HostKind::Graphql, q.to_string()),
             (HostKind::Python, format!("gql(\"\"\"{q}\"\"\")\n")),
