@@ -17,6 +17,9 @@ pub enum ColumnUnit {
 pub struct LineIndex {
     starts: Vec<usize>,
     len: usize,
+    /// Whether each line is all ASCII: then every column unit counts bytes, and a position on
+    /// it is found without scanning the line (thousands of findings on one generated line).
+    ascii: Vec<bool>,
 }
 
 /// A 0-based line and column.
@@ -31,9 +34,17 @@ impl LineIndex {
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
+        let bytes = text.as_bytes();
+        let ascii = (0..starts.len())
+            .map(|i| {
+                let end = starts.get(i + 1).copied().unwrap_or(bytes.len());
+                bytes[starts[i]..end].is_ascii()
+            })
+            .collect();
         LineIndex {
             starts,
             len: text.len(),
+            ascii,
         }
     }
 
@@ -48,6 +59,11 @@ impl LineIndex {
         let start = self.starts.get(line).copied().unwrap_or(self.len);
         let end = self.starts.get(line + 1).copied().unwrap_or(self.len);
         start..end
+    }
+
+    /// True when line `line` holds only ASCII (and `line` exists).
+    fn is_ascii(&self, line: usize) -> bool {
+        self.ascii.get(line).copied().unwrap_or(false)
     }
 
     /// Number of lines.
@@ -65,6 +81,7 @@ impl LineIndex {
         let line = self.line_of(offset);
         let prefix = &text[self.starts[line]..offset];
         let col = match unit {
+            _ if self.is_ascii(line) => prefix.len(),
             ColumnUnit::Utf8 => prefix.len(),
             ColumnUnit::Utf16 => prefix.chars().map(char::len_utf16).sum(),
             ColumnUnit::Char => prefix.chars().count(),
@@ -85,6 +102,9 @@ impl LineIndex {
         let range = self.line_range(line);
         let line_text = &text[range.clone()];
         let line_text = line_text.strip_suffix('\n').unwrap_or(line_text);
+        if self.is_ascii(line) {
+            return range.start + (pos.col as usize).min(line_text.len());
+        }
         let mut counted = 0usize;
         for (i, ch) in line_text.char_indices() {
             if counted >= pos.col as usize {
@@ -130,6 +150,10 @@ impl<'a> Cursor<'a> {
         }
         let line = self.index.line_of(offset);
         let line_start = self.index.starts[line];
+        if self.index.is_ascii(line) {
+            let col = (offset - line_start) as u32;
+            return (line as u32, col, col);
+        }
         let (from, mut chars, mut units) = match self.last {
             Some((o, l, c, u)) if l as usize == line && o <= offset => (o, c, u),
             _ => (line_start, 0, 0),

@@ -9,8 +9,7 @@
 //! block structure alone of a 5,000-line skill file. A code block's content arrives as text
 //! events whose source ranges already leave out container prefixes (`> `, list indentation) and
 //! the fence lines; the fence text gets a piecewise [`OffsetMap`] back to the host from them.
-//! YAML front matter at the top is metadata, not a tool call, and code spans in tables are not
-//! read (a table row is usually a wrong/right pair): both skipped.
+//! YAML front matter at the top is metadata, not a tool call: skipped.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -73,7 +72,7 @@ pub enum UnitKind {
     Fence(String),
     /// An indented code block that mentions `netbox` or `nb.`.
     Indented,
-    /// An inline code span (outside tables) that reads as a one-line call.
+    /// An inline code span (also in a table cell) that reads as a one-line call.
     Span,
 }
 
@@ -103,19 +102,13 @@ pub fn units(text: &str) -> Vec<Unit> {
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let base = bom + front_matter_end(&text[bom..]);
     let mut block: Option<Unit> = None;
-    let mut tables = 0usize;
     let events = Parser::new_ext(&text[base..], Options::ENABLE_TABLES).into_offset_iter();
     for (event, r) in events {
         let r = r.start + base..r.end + base;
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
                 let kind = match kind {
-                    CodeBlockKind::Fenced(info) => UnitKind::Fence(
-                        info.split_whitespace()
-                            .next()
-                            .unwrap_or("")
-                            .to_ascii_lowercase(),
-                    ),
+                    CodeBlockKind::Fenced(info) => UnitKind::Fence(fence_language(&info)),
                     CodeBlockKind::Indented => UnitKind::Indented,
                 };
                 block = Some(Unit {
@@ -140,13 +133,21 @@ pub fn units(text: &str) -> Vec<Unit> {
                         || b.body.contains("nb.")
                 }));
             }
-            Event::Start(Tag::Table(_)) => tables += 1,
-            Event::End(TagEnd::Table) => tables = tables.saturating_sub(1),
-            Event::Code(_) if tables == 0 => out.extend(code_span(text, r)),
+            Event::Code(_) => out.extend(code_span(text, r)),
             _ => {}
         }
     }
     out
+}
+
+/// The language a fence's info string names, lowercased: its first word, also in the
+/// `python:example.py` (file name after it) and `{python}` / `{.python}` (Pandoc, Quarto) forms.
+fn fence_language(info: &str) -> String {
+    let word = info.trim_start().trim_start_matches(['{', '.']);
+    word.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-'))
+        .collect::<String>()
+        .to_ascii_lowercase()
 }
 
 /// The sites of one unit (host ranges). Never panics; an empty fence gives none.
@@ -163,18 +164,26 @@ pub fn unit_sites(unit: &Unit) -> Vec<Site> {
 
 /// End of the YAML front matter (after its closing `---` or `...` line) when `text` starts with
 /// one, else 0. Only the top of the file counts: pulldown-cmark's own metadata option also
-/// takes a `---` block in the middle of a document, where CommonMark reads a heading.
+/// takes a `---` block in the middle of a document, where CommonMark reads a heading. A block
+/// with no `key:` line, or with a code fence, is not metadata but a thematic break and content.
 fn front_matter_end(text: &str) -> usize {
     let mut lines = text.split_inclusive('\n');
     if lines.next().map(str::trim_end) != Some("---") {
         return 0;
     }
     let mut end = text.find('\n').map_or(text.len(), |i| i + 1);
+    let mut keys = false;
     for line in lines {
         end += line.len();
-        if matches!(line.trim_end(), "---" | "...") {
-            return end;
+        let t = line.trim_end();
+        if matches!(t, "---" | "...") {
+            return if keys { end } else { 0 };
         }
+        let trimmed = t.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            return 0;
+        }
+        keys |= !t.starts_with([' ', '\t', '#', '-']) && (t.ends_with(':') || t.contains(": "));
     }
     0
 }
