@@ -7,7 +7,7 @@
 //! whose code did not change.
 
 use crate::extract::markdown::{self, Unit, UnitKind};
-use crate::extract::{self, CallForm, HostKind, OffsetMap, Site};
+use crate::extract::{self, CallForm, HostKind, OffsetMap, Site, Syntax};
 use crate::finding::Finding;
 use crate::graphql::{self, NetboxSchema};
 use crate::index::FilterIndex;
@@ -77,7 +77,7 @@ fn analyze_with(
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
         _ => {
             let ex = extract::extract(text, kind);
-            let checked = check_sites(&ex.sites, knowledge);
+            let checked = check_sites(&ex.sites, knowledge, text);
             (ex.blocks, checked.calls, checked.findings)
         }
     };
@@ -135,7 +135,29 @@ fn moved_finding(f: &Finding, from: usize, to: usize) -> Finding {
     f
 }
 
-fn check_sites(sites: &[Site], knowledge: &Knowledge) -> Checked {
+/// Fix texts for a call written as JSON inside a JSON string (`Syntax::JsonInString`): escaped
+/// for that string, and an edit that starts at an escaped quote (`\"Active\"`) takes its
+/// backslash too, so applying the fix leaves valid JSON holding valid JSON.
+fn escape_fixes(f: &mut Finding, text: &str) {
+    for fix in &mut f.fixes {
+        for e in &mut fix.edits {
+            let quoted = serde_json::to_string(&e.new_text).unwrap_or_default();
+            e.new_text = quoted
+                .get(1..quoted.len().saturating_sub(1))
+                .unwrap_or("")
+                .to_string();
+            let b = text.as_bytes();
+            if e.range.start > 0
+                && b.get(e.range.start) == Some(&b'"')
+                && b.get(e.range.start - 1) == Some(&b'\\')
+            {
+                e.range.start -= 1;
+            }
+        }
+    }
+}
+
+fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
     let mut out = Checked {
         any: !sites.is_empty(),
         ..Checked::default()
@@ -148,7 +170,11 @@ fn check_sites(sites: &[Site], knowledge: &Knowledge) -> Checked {
                     out.urls.push(call.call_range.clone());
                 }
                 if let Some(index) = &knowledge.index {
-                    out.findings.extend(crate::rest::check_call(call, index));
+                    let mut found = crate::rest::check_call(call, index);
+                    if call.syntax == Syntax::JsonInString {
+                        found.iter_mut().for_each(|f| escape_fixes(f, text));
+                    }
+                    out.findings.extend(found);
                 }
             }
             Site::Graphql(doc) => {
@@ -230,12 +256,15 @@ fn markdown_findings(
     // A unit's key (a copy of its code) is made only when there is a cache to consult and fill.
     let one = |unit: &Unit| -> (Option<UnitKey>, Checked) {
         let Some(entries) = entries else {
-            return (None, check_sites(&markdown::unit_sites(unit), knowledge));
+            return (
+                None,
+                check_sites(&markdown::unit_sites(unit), knowledge, text),
+            );
         };
         let key = UnitKey::of(unit);
         let done = match entries.get(&key) {
             Some((start, done)) => done.moved(*start, unit.range.start),
-            None => check_sites(&markdown::unit_sites(unit), knowledge),
+            None => check_sites(&markdown::unit_sites(unit), knowledge, text),
         };
         (Some(key), done)
     };
@@ -295,7 +324,7 @@ fn markdown_findings(
             Site::Graphql(_) => true,
         })
         .collect();
-    let rest = check_sites(&prose, knowledge);
+    let rest = check_sites(&prose, knowledge, text);
     calls.extend(rest.calls);
     findings.extend(rest.findings);
     (blocks, calls, findings)

@@ -653,3 +653,53 @@ fn deeply_nested_code_does_not_abort_the_run() {
     assert_eq!(found[0]["code"], "unknown-filter");
     assert_eq!(files_checked(&r.stderr), 5, "{}", r.stderr);
 }
+
+/// OpenAI-style tool calls carry their arguments as JSON text in a string: the filters in it
+/// are checked, and applying every fix leaves valid JSON whose arguments hold the right filters.
+#[test]
+fn arguments_given_as_a_json_string_are_checked_and_fixed_in_place() {
+    let path = "tests/fixtures/cli/openai/calls.json";
+    let r = run(&["check", "--format", "json", path]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let found = json(&r);
+    let codes: Vec<&str> = found.iter().map(|f| f["code"].as_str().unwrap()).collect();
+    assert_eq!(
+        codes,
+        [
+            "unknown-filter",
+            "invalid-choice",
+            "dropped-value",
+            "unsupported-lookup"
+        ]
+    );
+    // Apply the first fix of each finding, last edit first (the file is one ASCII line, so
+    // UTF-16 characters are bytes).
+    let mut text = std::fs::read_to_string(root().join(path)).unwrap();
+    let mut edits: Vec<(usize, usize, String)> = found
+        .iter()
+        .flat_map(|f| f["fixes"][0]["edits"].as_array().unwrap().clone())
+        .map(|e| {
+            let at = |p: &Value| p["character"].as_u64().unwrap() as usize;
+            let r = &e["range"];
+            assert_eq!(r["start"]["line"], 0);
+            (
+                at(&r["start"]),
+                at(&r["end"]),
+                e["new_text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    for (start, end, new) in edits {
+        text.replace_range(start..end, &new);
+    }
+    let outer: Value = serde_json::from_str(&text).expect("still valid JSON");
+    let args = outer["tool_calls"][0]["function"]["arguments"]
+        .as_str()
+        .unwrap();
+    let inner: Value = serde_json::from_str(args).expect("the arguments are still JSON");
+    assert_eq!(
+        inner["filters"],
+        serde_json::json!({"role_id": 3, "status": "active", "tenant_id": "null", "site_id": [1, 2]})
+    );
+}

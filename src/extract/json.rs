@@ -52,6 +52,24 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
     sites
 }
 
+/// The JSON value of `text` (decoded from a JSON string) as a literal tree with host ranges
+/// through `map`; `None` when it does not parse cleanly (a string that merely starts with `{`).
+pub(crate) fn value(text: &str, map: &OffsetMap) -> Option<Lit> {
+    let tree = parse::parse(Lang::Json, text)?;
+    if tree.root_node().has_error() {
+        return None;
+    }
+    let cx = Cx {
+        src: text,
+        len: text.len(),
+        map,
+    };
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let first = root.named_children(&mut cursor).next()?;
+    Some(cx.lit(first, 0))
+}
+
 struct Cx<'a> {
     src: &'a str,
     len: usize,

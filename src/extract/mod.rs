@@ -68,6 +68,10 @@ pub enum Syntax {
     Yaml,
     /// A URL query string (`?k=v&k=v`).
     Query,
+    /// JSON text held in a JSON string, as OpenAI-style tool calls carry their arguments
+    /// (`"arguments": "{\"object_type\": ...}"`): values are written as JSON, and fix texts are
+    /// escaped for the string they land in (see `analysis`).
+    JsonInString,
 }
 
 /// Which client sends the filters, because the wire encoding differs (see ARCHITECTURE.md,

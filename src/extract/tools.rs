@@ -221,6 +221,17 @@ fn object_call(obj: &Lit, syntax: Syntax) -> Option<Site> {
             .iter()
             .find_map(|k| obj.get(k).filter(|p| p.value.pairs().is_some()))
             .map(|p| &p.value);
+        // OpenAI-style calls hold their arguments as JSON text in a string.
+        let decoded = match (holder, syntax) {
+            (None, Syntax::Json) => ARG_KEYS
+                .iter()
+                .find_map(|k| json_in_string(&obj.get(k)?.value)),
+            _ => None,
+        };
+        let (holder, syntax) = match &decoded {
+            Some(d) => (Some(d), Syntax::JsonInString),
+            None => (holder, syntax),
+        };
         let args = match holder {
             Some(h) => pair_args(h),
             // Arguments beside the name: keep only the tool's own parameters, not `tool:` or
@@ -246,6 +257,22 @@ fn object_call(obj: &Lit, syntax: Syntax) -> Option<Site> {
         return graphql_doc(&q.value, variables);
     }
     None
+}
+
+/// The object a JSON string holds as JSON text, when every decoded byte maps back to the host
+/// (escapes such as `\"` do; `\n` or `\u00e9` inside do not, and such calls are not read).
+fn json_in_string(lit: &Lit) -> Option<Lit> {
+    let super::lit::LitKind::Str {
+        exact: Some((text, map)),
+        ..
+    } = &lit.kind
+    else {
+        return None;
+    };
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    super::json::value(text, map).filter(|v| v.pairs().is_some())
 }
 
 fn pair_args(obj: &Lit) -> Vec<Arg<'_>> {
