@@ -105,9 +105,7 @@ struct Checked {
 impl Checked {
     /// The same result for the same code moved from host offset `from` to `to`.
     fn moved(&self, from: usize, to: usize) -> Checked {
-        let mv = |r: &Range<usize>| {
-            (r.start + to).saturating_sub(from)..(r.end + to).saturating_sub(from)
-        };
+        let mv = |r: &Range<usize>| moved_range(r, from, to);
         Checked {
             findings: self
                 .findings
@@ -123,16 +121,19 @@ impl Checked {
 
 /// `f` with its range and its fixes' edits moved from host offset `from` to `to`.
 fn moved_finding(f: &Finding, from: usize, to: usize) -> Finding {
-    let mv =
-        |r: &Range<usize>| (r.start + to).saturating_sub(from)..(r.end + to).saturating_sub(from);
     let mut f = f.clone();
-    f.range = mv(&f.range);
+    f.range = moved_range(&f.range, from, to);
     for fix in &mut f.fixes {
         for edit in &mut fix.edits {
-            edit.range = mv(&edit.range);
+            edit.range = moved_range(&edit.range, from, to);
         }
     }
     f
+}
+
+/// Host range `r` moved from offset `from` to `to`.
+fn moved_range(r: &Range<usize>, from: usize, to: usize) -> Range<usize> {
+    (r.start + to).saturating_sub(from)..(r.end + to).saturating_sub(from)
 }
 
 /// Fix texts for a call written as JSON inside a JSON string (`Syntax::JsonInString`): escaped
@@ -294,12 +295,7 @@ fn markdown_findings(
     let mut urls = HashSet::new();
     let mut kept = HashMap::new();
     for (unit, (key, done)) in units.iter().zip(results) {
-        let block = match unit.kind {
-            UnitKind::Fence(_) => true,
-            UnitKind::Indented => done.any,
-            UnitKind::Span => false,
-        };
-        if block {
+        if unit.is_block(done.any) {
             blocks.push(unit.range.clone());
         }
         calls.extend(done.calls.iter().cloned());

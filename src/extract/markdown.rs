@@ -32,18 +32,11 @@ pub fn extract(text: &str) -> Extraction {
 
 /// The [`Extraction`] of `text` from its `units` and the sites of each (`sites[i]` belongs to
 /// `units[i]`), plus the REST URLs of the whole text that no unit already found.
-pub fn assemble(text: &str, units: &[Unit], sites: Vec<Vec<Site>>) -> Extraction {
+fn assemble(text: &str, units: &[Unit], sites: Vec<Vec<Site>>) -> Extraction {
     let mut ex = Extraction::default();
     let mut seen = HashSet::new();
     for (unit, found) in units.iter().zip(sites) {
-        // A fence is a block for suppression comments; an indented block only when it holds
-        // calls (most are shell or output).
-        let block = match unit.kind {
-            UnitKind::Fence(_) => true,
-            UnitKind::Indented => !found.is_empty(),
-            UnitKind::Span => false,
-        };
-        if block {
+        if unit.is_block(!found.is_empty()) {
             ex.blocks.push(unit.range.clone());
         }
         for site in found {
@@ -89,6 +82,19 @@ pub struct Unit {
     pub body: String,
     /// Maps byte offsets in `body` to host byte offsets.
     pub map: OffsetMap,
+}
+
+impl Unit {
+    /// Whether the unit is a block that a suppression comment right before it covers (see
+    /// `Extraction::blocks`): every fence, and an indented block only when it holds calls
+    /// (`has_sites`; most are shell or output).
+    pub fn is_block(&self, has_sites: bool) -> bool {
+        match self.kind {
+            UnitKind::Fence(_) => true,
+            UnitKind::Indented => has_sites,
+            UnitKind::Span => false,
+        }
+    }
 }
 
 /// The units of the Markdown host `text` in document order; none when `text` is larger than
