@@ -178,6 +178,13 @@ fn typical_values_are_clean() {
         let index = embedded::embedded_index(release.version);
         for (key, ep) in &index.endpoints {
             for (name, p) in &ep.params {
+                // An `__empty` typed like its number or date field has no working value on
+                // NetBox (live: `true` → 400, a date → 500); `invalid-value` is right for all.
+                let typed_empty = name.ends_with("__empty")
+                    && !matches!(p.kind, ValueKind::Boolean | ValueKind::String);
+                if typed_empty {
+                    continue;
+                }
                 let choice = index.choices(p).and_then(|c| c.choices.first().cloned());
                 let value = match (p.kind, choice) {
                     (_, Some((v, _))) => v,
@@ -195,6 +202,21 @@ fn typical_values_are_clean() {
                     }
                     (ValueKind::String, _) if name.ends_with("_id") || name.ends_with("_id__n") => {
                         "1".into()
+                    }
+                    // Text in the schema, but NetBox parses them (src/rest/faults.rs).
+                    (ValueKind::String, _) if name.starts_with("primary_ip4") => "10.0.0.1".into(),
+                    (ValueKind::String, _) if name.starts_with("primary_ip6") => {
+                        "2001:db8::1".into()
+                    }
+                    (ValueKind::String, _) if name.starts_with("primary_mac_address") => {
+                        "00:1a:2b:3c:4d:5e".into()
+                    }
+                    (ValueKind::String, _) if name.starts_with("wwn") => {
+                        "50:01:43:80:12:34:56:78".into()
+                    }
+                    (ValueKind::String, _) if name == "vlan" => "100".into(),
+                    (ValueKind::String, _) if name.starts_with("time_zone") => {
+                        "Europe/Berlin".into()
                     }
                     (ValueKind::String, _) => "edge-01".into(),
                 };
@@ -215,11 +237,14 @@ fn typical_values_are_clean() {
                 };
                 checked += 1;
                 for f in netbox_lsp::rest::check_call(&call, &index) {
-                    if matches!(
-                        f.severity,
-                        netbox_lsp::finding::Severity::Error
-                            | netbox_lsp::finding::Severity::Warning
-                    ) {
+                    // `server-fault`: a filter the release answers wrongly for any value.
+                    if f.code != "server-fault"
+                        && matches!(
+                            f.severity,
+                            netbox_lsp::finding::Severity::Error
+                                | netbox_lsp::finding::Severity::Warning
+                        )
+                    {
                         bad.push(format!(
                             "{} {key}?{text}: {}[{}] {}",
                             release.version,

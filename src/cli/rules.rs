@@ -54,8 +54,6 @@ pub const RULES: &[Rule] = &[
       "`has_primary_ip=1` or `=yes` is ignored. Use `true` or `false`."),
     r("invalid-regex", "Invalid regular expression in a `__regex` lookup",
       "NetBox passes the pattern to PostgreSQL, which fails with an HTTP 500. Fix the pattern."),
-    r("generic-id-list", "List on a generic-relation id filter",
-      "`assigned_object_id`, `scope_id` and `object_id` take one value although the schema says several: a list is an HTTP 400. Use the typed filter (`interface_id`, `site_id`, ...)."),
     r("unknown-object-type", "Object type or endpoint NetBox does not have",
       "The MCP server rejects it and a REST URL answers 404. Use a known object type such as `dcim.device`."),
     r("version-only", "Filter exists only in another NetBox version",

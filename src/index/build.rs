@@ -433,6 +433,47 @@ fn bullets(desc: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The `(value, label)` members of a grouped choice, from the label drf-spectacular writes for
+/// a group: the Python repr of its list of pairs, `[('de-9', 'DE-9'), ("x", "Label's")]`.
+/// `None` when the label is not such a list (an ordinary choice). NetBox's port-type choice
+/// sets are grouped (`ConsolePortTypeChoices`, `PowerPortTypeChoices`, ...): live, the values
+/// are honoured (`type=iec-60320-c14` on power-port templates) and the group labels are an HTTP
+/// 400 (`type=Serial` on console-port templates, v4.6.8 and v4.3.3 sweeps).
+fn group_members(label: &str) -> Option<Vec<(String, String)>> {
+    let inner = label.trim().strip_prefix('[')?.strip_suffix(']')?.trim();
+    if !inner.starts_with('(') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut rest = inner;
+    while !rest.is_empty() {
+        rest = rest.strip_prefix('(')?;
+        let (value, after) = python_string(rest)?;
+        let after = after.trim_start().strip_prefix(',')?.trim_start();
+        let (label, after) = python_string(after)?;
+        rest = after.trim_start().strip_prefix(')')?.trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+        out.push((value, label));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A Python string literal in single or double quotes (backslash escapes kept simple) at the
+/// start of `s`: its text and what follows.
+fn python_string(s: &str) -> Option<(String, &str)> {
+    let quote = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let mut out = String::new();
+    let mut chars = s[1..].char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => out.push(chars.next()?.1),
+            c if c == quote => return Some((out, &s[1 + i + 1..])),
+            c => out.push(c),
+        }
+    }
+    None
+}
+
 /// The description without its bullet list of choices; `None` when nothing is left.
 fn strip_bullets(desc: &str) -> Option<String> {
     let kept: Vec<&str> = desc
@@ -596,9 +637,14 @@ impl<'a> Builder<'a> {
         }
         let pairs: Vec<(String, String)> = values
             .into_iter()
-            .map(|v| {
+            .flat_map(|v| {
                 let label = labels.get(&v).cloned().unwrap_or_else(|| v.clone());
-                (v, label)
+                // A grouped choice set lists group labels in its enum; the values are in the
+                // group's bullet (`Serial` - [('de-9', 'DE-9'), ...]).
+                match group_members(&label) {
+                    Some(members) => members,
+                    None => vec![(v, label)],
+                }
             })
             .collect();
         if let Some(&id) = self.set_ids.get(&pairs) {
@@ -687,6 +733,21 @@ mod tests {
         );
         assert_eq!(strip_bullets(d).as_deref(), Some("Physical port type"));
         assert_eq!(strip_bullets("* `a` - A"), None);
+    }
+
+    #[test]
+    fn grouped_choices() {
+        let members = group_members("[('de-9', 'DE-9'), ('usb-a', \"USB Type A's\")]").unwrap();
+        assert_eq!(
+            members,
+            vec![
+                ("de-9".to_string(), "DE-9".to_string()),
+                ("usb-a".to_string(), "USB Type A's".to_string())
+            ]
+        );
+        assert_eq!(group_members("Active"), None);
+        assert_eq!(group_members("[not a list]"), None);
+        assert_eq!(group_members("[('a', 'A'"), None);
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub const CODES: &[CodeInfo] = &[
     c("slug-expected", Error, "A display name on a slug filter (`site=Main Office`): HTTP 400; use the slug or the `_id` filter."),
     c("boolean-value", Error, "A boolean filter given `1`, `yes`, ...: NetBox ignores it; use `true` or `false`."),
     c("invalid-regex", Warning, "An invalid regular expression on a `__regex`/`__iregex` filter: HTTP 500."),
-    c("generic-id-list", Error, "A list on a generic-relation id (`assigned_object_id`, `scope_id`, `object_id`): HTTP 400; use the typed filter."),
+    c("server-fault", Warning, "A filter this NetBox release answers wrongly for any value (HTTP 500, or the wrong objects): a NetBox bug, shown by the live sweep."),
     c("unknown-object-type", Error, "The tool's object type is not a NetBox object type: the MCP server rejects the call."),
     c("version-only", Error, "The filter exists in another shipped NetBox version but not in the selected one: ignored here."),
     c("limit-range", Error, "`limit` outside 1..100 on netbox_get_objects / netbox_search_objects: the MCP server rejects the call."),

@@ -10,9 +10,11 @@
 mod choices;
 pub mod codes;
 mod endpoint;
+mod faults;
 mod filler;
 mod lookups;
 mod names;
+mod nullable;
 mod render;
 mod suggest;
 mod target;
@@ -83,7 +85,14 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
     let mut out = Vec::new();
     let view = target::resolve(&ctx, &mut out);
     for entry in &call.filters {
-        if lookups::is_exempt(&entry.key) || entry.key.is_empty() {
+        if entry.key.is_empty() {
+            continue;
+        }
+        if lookups::is_exempt(&entry.key) {
+            // `q: None` / `q=""` drops the search: the call is unfiltered.
+            if entry.key == "q" {
+                values::dropped(&ctx, view.as_ref(), entry, &mut out);
+            }
             continue;
         }
         let dropped = values::dropped(&ctx, view.as_ref(), entry, &mut out);

@@ -12,9 +12,6 @@ use crate::extract::FilterEntry;
 use crate::extract::{Syntax, Value};
 use crate::finding::Finding;
 
-/// Generic-relation id filters: a list on them is an HTTP 400 (netbox-facts R6).
-pub(crate) const GENERIC_IDS: &[&str] = &["assigned_object_id", "scope_id", "object_id"];
-
 /// Checks `entry`, whose key is not a parameter of `view`.
 pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<Finding>) {
     let key = entry.key.as_str();
@@ -152,18 +149,6 @@ fn multi_hop(view: &View, entry: &FilterEntry, k: &Key) -> Finding {
 /// `<f>__in`: not a NetBox lookup; several values go as a list on the bare key.
 fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding {
     let r = entry.key_range.clone();
-    if GENERIC_IDS.contains(&base) && view.has(base) {
-        return finding(
-            r,
-            "unsupported-lookup",
-            format!(
-                "`{}` is not a NetBox lookup: {}. A list on `{base}` is an HTTP 400 too; use a typed filter such as {} with a list, or one query per id.",
-                entry.key,
-                ignored(view),
-                quote_list(&super::values::typed_filters(view))
-            ),
-        );
-    }
     if !view.has(base) {
         let s = suggest(view, base);
         let mut f = unknown(view, entry, &s);

@@ -3,34 +3,14 @@
 
 use super::endpoint::View;
 use super::lookups::Key;
-use super::names::{comma_parts, GENERIC_IDS};
-use super::target::quote_list;
-use super::{choices, finding, finding_sev, render, Ctx};
+use super::names::comma_parts;
+use super::nullable::{self, Refusal};
+use super::{choices, faults, finding, finding_sev, render, Ctx};
 use crate::extract::{CallForm, FilterEntry, Syntax, Value};
 use crate::finding::{Finding, Severity};
 use crate::index::{Parameter, ValueKind};
 use std::collections::BTreeMap;
 use std::ops::Range;
-
-/// Typed filters to use instead of a list on a generic-relation id (netbox-facts R6), those
-/// present on `view`.
-pub(crate) fn typed_filters(view: &View) -> Vec<String> {
-    [
-        "interface_id",
-        "vminterface_id",
-        "fhrpgroup_id",
-        "device_id",
-        "virtual_machine_id",
-        "site_id",
-        "location_id",
-        "region_id",
-        "site_group_id",
-    ]
-    .iter()
-    .filter(|n| view.has(n))
-    .map(|n| n.to_string())
-    .collect()
-}
 
 /// `dropped-value`: a value that never reaches NetBox as a filter. Python `None` / JSON null
 /// in an MCP tool call (requests drops it, httpx sends `key=`; both unfiltered, ADR-0045: 141 of
@@ -46,6 +26,15 @@ pub(crate) fn dropped(
     let key = &entry.key;
     let r = entry.value_range.clone();
     let msg = match &entry.value {
+        Value::Null if key == "q" && ctx.call.form != CallForm::Pynetbox => format!(
+            "`q: {}` never reaches NetBox ({}), so the search is dropped and the call returns every object. Give the search text or leave `q` out.",
+            render::describe(&Value::Null, ctx.syntax()),
+            if ctx.is_mcp() {
+                "the MCP client drops it or sends an empty `q=`"
+            } else {
+                "requests drops it"
+            }
+        ),
         Value::Null if ctx.call.form != CallForm::Pynetbox => {
             let base = Key::parse(key).base().to_string();
             // Certain where `null` is the null selector: relations, ids, char filters
@@ -58,16 +47,28 @@ pub(crate) fn dropped(
                         })
                 });
             let shown = render::describe(&Value::Null, ctx.syntax());
+            let how = if ctx.is_mcp() {
+                format!("the MCP client drops it or sends an empty `{key}=`")
+            } else {
+                "requests drops it".to_string()
+            };
+            let refused =
+                view.and_then(|v| v.param(key).and_then(|p| nullable::refusal(v, key, p)));
+            if refused.is_some() {
+                out.push(finding(
+                    r,
+                    "dropped-value",
+                    format!(
+                        "`{key}: {shown}` never reaches NetBox ({how}), so the call is unfiltered. `{key}` has no null selector either (`null` is an HTTP 400): give a value or drop the filter."
+                    ),
+                ));
+                return true;
+            }
             let f = finding(
                 r.clone(),
                 "dropped-value",
                 format!(
-                    "`{key}: {shown}` never reaches NetBox ({}), so the call is unfiltered. To select objects whose value is empty, send the string \"null\".",
-                    if ctx.is_mcp() {
-                        format!("the MCP client drops it or sends an empty `{key}=`")
-                    } else {
-                        "requests drops it".to_string()
-                    }
+                    "`{key}: {shown}` never reaches NetBox ({how}), so the call is unfiltered. To select objects whose value is empty, send the string \"null\"."
                 ),
             )
             .with_fix("Send the null selector \"null\"", r, render::null_string(ctx.syntax()), certain);
@@ -77,13 +78,54 @@ pub(crate) fn dropped(
         Value::List(items) if items.is_empty() => format!(
             "An empty list for `{key}` sends nothing, so NetBox returns every object. Give at least one value or drop the filter."
         ),
-        Value::Str(s) if s.is_empty() => format!(
-            "An empty value for `{key}` is no filter: NetBox returns every object. Give a value, `null` for objects without one, or drop the filter."
-        ),
+        Value::Str(s) if s.is_empty() => empty_value(view, key),
         _ => return false,
     };
     out.push(finding(r, "dropped-value", msg));
     true
+}
+
+/// What NetBox does with `key=` (an empty string), per kind of filter (live sweeps 4.3.3 and
+/// 4.6.8, `empty-value` probes): a relation filter answers HTTP 400 ("“” is not a valid
+/// value", `cable_id=` on circuit terminations), a declared choice filter (schema: an array of
+/// choices) HTTP 400 ("Select a valid choice", `mode=` on VM interfaces), a text filter or a
+/// single-valued model choice filter ignores it (`description=`, `cable_end=`).
+fn empty_value(view: Option<&View>, key: &str) -> String {
+    let base = Key::parse(key).base();
+    let param = view.and_then(|v| v.param(key).map(|p| (v, p)));
+    let kind = param.map(|(v, p)| {
+        if p.choices.is_some() {
+            if p.multi {
+                "choice"
+            } else {
+                "text"
+            }
+        } else if v.null_key(base).as_deref() == Some(base)
+            || v.takes_integers(key, p) && base.ends_with("_id")
+        {
+            "relation"
+        } else if matches!(p.kind, ValueKind::Integer | ValueKind::Number) {
+            "number"
+        } else {
+            "text"
+        }
+    });
+    let version = view.map(|v| v.version()).unwrap_or("");
+    match kind {
+        Some("relation") => format!(
+            "An empty value for `{key}` is an HTTP 400 on NetBox {version} (\"“” is not a valid value\"). Give an id, `null` for objects without one, or drop the filter."
+        ),
+        Some("choice") => format!(
+            "An empty value for `{key}` is an HTTP 400 on NetBox {version} (\"Select a valid choice\"). Give a choice value or drop the filter."
+        ),
+        Some("number") => format!(
+            "An empty value for `{key}` is no number: NetBox {version} ignores it or answers HTTP 400. Give a value or drop the filter."
+        ),
+        _ if key == "q" => "An empty `q` searches nothing: NetBox returns every object. Give the search text or leave `q` out.".to_string(),
+        _ => format!(
+            "An empty value for `{key}` is no filter: NetBox returns every object. Give a value, `null` for objects without one, or drop the filter."
+        ),
+    }
 }
 
 /// The values of an entry: list elements with their ranges, or the scalar itself.
@@ -111,18 +153,14 @@ pub(crate) fn check(
         Value::List(items) => Some(items.len()),
         _ => None,
     };
-    if let Some(f) = vrf_needs_rd(ctx, view, entry, param) {
+    let all_null = elements(entry).iter().all(|(v, _)| is_null_selector(v));
+    if let Some(f) = faults::server_fault(view, entry, all_null) {
         out.push(f);
         return;
     }
-    let base = Key::parse(key).base();
-    let generic = GENERIC_IDS.contains(&base);
-    if generic {
-        let comma = matches!(&entry.value, Value::Str(s) if s.contains(','));
-        if list_len.unwrap_or(0) > 1 || comma {
-            out.push(generic_id_list(view, entry));
-            return;
-        }
+    if let Some(f) = vrf_needs_rd(ctx, view, entry, param) {
+        out.push(f);
+        return;
     }
     if !param.multi && list_len.unwrap_or(0) > 1 {
         out.push(finding(
@@ -158,6 +196,9 @@ fn check_scalar(
     let key = entry.key.as_str();
     let syntax = ctx.syntax();
     if is_null_selector(v) {
+        if let Some(f) = null_refused(view, key, param, r.clone()) {
+            return Some(f);
+        }
         let base = key.strip_suffix("__n")?;
         let nk = view.null_key(base)?;
         let plain = nk.clone();
@@ -180,11 +221,14 @@ fn check_scalar(
         return boolean_value(key, v, r, syntax);
     }
     if Key::parse(key).lookup() == Some("empty") {
-        // `__empty` is the isnull / empty-string test whatever the field's type (netbox-facts
-        // §2.B): it takes `true`/`false`, although the schema types it like the field.
-        return None;
+        // Boolean-typed `__empty` went through `boolean_value` above; one typed like its
+        // number or date field refuses `true`/`false` (400) and every other value (500).
+        return typed_empty(view, key, param, v, r);
     }
     let text = render::wire_text(v)?;
+    if let Some(f) = faults::value_form(view, entry, &text, r.clone()) {
+        return Some(f);
+    }
     let integers = view.takes_integers(key, param);
     let number = integers || param.kind == ValueKind::Number;
     if number && matches!(v, Value::Str(_)) && text.contains(',') {
@@ -197,7 +241,10 @@ fn check_scalar(
         return invalid_date(key, &text, r, param.kind);
     }
     if key.ends_with("__regex") || key.ends_with("__iregex") {
-        return invalid_regex(key, &text, r);
+        if let Some(f) = invalid_regex(view.version(), key, &text, r.clone()) {
+            return Some(f);
+        }
+        return choices::check(ctx, view, entry, param, &text, r);
     }
     if matches!(v, Value::Str(_)) && view.is_slug_filter(key) {
         if let Some(f) = slug_expected(view, key, &text, r.clone(), syntax) {
@@ -205,6 +252,72 @@ fn check_scalar(
         }
     }
     choices::check(ctx, view, entry, param, &text, r)
+}
+
+/// `invalid-value` for `null` where it is no null selector (see [`nullable`]): a choice filter
+/// declared with `null_value=None` or a number filter answers HTTP 400.
+fn null_refused(view: &View, key: &str, param: &Parameter, r: Range<usize>) -> Option<Finding> {
+    let refusal = nullable::refusal(view, key, param)?;
+    let empty = format!("{key}__empty");
+    let alternative = match view.param(&empty) {
+        Some(p) if p.kind == ValueKind::Boolean => {
+            format!(" For objects without a {key}, use `{empty}=true`.")
+        }
+        _ => String::new(),
+    };
+    let (code, answer) = match refusal {
+        Refusal::Choice => ("invalid-choice", "“Select a valid choice”"),
+        Refusal::Number => (
+            "invalid-value",
+            "“Enter a whole number” or “Select a valid choice”",
+        ),
+    };
+    Some(finding(
+        r,
+        code,
+        format!(
+            "`{key}` has no null selector in NetBox {}: `null` is an HTTP 400 ({answer}).{alternative}",
+            view.version()
+        ),
+    ))
+}
+
+/// `invalid-value` on an `__empty` filter the schema types like its number or date field
+/// (`created__empty`, `speed__empty`): live, `true`/`false` is an HTTP 400 ("Enter a valid
+/// date/time", "Enter a whole number") and a number or date an HTTP 500 ("The QuerySet value
+/// for an isnull lookup must be True or False"). v4.6.8 sweep: dcim/interfaces
+/// created__empty=true → 400, speed__empty=1 → 500; v4.3.3 sweep: speed__empty=true → 400,
+/// speed__empty=0 → 500. Text-typed `__empty` fails open.
+fn typed_empty(
+    view: &View,
+    key: &str,
+    param: &Parameter,
+    v: &Value,
+    r: Range<usize>,
+) -> Option<Finding> {
+    let what = match param.kind {
+        ValueKind::Integer => "an integer",
+        ValueKind::Number => "a number",
+        ValueKind::Date => "a date",
+        ValueKind::DateTime => "a date-time",
+        _ => return None,
+    };
+    let text = render::wire_text(v)?;
+    let boolean = matches!(v, Value::Bool(_))
+        || matches!(text.to_ascii_lowercase().as_str(), "true" | "false");
+    let answer = if boolean {
+        format!("HTTP 400 for `{text}`")
+    } else {
+        format!("HTTP 500 for `{text}` (the empty test needs True or False)")
+    };
+    Some(finding(
+        r,
+        "invalid-value",
+        format!(
+            "`{key}` is typed as {what} in NetBox {} (like its field), so it has no working value: NetBox answers {answer}. This empty test cannot be used on this release.",
+            view.version()
+        ),
+    ))
 }
 
 /// `boolean-value`: NetBox's boolean filters honour `true`/`false` (and `True`/`False`);
@@ -375,22 +488,33 @@ fn invalid_date(key: &str, text: &str, r: Range<usize>, kind: ValueKind) -> Opti
 }
 
 /// `invalid-regex`: the pattern reaches the database (PostgreSQL) and an invalid one is an
-/// HTTP 500 (ground truth `name__regex=[` on 4.4+). Only clear errors are flagged, since
-/// PostgreSQL regex syntax differs from Rust's: unbalanced brackets and parentheses, a
-/// repetition with nothing to repeat.
-fn invalid_regex(key: &str, text: &str, r: Range<usize>) -> Option<Finding> {
+/// HTTP 500 (v4.6.8 sweep: `name__regex=[` on interface templates, `name__iregex=(` and
+/// `name__regex=*a` on devices → 500; 4.3.3 has no regex lookups). Only clear errors are
+/// flagged, since PostgreSQL regex syntax differs from Rust's: unbalanced brackets and
+/// parentheses, a repetition with nothing to repeat, a repetition range whose start is past
+/// its end (`a{2,1}`).
+fn invalid_regex(version: &str, key: &str, text: &str, r: Range<usize>) -> Option<Finding> {
     let err = regex::Regex::new(text).err()?.to_string();
     let clear = [
-        "unclosed character class",
-        "unclosed group",
-        "unopened group",
-        "repetition operator missing expression",
+        ("unclosed character class", "unbalanced brackets"),
+        ("unclosed group", "unbalanced parentheses"),
+        ("unopened group", "unbalanced parentheses"),
+        (
+            "repetition operator missing expression",
+            "a repetition with nothing to repeat",
+        ),
+        (
+            "invalid repetition count range",
+            "a repetition range whose start is past its end",
+        ),
     ];
-    let what = clear.iter().find(|c| err.contains(*c))?;
+    let (_, what) = clear.iter().find(|(c, _)| err.contains(*c))?;
     Some(finding(
         r,
         "invalid-regex",
-        format!("`{key}` gets an invalid regular expression ({what}): NetBox answers HTTP 500."),
+        format!(
+            "`{key}` gets an invalid regular expression ({what}): PostgreSQL refuses it and NetBox {version} answers HTTP 500."
+        ),
     ))
 }
 
@@ -505,29 +629,9 @@ fn vrf_needs_rd(ctx: &Ctx, view: &View, entry: &FilterEntry, param: &Parameter) 
     None
 }
 
-/// `generic-id-list` for a list (or comma string) on a generic-relation id.
-fn generic_id_list(view: &View, entry: &FilterEntry) -> Finding {
-    let typed = typed_filters(view);
-    let alt = if typed.is_empty() {
-        "query once per id".to_string()
-    } else {
-        format!(
-            "use a typed filter such as {} with the list, or query once per id",
-            quote_list(&typed)
-        )
-    };
-    finding(
-        entry.value_range.clone(),
-        "generic-id-list",
-        format!(
-            "`{}` is a generic-relation id: several values are an HTTP 400 although the schema lists it as multi-value; {alt}.",
-            entry.key
-        ),
-    )
-}
-
-/// Repeated keys in a query string (`within=a&within=b`): single-value filters use one value;
-/// generic-relation ids answer 400.
+/// Repeated keys in a query string (`within=a&within=b`): single-value filters use one value.
+/// Generic-relation ids (`scope_id`, `assigned_object_id`, `object_id`) take several: live
+/// 4.3.3 and 4.6.8 OR them (`scope_id=15&scope_id=16` on vlan-groups: 1 + 1 → 2).
 pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
     if ctx.call.form != CallForm::Url {
         return;
@@ -543,12 +647,7 @@ pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
         let Some(param) = view.param(key) else {
             continue;
         };
-        let base = Key::parse(key).base();
-        if GENERIC_IDS.contains(&base) {
-            let mut f = generic_id_list(view, entries[1]);
-            f.range = ctx.pair_range(entries[1]);
-            out.push(f);
-        } else if !param.multi {
+        if !param.multi {
             out.push(finding(
                 ctx.pair_range(entries[1]),
                 "single-value-filter",
@@ -557,6 +656,28 @@ pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
                     entries.len()
                 ),
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_regex_forms() {
+        // v4.6.8 sweep: `[`, `(`, `*a` → 500; PostgreSQL also refuses `a{2,1}`.
+        for p in ["[", "(", "*a", "a{2,1}"] {
+            assert!(
+                invalid_regex("4.6.8", "name__regex", p, 0..1).is_some(),
+                "{p}"
+            );
+        }
+        for p in ["^edge-(a|b)[0-9]+$", "a{1,2}", "\\d"] {
+            assert!(
+                invalid_regex("4.6.8", "name__regex", p, 0..1).is_none(),
+                "{p}"
+            );
         }
     }
 }
