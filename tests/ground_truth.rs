@@ -1,12 +1,22 @@
 //! Ground truth: the REST rows NetBox answered in `../shared/netbox/v<version>/ground-truth.tsv`
-//! (copied to `tests/fixtures/ground-truth/`, with an `expected_code` column added), checked
+//! (copied to `tests/fixtures/ground-truth/v<version>.tsv`, with an `expected_code` column
+//! added) and the systematic live sweeps of 4.3.3 and 4.6.8
+//! (`ground-truth-sweep.tsv`, copied to `v<version>-sweep.tsv` with an `expected_code` column
+//! appended by `derive-expected.py`: the code per probe kind and NetBox's error text), checked
 //! through the real pipeline (`analyze` on the line `/api/<endpoint>/?<query>`) against the
 //! embedded index of that exact version.
 //!
 //! - honoured → no error and no warning (information is allowed: `tenant__n=null`);
-//! - silently ignored, 400, 500, partial → at least one error or warning with the expected code;
+//! - silently ignored, 400, 500, partial, "honoured (a different meaning)" → at least one error
+//!   or warning with the expected code;
+//! - `400 data` (the value names no object of the demo data) → no error and no warning, except
+//!   rows whose answer is a static choice set's "Select a valid choice" (`status__ic=zz-no-such`),
+//!   which carry `invalid-choice`;
 //! - rows whose fault is the instance's data (a tag, id or custom field that does not exist
 //!   there) are out of reach and listed by name in [`OUT_OF_REACH`].
+//!
+//! Each test prints a tally per version. The fixtures run on a fresh clone; only the comparison
+//! with `../shared` prints SKIPPED when it is missing.
 
 use netbox_lsp::analysis::{analyze, Knowledge};
 use netbox_lsp::extract::HostKind;

@@ -54,6 +54,8 @@ pub const RULES: &[Rule] = &[
       "`has_primary_ip=1` or `=yes` is ignored. Use `true` or `false`."),
     r("invalid-regex", "Invalid regular expression in a `__regex` lookup",
       "NetBox passes the pattern to PostgreSQL, which fails with an HTTP 500. Fix the pattern."),
+    r("server-fault", "Filter this NetBox release answers wrongly for any value",
+      "A NetBox bug shown by the live sweep of that release (e.g. `rear_port_id` on /api/dcim/front-ports/ is an HTTP 500 on 4.6.8). Filter another way."),
     r("unknown-object-type", "Object type or endpoint NetBox does not have",
       "The MCP server rejects it and a REST URL answers 404. Use a known object type such as `dcim.device`."),
     r("version-only", "Filter exists only in another NetBox version",
