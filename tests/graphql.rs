@@ -88,10 +88,15 @@ fn ground_truth_rows() {
                     assert_eq!(&query[errors[0].range.clone()], span_text, "{v}: {query}");
                 }
             }
-            // Warnings: only the unpaginated-list cap, only where it applies.
+            // Warnings: only the unpaginated-list cap, only where it applies, and never on a
+            // filtered list NetBox honoured (issue 8 §5: information there).
             for w in findings.iter().filter(|f| f.severity == Severity::Warning) {
                 assert_eq!(w.code, "graphql-pagination", "{v}: {query}");
                 assert!(s.caps_unpaginated_lists() && !query.contains("pagination"));
+                assert!(
+                    !query.contains("filters:"),
+                    "{v}: warning on a filtered list: {query}"
+                );
             }
         }
         tally.push(format!(
@@ -99,6 +104,61 @@ fn ground_truth_rows() {
         ));
     }
     eprintln!("GraphQL ground truth tally:\n  {}", tally.join("\n  "));
+}
+
+/// The instance's schema (netbox-bgp 0.19.0 and custom fields on 4.6.8): rows of its live
+/// ground truth. With it, the plugin's fields are checked like any other; with the stock 4.6.8
+/// schema they get one `graphql-plugin-field` information finding and nothing else (issue 8 §4).
+#[test]
+fn instance_ground_truth_rows() {
+    let bytes =
+        std::fs::read(fixtures().join("graphql/netbox-4.6.8-instance.introspection.json.gz"))
+            .unwrap();
+    let mut instance = load_schema_file(&bytes).expect("instance introspection loads");
+    instance.netbox_version = "4.6.8".into();
+    let stock = schema("4.6.8");
+    let text = std::fs::read_to_string(fixtures().join("graphql-ground-truth/v4.6.8-instance.tsv"))
+        .unwrap();
+    let (mut plugin_rows, mut rows) = (0, 0);
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [query, verdict, _note, code, span_text] = cols[..] else {
+            panic!("bad row {line}");
+        };
+        assert_eq!(verdict == "error", code != "-", "{query}");
+        let findings = check_text(query, None, &instance);
+        let loud: Vec<_> = findings
+            .iter()
+            .filter(|f| f.severity <= Severity::Warning)
+            .collect();
+        if code == "-" {
+            assert!(
+                loud.is_empty(),
+                "instance: accepted by NetBox, yet: {query}: {loud:?}"
+            );
+        } else {
+            assert_eq!(loud.len(), 1, "instance: {query}: {loud:?}");
+            assert_eq!(loud[0].code, code, "{query}");
+            assert_eq!(&query[loud[0].range.clone()], span_text, "{query}");
+        }
+        rows += 1;
+        if query.contains("netbox_bgp_") {
+            plugin_rows += 1;
+            let got: Vec<(&str, &str)> = check_text(query, None, &stock)
+                .iter()
+                .map(|f| (f.code, &query[f.range.clone()]))
+                .collect();
+            assert_eq!(
+                got,
+                vec![("graphql-plugin-field", "netbox_bgp_session_list")],
+                "stock: {query}"
+            );
+        }
+    }
+    assert!(
+        rows >= 9 && plugin_rows >= 4,
+        "{rows} rows, {plugin_rows} plugin rows"
+    );
 }
 
 /// Fixture documents: `tests/fixtures/graphql/<version>/<name>.graphql`, each with a header

@@ -80,6 +80,8 @@ pub const RULES: &[Rule] = &[
       "NetBox refuses documents with more than GRAPHQL_MAX_ALIASES (default 10) aliases. Split the query."),
     r("graphql-operation", "Mutation or subscription",
       "NetBox's GraphQL API is read-only. Use the REST API to change data."),
+    r("graphql-plugin-field", "Root field a plugin may add (information)",
+      "The stock schema has no such `Query` field; if a plugin adds it, check it with the instance's schema (`--graphql-schema`, `index build --graphql`)."),
     r("stale-index", "Index version differs from the instance",
       "The knowledge is for another NetBox version than the instance reports. Select the instance's version or rebuild the index from its /api/schema/."),
 ];

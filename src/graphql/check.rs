@@ -106,6 +106,11 @@ pub fn check_text(
             if claims.iter().any(|c| c.start <= r.start && r.end <= c.end) {
                 continue;
             }
+            if d.error.unstable_error_name() == Some("UnusedVariable")
+                && used_in(text, &r, &walk.unchecked)
+            {
+                continue;
+            }
             let mut f = RawFinding {
                 range: r.clone(),
                 code: "graphql-validation",
@@ -339,6 +344,25 @@ fn touches(d: &Range<usize>, r: &Range<usize>) -> bool {
     } else {
         d.start < r.end && r.start < d.end
     }
+}
+
+/// Whether the variable defined at `def` (`$asn: Int`) is used inside one of `spans`.
+fn used_in(text: &str, def: &Range<usize>, spans: &[Range<usize>]) -> bool {
+    let Some(name) = text.get(def.clone()).and_then(|t| {
+        let t = t.strip_prefix('$')?;
+        let end = t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(t.len());
+        Some(&t[..end])
+    }) else {
+        return false;
+    };
+    let needle = format!("${name}");
+    spans.iter().filter_map(|s| text.get(s.clone())).any(|t| {
+        t.match_indices(&needle).any(|(i, _)| {
+            !t[i + needle.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        })
+    })
 }
 
 fn walk_name(text: &str, r: &Range<usize>) -> String {

@@ -11,7 +11,7 @@
 //! "did you mean" records; `operation` (`graphql-operation`), `filter_argument`
 //! (`graphql-filter-argument`), `pagination` (`graphql-pagination`), `lookups` (scalars and
 //! `@oneOf` wrappers where lookup objects are wanted), `null_filter` (`graphql-null-filter`),
-//! `id_list` (`graphql-id-list`), `choice_form` (`graphql-choice-form`), `alias_limit`
+//! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `choice_form` (`graphql-choice-form`), `alias_limit`
 //! (`graphql-alias-limit`). A new rule is one file with an `impl Ctx` block, called from the
 //! walk, plus one fixture in `tests/fixtures/graphql/<version>/`.
 
@@ -23,6 +23,7 @@ mod lookups;
 mod null_filter;
 mod operation;
 mod pagination;
+mod plugin;
 mod walk;
 
 pub use lookups::literal_fits;
@@ -93,6 +94,9 @@ pub struct Walk {
     pub findings: Vec<RawFinding>,
     pub unknowns: Vec<Unknown>,
     pub hints: Vec<WrapHint>,
+    /// Spans of root fields left to the instance's schema (`graphql-plugin-field`): a variable
+    /// used only there is not "unused".
+    pub unchecked: Vec<Range<usize>>,
 }
 
 pub fn span(loc: Option<SourceSpan>) -> Option<Range<usize>> {

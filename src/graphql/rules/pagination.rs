@@ -8,25 +8,39 @@ use apollo_compiler::Node;
 
 impl Ctx<'_> {
     /// An unpaginated root list (`{ interface_list { id } }`): from 4.5.5 NetBox cuts it at
-    /// MAX_PAGE_SIZE without telling (netbox#21933, #21935).
+    /// MAX_PAGE_SIZE without telling (netbox#21933, #21935). A warning on an unfiltered list,
+    /// where the cut is likely; information when the list has `filters:` (a filtered list rarely
+    /// reaches 1000 objects, and the ground truth's filtered lists come back whole).
     pub(super) fn unpaginated(&mut self, f: &Node<ast::Field>) {
         if !self.nb.caps_unpaginated_lists() || f.arguments.iter().any(|a| a.name == "pagination") {
             return;
         }
-        if let Some(r) = span(f.name.location()) {
-            self.push(RawFinding {
-                range: r,
-                code: "graphql-pagination",
-                severity: Severity::Warning,
-                message: format!(
-                    "NetBox {} returns at most MAX_PAGE_SIZE (default 1000) objects from `{}` without `pagination`, silently. Add `pagination: {{limit: 500, offset: 0}}` and page through.",
-                    self.nb.netbox_version,
-                    f.name
-                ),
-                fixes: Vec::new(),
-                claim: None,
-            });
-        }
+        let Some(r) = span(f.name.location()) else {
+            return;
+        };
+        let filtered = f.arguments.iter().any(|a| a.name == "filters");
+        let (severity, what) = if filtered {
+            (
+                Severity::Information,
+                "; a filtered list rarely reaches that, but if this one can, add `pagination: {limit: 500, offset: 0}` and page through.",
+            )
+        } else {
+            (
+                Severity::Warning,
+                ", silently. Add `pagination: {limit: 500, offset: 0}` and page through.",
+            )
+        };
+        self.push(RawFinding {
+            range: r,
+            code: "graphql-pagination",
+            severity,
+            message: format!(
+                "NetBox {} returns at most MAX_PAGE_SIZE (default 1000) objects from `{}` without `pagination`{what}",
+                self.nb.netbox_version, f.name
+            ),
+            fixes: Vec::new(),
+            claim: None,
+        });
     }
 
     /// `graphql-pagination`: `limit:`/`offset:` as field arguments → `pagination: {limit, offset}`.

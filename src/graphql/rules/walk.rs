@@ -71,6 +71,9 @@ impl Ctx<'_> {
     fn field(&mut self, parent: &str, f: &Node<ast::Field>, root: bool) {
         let schema = &self.nb.schema;
         let Ok(def) = schema.type_field(parent, f.name.as_str()) else {
+            if root && self.plugin_field(parent, f) {
+                return;
+            }
             if let Some(r) = span(f.name.location()) {
                 let names = field_names(schema, parent);
                 let candidates = did_you_mean(f.name.as_str(), names.iter().map(|s| s.as_str()));
