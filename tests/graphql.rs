@@ -596,3 +596,38 @@ fn integer_lookup_fixes_validate() {
         }
     }
 }
+
+/// Issue 8 §5 through the whole pipeline: a Markdown fence of example pairs is read as separate
+/// documents (findings at their host positions, no "anonymous operation" cascade); a fence that
+/// is a filter fragment gets one information finding instead of five syntax errors.
+#[test]
+fn markdown_fences_of_examples_and_fragments() {
+    use netbox_lsp::analysis::{analyze, Knowledge};
+    use netbox_lsp::extract::HostKind;
+    let host = "# Filters\n\n```graphql\n# WRONG\n{ device_list(filters: {status: STATUS_ACTIVE}) { id } }\n# CORRECT\n{ device_list(filters: {status: {exact: STATUS_ACTIVE}}) { id } }\n\n{ site_list(filter: {name: {exact: \"a\"}}) { id } }\n```\n\nThe filter alone:\n\n```graphql\nfilters: {site_id: $x}\n```\n";
+    let knowledge = Knowledge {
+        index: None,
+        graphql: Some(schema("4.6.8")),
+    };
+    let findings = analyze(host, HostKind::Markdown, &knowledge);
+    let got: Vec<(&str, Severity, &str)> = findings
+        .iter()
+        .map(|f| (f.code, f.severity, &host[f.range.clone()]))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("graphql-pagination", Severity::Information, "device_list"),
+            ("graphql-choice-form", Severity::Error, "STATUS_ACTIVE"),
+            ("graphql-pagination", Severity::Information, "device_list"),
+            ("graphql-pagination", Severity::Information, "site_list"),
+            ("graphql-filter-argument", Severity::Error, "filter"),
+            ("graphql-snippet", Severity::Information, "filters"),
+        ]
+    );
+    // The fixes apply at the host positions of their own document.
+    let fix = &findings[1].fixes[0];
+    assert!(fix.certain);
+    assert_eq!(&host[fix.edits[0].range.clone()], "STATUS_ACTIVE");
+    assert_eq!(fix.edits[0].new_text, "{exact: STATUS_ACTIVE}");
+}

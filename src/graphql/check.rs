@@ -3,6 +3,7 @@
 //! document's offset map.
 
 use super::rules::{self, did_you_mean_suffix, span, RawFinding, RawFix, Unknown};
+use super::split::{self, Plan};
 use super::variables;
 use super::NetboxSchema;
 use crate::extract::{GraphqlDoc, OffsetMap};
@@ -27,7 +28,7 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
         .token_limit(TOKEN_LIMIT);
     match parser.parse_ast(text, "document.graphql") {
         Ok(doc) => Ok(doc),
-        Err(with) => Err(dedup_ranges(with
+        Err(with) => Err(first_error(with
             .errors
             .iter()
             .map(|d| {
@@ -51,11 +52,12 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
     }
 }
 
-/// The parser often reports two errors at one token ("expected an Argument", "expected
-/// R_PAREN"); keep the first per range.
-fn dedup_ranges(mut v: Vec<RawFinding>) -> Vec<RawFinding> {
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|f| seen.insert((f.range.start, f.range.end)));
+/// One mistake, one finding: the parser goes on after the first error and reports every
+/// token it cannot place (5 errors for one `filters: {...}` fragment), so only the first
+/// syntax error of a document is kept.
+fn first_error(mut v: Vec<RawFinding>) -> Vec<RawFinding> {
+    v.sort_by_key(|f| f.range.start);
+    v.truncate(1);
     v
 }
 
@@ -67,7 +69,10 @@ pub fn check_document(doc: &GraphqlDoc, schema: &NetboxSchema) -> Vec<Finding> {
         .collect()
 }
 
-/// The same checks in GraphQL-text coordinates (used by tests and benchmarks).
+/// The same checks in GraphQL-text coordinates (used by tests and benchmarks). The text is
+/// first read by [`split::plan`]: example operations side by side are checked one by one, a
+/// bare selection inside `{ }`, a fragment of a document gets one `graphql-snippet`
+/// information finding, a schema excerpt nothing.
 pub fn check_text(
     text: &str,
     variables: Option<&serde_json::Value>,
@@ -76,6 +81,80 @@ pub fn check_text(
     if text.trim().is_empty() {
         return Vec::new();
     }
+    let root_names = rules::field_names(&schema.schema, ROOT);
+    let is_root = |n: &str| {
+        root_names.iter().any(|r| r == n)
+            || (schema.stock && rules::looks_like_plugin(n, root_names.iter().map(|s| s.as_str())))
+            // A misspelled root list (`devcie_list`); nested lists never end in `_list`.
+            || (n.ends_with("_list")
+                && rules::near_name(n, root_names.iter().map(|s| s.as_str())))
+    };
+    match split::plan(text, variables.is_some(), is_root) {
+        Plan::One => check_one(text, variables, schema),
+        Plan::Schema => Vec::new(),
+        Plan::Separate(chunks) => {
+            let mut out: Vec<RawFinding> = chunks
+                .iter()
+                .flat_map(|c| {
+                    check_one(&text[c.clone()], None, schema)
+                        .into_iter()
+                        .map(|f| shifted(f, c.start as isize, 0..text.len()))
+                })
+                .collect();
+            out.sort_by_key(|f| (f.range.start, f.range.end));
+            out
+        }
+        Plan::Selection => {
+            let wrapped = format!("{{{text}\n}}");
+            check_one(&wrapped, variables, schema)
+                .into_iter()
+                .map(|f| shifted(f, -1, 0..text.len()))
+                .collect()
+        }
+        Plan::Snippet { at, starts_with } => vec![RawFinding {
+            range: at,
+            code: "graphql-snippet",
+            severity: Severity::Information,
+            message: format!(
+                "Not checked: this GraphQL is part of a document, not one NetBox can run (it starts with {starts_with}). Write it inside a query, e.g. `{{ device_list(filters: {{...}}) {{ id }} }}`, to have it checked."
+            ),
+            fixes: Vec::new(),
+            claim: None,
+        }],
+    }
+}
+
+/// The root type's name in every NetBox schema.
+const ROOT: &str = "Query";
+
+/// A finding of a sub-text moved by `delta` bytes into the text `within`; a range is clamped
+/// into `within`, a fix with an edit outside it (the braces added around a selection) is
+/// dropped.
+fn shifted(mut f: RawFinding, delta: isize, within: Range<usize>) -> RawFinding {
+    let mv =
+        |x: usize| (x as isize + delta).clamp(within.start as isize, within.end as isize) as usize;
+    let inside = |r: &Range<usize>| {
+        let (s, e) = (r.start as isize + delta, r.end as isize + delta);
+        s >= within.start as isize && e <= within.end as isize
+    };
+    f.range = mv(f.range.start)..mv(f.range.end);
+    f.claim = f.claim.map(|c| mv(c.start)..mv(c.end));
+    f.fixes.retain(|fx| fx.edits.iter().all(|(r, _)| inside(r)));
+    for fx in &mut f.fixes {
+        for (r, _) in &mut fx.edits {
+            *r = mv(r.start)..mv(r.end);
+        }
+    }
+    f
+}
+
+/// One document: syntax (the first error only), NetBox rules, apollo-compiler validation with
+/// "did you mean", variables.
+fn check_one(
+    text: &str,
+    variables: Option<&serde_json::Value>,
+    schema: &NetboxSchema,
+) -> Vec<RawFinding> {
     let doc = match parse(text) {
         Ok(d) => d,
         Err(syntax) => return syntax,

@@ -27,6 +27,7 @@ mod plugin;
 mod walk;
 
 pub use lookups::literal_fits;
+pub use plugin::{looks_like_plugin, near_name};
 pub use walk::walk;
 
 use super::suggest::or_list;

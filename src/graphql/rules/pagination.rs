@@ -18,7 +18,11 @@ impl Ctx<'_> {
         let Some(r) = span(f.name.location()) else {
             return;
         };
-        let filtered = f.arguments.iter().any(|a| a.name == "filters");
+        // `filter:` is the misspelled `filters:` (its own finding): the list is meant filtered.
+        let filtered = f
+            .arguments
+            .iter()
+            .any(|a| a.name == "filters" || a.name == "filter");
         let (severity, what) = if filtered {
             (
                 Severity::Information,

@@ -62,10 +62,17 @@ pub fn looks_like_plugin<'a>(name: &str, stock: impl IntoIterator<Item = &'a str
     if !snake || model_words < 2 {
         return false;
     }
-    let max = (name.chars().count() / 5).max(1);
-    !stock
+    !near_name(name, stock)
+}
+
+/// Whether one of `names` is within typo distance of `name`: Damerau-Levenshtein ≤ max(1,
+/// length / 5), case-insensitive (`devcie_list` → `device_list`).
+pub fn near_name<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let max = (lower.chars().count() / 5).max(1);
+    names
         .into_iter()
-        .any(|s| strsim::damerau_levenshtein(name, &s.to_ascii_lowercase()) <= max)
+        .any(|s| strsim::damerau_levenshtein(&lower, &s.to_ascii_lowercase()) <= max)
 }
 
 #[cfg(test)]
