@@ -60,7 +60,7 @@ pub fn plan(text: &str, has_variables: bool, is_root_field: impl Fn(&str) -> boo
     if head.starts_with('{') || matches!(word, "query" | "mutation" | "subscription" | "fragment") {
         return separate(text, &chunks, has_variables).unwrap_or(Plan::One);
     }
-    if SDL_KEYWORDS.contains(&word) && leading_name(after_name(head, word)).len() > 0 {
+    if SDL_KEYWORDS.contains(&word) && !leading_name(after_name(head, word)).is_empty() {
         return Plan::Schema;
     }
     if word.is_empty() {
