@@ -4,6 +4,7 @@
 
 use super::rules::{self, did_you_mean_suffix, span, RawFinding, RawFix, Unknown};
 use super::split::{self, Plan};
+use super::suggest::clear_winner;
 use super::variables;
 use super::NetboxSchema;
 use crate::extract::{GraphqlDoc, OffsetMap};
@@ -446,15 +447,4 @@ fn used_in(text: &str, def: &Range<usize>, spans: &[Range<usize>]) -> bool {
 
 fn walk_name(text: &str, r: &Range<usize>) -> String {
     text.get(r.clone()).unwrap_or("").to_ascii_lowercase()
-}
-
-/// One clear candidate: the only one, or one edit away while the next is three or more away
-/// (`tenant_grop` → `tenant_group`, not `tenant_group_id`).
-fn clear_winner(input: &str, candidates: &[String]) -> bool {
-    let d = |c: &String| strsim::damerau_levenshtein(input, &c.to_ascii_lowercase());
-    match candidates {
-        [_] => true,
-        [a, b, ..] => d(a) <= 1 && d(b) >= 3,
-        [] => false,
-    }
 }
