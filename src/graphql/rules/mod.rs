@@ -11,7 +11,7 @@
 //! "did you mean" records; `operation` (`graphql-operation`), `filter_argument`
 //! (`graphql-filter-argument`), `pagination` (`graphql-pagination`), `lookups` (scalars and
 //! `@oneOf` wrappers where lookup objects are wanted), `null_filter` (`graphql-null-filter`),
-//! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `choice_form` (`graphql-choice-form`), `alias_limit`
+//! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `input_object` (repeated fields, `@oneOf` with several members: `graphql-validation`), `choice_form` (`graphql-choice-form`), `alias_limit`
 //! (`graphql-alias-limit`). A new rule is one file with an `impl Ctx` block, called from the
 //! walk, plus one fixture in `tests/fixtures/graphql/<version>/`.
 
@@ -19,6 +19,7 @@ mod alias_limit;
 mod choice_form;
 mod filter_argument;
 mod id_list;
+mod input_object;
 mod lookups;
 mod null_filter;
 mod operation;

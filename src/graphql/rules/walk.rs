@@ -160,10 +160,11 @@ impl Ctx<'_> {
                     return;
                 };
                 if fields.iter().any(|(n, _)| !obj.fields.contains_key(n))
-                    && self.wrapper_form(&obj, &named, fields, &vr, field.map(|f| f.0))
+                    && self.wrapper_form(&obj, &named, fields, &vr, field.as_ref().map(|f| f.0))
                 {
                     return;
                 }
+                self.input_object(&obj, &named, fields, &vr, field.as_ref().map(|f| f.0));
                 for (name, fv) in fields {
                     match obj.fields.get(name) {
                         Some(fdef) => {
@@ -288,6 +289,8 @@ impl Ctx<'_> {
                 .filter(|n| schema.get_enum(n).is_some())
         });
         match v.as_ref() {
+            // A null member of a `@oneOf` input is refused, not skipped (`input_object`).
+            Value::Null if parent.directives.has("oneOf") => true,
             Value::Null => {
                 self.null_filter(vr, fname, parent, lookup.cloned().as_deref());
                 true
