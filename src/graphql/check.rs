@@ -82,6 +82,9 @@ pub fn check_text(
     if text.trim().is_empty() {
         return Vec::new();
     }
+    // `{ id name ... }` in prose: "more fields", not a fragment spread.
+    let blanked = split::blank_placeholders(text);
+    let text = blanked.as_deref().unwrap_or(text);
     let root_names = rules::field_names(&schema.schema, ROOT);
     let is_root = |n: &str| {
         root_names.iter().any(|r| r == n)
@@ -105,13 +108,15 @@ pub fn check_text(
             out.sort_by_key(|f| (f.range.start, f.range.end));
             out
         }
-        Plan::Selection => {
-            let wrapped = format!("{{{text}\n}}");
-            check_one(&wrapped, variables, schema)
-                .into_iter()
-                .map(|f| shifted(f, -1, 0..text.len()))
-                .collect()
-        }
+        Plan::Selection(chunks) => chunks
+            .iter()
+            .flat_map(|c| {
+                let wrapped = format!("{{{}\n}}", &text[c.clone()]);
+                check_one(&wrapped, variables, schema)
+                    .into_iter()
+                    .map(|f| shifted(f, c.start as isize - 1, c.clone()))
+            })
+            .collect(),
         Plan::Snippet { at, starts_with } => vec![RawFinding {
             range: at,
             code: "graphql-snippet",

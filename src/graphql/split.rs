@@ -20,9 +20,10 @@ pub enum Plan {
     /// least one anonymous or two with the same name, no fragment definitions or named fragment
     /// spreads (nothing refers to another definition), no `variables` object beside the text.
     Separate(Vec<Range<usize>>),
-    /// A selection without its braces (`device_list(filters: {...}) { id }`) whose first field
-    /// is a root field of `Query`: checked as `{ <text> }`.
-    Selection,
+    /// Selections without their braces (`device_list(filters: {...}) { id }`) whose first field
+    /// is a root field of `Query`: each top-level selection checked as `{ <selection> }` (a
+    /// WRONG/CORRECT pair of the same field side by side would conflict as one selection set).
+    Selection(Vec<Range<usize>>),
     /// A fragment of a document (it starts with an argument, an input field or a field that is
     /// not a root field): one information finding at `at`, naming what it starts with.
     Snippet {
@@ -31,6 +32,28 @@ pub enum Plan {
     },
     /// Type-system definitions (`type DeviceType { ... }`): a schema excerpt, not a request.
     Schema,
+}
+
+/// `text` with every placeholder ellipsis (`...` or `…` standing for "more fields": followed by
+/// `}`, `)`, a comment or the line end, not by a fragment name, `on`, `{` or `@`) blanked out,
+/// byte for byte, so offsets stay valid. `None` when there is none.
+pub fn blank_placeholders(text: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    for pat in ["...", "\u{2026}"] {
+        for (i, _) in text.match_indices(pat) {
+            let after = text[i + pat.len()..].trim_start_matches([' ', '\t']);
+            let placeholder = after.is_empty()
+                || after.starts_with(['}', ')', '\n', '\r', '#', ','])
+                || (pat != "..."
+                    && !after.starts_with(['{', '@'])
+                    && leading_name(after).is_empty());
+            if placeholder && !(pat == "..." && i > 0 && text[..i].ends_with('.')) {
+                let o = out.get_or_insert_with(|| text.to_string());
+                o.replace_range(i..i + pat.len(), &" ".repeat(pat.len()));
+            }
+        }
+    }
+    out
 }
 
 /// Most definitions split into separate documents; beyond it the text is one document.
@@ -81,7 +104,7 @@ pub fn plan(text: &str, has_variables: bool, is_root_field: impl Fn(&str) -> boo
             && is_root_field(target)
             && (then.starts_with('(') || then.starts_with('{'))
         {
-            return Plan::Selection;
+            return Plan::Selection(chunks);
         }
         return Plan::Snippet {
             at,
@@ -89,7 +112,7 @@ pub fn plan(text: &str, has_variables: bool, is_root_field: impl Fn(&str) -> boo
         };
     }
     if is_root_field(word) {
-        return Plan::Selection;
+        return Plan::Selection(chunks);
     }
     Plan::Snippet {
         at,
@@ -275,14 +298,12 @@ mod tests {
         assert_eq!(plan(spread, false, root), Plan::One);
         let inline = "{ device_list { ... on DeviceType { id } } }\n{ site_list { id } }";
         assert!(matches!(plan(inline, false, root), Plan::Separate(_)));
-        assert_eq!(
-            plan("device_list(filters: {}) { id }", false, root),
-            Plan::Selection
-        );
-        assert_eq!(
-            plan("a: device(id: 1) { id }", false, root),
-            Plan::Selection
-        );
+        let one = plan("device_list(filters: {}) { id }", false, root);
+        assert!(matches!(one, Plan::Selection(v) if v.len() == 1 && v[0].end == 31));
+        assert!(matches!(
+            plan("a: device(id: 1) { id }\nsite_list { id }", false, root),
+            Plan::Selection(v) if v.len() == 2
+        ));
         assert!(matches!(
             plan("filters: {site_id: $x}", false, root),
             Plan::Snippet { at, .. } if at == (0..7)
@@ -298,5 +319,14 @@ mod tests {
         );
         assert_eq!(plan("{ device_list { id } }", false, root), Plan::One);
         assert_eq!(plan("", false, root), Plan::One);
+        assert_eq!(
+            blank_placeholders("{ a { id ... } b { ...F } c { ... on T { id } } }").as_deref(),
+            Some("{ a { id     } b { ...F } c { ... on T { id } } }")
+        );
+        assert_eq!(
+            blank_placeholders("{ a { id \u{2026} } }").as_deref(),
+            Some("{ a { id     } }")
+        );
+        assert_eq!(blank_placeholders("{ a { ...F } }"), None);
     }
 }
