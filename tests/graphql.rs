@@ -88,10 +88,15 @@ fn ground_truth_rows() {
                     assert_eq!(&query[errors[0].range.clone()], span_text, "{v}: {query}");
                 }
             }
-            // Warnings: only the unpaginated-list cap, only where it applies.
+            // Warnings: only the unpaginated-list cap, only where it applies, and never on a
+            // filtered list NetBox honoured (issue 8 §5: information there).
             for w in findings.iter().filter(|f| f.severity == Severity::Warning) {
                 assert_eq!(w.code, "graphql-pagination", "{v}: {query}");
                 assert!(s.caps_unpaginated_lists() && !query.contains("pagination"));
+                assert!(
+                    !query.contains("filters:"),
+                    "{v}: warning on a filtered list: {query}"
+                );
             }
         }
         tally.push(format!(
@@ -99,6 +104,61 @@ fn ground_truth_rows() {
         ));
     }
     eprintln!("GraphQL ground truth tally:\n  {}", tally.join("\n  "));
+}
+
+/// The instance's schema (netbox-bgp 0.19.0 and custom fields on 4.6.8): rows of its live
+/// ground truth. With it, the plugin's fields are checked like any other; with the stock 4.6.8
+/// schema they get one `graphql-plugin-field` information finding and nothing else (issue 8 §4).
+#[test]
+fn instance_ground_truth_rows() {
+    let bytes =
+        std::fs::read(fixtures().join("graphql/netbox-4.6.8-instance.introspection.json.gz"))
+            .unwrap();
+    let mut instance = load_schema_file(&bytes).expect("instance introspection loads");
+    instance.netbox_version = "4.6.8".into();
+    let stock = schema("4.6.8");
+    let text = std::fs::read_to_string(fixtures().join("graphql-ground-truth/v4.6.8-instance.tsv"))
+        .unwrap();
+    let (mut plugin_rows, mut rows) = (0, 0);
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [query, verdict, _note, code, span_text] = cols[..] else {
+            panic!("bad row {line}");
+        };
+        assert_eq!(verdict == "error", code != "-", "{query}");
+        let findings = check_text(query, None, &instance);
+        let loud: Vec<_> = findings
+            .iter()
+            .filter(|f| f.severity <= Severity::Warning)
+            .collect();
+        if code == "-" {
+            assert!(
+                loud.is_empty(),
+                "instance: accepted by NetBox, yet: {query}: {loud:?}"
+            );
+        } else {
+            assert_eq!(loud.len(), 1, "instance: {query}: {loud:?}");
+            assert_eq!(loud[0].code, code, "{query}");
+            assert_eq!(&query[loud[0].range.clone()], span_text, "{query}");
+        }
+        rows += 1;
+        if query.contains("netbox_bgp_") {
+            plugin_rows += 1;
+            let got: Vec<(&str, &str)> = check_text(query, None, &stock)
+                .iter()
+                .map(|f| (f.code, &query[f.range.clone()]))
+                .collect();
+            assert_eq!(
+                got,
+                vec![("graphql-plugin-field", "netbox_bgp_session_list")],
+                "stock: {query}"
+            );
+        }
+    }
+    assert!(
+        rows >= 9 && plugin_rows >= 4,
+        "{rows} rows, {plugin_rows} plugin rows"
+    );
 }
 
 /// Fixture documents: `tests/fixtures/graphql/<version>/<name>.graphql`, each with a header
@@ -535,4 +595,200 @@ fn integer_lookup_fixes_validate() {
             );
         }
     }
+}
+
+/// Issue 8 §5 through the whole pipeline: a Markdown fence of example pairs is read as separate
+/// documents (findings at their host positions, no "anonymous operation" cascade); a fence that
+/// is a filter fragment gets one information finding instead of five syntax errors.
+#[test]
+fn markdown_fences_of_examples_and_fragments() {
+    use netbox_lsp::analysis::{analyze, Knowledge};
+    use netbox_lsp::extract::HostKind;
+    let host = "# Filters\n\n```graphql\n# WRONG\n{ device_list(filters: {status: STATUS_ACTIVE}) { id } }\n# CORRECT\n{ device_list(filters: {status: {exact: STATUS_ACTIVE}}) { id } }\n\n{ site_list(filter: {name: {exact: \"a\"}}) { id } }\n```\n\nThe filter alone:\n\n```graphql\nfilters: {site_id: $x}\n```\n";
+    let knowledge = Knowledge {
+        index: None,
+        graphql: Some(schema("4.6.8")),
+    };
+    let findings = analyze(host, HostKind::Markdown, &knowledge);
+    let got: Vec<(&str, Severity, &str)> = findings
+        .iter()
+        .map(|f| (f.code, f.severity, &host[f.range.clone()]))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("graphql-pagination", Severity::Information, "device_list"),
+            ("graphql-choice-form", Severity::Error, "STATUS_ACTIVE"),
+            ("graphql-pagination", Severity::Information, "device_list"),
+            ("graphql-pagination", Severity::Information, "site_list"),
+            ("graphql-filter-argument", Severity::Error, "filter"),
+            ("graphql-snippet", Severity::Information, "filters"),
+        ]
+    );
+    // The fixes apply at the host positions of their own document.
+    let fix = &findings[1].fixes[0];
+    assert!(fix.certain);
+    assert_eq!(&host[fix.edits[0].range.clone()], "STATUS_ACTIVE");
+    assert_eq!(fix.edits[0].new_text, "{exact: STATUS_ACTIVE}");
+}
+
+/// Literal values in a piece of GraphQL (strings, numbers, enum members, variables, booleans,
+/// null): a certain fix must keep their number (issue 8 §6: "same values").
+fn value_count(t: &str) -> usize {
+    let b = t.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' {
+            n += 1;
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'-' {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b"_$-.".contains(&b[i])) {
+                i += 1;
+            }
+            let w = &t[s..i];
+            let after = t[i..].trim_start();
+            let is_key = after.starts_with(':');
+            let value = w.starts_with('$')
+                || w.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+                || matches!(w, "true" | "false" | "null")
+                || (w.bytes().any(|c| c.is_ascii_uppercase())
+                    && !w.bytes().any(|c| c.is_ascii_lowercase()));
+            if value && !is_key {
+                n += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+fn apply(text: &str, edits: &[(std::ops::Range<usize>, String)]) -> String {
+    let mut e = edits.to_vec();
+    e.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+    let mut out = text.to_string();
+    for (r, t) in e {
+        out.replace_range(r, &t);
+    }
+    out
+}
+
+/// Issue 8 §6 as a property over every GraphQL fixture and ground-truth row of all four
+/// versions (and the instance's): each certain fix keeps the number of values, leaves no error
+/// at the place it edited and no finding of its own code there; applying every certain fix once
+/// (fix-all) leaves no certain fix to apply (one round) and no more errors than before.
+#[test]
+fn certain_fixes_keep_meaning_and_converge() {
+    let mut docs: Vec<(String, String, Option<serde_json::Value>)> = Vec::new();
+    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+        let gt = std::fs::read_to_string(fixtures().join(format!("graphql-ground-truth/v{v}.tsv")))
+            .unwrap();
+        for line in gt.lines().filter(|l| !l.starts_with('#')).skip(1) {
+            docs.push((v.into(), line.split('\t').next().unwrap().into(), None));
+        }
+        let mut files: Vec<_> = std::fs::read_dir(fixtures().join("graphql").join(v))
+            .unwrap()
+            .flatten()
+            .collect();
+        files.sort_by_key(|f| f.path());
+        for f in files {
+            let text = std::fs::read_to_string(f.path()).unwrap();
+            let vars = text
+                .lines()
+                .find_map(|l| l.strip_prefix("# variables: "))
+                .map(|j| serde_json::from_str(j).unwrap());
+            docs.push((v.into(), text, vars));
+        }
+    }
+    let (mut fixes, mut docs_fixed) = (0, 0);
+    for (v, text, vars) in &docs {
+        let s = schema(v);
+        let before = check_text(text, vars.as_ref(), &s);
+        let certain: Vec<_> = before
+            .iter()
+            .filter_map(|f| f.fixes.iter().find(|x| x.certain).map(|x| (f, x)))
+            .collect();
+        for (f, fix) in &certain {
+            fixes += 1;
+            let old: usize = fix
+                .edits
+                .iter()
+                .map(|(r, _)| value_count(&text[r.clone()]))
+                .sum();
+            let new: usize = fix.edits.iter().map(|(_, t)| value_count(t)).sum();
+            assert_eq!(
+                old, new,
+                "{v}: {} changes the values: {:?}\n{text}",
+                f.code, fix.edits
+            );
+            let fixed = apply(text, &fix.edits);
+            // Where the edits landed in the fixed text.
+            let mut places = Vec::new();
+            let mut sorted = fix.edits.clone();
+            sorted.sort_by_key(|(r, _)| r.start);
+            let mut delta: isize = 0;
+            for (r, t) in &sorted {
+                let start = (r.start as isize + delta) as usize;
+                places.push(start..start + t.len());
+                delta += t.len() as isize - r.len() as isize;
+            }
+            let after = check_text(&fixed, vars.as_ref(), &s);
+            for g in &after {
+                let here = places.iter().any(|p| {
+                    g.range.start < p.end.max(p.start + 1)
+                        && p.start < g.range.end.max(g.range.start + 1)
+                });
+                assert!(
+                    !(here && (g.severity == Severity::Error || g.code == f.code)),
+                    "{v}: fix {:?} of {} leaves {} `{}` at its place:\n{fixed}",
+                    fix.edits,
+                    f.code,
+                    g.code,
+                    g.message
+                );
+            }
+        }
+        if certain.is_empty() {
+            continue;
+        }
+        // Fix-all: every certain fix once (overlapping ones after the first are skipped).
+        let mut all: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+        for (_, fix) in &certain {
+            if fix.edits.iter().all(|(r, _)| {
+                all.iter()
+                    .all(|(a, _)| r.end <= a.start || a.end <= r.start)
+            }) {
+                all.extend(fix.edits.iter().cloned());
+            }
+        }
+        let fixed = apply(text, &all);
+        let after = check_text(&fixed, vars.as_ref(), &s);
+        let left: Vec<_> = after
+            .iter()
+            .filter(|f| f.fixes.iter().any(|x| x.certain))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{v}: fix-all needs another round: {left:?}\n{fixed}"
+        );
+        let errors = |fs: &[netbox_lsp::graphql::rules::RawFinding]| {
+            fs.iter().filter(|f| f.severity == Severity::Error).count()
+        };
+        assert!(
+            errors(&after) < errors(&before),
+            "{v}: fix-all removed no error:\n{fixed}"
+        );
+        docs_fixed += 1;
+    }
+    eprintln!(
+        "{fixes} certain fixes on {} documents checked; fix-all on {docs_fixed}",
+        docs.len()
+    );
+    assert!(fixes >= 30, "only {fixes} certain fixes exercised");
 }

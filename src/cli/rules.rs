@@ -80,6 +80,10 @@ pub const RULES: &[Rule] = &[
       "NetBox refuses documents with more than GRAPHQL_MAX_ALIASES (default 10) aliases. Split the query."),
     r("graphql-operation", "Mutation or subscription",
       "NetBox's GraphQL API is read-only. Use the REST API to change data."),
+    r("graphql-snippet", "GraphQL that is part of a document (information)",
+      "A block starting with an argument (`filters: {...}`) or a nested field is not a document NetBox can run and is not checked; write it inside a query to have it checked."),
+    r("graphql-plugin-field", "Root field a plugin may add (information)",
+      "The stock schema has no such `Query` field; if a plugin adds it, check it with the instance's schema (`--graphql-schema`, `index build --graphql`)."),
     r("stale-index", "Index version differs from the instance",
       "The knowledge is for another NetBox version than the instance reports. Select the instance's version or rebuild the index from its /api/schema/."),
 ];

@@ -3,6 +3,8 @@
 //! document's offset map.
 
 use super::rules::{self, did_you_mean_suffix, span, RawFinding, RawFix, Unknown};
+use super::split::{self, Plan};
+use super::suggest::clear_winner;
 use super::variables;
 use super::NetboxSchema;
 use crate::extract::{GraphqlDoc, OffsetMap};
@@ -27,7 +29,7 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
         .token_limit(TOKEN_LIMIT);
     match parser.parse_ast(text, "document.graphql") {
         Ok(doc) => Ok(doc),
-        Err(with) => Err(dedup_ranges(with
+        Err(with) => Err(first_error(with
             .errors
             .iter()
             .map(|d| {
@@ -51,11 +53,12 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
     }
 }
 
-/// The parser often reports two errors at one token ("expected an Argument", "expected
-/// R_PAREN"); keep the first per range.
-fn dedup_ranges(mut v: Vec<RawFinding>) -> Vec<RawFinding> {
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|f| seen.insert((f.range.start, f.range.end)));
+/// One mistake, one finding: the parser goes on after the first error and reports every
+/// token it cannot place (5 errors for one `filters: {...}` fragment), so only the first
+/// syntax error of a document is kept.
+fn first_error(mut v: Vec<RawFinding>) -> Vec<RawFinding> {
+    v.sort_by_key(|f| f.range.start);
+    v.truncate(1);
     v
 }
 
@@ -67,7 +70,10 @@ pub fn check_document(doc: &GraphqlDoc, schema: &NetboxSchema) -> Vec<Finding> {
         .collect()
 }
 
-/// The same checks in GraphQL-text coordinates (used by tests and benchmarks).
+/// The same checks in GraphQL-text coordinates (used by tests and benchmarks). The text is
+/// first read by [`split::plan`]: example operations side by side are checked one by one, a
+/// bare selection inside `{ }`, a fragment of a document gets one `graphql-snippet`
+/// information finding, a schema excerpt nothing.
 pub fn check_text(
     text: &str,
     variables: Option<&serde_json::Value>,
@@ -76,6 +82,85 @@ pub fn check_text(
     if text.trim().is_empty() {
         return Vec::new();
     }
+    // `{ id name ... }` in prose: "more fields", not a fragment spread.
+    let blanked = split::blank_placeholders(text);
+    let text = blanked.as_deref().unwrap_or(text);
+    let root_names = rules::field_names(&schema.schema, ROOT);
+    let is_root = |n: &str| {
+        root_names.iter().any(|r| r == n)
+            || (schema.stock && rules::looks_like_plugin(n, root_names.iter().map(|s| s.as_str())))
+            // A misspelled root list (`devcie_list`); nested lists never end in `_list`.
+            || (n.ends_with("_list")
+                && rules::near_name(n, root_names.iter().map(|s| s.as_str())))
+    };
+    match split::plan(text, variables.is_some(), is_root) {
+        Plan::One => check_one(text, variables, schema),
+        Plan::Schema => Vec::new(),
+        Plan::Separate(chunks) => {
+            let mut out: Vec<RawFinding> = chunks
+                .iter()
+                .flat_map(|c| {
+                    check_one(&text[c.clone()], None, schema)
+                        .into_iter()
+                        .map(|f| shifted(f, c.start as isize, 0..text.len()))
+                })
+                .collect();
+            out.sort_by_key(|f| (f.range.start, f.range.end));
+            out
+        }
+        Plan::Selection(chunks) => chunks
+            .iter()
+            .flat_map(|c| {
+                let wrapped = format!("{{{}\n}}", &text[c.clone()]);
+                check_one(&wrapped, variables, schema)
+                    .into_iter()
+                    .map(|f| shifted(f, c.start as isize - 1, c.clone()))
+            })
+            .collect(),
+        Plan::Snippet { at, starts_with } => vec![RawFinding {
+            range: at,
+            code: "graphql-snippet",
+            severity: Severity::Information,
+            message: format!(
+                "Not checked: this GraphQL is part of a document, not one NetBox can run (it starts with {starts_with}). Write it inside a query, e.g. `{{ device_list(filters: {{...}}) {{ id }} }}`, to have it checked."
+            ),
+            fixes: Vec::new(),
+            claim: None,
+        }],
+    }
+}
+
+/// The root type's name in every NetBox schema.
+const ROOT: &str = "Query";
+
+/// A finding of a sub-text moved by `delta` bytes into the text `within`; a range is clamped
+/// into `within`, a fix with an edit outside it (the braces added around a selection) is
+/// dropped.
+fn shifted(mut f: RawFinding, delta: isize, within: Range<usize>) -> RawFinding {
+    let mv =
+        |x: usize| (x as isize + delta).clamp(within.start as isize, within.end as isize) as usize;
+    let inside = |r: &Range<usize>| {
+        let (s, e) = (r.start as isize + delta, r.end as isize + delta);
+        s >= within.start as isize && e <= within.end as isize
+    };
+    f.range = mv(f.range.start)..mv(f.range.end);
+    f.claim = f.claim.map(|c| mv(c.start)..mv(c.end));
+    f.fixes.retain(|fx| fx.edits.iter().all(|(r, _)| inside(r)));
+    for fx in &mut f.fixes {
+        for (r, _) in &mut fx.edits {
+            *r = mv(r.start)..mv(r.end);
+        }
+    }
+    f
+}
+
+/// One document: syntax (the first error only), NetBox rules, apollo-compiler validation with
+/// "did you mean", variables.
+fn check_one(
+    text: &str,
+    variables: Option<&serde_json::Value>,
+    schema: &NetboxSchema,
+) -> Vec<RawFinding> {
     let doc = match parse(text) {
         Ok(d) => d,
         Err(syntax) => return syntax,
@@ -104,6 +189,11 @@ pub fn check_text(
                 continue;
             }
             if claims.iter().any(|c| c.start <= r.start && r.end <= c.end) {
+                continue;
+            }
+            if d.error.unstable_error_name() == Some("UnusedVariable")
+                && used_in(text, &r, &walk.unchecked)
+            {
                 continue;
             }
             let mut f = RawFinding {
@@ -341,17 +431,25 @@ fn touches(d: &Range<usize>, r: &Range<usize>) -> bool {
     }
 }
 
-fn walk_name(text: &str, r: &Range<usize>) -> String {
-    text.get(r.clone()).unwrap_or("").to_ascii_lowercase()
+/// Whether the variable defined at `def` (`$asn: Int`) is used inside one of `spans`.
+fn used_in(text: &str, def: &Range<usize>, spans: &[Range<usize>]) -> bool {
+    let Some(name) = text.get(def.clone()).and_then(|t| {
+        let t = t.strip_prefix('$')?;
+        let end = t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(t.len());
+        Some(&t[..end])
+    }) else {
+        return false;
+    };
+    let needle = format!("${name}");
+    spans.iter().filter_map(|s| text.get(s.clone())).any(|t| {
+        t.match_indices(&needle).any(|(i, _)| {
+            !t[i + needle.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        })
+    })
 }
 
-/// One clear candidate: the only one, or one edit away while the next is three or more away
-/// (`tenant_grop` → `tenant_group`, not `tenant_group_id`).
-fn clear_winner(input: &str, candidates: &[String]) -> bool {
-    let d = |c: &String| strsim::damerau_levenshtein(input, &c.to_ascii_lowercase());
-    match candidates {
-        [_] => true,
-        [a, b, ..] => d(a) <= 1 && d(b) >= 3,
-        [] => false,
-    }
+fn walk_name(text: &str, r: &Range<usize>) -> String {
+    text.get(r.clone()).unwrap_or("").to_ascii_lowercase()
 }

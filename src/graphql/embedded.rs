@@ -49,7 +49,9 @@ pub fn embedded_schema(version: &str) -> Option<Arc<NetboxSchema>> {
 pub fn build(version: &str, gz: &[u8]) -> Result<NetboxSchema, String> {
     let bytes = maybe_gunzip(gz)?;
     let sdl = std::str::from_utf8(&bytes).map_err(|e| e.to_string())?;
-    NetboxSchema::from_sdl(sdl, version)
+    let mut schema = NetboxSchema::from_sdl(sdl, version)?;
+    schema.stock = true;
+    Ok(schema)
 }
 
 /// Versions of the shipped schemas, oldest first.

@@ -4,7 +4,8 @@
 //! - [`schema`]: [`NetboxSchema`], loading SDL / introspection JSON (gz accepted).
 //! - [`introspection`]: introspection JSON → SDL converter.
 //! - [`embedded`]: the schemas shipped in `index/` and [`embedded_schema`].
-//! - [`check`]: [`check_document`] (syntax, apollo-compiler validation, NetBox rules, variables).
+//! - [`check`]: [`check_document`] (syntax, apollo-compiler validation, NetBox rules, variables);
+//!   [`split`]: what a block of GraphQL text is (one document, examples side by side, a snippet).
 //! - [`rules`]: the NetBox rules; [`suggest`]: "did you mean"; [`variables`]: variable values.
 //! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
 
@@ -16,6 +17,7 @@ pub mod hover;
 pub mod introspection;
 pub mod rules;
 pub mod schema;
+pub mod split;
 pub mod suggest;
 pub mod variables;
 

@@ -22,6 +22,9 @@ pub struct NetboxSchema {
     /// `OffsetPaginationInput` has `start` (NetBox 4.5.10 and 4.6.8 schemas; not 4.3.3/4.4.10).
     /// NetBox then refuses `start` together with `offset` at run time.
     pub pagination_has_start: bool,
+    /// A stock schema shipped with netbox-lsp (`embedded`), not an instance's own: names a
+    /// plugin adds (`netbox_bgp_session_list`) cannot be judged with it.
+    pub stock: bool,
 }
 
 /// Errors above this many bytes of decompressed input are refused (NetBox's SDL is ~300 KB).
@@ -59,6 +62,7 @@ impl NetboxSchema {
             netbox_version: netbox_version.to_string(),
             schema,
             pagination_has_start,
+            stock: false,
         }
     }
 

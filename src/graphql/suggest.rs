@@ -66,6 +66,17 @@ pub fn or_list(names: &[String]) -> String {
     }
 }
 
+/// One clear candidate: the only one, or one edit away while the next is three or more away
+/// (`tenant_grop` → `tenant_group`, not `tenant_group_id`).
+pub fn clear_winner(input: &str, candidates: &[String]) -> bool {
+    let d = |c: &String| strsim::damerau_levenshtein(input, &c.to_ascii_lowercase());
+    match candidates {
+        [_] => true,
+        [a, b, ..] => d(a) <= 1 && d(b) >= 3,
+        [] => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
