@@ -318,7 +318,11 @@ mod tests {
     fn the_scanner_guard_alone_prevents_the_abort() {
         let mut py = String::new();
         for i in 0..520 {
-            py.push_str(&format!("{}\\\n{}if 1:\n", " ".repeat(i / 2), " ".repeat(i - i / 2)));
+            py.push_str(&format!(
+                "{}\\\n{}if 1:\n",
+                " ".repeat(i / 2),
+                " ".repeat(i - i / 2)
+            ));
         }
         py.push_str(&format!("{}x = 'abc\n", " ".repeat(520)));
         assert!(too_deep(Lang::Python, &py));

@@ -94,14 +94,18 @@ unsafe fn serialize_bounded(
 /// Python: 2 header bytes, open strings, then 2-byte levels; `deserialize` reads whole pairs and
 /// ignores a trailing odd byte, so any cut at or below the buffer reads back.
 unsafe extern "C" fn python_serialize(payload: *mut c_void, out: *mut c_char) -> c_uint {
-    let inner = *PY_SERIALIZE.get().expect("set before the language is handed out");
+    let inner = *PY_SERIALIZE
+        .get()
+        .expect("set before the language is handed out");
     // SAFETY: called by tree-sitter with its scanner payload and its 1,024-byte buffer.
     unsafe { serialize_bounded(inner, payload, out, BUFFER) }
 }
 
 /// YAML: 10 header bytes, then 4-byte levels; `deserialize` asserts whole levels.
 unsafe extern "C" fn yaml_serialize(payload: *mut c_void, out: *mut c_char) -> c_uint {
-    let inner = *YAML_SERIALIZE.get().expect("set before the language is handed out");
+    let inner = *YAML_SERIALIZE
+        .get()
+        .expect("set before the language is handed out");
     // SAFETY: as above.
     unsafe { serialize_bounded(inner, payload, out, 10 + (BUFFER - 10) / 4 * 4) }
 }
@@ -156,7 +160,11 @@ mod tests {
     #[test]
     fn the_copies_are_the_grammars() {
         for (guarded, original, name) in [
-            (python(), Language::from(tree_sitter_python::LANGUAGE), "python"),
+            (
+                python(),
+                Language::from(tree_sitter_python::LANGUAGE),
+                "python",
+            ),
             (yaml(), Language::from(tree_sitter_yaml::LANGUAGE), "yaml"),
         ] {
             // Fields before and after the external scanner read the same through tree-sitter.
