@@ -9,7 +9,7 @@ use super::position::{Encoding, Snapshot};
 use super::{guarded, Backend};
 use crate::extract::HostKind;
 use crate::finding::{Edit, Finding};
-use crate::suppress::{self, MARKER};
+use crate::suppress;
 use std::collections::HashMap;
 use std::ops::Range;
 use tower_lsp_server::jsonrpc::Result;
@@ -81,10 +81,12 @@ pub fn actions(
     let want = snap.byte_range(params.range, enc);
     let mut out = Vec::new();
     if wants(only, CodeActionKind::QUICKFIX.as_str()) {
-        for (f, sev) in effective(findings, settings) {
-            if f.range.start > want.end || want.start > f.range.end {
-                continue;
-            }
+        let hit: Vec<(&Finding, _)> = effective(findings, settings)
+            .filter(|(f, _)| f.range.start <= want.end && want.start <= f.range.end)
+            .collect();
+        let only_findings: Vec<&Finding> = hit.iter().map(|(f, _)| *f).collect();
+        let ignores = suppress::ignore_edits(&snap.text, kind, &only_findings);
+        for ((f, sev), ignore) in hit.into_iter().zip(ignores) {
             let mut shown = f.clone();
             shown.severity = sev;
             let diag = to_diagnostics(
@@ -103,7 +105,7 @@ pub fn actions(
                     ..CodeAction::default()
                 }));
             }
-            if let Some(edit) = ignore_edit(&snap.text, &snap.lines, kind, f) {
+            if let Some(edit) = ignore {
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("Ignore `{}` here (netbox-lsp: ignore)", f.code),
                     kind: Some(CodeActionKind::QUICKFIX),
@@ -156,104 +158,14 @@ pub fn fix_all(findings: &[Finding], settings: &Settings) -> Vec<Edit> {
     out
 }
 
-/// The fenced code block around `offset` in Markdown: (start of its opening fence line, the
-/// info string's language), or `None` in prose.
-fn fence_at(text: &str, offset: usize) -> Option<(usize, String)> {
-    let mut open: Option<(usize, String, String)> = None; // (line start, lang, fence chars)
-    let mut pos = 0;
-    for line in text[..offset].split_inclusive('\n') {
-        let t = line.trim_start_matches([' ', '\t', '>']);
-        let fence: String = t.chars().take_while(|c| *c == '`' || *c == '~').collect();
-        if fence.len() >= 3 && pos + line.len() <= offset {
-            match &open {
-                Some((_, _, f))
-                    if t.trim_end().starts_with(f.as_str())
-                        && t.trim_end().len() == fence.len() =>
-                {
-                    open = None
-                }
-                None => {
-                    let lang = t[fence.len()..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_ascii_lowercase();
-                    open = Some((pos, lang, fence))
-                }
-                _ => {}
-            }
-        }
-        pos += line.len();
-    }
-    open.map(|(p, l, _)| (p, l))
-}
-
-/// The edit that suppresses `f` with a comment on the line before it: `# netbox-lsp:
-/// ignore[code]` in Python/YAML and in fences whose language has `#` comments, an HTML comment in
-/// Markdown prose or before a JSON fence (covering the block). `None` for JSON files.
-pub fn ignore_edit(
-    text: &str,
-    lines: &crate::lines::LineIndex,
-    kind: HostKind,
-    f: &Finding,
-) -> Option<Edit> {
-    let line = lines.line_of(f.range.start);
-    let line_range = lines.line_range(line);
-    let line_text = &text[line_range.clone()];
-    let prefix: String = line_text
-        .chars()
-        .take_while(|c| matches!(c, ' ' | '\t' | '>'))
-        .collect();
-    let code = f.code;
-    // Extend an existing `ignore[...]` comment on the line before.
-    if line > 0 {
-        let prev = lines.line_range(line - 1);
-        let prev_text = &text[prev.clone()];
-        if let Some(s) = suppress::parse_line(prev_text) {
-            if s.codes.is_some() {
-                let at = prev_text.find(MARKER)? + MARKER.len();
-                let close = prev_text[at..].find(']')? + at;
-                return Some(Edit {
-                    range: prev.start + close..prev.start + close,
-                    new_text: format!(",{code}"),
-                });
-            }
-        }
-    }
-    let hash = |start: usize, prefix: &str| Edit {
-        range: start..start,
-        new_text: format!("{prefix}# {MARKER}[{code}]\n"),
-    };
-    let html = |start: usize, prefix: &str| Edit {
-        range: start..start,
-        new_text: format!("{prefix}<!-- {MARKER}[{code}] -->\n"),
-    };
-    match kind {
-        HostKind::Json => None,
-        HostKind::Markdown => match fence_at(text, f.range.start) {
-            None => Some(html(line_range.start, &prefix)),
-            Some((fence_start, lang)) => {
-                if matches!(lang.as_str(), "json" | "jsonc" | "json5" | "") {
-                    let fence_line = &text[fence_start..];
-                    let fprefix: String = fence_line
-                        .chars()
-                        .take_while(|c| matches!(c, ' ' | '\t' | '>'))
-                        .collect();
-                    Some(html(fence_start, &fprefix))
-                } else {
-                    Some(hash(line_range.start, &prefix))
-                }
-            }
-        },
-        _ => Some(hash(line_range.start, &prefix)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::finding::Severity;
-    use crate::lines::LineIndex;
+
+    fn ignore_edit(text: &str, kind: HostKind, f: &Finding) -> Option<Edit> {
+        suppress::ignore_edits(text, kind, &[f]).pop().flatten()
+    }
 
     fn finding(text: &str, needle: &str) -> Finding {
         let at = text.find(needle).unwrap();
@@ -282,7 +194,7 @@ mod tests {
             (
                 HostKind::Markdown,
                 "Use `?bad=1` here.\n",
-                "<!-- netbox-lsp: ignore[unknown-filter] -->\nUse",
+                "Use `?bad=1` here. <!-- netbox-lsp: ignore[unknown-filter] -->\n",
             ),
             (
                 HostKind::Markdown,
@@ -302,7 +214,7 @@ mod tests {
         ];
         for (kind, text, want) in cases {
             let f = finding(text, "bad");
-            let e = ignore_edit(text, &LineIndex::new(text), kind, &f).unwrap();
+            let e = ignore_edit(text, kind, &f).unwrap();
             let after = apply(text, &e);
             assert!(after.contains(want), "{kind:?}: {after:?}");
             // The new comment suppresses the finding (blocks: the fence range).
@@ -318,13 +230,7 @@ mod tests {
             );
         }
         let json = "{\"bad\": 1}";
-        assert!(ignore_edit(
-            json,
-            &LineIndex::new(json),
-            HostKind::Json,
-            &finding(json, "bad")
-        )
-        .is_none());
+        assert!(ignore_edit(json, HostKind::Json, &finding(json, "bad")).is_none());
     }
 
     #[test]
