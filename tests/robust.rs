@@ -179,3 +179,81 @@ fn a_folder_with_poisoned_files_still_reports_the_others() {
         .collect();
     assert_eq!(codes, ["unknown-filter"], "{found}");
 }
+
+/// Runs `netbox-lsp <args>` in `cwd`, killed after 30 s (a hang is a failure, not a stuck run).
+fn run_bounded(cwd: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+        .args(args)
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("netbox-lsp {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 9 §2: a FIFO or a device named as `--index`, `--graphql-schema`, `--config` or in
+/// `netbox-lsp.toml` used to hang `check` (or read until memory ran out): each is refused with
+/// a message that names the file and says why.
+#[test]
+fn special_files_as_settings_are_refused_by_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    std::fs::write(
+        dir.path().join("a.md"),
+        "`/api/dcim/devices/?status=active`\n",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["check", "--index", "pipe", "a.md"], "named pipe"),
+        (
+            vec!["check", "--graphql-schema", "pipe", "a.md"],
+            "named pipe",
+        ),
+        (vec!["check", "--config", "pipe", "a.md"], "named pipe"),
+        (
+            vec!["check", "--index", "/dev/zero", "a.md"],
+            "character device",
+        ),
+        (
+            vec!["check", "--graphql-schema", "/dev/zero", "a.md"],
+            "character device",
+        ),
+        (vec!["check", "pipe"], "not a regular file"),
+    ];
+    for (args, why) in cases {
+        let (code, _, stderr) = run_bounded(dir.path(), &args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    }
+    for toml in ["index = \"pipe\"\n", "graphql_schema = \"/dev/zero\"\n"] {
+        std::fs::write(dir.path().join("netbox-lsp.toml"), toml).unwrap();
+        let (code, _, stderr) = run_bounded(dir.path(), &["check", "a.md"]);
+        assert_eq!(code, Some(2), "{toml}: {stderr}");
+        assert!(stderr.contains("regular file"), "{toml}: {stderr}");
+    }
+}

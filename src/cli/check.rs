@@ -126,7 +126,7 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
             p
         }
     };
-    let text = std::fs::read_to_string(&path)
+    let text = crate::safe_read::read_to_string(&path, crate::safe_read::FileKind::Config)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let base = path
         .parent()
@@ -171,6 +171,11 @@ fn check_file(
     overrides: &HashMap<&str, Option<Severity>>,
 ) -> Result<Option<Vec<Located>>, String> {
     let shown = display_path(&input.path);
+    // A named pipe or device named on the command line would block or never end.
+    let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown}: not a regular file"));
+    }
     let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
     let text = match decode(&bytes) {
         Decoded::Binary => {
