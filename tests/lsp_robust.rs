@@ -74,3 +74,182 @@ async fn workspace_settings_naming_special_files_are_refused() {
     let labels = c.completion_labels(&uri, 0, 46).await;
     assert!(labels.iter().any(|l| l == "role_id"), "{labels:?}");
 }
+
+/// §6: a request for a `$/` method is answered with MethodNotFound (it was never answered).
+#[tokio::test]
+async fn dollar_requests_get_method_not_found() {
+    let mut c = TestClient::start().await;
+    let r = c.request("$/netbox/unknown", json!({})).await;
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    // `$/` notifications are still fine, and the server answers afterwards.
+    c.notify("$/setTrace", json!({"value": "off"})).await;
+    let r = c.request("$/cancelRequest", json!({"id": 99})).await;
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    c.call("shutdown", Value::Null).await;
+}
+
+/// §6: `exit` without `shutdown` ends with exit code 1, after `shutdown` with 0.
+#[tokio::test]
+async fn exit_code_follows_shutdown() {
+    for shutdown in [false, true] {
+        let (client_end, server_end) = tokio::io::duplex(1 << 20);
+        let (sr, sw) = tokio::io::split(server_end);
+        let server = tokio::spawn(netbox_lsp::server::serve(sr, sw, false));
+        let (cr, cw) = tokio::io::split(client_end);
+        let mut c = TestClient::connect(cr, cw);
+        c.initialize(default_options(), default_capabilities(), Value::Null)
+            .await;
+        if shutdown {
+            c.call("shutdown", Value::Null).await;
+        }
+        c.notify("exit", Value::Null).await;
+        let code = tokio::time::timeout(TIMEOUT, server)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(code, if shutdown { 0 } else { 1 }, "shutdown: {shutdown}");
+    }
+}
+
+/// §6: a document whose text holds a lone UTF-16 surrogate escape used to be dropped whole; it
+/// opens with the character replaced by U+FFFD.
+#[tokio::test]
+async fn lone_surrogate_escape_opens_with_a_replacement() {
+    let mut c = TestClient::start().await;
+    let uri = "file:///ws/s.md";
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"{uri}","languageId":"markdown","version":1,"text":"a\ud800b \\ud800 `/api/dcim/devices/?device_role_id=3` \ud83d\ude00"}}}}}}"#
+    );
+    c.send_raw(&frame(body.as_bytes())).await;
+    let (version, text) = c.server_text(uri).await;
+    assert_eq!(version, 1);
+    assert_eq!(
+        text,
+        "a\u{fffd}b \\ud800 `/api/dcim/devices/?device_role_id=3` 😀"
+    );
+    let diags = c.diagnostics(uri, 1).await;
+    assert!(
+        diags.iter().any(|d| d["code"] == "unknown-filter"),
+        "{diags:?}"
+    );
+}
+
+/// §6: a configuration problem pops up once, however often the configuration changes.
+#[tokio::test]
+async fn configuration_problems_pop_up_once() {
+    let mut c = TestClient::start().await;
+    // The client answers `workspace/configuration` with the bad value on every pull.
+    *c.config.lock().unwrap() = json!({"severity": {"no-such-code": "error"}});
+    for _ in 0..5 {
+        c.notify("workspace/didChangeConfiguration", json!({"settings": {}}))
+            .await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // A request after the changes, so that every popup they cause has been sent.
+    c.request("netbox-lsp/debugDocument", json!({"uri": "file:///none"}))
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    c.request("netbox-lsp/debugDocument", json!({"uri": "file:///none"}))
+        .await;
+    let mut popups = 0;
+    while let Ok(Some(m)) = tokio::time::timeout(std::time::Duration::from_millis(200), async {
+        Some(c.wait_for(|m| m["method"] == "window/showMessage").await)
+    })
+    .await
+    {
+        assert!(
+            m["params"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no-such-code"),
+            "{m}"
+        );
+        popups += 1;
+    }
+    assert_eq!(popups, 1);
+}
+
+/// §6: `check --format json` and the server give the same positions for the same text: bare
+/// CR line ends (Markdown and Python), CRLF, a byte-order mark, a NUL byte (binary: nothing).
+#[tokio::test]
+async fn check_and_server_agree_on_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let call = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3, \"stat\": 1})";
+    let cases: Vec<(&str, &str, String)> = vec![
+        (
+            "cr.md",
+            "markdown",
+            format!(
+                "# T\r\rtext\r`/api/dcim/devices/?device_role_id=3`\r\r```python\r{call}\r```\r"
+            ),
+        ),
+        ("cr.py", "python", format!("import x\r\r{call}\r")),
+        ("crlf.py", "python", format!("import x\r\n\r\n{call}\r\n")),
+        (
+            "mixed.md",
+            "markdown",
+            format!("a\r\nb\rc\n`/api/dcim/devices/?device_role_id=3` é\r"),
+        ),
+        (
+            "bom.md",
+            "markdown",
+            "\u{feff}`/api/dcim/devices/?device_role_id=3`\n".to_string(),
+        ),
+        ("bom.py", "python", format!("\u{feff}{call}\n")),
+        (
+            "nul.md",
+            "markdown",
+            "a\0b\n`/api/dcim/devices/?device_role_id=3`\n".to_string(),
+        ),
+    ];
+    let mut c = TestClient::in_process();
+    c.initialize(json!({}), default_capabilities(), Value::Null)
+        .await;
+    for (i, (name, lang, text)) in cases.iter().enumerate() {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+            .args(["check", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let cli: Value = serde_json::from_slice(&out.stdout).unwrap_or(json!([]));
+        let mut want: Vec<(String, Value)> = cli
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["code"].as_str().unwrap().to_string(), f["range"].clone()))
+            .collect();
+        let uri = file_uri(&path);
+        c.open(&uri, lang, i as i64 + 1, text).await;
+        let diags = c.diagnostics(&uri, i as i64 + 1).await;
+        let mut got: Vec<(String, Value)> = diags
+            .iter()
+            .map(|d| (d["code"].as_str().unwrap().to_string(), d["range"].clone()))
+            .collect();
+        want.sort_by_key(|w| w.1.to_string());
+        got.sort_by_key(|w| w.1.to_string());
+        assert_eq!(got, want, "{name}");
+        if *name == "nul.md" {
+            assert!(got.is_empty(), "binary: {got:?}");
+        } else {
+            assert!(!got.is_empty(), "{name}: no finding");
+        }
+        // Every range lies on its line: the character is within the line's length.
+        let lines: Vec<&str> = text
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .split('\n')
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .leak()
+            .iter()
+            .map(String::as_str)
+            .collect();
+        for (_, r) in &got {
+            let line = r["start"]["line"].as_u64().unwrap() as usize;
+            let ch = r["start"]["character"].as_u64().unwrap() as usize;
+            assert!(ch < lines[line].encode_utf16().count(), "{name}: {r}");
+        }
+    }
+}

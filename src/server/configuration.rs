@@ -33,10 +33,12 @@ pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfig
                 show_problems(backend, msgs).await;
             }
             Err(e) => {
-                backend
-                    .client
-                    .show_message(MessageType::ERROR, format!("netbox-lsp settings: {e}"))
-                    .await
+                popup(
+                    backend,
+                    MessageType::ERROR,
+                    format!("netbox-lsp settings: {e}"),
+                )
+                .await
             }
         }
     }
@@ -103,12 +105,8 @@ pub async fn reload(backend: &Backend) {
             messages.extend(msgs);
         }
     }
-    let mut shown = std::collections::HashSet::new();
     for (typ, m) in messages {
-        if shown.insert(m.clone()) {
-            backend.log(typ, &m).await;
-            backend.client.show_message(typ, m).await;
-        }
+        popup(backend, typ, m).await;
     }
     diagnostics::refresh_all(backend);
 }
@@ -129,12 +127,19 @@ pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
 
 /// Logs each message and shows it with `window/showMessage` (warning), once each.
 pub async fn show_problems(backend: &Backend, messages: Vec<String>) {
-    let mut shown = std::collections::HashSet::new();
     for m in messages {
-        if shown.insert(m.clone()) {
-            backend.log(MessageType::WARNING, &m).await;
-            backend.client.show_message(MessageType::WARNING, m).await;
-        }
+        popup(backend, MessageType::WARNING, m).await;
+    }
+}
+
+/// Shows `message` with `window/showMessage` the first time this server meets it (every
+/// configuration change re-reads every setting, and the same problem must not pop up again:
+/// 71 popups for 13 changes before); logs it each time it is met.
+pub async fn popup(backend: &Backend, typ: MessageType, message: String) {
+    backend.log(typ, &message).await;
+    let fresh = lock(&backend.state.shown_problems).insert(message.clone());
+    if fresh {
+        backend.client.show_message(typ, message).await;
     }
 }
 
@@ -282,7 +287,7 @@ async fn pull_configuration(backend: &Backend) {
         }
     }
     for e in errors {
-        backend.client.show_message(MessageType::ERROR, e).await;
+        popup(backend, MessageType::ERROR, e).await;
     }
     show_problems(backend, messages).await;
 }

@@ -66,12 +66,11 @@ pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded
             if fresh {
                 let chosen = settings.netbox_version.is_some() || settings.index.is_some();
                 for note in &loaded.notes {
-                    backend.log(MessageType::WARNING, note).await;
                     if chosen {
-                        backend
-                            .client
-                            .show_message(MessageType::WARNING, format!("netbox-lsp: {note}"))
-                            .await;
+                        let m = format!("netbox-lsp: {note}");
+                        super::configuration::popup(backend, MessageType::WARNING, m).await;
+                    } else {
+                        backend.log(MessageType::WARNING, note).await;
                     }
                 }
                 if !loaded.index_version.is_empty() {
