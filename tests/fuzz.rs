@@ -163,7 +163,10 @@ fn apply(text: &str, edits: &[Edit]) -> String {
 }
 
 fn on_boundaries(text: &str, r: &std::ops::Range<usize>) -> bool {
-    r.start <= r.end && r.end <= text.len() && text.is_char_boundary(r.start) && text.is_char_boundary(r.end)
+    r.start <= r.end
+        && r.end <= text.len()
+        && text.is_char_boundary(r.start)
+        && text.is_char_boundary(r.end)
 }
 
 /// Everything a user's text goes through, with the invariants that must hold for any text.
@@ -173,7 +176,12 @@ fn exercise(text: &str, kind: HostKind) {
     let findings = analyze(text, kind, k);
     let lines = LineIndex::new(text);
     for f in &findings {
-        assert!(on_boundaries(text, &f.range), "{kind:?} {} {:?}", f.code, f.range);
+        assert!(
+            on_boundaries(text, &f.range),
+            "{kind:?} {} {:?}",
+            f.code,
+            f.range
+        );
         for fix in &f.fixes {
             for e in &fix.edits {
                 assert!(on_boundaries(text, &e.range), "{kind:?} fix {:?}", e.range);
@@ -182,17 +190,28 @@ fn exercise(text: &str, kind: HostKind) {
         // Positions round-trip in every unit.
         for unit in [ColumnUnit::Utf16, ColumnUnit::Utf8, ColumnUnit::Char] {
             let p = lines.position(text, f.range.start, unit);
-            assert_eq!(lines.offset(text, p, unit), f.range.start, "{kind:?} {unit:?}");
+            assert_eq!(
+                lines.offset(text, p, unit),
+                f.range.start,
+                "{kind:?} {unit:?}"
+            );
         }
     }
     let refs: Vec<&Finding> = findings.iter().collect();
     for e in ignore_edits(text, kind, &refs).into_iter().flatten() {
-        assert!(on_boundaries(text, &e.range), "{kind:?} ignore {:?}", e.range);
+        assert!(
+            on_boundaries(text, &e.range),
+            "{kind:?} ignore {:?}",
+            e.range
+        );
         let _ = analyze(&apply(text, &[e]), kind, k);
     }
     let all = fix_all(&findings, &Settings::default());
     for w in all.windows(2) {
-        assert!(w[0].range.end <= w[1].range.start || w[0].range.start == w[1].range.start && w[0].range.is_empty());
+        assert!(
+            w[0].range.end <= w[1].range.start
+                || w[0].range.start == w[1].range.start && w[0].range.is_empty()
+        );
     }
     if !all.is_empty() {
         let _ = analyze(&apply(text, &all), kind, k);
@@ -203,7 +222,11 @@ fn exercise(text: &str, kind: HostKind) {
     for offset in (0..=text.len()).step_by(step).chain([text.len()]) {
         let offset = floor(text, offset);
         if let Some(c) = netbox_lsp::server::context::at(text, offset, kind) {
-            assert!(on_boundaries(text, &c.prefix), "{kind:?} prefix {:?}", c.prefix);
+            assert!(
+                on_boundaries(text, &c.prefix),
+                "{kind:?} prefix {:?}",
+                c.prefix
+            );
         }
         let _ = netbox_lsp::server::hover::describe(text, offset, kind, index, &findings);
     }

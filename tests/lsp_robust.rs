@@ -253,3 +253,124 @@ async fn check_and_server_agree_on_positions() {
         }
     }
 }
+
+/// The LSP position of the end of `text` (lines end at `\r\n`, `\n` or `\r`; UTF-16 columns).
+fn end_position(text: &str) -> (u32, u32) {
+    let mut line = 0;
+    let mut col = 0;
+    let mut prev_cr = false;
+    for ch in text.chars() {
+        match ch {
+            '\n' if prev_cr => {}
+            '\n' | '\r' => {
+                line += 1;
+                col = 0;
+            }
+            c => col += c.len_utf16() as u32,
+        }
+        prev_cr = ch == '\r';
+    }
+    (line, col)
+}
+
+/// §8: typing simulation over the real server. The example and fixture hosts are typed
+/// character by character (the first 1,200 characters of each), with completion and hover asked
+/// along the way: every request is answered without an error, the server's copy of each
+/// document equals what was typed, and its final diagnostics equal a fresh `check`.
+#[tokio::test]
+async fn typing_every_fixture_character_by_character() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        ("examples/skills/netbox-inventory/SKILL.md", "markdown"),
+        ("examples/python/audit_devices.py", "python"),
+        ("examples/tool-calls/calls.yaml", "yaml"),
+        ("examples/tool-calls/calls.json", "json"),
+        ("examples/graphql/devices.graphql", "graphql"),
+        ("examples/prompts/triage-prompt.md", "markdown"),
+        ("tests/fixtures/extract/skill.md", "markdown"),
+        ("tests/fixtures/extract/tools.py", "python"),
+        ("tests/fixtures/extract/calls.yaml", "yaml"),
+        ("tests/fixtures/extract/calls.json", "json"),
+        ("tests/fixtures/extract/indented.md", "markdown"),
+        ("tests/fixtures/extract/commonmark.md", "markdown"),
+        ("tests/fixtures/lsp/SKILL.md", "markdown"),
+    ];
+    let mut c = TestClient::in_process();
+    c.initialize(json!({}), default_capabilities(), Value::Null)
+        .await;
+    let (mut keystrokes, mut requests) = (0, 0);
+    for (n, (file, lang)) in files.iter().enumerate() {
+        let full = std::fs::read_to_string(root.join(file)).unwrap();
+        let text: String = full.chars().take(1200).collect();
+        let uri = format!("file:///typing/{n}/{}", file.rsplit('/').next().unwrap());
+        c.open(&uri, lang, 0, "").await;
+        let mut typed = String::new();
+        let mut version = 0;
+        for ch in text.chars() {
+            let (line, col) = end_position(&typed);
+            version += 1;
+            c.change(
+                &uri,
+                version,
+                json!([{"range": {"start": {"line": line, "character": col}, "end": {"line": line, "character": col}}, "text": ch.to_string()}]),
+            )
+            .await;
+            typed.push(ch);
+            keystrokes += 1;
+            if keystrokes % 5 == 0 {
+                let (line, col) = end_position(&typed);
+                let at = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": col}});
+                for method in ["textDocument/completion", "textDocument/hover"] {
+                    let r = c.request(method, at.clone()).await;
+                    assert!(
+                        r.get("error").is_none(),
+                        "{method} in {file} at {line}:{col}: {r}"
+                    );
+                    requests += 1;
+                }
+            }
+            if keystrokes % 100 == 0 {
+                c.drain(); // published diagnostics of old versions
+            }
+        }
+        let (v, server_text) = c.server_text(&uri).await;
+        assert_eq!(
+            (v, server_text.as_str()),
+            (version, typed.as_str()),
+            "{file}"
+        );
+        let diags = c.diagnostics(&uri, version).await;
+        let path = std::env::temp_dir().join(format!(
+            "netbox-lsp-typing-{n}-{}",
+            file.rsplit('/').next().unwrap()
+        ));
+        std::fs::write(&path, &typed).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+            .args(["check", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        let cli: Value = serde_json::from_slice(&out.stdout).unwrap_or(json!([]));
+        let mut want: Vec<String> = cli
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{} {}", f["code"], f["range"]))
+            .collect();
+        let mut got: Vec<String> = diags
+            .iter()
+            .map(|d| format!("{} {}", d["code"], d["range"]))
+            .collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{file}");
+        c.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    }
+    eprintln!("{keystrokes} keystrokes, {requests} completion/hover requests");
+    assert!(keystrokes > 5000);
+}
