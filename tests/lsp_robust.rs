@@ -374,3 +374,76 @@ async fn typing_every_fixture_character_by_character() {
     eprintln!("{keystrokes} keystrokes, {requests} completion/hover requests");
     assert!(keystrokes > 5000);
 }
+
+/// §5: a whole-document code action on thousands of findings (8,000 took 16.9 s and blocked
+/// every other request) is answered with the quick fixes of at most 2,000 findings plus fix-all,
+/// positions converted in one pass (also on one long non-ASCII line), and a hover sent right
+/// after it is answered too.
+#[tokio::test]
+async fn whole_document_code_action_on_thousands_of_findings() {
+    let mut c = TestClient::in_process();
+    c.initialize(json!({}), default_capabilities(), Value::Null)
+        .await;
+    let docs = [
+        (
+            "many.md",
+            (0..8000)
+                .map(|i| format!("call `/api/dcim/devices/?device_role_id={i}` é\n"))
+                .collect::<String>(),
+        ),
+        (
+            "line.md",
+            (0..3000)
+                .map(|i| format!("/api/dcim/devices/?device_role_id={i}😀 "))
+                .collect::<String>(),
+        ),
+    ];
+    for (name, text) in docs {
+        let uri = format!("file:///p/{name}");
+        c.open(&uri, "markdown", 1, &text).await;
+        let diags = c.diagnostics(&uri, 1).await;
+        let whole = json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99999, "character": 0}}, "context": {"diagnostics": []}});
+        let id_actions = c.request("textDocument/codeAction", whole).await;
+        let hover = c
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 30}}),
+            )
+            .await;
+        assert!(hover.get("error").is_none(), "{hover}");
+        let actions = id_actions["result"].as_array().unwrap();
+        let quick: Vec<&Value> = actions.iter().filter(|a| a["kind"] == "quickfix").collect();
+        let fixes = quick
+            .iter()
+            .filter(|a| !a["title"].as_str().unwrap().starts_with("Ignore"))
+            .count();
+        assert_eq!(fixes, diags.len().min(2000), "{name}");
+        // The first quick fix edits exactly the range of its diagnostic.
+        let first = quick[0];
+        let edit_range = &first["edit"]["changes"][&uri][0]["range"];
+        assert_eq!(edit_range, &first["diagnostics"][0]["range"], "{name}");
+        assert_eq!(
+            first["diagnostics"][0]["range"], diags[0]["range"],
+            "{name}"
+        );
+        // And the last one on the long line lands where its diagnostic is.
+        let last = quick
+            .iter()
+            .rev()
+            .find(|a| !a["title"].as_str().unwrap().starts_with("Ignore"))
+            .unwrap();
+        let d = diags
+            .iter()
+            .find(|d| d["range"] == last["diagnostics"][0]["range"]);
+        assert!(d.is_some(), "{name}: {}", last["diagnostics"][0]["range"]);
+        let all = actions
+            .iter()
+            .find(|a| a["kind"] == "source.fixAll.netbox")
+            .unwrap();
+        assert_eq!(
+            all["edit"]["changes"][&uri].as_array().unwrap().len(),
+            diags.len(),
+            "{name}"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 //! before), and `source.fixAll.netbox` (every certain fix of the document, non-overlapping).
 
 use super::config::Settings;
-use super::diagnostics::{effective, to_diagnostics};
+use super::diagnostics::{effective, to_diagnostics_with};
 use super::initialize::FIX_ALL_KIND;
 use super::position::{Encoding, Snapshot};
 use super::{guarded, Backend};
@@ -27,11 +27,14 @@ pub async fn handle(
     let findings = backend.findings_of(&view).await;
     let (settings, _) = backend.state.settings_for(view.path.as_deref());
     let enc = backend.state.encoding();
-    let result = guarded(|| {
-        actions(
-            &uri, &view.snap, view.kind, &findings, &settings, enc, &params,
-        )
-    });
+    // Off the async threads: a large document's actions take time, and a request cancelled
+    // meanwhile (`$/cancelRequest`) must free the server for the next one.
+    let (snap, kind) = (view.snap.clone(), view.kind);
+    let result = tokio::task::spawn_blocking(move || {
+        guarded(|| actions(&uri, &snap, kind, &findings, &settings, enc, &params))
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
     match result {
         Ok(a) if a.is_empty() => Ok(None),
         Ok(a) => Ok(Some(a)),
@@ -60,11 +63,53 @@ fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
     }
 }
 
-fn text_edits(edits: &[Edit], snap: &Snapshot, enc: Encoding) -> Vec<TextEdit> {
+fn text_edits(edits: &[Edit], pos: &Positions) -> Vec<TextEdit> {
     edits
         .iter()
-        .map(|e| TextEdit::new(snap.range(&e.range, enc), e.new_text.clone()))
+        .map(|e| TextEdit::new(pos.range(&e.range), e.new_text.clone()))
         .collect()
+}
+
+/// Most findings given quick fixes in one request: a whole-document request on a generated file
+/// with tens of thousands of findings must not block the requests behind it (issue 9 §5); the
+/// findings nearest the start of the requested range come first. Fix-all is not capped.
+const MAX_QUICKFIX_FINDINGS: usize = 2000;
+
+/// LSP positions of a set of byte offsets, converted in one ascending pass over the text, so
+/// that thousands of findings on one long line cost one pass over it, not one each.
+struct Positions {
+    at: HashMap<usize, Position>,
+}
+
+impl Positions {
+    fn new(snap: &Snapshot, enc: Encoding, mut offsets: Vec<usize>) -> Positions {
+        offsets.sort_unstable();
+        offsets.dedup();
+        let mut cursor = crate::lines::Cursor::new(&snap.text, &snap.lines);
+        let at = offsets
+            .into_iter()
+            .map(|o| {
+                let (line, _, utf16) = cursor.position(o);
+                let col = match enc {
+                    Encoding::Utf16 => utf16,
+                    Encoding::Utf8 => {
+                        let mut b = o.min(snap.text.len());
+                        while !snap.text.is_char_boundary(b) {
+                            b -= 1;
+                        }
+                        (b - snap.lines.line_range(line as usize).start) as u32
+                    }
+                };
+                (o, Position::new(line, col))
+            })
+            .collect();
+        Positions { at }
+    }
+
+    fn range(&self, r: &Range<usize>) -> tower_lsp_server::ls_types::Range {
+        let p = |o: &usize| self.at.get(o).copied().unwrap_or_default();
+        tower_lsp_server::ls_types::Range::new(p(&r.start), p(&r.end))
+    }
 }
 
 /// Every code action for `params` on this snapshot.
@@ -83,16 +128,27 @@ pub fn actions(
     if wants(only, CodeActionKind::QUICKFIX.as_str()) {
         let hit: Vec<(&Finding, _)> = effective(findings, settings)
             .filter(|(f, _)| f.range.start <= want.end && want.start <= f.range.end)
+            .take(MAX_QUICKFIX_FINDINGS)
             .collect();
         let only_findings: Vec<&Finding> = hit.iter().map(|(f, _)| *f).collect();
         let ignores = suppress::ignore_edits(&snap.text, kind, &only_findings);
+        let mut offsets = Vec::new();
+        for f in &only_findings {
+            offsets.extend([f.range.start, f.range.end]);
+            for e in f.fixes.iter().flat_map(|x| &x.edits) {
+                offsets.extend([e.range.start, e.range.end]);
+            }
+        }
+        for e in ignores.iter().flatten() {
+            offsets.extend([e.range.start, e.range.end]);
+        }
+        let pos = Positions::new(snap, enc, offsets);
         for ((f, sev), ignore) in hit.into_iter().zip(ignores) {
             let mut shown = f.clone();
             shown.severity = sev;
-            let diag = to_diagnostics(
+            let diag = to_diagnostics_with(
                 std::slice::from_ref(&shown),
-                snap,
-                enc,
+                &|r| pos.range(r),
                 &Settings::default(),
             );
             for fix in &f.fixes {
@@ -100,7 +156,7 @@ pub fn actions(
                     title: fix.title.clone(),
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(diag.clone()),
-                    edit: Some(workspace_edit(uri, text_edits(&fix.edits, snap, enc))),
+                    edit: Some(workspace_edit(uri, text_edits(&fix.edits, &pos))),
                     is_preferred: Some(fix.certain && f.fixes.len() == 1),
                     ..CodeAction::default()
                 }));
@@ -110,7 +166,7 @@ pub fn actions(
                     title: format!("Ignore `{}` here (netbox-lsp: ignore)", f.code),
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(diag),
-                    edit: Some(workspace_edit(uri, text_edits(&[edit], snap, enc))),
+                    edit: Some(workspace_edit(uri, text_edits(&[edit], &pos))),
                     is_preferred: Some(false),
                     ..CodeAction::default()
                 }));
@@ -120,10 +176,18 @@ pub fn actions(
     if wants(only, FIX_ALL_KIND) {
         let edits = fix_all(findings, settings);
         if !edits.is_empty() {
+            let pos = Positions::new(
+                snap,
+                enc,
+                edits
+                    .iter()
+                    .flat_map(|e| [e.range.start, e.range.end])
+                    .collect(),
+            );
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: format!("Fix all certain NetBox filter problems ({})", edits.len()),
                 kind: Some(CodeActionKind::new(FIX_ALL_KIND)),
-                edit: Some(workspace_edit(uri, text_edits(&edits, snap, enc))),
+                edit: Some(workspace_edit(uri, text_edits(&edits, &pos))),
                 ..CodeAction::default()
             }));
         }
