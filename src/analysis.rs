@@ -58,12 +58,24 @@ pub fn analyze_cached(
     analyze_with(text, kind, knowledge, Some(cache))
 }
 
+/// How many leading bytes are looked at for a NUL byte by [`is_binary`].
+pub const BINARY_SNIFF: usize = 8 * 1024;
+
+/// True when `bytes` hold a NUL byte in their first [`BINARY_SNIFF`] bytes: a binary file, which
+/// neither `check` (skipped with a note) nor the server (no diagnostics) reads.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0)
+}
+
 fn analyze_with(
     text: &str,
     kind: HostKind,
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
 ) -> Vec<Finding> {
+    if is_binary(text.as_bytes()) {
+        return Vec::new();
+    }
     // A byte-order mark (which `check` strips and most editors hide) is not code: read what
     // follows it, and report positions in the text as given.
     if let Some(rest) = text.strip_prefix('\u{feff}') {

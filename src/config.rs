@@ -299,10 +299,10 @@ fn severity_table(
 }
 
 /// A remark for a severity override of `code` when no check reports that code (source: the
-/// code list of `cli::rules::RULES`, REST and GraphQL): it names the closest known code when
+/// code list of `rules::RULES`, REST and GraphQL): it names the closest known code when
 /// one is near (`unknown_filter` → `unknown-filter`). `None` for a known code.
 pub fn unknown_code_warning(code: &str) -> Option<String> {
-    let known = crate::cli::rules::RULES.iter().map(|r| r.code);
+    let known = crate::rules::RULES.iter().map(|r| r.code);
     if known.clone().any(|k| k == code) {
         return None;
     }
@@ -461,7 +461,7 @@ null-complement = "off"
 
     #[test]
     fn known_codes_give_no_warning() {
-        for r in crate::cli::rules::RULES {
+        for r in crate::rules::RULES {
             assert_eq!(unknown_code_warning(r.code), None, "{}", r.code);
         }
     }

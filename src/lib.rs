@@ -14,6 +14,8 @@ pub mod graphql;
 pub mod index;
 pub mod lines;
 pub mod rest;
+pub mod rules;
+pub mod safe_read;
 pub mod server;
 pub mod suppress;
 

@@ -30,7 +30,7 @@ pub struct LineCol {
 }
 
 impl LineIndex {
-    /// Indexes `text`; lines end at `\n` (a preceding `\r` stays part of the line).
+    /// Indexes `text`; lines end at `\r\n`, `\n` or a bare `\r`, as in LSP.
     pub fn new(text: &str) -> Self {
         let mut starts = vec![0];
         starts.extend(memchr_newlines(text.as_bytes()).map(|i| i + 1));
@@ -102,6 +102,7 @@ impl LineIndex {
         let range = self.line_range(line);
         let line_text = &text[range.clone()];
         let line_text = line_text.strip_suffix('\n').unwrap_or(line_text);
+        let line_text = line_text.strip_suffix('\r').unwrap_or(line_text);
         if self.is_ascii(line) {
             return range.start + (pos.col as usize).min(line_text.len());
         }
@@ -167,12 +168,13 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Offsets of the last byte of each line end: every `\n`, and every `\r` not followed by `\n`.
 fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| i)
+    bytes.iter().enumerate().filter_map(move |(i, b)| match b {
+        b'\n' => Some(i),
+        b'\r' if bytes.get(i + 1) != Some(&b'\n') => Some(i),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -204,6 +206,23 @@ mod tests {
             idx.offset(text, LineCol { line: 1, col: 9 }, ColumnUnit::Utf16),
             text.len()
         );
+    }
+
+    /// LSP: `\r\n`, `\n` and a bare `\r` each end a line; a column past the end clamps before
+    /// the line end, whichever it is.
+    #[test]
+    fn every_lsp_line_end() {
+        let text = "a\rbc\r\nd\ne\r\rf";
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_count(), 6);
+        let at = |o| idx.position(text, o, ColumnUnit::Utf16);
+        assert_eq!(at(text.find('b').unwrap()), LineCol { line: 1, col: 0 });
+        assert_eq!(at(text.find('d').unwrap()), LineCol { line: 2, col: 0 });
+        assert_eq!(at(text.find('f').unwrap()), LineCol { line: 5, col: 0 });
+        let past = |line| idx.offset(text, LineCol { line, col: 99 }, ColumnUnit::Utf16);
+        assert_eq!(past(0), 1);
+        assert_eq!(past(1), text.find("\r\n").unwrap());
+        assert_eq!(past(4), text.rfind('\r').unwrap());
     }
 
     #[test]

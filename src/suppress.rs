@@ -3,6 +3,10 @@
 //! on the finding's line, or alone on the line before. In Markdown, an HTML comment on the line
 //! right before a fence covers the whole block.
 
+mod place;
+
+pub use place::ignore_edits;
+
 use crate::extract::HostKind;
 use crate::finding::Finding;
 use crate::lines::LineIndex;
@@ -49,6 +53,10 @@ pub fn parse_line(line: &str) -> Option<Suppression> {
 /// that `x = "# netbox-lsp: ignore"` is no suppression. A quote-parity scan of the one line:
 /// `'` after a letter or digit is an apostrophe (`don't`), not a quote.
 fn opens_comment(before: &str) -> bool {
+    // Markdown prose has no strings: an HTML comment there opens wherever it stands.
+    if before.contains("<!--") {
+        return true;
+    }
     let b = before.as_bytes();
     let mut quote: Option<u8> = None;
     let mut i = 0;

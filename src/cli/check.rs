@@ -14,9 +14,6 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-/// How many leading bytes are looked at to tell a binary file (a NUL byte) from text.
-const BINARY_SNIFF: usize = 8 * 1024;
-
 /// Runs `check`; returns the exit code.
 pub fn run(args: &CheckArgs) -> i32 {
     for (code, _) in &args.severity {
@@ -126,7 +123,7 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
             p
         }
     };
-    let text = std::fs::read_to_string(&path)
+    let text = crate::safe_read::read_to_string(&path, crate::safe_read::FileKind::Config)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let base = path
         .parent()
@@ -171,6 +168,11 @@ fn check_file(
     overrides: &HashMap<&str, Option<Severity>>,
 ) -> Result<Option<Vec<Located>>, String> {
     let shown = display_path(&input.path);
+    // A named pipe or device named on the command line would block or never end.
+    let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown}: not a regular file"));
+    }
     let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
     let text = match decode(&bytes) {
         Decoded::Binary => {
@@ -186,11 +188,10 @@ fn check_file(
         Decoded::Utf8(text) => text,
     };
     drop(bytes);
-    // A byte-order mark is not a column editors show: positions count from after it.
-    let text = match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    };
+    // A byte-order mark stays in the text: the JSON and SARIF positions count it as LSP does
+    // for a document sent as it is on disk (the server gets the same numbers); only the text
+    // output's columns, which people read in editors that hide it, leave it out (below).
+    let bom = text.starts_with('\u{feff}');
     if let Some(limit) = structural_limit(input.kind) {
         if text.len() > limit {
             eprintln!(
@@ -209,7 +210,23 @@ fn check_file(
         return Ok(Some(Vec::new()));
     }
     let lines = LineIndex::new(&text);
-    Ok(Some(output::locate(&shown, &text, &lines, findings)))
+    let mut located = output::locate(&shown, &text, &lines, findings);
+    if bom {
+        let hide = |p: &mut output::Pos| {
+            if p.line == 0 {
+                p.char_col = p.char_col.saturating_sub(1);
+            }
+        };
+        for l in &mut located {
+            hide(&mut l.span.start);
+            hide(&mut l.span.end);
+            for e in l.fixes.iter_mut().flat_map(|f| f.edits.iter_mut()) {
+                hide(&mut e.span.start);
+                hide(&mut e.span.end);
+            }
+        }
+    }
+    Ok(Some(located))
 }
 
 /// The size above which extraction reads a host kind only for REST URLs (no tree-sitter parse),
@@ -236,7 +253,7 @@ pub enum Decoded {
 
 /// Tells binary from text and decodes text.
 pub fn decode(bytes: &[u8]) -> Decoded {
-    if bytes[..bytes.len().min(BINARY_SNIFF)].contains(&0) {
+    if crate::analysis::is_binary(bytes) {
         return Decoded::Binary;
     }
     match std::str::from_utf8(bytes) {
@@ -290,6 +307,7 @@ pub fn display_path(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::BINARY_SNIFF;
 
     #[test]
     fn decodes_binary_lossy_and_utf8() {

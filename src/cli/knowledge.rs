@@ -83,7 +83,7 @@ pub fn knowledge_for(
 
 /// Reads and decodes an index file; errors name the file.
 fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
-    let bytes = std::fs::read(path)
+    let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Index)
         .map_err(|e| format!("cannot read index file {}: {e}", path.display()))?;
     crate::index::load::load_index(&bytes)
         .map_err(|e| format!("{} is not a usable netbox-lsp index: {e}", path.display()))
@@ -105,7 +105,7 @@ fn embedded_schema(
 
 /// Loads a GraphQL schema file named by the user (SDL or introspection JSON, `.gz` accepted).
 fn load_schema_file(path: &Path) -> Result<crate::graphql::NetboxSchema, String> {
-    let bytes = std::fs::read(path)
+    let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Schema)
         .map_err(|e| format!("cannot read GraphQL schema {}: {e}", path.display()))?;
     crate::graphql::load_schema_file(&bytes)
         .map_err(|e| format!("{} is not a usable GraphQL schema: {e}", path.display()))

@@ -148,7 +148,10 @@ impl Cx<'_> {
         if n.kind() != "string" {
             return Lit::scalar(Value::Expr, range);
         }
-        let inner = n.start_byte() + 1..n.end_byte().saturating_sub(1).max(n.start_byte() + 1);
+        // An unterminated string (error recovery) has no closing quote to step back over.
+        let closed = n.end_byte() > n.start_byte() + 1
+            && self.src.as_bytes().get(n.end_byte() - 1) == Some(&b'"');
+        let inner = n.start_byte() + 1..n.end_byte() - usize::from(closed);
         let mut b = EscapedText::new();
         let mut cursor = n.walk();
         for c in n.named_children(&mut cursor) {

@@ -8,6 +8,7 @@ pub mod markdown;
 pub mod offset_map;
 pub(crate) mod parse;
 pub mod python;
+mod scanner_guard;
 pub mod text;
 mod tools;
 pub mod yaml;

@@ -6,6 +6,8 @@ use std::cell::RefCell;
 
 use tree_sitter::{Language, Node, Parser, Tree};
 
+use super::scanner_guard;
+
 /// Languages parsed with tree-sitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lang {
@@ -26,9 +28,9 @@ thread_local! {
 
 fn language(lang: Lang) -> Language {
     match lang {
-        Lang::Python => tree_sitter_python::LANGUAGE.into(),
+        Lang::Python => scanner_guard::python(),
         Lang::Json => tree_sitter_json::LANGUAGE.into(),
-        Lang::Yaml => tree_sitter_yaml::LANGUAGE.into(),
+        Lang::Yaml => scanner_guard::yaml(),
     }
 }
 
@@ -73,42 +75,120 @@ pub(crate) fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> Op
     Some(out)
 }
 
-/// Parses `text`; `None` if the text is too large or the parser fails.
+/// Parses `text`; `None` if the text is too large, nests too deep or the parser fails.
+///
+/// Python is parsed with every bare `\r` read as `\n` (Python's universal newlines; the
+/// grammar's scanner only ends lines at `\n`); the replacement keeps every byte offset.
 pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
-    if text.len() > MAX_PARSE || too_deep(lang, text) {
+    if text.len() > MAX_PARSE {
         return None;
     }
-    with_parser(lang, |p| p.parse(text, None))?
+    let text = match lang {
+        Lang::Python => bare_cr_as_lf(text),
+        _ => std::borrow::Cow::Borrowed(text),
+    };
+    if too_deep(lang, &text) {
+        return None;
+    }
+    with_parser(lang, |p| p.parse(text.as_bytes(), None))?
+}
+
+/// `text` with each `\r` that is not followed by `\n` replaced by `\n` (same length).
+fn bare_cr_as_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let bare = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
+    if !(0..b.len()).any(bare) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let out: Vec<u8> = (0..b.len())
+        .map(|i| if bare(i) { b'\n' } else { b[i] })
+        .collect();
+    // Only an ASCII byte was replaced by another.
+    std::borrow::Cow::Owned(String::from_utf8(out).expect("ASCII replaced by ASCII"))
 }
 
 /// Deepest block nesting read (an upper bound, see [`too_deep`]). The YAML and Python grammars
 /// keep one indentation level per block in a state that tree-sitter copies into a 1,024-byte
 /// buffer (4 bytes a level in tree-sitter-yaml 0.7, 2 in tree-sitter-python 0.25, plus up to 257
 /// bytes of string delimiters); past it the C library aborts the process, which no panic guard
-/// can catch. Real code stays far below this.
+/// can catch ([`super::scanner_guard`] is the backstop). Real code stays far below this.
 pub(crate) const MAX_NESTING: usize = 200;
 
-/// True when `text` might nest blocks deeper than [`MAX_NESTING`]: each level starts at a
-/// deeper column, so the indentation (tabs counted as 8 columns) bounds the depth, and in
-/// YAML every `- ` / `? ` on a line can open one more level there (`- - - x`).
-fn too_deep(lang: Lang, text: &str) -> bool {
-    if lang == Lang::Json {
-        return false; // no indentation state
+/// True when `text` might nest blocks deeper than [`MAX_NESTING`]. Each level starts at a
+/// deeper indentation, so the deepest indentation as each grammar's scanner measures it bounds
+/// the depth:
+/// - Python (tree-sitter-python 0.25 `scanner.c`): after a `\n`, a space counts 1, a tab 8, a
+///   `\r` or form feed starts the count again, a backslash continuation (`\` then `\n` or
+///   `\r\n`) carries the count on to the next line, a comment line is skipped;
+/// - YAML (tree-sitter-yaml 0.7): columns restart at `\r` and at `\n`, and every `- `, `? ` or
+///   `: ` on a line can open one more level there (`- - - x`).
+pub(crate) fn too_deep(lang: Lang, text: &str) -> bool {
+    match lang {
+        Lang::Json => false, // no indentation state
+        Lang::Python => python_indent_max(text.as_bytes()) > MAX_NESTING,
+        Lang::Yaml => text.split(['\r', '\n']).any(|line| {
+            let mut width = 0;
+            for b in line.bytes() {
+                match b {
+                    b' ' => width += 1,
+                    b'\t' => width += 8,
+                    _ => break,
+                }
+            }
+            let opens = line
+                .as_bytes()
+                .windows(2)
+                .filter(|w| matches!(w[0], b'-' | b'?' | b':') && matches!(w[1], b' ' | b'\t'))
+                .count();
+            width + opens > MAX_NESTING
+        }),
     }
-    text.lines().any(|line| {
-        let mut width = 0;
-        for b in line.bytes() {
-            match b {
+}
+
+/// The deepest indentation tree-sitter-python's scanner can measure in `b`: its whitespace
+/// loop run from the start and from after every `\n`.
+fn python_indent_max(b: &[u8]) -> usize {
+    let starts = std::iter::once(0).chain(
+        b.iter()
+            .enumerate()
+            .filter(|(_, c)| **c == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    let mut max = 0;
+    // A start inside a stretch already measured from an earlier start counts less there.
+    let mut measured_to = 0;
+    for start in starts {
+        if start < measured_to {
+            continue;
+        }
+        let mut width = 0usize;
+        let mut i = start;
+        while i < b.len() {
+            match b[i] {
                 b' ' => width += 1,
                 b'\t' => width += 8,
+                b'\r' | b'\x0c' => width = 0,
+                b'\\' => {
+                    let mut j = i + 1;
+                    if b.get(j) == Some(&b'\r') {
+                        j += 1;
+                    }
+                    if b.get(j) != Some(&b'\n') {
+                        break;
+                    }
+                    i = j; // the continuation's newline does not restart the count
+                }
                 _ => break,
             }
+            i += 1;
+            max = max.max(width);
         }
-        if lang == Lang::Yaml {
-            width += line.matches("- ").count() + line.matches("? ").count();
+        measured_to = i;
+        if max > MAX_NESTING {
+            break;
         }
-        width > MAX_NESTING
-    })
+    }
+    max
 }
 
 /// Every node of the tree in document order, without recursion.
@@ -229,6 +309,42 @@ mod tests {
             &format!("{}{}", "[".repeat(300), "]".repeat(300))
         )
         .is_some());
+    }
+
+    /// The state guard alone (without [`too_deep`]) keeps the poisoned inputs of issue 9 from
+    /// aborting: 520 levels carried over backslash continuations with an open string, and 260
+    /// bare-CR mappings.
+    #[test]
+    fn the_scanner_guard_alone_prevents_the_abort() {
+        let mut py = String::new();
+        for i in 0..520 {
+            py.push_str(&format!(
+                "{}\\\n{}if 1:\n",
+                " ".repeat(i / 2),
+                " ".repeat(i - i / 2)
+            ));
+        }
+        py.push_str(&format!("{}x = 'abc\n", " ".repeat(520)));
+        assert!(too_deep(Lang::Python, &py));
+        assert!(with_parser(Lang::Python, |p| p.parse(&py, None)).is_some());
+        let mut yaml = String::new();
+        for i in 0..300 {
+            yaml.push_str(&format!("{}k{i}:\r", " ".repeat(i)));
+        }
+        assert!(too_deep(Lang::Yaml, &yaml));
+        assert!(with_parser(Lang::Yaml, |p| p.parse(&yaml, None)).is_some());
+    }
+
+    #[test]
+    fn python_indentation_is_measured_as_the_scanner_does() {
+        // Continuations carry the count; \r and form feed restart it; tabs count 8.
+        assert_eq!(python_indent_max(b"x\n   \\\n    y"), 7);
+        assert_eq!(python_indent_max(b"x\n   \\\r\n    y"), 7);
+        assert_eq!(python_indent_max(b"x\n   \x0c  y"), 3);
+        assert_eq!(python_indent_max(b"\t\ty"), 16);
+        assert_eq!(python_indent_max(b"  \\x"), 2);
+        // A bare CR is a line end for Python, so it is parsed as one.
+        assert_eq!(bare_cr_as_lf("a\rb\r\nc"), "a\nb\r\nc");
     }
 
     #[test]

@@ -199,7 +199,10 @@ impl Cx<'_> {
     fn quoted(&self, n: Node) -> Lit {
         let text = self.text(n);
         let r = n.byte_range();
-        let content = (r.start + 1).min(r.end)..r.end.saturating_sub(1).max(r.start + 1).min(r.end);
+        // An unterminated scalar (error recovery) has no closing quote to step back over.
+        let quote = self.src.as_bytes().get(r.start).copied();
+        let closed = r.end > r.start + 1 && self.src.as_bytes().get(r.end - 1).copied() == quote;
+        let content = (r.start + 1).min(r.end)..r.end - usize::from(closed);
         let raw = self.src.get(content.clone()).unwrap_or("");
         let single = n.kind() == "single_quote_scalar";
         let value = if single {

@@ -17,6 +17,17 @@ use std::ops::Range;
 /// 141 devices) or in `requests.get(params=...)`, an empty list (nothing sent), an empty string
 /// (`key=` is no filter). pynetbox sends `None` as `null`, so `None` is fine there. Returns
 /// true when the value was dropped.
+/// `"null"` for the value at `r`; an empty YAML value (`tenant:`, `- `) gets a space before it
+/// so the entry stays a mapping entry (`tenant: "null"`, not the plain scalar `tenant:"null"`).
+fn null_value(ctx: &Ctx, r: &std::ops::Range<usize>) -> String {
+    let s = render::null_string(ctx.syntax());
+    if r.is_empty() && ctx.syntax() == crate::extract::Syntax::Yaml {
+        format!(" {s}")
+    } else {
+        s
+    }
+}
+
 pub(crate) fn dropped(
     ctx: &Ctx,
     view: Option<&View>,
@@ -71,7 +82,7 @@ pub(crate) fn dropped(
                     "`{key}: {shown}` never reaches NetBox ({how}), so the call is unfiltered. To select objects whose value is empty, send the string \"null\"."
                 ),
             )
-            .with_fix("Send the null selector \"null\"", r, render::null_string(ctx.syntax()), certain);
+            .with_fix("Send the null selector \"null\"", r.clone(), null_value(ctx, &r), certain);
             out.push(f);
             return true;
         }

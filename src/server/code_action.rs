@@ -3,13 +3,13 @@
 //! before), and `source.fixAll.netbox` (every certain fix of the document, non-overlapping).
 
 use super::config::Settings;
-use super::diagnostics::{effective, to_diagnostics};
+use super::diagnostics::{effective, to_diagnostics_with};
 use super::initialize::FIX_ALL_KIND;
 use super::position::{Encoding, Snapshot};
 use super::{guarded, Backend};
 use crate::extract::HostKind;
 use crate::finding::{Edit, Finding};
-use crate::suppress::{self, MARKER};
+use crate::suppress;
 use std::collections::HashMap;
 use std::ops::Range;
 use tower_lsp_server::jsonrpc::Result;
@@ -27,11 +27,14 @@ pub async fn handle(
     let findings = backend.findings_of(&view).await;
     let (settings, _) = backend.state.settings_for(view.path.as_deref());
     let enc = backend.state.encoding();
-    let result = guarded(|| {
-        actions(
-            &uri, &view.snap, view.kind, &findings, &settings, enc, &params,
-        )
-    });
+    // Off the async threads: a large document's actions take time, and a request cancelled
+    // meanwhile (`$/cancelRequest`) must free the server for the next one.
+    let (snap, kind) = (view.snap.clone(), view.kind);
+    let result = tokio::task::spawn_blocking(move || {
+        guarded(|| actions(&uri, &snap, kind, &findings, &settings, enc, &params))
+    })
+    .await
+    .unwrap_or_else(|e| Err(e.to_string()));
     match result {
         Ok(a) if a.is_empty() => Ok(None),
         Ok(a) => Ok(Some(a)),
@@ -60,11 +63,53 @@ fn workspace_edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
     }
 }
 
-fn text_edits(edits: &[Edit], snap: &Snapshot, enc: Encoding) -> Vec<TextEdit> {
+fn text_edits(edits: &[Edit], pos: &Positions) -> Vec<TextEdit> {
     edits
         .iter()
-        .map(|e| TextEdit::new(snap.range(&e.range, enc), e.new_text.clone()))
+        .map(|e| TextEdit::new(pos.range(&e.range), e.new_text.clone()))
         .collect()
+}
+
+/// Most findings given quick fixes in one request: a whole-document request on a generated file
+/// with tens of thousands of findings must not block the requests behind it (issue 9 §5); the
+/// findings nearest the start of the requested range come first. Fix-all is not capped.
+const MAX_QUICKFIX_FINDINGS: usize = 2000;
+
+/// LSP positions of a set of byte offsets, converted in one ascending pass over the text, so
+/// that thousands of findings on one long line cost one pass over it, not one each.
+struct Positions {
+    at: HashMap<usize, Position>,
+}
+
+impl Positions {
+    fn new(snap: &Snapshot, enc: Encoding, mut offsets: Vec<usize>) -> Positions {
+        offsets.sort_unstable();
+        offsets.dedup();
+        let mut cursor = crate::lines::Cursor::new(&snap.text, &snap.lines);
+        let at = offsets
+            .into_iter()
+            .map(|o| {
+                let (line, _, utf16) = cursor.position(o);
+                let col = match enc {
+                    Encoding::Utf16 => utf16,
+                    Encoding::Utf8 => {
+                        let mut b = o.min(snap.text.len());
+                        while !snap.text.is_char_boundary(b) {
+                            b -= 1;
+                        }
+                        (b - snap.lines.line_range(line as usize).start) as u32
+                    }
+                };
+                (o, Position::new(line, col))
+            })
+            .collect();
+        Positions { at }
+    }
+
+    fn range(&self, r: &Range<usize>) -> tower_lsp_server::ls_types::Range {
+        let p = |o: &usize| self.at.get(o).copied().unwrap_or_default();
+        tower_lsp_server::ls_types::Range::new(p(&r.start), p(&r.end))
+    }
 }
 
 /// Every code action for `params` on this snapshot.
@@ -81,16 +126,29 @@ pub fn actions(
     let want = snap.byte_range(params.range, enc);
     let mut out = Vec::new();
     if wants(only, CodeActionKind::QUICKFIX.as_str()) {
-        for (f, sev) in effective(findings, settings) {
-            if f.range.start > want.end || want.start > f.range.end {
-                continue;
+        let hit: Vec<(&Finding, _)> = effective(findings, settings)
+            .filter(|(f, _)| f.range.start <= want.end && want.start <= f.range.end)
+            .take(MAX_QUICKFIX_FINDINGS)
+            .collect();
+        let only_findings: Vec<&Finding> = hit.iter().map(|(f, _)| *f).collect();
+        let ignores = suppress::ignore_edits(&snap.text, kind, &only_findings);
+        let mut offsets = Vec::new();
+        for f in &only_findings {
+            offsets.extend([f.range.start, f.range.end]);
+            for e in f.fixes.iter().flat_map(|x| &x.edits) {
+                offsets.extend([e.range.start, e.range.end]);
             }
+        }
+        for e in ignores.iter().flatten() {
+            offsets.extend([e.range.start, e.range.end]);
+        }
+        let pos = Positions::new(snap, enc, offsets);
+        for ((f, sev), ignore) in hit.into_iter().zip(ignores) {
             let mut shown = f.clone();
             shown.severity = sev;
-            let diag = to_diagnostics(
+            let diag = to_diagnostics_with(
                 std::slice::from_ref(&shown),
-                snap,
-                enc,
+                &|r| pos.range(r),
                 &Settings::default(),
             );
             for fix in &f.fixes {
@@ -98,17 +156,17 @@ pub fn actions(
                     title: fix.title.clone(),
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(diag.clone()),
-                    edit: Some(workspace_edit(uri, text_edits(&fix.edits, snap, enc))),
+                    edit: Some(workspace_edit(uri, text_edits(&fix.edits, &pos))),
                     is_preferred: Some(fix.certain && f.fixes.len() == 1),
                     ..CodeAction::default()
                 }));
             }
-            if let Some(edit) = ignore_edit(&snap.text, &snap.lines, kind, f) {
+            if let Some(edit) = ignore {
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("Ignore `{}` here (netbox-lsp: ignore)", f.code),
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(diag),
-                    edit: Some(workspace_edit(uri, text_edits(&[edit], snap, enc))),
+                    edit: Some(workspace_edit(uri, text_edits(&[edit], &pos))),
                     is_preferred: Some(false),
                     ..CodeAction::default()
                 }));
@@ -118,10 +176,18 @@ pub fn actions(
     if wants(only, FIX_ALL_KIND) {
         let edits = fix_all(findings, settings);
         if !edits.is_empty() {
+            let pos = Positions::new(
+                snap,
+                enc,
+                edits
+                    .iter()
+                    .flat_map(|e| [e.range.start, e.range.end])
+                    .collect(),
+            );
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: format!("Fix all certain NetBox filter problems ({})", edits.len()),
                 kind: Some(CodeActionKind::new(FIX_ALL_KIND)),
-                edit: Some(workspace_edit(uri, text_edits(&edits, snap, enc))),
+                edit: Some(workspace_edit(uri, text_edits(&edits, &pos))),
                 ..CodeAction::default()
             }));
         }
@@ -156,104 +222,14 @@ pub fn fix_all(findings: &[Finding], settings: &Settings) -> Vec<Edit> {
     out
 }
 
-/// The fenced code block around `offset` in Markdown: (start of its opening fence line, the
-/// info string's language), or `None` in prose.
-fn fence_at(text: &str, offset: usize) -> Option<(usize, String)> {
-    let mut open: Option<(usize, String, String)> = None; // (line start, lang, fence chars)
-    let mut pos = 0;
-    for line in text[..offset].split_inclusive('\n') {
-        let t = line.trim_start_matches([' ', '\t', '>']);
-        let fence: String = t.chars().take_while(|c| *c == '`' || *c == '~').collect();
-        if fence.len() >= 3 && pos + line.len() <= offset {
-            match &open {
-                Some((_, _, f))
-                    if t.trim_end().starts_with(f.as_str())
-                        && t.trim_end().len() == fence.len() =>
-                {
-                    open = None
-                }
-                None => {
-                    let lang = t[fence.len()..]
-                        .split_whitespace()
-                        .next()
-                        .unwrap_or("")
-                        .to_ascii_lowercase();
-                    open = Some((pos, lang, fence))
-                }
-                _ => {}
-            }
-        }
-        pos += line.len();
-    }
-    open.map(|(p, l, _)| (p, l))
-}
-
-/// The edit that suppresses `f` with a comment on the line before it: `# netbox-lsp:
-/// ignore[code]` in Python/YAML and in fences whose language has `#` comments, an HTML comment in
-/// Markdown prose or before a JSON fence (covering the block). `None` for JSON files.
-pub fn ignore_edit(
-    text: &str,
-    lines: &crate::lines::LineIndex,
-    kind: HostKind,
-    f: &Finding,
-) -> Option<Edit> {
-    let line = lines.line_of(f.range.start);
-    let line_range = lines.line_range(line);
-    let line_text = &text[line_range.clone()];
-    let prefix: String = line_text
-        .chars()
-        .take_while(|c| matches!(c, ' ' | '\t' | '>'))
-        .collect();
-    let code = f.code;
-    // Extend an existing `ignore[...]` comment on the line before.
-    if line > 0 {
-        let prev = lines.line_range(line - 1);
-        let prev_text = &text[prev.clone()];
-        if let Some(s) = suppress::parse_line(prev_text) {
-            if s.codes.is_some() {
-                let at = prev_text.find(MARKER)? + MARKER.len();
-                let close = prev_text[at..].find(']')? + at;
-                return Some(Edit {
-                    range: prev.start + close..prev.start + close,
-                    new_text: format!(",{code}"),
-                });
-            }
-        }
-    }
-    let hash = |start: usize, prefix: &str| Edit {
-        range: start..start,
-        new_text: format!("{prefix}# {MARKER}[{code}]\n"),
-    };
-    let html = |start: usize, prefix: &str| Edit {
-        range: start..start,
-        new_text: format!("{prefix}<!-- {MARKER}[{code}] -->\n"),
-    };
-    match kind {
-        HostKind::Json => None,
-        HostKind::Markdown => match fence_at(text, f.range.start) {
-            None => Some(html(line_range.start, &prefix)),
-            Some((fence_start, lang)) => {
-                if matches!(lang.as_str(), "json" | "jsonc" | "json5" | "") {
-                    let fence_line = &text[fence_start..];
-                    let fprefix: String = fence_line
-                        .chars()
-                        .take_while(|c| matches!(c, ' ' | '\t' | '>'))
-                        .collect();
-                    Some(html(fence_start, &fprefix))
-                } else {
-                    Some(hash(line_range.start, &prefix))
-                }
-            }
-        },
-        _ => Some(hash(line_range.start, &prefix)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::finding::Severity;
-    use crate::lines::LineIndex;
+
+    fn ignore_edit(text: &str, kind: HostKind, f: &Finding) -> Option<Edit> {
+        suppress::ignore_edits(text, kind, &[f]).pop().flatten()
+    }
 
     fn finding(text: &str, needle: &str) -> Finding {
         let at = text.find(needle).unwrap();
@@ -282,7 +258,7 @@ mod tests {
             (
                 HostKind::Markdown,
                 "Use `?bad=1` here.\n",
-                "<!-- netbox-lsp: ignore[unknown-filter] -->\nUse",
+                "Use `?bad=1` here. <!-- netbox-lsp: ignore[unknown-filter] -->\n",
             ),
             (
                 HostKind::Markdown,
@@ -302,7 +278,7 @@ mod tests {
         ];
         for (kind, text, want) in cases {
             let f = finding(text, "bad");
-            let e = ignore_edit(text, &LineIndex::new(text), kind, &f).unwrap();
+            let e = ignore_edit(text, kind, &f).unwrap();
             let after = apply(text, &e);
             assert!(after.contains(want), "{kind:?}: {after:?}");
             // The new comment suppresses the finding (blocks: the fence range).
@@ -318,13 +294,7 @@ mod tests {
             );
         }
         let json = "{\"bad\": 1}";
-        assert!(ignore_edit(
-            json,
-            &LineIndex::new(json),
-            HostKind::Json,
-            &finding(json, "bad")
-        )
-        .is_none());
+        assert!(ignore_edit(json, HostKind::Json, &finding(json, "bad")).is_none());
     }
 
     #[test]

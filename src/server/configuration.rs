@@ -33,10 +33,12 @@ pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfig
                 show_problems(backend, msgs).await;
             }
             Err(e) => {
-                backend
-                    .client
-                    .show_message(MessageType::ERROR, format!("netbox-lsp settings: {e}"))
-                    .await
+                popup(
+                    backend,
+                    MessageType::ERROR,
+                    format!("netbox-lsp settings: {e}"),
+                )
+                .await
             }
         }
     }
@@ -103,12 +105,8 @@ pub async fn reload(backend: &Backend) {
             messages.extend(msgs);
         }
     }
-    let mut shown = std::collections::HashSet::new();
     for (typ, m) in messages {
-        if shown.insert(m.clone()) {
-            backend.log(typ, &m).await;
-            backend.client.show_message(typ, m).await;
-        }
+        popup(backend, typ, m).await;
     }
     diagnostics::refresh_all(backend);
 }
@@ -129,12 +127,19 @@ pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
 
 /// Logs each message and shows it with `window/showMessage` (warning), once each.
 pub async fn show_problems(backend: &Backend, messages: Vec<String>) {
-    let mut shown = std::collections::HashSet::new();
     for m in messages {
-        if shown.insert(m.clone()) {
-            backend.log(MessageType::WARNING, &m).await;
-            backend.client.show_message(MessageType::WARNING, m).await;
-        }
+        popup(backend, MessageType::WARNING, m).await;
+    }
+}
+
+/// Shows `message` with `window/showMessage` the first time this server meets it (every
+/// configuration change re-reads every setting, and the same problem must not pop up again:
+/// 71 popups for 13 changes before); logs it each time it is met.
+pub async fn popup(backend: &Backend, typ: MessageType, message: String) {
+    backend.log(typ, &message).await;
+    let fresh = lock(&backend.state.shown_problems).insert(message.clone());
+    if fresh {
+        backend.client.show_message(typ, message).await;
     }
 }
 
@@ -143,9 +148,11 @@ pub async fn show_problems(backend: &Backend, messages: Vec<String>) {
 /// value and remark).
 pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
     let path = root.join(FILE_NAME);
-    let text = match std::fs::read_to_string(&path) {
+    if !path.exists() {
+        return (Settings::default(), vec![]);
+    }
+    let text = match crate::safe_read::read_to_string(&path, crate::safe_read::FileKind::Config) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Settings::default(), vec![]),
         Err(e) => {
             return (
                 Settings::default(),
@@ -161,11 +168,28 @@ pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
     };
     match Settings::from_toml(&text, root) {
         Ok(p) => {
-            let msgs = problems(&path.display().to_string(), &p)
+            let mut msgs: Vec<(MessageType, String)> = problems(&path.display().to_string(), &p)
                 .into_iter()
                 .map(|m| (MessageType::WARNING, m))
                 .collect();
-            (p.settings, msgs)
+            let mut settings = p.settings;
+            for (key, slot) in [
+                ("index", &mut settings.index),
+                ("graphql_schema", &mut settings.graphql_schema),
+            ] {
+                if slot.as_deref().is_some_and(|f| !inside(root, f)) {
+                    msgs.push((
+                        MessageType::WARNING,
+                        format!(
+                            "netbox-lsp: {}: `{key}` names {}, outside the workspace folder; a workspace file may only name files inside it (name it in your own editor settings to use it). This setting was ignored.",
+                            path.display(),
+                            slot.as_deref().unwrap_or(Path::new("")).display()
+                        ),
+                    ));
+                    *slot = None;
+                }
+            }
+            (settings, msgs)
         }
         Err(e) => (
             Settings::default(),
@@ -178,6 +202,28 @@ pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
             )],
         ),
     }
+}
+
+/// True when `file` (absolute, or relative to `root`) lies inside `root`, symbolic links and
+/// `..` resolved (lexically when the file does not exist).
+fn inside(root: &Path, file: &Path) -> bool {
+    fn normal(p: &Path) -> PathBuf {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return c;
+        }
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => out.push(other),
+            }
+        }
+        out
+    }
+    normal(&root.join(file)).starts_with(normal(root))
 }
 
 /// Asks the client for the `netboxLsp` section, globally and per folder (when it can answer).
@@ -241,7 +287,7 @@ async fn pull_configuration(backend: &Backend) {
         }
     }
     for e in errors {
-        backend.client.show_message(MessageType::ERROR, e).await;
+        popup(backend, MessageType::ERROR, e).await;
     }
     show_problems(backend, messages).await;
 }

@@ -135,10 +135,7 @@ pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
 /// Start of the scan: a window before the cursor, and in Markdown no earlier than the last
 /// fence line (so prose before a code block does not leave brackets open).
 fn window_start(text: &str, offset: usize, kind: HostKind) -> usize {
-    let mut start = offset.saturating_sub(WINDOW);
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
+    let start = ceil_boundary(text, offset.saturating_sub(WINDOW));
     if kind == HostKind::Markdown {
         let mut pos = start;
         let mut after_fence = start;
@@ -256,9 +253,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// The dotted name called by the `(` at `pos` (`netbox_get_objects`, `nb.dcim.devices.filter`).
 fn call_name(text: &str, pos: usize) -> &str {
     let before = text[..pos].trim_end();
-    let start = before
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-        .map_or(0, |i| i + 1);
+    let start = word_start(before, |c| c.is_alphanumeric() || c == '_' || c == '.');
     &before[start..]
 }
 
@@ -268,10 +263,26 @@ fn last_segment(name: &str) -> &str {
 
 /// The typed part of a string the cursor is in, or of the bare word before the cursor.
 fn word_before(text: &str, offset: usize, extra: &[char]) -> Range<usize> {
-    let start = text[..offset]
-        .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || extra.contains(&c)))
-        .map_or(0, |i| i + 1);
-    start.max(offset.saturating_sub(WINDOW))..offset
+    let start = word_start(&text[..offset], |c| {
+        c.is_alphanumeric() || c == '_' || extra.contains(&c)
+    });
+    start.max(ceil_boundary(text, offset.saturating_sub(WINDOW)))..offset
+}
+
+/// Start of the run of `word` characters that ends `text`: just after the last other character
+/// (whatever its width in bytes).
+pub(crate) fn word_start(text: &str, word: impl Fn(char) -> bool) -> usize {
+    text.char_indices()
+        .rev()
+        .find(|&(_, c)| !word(c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 fn ctx(expect: Expect, prefix: Range<usize>, quote: Quote) -> Option<Context> {
@@ -706,6 +717,76 @@ mod tests {
             let want = want.map(|(e, p, q)| (e, p.to_string(), q));
             assert_eq!(got, want, "in {src:?}");
         }
+    }
+
+    /// Issue 9 §3: a curly quote right before the call name made `call_name` slice inside it.
+    #[test]
+    fn multi_byte_character_before_a_call_name() {
+        for lead in ["“", "—", "😀", "\u{a0}", "»"] {
+            let src = format!("{lead}netbox_get_objects(\"dcim.device\", filters={{\"ro|");
+            assert_eq!(
+                at_cursor(&src, HostKind::Markdown),
+                Some((filter("dcim.device"), "ro".to_string(), Quote::None)),
+                "after {lead:?}"
+            );
+            let src = format!("x{lead}nb.dcim.devices.filter(site_id=1, ro|");
+            assert_eq!(
+                at_cursor(&src, HostKind::Python),
+                Some((filter("dcim/devices"), "ro".to_string(), Quote::None)),
+                "after {lead:?}"
+            );
+            let src = format!("nb.dcim.devices.filter(status=\"{lead}pl|");
+            assert_eq!(
+                at_cursor(&src, HostKind::Python),
+                Some((
+                    choice("dcim/devices", "status"),
+                    format!("{lead}pl"),
+                    Quote::None
+                )),
+                "after {lead:?}"
+            );
+        }
+    }
+
+    /// Every context above, with a multi-byte character inserted at every position, asked at
+    /// every character boundary in every host kind: no slice lands inside a character.
+    #[test]
+    fn multi_byte_neighbours_everywhere() {
+        let sources = [
+            "netbox_get_objects(\"dcim.device\", filters={\"status\": [\"active\", \"pl",
+            "nb.dcim.devices.filter(site_id=1, status='pl",
+            "netbox_get_objects(object_type=dc",
+            "curl /api/dcim/devices/?role_id=3&st",
+            "tool: netbox_get_objects\nobject_type: dcim.device\nfilters:\n  status: pl",
+            "{\"name\": \"netbox_get_objects\", \"arguments\": {\"object_type\": \"dcim.site\", \"filters\": {\"",
+            "```python\nnetbox_get_objects(\"dcim.device\", {\"ro\\",
+        ];
+        let kinds = [
+            HostKind::Python,
+            HostKind::Markdown,
+            HostKind::Yaml,
+            HostKind::Json,
+            HostKind::Text,
+        ];
+        let mut asked = 0;
+        for src in sources {
+            let bounds: Vec<usize> = (0..=src.len())
+                .filter(|&i| src.is_char_boundary(i))
+                .collect();
+            for &at_i in &bounds {
+                for wide in ["“", "😀", "é"] {
+                    let mut text = src.to_string();
+                    text.insert_str(at_i, wide);
+                    for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+                        for kind in kinds {
+                            let _ = at(&text, offset, kind);
+                            asked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(asked > 10_000, "{asked}");
     }
 
     #[test]

@@ -66,12 +66,11 @@ pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded
             if fresh {
                 let chosen = settings.netbox_version.is_some() || settings.index.is_some();
                 for note in &loaded.notes {
-                    backend.log(MessageType::WARNING, note).await;
                     if chosen {
-                        backend
-                            .client
-                            .show_message(MessageType::WARNING, format!("netbox-lsp: {note}"))
-                            .await;
+                        let m = format!("netbox-lsp: {note}");
+                        super::configuration::popup(backend, MessageType::WARNING, m).await;
+                    } else {
+                        backend.log(MessageType::WARNING, note).await;
                     }
                 }
                 if !loaded.index_version.is_empty() {
@@ -215,6 +214,15 @@ pub fn to_diagnostics(
     enc: Encoding,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
+    to_diagnostics_with(findings, &|r| snap.range(r, enc), settings)
+}
+
+/// [`to_diagnostics`] with byte ranges converted by `range` (a precomputed table for many).
+pub fn to_diagnostics_with(
+    findings: &[Finding],
+    range: &dyn Fn(&std::ops::Range<usize>) -> tower_lsp_server::ls_types::Range,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
     effective(findings, settings)
         .map(|(f, sev)| {
             let fixes: Vec<_> = f
@@ -224,13 +232,13 @@ pub fn to_diagnostics(
                     let edits: Vec<TextEdit> = fix
                         .edits
                         .iter()
-                        .map(|e| TextEdit::new(snap.range(&e.range, enc), e.new_text.clone()))
+                        .map(|e| TextEdit::new(range(&e.range), e.new_text.clone()))
                         .collect();
                     json!({"title": fix.title, "certain": fix.certain, "edits": edits})
                 })
                 .collect();
             Diagnostic {
-                range: snap.range(&f.range, enc),
+                range: range(&f.range),
                 severity: Some(severity(sev)),
                 code: Some(NumberOrString::String(f.code.to_string())),
                 source: Some(SOURCE.to_string()),

@@ -124,15 +124,26 @@ fn embedded_offset(doc: &GraphqlDoc, offset: usize) -> Option<usize> {
 
 /// The GraphQL name being typed before embedded offset `at` (start of the word).
 pub fn word_start(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text[..at]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1)
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    super::context::word_start(&text[..at], |c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn word_start_after_multi_byte_characters() {
+        for (text, want) in [("{ “na", "na"), ("é_x", "_x"), ("😀", ""), ("a—b", "b")] {
+            for at in 0..=text.len() + 1 {
+                let _ = word_start(text, at); // any offset, even inside a character
+            }
+            assert_eq!(&text[word_start(text, text.len())..], want);
+        }
+    }
 
     #[test]
     fn maps_host_offsets_into_a_fence() {

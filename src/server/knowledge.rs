@@ -101,8 +101,7 @@ fn graphql_schema(
     notes: &mut Vec<String>,
 ) -> Option<Arc<crate::graphql::NetboxSchema>> {
     if let Some(path) = &settings.graphql_schema {
-        let loaded = std::fs::read(path)
-            .map_err(|e| e.to_string())
+        let loaded = crate::safe_read::read(path, crate::safe_read::FileKind::Schema)
             .and_then(|b| crate::graphql::load_schema_file(&b));
         match loaded {
             Ok(mut s) => {
@@ -158,7 +157,7 @@ fn embedded_index(requested: Option<&str>, notes: &mut Vec<String>) -> Option<Ar
 /// Reads an index file: as written by `netbox-lsp index build` (gzip-compressed JSON), or the
 /// same JSON uncompressed.
 pub fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Index)?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         return load_index(&bytes).map_err(|e| e.to_string());
     }

@@ -64,20 +64,21 @@ pub fn run_stdio() -> i32 {
         }
     };
     let debug_hooks = std::env::var_os(DEBUG_HOOKS_ENV).is_some_and(|v| v == "1");
-    runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), debug_hooks));
+    let code = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), debug_hooks));
     // The stdin reader is a blocking thread that may still wait for input: do not wait for it.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    0
+    code
 }
 
 /// Serves LSP on `input`/`output` until the client sends `exit` or closes the input.
 /// `debug_hooks` enables the test-only custom requests (see [`debug`]).
-pub async fn serve<I, O>(input: I, output: O, debug_hooks: bool)
+pub async fn serve<I, O>(input: I, output: O, debug_hooks: bool) -> i32
 where
     I: AsyncRead + Unpin,
     O: AsyncWrite,
 {
-    let (service, socket) = service(debug_hooks);
+    let shut_down = Arc::new(AtomicBool::new(false));
+    let (service, socket) = service_with(debug_hooks, shut_down.clone());
     // Messages pass through `transport::sanitize` so one undecodable message cannot end the
     // connection (see there).
     let (clean_in, clean_out) = tokio::io::duplex(1 << 16);
@@ -93,11 +94,26 @@ where
             _ = &mut guard, if input_open => input_open = false,
         }
     }
+    // LSP: `exit` after `shutdown` is a clean end (0); without it (or the input just ending),
+    // the exit code is 1.
+    i32::from(!shut_down.load(std::sync::atomic::Ordering::SeqCst))
 }
 
 /// The LSP service and its client socket, for callers that run their own transport.
 pub fn service(debug_hooks: bool) -> (LspService<Backend>, ClientSocket) {
-    LspService::build(|client| Backend::new(client, debug_hooks))
+    service_with(debug_hooks, Arc::default())
+}
+
+/// [`service`], with the flag set when the client sends `shutdown`.
+fn service_with(
+    debug_hooks: bool,
+    shut_down: Arc<AtomicBool>,
+) -> (LspService<Backend>, ClientSocket) {
+    LspService::build(move |client| Backend::new(client, debug_hooks, shut_down.clone()))
+        .custom_method(
+            transport::METHOD_NOT_FOUND_METHOD,
+            Backend::method_not_found,
+        )
         .custom_method(debug::PANIC_METHOD, Backend::debug_panic)
         .custom_method(debug::DOCUMENT_METHOD, Backend::debug_document)
         .custom_method(transport::INVALID_REQUEST_METHOD, Backend::invalid_request)
@@ -146,6 +162,10 @@ pub struct State {
     pub debug_hooks: bool,
     /// Test hook: the next analysis panics.
     pub panic_next_analysis: AtomicBool,
+    /// Set by `shutdown`: the exit code of `exit` is 0 only then.
+    pub shut_down: Arc<AtomicBool>,
+    /// Configuration problems already shown (a popup once per distinct problem).
+    pub shown_problems: Mutex<std::collections::HashSet<String>>,
 }
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
@@ -191,11 +211,12 @@ pub struct Backend {
 }
 
 impl Backend {
-    fn new(client: Client, debug_hooks: bool) -> Backend {
+    fn new(client: Client, debug_hooks: bool, shut_down: Arc<AtomicBool>) -> Backend {
         Backend {
             client,
             state: Arc::new(State {
                 debug_hooks,
+                shut_down,
                 ..State::default()
             }),
         }
@@ -229,6 +250,9 @@ impl LanguageServer for Backend {
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.state
+            .shut_down
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         for (_, task) in lock(&self.state.pending).drain() {
             task.abort();
         }

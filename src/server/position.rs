@@ -103,8 +103,8 @@ impl Snapshot {
     }
 }
 
-/// LSP position → char index in a rope, for applying incremental changes. Lines end at `\n`
-/// (ropey is built without CR/Unicode line breaks, matching [`LineIndex`]). A column past the
+/// LSP position → char index in a rope, for applying incremental changes. Lines end at `\r\n`,
+/// `\n` or a bare `\r` (ropey is built with `cr_lines`, matching [`LineIndex`]). A column past the
 /// end of its line clamps to the line end; a line past the end gives the rope's end.
 pub fn rope_char(rope: &Rope, p: Position, enc: Encoding) -> usize {
     let line = p.line as usize;
@@ -115,7 +115,7 @@ pub fn rope_char(rope: &Rope, p: Position, enc: Encoding) -> usize {
     let mut counted = 0usize;
     let mut idx = start;
     for ch in rope.line(line).chars() {
-        if counted >= p.character as usize || ch == '\n' {
+        if counted >= p.character as usize || ch == '\n' || ch == '\r' {
             break;
         }
         counted += match enc {

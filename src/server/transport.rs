@@ -19,6 +19,10 @@ use tower_lsp_server::jsonrpc::{Request, Response};
 /// (`-32002` before `initialize`, as tower-lsp-server answers every request then).
 pub const INVALID_REQUEST_METHOD: &str = "netbox-lsp/invalidRequest";
 
+/// Internal method that the guard routes requests for `$/…` methods to: LSP says a server that
+/// does not implement one must answer MethodNotFound (tower-lsp-server leaves them unanswered).
+pub const METHOD_NOT_FOUND_METHOD: &str = "netbox-lsp/methodNotFound";
+
 /// Largest header block accepted before resynchronising, in bytes.
 const MAX_HEADER: usize = 8 * 1024;
 
@@ -52,6 +56,19 @@ where
 }
 
 impl super::Backend {
+    /// [`METHOD_NOT_FOUND_METHOD`]: answers `-32601` naming the method asked for.
+    pub async fn method_not_found(
+        &self,
+        params: Value,
+    ) -> tower_lsp_server::jsonrpc::Result<Value> {
+        let method = params.get("method").and_then(Value::as_str).unwrap_or("?");
+        Err(tower_lsp_server::jsonrpc::Error {
+            code: tower_lsp_server::jsonrpc::ErrorCode::MethodNotFound,
+            message: format!("Method not found: {method}").into(),
+            data: None,
+        })
+    }
+
     /// [`INVALID_REQUEST_METHOD`]: answers `-32600` with the reason the guard found.
     pub async fn invalid_request(&self, params: Value) -> tower_lsp_server::jsonrpc::Result<Value> {
         let reason = params
@@ -119,8 +136,20 @@ enum Message {
 /// reader accepts, rewritten when it is an invalid request or response with a usable id
 /// (see the module docs), `None` (dropped, logged) otherwise.
 fn admit(body: Vec<u8>) -> Option<Vec<u8>> {
+    let body = match serde_json::from_slice::<Value>(&body) {
+        Err(_) => {
+            match repair_surrogates(&body) {
+                Some(fixed) => {
+                    eprintln!("netbox-lsp: a message held a lone UTF-16 surrogate escape; replaced by U+FFFD");
+                    fixed
+                }
+                None => body,
+            }
+        }
+        Ok(_) => body,
+    };
     if serde_json::from_slice::<Message>(&body).is_ok() {
-        return Some(body);
+        return Some(dollar_request(body));
     }
     let Ok(value) = serde_json::from_slice::<Value>(&body) else {
         eprintln!("netbox-lsp: dropped a message that is not JSON");
@@ -150,6 +179,76 @@ fn admit(body: Vec<u8>) -> Option<Vec<u8>> {
         }
     };
     Some(replacement.to_string().into_bytes())
+}
+
+/// A request (with an id) for a `$/…` method becomes a request to [`METHOD_NOT_FOUND_METHOD`];
+/// `$/…` notifications (`$/cancelRequest`, `$/setTrace`) pass unchanged.
+fn dollar_request(body: Vec<u8>) -> Vec<u8> {
+    // Cheap test first: most messages are not `$/` requests.
+    if !body.windows(2).any(|w| w == b"$/") {
+        return body;
+    }
+    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(&body) else {
+        return body;
+    };
+    match (obj.get("id"), obj.get("method").and_then(Value::as_str)) {
+        (Some(id), Some(m)) if !id.is_null() && m.starts_with("$/") => json!({
+            "jsonrpc": "2.0", "id": id, "method": METHOD_NOT_FOUND_METHOD,
+            "params": {"method": m}
+        })
+        .to_string()
+        .into_bytes(),
+        _ => body,
+    }
+}
+
+/// `body` with each `\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by a
+/// low one, or a low one alone) replaced by `\ufffd`, which serde_json refuses otherwise (and
+/// the whole document would be dropped); `None` when there is none.
+fn repair_surrogates(body: &[u8]) -> Option<Vec<u8>> {
+    let hex = |at: usize| -> Option<u16> {
+        let h = body.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let escape_at = |at: usize| -> Option<u16> {
+        (body.get(at) == Some(&b'\\') && body.get(at + 1) == Some(&b'u'))
+            .then(|| hex(at + 2))
+            .flatten()
+    };
+    let mut out = Vec::with_capacity(body.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < body.len() {
+        if body[i] != b'\\' {
+            out.push(body[i]);
+            i += 1;
+            continue;
+        }
+        match escape_at(i) {
+            Some(0xD800..=0xDBFF) => {
+                if matches!(escape_at(i + 6), Some(0xDC00..=0xDFFF)) {
+                    out.extend_from_slice(&body[i..i + 12]);
+                    i += 12;
+                } else {
+                    out.extend_from_slice(b"\\ufffd");
+                    changed = true;
+                    i += 6;
+                }
+            }
+            Some(0xDC00..=0xDFFF) => {
+                out.extend_from_slice(b"\\ufffd");
+                changed = true;
+                i += 6;
+            }
+            _ => {
+                // Any other escape: copy it whole, so `\\` never starts a false match.
+                let n = 2.min(body.len() - i);
+                out.extend_from_slice(&body[i..i + n]);
+                i += n;
+            }
+        }
+    }
+    changed.then_some(out)
 }
 
 /// Why `value` is not a JSON-RPC 2.0 message, in a few words.

@@ -1,4 +1,6 @@
-//! One line of help per diagnostic code, for SARIF `rules` (and any tool that wants a summary).
+//! The code catalogue: one line of help per diagnostic code, for SARIF `rules`, the settings'
+//! check of severity codes (`config`), and any tool that wants a summary. Core, so that neither
+//! `config` nor the server depends on `cli`.
 //! The long form of each entry is `docs/diagnostics.md`; a test keeps the two in step.
 
 /// A diagnostic code with its one-line summary and the fix in one sentence.

@@ -1,0 +1,23 @@
+// The extension manifest's security-relevant declarations (issue 9 §7): a repository cannot
+// choose the program the extension starts, and untrusted-workspace behaviour is declared.
+
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+
+test("manifest: netboxLsp.server.path is machine-scoped (not settable by a workspace)", () => {
+  const prop = manifest.contributes.configuration.properties["netboxLsp.server.path"];
+  assert.equal(prop.scope, "machine");
+});
+
+test("manifest: untrusted workspaces are declared, with the path settings restricted", () => {
+  const u = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(u.supported, "limited");
+  assert.ok(u.description.length > 0);
+  for (const key of ["netboxLsp.index", "netboxLsp.graphqlSchema"]) {
+    assert.ok(u.restrictedConfigurations.includes(key), key);
+  }
+});

@@ -1,0 +1,259 @@
+//! Issue 9 §1: no text may abort the process. tree-sitter's Python and YAML scanners keep one
+//! entry per indentation level in a state that must fit 1,024 bytes; deep enough nesting used to
+//! trip an `assert` in the C library (SIGABRT, exit 134), bypassing the indentation guard through
+//! Python backslash continuations, YAML bare-CR line ends, and the same inside Markdown fences.
+//! These inputs and their neighbours (CR/LF/CRLF mixes, tabs, form feeds, unterminated strings)
+//! are generated here and run through extraction and analysis: a failure is an aborted test
+//! binary.
+
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::{extract, HostKind};
+use netbox_lsp::graphql::embedded_schema;
+use netbox_lsp::index::embedded::embedded_index;
+
+fn knowledge() -> Knowledge {
+    Knowledge {
+        index: Some(embedded_index("4.6.8")),
+        graphql: embedded_schema("4.6.8"),
+    }
+}
+
+/// `levels` nested `if 1:` blocks; each level one `unit` deeper, the indentation spread over
+/// backslash-continued lines of at most `max_line` units, lines ended by `eol(i)`; the innermost
+/// statement is an unterminated string when `open_string`.
+fn python_nest(
+    levels: usize,
+    max_line: usize,
+    unit: &str,
+    eol: &dyn Fn(usize) -> &'static str,
+    open_string: bool,
+) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    let mut indent = |out: &mut String, width: usize| {
+        let mut rest = width;
+        while rest > max_line {
+            out.push_str(&unit.repeat(max_line));
+            out.push('\\');
+            out.push_str(eol(n));
+            n += 1;
+            rest -= max_line;
+        }
+        out.push_str(&unit.repeat(rest));
+    };
+    for i in 0..levels {
+        indent(&mut out, i);
+        out.push_str("if 1:");
+        out.push_str(eol(i));
+    }
+    indent(&mut out, levels);
+    out.push_str(if open_string { "x = 'abc" } else { "x = 1" });
+    out.push('\n');
+    out
+}
+
+/// `levels` nested YAML mappings (`k<i>:` one `unit` deeper each), lines ended by `eol(i)`.
+fn yaml_nest(levels: usize, unit: &str, eol: &dyn Fn(usize) -> &'static str) -> String {
+    let mut out = String::new();
+    for i in 0..levels {
+        out.push_str(&unit.repeat(i));
+        out.push_str(&format!("k{i}:"));
+        out.push_str(eol(i));
+    }
+    out.push_str(&unit.repeat(levels));
+    out.push_str("v: 'open");
+    out
+}
+
+const EOLS: [(&str, fn(usize) -> &'static str); 6] = [
+    ("lf", |_| "\n"),
+    ("cr", |_| "\r"),
+    ("crlf", |_| "\r\n"),
+    ("cr-lf mix", |i| ["\r", "\n"][i % 2]),
+    ("cr-crlf-lf mix", |i| ["\r", "\r\n", "\n"][i % 3]),
+    ("form feed + lf", |_| "\x0c\n"),
+];
+
+fn hosts(python: &[String], yaml: &[String]) -> Vec<(HostKind, String)> {
+    let mut out = Vec::new();
+    for p in python {
+        out.push((HostKind::Python, p.clone()));
+        out.push((HostKind::Markdown, format!("# x\n\n```python\n{p}```\n")));
+        out.push((HostKind::Markdown, format!("```python\n{p}")));
+    }
+    for y in yaml {
+        out.push((HostKind::Yaml, y.clone()));
+        out.push((HostKind::Markdown, format!("# x\n\n```yaml\n{y}\n```\n")));
+    }
+    out
+}
+
+#[test]
+fn deep_python_and_yaml_never_abort() {
+    let mut python = Vec::new();
+    for levels in [300, 511, 520, 600, 1100] {
+        for max_line in [150, 40, 1] {
+            for (_, eol) in EOLS {
+                for unit in [" ", "\t"] {
+                    python.push(python_nest(levels, max_line, unit, &eol, true));
+                }
+            }
+        }
+        python.push(python_nest(levels, 150, " ", &|_| "\n", false));
+    }
+    let mut yaml = Vec::new();
+    for levels in [200, 253, 254, 260, 300, 600] {
+        for (_, eol) in EOLS {
+            for unit in [" ", "\t", " \t"] {
+                yaml.push(yaml_nest(levels, unit, &eol));
+            }
+        }
+        // Sequences on one line, after bare CRs.
+        yaml.push(format!("a:\r{}x\r", "- ".repeat(levels)));
+        yaml.push(format!("a:\r{}x\r", "? ".repeat(levels)));
+    }
+    let k = knowledge();
+    let all = hosts(&python, &yaml);
+    for (kind, text) in &all {
+        let _ = extract(text, *kind);
+        let _ = analyze(text, *kind, &k);
+    }
+    eprintln!("{} deep inputs analysed without an abort", all.len());
+}
+
+/// The shallow versions of the same shapes are still read: a wrong filter below 100 levels of
+/// continued indentation or of bare-CR YAML is found.
+#[test]
+fn moderate_nesting_with_continuations_and_bare_cr_is_still_checked() {
+    let k = knowledge();
+    let call = "netbox_get_objects('dcim.device', filters={'device_role_id': 3})";
+    let mut py = python_nest(60, 20, " ", &|_| "\n", false);
+    py.push_str(&" ".repeat(60));
+    py.push_str(call);
+    py.push('\n');
+    let found = analyze(&py, HostKind::Python, &k);
+    assert!(
+        found.iter().any(|f| f.code == "unknown-filter"),
+        "{found:?}"
+    );
+    let yaml = "tool: netbox_get_objects\rarguments:\r  object_type: dcim.device\r  filters:\r    device_role_id: 3\r";
+    let found = analyze(yaml, HostKind::Yaml, &k);
+    assert!(
+        found.iter().any(|f| f.code == "unknown-filter"),
+        "{found:?}"
+    );
+}
+
+/// With one poisoned file in a folder, `check --format json .` used to print nothing (the
+/// process aborted): every other file's findings must still be reported.
+#[test]
+fn a_folder_with_poisoned_files_still_reports_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let py = python_nest(520, 150, " ", &|_| "\n", true);
+    let yaml = yaml_nest(260, " ", &|_| "\r");
+    std::fs::write(dir.path().join("deep.py"), &py).unwrap();
+    std::fs::write(dir.path().join("deep.yaml"), &yaml).unwrap();
+    std::fs::write(
+        dir.path().join("SKILL.md"),
+        format!("```python\n{py}```\n\n```yaml\n{yaml}\n```\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("wrong.md"),
+        "```python\nnetbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n```\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+        .args(["check", "--format", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON output");
+    let codes: Vec<&str> = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["unknown-filter"], "{found}");
+}
+
+/// Runs `netbox-lsp <args>` in `cwd`, killed after 30 s (a hang is a failure, not a stuck run).
+fn run_bounded(cwd: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+        .args(args)
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("netbox-lsp {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Issue 9 §2: a FIFO or a device named as `--index`, `--graphql-schema`, `--config` or in
+/// `netbox-lsp.toml` used to hang `check` (or read until memory ran out): each is refused with
+/// a message that names the file and says why.
+#[test]
+fn special_files_as_settings_are_refused_by_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    std::fs::write(
+        dir.path().join("a.md"),
+        "`/api/dcim/devices/?status=active`\n",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["check", "--index", "pipe", "a.md"], "named pipe"),
+        (
+            vec!["check", "--graphql-schema", "pipe", "a.md"],
+            "named pipe",
+        ),
+        (vec!["check", "--config", "pipe", "a.md"], "named pipe"),
+        (
+            vec!["check", "--index", "/dev/zero", "a.md"],
+            "character device",
+        ),
+        (
+            vec!["check", "--graphql-schema", "/dev/zero", "a.md"],
+            "character device",
+        ),
+        (vec!["check", "pipe"], "not a regular file"),
+    ];
+    for (args, why) in cases {
+        let (code, _, stderr) = run_bounded(dir.path(), &args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    }
+    for toml in ["index = \"pipe\"\n", "graphql_schema = \"/dev/zero\"\n"] {
+        std::fs::write(dir.path().join("netbox-lsp.toml"), toml).unwrap();
+        let (code, _, stderr) = run_bounded(dir.path(), &["check", "a.md"]);
+        assert_eq!(code, Some(2), "{toml}: {stderr}");
+        assert!(stderr.contains("regular file"), "{toml}: {stderr}");
+    }
+}
