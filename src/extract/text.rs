@@ -111,13 +111,14 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
         let b = bytes[i];
         let stop = match b {
             b if b.is_ascii_whitespace() => true,
-            // `<id>` is a template placeholder inside the value, not the URL's end.
-            b'<' => match angle_placeholder_end(bytes, i) {
+            // `<id>`, `<each device>`, `<acc03|acc04>`, `{device_id}`, `{{ site }}` are template
+            // placeholders inside the value, not the URL's end.
+            b'<' | b'{' => match placeholder_end(bytes, i) {
                 Some(end) => {
                     i = end;
                     continue;
                 }
-                None => true,
+                None => b == b'<',
             },
             b'"' | b'\'' | b'`' | b'>' | b'\\' | b'|' | b'#' | 0 => true,
             b'(' => {
@@ -148,15 +149,40 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
     i
 }
 
-/// End (exclusive) of a `<name>` placeholder starting at `at`: letters, digits, `_`, `-`,
-/// `.`, `:` up to the closing `>`, at most 64 bytes; `None` for any other `<`.
-fn angle_placeholder_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let rest = bytes.get(at + 1..)?;
-    let len = rest
-        .iter()
-        .take(65)
-        .position(|&b| !(b.is_ascii_alphanumeric() || b"_-.:".contains(&b)))?;
-    (len > 0 && rest[len] == b'>').then_some(at + 1 + len + 1)
+/// End (exclusive) of a template placeholder starting at `at`: `<...>` or `{...}` / `{{ ... }}`
+/// on one line, at most 64 bytes inside, holding a letter or digit and none of the characters
+/// that end a URL in prose or code (quotes, backticks, another opener); `None` for any other
+/// `<` or `{`.
+fn placeholder_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let (open, close) = match bytes[at] {
+        b'<' => (b'<', b'>'),
+        _ => (b'{', b'}'),
+    };
+    let braces = if open == b'{' && bytes.get(at + 1) == Some(&b'{') {
+        2
+    } else {
+        1
+    };
+    let inner_start = at + braces;
+    let rest = bytes.get(inner_start..)?;
+    let len = rest.iter().take(65).position(|&b| {
+        b == close || b == open || b"\n\r\"'`\\".contains(&b) || (open == b'<' && b == b'=')
+    })?;
+    if len == 0 || len > 64 || rest[len] != close {
+        return None;
+    }
+    let inner = &rest[..len];
+    if !inner.iter().any(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let mut end = inner_start + len;
+    for _ in 0..braces {
+        if bytes.get(end) != Some(&close) {
+            return None;
+        }
+        end += 1;
+    }
+    Some(end)
 }
 
 /// The `key=value` pairs of the query string in `range`.
@@ -246,6 +272,25 @@ mod tests {
     fn detail_and_bare_paths_skipped() {
         let t = "/api/dcim/devices/7/?brief=1 /api/status/?x=1 /api/dcim/devices/";
         assert!(extract(t, &OffsetMap::identity(0, t.len())).is_empty());
+    }
+
+    #[test]
+    fn placeholders_with_spaces_and_bars() {
+        for (t, n) in [
+            ("/api/dcim/interfaces/?device_id=<each device>&name=eth0", 2),
+            ("/api/dcim/interfaces/?device=<acc03|acc04>", 1),
+            ("/api/dcim/power-outlets/?device=<12 HVL pdus>&x=1", 2),
+            ("/api/dcim/devices/?site={{ site }}&status=active", 2),
+            ("/api/dcim/devices/?site={site slug}", 1),
+        ] {
+            let c = one(t);
+            assert_eq!(c.filters.len(), n, "{t}");
+            assert_eq!(c.filters[0].value, Value::Expr, "{t}");
+            assert_eq!(&t[c.call_range.clone()], t, "{t}");
+        }
+        // An HTML tag after a space ends the URL; `<` with `=` inside is not a placeholder.
+        let c = one("/api/dcim/devices/?status=active <b>x</b>");
+        assert_eq!(c.filters[0].value, Value::Str("active".into()));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 mod choices;
 pub mod codes;
 mod endpoint;
+mod endpoint_history;
 mod filler;
 mod lookups;
 mod names;
@@ -18,6 +19,7 @@ mod suggest;
 mod target;
 mod values;
 mod versions;
+mod view_params;
 
 pub use codes::{CodeInfo, CODES};
 
@@ -83,8 +85,13 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
     let mut out = Vec::new();
     let view = target::resolve(&ctx, &mut out);
     for entry in &call.filters {
-        if lookups::is_exempt(&entry.key) || entry.key.is_empty() {
+        if entry.key.is_empty() || entry.key.starts_with("cf_") {
             continue;
+        }
+        if let Some(p) = view_params::get(&entry.key) {
+            if view_params::check(&ctx, view.as_ref(), p, entry, &mut out) {
+                continue;
+            }
         }
         let dropped = values::dropped(&ctx, view.as_ref(), entry, &mut out);
         let Some(view) = view.as_ref() else {
