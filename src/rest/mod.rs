@@ -15,6 +15,7 @@ mod filler;
 mod lookups;
 mod names;
 mod render;
+mod renames;
 mod suggest;
 mod target;
 mod values;

@@ -2,7 +2,7 @@
 //! the authority (NetBox ignores unknown query parameters, netbox#19579); these rules only pick
 //! the code, the message and the fix by cause.
 
-use super::endpoint::View;
+use super::endpoint::{Fit, View};
 use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
@@ -114,27 +114,31 @@ fn wrong_filter_for_type(view: &View, entry: &FilterEntry, k: &Key) -> Option<Fi
     }
 }
 
-/// `device__site_id`, `interface__device__name`: a relation traversal.
+/// `device__site_id`, `interface__device__name`: a relation traversal. Points at the
+/// endpoint's own filter for the end of the path when it has one (`device__rack__name` on
+/// power-outlets → `rack`, `termination_a__device__site_id` on cables → `site_id`), and names
+/// only filters that exist here.
 fn multi_hop(view: &View, entry: &FilterEntry, k: &Key) -> Finding {
     let first = k.parts[0];
-    let tail = k.parts[1..].join("__");
     let first_id = format!("{first}_id");
     let mut msg = format!(
         "`{}` follows a relation, which NetBox filters cannot do: {}.",
         entry.key,
         ignored(view)
     );
-    let mut fixes = Vec::new();
-    if view.has(&tail) && !tail.is_empty() {
-        msg.push_str(&format!(" This endpoint has `{tail}` itself."));
-        fixes.push(tail.clone());
-    } else if k.parts.len() == 2 && k.parts[1] == "name" && view.has(first) {
-        msg.push_str(&format!(" `{first}` takes the {first}'s name here."));
-        fixes.push(first.to_string());
+    let own = own_filter(view, &k.parts[1..]);
+    if let Some(n) = &own {
+        msg.push_str(&format!(" This endpoint has `{n}` itself."));
     }
+    let what = match k.parts.last() {
+        Some(&"id") | Some(&"name") | Some(&"slug") => "",
+        _ => " by that field",
+    };
     if view.has(&first_id) {
         msg.push_str(&format!(
-            " Otherwise query in two steps: find the {first} ids with `{tail}` on their own endpoint, then filter here with `{first_id}` (a list of ids)."
+            " {}query in two steps: find the related {}{what} on its own endpoint, then filter here with `{first_id}` (a list of ids).",
+            if own.is_some() { "Otherwise " } else { "Or " },
+            first.replace('_', " ")
         ));
     } else {
         msg.push_str(
@@ -143,10 +147,34 @@ fn multi_hop(view: &View, entry: &FilterEntry, k: &Key) -> Finding {
     }
     let r = entry.key_range.clone();
     let mut f = finding(r.clone(), "multi-hop", msg);
-    for n in fixes {
-        f = f.with_fix(format!("Replace with `{n}`"), r.clone(), n, false);
+    if let Some(n) = own {
+        f = f.with_fix(format!("Replace with `{n}`"), r, n, false);
     }
     f
+}
+
+/// The endpoint's own filter for the end of a traversal: the longest tail of `rest` that is a
+/// parameter here (`site_id`, `rack__n` is no tail), or the relation before a final
+/// `name`/`slug` (its slug/name filter) or `id` (its `_id` filter).
+fn own_filter(view: &View, rest: &[&str]) -> Option<String> {
+    for i in 0..rest.len() {
+        let tail = rest[i..].join("__");
+        if view.has(&tail) && !(i + 1 == rest.len() && matches!(rest[i], "name" | "slug" | "id")) {
+            return Some(tail);
+        }
+    }
+    if rest.len() >= 2 {
+        let rel = rest[rest.len() - 2];
+        let cand = match rest[rest.len() - 1] {
+            "name" | "slug" => rel.to_string(),
+            "id" => format!("{rel}_id"),
+            _ => return None,
+        };
+        if view.has(&cand) {
+            return Some(cand);
+        }
+    }
+    None
 }
 
 /// `<f>__in`: not a NetBox lookup; several values go as a list on the bare key.
@@ -415,6 +443,22 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
     };
     let mut f = unknown(view, entry, &s);
     f.code = "version-only";
+    if k.lookup() == Some("any") {
+        // TagFilter is conjoined on every release (extras/filters.py: `?tag=foo&tag=bar` matches
+        // objects with all tags); the OR mode `__any` came in 4.6 (netbox/filtersets.py).
+        f.message = format!(
+            "`{}` is not a filter on {} in NetBox {} (the \"any of\" lookup exists in NetBox {}): {}. On this version repeated `{b}` keys match objects that have ALL the tags; for any of them, query once per tag and merge the results.{}",
+            entry.key,
+            view.path(),
+            view.version(),
+            versions.join(", "),
+            ignored(view),
+            super::versions::switch_advice(ctx.index),
+            b = k.base()
+        );
+        f.fixes.clear();
+        return Some(f);
+    }
     if matches!(k.lookup(), Some("regex" | "iregex")) {
         f.message = format!(
             "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`.{}",
@@ -449,7 +493,7 @@ fn version_key(v: &str) -> Vec<u32> {
 /// " Use `x`." / " Did you mean `a` or `b`?" / " Its relation filters: ..." / "".
 fn suggestion_text(s: &Suggestions) -> String {
     match s.names.as_slice() {
-        [one] => format!(" Use `{one}`."),
+        [one] => format!(" Use `{one}`{}.", s.note),
         [] if !s.relation_hint.is_empty() => format!(
             " Its relation filters include {}.",
             s.relation_hint
@@ -463,10 +507,20 @@ fn suggestion_text(s: &Suggestions) -> String {
     }
 }
 
-/// `unknown-filter` with the suggestions as fixes.
+/// `unknown-filter` with the suggestions as fixes. A suggestion is certain only when the value
+/// fits the new key ([`View::value_fits`]): `cluster="prod-a"` → `cluster_id` would be a 400,
+/// so the message says how to get the id instead.
 fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
+    let mut certain = s.certain;
+    let mut why = String::new();
+    if let [one] = s.names.as_slice() {
+        if let Fit::No(reason) = view.value_fits(one, &entry.value) {
+            certain = false;
+            why = fit_advice(view, one, reason);
+        }
+    }
     let msg = format!(
-        "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}",
+        "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}{why}",
         entry.key,
         view.path(),
         view.version(),
@@ -479,8 +533,28 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
             format!("Replace `{}` with `{n}`", entry.key),
             r.clone(),
             n.clone(),
-            s.certain,
+            certain,
         );
     }
     f
+}
+
+/// Why the value does not fit `name` and what to send instead.
+fn fit_advice(view: &View, name: &str, reason: &str) -> String {
+    let noun = name.strip_suffix("_id").unwrap_or(name);
+    let spoken = noun.replace('_', " ");
+    if reason == "takes numeric ids" {
+        let by_slug = view
+            .param(noun)
+            .is_some_and(|p| noun != name && !view.takes_integers(noun, p));
+        return match by_slug.then_some(noun) {
+            Some(n) => format!(
+                " `{name}` takes numeric ids; this value is a name or slug: use `{n}` if it is the {spoken}'s slug, or look the {spoken} up on its own endpoint (`?name=...`) and send its id."
+            ),
+            None => format!(
+                " `{name}` takes numeric ids, not this value: look the {spoken} up on its own endpoint (`?name=...`) and send its id."
+            ),
+        };
+    }
+    format!(" `{name}` {reason}: adjust the value when renaming.")
 }
