@@ -28,6 +28,19 @@ const SLUG_RELATIONS: &[&str] = &[
     "ancestor",
 ];
 
+/// IPAM filters whose value is an address or prefix (`prefix=10.0.0.0/8`, NetBox's
+/// `MultiValueCharFilter(method='filter_prefix')` and kin in ipam/filtersets.py).
+const IP_FILTERS: &[&str] = &[
+    "prefix",
+    "parent",
+    "within",
+    "within_include",
+    "contains",
+    "address",
+    "start_address",
+    "end_address",
+];
+
 /// One endpoint of one index, with its key (`dcim/devices`).
 #[derive(Clone, Copy)]
 pub(crate) struct View<'a> {
@@ -152,12 +165,27 @@ impl<'a> View<'a> {
                     Value::Bool(b) => b.to_string(),
                     _ => return Fit::Yes,
                 };
+                if let Some(set) = self.index.choices(p) {
+                    if !set.choices.iter().any(|(v, _)| *v == text) {
+                        return Fit::No("takes one of its choice values");
+                    }
+                }
                 let integer = text.parse::<i64>().is_ok();
                 if self.takes_integers(name, p) {
                     return if integer { Fit::Yes } else { Fit::No("takes numeric ids") };
                 }
+                let date = text.len() >= 10
+                    && text.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+                    && text.as_bytes()[4] == b'-';
+                if self.key.starts_with("ipam/")
+                    && IP_FILTERS.contains(&name)
+                    && !text.contains(['.', ':'])
+                {
+                    return Fit::No("takes an IP address or prefix");
+                }
                 match p.kind {
                     ValueKind::Number if text.parse::<f64>().is_err() => Fit::No("takes a number"),
+                    ValueKind::Date | ValueKind::DateTime if !date => Fit::No("takes a date"),
                     ValueKind::Boolean if !matches!(text.as_str(), "true" | "false" | "True" | "False") => {
                         Fit::No("takes true or false")
                     }

@@ -203,8 +203,28 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
         );
         return f;
     }
+    let parts = comma_parts(&entry.value);
+    // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on
+    // a single-value filter would be a 400 or a silently cut query after the rename).
+    let values = match &parts {
+        Some(ps) if ps.len() > 1 => Value::List(
+            ps.iter()
+                .map(|p| (Value::Str(p.clone()), 0..0))
+                .collect(),
+        ),
+        _ => entry.value.clone(),
+    };
+    let fit = view.value_fits(base, &values);
+    let certain = fit == Fit::Yes;
+    let caveat = match fit {
+        Fit::No("takes one value") => format!(
+            " `{base}` takes one value, though: query once per value."
+        ),
+        Fit::No(reason) => format!(" `{base}` {reason}, though: adjust the values."),
+        Fit::Yes => String::new(),
+    };
     let msg = format!(
-        "`__in` is not a NetBox lookup: {}. Pass the values as a list on `{base}` (sent as repeated `{base}=` keys).",
+        "`__in` is not a NetBox lookup: {}. Pass the values as a list on `{base}` (sent as repeated `{base}=` keys).{caveat}",
         ignored(view)
     );
     let f = finding(r.clone(), "unsupported-lookup", msg);
@@ -212,15 +232,14 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
         .param(base)
         .map(|p| view.takes_integers(base, p))
         .unwrap_or(false);
-    let parts = comma_parts(&entry.value);
     match (ctx.syntax(), parts) {
         (Syntax::Query, Some(parts)) => f.with_fix(
             format!("Use repeated `{base}` keys"),
             ctx.pair_range(entry),
             render::query_pairs(base, &parts),
-            true,
+            certain,
         ),
-        (Syntax::Query, None) => f.with_fix(format!("Replace with `{base}`"), r, base, true),
+        (Syntax::Query, None) => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
         (syntax, Some(parts)) if parts.len() > 1 => {
             let items: Vec<String> = parts
                 .iter()
@@ -239,11 +258,11 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
                         new_text: render::list(&items),
                     },
                 ],
-                certain: true,
+                certain,
             });
             f
         }
-        _ => f.with_fix(format!("Replace with `{base}`"), r, base, true),
+        _ => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
     }
 }
 
@@ -336,7 +355,8 @@ fn other_lookup(
             ),
         );
         if view.has(&to) {
-            f = f.with_fix(format!("Replace with `{to}`"), r, to, true);
+            let certain = view.value_fits(&to, &entry.value) == Fit::Yes;
+            f = f.with_fix(format!("Replace with `{to}`"), r, to, certain);
         } else {
             f.message = format!(
                 "`__{lookup}` is a Django lookup, not a NetBox one, and `{base}` has no such lookup here: {}.{}",
