@@ -262,9 +262,8 @@ impl Sites {
 
     /// `12 NetBox REST calls, 3 GraphQL documents found`.
     fn describe(&self) -> String {
-        let plural = |n: usize, one: &str, many: &str| {
-            format!("{n} {}", if n == 1 { one } else { many })
-        };
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         format!(
             "{}, {} found",
             plural(self.rest, "NetBox REST call", "NetBox REST calls"),
@@ -365,10 +364,22 @@ mod tests {
 
     #[test]
     fn counts_sites_and_fails_oversized_files() {
-        let n = Sites::of("`/api/dcim/devices/?name=a` and ```graphql\n{ site_list { id } }\n```\n", HostKind::Markdown);
-        assert_eq!(n, Sites { rest: 1, graphql: 1 });
+        let n = Sites::of(
+            "`/api/dcim/devices/?name=a`\n\n```graphql\n{ site_list { id } }\n```\n",
+            HostKind::Markdown,
+        );
+        assert_eq!(
+            n,
+            Sites {
+                rest: 1,
+                graphql: 1
+            }
+        );
         assert_eq!(n.describe(), "1 NetBox REST call, 1 GraphQL document found");
-        assert_eq!(Sites::of("resource \"x\" {}", HostKind::Text), Sites::default());
+        assert_eq!(
+            Sites::of("resource \"x\" {}", HostKind::Text),
+            Sites::default()
+        );
         let big = "x".repeat(crate::extract::parse::MAX_PARSE + 1);
         let f = size_finding(&big, HostKind::Python).expect("too large");
         assert_eq!((f.code, f.severity), ("not-checked", Severity::Error));

@@ -172,7 +172,11 @@ impl<'a> View<'a> {
                 }
                 let integer = text.parse::<i64>().is_ok();
                 if self.takes_integers(name, p) {
-                    return if integer { Fit::Yes } else { Fit::No("takes numeric ids") };
+                    return if integer {
+                        Fit::Yes
+                    } else {
+                        Fit::No("takes numeric ids")
+                    };
                 }
                 let date = text.len() >= 10
                     && text.as_bytes()[..4].iter().all(u8::is_ascii_digit)
@@ -186,7 +190,9 @@ impl<'a> View<'a> {
                 match p.kind {
                     ValueKind::Number if text.parse::<f64>().is_err() => Fit::No("takes a number"),
                     ValueKind::Date | ValueKind::DateTime if !date => Fit::No("takes a date"),
-                    ValueKind::Boolean if !matches!(text.as_str(), "true" | "false" | "True" | "False") => {
+                    ValueKind::Boolean
+                        if !matches!(text.as_str(), "true" | "false" | "True" | "False") =>
+                    {
                         Fit::No("takes true or false")
                     }
                     ValueKind::String if integer && self.is_relation(name) => {

@@ -50,6 +50,14 @@ pub(crate) const REMOVED: &[(&str, &str, &str, Option<&str>, &str)] = &[
 ];
 
 /// The history row of `key`, if NetBox removed it before the shipped releases.
-pub(crate) fn removed(key: &str) -> Option<&'static (&'static str, &'static str, &'static str, Option<&'static str>, &'static str)> {
+pub(crate) fn removed(
+    key: &str,
+) -> Option<&'static (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+)> {
     REMOVED.iter().find(|r| r.0 == key)
 }

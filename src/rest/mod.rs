@@ -14,8 +14,8 @@ mod endpoint_history;
 mod filler;
 mod lookups;
 mod names;
-mod render;
 mod renames;
+mod render;
 mod suggest;
 mod target;
 mod values;
@@ -93,6 +93,10 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
             if view_params::check(&ctx, view.as_ref(), p, entry, &mut out) {
                 continue;
             }
+        }
+        if call.form == CallForm::Snippet {
+            names::snippet(&ctx, entry, &mut out);
+            continue;
         }
         let dropped = values::dropped(&ctx, view.as_ref(), entry, &mut out);
         let Some(view) = view.as_ref() else {

@@ -207,19 +207,17 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
     // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on
     // a single-value filter would be a 400 or a silently cut query after the rename).
     let values = match &parts {
-        Some(ps) if ps.len() > 1 => Value::List(
-            ps.iter()
-                .map(|p| (Value::Str(p.clone()), 0..0))
-                .collect(),
-        ),
+        Some(ps) if ps.len() > 1 => {
+            Value::List(ps.iter().map(|p| (Value::Str(p.clone()), 0..0)).collect())
+        }
         _ => entry.value.clone(),
     };
     let fit = view.value_fits(base, &values);
     let certain = fit == Fit::Yes;
     let caveat = match fit {
-        Fit::No("takes one value") => format!(
-            " `{base}` takes one value, though: query once per value."
-        ),
+        Fit::No("takes one value") => {
+            format!(" `{base}` takes one value, though: query once per value.")
+        }
         Fit::No(reason) => format!(" `{base}` {reason}, though: adjust the values."),
         Fit::Yes => String::new(),
     };
@@ -577,4 +575,33 @@ fn fit_advice(view: &View, name: &str, reason: &str) -> String {
         };
     }
     format!(" `{name}` {reason}: adjust the value when renaming.")
+}
+
+/// A filter written without an endpoint (`CallForm::Snippet`): a lookup NetBox has on no
+/// endpoint is wrong wherever it stands; say NetBox's form. No fix: without the endpoint the
+/// right key is not known.
+pub(crate) fn snippet(ctx: &Ctx, entry: &FilterEntry, out: &mut Vec<Finding>) {
+    let Some((base, lookup)) = entry.key.rsplit_once("__") else {
+        return;
+    };
+    let form = match lookup {
+        "in" => format!("a list on `{base}` (repeated `{base}=` keys)"),
+        "isnull" | "null" => format!(
+            "`{base}_id=null` on a relation (`{base}_id__n=null` for objects that have one), `{base}__empty=true` on a field"
+        ),
+        "range" => format!("`{base}__gte` and `{base}__lte`"),
+        l => match django_to_netbox(l) {
+            Some((Some(n), note)) => format!("`{base}__{n}`{note}"),
+            Some((None, note)) => format!("`{base}`{note}"),
+            None => return,
+        },
+    };
+    out.push(finding(
+        entry.key_range.clone(),
+        "unsupported-lookup",
+        format!(
+            "`__{lookup}` is a lookup NetBox has on no endpoint: a request with `{}` ignores it and returns every object (NetBox {}). NetBox's form is {form}.",
+            entry.key, ctx.index.netbox_version
+        ),
+    ));
 }

@@ -26,7 +26,9 @@ pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
             out.push(f);
         }
     }
-    if let Some(range) = range.filter(|_| matches!(ctx.call.form, CallForm::Url | CallForm::Pynetbox)) {
+    if let Some(range) =
+        range.filter(|_| matches!(ctx.call.form, CallForm::Url | CallForm::Pynetbox))
+    {
         if let Some(f) = unknown_endpoint(ctx, target, range) {
             out.push(f);
             return None;
@@ -58,7 +60,10 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
     {
         return None;
     }
-    let known_app = index.endpoints.keys().any(|k| k.split('/').next() == Some(app));
+    let known_app = index
+        .endpoints
+        .keys()
+        .any(|k| k.split('/').next() == Some(app));
     let dashed = key.replace('_', "-");
     let history = super::endpoint_history::removed(&dashed);
     let embedded;
@@ -74,7 +79,11 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
         .filter(|i| i.endpoints.contains_key(dashed.as_str()))
         .map(|i| i.netbox_version.as_str())
         .collect();
-    in_versions.sort_by_key(|v| v.split('.').map(|p| p.parse().unwrap_or(0)).collect::<Vec<u32>>());
+    in_versions.sort_by_key(|v| {
+        v.split('.')
+            .map(|p| p.parse().unwrap_or(0))
+            .collect::<Vec<u32>>()
+    });
     if !known_app && history.is_none() && in_versions.is_empty() {
         return None;
     }
@@ -90,7 +99,11 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
     let mut msg = format!(
         "`{}` is not a REST endpoint of NetBox {version}: NetBox answers 404{}.",
         if url { target.to_string() } else { shown(key) },
-        if url { "" } else { " (pynetbox raises RequestError)" }
+        if url {
+            ""
+        } else {
+            " (pynetbox raises RequestError)"
+        }
     );
     let mut names: Vec<String> = Vec::new();
     let mut certain = false;

@@ -161,7 +161,8 @@ pub(crate) fn check(
     let version = ctx.index.netbox_version.as_str();
     let r = ctx.pair_range(entry);
     let too_old = version_key(version) < version_key(p.since);
-    let elsewhere = matches!((p.applies, view), (Applies::Only(keys), Some(v)) if !keys.contains(&v.key));
+    let elsewhere =
+        matches!((p.applies, view), (Applies::Only(keys), Some(v)) if !keys.contains(&v.key));
     if (too_old || elsewhere) && view.is_some_and(|v| v.has(p.name)) {
         return false;
     }
