@@ -248,12 +248,12 @@ fn check_text(name: &str, text: &str, kind: HostKind, version: &'static str) -> 
                         }
                     }
                 }
-                (Some(_), None) => {
-                    // A fix of the call's target (unknown-endpoint, unknown-object-type) may leave
-                    // a call without filters; any other fix must keep the call.
-                    if !matches!(f.code, "unknown-endpoint" | "unknown-object-type") {
-                        bad.push(format!("{what}: (a) the call is no longer found:\n{after}"));
-                    }
+                // A fix of the call's target (unknown-endpoint, unknown-object-type) may leave
+                // a call without filters; any other fix must keep the call.
+                (Some(_), None)
+                    if !matches!(f.code, "unknown-endpoint" | "unknown-object-type") =>
+                {
+                    bad.push(format!("{what}: (a) the call is no longer found:\n{after}"));
                 }
                 _ => {}
             }
