@@ -275,14 +275,11 @@ fn check_text(name: &str, text: &str, kind: HostKind, version: &'static str) -> 
     // Fix-all converges in one round.
     if !all_edits.is_empty() {
         let (after, _) = apply(text, &all_edits);
-        let left: Vec<&Finding> = Vec::new();
         let again = analyze(&after, kind, &k);
-        let mut left = left;
-        left.extend(
-            again
-                .iter()
-                .filter(|g| is_rest(g.code) && g.fixes.iter().any(|x| x.certain)),
-        );
+        let left: Vec<&Finding> = again
+            .iter()
+            .filter(|g| is_rest(g.code) && g.fixes.iter().any(|x| x.certain))
+            .collect();
         if !left.is_empty() {
             bad.push(format!(
                 "{name} [{version}]: fix-all needs a second round: {:?}",
@@ -403,8 +400,8 @@ fn fixtures_and_examples_keep_their_meaning() {
         files.len()
     );
     // Known and owned elsewhere (issue 8 §6, the YAML `tenant:` item of helper "robust"): the
-    // null-selector fix on an empty YAML value writes `tenant:"null"`. Reported loudly, and the
-    // test fails once it is fixed so that this entry is removed.
+    // null-selector fix on an empty YAML value writes `tenant:"null"`. Tolerated only for that
+    // file, code and property, and reported loudly; remove this entry when that change lands.
     let known = |b: &String| {
         b.starts_with("tests/fixtures/extract/calls.yaml")
             && b.contains("dropped-value")
