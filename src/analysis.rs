@@ -265,6 +265,14 @@ fn markdown_findings(
     } else {
         (units_of(), urls_of())
     };
+    // Filter snippets without an endpoint in inline code (issue 8 §7), outside code blocks.
+    let code: Vec<std::ops::Range<usize>> = units
+        .iter()
+        .filter(|u| u.kind != markdown::UnitKind::Span)
+        .map(|u| u.range.clone())
+        .collect();
+    let mut prose = prose;
+    prose.extend(extract::text::filter_snippets(text, &code));
     let entries = cache.as_deref().map(|c| &c.entries);
     // A unit's key (a copy of its code) is made only when there is a cache to consult and fill.
     let one = |unit: &Unit| -> (Option<UnitKey>, Checked) {

@@ -67,8 +67,9 @@ pub fn run(args: &CheckArgs) -> i32 {
 
     let mut located: Vec<Located> = Vec::new();
     let mut checked = 0usize;
+    let mut found_sites = Sites::default();
     for input in &inputs {
-        match check_file(input, &knowledge, &overrides) {
+        match check_file(input, &knowledge, &overrides, &mut found_sites) {
             Ok(Some(found)) => {
                 checked += 1;
                 located.extend(found);
@@ -96,7 +97,11 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
         return 2;
     }
-    eprintln!("{}", output::summary(&located, checked));
+    eprintln!(
+        "{} ({})",
+        output::summary(&located, checked),
+        found_sites.describe()
+    );
     if io_failed {
         2
     } else if located.iter().any(|f| f.severity == Severity::Error) {
@@ -166,6 +171,7 @@ fn check_file(
     input: &Input,
     knowledge: &Knowledge,
     overrides: &HashMap<&str, Option<Severity>>,
+    sites: &mut Sites,
 ) -> Result<Option<Vec<Located>>, String> {
     let shown = display_path(&input.path);
     // A named pipe or device named on the command line would block or never end.
@@ -192,19 +198,18 @@ fn check_file(
     // for a document sent as it is on disk (the server gets the same numbers); only the text
     // output's columns, which people read in editors that hide it, leave it out (below).
     let bom = text.starts_with('\u{feff}');
-    if let Some(limit) = structural_limit(input.kind) {
-        if text.len() > limit {
-            eprintln!(
-                "netbox-lsp: note: {shown}: larger than {} MiB, so only the REST URLs in it were checked (tool calls and GraphQL were not)",
-                limit / (1024 * 1024)
-            );
-        }
-    }
     // The core must not panic; if it does, report that file and keep the others.
-    let findings = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        analyze(&text, input.kind, knowledge)
+    let (mut findings, found) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (
+            analyze(&text, input.kind, knowledge),
+            Sites::of(&text, input.kind),
+        )
     }))
     .map_err(|_| format!("{shown}: internal error while checking this file (please report it)"))?;
+    sites.add(found);
+    if let Some(f) = size_finding(&text, input.kind) {
+        findings.insert(0, f);
+    }
     let findings = apply_overrides(findings, overrides);
     if findings.is_empty() {
         return Ok(Some(Vec::new()));
@@ -227,6 +232,61 @@ fn check_file(
         }
     }
     Ok(Some(located))
+}
+
+/// `not-checked` for a file above its kind's size limit: only its REST URLs were read, so CI
+/// must not pass it as checked (an error at the file's start).
+fn size_finding(text: &str, kind: HostKind) -> Option<Finding> {
+    let limit = structural_limit(kind)?;
+    (text.len() > limit).then(|| {
+        Finding::new(
+            0..0,
+            "not-checked",
+            Severity::Error,
+            format!(
+                "This file is larger than {} MiB ({} bytes): only the REST URLs in it were checked; tool calls, pynetbox calls and GraphQL documents were not. Split the file to have it checked.",
+                limit / (1024 * 1024),
+                text.len()
+            ),
+        )
+    })
+}
+
+/// How many NetBox calls and GraphQL documents the checked files hold, so that "0 errors"
+/// cannot hide "nothing read".
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Sites {
+    rest: usize,
+    graphql: usize,
+}
+
+impl Sites {
+    fn of(text: &str, kind: HostKind) -> Sites {
+        let mut n = Sites::default();
+        for site in crate::extract::extract(text, kind).sites {
+            match site {
+                crate::extract::Site::Rest(_) => n.rest += 1,
+                crate::extract::Site::Graphql(_) => n.graphql += 1,
+            }
+        }
+        n
+    }
+
+    fn add(&mut self, other: Sites) {
+        self.rest += other.rest;
+        self.graphql += other.graphql;
+    }
+
+    /// `12 NetBox REST calls, 3 GraphQL documents found`.
+    fn describe(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        format!(
+            "{}, {} found",
+            plural(self.rest, "NetBox REST call", "NetBox REST calls"),
+            plural(self.graphql, "GraphQL document", "GraphQL documents")
+        )
+    }
 }
 
 /// The size above which extraction reads a host kind only for REST URLs (no tree-sitter parse),
@@ -318,6 +378,31 @@ mod tests {
         let mut late = vec![b'a'; BINARY_SNIFF];
         late.push(0);
         assert!(matches!(decode(&late), Decoded::Utf8(_)));
+    }
+
+    #[test]
+    fn counts_sites_and_fails_oversized_files() {
+        let n = Sites::of(
+            "`/api/dcim/devices/?name=a`\n\n```graphql\n{ site_list { id } }\n```\n",
+            HostKind::Markdown,
+        );
+        assert_eq!(
+            n,
+            Sites {
+                rest: 1,
+                graphql: 1
+            }
+        );
+        assert_eq!(n.describe(), "1 NetBox REST call, 1 GraphQL document found");
+        assert_eq!(
+            Sites::of("resource \"x\" {}", HostKind::Text),
+            Sites::default()
+        );
+        let big = "x".repeat(crate::extract::parse::MAX_PARSE + 1);
+        let f = size_finding(&big, HostKind::Python).expect("too large");
+        assert_eq!((f.code, f.severity), ("not-checked", Severity::Error));
+        assert!(size_finding("x", HostKind::Python).is_none());
+        assert!(size_finding(&big, HostKind::Text).is_none());
     }
 
     #[test]

@@ -47,6 +47,14 @@ fn assemble(text: &str, units: &[Unit], sites: Vec<Vec<Site>>) -> Extraction {
     for site in urls {
         push_unique(&mut ex.sites, &mut seen, site);
     }
+    let blocks: Vec<Range<usize>> = units
+        .iter()
+        .filter(|u| u.kind != UnitKind::Span)
+        .map(|u| u.range.clone())
+        .collect();
+    for site in text::filter_snippets(text, &blocks) {
+        push_unique(&mut ex.sites, &mut seen, site);
+    }
     ex
 }
 

@@ -91,6 +91,10 @@ pub enum CallForm {
     Pynetbox,
     /// A REST URL with a query string.
     Url,
+    /// Filters written without an endpoint (`primary_ip4__isnull=false` or
+    /// `{"id__in": [1, 2]}` in Markdown inline code of a NetBox document): only the lookups
+    /// NetBox has on no endpoint are judged.
+    Snippet,
 }
 
 /// A literal value as written in a filter dict or argument.

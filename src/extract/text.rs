@@ -111,13 +111,14 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
         let b = bytes[i];
         let stop = match b {
             b if b.is_ascii_whitespace() => true,
-            // `<id>` is a template placeholder inside the value, not the URL's end.
-            b'<' => match angle_placeholder_end(bytes, i) {
+            // `<id>`, `<each device>`, `<acc03|acc04>`, `{device_id}`, `{{ site }}` are template
+            // placeholders inside the value, not the URL's end.
+            b'<' | b'{' => match placeholder_end(bytes, i) {
                 Some(end) => {
                     i = end;
                     continue;
                 }
-                None => true,
+                None => b == b'<',
             },
             b'"' | b'\'' | b'`' | b'>' | b'\\' | b'|' | b'#' | 0 => true,
             b'(' => {
@@ -148,15 +149,40 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
     i
 }
 
-/// End (exclusive) of a `<name>` placeholder starting at `at`: letters, digits, `_`, `-`,
-/// `.`, `:` up to the closing `>`, at most 64 bytes; `None` for any other `<`.
-fn angle_placeholder_end(bytes: &[u8], at: usize) -> Option<usize> {
-    let rest = bytes.get(at + 1..)?;
-    let len = rest
-        .iter()
-        .take(65)
-        .position(|&b| !(b.is_ascii_alphanumeric() || b"_-.:".contains(&b)))?;
-    (len > 0 && rest[len] == b'>').then_some(at + 1 + len + 1)
+/// End (exclusive) of a template placeholder starting at `at`: `<...>` or `{...}` / `{{ ... }}`
+/// on one line, at most 64 bytes inside, holding a letter or digit and none of the characters
+/// that end a URL in prose or code (quotes, backticks, another opener); `None` for any other
+/// `<` or `{`.
+fn placeholder_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let (open, close) = match bytes[at] {
+        b'<' => (b'<', b'>'),
+        _ => (b'{', b'}'),
+    };
+    let braces = if open == b'{' && bytes.get(at + 1) == Some(&b'{') {
+        2
+    } else {
+        1
+    };
+    let inner_start = at + braces;
+    let rest = bytes.get(inner_start..)?;
+    let len = rest.iter().take(65).position(|&b| {
+        b == close || b == open || b"\n\r\"'`\\".contains(&b) || (open == b'<' && b == b'=')
+    })?;
+    if len == 0 || len > 64 || rest[len] != close {
+        return None;
+    }
+    let inner = &rest[..len];
+    if !inner.iter().any(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let mut end = inner_start + len;
+    for _ in 0..braces {
+        if bytes.get(end) != Some(&close) {
+            return None;
+        }
+        end += 1;
+    }
+    Some(end)
 }
 
 /// The `key=value` pairs of the query string in `range`.
@@ -205,6 +231,123 @@ fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
     out
 }
 
+/// Lookups NetBox generates on no endpoint (Django spellings): a filter snippet using one is
+/// wrong wherever it stands (issue 8 §7).
+const NEVER: &[&str] = &[
+    "in",
+    "isnull",
+    "null",
+    "icontains",
+    "contains",
+    "istartswith",
+    "startswith",
+    "iendswith",
+    "endswith",
+    "iexact",
+    "exact",
+    "range",
+    "ne",
+    "neq",
+    "not",
+];
+
+/// Filter snippets without an endpoint in the inline code of a Markdown host that mentions
+/// NetBox (`primary_ip4__isnull=false`, `status=active&site_id__in=1,2`,
+/// `{"id__in": [1, 2]}`), outside the code blocks in `blocks`. Only spans that are nothing but
+/// filters and use at least one lookup of [`NEVER`] are taken, so Django ORM code
+/// (`Device.objects.filter(...)`, Python fences) and prose are never read as NetBox filters.
+pub fn filter_snippets(text: &str, blocks: &[Range<usize>]) -> Vec<Site> {
+    if !text.to_ascii_lowercase().contains("netbox") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let mut i = 0;
+        let b = line.as_bytes();
+        while let Some(open) = line[i..].find('`').map(|o| i + o) {
+            let Some(close) = line[open + 1..].find('`').map(|c| open + 1 + c) else {
+                break;
+            };
+            let at = line_start + open;
+            if b.get(open + 1) != Some(&b'`') && !blocks.iter().any(|r| r.start <= at && at < r.end)
+            {
+                if let Some(call) = snippet(text, line_start + open + 1..line_start + close) {
+                    out.push(Site::Rest(call));
+                }
+            }
+            i = close + 1;
+        }
+        line_start += line.len();
+    }
+    out
+}
+
+fn is_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+}
+
+fn never_lookup(key: &str) -> bool {
+    key.rsplit_once("__")
+        .is_some_and(|(_, l)| NEVER.contains(&l))
+}
+
+/// The snippet in `body` (host bytes), if it is only filters and uses a [`NEVER`] lookup.
+fn snippet(text: &str, body: Range<usize>) -> Option<RestCall> {
+    let src = &text[body.clone()];
+    let map = OffsetMap::identity(0, text.len());
+    let filters = if src.trim_start().starts_with('{') {
+        dict_snippet(src, body.start)?
+    } else {
+        if src.contains([' ', '?', '/', '(']) {
+            return None;
+        }
+        let entries = pairs(text, body.clone(), &map);
+        if entries.is_empty() || !entries.iter().all(|e| is_name(&e.key)) {
+            return None;
+        }
+        entries
+    };
+    if !filters.iter().any(|e| never_lookup(&e.key)) {
+        return None;
+    }
+    Some(RestCall {
+        form: CallForm::Snippet,
+        syntax: Syntax::Query,
+        target: None,
+        call_range: body.clone(),
+        filters_range: Some(body),
+        filters,
+        args: Vec::new(),
+    })
+}
+
+/// `{"id__in": [1, 2], "status": "active"}`: a JSON object whose keys are all filter names.
+/// Key ranges are exact; values are not judged (they are [`Value::Expr`]).
+fn dict_snippet(src: &str, base: usize) -> Option<Vec<FilterEntry>> {
+    let obj: serde_json::Map<String, serde_json::Value> = serde_json::from_str(src).ok()?;
+    let mut out = Vec::new();
+    let mut from = 0;
+    for key in obj.keys() {
+        if !is_name(key) {
+            return None;
+        }
+        let quoted = format!("\"{key}\"");
+        let at = from + src[from..].find(&quoted)?;
+        from = at + quoted.len();
+        let r = base + at + 1..base + at + 1 + key.len();
+        out.push(FilterEntry {
+            key: key.clone(),
+            key_range: r.clone(),
+            value: Value::Expr,
+            value_range: r.end + 1..r.end + 1,
+        });
+    }
+    Some(out)
+}
+
 /// Percent-decoding with `+` as a space (form encoding, as Django reads query strings).
 fn decode(s: &str) -> String {
     let plus = s.replace('+', " ");
@@ -246,6 +389,35 @@ mod tests {
     fn detail_and_bare_paths_skipped() {
         let t = "/api/dcim/devices/7/?brief=1 /api/status/?x=1 /api/dcim/devices/";
         assert!(extract(t, &OffsetMap::identity(0, t.len())).is_empty());
+    }
+
+    #[test]
+    fn placeholders_with_spaces_and_bars() {
+        for (t, n) in [
+            ("/api/dcim/interfaces/?device_id=<each device>&name=eth0", 2),
+            ("/api/dcim/interfaces/?device=<acc03|acc04>", 1),
+            ("/api/dcim/power-outlets/?device=<12 HVL pdus>&x=1", 2),
+            ("/api/dcim/devices/?site={{ site }}&status=active", 2),
+            ("/api/dcim/devices/?site={site slug}", 1),
+        ] {
+            let c = one(t);
+            assert_eq!(c.filters.len(), n, "{t}");
+            assert_eq!(c.filters[0].value, Value::Expr, "{t}");
+            assert_eq!(&t[c.call_range.clone()], t, "{t}");
+        }
+        // An HTML tag after a space ends the URL; `<` with `=` inside is not a placeholder.
+        let c = one("/api/dcim/devices/?status=active <b>x</b>");
+        assert_eq!(c.filters[0].value, Value::Str("active".into()));
+    }
+
+    #[test]
+    fn filter_snippets_only_in_netbox_markdown() {
+        let t = "NetBox filters: `primary_ip4__isnull=false`, `{\"id__in\": [1, 2]}`, `status=active`, `Device.objects.filter(name__icontains=x)`.\n";
+        let sites = filter_snippets(t, &[]);
+        assert_eq!(sites.len(), 2);
+        let Site::Rest(c) = &sites[1] else { panic!() };
+        assert_eq!(&t[c.filters[0].key_range.clone()], "id__in");
+        assert!(filter_snippets("Django: `name__isnull=true`", &[]).is_empty());
     }
 
     #[test]

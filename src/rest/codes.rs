@@ -49,6 +49,8 @@ pub const CODES: &[CodeInfo] = &[
     c("server-fault", Warning, "A filter this NetBox release answers wrongly for any value (HTTP 500, or the wrong objects): a NetBox bug, shown by the live sweep."),
     c("unknown-object-type", Error, "The tool's object type is not a NetBox object type: the MCP server rejects the call."),
     c("version-only", Error, "The filter exists in another shipped NetBox version but not in the selected one: ignored here."),
+    c("ignored-parameter", Warning, "A parameter NetBox reads outside its filtersets (`omit`, `start`, `exclude=config_context`) where that release or endpoint does not read it: ignored, nothing is filtered."),
+    c("unknown-endpoint", Error, "Not a REST list endpoint of this NetBox release (NetBox answers 404); with the right spelling or the release where a removed endpoint last existed."),
     c("limit-range", Error, "`limit` outside 1..100 on netbox_get_objects / netbox_search_objects: the MCP server rejects the call."),
 ];
 

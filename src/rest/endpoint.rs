@@ -3,6 +3,7 @@
 //! (netbox-facts.md §1.3): relation filters get only the `__n` lookup; numbers get
 //! `__gte`/`__lte`/...; char and choice filters get `__ic`, `__empty`, ...
 
+use crate::extract::Value;
 use crate::index::{Endpoint, FilterIndex, Parameter, ValueKind};
 
 /// Relation filters whose schema description is empty but which match the related object's
@@ -25,6 +26,19 @@ const SLUG_RELATIONS: &[&str] = &[
     "device_role",
     "rir",
     "ancestor",
+];
+
+/// IPAM filters whose value is an address or prefix (`prefix=10.0.0.0/8`, NetBox's
+/// `MultiValueCharFilter(method='filter_prefix')` and kin in ipam/filtersets.py).
+const IP_FILTERS: &[&str] = &[
+    "prefix",
+    "parent",
+    "within",
+    "within_include",
+    "contains",
+    "address",
+    "start_address",
+    "end_address",
 ];
 
 /// One endpoint of one index, with its key (`dcim/devices`).
@@ -121,4 +135,79 @@ impl<'a> View<'a> {
     pub fn bare_names(&self) -> impl Iterator<Item = &'a str> + 'a {
         self.ep.params.keys().filter(|k| !k.contains("__"))
     }
+
+    /// Whether `value` is of a kind parameter `name` takes, so a rename to `name` keeps the
+    /// request valid: integer ids for id and number filters, text (not a bare number) for slug
+    /// and name relations, `true`/`false` for booleans; every element of a list, and a list of
+    /// several values only where the filter takes several. Non-literals fit (unknown).
+    pub fn value_fits(&self, name: &str, value: &Value) -> Fit {
+        let Some(p) = self.param(name) else {
+            return Fit::No("");
+        };
+        match value {
+            Value::List(items) => {
+                if items.len() > 1 && !p.multi {
+                    return Fit::No("takes one value");
+                }
+                items
+                    .iter()
+                    .map(|(v, _)| self.value_fits(name, v))
+                    .find(|f| *f != Fit::Yes)
+                    .unwrap_or(Fit::Yes)
+            }
+            Value::Expr | Value::Null | Value::Map => Fit::Yes,
+            Value::Str(s) if s == "null" => Fit::Yes,
+            v => {
+                let text = match v {
+                    Value::Str(s) => s.trim().to_string(),
+                    Value::Int(i) => i.to_string(),
+                    Value::Float(f) => f.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => return Fit::Yes,
+                };
+                if let Some(set) = self.index.choices(p) {
+                    if !set.choices.iter().any(|(v, _)| *v == text) {
+                        return Fit::No("takes one of its choice values");
+                    }
+                }
+                let integer = text.parse::<i64>().is_ok();
+                if self.takes_integers(name, p) {
+                    return if integer {
+                        Fit::Yes
+                    } else {
+                        Fit::No("takes numeric ids")
+                    };
+                }
+                let date = text.len() >= 10
+                    && text.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+                    && text.as_bytes()[4] == b'-';
+                if self.key.starts_with("ipam/")
+                    && IP_FILTERS.contains(&name)
+                    && !text.contains(['.', ':'])
+                {
+                    return Fit::No("takes an IP address or prefix");
+                }
+                match p.kind {
+                    ValueKind::Number if text.parse::<f64>().is_err() => Fit::No("takes a number"),
+                    ValueKind::Date | ValueKind::DateTime if !date => Fit::No("takes a date"),
+                    ValueKind::Boolean
+                        if !matches!(text.as_str(), "true" | "false" | "True" | "False") =>
+                    {
+                        Fit::No("takes true or false")
+                    }
+                    ValueKind::String if integer && self.is_relation(name) => {
+                        Fit::No("takes the slug or name, not the id")
+                    }
+                    _ => Fit::Yes,
+                }
+            }
+        }
+    }
+}
+
+/// Whether a value fits a parameter ([`View::value_fits`]); `No` says why, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fit {
+    Yes,
+    No(&'static str),
 }

@@ -30,12 +30,11 @@ pub(crate) const NEVER_LOOKUPS: &[&str] = &[
     "date",
 ];
 
-/// Names exempt from name checks: pagination, projection, search, rendering, custom fields.
+/// Names exempt from name checks: the parameters NetBox reads outside its filtersets
+/// (pagination, projection, rendering: see `view_params`) and custom fields (`cf_*`). `q` is a
+/// filterset filter, checked per endpoint.
 pub(crate) fn is_exempt(key: &str) -> bool {
-    matches!(
-        key,
-        "limit" | "offset" | "ordering" | "q" | "fields" | "brief" | "omit" | "format" | "export"
-    ) || key.starts_with("cf_")
+    super::view_params::get(key).is_some() || key.starts_with("cf_")
 }
 
 /// A key split at its last `__` when the tail is a lookup (NetBox's or Django's).

@@ -10,16 +10,19 @@
 mod choices;
 pub mod codes;
 mod endpoint;
+mod endpoint_history;
 mod faults;
 mod filler;
 mod lookups;
 mod names;
 mod nullable;
+mod renames;
 mod render;
 mod suggest;
 mod target;
 mod values;
 mod versions;
+mod view_params;
 
 pub use codes::{CodeInfo, CODES};
 
@@ -85,14 +88,16 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
     let mut out = Vec::new();
     let view = target::resolve(&ctx, &mut out);
     for entry in &call.filters {
-        if entry.key.is_empty() {
+        if entry.key.is_empty() || entry.key.starts_with("cf_") {
             continue;
         }
-        if lookups::is_exempt(&entry.key) {
-            // `q: None` / `q=""` drops the search: the call is unfiltered.
-            if entry.key == "q" {
-                values::dropped(&ctx, view.as_ref(), entry, &mut out);
+        if let Some(p) = view_params::get(&entry.key) {
+            if view_params::check(&ctx, view.as_ref(), p, entry, &mut out) {
+                continue;
             }
+        }
+        if call.form == CallForm::Snippet {
+            names::snippet(&ctx, entry, &mut out);
             continue;
         }
         let dropped = values::dropped(&ctx, view.as_ref(), entry, &mut out);

@@ -2,7 +2,7 @@
 //! the authority (NetBox ignores unknown query parameters, netbox#19579); these rules only pick
 //! the code, the message and the fix by cause.
 
-use super::endpoint::View;
+use super::endpoint::{Fit, View};
 use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
@@ -111,27 +111,31 @@ fn wrong_filter_for_type(view: &View, entry: &FilterEntry, k: &Key) -> Option<Fi
     }
 }
 
-/// `device__site_id`, `interface__device__name`: a relation traversal.
+/// `device__site_id`, `interface__device__name`: a relation traversal. Points at the
+/// endpoint's own filter for the end of the path when it has one (`device__rack__name` on
+/// power-outlets → `rack`, `termination_a__device__site_id` on cables → `site_id`), and names
+/// only filters that exist here.
 fn multi_hop(view: &View, entry: &FilterEntry, k: &Key) -> Finding {
     let first = k.parts[0];
-    let tail = k.parts[1..].join("__");
     let first_id = format!("{first}_id");
     let mut msg = format!(
         "`{}` follows a relation, which NetBox filters cannot do: {}.",
         entry.key,
         ignored(view)
     );
-    let mut fixes = Vec::new();
-    if view.has(&tail) && !tail.is_empty() {
-        msg.push_str(&format!(" This endpoint has `{tail}` itself."));
-        fixes.push(tail.clone());
-    } else if k.parts.len() == 2 && k.parts[1] == "name" && view.has(first) {
-        msg.push_str(&format!(" `{first}` takes the {first}'s name here."));
-        fixes.push(first.to_string());
+    let own = own_filter(view, &k.parts[1..]);
+    if let Some(n) = &own {
+        msg.push_str(&format!(" This endpoint has `{n}` itself."));
     }
+    let what = match k.parts.last() {
+        Some(&"id") | Some(&"name") | Some(&"slug") => "",
+        _ => " by that field",
+    };
     if view.has(&first_id) {
         msg.push_str(&format!(
-            " Otherwise query in two steps: find the {first} ids with `{tail}` on their own endpoint, then filter here with `{first_id}` (a list of ids)."
+            " {}query in two steps: find the related {}{what} on its own endpoint, then filter here with `{first_id}` (a list of ids).",
+            if own.is_some() { "Otherwise " } else { "Or " },
+            first.replace('_', " ")
         ));
     } else {
         msg.push_str(
@@ -140,10 +144,34 @@ fn multi_hop(view: &View, entry: &FilterEntry, k: &Key) -> Finding {
     }
     let r = entry.key_range.clone();
     let mut f = finding(r.clone(), "multi-hop", msg);
-    for n in fixes {
-        f = f.with_fix(format!("Replace with `{n}`"), r.clone(), n, false);
+    if let Some(n) = own {
+        f = f.with_fix(format!("Replace with `{n}`"), r, n, false);
     }
     f
+}
+
+/// The endpoint's own filter for the end of a traversal: the longest tail of `rest` that is a
+/// parameter here (`site_id`, `rack__n` is no tail), or the relation before a final
+/// `name`/`slug` (its slug/name filter) or `id` (its `_id` filter).
+fn own_filter(view: &View, rest: &[&str]) -> Option<String> {
+    for i in 0..rest.len() {
+        let tail = rest[i..].join("__");
+        if view.has(&tail) && !(i + 1 == rest.len() && matches!(rest[i], "name" | "slug" | "id")) {
+            return Some(tail);
+        }
+    }
+    if rest.len() >= 2 {
+        let rel = rest[rest.len() - 2];
+        let cand = match rest[rest.len() - 1] {
+            "name" | "slug" => rel.to_string(),
+            "id" => format!("{rel}_id"),
+            _ => return None,
+        };
+        if view.has(&cand) {
+            return Some(cand);
+        }
+    }
+    None
 }
 
 /// `<f>__in`: not a NetBox lookup; several values go as a list on the bare key.
@@ -160,8 +188,26 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
         );
         return f;
     }
+    let parts = comma_parts(&entry.value);
+    // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on
+    // a single-value filter would be a 400 or a silently cut query after the rename).
+    let values = match &parts {
+        Some(ps) if ps.len() > 1 => {
+            Value::List(ps.iter().map(|p| (Value::Str(p.clone()), 0..0)).collect())
+        }
+        _ => entry.value.clone(),
+    };
+    let fit = view.value_fits(base, &values);
+    let certain = fit == Fit::Yes;
+    let caveat = match fit {
+        Fit::No("takes one value") => {
+            format!(" `{base}` takes one value, though: query once per value.")
+        }
+        Fit::No(reason) => format!(" `{base}` {reason}, though: adjust the values."),
+        Fit::Yes => String::new(),
+    };
     let msg = format!(
-        "`__in` is not a NetBox lookup: {}. Pass the values as a list on `{base}` (sent as repeated `{base}=` keys).",
+        "`__in` is not a NetBox lookup: {}. Pass the values as a list on `{base}` (sent as repeated `{base}=` keys).{caveat}",
         ignored(view)
     );
     let f = finding(r.clone(), "unsupported-lookup", msg);
@@ -169,15 +215,14 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
         .param(base)
         .map(|p| view.takes_integers(base, p))
         .unwrap_or(false);
-    let parts = comma_parts(&entry.value);
     match (ctx.syntax(), parts) {
         (Syntax::Query, Some(parts)) => f.with_fix(
             format!("Use repeated `{base}` keys"),
             ctx.pair_range(entry),
             render::query_pairs(base, &parts),
-            true,
+            certain,
         ),
-        (Syntax::Query, None) => f.with_fix(format!("Replace with `{base}`"), r, base, true),
+        (Syntax::Query, None) => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
         (syntax, Some(parts)) if parts.len() > 1 => {
             let items: Vec<String> = parts
                 .iter()
@@ -196,11 +241,11 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
                         new_text: render::list(&items),
                     },
                 ],
-                certain: true,
+                certain,
             });
             f
         }
-        _ => f.with_fix(format!("Replace with `{base}`"), r, base, true),
+        _ => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
     }
 }
 
@@ -293,7 +338,8 @@ fn other_lookup(
             ),
         );
         if view.has(&to) {
-            f = f.with_fix(format!("Replace with `{to}`"), r, to, true);
+            let certain = view.value_fits(&to, &entry.value) == Fit::Yes;
+            f = f.with_fix(format!("Replace with `{to}`"), r, to, certain);
         } else {
             f.message = format!(
                 "`__{lookup}` is a Django lookup, not a NetBox one, and `{base}` has no such lookup here: {}.{}",
@@ -400,6 +446,22 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
     };
     let mut f = unknown(view, entry, &s);
     f.code = "version-only";
+    if k.lookup() == Some("any") {
+        // TagFilter is conjoined on every release (extras/filters.py: `?tag=foo&tag=bar` matches
+        // objects with all tags); the OR mode `__any` came in 4.6 (netbox/filtersets.py).
+        f.message = format!(
+            "`{}` is not a filter on {} in NetBox {} (the \"any of\" lookup exists in NetBox {}): {}. On this version repeated `{b}` keys match objects that have ALL the tags; for any of them, query once per tag and merge the results.{}",
+            entry.key,
+            view.path(),
+            view.version(),
+            versions.join(", "),
+            ignored(view),
+            super::versions::switch_advice(ctx.index),
+            b = k.base()
+        );
+        f.fixes.clear();
+        return Some(f);
+    }
     if matches!(k.lookup(), Some("regex" | "iregex")) {
         f.message = format!(
             "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`.{}",
@@ -434,7 +496,7 @@ fn version_key(v: &str) -> Vec<u32> {
 /// " Use `x`." / " Did you mean `a` or `b`?" / " Its relation filters: ..." / "".
 fn suggestion_text(s: &Suggestions) -> String {
     match s.names.as_slice() {
-        [one] => format!(" Use `{one}`."),
+        [one] => format!(" Use `{one}`{}.", s.note),
         [] if !s.relation_hint.is_empty() => format!(
             " Its relation filters include {}.",
             s.relation_hint
@@ -448,10 +510,20 @@ fn suggestion_text(s: &Suggestions) -> String {
     }
 }
 
-/// `unknown-filter` with the suggestions as fixes.
+/// `unknown-filter` with the suggestions as fixes. A suggestion is certain only when the value
+/// fits the new key ([`View::value_fits`]): `cluster="prod-a"` → `cluster_id` would be a 400,
+/// so the message says how to get the id instead.
 fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
+    let mut certain = s.certain;
+    let mut why = String::new();
+    if let [one] = s.names.as_slice() {
+        if let Fit::No(reason) = view.value_fits(one, &entry.value) {
+            certain = false;
+            why = fit_advice(view, one, reason);
+        }
+    }
     let msg = format!(
-        "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}",
+        "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}{why}",
         entry.key,
         view.path(),
         view.version(),
@@ -464,8 +536,57 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
             format!("Replace `{}` with `{n}`", entry.key),
             r.clone(),
             n.clone(),
-            s.certain,
+            certain,
         );
     }
     f
+}
+
+/// Why the value does not fit `name` and what to send instead.
+fn fit_advice(view: &View, name: &str, reason: &str) -> String {
+    let noun = name.strip_suffix("_id").unwrap_or(name);
+    let spoken = noun.replace('_', " ");
+    if reason == "takes numeric ids" {
+        let by_slug = view
+            .param(noun)
+            .is_some_and(|p| noun != name && !view.takes_integers(noun, p));
+        return match by_slug.then_some(noun) {
+            Some(n) => format!(
+                " `{name}` takes numeric ids; this value is a name or slug: use `{n}` if it is the {spoken}'s slug, or look the {spoken} up on its own endpoint (`?name=...`) and send its id."
+            ),
+            None => format!(
+                " `{name}` takes numeric ids, not this value: look the {spoken} up on its own endpoint (`?name=...`) and send its id."
+            ),
+        };
+    }
+    format!(" `{name}` {reason}: adjust the value when renaming.")
+}
+
+/// A filter written without an endpoint (`CallForm::Snippet`): a lookup NetBox has on no
+/// endpoint is wrong wherever it stands; say NetBox's form. No fix: without the endpoint the
+/// right key is not known.
+pub(crate) fn snippet(ctx: &Ctx, entry: &FilterEntry, out: &mut Vec<Finding>) {
+    let Some((base, lookup)) = entry.key.rsplit_once("__") else {
+        return;
+    };
+    let form = match lookup {
+        "in" => format!("a list on `{base}` (repeated `{base}=` keys)"),
+        "isnull" | "null" => format!(
+            "`{base}_id=null` on a relation (`{base}_id__n=null` for objects that have one), `{base}__empty=true` on a field"
+        ),
+        "range" => format!("`{base}__gte` and `{base}__lte`"),
+        l => match django_to_netbox(l) {
+            Some((Some(n), note)) => format!("`{base}__{n}`{note}"),
+            Some((None, note)) => format!("`{base}`{note}"),
+            None => return,
+        },
+    };
+    out.push(finding(
+        entry.key_range.clone(),
+        "unsupported-lookup",
+        format!(
+            "`__{lookup}` is a lookup NetBox has on no endpoint: a request with `{}` ignores it and returns every object (NetBox {}). NetBox's form is {form}.",
+            entry.key, ctx.index.netbox_version
+        ),
+    ));
 }

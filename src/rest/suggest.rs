@@ -1,7 +1,10 @@
 //! Suggestions for a filter name the endpoint does not have, in the fixed order of ADR-0045:
+//! 0. the per-endpoint tables of `renames`: renames across releases (with the release) and
+//!    concept aliases (`prefix_length` → `mask_length` on prefixes);
 //! 1. the alias table (known renames; each applies only where the old name is absent and the
 //!    new one present on this endpoint, so `device_role_id` is never rewritten on interfaces);
-//! 2. the longest real parameter the wrong key ends with (`circuit_type_id` → `type_id`);
+//! 2. the longest real relation filter the wrong key ends with (`circuit_type_id` → `type_id`;
+//!    never a field of another kind: `device_type` is not the port `type`);
 //! 3. `<x>_id` ↔ `<x>`;
 //! 4. string similarity, with a guard: never offer an `__n` filter for an `__in` / `__empty` /
 //!    `__isnull` / `__null` input (the nearest string would invert the meaning);
@@ -59,6 +62,9 @@ pub(crate) struct Suggestions {
     pub certain: bool,
     /// Relation id filters of the endpoint, when nothing else was found.
     pub relation_hint: Vec<String>,
+    /// Why the first name is meant (a rename with its release, a concept alias), for the
+    /// message; empty when the name speaks for itself.
+    pub note: String,
 }
 
 impl Suggestions {
@@ -67,6 +73,7 @@ impl Suggestions {
             names: vec![name],
             certain: true,
             relation_hint: Vec::new(),
+            note: String::new(),
         }
     }
 }
@@ -85,6 +92,9 @@ pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
             }
         }
         None if k.parts.len() == 1 => {
+            if let Some(s) = table(view, key) {
+                return s;
+            }
             if let Some(name) = structural(view, key) {
                 return Suggestions::one(name);
             }
@@ -97,6 +107,7 @@ pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
             certain: clear,
             names: similar,
             relation_hint: Vec::new(),
+            note: String::new(),
         };
     }
     let mut hint: Vec<String> = view
@@ -109,7 +120,27 @@ pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
         names: Vec::new(),
         certain: false,
         relation_hint: hint,
+        note: String::new(),
     }
+}
+
+/// Step 0: a rename of this endpoint's filter in a NetBox release, or a concept alias.
+fn table(view: &View, name: &str) -> Option<Suggestions> {
+    if let Some((_, _, new, release, source)) = super::renames::rename(view.key, name) {
+        if view.has(new) {
+            let mut s = Suggestions::one(new.to_string());
+            s.note = format!(" (`{name}` was renamed `{new}` in NetBox {release}, {source})");
+            return Some(s);
+        }
+    }
+    if let Some((_, _, filter, meaning)) = super::renames::concept(view.key, name) {
+        if view.has(filter) {
+            let mut s = Suggestions::one(filter.to_string());
+            s.note = format!(" (`{filter}` is {meaning} on {})", view.path());
+            return Some(s);
+        }
+    }
+    None
 }
 
 /// Steps 1–3 for a name without lookup.
@@ -125,10 +156,13 @@ fn structural(view: &View, name: &str) -> Option<String> {
             }
         }
     }
-    // 2. longest real parameter the key ends with, at a `_` boundary.
+    // 2. longest real relation filter the key ends with, at a `_` boundary. Only relations:
+    //    `circuit_type_id` → `type_id` keeps the relation, `device_type` → the port `type`
+    //    choice filter would change what is asked.
     let best = view
         .bare_names()
         .filter(|p| *p != "id" && !is_exempt(p) && p.len() >= 2)
+        .filter(|p| view.is_relation(p))
         .filter(|p| {
             name.len() > p.len() + 1
                 && name.ends_with(p)
@@ -158,12 +192,18 @@ fn structural(view: &View, name: &str) -> Option<String> {
 fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) {
     let null_like = matches!(lookup, Some("in" | "empty" | "isnull" | "null"));
     let has_lookup = key.contains("__");
+    // A lookup written is kept: `tag__any` must never become `tag__n` (OR into NOT).
+    let same_lookup = |p: &str| match lookup {
+        Some(l) if !null_like => p.ends_with(&format!("__{l}")),
+        _ => true,
+    };
     let scored: Vec<(f64, &str)> = view
         .ep
         .params
         .keys()
         .filter(|p| !is_exempt(p) && p.contains("__") == has_lookup)
         .filter(|p| !(null_like && p.ends_with("__n")))
+        .filter(|p| same_lookup(p))
         .map(|p| (strsim::jaro_winkler(key, p), p))
         .filter(|(s, _)| *s >= 0.88)
         .collect();

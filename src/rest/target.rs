@@ -21,14 +21,189 @@ pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
         (None, CallForm::GetChangelogs) => ("core/object-changes", None),
         (None, _) => return None,
     };
-    if let (Some(range), true) = (range, is_tool_type(ctx.call.form)) {
+    if let (Some(range), true) = (range.clone(), is_tool_type(ctx.call.form)) {
         if let Some(f) = tool_type(index, target, range) {
             out.push(f);
+        }
+    }
+    if let Some(range) =
+        range.filter(|_| matches!(ctx.call.form, CallForm::Url | CallForm::Pynetbox))
+    {
+        if let Some(f) = unknown_endpoint(ctx, target, range) {
+            out.push(f);
+            return None;
         }
     }
     index
         .resolve(target)
         .map(|(key, ep)| View { key, ep, index })
+}
+
+/// `unknown-endpoint`: a URL path (or pynetbox attribute) that is no list endpoint of this
+/// release, for a NetBox app; NetBox answers 404 (pynetbox raises `RequestError`). A path
+/// NetBox serves is written with dashes (`/api/ipam/ip-addresses/`); pynetbox turns `_` into
+/// `-` itself. Plugins (`/api/plugins/...`), unknown apps (other APIs' `/api/v1/...`) and
+/// placeholders (upper case) are left alone.
+fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Finding> {
+    let index = ctx.index;
+    let key = target
+        .trim()
+        .trim_start_matches('/')
+        .trim_start_matches("api/")
+        .trim_end_matches('/');
+    let (app, slug) = key.split_once('/')?;
+    if app == "plugins"
+        || slug.contains('/')
+        || index.endpoints.is_empty()
+        || index.endpoints.contains_key(key)
+        || key.bytes().any(|b| b.is_ascii_uppercase())
+    {
+        return None;
+    }
+    let known_app = index
+        .endpoints
+        .keys()
+        .any(|k| k.split('/').next() == Some(app));
+    let dashed = key.replace('_', "-");
+    let history = super::endpoint_history::removed(&dashed);
+    let embedded;
+    let others: Vec<&FilterIndex> = match ctx.others {
+        Some(o) => o.to_vec(),
+        None => {
+            embedded = super::versions::others(index);
+            embedded.iter().map(|a| a.as_ref()).collect()
+        }
+    };
+    let mut in_versions: Vec<&str> = others
+        .iter()
+        .filter(|i| i.endpoints.contains_key(dashed.as_str()))
+        .map(|i| i.netbox_version.as_str())
+        .collect();
+    in_versions.sort_by_key(|v| {
+        v.split('.')
+            .map(|p| p.parse().unwrap_or(0))
+            .collect::<Vec<u32>>()
+    });
+    if !known_app && history.is_none() && in_versions.is_empty() {
+        return None;
+    }
+    let url = ctx.call.form == CallForm::Url;
+    let shown = |k: &str| {
+        if url {
+            format!("/api/{k}/")
+        } else {
+            k.replacen('/', ".", 1).replace('-', "_")
+        }
+    };
+    let version = &index.netbox_version;
+    let mut msg = format!(
+        "`{}` is not a REST endpoint of NetBox {version}: NetBox answers 404{}.",
+        if url { target.to_string() } else { shown(key) },
+        if url {
+            ""
+        } else {
+            " (pynetbox raises RequestError)"
+        }
+    );
+    let mut names: Vec<String> = Vec::new();
+    let mut certain = false;
+    if url && dashed != key && index.endpoints.contains_key(dashed.as_str()) {
+        msg.push_str(" NetBox's paths are written with dashes.");
+        names.push(dashed);
+        certain = true;
+    } else if !in_versions.is_empty() {
+        msg.push_str(&format!(
+            " It exists in NetBox {}.{}",
+            in_versions.join(", "),
+            super::versions::switch_advice(index)
+        ));
+        if let Some(new) = moved_to(key).filter(|n| index.endpoints.contains_key(*n)) {
+            names.push(new.to_string());
+        }
+    } else if let Some((_, last, removed, new, source)) = history {
+        msg.push_str(&format!(
+            " It last existed in NetBox {last} and was removed in {removed} ({source})."
+        ));
+        if let Some(new) = new.filter(|n| index.endpoints.contains_key(*n)) {
+            names.push(new.to_string());
+        }
+    } else {
+        (names, certain) = similar_endpoints(index, app, slug);
+    }
+    match names.as_slice() {
+        [] => {}
+        [one] => msg.push_str(&format!(" Use `{}`.", shown(one))),
+        many => msg.push_str(&format!(
+            " Did you mean {}?",
+            quote_list(&many.iter().map(|n| shown(n)).collect::<Vec<_>>())
+        )),
+    }
+    let certain = certain && names.len() == 1;
+    let mut f = finding(range.clone(), "unknown-endpoint", msg);
+    for n in &names {
+        let new_text = if url {
+            let mut t = format!("/api/{n}");
+            if target.ends_with('/') {
+                t.push('/');
+            }
+            t
+        } else {
+            shown(n)
+        };
+        f = f.with_fix(
+            format!("Replace with `{new_text}`"),
+            range.clone(),
+            new_text,
+            certain,
+        );
+    }
+    Some(f)
+}
+
+/// Endpoints of shipped releases that moved: `extras/object-types` (removed in 4.5, release
+/// notes 4.5) → `core/object-types`.
+fn moved_to(key: &str) -> Option<&'static str> {
+    match key {
+        "extras/object-types" => Some("core/object-types"),
+        _ => None,
+    }
+}
+
+/// Endpoints of `app` close to `slug`: the plural (`device` → `devices`, certain), else
+/// Jaro-Winkler ≥ 0.85 after removing `_`/`-`, best three (never certain: a near name can be
+/// another object type).
+fn similar_endpoints(index: &FilterIndex, app: &str, slug: &str) -> (Vec<String>, bool) {
+    let norm = |s: &str| s.replace(['_', '-'], "").to_ascii_lowercase();
+    let t = norm(slug);
+    let in_app: Vec<(&String, String)> = index
+        .endpoints
+        .keys()
+        .filter_map(|k| {
+            let (a, s) = k.split_once('/')?;
+            (a == app).then(|| (k, norm(s)))
+        })
+        .collect();
+    let plural: Vec<String> = in_app
+        .iter()
+        .filter(|(_, s)| {
+            *s == format!("{t}s")
+                || *s == format!("{t}es")
+                || t.strip_suffix('y').is_some_and(|b| *s == format!("{b}ies"))
+                || t.strip_suffix('s').is_some_and(|b| *s == b)
+        })
+        .map(|(k, _)| k.to_string())
+        .collect();
+    if !plural.is_empty() {
+        return (plural, true);
+    }
+    let mut scored: Vec<(f64, &String)> = in_app
+        .iter()
+        .map(|(k, s)| (strsim::jaro_winkler(&t, s), *k))
+        .filter(|(s, _)| *s >= 0.85)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let names = scored.into_iter().take(3).map(|(_, k)| k.clone()).collect();
+    (names, false)
 }
 
 /// Forms whose target is an MCP `object_type` argument.

@@ -1,0 +1,272 @@
+//! Query parameters NetBox reads outside its filtersets: in the paginator, the viewsets, the
+//! serializers and Django REST framework. They are not filters: where they apply they never
+//! narrow the result, and where they do not apply NetBox ignores them without narrowing either.
+//! Each row cites the NetBox source (files at the shipped tags v4.3.3, v4.4.10, v4.5.10, v4.6.8)
+//! and says where it applies, so a parameter is accepted exactly there and reported elsewhere
+//! (`ignored-parameter`), with what NetBox really does.
+//!
+//! `q` is not here: it is a filterset filter (`q = MultiValueCharFilter(method='search')`) that
+//! some endpoints lack (`/api/dcim/cable-terminations/`, `/api/ipam/fhrp-group-assignments/`,
+//! ...), so it is checked against the index like any filter.
+
+use super::endpoint::View;
+use super::{finding, finding_sev, Ctx};
+use crate::extract::{FilterEntry, Value};
+use crate::finding::{Finding, Severity};
+
+/// Where a parameter is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Applies {
+    /// Every list endpoint.
+    All,
+    /// Only these endpoint keys (`dcim/devices`).
+    Only(&'static [&'static str]),
+}
+
+/// One query parameter read outside the filtersets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ViewParam {
+    pub name: &'static str,
+    /// First NetBox release that reads it (`x.y.z`); the shipped releases before it ignore it.
+    pub since: &'static str,
+    pub applies: Applies,
+    /// The only value that has an effect (`exclude=config_context`); `None` = any value.
+    pub effective_value: Option<&'static str>,
+    /// What it does, for messages and hover.
+    pub does: &'static str,
+    /// The NetBox source that reads it.
+    pub source: &'static str,
+}
+
+/// The parameters, per release. Sources are paths in the netbox-community/netbox repository.
+pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
+    ViewParam {
+        name: "limit",
+        since: "4.0.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "page size (`0` = up to MAX_PAGE_SIZE)",
+        // OptionalLimitOffsetPagination.get_limit (≤ 4.5), NetBoxPagination.get_limit (4.6).
+        source: "netbox/netbox/api/pagination.py",
+    },
+    ViewParam {
+        name: "offset",
+        since: "4.0.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "number of objects to skip (offset pagination)",
+        // DRF LimitOffsetPagination.get_offset, used by both NetBox paginators.
+        source: "netbox/netbox/api/pagination.py",
+    },
+    ViewParam {
+        name: "start",
+        since: "4.6.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "cursor pagination: objects with id >= start, ordered by id",
+        // NetBoxPagination.start_query_param / get_start (4.6.0, netbox#21363; release notes
+        // 4.6 "Cursor-based Pagination for REST API"). Absent from pagination.py ≤ 4.5.
+        source: "netbox/netbox/api/pagination.py",
+    },
+    ViewParam {
+        name: "ordering",
+        since: "4.0.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "sort order",
+        // REST_FRAMEWORK['DEFAULT_FILTER_BACKENDS'] includes rest_framework.filters.OrderingFilter.
+        source: "netbox/netbox/settings.py",
+    },
+    ViewParam {
+        name: "brief",
+        since: "4.0.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "brief representation",
+        // BaseViewSet.initialize_request: `self.brief = ... request.GET.get('brief')`.
+        source: "netbox/netbox/api/viewsets/__init__.py",
+    },
+    ViewParam {
+        name: "fields",
+        since: "4.0.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "the fields to return",
+        // BaseViewSet.requested_fields (≤ 4.4) / field_kwargs (4.5+).
+        source: "netbox/netbox/api/viewsets/__init__.py",
+    },
+    ViewParam {
+        name: "omit",
+        since: "4.5.2",
+        applies: Applies::All,
+        effective_value: None,
+        does: "fields to leave out of each object",
+        // BaseViewSet.field_kwargs reads `omit` from 4.5.2 (netbox#21244, release notes 4.5.2);
+        // viewsets/__init__.py of 4.3.3 and 4.4.10 reads only `fields` and `brief`.
+        source: "netbox/netbox/api/viewsets/__init__.py",
+    },
+    ViewParam {
+        name: "format",
+        since: "4.0.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "response format (`json`, `api`)",
+        // Django REST framework's URL_FORMAT_OVERRIDE (default `format`).
+        source: "rest_framework/settings.py (URL_FORMAT_OVERRIDE)",
+    },
+    ViewParam {
+        name: "export",
+        since: "4.0.0",
+        applies: Applies::All,
+        effective_value: None,
+        does: "renders the named export template over the filtered objects (404 when no template has that name)",
+        // ExportTemplatesMixin.list, part of NetBoxModelViewSet and NetBoxReadOnlyModelViewSet.
+        source: "netbox/netbox/api/viewsets/mixins.py",
+    },
+    ViewParam {
+        name: "exclude",
+        since: "4.0.0",
+        applies: Applies::Only(&["dcim/devices", "virtualization/virtual-machines"]),
+        effective_value: Some("config_context"),
+        does: "skips rendering config contexts (`exclude=config_context`)",
+        // ConfigContextQuerySetMixin.get_queryset: `'config_context' in
+        // request.query_params.get('exclude', [])`, mixed into DeviceViewSet
+        // (dcim/api/views.py) and VirtualMachineViewSet (virtualization/api/views.py) only.
+        source: "netbox/extras/api/mixins.py",
+    },
+];
+
+/// The row for `name`, if NetBox reads it outside the filtersets in some release.
+pub(crate) fn get(name: &str) -> Option<&'static ViewParam> {
+    VIEW_PARAMS.iter().find(|p| p.name == name)
+}
+
+/// `4.10.2` > `4.9.1`.
+fn version_key(v: &str) -> Vec<u32> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
+/// Checks `entry`, whose key is a row of [`VIEW_PARAMS`]: no finding where NetBox reads it,
+/// `ignored-parameter` where it does not (another release, another endpoint, a value that has
+/// no effect). `view` is the endpoint when known (unknown endpoints fail open). Returns false
+/// when the row does not apply here but the endpoint has a filter of that name (the `start`
+/// of an ASN range on ≤ 4.5): the caller checks it as a filter.
+pub(crate) fn check(
+    ctx: &Ctx,
+    view: Option<&View>,
+    p: &ViewParam,
+    entry: &FilterEntry,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let version = ctx.index.netbox_version.as_str();
+    let r = ctx.pair_range(entry);
+    let too_old = version_key(version) < version_key(p.since);
+    let elsewhere =
+        matches!((p.applies, view), (Applies::Only(keys), Some(v)) if !keys.contains(&v.key));
+    if (too_old || elsewhere) && view.is_some_and(|v| v.has(p.name)) {
+        return false;
+    }
+    if too_old {
+        let what = match p.name {
+            "start" => format!(
+                "NetBox {version} does not read `start` (cursor pagination came in NetBox 4.6.0, {}): it is an unknown parameter, so the request still pages with `offset`/`limit` from the first object and every `start` returns the same first page. Page with `offset` on this release.",
+                p.source
+            ),
+            _ => format!(
+                "NetBox {version} does not read `{}` (it exists from NetBox {}, {}): the response is as without it, with every field. It filters nothing.{}",
+                p.name,
+                p.since,
+                p.source,
+                if p.name == "omit" {
+                    " Name the fields you want with `fields` instead."
+                } else {
+                    ""
+                }
+            ),
+        };
+        out.push(finding(r, "ignored-parameter", what));
+        return true;
+    }
+    if let (Applies::Only(keys), Some(view)) = (p.applies, view) {
+        if !keys.contains(&view.key) {
+            let paths: Vec<String> = keys.iter().map(|k| format!("`/api/{k}/`")).collect();
+            out.push(finding(
+                r,
+                "ignored-parameter",
+                format!(
+                    "`{}` is not a filter: NetBox reads it only on {} ({}; {}), and {} ignores it. It leaves no object out; to exclude objects use the `__n` lookup of a filter.",
+                    p.name,
+                    paths.join(" and "),
+                    p.does,
+                    p.source,
+                    view.path()
+                ),
+            ));
+            return true;
+        }
+    }
+    if let Some(want) = p.effective_value {
+        let has = match &entry.value {
+            Value::Str(s) => s.contains(want),
+            Value::List(items) => items
+                .iter()
+                .any(|(v, _)| matches!(v, Value::Str(s) if s.contains(want))),
+            _ => true,
+        };
+        if !has {
+            out.push(finding(
+                r,
+                "ignored-parameter",
+                format!(
+                    "`{}` is not a filter: only `{}={want}` has an effect ({}; {}). NetBox leaves no object out with it; to exclude objects use the `__n` lookup of a filter.",
+                    p.name, p.name, p.does, p.source
+                ),
+            ));
+        }
+    }
+    if p.name == "start" {
+        start_conflicts(ctx, entry, out);
+    }
+    true
+}
+
+/// `start` with `offset` or `ordering` on 4.6+: NetBoxPagination.paginate_queryset answers
+/// HTTP 400 ("'start' and 'offset' are mutually exclusive.", "Ordering cannot be specified in
+/// conjunction with cursor-based pagination.").
+fn start_conflicts(ctx: &Ctx, entry: &FilterEntry, out: &mut Vec<Finding>) {
+    for other in ["offset", "ordering"] {
+        if ctx.call.filters.iter().any(|e| e.key == other) {
+            out.push(finding_sev(
+                ctx.pair_range(entry),
+                "invalid-value",
+                Severity::Error,
+                format!(
+                    "`start` (cursor pagination) and `{other}` together are an HTTP 400 on NetBox {}: {}. Use one or the other.",
+                    ctx.index.netbox_version,
+                    if other == "offset" {
+                        "\"'start' and 'offset' are mutually exclusive.\""
+                    } else {
+                        "\"Ordering cannot be specified in conjunction with cursor-based pagination.\""
+                    }
+                ),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_unique_and_sourced() {
+        let mut seen = std::collections::HashSet::new();
+        for p in VIEW_PARAMS {
+            assert!(seen.insert(p.name), "{}", p.name);
+            assert!(!p.source.is_empty() && !p.does.is_empty());
+            assert_eq!(version_key(p.since).len(), 3, "{}", p.since);
+        }
+        assert!(get("q").is_none(), "q is a filterset filter");
+        assert!(version_key("4.5.10") > version_key("4.5.2"));
+    }
+}

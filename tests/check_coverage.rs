@@ -1,0 +1,75 @@
+//! `check` never passes what it did not read (issue 8 §7), through the real CLI: a file above
+//! the structural size limit fails with `not-checked`, and the summary says how many NetBox
+//! calls and GraphQL documents were found.
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
+
+fn check(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .arg("check")
+        .args(args)
+        .output()
+        .expect("run");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn oversized_python_fails_instead_of_passing_unchecked() {
+    let dir = tempfile_dir("oversized");
+    let path = dir.join("huge.py");
+    let line = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n";
+    let text = line.repeat(2 * 1024 * 1024 / line.len() + 10);
+    std::fs::write(&path, text).unwrap();
+    let (code, stdout, _) = check(&["--format", "json", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let codes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["not-checked"], "only URLs are read above the limit");
+}
+
+#[test]
+fn summary_counts_calls_and_documents() {
+    let dir = tempfile_dir("summary");
+    let tf = dir.join("notes.txt");
+    std::fs::write(
+        &tf,
+        "resource \"netbox_device\" \"sw1\" { name = \"sw1\" }\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(&[tf.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains(
+            "0 errors, 0 warnings in 1 file (0 NetBox REST calls, 0 GraphQL documents found)"
+        ),
+        "{stderr}"
+    );
+    let md = dir.join("skill.md");
+    std::fs::write(
+        &md,
+        "`/api/dcim/devices/?role_id=3`\n\n```graphql\n{ site_list { id } }\n```\n",
+    )
+    .unwrap();
+    let (_, _, stderr) = check(&[md.to_str().unwrap()]);
+    assert!(
+        stderr.contains("(1 NetBox REST call, 1 GraphQL document found)"),
+        "{stderr}"
+    );
+}
+
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("netbox-lsp-coverage-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

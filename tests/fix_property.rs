@@ -1,0 +1,573 @@
+//! The certain-fix property (issue 8 §6): a preferred fix is applied by fix-all without a look,
+//! so for every certain fix of a REST finding — on every file of `examples/` and
+//! `tests/fixtures/`, on the examples of the issue, and on a generated corpus of wrong filters
+//! across all endpoints of all shipped NetBox versions — applying it gives
+//! (a) text that still parses in its host language (Python via tree-sitter-python without
+//!     ERROR nodes, YAML via tree-sitter-yaml, JSON via serde_json, Markdown with the same
+//!     backticks and lines),
+//! (b) keys that exist on that endpoint, whose value kind fits the value,
+//! (c) the same number of values,
+//! (d) no new error or warning on the edited text,
+//! (e) no negation that was not asked for (`tag__any` never becomes `tag__n`),
+//! and fix-all converges in one round (no certain REST fix is left after applying them all).
+//!
+//! GraphQL fixes are outside this test (their own checks live in tests/graphql.rs).
+
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::{extract, HostKind, Site, Value};
+use netbox_lsp::finding::{Finding, Severity};
+use netbox_lsp::index::{embedded, FilterIndex, ValueKind};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+/// REST codes whose certain fixes this test covers (every REST code).
+fn is_rest(code: &str) -> bool {
+    netbox_lsp::rest::CODES.iter().any(|c| c.code == code)
+}
+
+fn knowledge(version: &'static str) -> Knowledge {
+    Knowledge {
+        index: Some(embedded::embedded_index(version)),
+        graphql: None,
+    }
+}
+
+/// Parses without an error node (or as JSON), for the hosts that have a grammar.
+fn parses(text: &str, kind: HostKind) -> bool {
+    let lang: tree_sitter::Language = match kind {
+        HostKind::Python => tree_sitter_python::LANGUAGE.into(),
+        HostKind::Yaml => tree_sitter_yaml::LANGUAGE.into(),
+        HostKind::Json => return serde_json::from_str::<serde_json::Value>(text).is_ok(),
+        _ => return true,
+    };
+    let mut p = tree_sitter::Parser::new();
+    p.set_language(&lang).expect("grammar");
+    p.parse(text, None)
+        .is_some_and(|t| !t.root_node().has_error())
+}
+
+/// Markdown and plain text keep their structure: the same lines and backticks.
+fn same_shape(before: &str, after: &str) -> bool {
+    let count = |s: &str, c: char| s.chars().filter(|x| *x == c).count();
+    count(before, '\n') == count(after, '\n') && count(before, '`') == count(after, '`')
+}
+
+/// Applies edits (non-overlapping), last first; returns the text and the new ranges of the
+/// edits in the result.
+fn apply(text: &str, edits: &[(Range<usize>, String)]) -> (String, Vec<Range<usize>>) {
+    let mut sorted: Vec<&(Range<usize>, String)> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.0.start);
+    let mut out = String::new();
+    let mut at = 0;
+    let mut ranges = Vec::new();
+    for (r, t) in sorted {
+        if r.start < at {
+            continue; // overlapping: the first wins, as an editor would refuse the rest
+        }
+        out.push_str(&text[at..r.start]);
+        let s = out.len();
+        out.push_str(t);
+        ranges.push(s..out.len());
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    (out, ranges)
+}
+
+/// Values an entry sends: list items, or the comma parts of a string on `__in` (which the fix
+/// turns into a list or repeated keys), or one.
+fn atoms(key: &str, v: &Value) -> usize {
+    match v {
+        Value::List(items) => items.len(),
+        Value::Str(s) if key.ends_with("__in") || is_int_list(s) => {
+            s.split(',').filter(|p| !p.trim().is_empty()).count().max(1)
+        }
+        _ => 1,
+    }
+}
+
+/// `"21,7"`: a comma-separated id list (the comma-list fix turns it into a list).
+fn is_int_list(s: &str) -> bool {
+    s.contains(',') && s.split(',').all(|p| p.trim().parse::<i64>().is_ok())
+}
+
+/// A negation: an `__n*` lookup, or a null test asked as false.
+fn negated(key: &str, v: &Value) -> bool {
+    let Some((_, l)) = key.rsplit_once("__") else {
+        return false;
+    };
+    let falsy = matches!(v, Value::Bool(false))
+        || matches!(v, Value::Str(s) if s.eq_ignore_ascii_case("false") || s == "0")
+        || matches!(v, Value::Int(0));
+    match l {
+        "n" | "ne" | "neq" | "not" | "nic" | "nie" | "nisw" | "niew" => true,
+        "isnull" | "null" | "empty" => falsy,
+        _ => false,
+    }
+}
+
+/// Whether `v` fits parameter `key` of endpoint `ep_key` (the test's own reading of the
+/// schema, independent of the checker).
+fn fits(index: &FilterIndex, ep_key: &str, key: &str, v: &Value) -> Result<(), String> {
+    let ep = &index.endpoints[ep_key];
+    let Some(p) = ep.params.get(key) else {
+        if key.starts_with("cf_") {
+            return Ok(());
+        }
+        return Err(format!("`{key}` is not a parameter of {ep_key}"));
+    };
+    let items: Vec<&Value> = match v {
+        Value::List(items) => {
+            if items.len() > 1 && !p.multi {
+                return Err(format!("a list on single-value `{key}`"));
+            }
+            items.iter().map(|(v, _)| v).collect()
+        }
+        v => vec![v],
+    };
+    let base = key.split("__").next().unwrap_or(key);
+    let empty_lookup = key.ends_with("__empty");
+    for v in items {
+        let text = match v {
+            Value::Str(s) => s.clone(),
+            Value::Int(i) => i.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Float(f) => f.to_string(),
+            _ => continue,
+        };
+        if text == "null" || empty_lookup {
+            continue;
+        }
+        let integer = text.trim().parse::<i64>().is_ok();
+        // Relation ids: `_id` filters that are relations (`__n` but no text lookups).
+        let relation = ep.params.contains_key(&format!("{base}__n"))
+            && !ep.params.contains_key(&format!("{base}__ic"))
+            && !ep.params.contains_key(&format!("{base}__empty"));
+        let ids = p.kind == ValueKind::Integer
+            || (base.ends_with("_id") && p.kind == ValueKind::String && relation);
+        if ids && !integer {
+            return Err(format!("`{key}` takes integers, got {text:?}"));
+        }
+        if p.kind == ValueKind::Boolean
+            && !matches!(text.to_ascii_lowercase().as_str(), "true" | "false")
+        {
+            return Err(format!("`{key}` takes true/false, got {text:?}"));
+        }
+        let desc = p.description.as_deref().unwrap_or("");
+        if integer && !ids && desc.contains("(slug)") {
+            return Err(format!("`{key}` takes a slug, got the number {text}"));
+        }
+        let cidr = ep_key.starts_with("ipam/")
+            && matches!(
+                base,
+                "prefix" | "parent" | "within" | "within_include" | "contains" | "address"
+            );
+        if let Some(set) = index.choices(p) {
+            if !set.choices.iter().any(|(c, _)| *c == text) && !key.contains("__") {
+                return Err(format!("`{key}` takes one of its choices, got {text:?}"));
+            }
+        }
+        if cidr && p.kind == ValueKind::String && !text.contains(['.', ':']) {
+            return Err(format!(
+                "`{key}` takes an IP prefix or address, got {text:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks every certain REST fix of `text`; returns the failures (empty = property holds).
+fn check_text(name: &str, text: &str, kind: HostKind, version: &'static str) -> Vec<String> {
+    let k = knowledge(version);
+    let index = k.index.clone().expect("index");
+    let findings = analyze(text, kind, &k);
+    let mut bad = Vec::new();
+    let parsed_before = parses(text, kind);
+    let mut all_edits = Vec::new();
+    for f in findings.iter().filter(|f| is_rest(f.code)) {
+        for fix in f.fixes.iter().filter(|x| x.certain) {
+            let edits: Vec<(Range<usize>, String)> = fix
+                .edits
+                .iter()
+                .map(|e| (e.range.clone(), e.new_text.clone()))
+                .collect();
+            all_edits.extend(edits.iter().cloned());
+            let what = format!("{name} [{version}] {}: {:?}", f.code, fix.title);
+            let (after, ranges) = apply(text, &edits);
+            // (a) host syntax
+            if parsed_before && !parses(&after, kind) {
+                bad.push(format!("{what}: (a) no longer parses:\n{after}"));
+                continue;
+            }
+            if matches!(kind, HostKind::Markdown | HostKind::Text) && !same_shape(text, &after) {
+                bad.push(format!(
+                    "{what}: (a) changed the Markdown structure:\n{after}"
+                ));
+                continue;
+            }
+            // (b), (c), (e): the entries the edit wrote, in the call it belongs to.
+            let before_call = rest_call_at(text, kind, f.range.start);
+            let after_call = rest_call_at(&after, kind, ranges[0].start);
+            match (before_call, after_call) {
+                (Some(b), Some(a)) => {
+                    let n_before: usize = b.filters.iter().map(|e| atoms(&e.key, &e.value)).sum();
+                    let n_after: usize = a.filters.iter().map(|e| atoms(&e.key, &e.value)).sum();
+                    if n_before != n_after && f.code != "dropped-value" {
+                        bad.push(format!(
+                            "{what}: (c) {n_before} values became {n_after}:\n{after}"
+                        ));
+                    }
+                    let neg_before = b
+                        .filters
+                        .iter()
+                        .filter(|e| negated(&e.key, &e.value))
+                        .count();
+                    let neg_after = a
+                        .filters
+                        .iter()
+                        .filter(|e| negated(&e.key, &e.value))
+                        .count();
+                    if neg_after > neg_before {
+                        bad.push(format!("{what}: (e) the fix adds a negation:\n{after}"));
+                    }
+                    if let Some(ep_key) = a
+                        .target
+                        .as_ref()
+                        .and_then(|(t, _)| index.resolve(t).map(|(k, _)| k.to_string()))
+                    {
+                        for e in &a.filters {
+                            let touched = ranges
+                                .iter()
+                                .any(|r| overlaps(&e.key_range, r) || overlaps(&e.value_range, r));
+                            if touched && !netbox_lsp_view_param(&e.key) {
+                                if let Err(why) = fits(&index, &ep_key, &e.key, &e.value) {
+                                    bad.push(format!("{what}: (b) {why}:\n{after}"));
+                                }
+                            }
+                        }
+                    }
+                }
+                // A fix of the call's target (unknown-endpoint, unknown-object-type) may leave
+                // a call without filters; any other fix must keep the call.
+                (Some(_), None)
+                    if !matches!(f.code, "unknown-endpoint" | "unknown-object-type") =>
+                {
+                    bad.push(format!("{what}: (a) the call is no longer found:\n{after}"));
+                }
+                _ => {}
+            }
+            // (d) no new error or warning on the edited text
+            let again = analyze(&after, kind, &k);
+            for g in again.iter().filter(|g| {
+                matches!(g.severity, Severity::Error | Severity::Warning)
+                    && ranges.iter().any(|r| {
+                        overlaps(&g.range, r) || (r.is_empty() && g.range.start == r.start)
+                    })
+            }) {
+                bad.push(format!(
+                    "{what}: (d) new finding {}: {}\n{after}",
+                    g.code, g.message
+                ));
+            }
+        }
+    }
+    // Fix-all converges in one round.
+    if !all_edits.is_empty() {
+        let (after, _) = apply(text, &all_edits);
+        let again = analyze(&after, kind, &k);
+        let left: Vec<&Finding> = again
+            .iter()
+            .filter(|g| is_rest(g.code) && g.fixes.iter().any(|x| x.certain))
+            .collect();
+        if !left.is_empty() {
+            bad.push(format!(
+                "{name} [{version}]: fix-all needs a second round: {:?}",
+                left.iter()
+                    .map(|g| (g.code, &g.message))
+                    .collect::<Vec<_>>()
+            ));
+        }
+    }
+    bad
+}
+
+/// `limit`, `brief`, ... are not filters: their values are not judged here.
+fn netbox_lsp_view_param(key: &str) -> bool {
+    matches!(
+        key,
+        "limit"
+            | "offset"
+            | "start"
+            | "ordering"
+            | "brief"
+            | "fields"
+            | "omit"
+            | "format"
+            | "export"
+            | "exclude"
+    )
+}
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start < b.end && b.start < a.end
+}
+
+/// The REST call of `text` whose call range holds `at`.
+fn rest_call_at(text: &str, kind: HostKind, at: usize) -> Option<netbox_lsp::extract::RestCall> {
+    extract(text, kind).sites.into_iter().find_map(|s| match s {
+        Site::Rest(c) if c.call_range.start <= at && at <= c.call_range.end => Some(c),
+        _ => None,
+    })
+}
+
+fn versions() -> Vec<&'static str> {
+    embedded::RELEASES.iter().map(|r| r.version).collect()
+}
+
+/// The examples of issue 8 §6 (and their kin): each fails the property on a checker that
+/// offers the wrong certain fix.
+const ISSUE_EXAMPLES: &[(&str, HostKind, &str)] = &[
+    ("device_type on templates", HostKind::Python, "nb.dcim.interface_templates.filter(device_type=\"dcs-7280\")\n"),
+    ("device_type on templates (id)", HostKind::Text, "GET /api/dcim/power-port-templates/?device_type=3\n"),
+    ("cluster name", HostKind::Python, "netbox_get_objects(\"dcim.device\", filters={\"cluster\": \"prod-a\"})\n"),
+    ("tag__any", HostKind::Text, "GET /api/dcim/devices/?tag__any=core&tag__any=edge\n"),
+    ("prefix_length", HostKind::Text, "GET /api/ipam/prefixes/?prefix_length=24\n"),
+    ("vlan_id", HostKind::Python, "nb.ipam.vlans.filter(vlan_id=100)\n"),
+    ("content_types", HostKind::Python, "nb.extras.custom_fields.filter(content_types=\"dcim.device\")\n"),
+    ("content_types (custom links)", HostKind::Json, "{\"name\": \"netbox_get_objects\", \"arguments\": {\"object_type\": \"extras.customlink\", \"filters\": {\"content_types\": \"dcim.site\"}}}\n"),
+    ("devicetype_id", HostKind::Text, "GET /api/dcim/interface-templates/?devicetype_id=4\n"),
+    ("device_role", HostKind::Yaml, "- tool: netbox_get_objects\n  arguments:\n    object_type: dcim.device\n    filters:\n      device_role: leaf\n"),
+    ("multi-hop", HostKind::Python, "nb.dcim.power_outlets.filter(device__rack__name=\"R1\")\nnb.dcim.cables.filter(termination_a__device__site_id=3)\n"),
+    ("__in", HostKind::Markdown, "Use `/api/dcim/interfaces/?device_id__in=1,2` here.\n"),
+    ("isnull", HostKind::Python, "nb.dcim.devices.filter(tenant__isnull=False, name__isnull=True)\n"),
+];
+
+#[test]
+fn issue_examples_keep_their_meaning() {
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let mut bad = Vec::new();
+    for v in versions() {
+        for (name, kind, text) in ISSUE_EXAMPLES {
+            bad.extend(check_text(name, text, *kind, v));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+}
+
+/// Every file of `examples/` and `tests/fixtures/` that the checker reads, on every version.
+#[test]
+fn fixtures_and_examples_keep_their_meaning() {
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/fixtures"] {
+        collect(&root.join(dir), &mut files);
+    }
+    assert!(files.len() >= 10, "{} files", files.len());
+    let mut bad: Vec<String> = Vec::new();
+    let mut fixes = 0usize;
+    for v in versions() {
+        let k = knowledge(v);
+        for path in &files {
+            let Some(kind) = HostKind::from_path(path) else {
+                continue;
+            };
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            fixes += analyze(&text, kind, &k)
+                .iter()
+                .filter(|f| is_rest(f.code))
+                .flat_map(|f| f.fixes.iter().filter(|x| x.certain))
+                .count();
+            let name = path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            bad.extend(check_text(&name, &text, kind, v));
+        }
+    }
+    println!(
+        "fixtures and examples: {} files, {fixes} certain REST fixes checked",
+        files.len()
+    );
+    assert!(fixes > 20, "too few certain fixes: {fixes}");
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+}
+
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if HostKind::from_path(&p).is_some()
+            && p.file_name().is_some_and(|n| n != "cases.txt")
+        {
+            out.push(p);
+        }
+    }
+}
+
+/// One generated wrong filter: key and value, written in one of the host forms.
+fn host_text(
+    form: usize,
+    key: &str,
+    value: &GenValue,
+    ep_key: &str,
+    object_type: Option<&str>,
+) -> (HostKind, String) {
+    let py = |v: &GenValue| match v {
+        GenValue::Int(i) => i.to_string(),
+        GenValue::Str(s) => serde_json::to_string(s).unwrap(),
+        GenValue::Ints(xs) => format!(
+            "[{}]",
+            xs.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let query = |v: &GenValue| match v {
+        GenValue::Int(i) => i.to_string(),
+        GenValue::Str(s) => s.replace(' ', "%20"),
+        GenValue::Ints(xs) => xs
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    match (form % 4, object_type) {
+        (0, Some(ot)) => (
+            HostKind::Python,
+            format!("netbox_get_objects(\"{ot}\", filters={{\"{key}\": {}}})\n", py(value)),
+        ),
+        (1, Some(ot)) => (
+            HostKind::Json,
+            format!(
+                "{{\"name\": \"netbox_get_objects\", \"arguments\": {{\"object_type\": \"{ot}\", \"filters\": {{\"{key}\": {}}}}}}}\n",
+                py(value)
+            ),
+        ),
+        (2, Some(ot)) => (
+            HostKind::Yaml,
+            format!(
+                "- tool: netbox_get_objects\n  arguments:\n    object_type: {ot}\n    filters:\n      {key}: {}\n",
+                py(value)
+            ),
+        ),
+        _ => (
+            HostKind::Markdown,
+            format!("List them with `GET /api/{ep_key}/?{key}={}` first.\n", query(value)),
+        ),
+    }
+}
+
+#[derive(Clone)]
+enum GenValue {
+    Int(i64),
+    Str(String),
+    Ints(Vec<i64>),
+}
+
+/// Wrong filters for one endpoint: misspellings, `__in`, Django lookups, `x`↔`x_id` swaps with
+/// ids and with names, traversals, borrowed names.
+fn wrong_filters(index: &FilterIndex, ep_key: &str) -> Vec<(String, GenValue)> {
+    let ep = &index.endpoints[ep_key];
+    let bare: Vec<&str> = ep.params.keys().filter(|k| !k.contains("__")).collect();
+    let mut out = Vec::new();
+    let val = |k: &str| {
+        let p = &ep.params[k];
+        if p.kind == ValueKind::Integer || k.ends_with("_id") {
+            GenValue::Int(7)
+        } else {
+            GenValue::Str("edge-01".into())
+        }
+    };
+    for (i, k) in bare
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| !netbox_lsp_view_param(k) && **k != "q")
+    {
+        if i % 3 != 0 {
+            continue; // a third of the names per endpoint keeps the run short
+        }
+        // misspelling: a doubled letter, a dropped letter
+        if k.len() > 4 {
+            let mut chars: Vec<char> = k.chars().collect();
+            chars.insert(2, chars[2]);
+            out.push((chars.iter().collect(), val(k)));
+            let mut chars: Vec<char> = k.chars().collect();
+            chars.remove(k.len() / 2);
+            out.push((chars.iter().collect(), val(k)));
+        }
+        out.push((format!("{k}__in"), GenValue::Ints(vec![3, 4])));
+        out.push((format!("{k}__icontains"), GenValue::Str("core".into())));
+        out.push((format!("{k}__isnull"), GenValue::Str("true".into())));
+        if let Some(b) = k.strip_suffix("_id") {
+            out.push((b.to_string(), GenValue::Int(7)));
+            out.push((b.to_string(), GenValue::Str("prod-a".into())));
+            out.push((format!("{b}__name"), GenValue::Str("prod-a".into())));
+            out.push((format!("{b}__site_id"), GenValue::Int(3)));
+        } else {
+            out.push((format!("{k}_id"), GenValue::Str("prod-a".into())));
+            out.push((format!("{k}_name"), GenValue::Str("prod-a".into())));
+        }
+    }
+    for borrowed in [
+        "device_type",
+        "prefix_length",
+        "vlan_id",
+        "content_types",
+        "devicetype_id",
+        "device_role",
+        "cluster",
+    ] {
+        out.push((borrowed.to_string(), GenValue::Str("prod-a".into())));
+        out.push((borrowed.to_string(), GenValue::Int(5)));
+    }
+    out
+}
+
+#[test]
+fn generated_wrong_filters_keep_their_meaning() {
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let mut bad = Vec::new();
+    let mut texts = 0usize;
+    for v in versions() {
+        let index: Arc<FilterIndex> = embedded::embedded_index(v);
+        for (n, (ep_key, ep)) in index.endpoints.iter().enumerate() {
+            let ot = ep
+                .object_type
+                .as_deref()
+                .filter(|o| index.object_types.contains_key(*o));
+            for (i, (key, value)) in wrong_filters(&index, ep_key).into_iter().enumerate() {
+                let (kind, text) = host_text(n + i, &key, &value, ep_key, ot);
+                texts += 1;
+                bad.extend(check_text(&format!("{ep_key}?{key}"), &text, kind, v));
+            }
+        }
+    }
+    println!("generated corpus: {texts} texts");
+    assert!(texts > 5000, "{texts}");
+    assert!(
+        bad.is_empty(),
+        "{} failures:\n{}",
+        bad.len(),
+        bad[..bad.len().min(30)].join("\n\n")
+    );
+}
