@@ -6,6 +6,7 @@
 //! against [`index`]) → [`finding::Finding`]s, rendered by [`cli`] or [`server`].
 
 pub mod analysis;
+pub mod approx;
 pub mod cli;
 pub mod config;
 pub mod extract;

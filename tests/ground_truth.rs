@@ -66,6 +66,7 @@ fn check_version(version: &'static str) -> Vec<String> {
     let knowledge = Knowledge {
         index: Some(embedded::embedded_index(version)),
         graphql: None,
+        ..Default::default()
     };
     assert_eq!(
         knowledge.index.as_ref().unwrap().netbox_version,

@@ -102,6 +102,7 @@ fn rest_cases() {
         let knowledge = Knowledge {
             index: Some(embedded::embedded_index(version(&case.version))),
             graphql: None,
+            ..Default::default()
         };
         let findings = analyze(&case.text, case.kind, &knowledge);
         let got: Vec<&str> = findings.iter().map(|f| f.code).collect();
