@@ -13,6 +13,7 @@ pub mod extract;
 pub mod finding;
 pub mod graphql;
 pub mod index;
+pub mod instance;
 pub mod lines;
 pub mod rest;
 pub mod server;

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod index_cmd;
+pub mod instance_build;
 pub mod knowledge;
 pub mod output;
 pub mod rules;

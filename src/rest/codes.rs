@@ -49,6 +49,8 @@ pub const CODES: &[CodeInfo] = &[
     c("generic-id-list", Error, "A list on a generic-relation id (`assigned_object_id`, `scope_id`, `object_id`): HTTP 400; use the typed filter."),
     c("unknown-object-type", Error, "The tool's object type is not a NetBox object type: the MCP server rejects the call."),
     c("version-only", Error, "The filter exists in another shipped NetBox version but not in the selected one: ignored here."),
+    c("custom-field-match", Information, "A text custom field with filter_logic loose: `cf_x=v` is a case-insensitive contains, not an exact match."),
+    c("needs-instance", Information, "A plugin endpoint with stock knowledge: its filters need an index built from the instance."),
     c("limit-range", Error, "`limit` outside 1..100 on netbox_get_objects / netbox_search_objects: the MCP server rejects the call."),
 ];
 

@@ -181,6 +181,7 @@ fn index(version: &str, regex: bool) -> FilterIndex {
         endpoints,
         object_types,
         choice_sets: vec![status, action],
+        instance: None,
     }
 }
 
