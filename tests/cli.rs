@@ -747,14 +747,32 @@ fn newer_release_uses_the_closest_and_softens_name_errors() {
             got.contains(&("invalid-value".into(), "error".into())),
             "{req}: {got:?}"
         );
-        assert_eq!(r.stderr.matches("is not shipped").count(), 1, "{req}: {}", r.stderr);
-        assert!(r.stderr.contains("using 4.6.8, the closest shipped release"), "{}", r.stderr);
+        assert_eq!(
+            r.stderr.matches("is not shipped").count(),
+            1,
+            "{req}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr
+                .contains("using 4.6.8, the closest shipped release"),
+            "{}",
+            r.stderr
+        );
         assert!(r.stderr.contains("index build --url"), "{}", r.stderr);
         assert_eq!(r.code, 1, "{req}: the value error still fails the run");
     }
     let newer = run(&["check", "--netbox-version", "4.7.3", file]);
-    assert!(newer.stderr.contains("(older than 4.7.3)"), "{}", newer.stderr);
+    assert!(
+        newer.stderr.contains("(older than 4.7.3)"),
+        "{}",
+        newer.stderr
+    );
     let older = run(&["check", "--netbox-version", "4.6.0", file]);
-    assert!(older.stderr.contains("(newer than 4.6.0)"), "{}", older.stderr);
+    assert!(
+        older.stderr.contains("(newer than 4.6.0)"),
+        "{}",
+        older.stderr
+    );
     assert!(!older.stderr.contains("older than"), "{}", older.stderr);
 }

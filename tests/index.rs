@@ -515,7 +515,10 @@ fn select_table() {
     let sel = select(Some("4.7.3")).unwrap();
     assert_eq!(sel.approximate.as_deref(), Some("4.7.3"));
     let note = sel.note.unwrap();
-    assert!(note.contains("using 4.6.8, the closest shipped release (older than 4.7.3)"), "{note}");
+    assert!(
+        note.contains("using 4.6.8, the closest shipped release (older than 4.7.3)"),
+        "{note}"
+    );
     assert!(note.contains("are warnings, not errors"), "{note}");
     assert!(note.contains("netbox-lsp index build --url"), "{note}");
 }

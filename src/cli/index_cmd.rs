@@ -65,7 +65,11 @@ pub struct InfoArgs {
 
 /// Runs `index build`; returns the exit code (0 written, 2 usage, I/O or build error).
 pub fn build(args: &BuildArgs) -> i32 {
-    if args.url.is_some() || args.status.is_some() || args.custom_fields.is_some() || args.choice_sets.is_some() {
+    if args.url.is_some()
+        || args.status.is_some()
+        || args.custom_fields.is_some()
+        || args.choice_sets.is_some()
+    {
         return super::instance_build::build(args);
     }
     if args.openapi.is_none() && args.graphql.is_none() {

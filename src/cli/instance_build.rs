@@ -64,10 +64,9 @@ fn run(args: &BuildArgs) -> Result<(), String> {
             (fetch(&client)?, base)
         }
         None => {
-            let openapi = args
-                .openapi
-                .as_deref()
-                .ok_or("give --openapi FILE with --status/--custom-fields/--choice-sets (or --url)")?;
+            let openapi = args.openapi.as_deref().ok_or(
+                "give --openapi FILE with --status/--custom-fields/--choice-sets (or --url)",
+            )?;
             let opt = |p: &Option<PathBuf>| p.as_deref().map(read).transpose();
             let inputs = Inputs {
                 status: opt(&args.status)?,
@@ -93,9 +92,18 @@ fn run(args: &BuildArgs) -> Result<(), String> {
         .unwrap_or_else(|| PathBuf::from(format!("netbox-{}.index.json.gz", index.netbox_version)));
     let data = write_index(index);
     std::fs::write(&out, &data).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    let mut text = format!("wrote {} ({} bytes)\n{}", out.display(), data.len(), describe(index));
+    let mut text = format!(
+        "wrote {} ({} bytes)\n{}",
+        out.display(),
+        data.len(),
+        describe(index)
+    );
     if let Some(inst) = &index.instance {
-        let plugins: Vec<String> = inst.plugins.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let plugins: Vec<String> = inst
+            .plugins
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         text += &format!(
             "plugins:                   {}\ncustom fields:             {}\ninputs sha256:             {}\n",
             if plugins.is_empty() { "none".to_string() } else { plugins.join(", ") },

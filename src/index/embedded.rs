@@ -109,8 +109,10 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
         .iter()
         .filter_map(|r| Some((r.version, parse_version(r.version)?)))
         .collect();
-    let same_minor: Vec<&(&'static str, Vec<u32>)> =
-        shipped.iter().filter(|(_, v)| v[..2] == want[..2]).collect();
+    let same_minor: Vec<&(&'static str, Vec<u32>)> = shipped
+        .iter()
+        .filter(|(_, v)| v[..2] == want[..2])
+        .collect();
     if want.len() == 2 {
         if let Some(last) = same_minor.last() {
             return Ok(exact(last.0));
@@ -121,7 +123,9 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
     let newest_v = parse_version(newest.version).unwrap_or_default();
     let approx = |chosen: &'static str, what: String| Selection {
         version: chosen,
-        note: Some(format!("NetBox {req} is not shipped; using {chosen}, {what}; {BUILD_HINT}")),
+        note: Some(format!(
+            "NetBox {req} is not shipped; using {chosen}, {what}; {BUILD_HINT}"
+        )),
         approximate: Some(req.to_string()),
     };
     let newer_note = |chosen: &str| {

@@ -76,8 +76,8 @@ pub struct Status {
 
 /// Reads a `/api/status/` body. Errors say what is missing.
 pub fn parse_status(bytes: &[u8]) -> Result<Status, String> {
-    let v: Value = serde_json::from_slice(bytes)
-        .map_err(|e| format!("the status answer is not JSON: {e}"))?;
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("the status answer is not JSON: {e}"))?;
     let version = v
         .get("netbox-version")
         .and_then(Value::as_str)

@@ -216,7 +216,11 @@ impl Client {
         ))
     }
 
-    fn send(&self, url: &str, body: Option<&[u8]>) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+    fn send(
+        &self,
+        url: &str,
+        body: Option<&[u8]>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
         let auth = self.token.as_ref().map(Token::header_value);
         match body {
             None => {
@@ -313,7 +317,8 @@ impl Client {
                 })
                 .unwrap_or_else(text)
         };
-        let html = content_type.starts_with("text/html") && body.trim_ascii_start().starts_with(b"<");
+        let html =
+            content_type.starts_with("text/html") && body.trim_ascii_start().starts_with(b"<");
         match status {
             200 if html => Err(format!(
                 "{what}: {} answered with an HTML page, not JSON (a login page, a proxy or not the NetBox base URL?). Give the URL you open NetBox at, e.g. https://netbox.example.com.",

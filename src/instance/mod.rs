@@ -12,7 +12,9 @@ pub mod http;
 pub mod token;
 
 use crate::index::build::{build_with_options, BuildOptions, BuildReport};
-use crate::index::instance::{apply, inputs_hash, now_rfc3339, parse_custom_fields, parse_status, Instance};
+use crate::index::instance::{
+    apply, inputs_hash, now_rfc3339, parse_custom_fields, parse_status, Instance,
+};
 use crate::index::FilterIndex;
 
 /// The standard introspection query (as graphql-core 3.2's `get_introspection_query` with
@@ -57,9 +59,10 @@ pub fn build(inputs: &Inputs, url: &str, options: &BuildOptions) -> Result<Built
     if options.netbox_version.is_none() {
         options.netbox_version = status.as_ref().map(|s| s.netbox_version.clone());
     }
-    let (mut index, report) =
-        build_with_options(&inputs.openapi, &options).map_err(|e| format!("OpenAPI document: {e}"))?;
-    let pages = |p: &[Vec<u8>]| -> Result<Vec<Vec<u8>>, String> { p.iter().map(|b| ungz(b)).collect() };
+    let (mut index, report) = build_with_options(&inputs.openapi, &options)
+        .map_err(|e| format!("OpenAPI document: {e}"))?;
+    let pages =
+        |p: &[Vec<u8>]| -> Result<Vec<Vec<u8>>, String> { p.iter().map(|b| ungz(b)).collect() };
     let cf = pages(&inputs.custom_fields)?;
     let cs = pages(&inputs.choice_sets)?;
     let custom_fields = if cf.is_empty() {

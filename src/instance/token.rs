@@ -60,7 +60,10 @@ impl Token {
             .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
         let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         Token::new(line).ok_or_else(|| {
-            format!("the token file {} holds no usable API token", path.display())
+            format!(
+                "the token file {} holds no usable API token",
+                path.display()
+            )
         })
     }
 
@@ -102,7 +105,10 @@ mod tests {
         let v2 = Token::new("Bearer nbt_abc123.s3cr3t").unwrap();
         assert!(v2.is_v2());
         assert_eq!(v2.header_value(), "Bearer nbt_abc123.s3cr3t");
-        assert_eq!(Token::new("Token nbt_k.s").unwrap().header_value(), "Bearer nbt_k.s");
+        assert_eq!(
+            Token::new("Token nbt_k.s").unwrap().header_value(),
+            "Bearer nbt_k.s"
+        );
         assert!(Token::new("  ").is_none());
         assert!(Token::new("a\nb").is_none());
         assert_eq!(format!("{v2} {v2:?}"), "<redacted> Token(<redacted>)");

@@ -178,9 +178,7 @@ fn unknown_field(
             return finding(
                 r.clone(),
                 "unknown-filter",
-                format!(
-                    "Custom field filters have no `_id` form: {ignored}. `{to}` takes the id."
-                ),
+                format!("Custom field filters have no `_id` form: {ignored}. `{to}` takes the id."),
             )
             .with_fix(format!("Replace with `{to}`"), r, to, true);
         }
@@ -293,7 +291,8 @@ fn check_choices(
         );
         if let Some(c) = choices.iter().find(|c| c.eq_ignore_ascii_case(s)) {
             let new = super::render::string(c, ctx.syntax());
-            let keep = new.len() == r.len() || matches!(ctx.syntax(), crate::extract::Syntax::Query);
+            let keep =
+                new.len() == r.len() || matches!(ctx.syntax(), crate::extract::Syntax::Query);
             f = f.with_fix(format!("Replace with `{c}`"), r, new, keep);
         }
         out.push(f);
@@ -344,8 +343,12 @@ pub(crate) fn custom_field_hint(ctx: &Ctx, view: &View, entry: &FilterEntry, out
     );
     f.fixes.clear();
     let r = entry.key_range.clone();
-    *f = std::mem::replace(f, Finding::new(0..0, "unknown-filter", Severity::Error, ""))
-        .with_fix(format!("Replace with `{to}`"), r, to, true);
+    *f = std::mem::replace(f, Finding::new(0..0, "unknown-filter", Severity::Error, "")).with_fix(
+        format!("Replace with `{to}`"),
+        r,
+        to,
+        true,
+    );
 }
 
 /// With stock knowledge, a call to a plugin endpoint (`/api/plugins/bgp/session/`,
