@@ -275,8 +275,25 @@ pub(crate) fn print_out(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-/// The lines `index info` prints: version, format, source hash and counts.
+/// The lines `index info` prints: version, format, source hash and counts (and, for an index
+/// built from an instance, its stamp: URL, date, plugins, custom fields, inputs hash).
 pub fn describe(index: &FilterIndex) -> String {
+    let mut text = describe_counts(index);
+    if let Some(inst) = &index.instance {
+        let plugins: Vec<String> = inst.plugins.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        text += &format!(
+            "built from:                {}\nbuilt at:                  {}\nplugins:                   {}\ncustom fields:             {}\ninputs sha256:             {}\n",
+            if inst.url.is_empty() { "files" } else { inst.url.as_str() },
+            inst.built,
+            if plugins.is_empty() { "none".to_string() } else { plugins.join(", ") },
+            inst.custom_fields.as_ref().map_or("not given".to_string(), |c| c.len().to_string()),
+            inst.inputs_sha256
+        );
+    }
+    text
+}
+
+fn describe_counts(index: &FilterIndex) -> String {
     format!(
         "NetBox version:            {}\n\
          index format:              {}\n\

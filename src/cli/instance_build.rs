@@ -98,19 +98,6 @@ fn run(args: &BuildArgs) -> Result<(), String> {
         data.len(),
         describe(index)
     );
-    if let Some(inst) = &index.instance {
-        let plugins: Vec<String> = inst
-            .plugins
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        text += &format!(
-            "plugins:                   {}\ncustom fields:             {}\ninputs sha256:             {}\n",
-            if plugins.is_empty() { "none".to_string() } else { plugins.join(", ") },
-            inst.custom_fields.as_ref().map_or("not given".to_string(), |c| c.len().to_string()),
-            inst.inputs_sha256
-        );
-    }
     if let Some(sdl) = &built.sdl {
         let path = schema_path_beside(&out);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
