@@ -525,7 +525,9 @@ fn instance_url(
     match obj.get("url") {
         Some(serde_json::Value::String(u)) if !u.trim().is_empty() => Some(u.trim().to_string()),
         Some(other) => {
-            errors.push(format!("`instance.url` must be a URL string, found {other}"));
+            errors.push(format!(
+                "`instance.url` must be a URL string, found {other}"
+            ));
             None
         }
         None => None,

@@ -571,7 +571,7 @@ fn embedded_indexes_load_with_sane_counts() {
     assert!(std::sync::Arc::ptr_eq(&a, &b), "decoded once per process");
     assert!(embedded::embedded_index("1.0.0").endpoints.is_empty());
     assert!(matches!(
-        embedded::load("9.9"),
+        embedded::load("3.7"),
         Err(IndexError::UnknownVersion(_))
     ));
 }
@@ -741,7 +741,12 @@ fn vendored_indexes_equal_a_fresh_build() {
     dirs.sort();
     for dir in dirs {
         let doc = dir.join("openapi.json.gz");
-        if !doc.is_file() {
+        // `v4.6.8-instance` is a customised instance, not a release (tests/instance.rs).
+        let release = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| !n.contains('-'));
+        if !doc.is_file() || !release {
             continue;
         }
         let built = build_from_openapi(&std::fs::read(&doc).unwrap()).unwrap();
@@ -915,7 +920,7 @@ fn index_command_errors_exit_2() {
             "cannot read missing.gz",
         ),
         (
-            &["index", "info", "--netbox-version", "5.0"],
+            &["index", "info", "--netbox-version", "3.7"],
             "shipped versions: 4.3.3",
         ),
     ];

@@ -280,7 +280,11 @@ pub(crate) fn print_out(text: &str) {
 pub fn describe(index: &FilterIndex) -> String {
     let mut text = describe_counts(index);
     if let Some(inst) = &index.instance {
-        let plugins: Vec<String> = inst.plugins.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let plugins: Vec<String> = inst
+            .plugins
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         text += &format!(
             "built from:                {}\nbuilt at:                  {}\nplugins:                   {}\ncustom fields:             {}\ninputs sha256:             {}\n",
             if inst.url.is_empty() { "files" } else { inst.url.as_str() },

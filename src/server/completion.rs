@@ -277,9 +277,20 @@ fn graphql_items(
 }
 
 /// `cf_<name>` items for the custom fields of the endpoint's object type (instance indexes only).
-fn custom_field_items<M>(index: &FilterIndex, ep: &crate::index::Endpoint, make: &M) -> Vec<CompletionItem>
+fn custom_field_items<M>(
+    index: &FilterIndex,
+    ep: &crate::index::Endpoint,
+    make: &M,
+) -> Vec<CompletionItem>
 where
-    M: Fn(String, String, CompletionItemKind, Option<String>, Option<String>, String) -> CompletionItem,
+    M: Fn(
+        String,
+        String,
+        CompletionItemKind,
+        Option<String>,
+        Option<String>,
+        String,
+    ) -> CompletionItem,
 {
     let Some(ot) = ep.object_type.as_deref() else {
         return Vec::new();
@@ -294,7 +305,10 @@ where
                 name.clone(),
                 name.clone(),
                 CompletionItemKind::FIELD,
-                Some(format!("custom field · {} · filter logic {}", f.kind, f.filter_logic)),
+                Some(format!(
+                    "custom field · {} · filter logic {}",
+                    f.kind, f.filter_logic
+                )),
                 Some(format!(
                     "Custom field `{}` of this NetBox ({}), assigned to {}.{}",
                     f.name,
@@ -320,7 +334,14 @@ fn custom_field_choices<M>(
     make: &M,
 ) -> Option<Vec<CompletionItem>>
 where
-    M: Fn(String, String, CompletionItemKind, Option<String>, Option<String>, String) -> CompletionItem,
+    M: Fn(
+        String,
+        String,
+        CompletionItemKind,
+        Option<String>,
+        Option<String>,
+        String,
+    ) -> CompletionItem,
 {
     let name = filter.strip_prefix("cf_")?;
     let ot = ep.object_type.as_deref()?;

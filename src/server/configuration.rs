@@ -113,7 +113,11 @@ pub async fn reload(backend: &Backend) {
     let named: Vec<Settings> = {
         let s = lock(&backend.state.settings);
         let mut v = vec![s.global.clone()];
-        v.extend(s.folders.iter().flat_map(|f| [f.editor.clone(), f.file.clone()]));
+        v.extend(
+            s.folders
+                .iter()
+                .flat_map(|f| [f.editor.clone(), f.file.clone()]),
+        );
         v
     };
     for s in &named {

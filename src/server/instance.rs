@@ -360,7 +360,10 @@ async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>) {
             b.client
                 .show_message(
                     MessageType::ERROR,
-                    format!("netbox-lsp: cannot build the knowledge of {}: {e}", user.url),
+                    format!(
+                        "netbox-lsp: cannot build the knowledge of {}: {e}",
+                        user.url
+                    ),
                 )
                 .await;
         }
@@ -375,7 +378,11 @@ fn summary(index: &FilterIndex) -> String {
     format!(
         "NetBox {}, plugins: {}, {} custom fields",
         i.netbox_version,
-        if plugins.is_empty() { "none".into() } else { plugins.join(", ") },
+        if plugins.is_empty() {
+            "none".into()
+        } else {
+            plugins.join(", ")
+        },
         i.custom_fields.as_ref().map_or(0, Vec::len)
     )
 }
