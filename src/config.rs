@@ -327,6 +327,38 @@ pub fn unknown_code_warning(code: &str) -> Option<String> {
     })
 }
 
+/// `instance = { url = "https://…" }` of a workspace: only the URL is taken; token settings here
+/// are refused (the token is named only in the user's own settings).
+fn instance_url(
+    v: &serde_json::Value,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> Option<String> {
+    let Some(obj) = v.as_object() else {
+        errors.push(format!("`instance` must be a table with `url`, found {v}"));
+        return None;
+    };
+    for k in obj.keys() {
+        match k.as_str() {
+            "url" => {}
+            "token_env" | "tokenEnv" | "token_file" | "tokenFile" | "token" => warnings.push(format!(
+                "`instance.{k}` is ignored here: the API token is named only in your user settings (~/.config/netbox-lsp/config.toml or the editor's user settings)"
+            )),
+            other => warnings.push(format!("unknown key `instance.{other}` (known: url)")),
+        }
+    }
+    match obj.get("url") {
+        Some(serde_json::Value::String(u)) if !u.trim().is_empty() => Some(u.trim().to_string()),
+        Some(other) => {
+            errors.push(format!(
+                "`instance.url` must be a URL string, found {other}"
+            ));
+            None
+        }
+        None => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,37 +531,5 @@ null-complement = "off"
         assert_eq!(s.netbox_version.as_deref(), Some("4.6"));
         assert_eq!(s.exclude, vec!["a".to_string(), "b".to_string()]);
         assert_eq!(base.overlay(&Settings::default()), base);
-    }
-}
-
-/// `instance = { url = "https://…" }` of a workspace: only the URL is taken; token settings here
-/// are refused (the token is named only in the user's own settings).
-fn instance_url(
-    v: &serde_json::Value,
-    warnings: &mut Vec<String>,
-    errors: &mut Vec<String>,
-) -> Option<String> {
-    let Some(obj) = v.as_object() else {
-        errors.push(format!("`instance` must be a table with `url`, found {v}"));
-        return None;
-    };
-    for k in obj.keys() {
-        match k.as_str() {
-            "url" => {}
-            "token_env" | "tokenEnv" | "token_file" | "tokenFile" | "token" => warnings.push(format!(
-                "`instance.{k}` is ignored here: the API token is named only in your user settings (~/.config/netbox-lsp/config.toml or the editor's user settings)"
-            )),
-            other => warnings.push(format!("unknown key `instance.{other}` (known: url)")),
-        }
-    }
-    match obj.get("url") {
-        Some(serde_json::Value::String(u)) if !u.trim().is_empty() => Some(u.trim().to_string()),
-        Some(other) => {
-            errors.push(format!(
-                "`instance.url` must be a URL string, found {other}"
-            ));
-            None
-        }
-        None => None,
     }
 }

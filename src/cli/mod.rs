@@ -110,6 +110,7 @@ pub enum Format {
 
 /// `index` subcommands.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per run; boxing buys nothing
 pub enum IndexCommand {
     /// Build an index file from an OpenAPI document and/or a GraphQL schema.
     Build(index_cmd::BuildArgs),

@@ -267,6 +267,23 @@ pub fn apply(index: &mut FilterIndex, instance: Instance) {
     index.instance = Some(Box::new(instance));
 }
 
+impl FilterIndex {
+    /// The instance's custom fields assigned to `object_type` (`dcim.device`), by name; empty
+    /// for stock indexes.
+    pub fn custom_fields_of(&self, object_type: &str) -> Vec<&CustomField> {
+        self.instance
+            .as_deref()
+            .and_then(|i| i.custom_fields.as_ref())
+            .map(|fields| {
+                fields
+                    .iter()
+                    .filter(|f| f.object_types.iter().any(|t| t == object_type))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,22 +302,5 @@ mod tests {
             .collect();
         assert_eq!(plugin_app("bgp", &p).as_deref(), Some("netbox_bgp"));
         assert_eq!(plugin_app("dns", &p), None);
-    }
-}
-
-impl FilterIndex {
-    /// The instance's custom fields assigned to `object_type` (`dcim.device`), by name; empty
-    /// for stock indexes.
-    pub fn custom_fields_of(&self, object_type: &str) -> Vec<&CustomField> {
-        self.instance
-            .as_deref()
-            .and_then(|i| i.custom_fields.as_ref())
-            .map(|fields| {
-                fields
-                    .iter()
-                    .filter(|f| f.object_types.iter().any(|t| t == object_type))
-                    .collect()
-            })
-            .unwrap_or_default()
     }
 }

@@ -428,18 +428,17 @@ impl Client {
         if self.options.progress {
             let what = what.to_string();
             let b = bytes.clone();
-            std::thread::spawn(move || loop {
-                match rx.recv_timeout(Duration::from_secs(3)) {
-                    Err(mpsc::RecvTimeoutError::Timeout) => {
-                        let n = b.load(Ordering::Relaxed);
-                        let s = started.elapsed().as_secs();
-                        if n == 0 {
-                            eprintln!("netbox-lsp: {what}: waiting for NetBox, {s} s");
-                        } else {
-                            eprintln!("netbox-lsp: {what}: {n} bytes, {s} s");
-                        }
+            std::thread::spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) =
+                    rx.recv_timeout(Duration::from_secs(3))
+                {
+                    let n = b.load(Ordering::Relaxed);
+                    let s = started.elapsed().as_secs();
+                    if n == 0 {
+                        eprintln!("netbox-lsp: {what}: waiting for NetBox, {s} s");
+                    } else {
+                        eprintln!("netbox-lsp: {what}: {n} bytes, {s} s");
                     }
-                    _ => break,
                 }
             });
         }
