@@ -456,6 +456,40 @@ fn failure_modes_say_what_happened() {
         &[],
     );
     assert!(r.stderr.contains("cut off after"), "{}", r.stderr);
+    // TLS: an https URL answered by a plain-HTTP server, and a CA file that is not PEM.
+    let server = Server::start(netbox(V1, false));
+    let https = server.url().replace("http://", "https://");
+    let r = run_with_env(
+        &["index", "build", "--url", &https, "--token-env", "MY_NB"],
+        &[("MY_NB", V1)],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("TLS failure") && r.stderr.contains("--ca-cert"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains(V1));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("ca.pem");
+    std::fs::write(&bad, "not a certificate\n").unwrap();
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &https,
+            "--ca-cert",
+            bad.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("holds no PEM certificate"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

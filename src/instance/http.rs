@@ -414,9 +414,17 @@ impl Client {
             ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
                 format!("{what}: cannot connect to {base}: connection refused")
             }
-            _ if msg.to_ascii_lowercase().contains("certificate") => format!(
+            // rustls reports some handshake failures as I/O errors; a connection closed before
+            // any answer on https is one too (the server does not speak TLS there).
+            _ if ["certificate", "tls", "handshake", "corrupt message", "alert"]
+                .iter()
+                .any(|w| msg.to_ascii_lowercase().contains(w))
+                || (self.origin.0 == "https" && msg.contains("end of file")) =>
+            {
+                format!(
                 "{what}: TLS failure talking to {base}: {msg}. For a private CA give --ca-cert FILE (PEM)."
-            ),
+            )
+            }
             _ => format!("{what}: cannot talk to {base}: {msg}"),
         }
     }
