@@ -111,6 +111,19 @@ async fn user_instance_knowledge_in_the_editor() {
     let (line, ch) = pos_of(DOC, "cf_vm_tier", 3);
     let labels = c.completion_labels(&uri, line, ch).await;
     assert!(labels.iter().any(|l| l == "cf_owner_team"), "{labels:?}");
+    // Hover on the custom field says what it is and where it applies.
+    let (line, ch) = pos_of(DOC, "cf_vm_tier", 2);
+    let hover = c
+        .call(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": ch}}),
+        )
+        .await;
+    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("custom field `vm_tier`") && text.contains("virtualization.virtualmachine"),
+        "{hover}"
+    );
     let seen = server.seen();
     assert!(
         seen.iter().any(|s| s.path.starts_with("/api/schema/")),
