@@ -67,6 +67,7 @@ fn knowledge(graphql: bool) -> Knowledge {
         } else {
             None
         },
+        ..Default::default()
     }
 }
 

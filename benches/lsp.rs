@@ -399,6 +399,7 @@ fn knowledge(version: &'static str) -> Knowledge {
     Knowledge {
         index: Some(embedded_index(version)),
         graphql: netbox_lsp::graphql::embedded_schema(version),
+        ..Default::default()
     }
 }
 
@@ -453,6 +454,7 @@ fn direct_cold(text: &str) -> Stats {
             graphql: Some(std::sync::Arc::new(
                 netbox_lsp::graphql::embedded::build("4.6.8", sdl).unwrap(),
             )),
+            ..Default::default()
         };
         std::hint::black_box(analyze(text, HostKind::Markdown, &k));
         s.push(ms(t.elapsed()));

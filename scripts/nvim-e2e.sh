@@ -87,3 +87,34 @@ case "$rc" in
   124|137) echo "nvim-e2e: FAIL: Neovim did not finish within 60 s" >&2; exit 1 ;;
   *) echo "nvim-e2e: FAIL (exit $rc)" >&2; exit 1 ;;
 esac
+
+# Second test: the user's own NetBox (issue 10 §3). scripts/instance-replay.py replays the real
+# answers of a customised NetBox 4.6.8 on a loopback port; caches go to a temporary folder.
+# Skipped (with a loud line) for a stand-in server that is not netbox-lsp.
+case "$SERVER" in
+  *.py) say "SKIPPED: instance test (the server under test is a stand-in)"; exit 0 ;;
+esac
+command -v python3 >/dev/null 2>&1 || die "python3 is needed for the instance replay server"
+TMP="$(mktemp -d)"
+TOKEN="0123456789abcdef0123456789abcdef01234567"
+python3 scripts/instance-replay.py tests/fixtures/instance "$TOKEN" >"$TMP/port" 2>"$TMP/replay.err" &
+rpid=$!
+trap 'kill "$rpid" 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 100); do grep -q PORT "$TMP/port" 2>/dev/null && break; sleep 0.1; done
+PORT="$(sed -n 's/^PORT //p' "$TMP/port")"
+[ -n "$PORT" ] || die "the replay server did not start: $(cat "$TMP/replay.err")"
+say "instance replay: http://127.0.0.1:$PORT"
+set +e
+NETBOX_E2E_TOKEN="$TOKEN" XDG_CACHE_HOME="$TMP/cache" XDG_CONFIG_HOME="$TMP/config" \
+  timeout --kill-after=5 120 "$NVIM_BIN" --headless --clean -u NONE -l editors/nvim/test/instance_e2e.lua \
+  "$SERVER" "http://127.0.0.1:$PORT" </dev/null &
+tpid=$!
+wait "$tpid"
+rc=$?
+kill -- -"$tpid" 2>/dev/null
+set -e
+case "$rc" in
+  0) say "PASS (instance)" ;;
+  124|137) echo "nvim-e2e: FAIL: the instance test did not finish within 120 s" >&2; exit 1 ;;
+  *) echo "nvim-e2e: FAIL: instance test (exit $rc)" >&2; exit 1 ;;
+esac

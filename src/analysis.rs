@@ -23,6 +23,10 @@ use std::sync::Arc;
 pub struct Knowledge {
     pub index: Option<Arc<FilterIndex>>,
     pub graphql: Option<Arc<NetboxSchema>>,
+    /// The NetBox release the user asked for when the knowledge is a shipped release standing in
+    /// for it (`4.7.3` checked with 4.6.8, see [`crate::index::embedded::select`]): errors that
+    /// the other release may not have ([`crate::approx::MAY_DIFFER`]) become warnings.
+    pub approximate: Option<String>,
 }
 
 impl Knowledge {
@@ -35,7 +39,9 @@ impl Knowledge {
                 _ => false,
             }
         }
-        eq(&self.index, &other.index) && eq(&self.graphql, &other.graphql)
+        eq(&self.index, &other.index)
+            && eq(&self.graphql, &other.graphql)
+            && self.approximate == other.approximate
     }
 }
 
@@ -93,6 +99,7 @@ fn analyze_with(
             (ex.blocks, checked.calls, checked.findings)
         }
     };
+    let findings = crate::approx::soften(knowledge, findings);
     let findings = suppress::apply(text, kind, &blocks, findings);
     let mut findings = suppress::apply_to_calls(text, &calls, findings);
     findings.sort_by(|a, b| {

@@ -47,6 +47,9 @@ pub struct Settings {
     /// Globs of files not to check, matched against the path relative to the workspace folder
     /// (and against the absolute path).
     pub exclude: Vec<String>,
+    /// `instance.url` named by a workspace (`netbox-lsp.toml`): the server contacts it only when
+    /// the user's own settings name the same URL; token settings are never read from here.
+    pub instance_url: Option<String>,
 }
 
 /// A parsed layer and what was wrong with it. A bad value drops only its own key (or its own
@@ -68,6 +71,7 @@ const KEYS: &[&str] = &[
     "graphql_schema",
     "severity",
     "exclude",
+    "instance",
 ];
 
 /// camelCase spellings accepted from editor settings.
@@ -122,6 +126,7 @@ impl Settings {
                 }
                 "severity" => s.severity = severity_table(v, warnings, errors),
                 "exclude" => s.exclude = glob_list(key, v, warnings, errors),
+                "instance" => s.instance_url = instance_url(v, warnings, errors),
                 _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
         }
@@ -132,6 +137,9 @@ impl Settings {
     /// exclude lists add up.
     pub fn overlay(&self, over: &Settings) -> Settings {
         let mut out = self.clone();
+        if over.instance_url.is_some() {
+            out.instance_url = over.instance_url.clone();
+        }
         if over.netbox_version.is_some() {
             out.netbox_version = over.netbox_version.clone();
         }
@@ -317,6 +325,38 @@ pub fn unknown_code_warning(code: &str) -> Option<String> {
             "unknown code `{code}`: no check reports it (codes: docs/diagnostics.md, docs/graphql.md)"
         ),
     })
+}
+
+/// `instance = { url = "https://…" }` of a workspace: only the URL is taken; token settings here
+/// are refused (the token is named only in the user's own settings).
+fn instance_url(
+    v: &serde_json::Value,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> Option<String> {
+    let Some(obj) = v.as_object() else {
+        errors.push(format!("`instance` must be a table with `url`, found {v}"));
+        return None;
+    };
+    for k in obj.keys() {
+        match k.as_str() {
+            "url" => {}
+            "token_env" | "tokenEnv" | "token_file" | "tokenFile" | "token" => warnings.push(format!(
+                "`instance.{k}` is ignored here: the API token is named only in your user settings (~/.config/netbox-lsp/config.toml or the editor's user settings)"
+            )),
+            other => warnings.push(format!("unknown key `instance.{other}` (known: url)")),
+        }
+    }
+    match obj.get("url") {
+        Some(serde_json::Value::String(u)) if !u.trim().is_empty() => Some(u.trim().to_string()),
+        Some(other) => {
+            errors.push(format!(
+                "`instance.url` must be a URL string, found {other}"
+            ));
+            None
+        }
+        None => None,
+    }
 }
 
 #[cfg(test)]

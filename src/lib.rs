@@ -6,12 +6,14 @@
 //! against [`index`]) → [`finding::Finding`]s, rendered by [`cli`] or [`server`].
 
 pub mod analysis;
+pub mod approx;
 pub mod cli;
 pub mod config;
 pub mod extract;
 pub mod finding;
 pub mod graphql;
 pub mod index;
+pub mod instance;
 pub mod lines;
 pub mod rest;
 pub mod rules;

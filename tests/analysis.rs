@@ -12,6 +12,7 @@ fn knowledge(version: &'static str) -> Knowledge {
     Knowledge {
         index: Some(embedded_index(version)),
         graphql: embedded_schema(version),
+        ..Default::default()
     }
 }
 

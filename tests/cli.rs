@@ -703,3 +703,76 @@ fn arguments_given_as_a_json_string_are_checked_and_fixed_in_place() {
         serde_json::json!({"role_id": 3, "status": "active", "tenant_id": "null", "site_id": [1, 2]})
     );
 }
+
+/// Issue 10 §5 / issue 8 §7: a release that is not shipped is checked with the closest shipped
+/// one; the note is said once (not per finding or file), names a newer release may have are
+/// warnings, value errors stay errors.
+#[test]
+fn newer_release_uses_the_closest_and_softens_name_errors() {
+    let file = "tests/fixtures/cli/versions/newer.py";
+    let exact = run(&["check", "--format", "json", file]);
+    let sev = |r: &Run| -> Vec<(String, String)> {
+        json(r)
+            .iter()
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap().to_string(),
+                    f["severity"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let exact_sev = sev(&exact);
+    assert!(
+        exact_sev.contains(&("unknown-filter".into(), "error".into())),
+        "{exact_sev:?}"
+    );
+    assert!(exact.stderr.is_empty() || !exact.stderr.contains("not shipped"));
+    for req in ["4.7.3", "4.6.0", "5.0"] {
+        let r = run(&[
+            "check",
+            "--format",
+            "json",
+            "--netbox-version",
+            req,
+            file,
+            "tests/fixtures/cli/versions/owner.py",
+        ]);
+        let got = sev(&r);
+        assert!(
+            got.contains(&("unknown-filter".into(), "warning".into())),
+            "{req}: {got:?}"
+        );
+        assert!(
+            got.contains(&("invalid-value".into(), "error".into())),
+            "{req}: {got:?}"
+        );
+        assert_eq!(
+            r.stderr.matches("is not shipped").count(),
+            1,
+            "{req}: {}",
+            r.stderr
+        );
+        assert!(
+            r.stderr
+                .contains("using 4.6.8, the closest shipped release"),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("index build --url"), "{}", r.stderr);
+        assert_eq!(r.code, 1, "{req}: the value error still fails the run");
+    }
+    let newer = run(&["check", "--netbox-version", "4.7.3", file]);
+    assert!(
+        newer.stderr.contains("(older than 4.7.3)"),
+        "{}",
+        newer.stderr
+    );
+    let older = run(&["check", "--netbox-version", "4.6.0", file]);
+    assert!(
+        older.stderr.contains("(newer than 4.6.0)"),
+        "{}",
+        older.stderr
+    );
+    assert!(!older.stderr.contains("older than"), "{}", older.stderr);
+}

@@ -105,6 +105,7 @@ fn check_rows(version: &'static str, label: &str, rows: Vec<Row>) -> Vec<String>
     let knowledge = Knowledge {
         index: Some(embedded::embedded_index(version)),
         graphql: None,
+        ..Default::default()
     };
     assert_eq!(
         knowledge.index.as_ref().unwrap().netbox_version,

@@ -471,9 +471,11 @@ fn select_table() {
         (Some("4.4.12"), Some(("4.4.10", true))),
         (Some("4.6.9"), Some(("4.6.8", true))),
         (Some("4.6.2"), Some(("4.6.8", true))),
-        (Some("4.7"), None),
-        (Some("4.7.0"), None),
-        (Some("5.0"), None),
+        (Some("4.7"), Some(("4.6.8", true))),
+        (Some("4.7.0"), Some(("4.6.8", true))),
+        (Some("4.7.3"), Some(("4.6.8", true))),
+        (Some("5.0"), Some(("4.6.8", true))),
+        (Some("4.2"), None),
         (Some("3.7"), None),
         (Some("4"), None),
         (Some("garbage"), None),
@@ -486,6 +488,8 @@ fn select_table() {
             (Some((v, note)), Ok(sel)) => {
                 assert_eq!(sel.version, *v, "{req:?}");
                 assert_eq!(sel.note.is_some(), *note, "{req:?}: {:?}", sel.note);
+                // Every stand-in release is approximate, and only those.
+                assert_eq!(sel.approximate.is_some(), *note, "{req:?}");
             }
             (None, Err(msg)) => {
                 for shipped in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
@@ -495,11 +499,28 @@ fn select_table() {
             _ => panic!("{req:?}: got {got:?}, want {want:?}"),
         }
     }
+    // Issue 8 §7 / issue 10 §5: the note says which release is used, in which direction it
+    // differs, what that may miss, and how to get exact knowledge.
     let note = select(Some("4.3.5")).unwrap().note.unwrap();
-    assert_eq!(
-        note,
-        "NetBox 4.3.5 is not shipped; using 4.3.3 (the nearest older release)"
+    assert!(
+        note.starts_with("NetBox 4.3.5 is not shipped; using 4.3.3, the closest shipped release (older than 4.3.5)"),
+        "{note}"
     );
+    let note = select(Some("4.6.0")).unwrap().note.unwrap();
+    assert!(
+        note.starts_with("NetBox 4.6.0 is not shipped; using 4.6.8, the closest shipped release (newer than 4.6.0): filters and choices added after 4.6.0 pass here"),
+        "{note}"
+    );
+    assert!(!note.contains("older"), "{note}");
+    let sel = select(Some("4.7.3")).unwrap();
+    assert_eq!(sel.approximate.as_deref(), Some("4.7.3"));
+    let note = sel.note.unwrap();
+    assert!(
+        note.contains("using 4.6.8, the closest shipped release (older than 4.7.3)"),
+        "{note}"
+    );
+    assert!(note.contains("are warnings, not errors"), "{note}");
+    assert!(note.contains("netbox-lsp index build --url"), "{note}");
 }
 
 // ---------------------------------------------------------------- the shipped indexes
@@ -550,7 +571,7 @@ fn embedded_indexes_load_with_sane_counts() {
     assert!(std::sync::Arc::ptr_eq(&a, &b), "decoded once per process");
     assert!(embedded::embedded_index("1.0.0").endpoints.is_empty());
     assert!(matches!(
-        embedded::load("9.9"),
+        embedded::load("3.7"),
         Err(IndexError::UnknownVersion(_))
     ));
 }
@@ -899,7 +920,7 @@ fn index_command_errors_exit_2() {
             "cannot read missing.gz",
         ),
         (
-            &["index", "info", "--netbox-version", "5.0"],
+            &["index", "info", "--netbox-version", "3.7"],
             "shipped versions: 4.3.3",
         ),
     ];

@@ -89,6 +89,28 @@ fn version(v: &str) -> &'static str {
         .unwrap_or_else(|| panic!("NetBox {v} is not shipped"))
 }
 
+/// `version: instance`: the index built from the customised NetBox 4.6.8's answers
+/// (`tests/fixtures/instance/`: the netbox-bgp plugin, custom fields, a `FIELD_CHOICES` status).
+fn instance_index() -> std::sync::Arc<netbox_lsp::index::FilterIndex> {
+    static INDEX: std::sync::OnceLock<std::sync::Arc<netbox_lsp::index::FilterIndex>> =
+        std::sync::OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/instance");
+            let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
+            let inputs = netbox_lsp::instance::Inputs {
+                status: Some(read("status.json.gz")),
+                openapi: read("openapi.json.gz"),
+                graphql: None,
+                custom_fields: vec![read("custom-fields.json.gz")],
+                choice_sets: vec![read("custom-field-choice-sets.json.gz")],
+            };
+            let built = netbox_lsp::instance::build(&inputs, "", &Default::default()).unwrap();
+            std::sync::Arc::new(built.index)
+        })
+        .clone()
+}
+
 #[test]
 fn rest_cases() {
     let all = cases();
@@ -100,8 +122,13 @@ fn rest_cases() {
     let mut failures = Vec::new();
     for case in &all {
         let knowledge = Knowledge {
-            index: Some(embedded::embedded_index(version(&case.version))),
+            index: Some(if case.version == "instance" {
+                instance_index()
+            } else {
+                embedded::embedded_index(version(&case.version))
+            }),
             graphql: None,
+            ..Default::default()
         };
         let findings = analyze(&case.text, case.kind, &knowledge);
         let got: Vec<&str> = findings.iter().map(|f| f.code).collect();

@@ -21,6 +21,35 @@ pub struct BuildArgs {
     /// `info.version` is missing or not a version.
     #[arg(long)]
     pub netbox_version: Option<String>,
+    /// Build from a live NetBox: its base URL (`https://netbox.example.com`). Fetches
+    /// /api/status/, /api/schema/, /graphql/ and the custom fields; writes the index and the
+    /// GraphQL schema beside it.
+    #[arg(long, conflicts_with_all = ["openapi", "graphql", "status", "custom_fields", "choice_sets"])]
+    pub url: Option<String>,
+    /// Environment variable holding the API token (default: NETBOX_TOKEN when set).
+    #[arg(long, value_name = "NAME")]
+    pub token_env: Option<String>,
+    /// File holding the API token (first line).
+    #[arg(long, value_name = "FILE", conflicts_with = "token_env")]
+    pub token_file: Option<PathBuf>,
+    /// Extra root certificate(s) in PEM, for a NetBox behind a private CA.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Do not check the server's certificate (warned about on every use).
+    #[arg(long)]
+    pub insecure: bool,
+    /// Seconds to wait for an answer to start (NetBox may take 30 s for its OpenAPI document).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub timeout: u64,
+    /// `/api/status/` answer saved as a file (stamps version and plugins).
+    #[arg(long, value_name = "FILE")]
+    pub status: Option<PathBuf>,
+    /// `/api/extras/custom-fields/` answer saved as a file (`cf_` filters are then checked).
+    #[arg(long, value_name = "FILE")]
+    pub custom_fields: Option<PathBuf>,
+    /// `/api/extras/custom-field-choice-sets/` answer saved as a file (choice values).
+    #[arg(long, value_name = "FILE")]
+    pub choice_sets: Option<PathBuf>,
 }
 
 /// Arguments of `index info`.
@@ -36,6 +65,13 @@ pub struct InfoArgs {
 
 /// Runs `index build`; returns the exit code (0 written, 2 usage, I/O or build error).
 pub fn build(args: &BuildArgs) -> i32 {
+    if args.url.is_some()
+        || args.status.is_some()
+        || args.custom_fields.is_some()
+        || args.choice_sets.is_some()
+    {
+        return super::instance_build::build(args);
+    }
     if args.openapi.is_none() && args.graphql.is_none() {
         eprintln!("netbox-lsp index build: give --openapi FILE and/or --graphql FILE");
         return 2;
@@ -67,7 +103,7 @@ pub fn build(args: &BuildArgs) -> i32 {
 }
 
 /// `x/netbox-4.6.8.index.json.gz` → `x/netbox-4.6.8.schema.graphql.gz`.
-fn schema_path_beside(index_out: &Path) -> PathBuf {
+pub(crate) fn schema_path_beside(index_out: &Path) -> PathBuf {
     let name = index_out
         .file_name()
         .and_then(|n| n.to_str())
@@ -234,13 +270,34 @@ pub fn info(args: &InfoArgs) -> i32 {
 }
 
 /// Writes to stdout, ignoring a closed pipe (`index info | head -1`) instead of panicking.
-fn print_out(text: &str) {
+pub(crate) fn print_out(text: &str) {
     use std::io::Write;
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
-/// The lines `index info` prints: version, format, source hash and counts.
+/// The lines `index info` prints: version, format, source hash and counts (and, for an index
+/// built from an instance, its stamp: URL, date, plugins, custom fields, inputs hash).
 pub fn describe(index: &FilterIndex) -> String {
+    let mut text = describe_counts(index);
+    if let Some(inst) = &index.instance {
+        let plugins: Vec<String> = inst
+            .plugins
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        text += &format!(
+            "built from:                {}\nbuilt at:                  {}\nplugins:                   {}\ncustom fields:             {}\ninputs sha256:             {}\n",
+            if inst.url.is_empty() { "files" } else { inst.url.as_str() },
+            inst.built,
+            if plugins.is_empty() { "none".to_string() } else { plugins.join(", ") },
+            inst.custom_fields.as_ref().map_or("not given".to_string(), |c| c.len().to_string()),
+            inst.inputs_sha256
+        );
+    }
+    text
+}
+
+fn describe_counts(index: &FilterIndex) -> String {
     format!(
         "NetBox version:            {}\n\
          index format:              {}\n\

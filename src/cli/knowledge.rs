@@ -13,8 +13,8 @@ use std::sync::Arc;
 /// - `index`: an index file written by `netbox-lsp index build` (`.json.gz` or `.json`). It
 ///   decides the REST knowledge; when `netbox_version` is not given, the embedded GraphQL schema
 ///   of the index's NetBox version is used.
-/// - `netbox_version`: `4.3`, `4.3.3`, ...; picks a shipped release (nearest older of the same
-///   minor release, with a note); default: the newest shipped one.
+/// - `netbox_version`: `4.3`, `4.3.3`, ...; picks a shipped release (the closest one, with a note,
+///   when it is not shipped: see `embedded::select`); default: the newest shipped one.
 /// - `graphql_schema`: an SDL or introspection JSON file (`.gz` accepted) used instead of the
 ///   embedded schema.
 ///
@@ -53,6 +53,9 @@ pub fn knowledge_for(
         }
     };
 
+    if from_file.is_none() {
+        knowledge.approximate = selection.as_ref().and_then(|s| s.approximate.clone());
+    }
     knowledge.index = match from_file {
         Some(idx) => Some(Arc::new(idx)),
         None => match &selection {

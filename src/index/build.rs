@@ -224,6 +224,7 @@ pub fn build_with_options(
         endpoints,
         object_types,
         choice_sets: builder.sets,
+        instance: None,
     };
     Ok((index, builder.report))
 }

@@ -41,13 +41,18 @@ pub const RELEASES: &[Release] = &[
 pub struct Selection {
     /// The shipped version chosen, e.g. `4.3.3`.
     pub version: &'static str,
-    /// Set when the choice is not an exact match, e.g. "NetBox 4.3.5 is not shipped; using 4.3.3".
+    /// Set when the choice is not an exact match: one plain sentence for the user saying what is
+    /// used instead, what that may miss and how to get exact knowledge (`index build --url`).
     pub note: Option<String>,
+    /// Set (to the requested version, e.g. `4.7.3`) when the shipped release stands in for
+    /// another release of NetBox: a newer one, or another patch release of its minor. Findings a
+    /// different release may have made valid are then warnings ([`crate::analysis::Knowledge`]).
+    pub approximate: Option<String>,
 }
 
 /// `4.6.8` → `[4, 6, 8]`; a leading `v` and a `-suffix`/`+suffix` (`4.3.3-Docker-3.3.0`) are
 /// ignored. `None` unless it is two or three dot-separated numbers.
-fn parse_version(v: &str) -> Option<Vec<u32>> {
+pub fn parse_version(v: &str) -> Option<Vec<u32>> {
     let v = v.trim();
     let v = v.strip_prefix(['v', 'V']).unwrap_or(v);
     let v = v.split(['-', '+']).next()?;
@@ -64,23 +69,34 @@ fn shipped_list() -> String {
     }
 }
 
-/// Chooses a shipped release: `None` → newest; `4.3` → the newest 4.3.x; `4.3.3` → exact; a
-/// version between two shipped ones → the nearest older one of the same minor release, with a
-/// note. Errors (a message naming the shipped versions) when nothing fits.
+/// How to get exact knowledge, for notes.
+const BUILD_HINT: &str =
+    "for exact knowledge build an index from your instance: `netbox-lsp index build --url https://<your-netbox>`";
+
+/// Chooses a shipped release: `None` → newest; `4.3` → the newest 4.3.x; `4.3.3` → exact.
 ///
-/// Also: a leading `v` and a build suffix (`4.3.3-Docker-3.3.0`) are accepted; a patch release
-/// older than every shipped one of its minor release (`4.3.1` when `4.3.3` is shipped) uses the
-/// oldest shipped one of that minor release, with a note. Another minor or major release
-/// (`4.7`, `5.0`, `3.7`) is an error.
+/// A release that is not shipped uses the closest shipped one, with a note and
+/// [`Selection::approximate`] set:
+/// - newer than every shipped release of its minor, or of a newer minor/major (`4.3.5`, `4.7.3`,
+///   `5.0`): the newest shipped release of that minor, else the newest of all (names added
+///   since are unknown to it);
+/// - a patch older than the shipped one of its minor (`4.6.0` when `4.6.8` is shipped): that
+///   shipped patch (names it added pass unchecked).
+///
+/// Errors (a message naming the shipped versions) for text that is not a version and for a
+/// minor release older than every shipped one (`3.7`, `4.2`). A leading `v` and a build suffix
+/// (`4.3.3-Docker-3.3.0`) are accepted.
 pub fn select(requested: Option<&str>) -> Result<Selection, String> {
     let newest = RELEASES
         .last()
         .ok_or_else(|| "no NetBox release is shipped in this build".to_string())?;
+    let exact = |version: &'static str| Selection {
+        version,
+        note: None,
+        approximate: None,
+    };
     let Some(req) = requested.map(str::trim).filter(|r| !r.is_empty()) else {
-        return Ok(Selection {
-            version: newest.version,
-            note: None,
-        });
+        return Ok(exact(newest.version));
     };
     let err = |why: &str| {
         format!(
@@ -89,40 +105,52 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
         )
     };
     let want = parse_version(req).ok_or_else(|| err("not a version like 4.6 or 4.6.8"))?;
-    let same_minor: Vec<(&'static str, Vec<u32>)> = RELEASES
+    let shipped: Vec<(&'static str, Vec<u32>)> = RELEASES
         .iter()
         .filter_map(|r| Some((r.version, parse_version(r.version)?)))
+        .collect();
+    let same_minor: Vec<&(&'static str, Vec<u32>)> = shipped
+        .iter()
         .filter(|(_, v)| v[..2] == want[..2])
         .collect();
-    let Some(last) = same_minor.last() else {
-        return Err(err("no release of this minor version is shipped"));
-    };
     if want.len() == 2 {
-        return Ok(Selection {
-            version: last.0,
-            note: None,
-        });
+        if let Some(last) = same_minor.last() {
+            return Ok(exact(last.0));
+        }
+    } else if let Some((v, _)) = same_minor.iter().find(|(_, v)| *v == want) {
+        return Ok(exact(v));
     }
-    if let Some((v, _)) = same_minor.iter().find(|(_, v)| *v == want) {
-        return Ok(Selection {
-            version: v,
-            note: None,
-        });
-    }
-    let older = same_minor.iter().rev().find(|(_, v)| *v < want);
-    let (chosen, how) = match older {
-        Some((v, _)) => (*v, "the nearest older release"),
-        None => (
-            same_minor[0].0,
-            "the nearest release of the same minor version",
-        ),
-    };
-    Ok(Selection {
+    let newest_v = parse_version(newest.version).unwrap_or_default();
+    let approx = |chosen: &'static str, what: String| Selection {
         version: chosen,
         note: Some(format!(
-            "NetBox {req} is not shipped; using {chosen} ({how})"
+            "NetBox {req} is not shipped; using {chosen}, {what}; {BUILD_HINT}"
         )),
-    })
+        approximate: Some(req.to_string()),
+    };
+    let newer_note = |chosen: &str| {
+        format!(
+            "the closest shipped release (older than {req}): filters, endpoints and choices added after {chosen} are unknown to it, so findings a newer release may have made valid are warnings, not errors"
+        )
+    };
+    // Newer than every shipped release of its minor: the newest of that minor.
+    if let Some(last) = same_minor.last().filter(|(_, v)| *v < want) {
+        return Ok(approx(last.0, newer_note(last.0)));
+    }
+    // An older patch of a shipped minor.
+    if let Some(first) = same_minor.first() {
+        return Ok(approx(
+            first.0,
+            format!(
+                "the closest shipped release (newer than {req}): filters and choices added after {req} pass here although NetBox {req} ignores or refuses them, and findings of names {req} may still have are warnings, not errors"
+            ),
+        ));
+    }
+    // A minor or major release newer than every shipped one.
+    if want[..2] > newest_v[..2] {
+        return Ok(approx(newest.version, newer_note(newest.version)));
+    }
+    Err(err("no release of this minor version is shipped"))
 }
 
 /// Decodes the shipped index of `version` (exact version, or anything [`select`] accepts).

@@ -8,6 +8,7 @@
 pub mod build;
 mod compact;
 pub mod embedded;
+pub mod instance;
 pub mod load;
 mod params;
 
@@ -40,6 +41,10 @@ pub struct FilterIndex {
     pub object_types: BTreeMap<String, String>,
     /// Choice sets, deduplicated; [`Parameter::choices`] indexes into this.
     pub choice_sets: Vec<ChoiceSet>,
+    /// Stamp, plugins and custom fields of an index built from an instance (`index build --url`
+    /// or with `--status`/`--custom-fields`); absent in stock indexes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<Box<instance::Instance>>,
 }
 
 /// One list endpoint (`GET /api/<app>/<slug>/`).
@@ -100,6 +105,7 @@ impl FilterIndex {
             endpoints: BTreeMap::new(),
             object_types: BTreeMap::new(),
             choice_sets: Vec::new(),
+            instance: None,
         }
     }
 

@@ -51,6 +51,8 @@ pub const CODES: &[CodeInfo] = &[
     c("version-only", Error, "The filter exists in another shipped NetBox version but not in the selected one: ignored here."),
     c("ignored-parameter", Warning, "A parameter NetBox reads outside its filtersets (`omit`, `start`, `exclude=config_context`) where that release or endpoint does not read it: ignored, nothing is filtered."),
     c("unknown-endpoint", Error, "Not a REST list endpoint of this NetBox release (NetBox answers 404); with the right spelling or the release where a removed endpoint last existed."),
+    c("custom-field-match", Information, "A text custom field with filter_logic loose: `cf_x=v` is a case-insensitive contains, not an exact match."),
+    c("needs-instance", Information, "A plugin endpoint with stock knowledge: its filters need an index built from the instance."),
     c("limit-range", Error, "`limit` outside 1..100 on netbox_get_objects / netbox_search_objects: the MCP server rejects the call."),
 ];
 

@@ -13,6 +13,7 @@ mod endpoint;
 mod endpoint_history;
 mod faults;
 mod filler;
+mod instance;
 mod lookups;
 mod names;
 mod nullable;
@@ -87,7 +88,13 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
     };
     let mut out = Vec::new();
     let view = target::resolve(&ctx, &mut out);
+    if view.is_none() {
+        instance::plugin_target(&ctx, &mut out);
+    }
     for entry in &call.filters {
+        if instance::check_custom_field(&ctx, view.as_ref(), entry, &mut out) {
+            continue;
+        }
         if entry.key.is_empty() || entry.key.starts_with("cf_") {
             continue;
         }
@@ -110,7 +117,10 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
                     values::check(&ctx, view, entry, param, &mut out);
                 }
             }
-            None => names::check(&ctx, view, entry, &mut out),
+            None => {
+                names::check(&ctx, view, entry, &mut out);
+                instance::custom_field_hint(&ctx, view, entry, &mut out);
+            }
         }
     }
     if let Some(view) = view.as_ref() {

@@ -181,6 +181,7 @@ fn index(version: &str, regex: bool) -> FilterIndex {
         endpoints,
         object_types,
         choice_sets: vec![status, action],
+        instance: None,
     }
 }
 
@@ -375,7 +376,15 @@ fn unknown_filter_per_endpoint() {
 
 #[test]
 fn unknown_endpoint_fails_open() {
-    assert_clean("plugins/bgp/sessions", "whatever=1&x__in=2");
+    // A plugin endpoint with stock knowledge: no name findings, one note that it needs the
+    // instance's knowledge (issue 8 §4).
+    let (_, fs) = url_findings("plugins/bgp/sessions", "whatever=1&x__in=2");
+    assert!(
+        fs.iter()
+            .all(|f| f.code == "needs-instance"
+                && f.severity == crate::finding::Severity::Information),
+        "{fs:#?}"
+    );
 }
 
 #[test]

@@ -171,12 +171,16 @@ pub fn items(
                         format!("{}{name}", u8::from(lookup)),
                     )
                 })
+                .chain(custom_field_items(index, ep, &make))
                 .collect()
         }
         Expect::ChoiceValue { target, filter } => {
             let Some((_, ep)) = index.resolve(target) else {
                 return Vec::new();
             };
+            if let Some(items) = custom_field_choices(index, ep, filter, &make) {
+                return items;
+            }
             let Some(set) = ep.params.get(filter).and_then(|p| index.choices(p)) else {
                 return Vec::new();
             };
@@ -270,4 +274,94 @@ fn graphql_items(
             ..CompletionItem::default()
         })
         .collect()
+}
+
+/// `cf_<name>` items for the custom fields of the endpoint's object type (instance indexes only).
+fn custom_field_items<M>(
+    index: &FilterIndex,
+    ep: &crate::index::Endpoint,
+    make: &M,
+) -> Vec<CompletionItem>
+where
+    M: Fn(
+        String,
+        String,
+        CompletionItemKind,
+        Option<String>,
+        Option<String>,
+        String,
+    ) -> CompletionItem,
+{
+    let Some(ot) = ep.object_type.as_deref() else {
+        return Vec::new();
+    };
+    index
+        .custom_fields_of(ot)
+        .into_iter()
+        .filter(|f| f.filter_logic != "disabled" && f.kind != "json")
+        .map(|f| {
+            let name = format!("cf_{}", f.name);
+            make(
+                name.clone(),
+                name.clone(),
+                CompletionItemKind::FIELD,
+                Some(format!(
+                    "custom field · {} · filter logic {}",
+                    f.kind, f.filter_logic
+                )),
+                Some(format!(
+                    "Custom field `{}` of this NetBox ({}), assigned to {}.{}",
+                    f.name,
+                    f.kind,
+                    f.object_types.join(", "),
+                    f.choices
+                        .as_ref()
+                        .map(|c| format!(" Values: {}.", c.join(", ")))
+                        .unwrap_or_default()
+                )),
+                format!("0{name}"),
+            )
+        })
+        .collect()
+}
+
+/// The choice values of a select/multiselect custom field `cf_<name>`; `None` when `filter` is
+/// not one.
+fn custom_field_choices<M>(
+    index: &FilterIndex,
+    ep: &crate::index::Endpoint,
+    filter: &str,
+    make: &M,
+) -> Option<Vec<CompletionItem>>
+where
+    M: Fn(
+        String,
+        String,
+        CompletionItemKind,
+        Option<String>,
+        Option<String>,
+        String,
+    ) -> CompletionItem,
+{
+    let name = filter.strip_prefix("cf_")?;
+    let ot = ep.object_type.as_deref()?;
+    let fields = index.custom_fields_of(ot);
+    let field = fields.iter().find(|f| f.name == name)?;
+    let choices = field.choices.as_ref()?;
+    Some(
+        choices
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                make(
+                    v.clone(),
+                    v.clone(),
+                    CompletionItemKind::ENUM_MEMBER,
+                    field.choice_set.clone(),
+                    None,
+                    format!("{i:04}"),
+                )
+            })
+            .collect(),
+    )
 }

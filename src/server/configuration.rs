@@ -108,6 +108,19 @@ pub async fn reload(backend: &Backend) {
     for (typ, m) in messages {
         popup(backend, typ, m).await;
     }
+    let named: Vec<Settings> = {
+        let s = lock(&backend.state.settings);
+        let mut v = vec![s.global.clone()];
+        v.extend(
+            s.folders
+                .iter()
+                .flat_map(|f| [f.editor.clone(), f.file.clone()]),
+        );
+        v
+    };
+    for s in &named {
+        super::instance::check_workspace_url(backend, s).await;
+    }
     diagnostics::refresh_all(backend);
 }
 

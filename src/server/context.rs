@@ -371,6 +371,11 @@ fn tool_target(text: &str, f: &Frame, end: usize) -> Option<String> {
 fn pynetbox_target(text: &str, f: &Frame) -> Option<String> {
     let name = call_name(text, f.pos);
     let c = PYNETBOX_CALL.captures(name)?;
+    // `nb.plugins.<plugin>.<endpoint>.filter(`: a plugin endpoint.
+    let before = &name[..c.get(0)?.start()];
+    if before.ends_with("plugins.") {
+        return Some(format!("plugins/{}/{}", &c[1], &c[2]));
+    }
     Some(format!("{}/{}", &c[1], &c[2]))
 }
 
@@ -692,6 +697,7 @@ mod tests {
             ("x = nb.dcim.dev|", Python, Some((Expect::PynetboxEndpoint { app: "dcim".into() }, "dev", Quote::None))),
             ("nb.dcim.devices.filter(site_id=1, ro|", Python, Some((filter("dcim/devices"), "ro", Quote::None))),
             ("nb.dcim.devices.filter(status='pl|", Python, Some((choice("dcim/devices", "status"), "pl", Quote::None))),
+            ("nb.plugins.bgp.session.filter(peer_gr|", Python, Some((filter("plugins/bgp/session"), "peer_gr", Quote::None))),
             ("curl /api/dcim/devices/?role_id=3&st|", Text, Some((filter("/api/dcim/devices/"), "st", Quote::None))),
             ("GET /api/dcim/devices/?status=pl|", Markdown, Some((choice("/api/dcim/devices/", "status"), "pl", Quote::None))),
             ("see /api/dc|", Markdown, Some((Expect::ApiPath, "dc", Quote::None))),

@@ -58,6 +58,9 @@ pub fn refresh_all(backend: &Backend) {
 
 /// The knowledge for `settings`, loaded off the async threads; notes are told once.
 pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded> {
+    if let Some(loaded) = super::instance::knowledge_for(backend, settings) {
+        return loaded;
+    }
     let state = backend.state.clone();
     let s = settings.clone();
     let got = tokio::task::spawn_blocking(move || guarded(|| state.knowledge.get(&s))).await;

@@ -125,6 +125,25 @@ pub fn describe(
                     s.push_str(&format!("\n\n_NetBox {version} filter index_"));
                     s
                 }
+                None if custom_field(index, ep, name).is_some() => {
+                    let f = custom_field(index, ep, name)?;
+                    format!(
+                        "**{name}**: custom field `{}` of this NetBox ({}, filter logic {}), assigned to {}.{}{}\n\n_NetBox {version} instance index_",
+                        f.name,
+                        f.kind,
+                        f.filter_logic,
+                        f.object_types.join(", "),
+                        f.choices
+                            .as_ref()
+                            .map(|c| format!(" Values: {}.", c.join(", ")))
+                            .unwrap_or_default(),
+                        findings
+                            .iter()
+                            .find(|x| x.range.start <= word.end && word.start <= x.range.end)
+                            .map(|x| format!("\n\n{}", x.message))
+                            .unwrap_or_default()
+                    )
+                }
                 None if name.starts_with("cf_") => format!(
                     "`{name}` filters on a custom field: custom fields are defined per NetBox instance, so the shipped index cannot check it.\n\n_NetBox {version} filter index_"
                 ),
@@ -146,4 +165,21 @@ pub fn describe(
         _ => return None,
     };
     Some((word, body))
+}
+
+/// The instance's custom field behind `cf_<name>[__lookup]`, if the index knows it (whether or
+/// not it is assigned to `ep`'s object type: the finding on the key says what that means).
+fn custom_field<'a>(
+    index: &'a FilterIndex,
+    _ep: &crate::index::Endpoint,
+    key: &str,
+) -> Option<&'a crate::index::instance::CustomField> {
+    let name = key.strip_prefix("cf_")?.split("__").next()?;
+    index
+        .instance
+        .as_deref()?
+        .custom_fields
+        .as_ref()?
+        .iter()
+        .find(|f| f.name == name)
 }

@@ -24,7 +24,11 @@ pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<Initi
     *lock(&backend.state.caps) = client_caps(&params.capabilities);
 
     let mut messages = Vec::new();
-    let init = match params.initialization_options.as_ref() {
+    let mut options = params.initialization_options.clone();
+    let (user_instance, problems) = super::instance::take_from_init(&mut options);
+    *lock(&backend.state.instance.from_init) = user_instance;
+    messages.extend(problems);
+    let init = match options.as_ref() {
         None => Settings::default(),
         Some(v) => {
             // Editors often nest the section: accept `{ "netboxLsp": {...} }` too.
@@ -75,6 +79,7 @@ pub async fn initialized(backend: &Backend) {
     tokio::spawn(async move {
         configuration::register_watchers(&b).await;
         configuration::reload(&b).await;
+        super::instance::start(&b, false);
     });
 }
 
@@ -144,6 +149,10 @@ pub fn capabilities(enc: Encoding) -> ServerCapabilities {
             resolve_provider: Some(false),
             work_done_progress_options: WorkDoneProgressOptions::default(),
         })),
+        execute_command_provider: Some(ExecuteCommandOptions {
+            commands: vec![super::instance::REBUILD_COMMAND.to_string()],
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        }),
         workspace: Some(WorkspaceServerCapabilities {
             workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                 supported: Some(true),

@@ -75,6 +75,11 @@ pub fn load(settings: &Settings) -> Loaded {
         }
     }
     if index.is_none() {
+        loaded.knowledge.approximate = settings
+            .netbox_version
+            .as_deref()
+            .and_then(|v| embedded::select(Some(v)).ok())
+            .and_then(|s| s.approximate);
         index = match embedded_index(settings.netbox_version.as_deref(), &mut loaded.notes) {
             Some(i) => Some(i),
             None if settings.netbox_version.is_some() => embedded_index(None, &mut Vec::new()),

@@ -27,6 +27,7 @@ pub mod document;
 pub mod graphql_site;
 pub mod hover;
 pub mod initialize;
+pub mod instance;
 pub mod knowledge;
 pub mod position;
 pub mod transport;
@@ -166,6 +167,8 @@ pub struct State {
     pub shut_down: Arc<AtomicBool>,
     /// Configuration problems already shown (a popup once per distinct problem).
     pub shown_problems: Mutex<std::collections::HashSet<String>>,
+    /// The user's own NetBox and the knowledge built from it.
+    pub instance: instance::Slot,
 }
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
@@ -293,6 +296,10 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         code_action::handle(self, params).await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        Ok(instance::execute_command(self, params).await)
     }
 }
 

@@ -11,6 +11,9 @@
 --   graphql_schema = '/path/to/schema.graphql',
 --   severity = { ['unknown-filter'] = 'warning' },
 --   exclude = { 'vendor/**' },
+-- Your own NetBox (init_options only, from your own config: the token is sent only to this URL):
+--   instance = { url = 'https://netbox.example.com', tokenEnv = 'NETBOX_TOKEN' },
+-- :NetboxRebuildIndex rebuilds the knowledge from it (workspace/executeCommand netbox-lsp.rebuildIndex).
 -- The defaults are vim.empty_dict() rather than {} so that, left empty, they reach the server as a
 -- JSON object ({}), not as an empty array ([]).
 
@@ -23,4 +26,9 @@ return {
   settings = {
     netboxLsp = vim.empty_dict(),
   },
+  on_attach = function(client, bufnr)
+    vim.api.nvim_buf_create_user_command(bufnr, 'NetboxRebuildIndex', function()
+      client:request('workspace/executeCommand', { command = 'netbox-lsp.rebuildIndex', arguments = {} }, nil, bufnr)
+    end, { desc = 'netbox-lsp: rebuild the knowledge from your NetBox' })
+  end,
 }

@@ -29,7 +29,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("netboxLsp.showOutput", () => output?.show(true)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       // Everything but the binary is applied live through didChangeConfiguration.
-      if (e.affectsConfiguration(`${SECTION}.server.path`)) void restart(context);
+      if (e.affectsConfiguration(`${SECTION}.server.path`) || e.affectsConfiguration(`${SECTION}.instance`)) {
+        void restart(context);
+      }
     }),
   );
   await start(context);
@@ -63,7 +65,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ language, scheme }))),
-    initializationOptions: optionsFor(folder?.uri),
+    initializationOptions: { ...optionsFor(folder?.uri), ...userInstance() },
     outputChannel: output,
     traceOutputChannel: output,
     middleware: {
@@ -132,4 +134,19 @@ function optionsFor(scope: vscode.Uri | undefined): ServerOptions {
     process.env,
     folder?.uri.fsPath,
   );
+}
+
+/**
+ * `instance` for `initializationOptions`, from the user's own (global) settings only: a
+ * workspace's settings never name the NetBox the token is sent to.
+ */
+function userInstance(): { instance?: { url: string; tokenEnv?: string; tokenFile?: string } } {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const user = (key: string): string | undefined => {
+    const v = cfg.inspect<string>(key)?.globalValue;
+    return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
+  };
+  const url = user("instance.url");
+  if (url === undefined) return {};
+  return { instance: { url, tokenEnv: user("instance.tokenEnv"), tokenFile: user("instance.tokenFile") } };
 }

@@ -1,0 +1,37 @@
+//! Checking against a shipped release that stands in for another one (`--netbox-version 4.7.3`
+//! checked with 4.6.8, `4.6.0` with 4.6.8; see [`crate::index::embedded::select`]).
+//!
+//! Names and choices differ between releases, so an error saying "NetBox does not have this"
+//! may be wrong for the release the user runs: such findings become warnings. Findings about
+//! value forms and grammar that every release shares stay errors. The user is told once (the
+//! selection's note), not per finding.
+
+use crate::analysis::Knowledge;
+use crate::finding::{Finding, Severity};
+
+/// Codes whose error says a name or value is missing from the selected release, which another
+/// release may have: an unknown filter, lookup, choice, object type, GraphQL field/argument/enum
+/// value, or a filter the index places in another release.
+pub const MAY_DIFFER: &[&str] = &[
+    "unknown-filter",
+    "unsupported-lookup",
+    "invalid-choice",
+    "unknown-object-type",
+    "unknown-endpoint",
+    "version-only",
+    "graphql-validation",
+];
+
+/// Lowers errors of [`MAY_DIFFER`] codes to warnings when `knowledge` is approximate; returns
+/// `findings` unchanged otherwise.
+pub fn soften(knowledge: &Knowledge, mut findings: Vec<Finding>) -> Vec<Finding> {
+    if knowledge.approximate.is_none() {
+        return findings;
+    }
+    for f in &mut findings {
+        if f.severity == Severity::Error && MAY_DIFFER.contains(&f.code) {
+            f.severity = Severity::Warning;
+        }
+    }
+    findings
+}

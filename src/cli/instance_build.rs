@@ -1,0 +1,113 @@
+//! `index build --url URL` (fetch from a live NetBox) and `index build --openapi F --status F
+//! --custom-fields F --choice-sets F [--graphql F]` (the same answers saved as files): one
+//! instance index plus the GraphQL schema beside it.
+
+use super::index_cmd::{describe, print_out, schema_path_beside, BuildArgs};
+use crate::index::build::BuildOptions;
+use crate::index::load::write_index;
+use crate::instance::http::{Client, Options};
+use crate::instance::token::Token;
+use crate::instance::{build as build_index, fetch, Inputs};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Runs the instance build; returns the exit code (0 written, 2 on any error).
+pub fn build(args: &BuildArgs) -> i32 {
+    match run(args) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("netbox-lsp index build: {e}");
+            2
+        }
+    }
+}
+
+/// The token the user named: `--token-file`, `--token-env`, else `NETBOX_TOKEN` when set.
+fn token(args: &BuildArgs) -> Result<Option<Token>, String> {
+    if let Some(f) = &args.token_file {
+        return Token::from_file(f).map(Some);
+    }
+    if let Some(name) = &args.token_env {
+        return Token::from_env(name).map(Some);
+    }
+    Ok(std::env::var("NETBOX_TOKEN")
+        .ok()
+        .and_then(|v| Token::new(&v)))
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+fn run(args: &BuildArgs) -> Result<(), String> {
+    let options = BuildOptions {
+        netbox_version: args.netbox_version.clone(),
+    };
+    let (inputs, url) = match &args.url {
+        Some(url) => {
+            if args.insecure {
+                eprintln!(
+                    "netbox-lsp: warning: --insecure: the certificate of {url} is NOT checked; anyone on the path can read the token and forge the answers"
+                );
+            }
+            let client = Client::new(
+                url,
+                token(args)?,
+                Options {
+                    timeout: Duration::from_secs(args.timeout.max(1)),
+                    ca_cert: args.ca_cert.clone(),
+                    insecure: args.insecure,
+                    progress: true,
+                },
+            )?;
+            let base = client.base().to_string();
+            (fetch(&client)?, base)
+        }
+        None => {
+            let openapi = args.openapi.as_deref().ok_or(
+                "give --openapi FILE with --status/--custom-fields/--choice-sets (or --url)",
+            )?;
+            let opt = |p: &Option<PathBuf>| p.as_deref().map(read).transpose();
+            let inputs = Inputs {
+                status: opt(&args.status)?,
+                openapi: read(openapi)?,
+                graphql: opt(&args.graphql)?,
+                custom_fields: opt(&args.custom_fields)?.into_iter().collect(),
+                choice_sets: opt(&args.choice_sets)?.into_iter().collect(),
+            };
+            (inputs, String::new())
+        }
+    };
+    let built = build_index(&inputs, &url, &options)?;
+    for note in &built.report.notes {
+        // The OpenAPI `info.version` note is moot when /api/status/ gave the version.
+        if inputs.status.is_none() {
+            eprintln!("note: {note}");
+        }
+    }
+    let index = &built.index;
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("netbox-{}.index.json.gz", index.netbox_version)));
+    let data = write_index(index);
+    std::fs::write(&out, &data).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let mut text = format!(
+        "wrote {} ({} bytes)\n{}",
+        out.display(),
+        data.len(),
+        describe(index)
+    );
+    if let Some(sdl) = &built.sdl {
+        let path = schema_path_beside(&out);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let bytes = std::io::Write::write_all(&mut gz, sdl.as_bytes())
+            .and_then(|_| gz.finish())
+            .map_err(|e| format!("cannot compress the GraphQL schema: {e}"))?;
+        std::fs::write(&path, &bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        text += &format!("wrote {} ({} bytes)\n", path.display(), bytes.len());
+    }
+    print_out(&text);
+    Ok(())
+}

@@ -1,0 +1,491 @@
+//! The HTTP client that talks to the user's NetBox: ureq on rustls (ring), system root
+//! certificates plus an optional private CA, `HTTPS_PROXY`/`NO_PROXY` from the environment,
+//! timeouts, redirects followed only within the same origin, and errors that say what happened
+//! and what to do. The token goes only into the `Authorization` header of requests to the
+//! configured origin; no message, log line or panic carries it.
+
+use super::token::Token;
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+use ureq::http::Uri;
+use ureq::tls::{Certificate, RootCerts, TlsConfig};
+use ureq::Agent;
+
+/// Largest answer accepted (bytes); NetBox 4.6's OpenAPI document is about 14 MB.
+const MAX_BODY: u64 = 512 * 1024 * 1024;
+/// Same-origin redirects followed before giving up.
+const MAX_HOPS: usize = 5;
+
+/// How to reach the instance.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Longest wait for an answer to start, and for each read after that. NetBox can take
+    /// 10–30 s to generate its OpenAPI document when its cache is cold.
+    pub timeout: Duration,
+    /// Extra PEM root certificates (a private CA), added to the system's.
+    pub ca_cert: Option<PathBuf>,
+    /// Turn certificate checks off (the caller warns on every use).
+    pub insecure: bool,
+    /// Report progress on stderr (bytes, seconds).
+    pub progress: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            timeout: Duration::from_secs(120),
+            ca_cert: None,
+            insecure: false,
+            progress: false,
+        }
+    }
+}
+
+/// `(scheme, host, port)`.
+type Origin = (String, String, u16);
+
+/// A client bound to one NetBox base URL.
+pub struct Client {
+    agent: Agent,
+    /// `https://netbox.example.com` or `https://host/netbox` (no trailing slash).
+    base: String,
+    origin: Origin,
+    token: Option<Token>,
+    options: Options,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base", &self.base)
+            .field("token", &self.token)
+            .finish()
+    }
+}
+
+/// The origin of an absolute `http(s)` URL; errors say why it is not one.
+fn origin_of(uri: &Uri) -> Result<Origin, String> {
+    let scheme = uri.scheme_str().unwrap_or_default().to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return Err("the URL must start with https:// or http://".into());
+    }
+    let auth = uri.authority().ok_or("the URL has no host")?;
+    if auth.as_str().contains('@') {
+        return Err(
+            "the URL carries a user name or password: give the token through an environment variable or file instead"
+                .into(),
+        );
+    }
+    let port = auth
+        .port_u16()
+        .unwrap_or(if scheme == "https" { 443 } else { 80 });
+    Ok((scheme, auth.host().to_ascii_lowercase(), port))
+}
+
+/// Checks and normalises a NetBox base URL: `https://netbox.example.com/` →
+/// `https://netbox.example.com`. A path below the host is kept (NetBox under `/netbox/`).
+pub fn normalise_url(url: &str) -> Result<String, String> {
+    let url = url.trim();
+    let uri: Uri = url
+        .parse()
+        .map_err(|_| format!("`{url}` is not a URL like https://netbox.example.com"))?;
+    origin_of(&uri)?;
+    if uri.query().is_some() {
+        return Err("the NetBox URL must not have a query string".into());
+    }
+    let mut s = url.trim_end_matches('/').to_string();
+    if let Some(stripped) = s.strip_suffix("/api") {
+        s = stripped.to_string();
+    }
+    Ok(s)
+}
+
+fn root_certs(options: &Options) -> Result<RootCerts, String> {
+    let mut certs: Vec<Certificate<'static>> = rustls_native_certs::load_native_certs()
+        .certs
+        .iter()
+        .map(|c| Certificate::from_der(c.as_ref()).to_owned())
+        .collect();
+    if let Some(path) = &options.ca_cert {
+        let pem = std::fs::read(path)
+            .map_err(|e| format!("cannot read the CA certificate {}: {e}", path.display()))?;
+        let before = certs.len();
+        for item in ureq::tls::parse_pem(&pem) {
+            match item {
+                Ok(ureq::tls::PemItem::Certificate(c)) => certs.push(c),
+                Ok(_) => {}
+                Err(e) => {
+                    return Err(format!(
+                        "{} is not a PEM certificate file: {e}",
+                        path.display()
+                    ))
+                }
+            }
+        }
+        if certs.len() == before {
+            return Err(format!(
+                "{} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+                path.display()
+            ));
+        }
+    }
+    Ok(RootCerts::new_with_certs(&certs))
+}
+
+impl Client {
+    /// A client for the NetBox at `url` (see [`normalise_url`]), sending `token` if given.
+    pub fn new(url: &str, token: Option<Token>, options: Options) -> Result<Client, String> {
+        let base = normalise_url(url)?;
+        let uri: Uri = base.parse().map_err(|_| "not a URL".to_string())?;
+        let origin = origin_of(&uri)?;
+        let tls = TlsConfig::builder()
+            .root_certs(if options.insecure {
+                RootCerts::WebPki
+            } else {
+                root_certs(&options)?
+            })
+            .disable_verification(options.insecure)
+            .build();
+        let config = Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .max_redirects_will_error(false)
+            .proxy(ureq::Proxy::try_from_env())
+            .timeout_connect(Some(Duration::from_secs(15).min(options.timeout)))
+            .timeout_recv_response(Some(options.timeout))
+            .timeout_per_read(Some(options.timeout))
+            .user_agent(concat!("netbox-lsp/", env!("CARGO_PKG_VERSION")))
+            .tls_config(tls)
+            .build();
+        Ok(Client {
+            agent: config.into(),
+            base,
+            origin,
+            token,
+            options,
+        })
+    }
+
+    /// The base URL (no token, no trailing slash).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `GET <base><path>`; the JSON body on HTTP 200.
+    pub fn get(&self, path: &str) -> Result<Vec<u8>, String> {
+        self.request(path, None)
+    }
+
+    /// `POST <base><path>` with a JSON body; the JSON answer on HTTP 200.
+    pub fn post_json(&self, path: &str, body: &[u8]) -> Result<Vec<u8>, String> {
+        self.request(path, Some(body))
+    }
+
+    fn request(&self, path: &str, body: Option<&[u8]>) -> Result<Vec<u8>, String> {
+        let mut url = format!("{}{path}", self.base);
+        let what = format!("{} {path}", if body.is_some() { "POST" } else { "GET" });
+        for _ in 0..MAX_HOPS {
+            let started = Instant::now();
+            let ticker = self.ticker(&what, started);
+            let sent = self.send(&url, body);
+            let result = match sent {
+                Err(e) => Err(self.transport_error(&what, &e)),
+                Ok(resp) => self.answer(&what, resp, &ticker.bytes),
+            };
+            ticker.stop();
+            match result? {
+                Answer::Body(b) => {
+                    if self.options.progress {
+                        eprintln!(
+                            "netbox-lsp: {what}: {} bytes in {:.1} s",
+                            b.len(),
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                    return Ok(b);
+                }
+                Answer::Redirect(location) => url = self.same_origin(&what, &url, &location)?,
+            }
+        }
+        Err(format!(
+            "{what}: more than {MAX_HOPS} redirects from {}",
+            self.base
+        ))
+    }
+
+    fn send(
+        &self,
+        url: &str,
+        body: Option<&[u8]>,
+    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
+        let auth = self.token.as_ref().map(Token::header_value);
+        match body {
+            None => {
+                let mut r = self.agent.get(url).header("Accept", "application/json");
+                if let Some(a) = &auth {
+                    r = r.header("Authorization", a);
+                }
+                r.call()
+            }
+            Some(b) => {
+                let mut r = self
+                    .agent
+                    .post(url)
+                    .header("Accept", "application/json")
+                    .header("Content-Type", "application/json");
+                if let Some(a) = &auth {
+                    r = r.header("Authorization", a);
+                }
+                r.send(b)
+            }
+        }
+    }
+
+    /// Resolves a redirect target; errors unless it is on the same origin (the token is never
+    /// sent elsewhere, and nothing is requested from the other host).
+    fn same_origin(&self, what: &str, from: &str, location: &str) -> Result<String, String> {
+        let target = if location.starts_with('/') && !location.starts_with("//") {
+            let uri: Uri = from.parse().map_err(|_| format!("{what}: bad URL"))?;
+            format!(
+                "{}://{}{location}",
+                uri.scheme_str().unwrap_or("https"),
+                uri.authority().map(|a| a.as_str()).unwrap_or_default()
+            )
+        } else {
+            location.to_string()
+        };
+        let uri: Uri = target
+            .parse()
+            .map_err(|_| format!("{what}: redirected to an unreadable location"))?;
+        match origin_of(&uri) {
+            Ok(o) if o == self.origin => Ok(target),
+            _ => Err(format!(
+                "{what}: {} redirected to another origin ({}); netbox-lsp follows redirects only within the same scheme, host and port and sends the token nowhere else. If that is your NetBox, give its URL instead.",
+                self.base,
+                uri.authority().map(|a| a.as_str()).unwrap_or(location)
+            )),
+        }
+    }
+
+    fn answer(
+        &self,
+        what: &str,
+        resp: ureq::http::Response<ureq::Body>,
+        progress: &AtomicU64,
+    ) -> Result<Answer, String> {
+        let status = resp.status().as_u16();
+        let header = |n: &str| {
+            resp.headers()
+                .get(n)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let content_type = header("content-type").to_ascii_lowercase();
+        // Content-Length counts wire bytes; with a Content-Encoding (ureq undoes gzip) it says
+        // nothing about the decoded length.
+        let length: Option<u64> = header("content-length")
+            .parse()
+            .ok()
+            .filter(|_| header("content-encoding").is_empty());
+        if (300..400).contains(&status) {
+            let location = header("location");
+            if location.is_empty() {
+                return Err(format!("{what}: HTTP {status} without a Location"));
+            }
+            return Ok(Answer::Redirect(location));
+        }
+        let body = self.read_body(what, resp.into_body(), length, progress)?;
+        let text = || {
+            let t = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
+            let t = match &self.token {
+                Some(tok) => tok.redact(&t),
+                None => t,
+            };
+            t.split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        let detail = || {
+            serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v.get("detail").and_then(|d| d.as_str()).map(str::to_string))
+                .map(|d| match &self.token {
+                    Some(t) => t.redact(&d),
+                    None => d,
+                })
+                .unwrap_or_else(text)
+        };
+        let html =
+            content_type.starts_with("text/html") && body.trim_ascii_start().starts_with(b"<");
+        match status {
+            200 if html => Err(format!(
+                "{what}: {} answered with an HTML page, not JSON (a login page, a proxy or not the NetBox base URL?). Give the URL you open NetBox at, e.g. https://netbox.example.com.",
+                self.base
+            )),
+            200 => Ok(Answer::Body(body)),
+            401 | 403 => {
+                let d = detail();
+                let hint = if self.token.is_none() {
+                    "this NetBox needs an API token: set one in an environment variable and name it with --token-env (or instance.tokenEnv)".to_string()
+                } else {
+                    "check the token: v1 tokens (40 hex digits) are sent as `Token …`, v2 tokens (`nbt_<key>.<secret>`, NetBox 4.5+) as `Bearer …`; the token needs read permission".to_string()
+                };
+                Err(format!("{what}: NetBox refused the request (HTTP {status}: {d}); {hint}"))
+            }
+            404 => Err(format!(
+                "{what}: HTTP 404 at {}: no NetBox API there. Give the NetBox base URL (the one that serves /api/status/).",
+                self.base
+            )),
+            _ => Err(format!("{what}: HTTP {status} from {}: {}", self.base, text())),
+        }
+    }
+
+    fn read_body(
+        &self,
+        what: &str,
+        body: ureq::Body,
+        length: Option<u64>,
+        progress: &AtomicU64,
+    ) -> Result<Vec<u8>, String> {
+        let mut reader = body.into_with_config().limit(MAX_BODY).reader();
+        let mut out = Vec::with_capacity(length.unwrap_or(0).min(64 << 20) as usize);
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    out.extend_from_slice(&buf[..n]);
+                    progress.store(out.len() as u64, Ordering::Relaxed);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let timed_out = matches!(
+                        e.kind(),
+                        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+                    ) || e.to_string().to_ascii_lowercase().contains("timeout");
+                    if timed_out {
+                        return Err(format!(
+                            "{what}: the answer stalled after {} bytes: nothing arrived for {} s. Try again, or raise --timeout.",
+                            out.len(),
+                            self.options.timeout.as_secs()
+                        ));
+                    }
+                    let of = length.map(|l| format!(" of {l}")).unwrap_or_default();
+                    return Err(format!(
+                        "{what}: the answer was cut off after {} bytes{of} (the connection closed early: {e}). Try again.",
+                        out.len()
+                    ));
+                }
+            }
+        }
+        if let Some(l) = length {
+            if (out.len() as u64) < l {
+                return Err(format!(
+                    "{what}: the answer was cut off after {} of {l} bytes. Try again.",
+                    out.len()
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    fn transport_error(&self, what: &str, e: &ureq::Error) -> String {
+        let msg = e.to_string();
+        let msg = match &self.token {
+            Some(t) => t.redact(&msg),
+            None => msg,
+        };
+        let base = &self.base;
+        match e {
+            ureq::Error::Timeout(_) => format!(
+                "{what}: no answer from {base} within {} s. NetBox can take 10–30 s to generate its OpenAPI document on a cold cache; raise --timeout, or check the URL and network.",
+                self.options.timeout.as_secs()
+            ),
+            ureq::Error::HostNotFound => format!("{what}: cannot resolve the host of {base}"),
+            ureq::Error::Rustls(_) | ureq::Error::Tls(_) => format!(
+                "{what}: TLS failure talking to {base}: {msg}. For a private CA give --ca-cert FILE (PEM)."
+            ),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => format!(
+                "{what}: no answer from {base} within {} s; raise --timeout, or check the URL and network.",
+                self.options.timeout.as_secs()
+            ),
+            ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+                format!("{what}: cannot connect to {base}: connection refused")
+            }
+            // rustls reports some handshake failures as I/O errors; a connection closed before
+            // any answer on https is one too (the server does not speak TLS there).
+            _ if ["certificate", "tls", "handshake", "corrupt message", "alert"]
+                .iter()
+                .any(|w| msg.to_ascii_lowercase().contains(w))
+                || (self.origin.0 == "https" && msg.contains("end of file")) =>
+            {
+                format!(
+                "{what}: TLS failure talking to {base}: {msg}. For a private CA give --ca-cert FILE (PEM)."
+            )
+            }
+            _ => format!("{what}: cannot talk to {base}: {msg}"),
+        }
+    }
+
+    /// Prints "waiting …" / bytes-so-far lines every few seconds on stderr while a request runs.
+    fn ticker(&self, what: &str, started: Instant) -> Ticker {
+        let bytes = Arc::new(AtomicU64::new(0));
+        let (tx, rx) = mpsc::channel::<()>();
+        if self.options.progress {
+            let what = what.to_string();
+            let b = bytes.clone();
+            std::thread::spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) =
+                    rx.recv_timeout(Duration::from_secs(3))
+                {
+                    let n = b.load(Ordering::Relaxed);
+                    let s = started.elapsed().as_secs();
+                    if n == 0 {
+                        eprintln!("netbox-lsp: {what}: waiting for NetBox, {s} s");
+                    } else {
+                        eprintln!("netbox-lsp: {what}: {n} bytes, {s} s");
+                    }
+                }
+            });
+        }
+        Ticker { bytes, stop: tx }
+    }
+}
+
+enum Answer {
+    Body(Vec<u8>),
+    Redirect(String),
+}
+
+struct Ticker {
+    bytes: Arc<AtomicU64>,
+    stop: mpsc::Sender<()>,
+}
+
+impl Ticker {
+    fn stop(self) {
+        let _ = self.stop.send(());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(
+            normalise_url("https://netbox.example.com/").unwrap(),
+            "https://netbox.example.com"
+        );
+        assert_eq!(
+            normalise_url("http://127.0.0.1:8046/api/").unwrap(),
+            "http://127.0.0.1:8046"
+        );
+        assert!(normalise_url("netbox.example.com").is_err());
+        assert!(normalise_url("https://u:p@netbox.example.com").is_err());
+        assert!(normalise_url("ftp://x").is_err());
+    }
+}

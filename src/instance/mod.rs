@@ -1,0 +1,168 @@
+//! Knowledge built from the user's own NetBox: fetching its answers ([`fetch`], over
+//! [`http::Client`]) and turning them, or the same answers saved as files, into one filter index
+//! plus a GraphQL schema ([`build`]). The same inputs give the same index either way (only the
+//! stamp's URL and date differ).
+//!
+//! What is fetched (`../shared/netbox/v4.6.8-instance/README.md` has real answers):
+//! `GET /api/status/` (version, plugins), `GET /api/schema/?format=json` (OpenAPI; plugin
+//! endpoints included; 12.9 s cold on the lab instance), `POST /graphql/` (introspection),
+//! `GET /api/extras/custom-fields/` and `/api/extras/custom-field-choice-sets/` (all pages).
+
+pub mod http;
+pub mod token;
+
+use crate::index::build::{build_with_options, BuildOptions, BuildReport};
+use crate::index::instance::{
+    apply, inputs_hash, now_rfc3339, parse_custom_fields, parse_status, Instance,
+};
+use crate::index::FilterIndex;
+
+/// The standard introspection query (as graphql-core 3.2's `get_introspection_query` with
+/// descriptions, `specifiedByURL` and `isRepeatable`; NetBox 4.6.8 answers it).
+pub const INTROSPECTION_QUERY: &str = "query IntrospectionQuery { __schema { queryType { name } mutationType { name } subscriptionType { name } types { ...FullType } directives { name description isRepeatable locations args { ...InputValue } } } } fragment FullType on __Type { kind name description specifiedByURL fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason } inputFields { ...InputValue } interfaces { ...TypeRef } enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason } possibleTypes { ...TypeRef } } fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue } fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }";
+
+/// Page size asked of list endpoints (NetBox caps it at its MAX_PAGE_SIZE, 1000 by default).
+const PAGE: usize = 1000;
+
+/// The raw answers an instance index is built from.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// `/api/status/` body.
+    pub status: Option<Vec<u8>>,
+    /// `/api/schema/?format=json` body (plain or gzip).
+    pub openapi: Vec<u8>,
+    /// Introspection answer or SDL (plain or gzip).
+    pub graphql: Option<Vec<u8>>,
+    /// Pages of `/api/extras/custom-fields/`; empty when not fetched.
+    pub custom_fields: Vec<Vec<u8>>,
+    /// Pages of `/api/extras/custom-field-choice-sets/`.
+    pub choice_sets: Vec<Vec<u8>>,
+}
+
+/// An index built from an instance, with the GraphQL schema as SDL when one was given.
+#[derive(Debug)]
+pub struct Built {
+    pub index: FilterIndex,
+    pub report: BuildReport,
+    /// The GraphQL schema as SDL (written beside the index).
+    pub sdl: Option<String>,
+}
+
+/// Builds the index from `inputs`; `url` is stamped (empty for files). Errors name the input.
+pub fn build(inputs: &Inputs, url: &str, options: &BuildOptions) -> Result<Built, String> {
+    let ungz = |b: &[u8]| crate::graphql::schema::maybe_gunzip(b);
+    let status = match &inputs.status {
+        Some(b) => Some(parse_status(&ungz(b)?)?),
+        None => None,
+    };
+    let mut options = options.clone();
+    if options.netbox_version.is_none() {
+        options.netbox_version = status.as_ref().map(|s| s.netbox_version.clone());
+    }
+    let (mut index, report) = build_with_options(&inputs.openapi, &options)
+        .map_err(|e| format!("OpenAPI document: {e}"))?;
+    let pages =
+        |p: &[Vec<u8>]| -> Result<Vec<Vec<u8>>, String> { p.iter().map(|b| ungz(b)).collect() };
+    let cf = pages(&inputs.custom_fields)?;
+    let cs = pages(&inputs.choice_sets)?;
+    let custom_fields = if cf.is_empty() {
+        None
+    } else {
+        let f: Vec<&[u8]> = cf.iter().map(Vec::as_slice).collect();
+        let s: Vec<&[u8]> = cs.iter().map(Vec::as_slice).collect();
+        Some(parse_custom_fields(&f, &s)?)
+    };
+    let sdl = match &inputs.graphql {
+        Some(g) => Some(graphql_sdl(g)?),
+        None => None,
+    };
+    let status_raw = match &inputs.status {
+        Some(b) => ungz(b)?,
+        None => Vec::new(),
+    };
+    let openapi_raw = ungz(&inputs.openapi)?;
+    let graphql_raw = match &inputs.graphql {
+        Some(b) => ungz(b)?,
+        None => Vec::new(),
+    };
+    let hash = inputs_hash(&[
+        &status_raw,
+        &openapi_raw,
+        &graphql_raw,
+        &cf.concat(),
+        &cs.concat(),
+    ]);
+    let status = status.unwrap_or_default();
+    apply(
+        &mut index,
+        Instance {
+            url: url.to_string(),
+            built: now_rfc3339(),
+            netbox_version: status.netbox_version,
+            plugins: status.plugins,
+            inputs_sha256: hash,
+            custom_fields,
+        },
+    );
+    Ok(Built { index, report, sdl })
+}
+
+/// A GraphQL schema input (introspection JSON or SDL, plain or gzip) as SDL, checked to build.
+pub fn graphql_sdl(bytes: &[u8]) -> Result<String, String> {
+    crate::graphql::load_schema_file(bytes).map_err(|e| format!("GraphQL schema: {e}"))?;
+    let raw = crate::graphql::schema::maybe_gunzip(bytes)?;
+    let text = String::from_utf8_lossy(&raw);
+    let text = text.trim_start_matches('\u{feff}');
+    if crate::graphql::introspection::looks_like_introspection(text) {
+        crate::graphql::introspection::introspection_to_sdl(text)
+            .map_err(|e| format!("GraphQL schema: {e}"))
+    } else {
+        Ok(text.to_string())
+    }
+}
+
+/// Fetches every input from the instance behind `client`. Custom fields need a token with read
+/// permission on them: a refusal there is an error (the index would silently lack them).
+pub fn fetch(client: &http::Client) -> Result<Inputs, String> {
+    let status = client.get("/api/status/")?;
+    parse_status(&status).map_err(|e| format!("GET /api/status/: {e}"))?;
+    let openapi = client.get("/api/schema/?format=json")?;
+    let body = serde_json::json!({
+        "query": INTROSPECTION_QUERY,
+        "operationName": "IntrospectionQuery",
+    })
+    .to_string();
+    let graphql = client.post_json("/graphql/", body.as_bytes())?;
+    let custom_fields = all_pages(client, "/api/extras/custom-fields/")?;
+    let choice_sets = all_pages(client, "/api/extras/custom-field-choice-sets/")?;
+    Ok(Inputs {
+        status: Some(status),
+        openapi,
+        graphql: Some(graphql),
+        custom_fields,
+        choice_sets,
+    })
+}
+
+/// Every page of a list endpoint, by `offset` until `count` objects were seen (the `next` links
+/// are not followed: they carry the host NetBox thinks it has, which may differ behind a proxy).
+fn all_pages(client: &http::Client, path: &str) -> Result<Vec<Vec<u8>>, String> {
+    let mut pages = Vec::new();
+    let mut seen = 0usize;
+    loop {
+        let page = client.get(&format!("{path}?limit={PAGE}&offset={seen}"))?;
+        let v: serde_json::Value = serde_json::from_slice(&page)
+            .map_err(|e| format!("GET {path}: the answer is not JSON: {e}"))?;
+        let n = v
+            .get("results")
+            .and_then(|r| r.as_array())
+            .map(Vec::len)
+            .ok_or_else(|| format!("GET {path}: the answer is not a NetBox list"))?;
+        let count = v.get("count").and_then(|c| c.as_u64()).unwrap_or(0) as usize;
+        pages.push(page);
+        seen += n;
+        if n == 0 || seen >= count {
+            return Ok(pages);
+        }
+    }
+}

@@ -1,0 +1,611 @@
+//! Knowledge from the user's own NetBox (issue 10), against what a customised NetBox 4.6.8
+//! really answered (`tests/fixtures/instance/`, copied from `../shared/netbox/v4.6.8-instance/`):
+//!
+//! - the live ground-truth rows of that instance (custom fields, `FIELD_CHOICES`, the netbox-bgp
+//!   plugin) all agree with the findings made with an index built from its answers;
+//! - `index build --url` against a loopback server replaying those answers gives the same index
+//!   as `index build` from the saved files (only the stamp's URL and date differ);
+//! - the failure modes a real NetBox or network shows (403 bodies as NetBox sends them, an HTML
+//!   login page, a 404 page, a stall, a truncated body, gzip, redirects) give clear errors;
+//! - the token goes only into the `Authorization` header of the configured origin, in the form
+//!   its kind needs, and never into output, errors or the index.
+
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::HostKind;
+use netbox_lsp::finding::{Finding, Severity};
+use netbox_lsp::index::build::BuildOptions;
+use netbox_lsp::index::load::load_index;
+use netbox_lsp::index::FilterIndex;
+use netbox_lsp::instance::{build, Inputs};
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+mod instance_replay;
+use instance_replay::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
+
+fn inputs() -> Inputs {
+    Inputs {
+        status: Some(read("status.json.gz")),
+        openapi: read("openapi.json.gz"),
+        graphql: Some(read("graphql-introspection.json.gz")),
+        custom_fields: vec![read("custom-fields.json.gz")],
+        choice_sets: vec![read("custom-field-choice-sets.json.gz")],
+    }
+}
+
+fn knowledge() -> Knowledge {
+    let built = build(&inputs(), "", &BuildOptions::default()).unwrap();
+    let mut schema = netbox_lsp::graphql::load_schema_file(built.sdl.unwrap().as_bytes()).unwrap();
+    schema.netbox_version = "4.6.8".into();
+    Knowledge {
+        index: Some(Arc::new(built.index)),
+        graphql: Some(Arc::new(schema)),
+        ..Default::default()
+    }
+}
+
+fn serious(f: &Finding) -> bool {
+    matches!(f.severity, Severity::Error | Severity::Warning)
+}
+
+/// Rows whose outcome depends on the instance's data, not its knowledge: which site names and
+/// ASN ids exist there.
+const DATA_ROWS: &[(&str, &str)] = &[
+    ("plugins/bgp/session", "site=dm-akron"), // a slug where the plugin takes the site name: 400
+    ("plugins/bgp/peer-group", "remote_as=65002"), // no ASN object with id 65002: 400
+];
+
+#[test]
+fn instance_ground_truth_rows_agree() {
+    let k = knowledge();
+    let text = std::fs::read_to_string(fixture("ground-truth.tsv")).unwrap();
+    let mut failures = Vec::new();
+    let (mut honoured, mut clean, mut faulty, mut caught, mut data) = (0, 0, 0, 0, 0);
+    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let c: Vec<&str> = line.split('\t').collect();
+        let (endpoint, query, count, verdict) = (c[0], c[1], c[3], c[5]);
+        let expected = c.get(7).copied().unwrap_or("");
+        let (doc, kind) = if endpoint == "graphql" {
+            (format!("{query}\n"), HostKind::Graphql)
+        } else {
+            (
+                format!("GET /api/{endpoint}/?{}\n", query.replace(' ', "+")),
+                HostKind::Text,
+            )
+        };
+        let mut findings = analyze(&doc, kind, &k);
+        // `graphql-pagination` on a filtered list says nothing about the filter (and is to be
+        // information there, issue 8 §5, owned by the GraphQL rules): not judged here.
+        findings.retain(|f| !(f.code == "graphql-pagination" && query.contains("filters:")));
+        let shown: Vec<String> = findings
+            .iter()
+            .map(|f| format!("{}[{}] {}", f.severity.as_str(), f.code, f.message))
+            .collect();
+        let hit = findings.iter().any(|f| {
+            serious(f)
+                && (f.code == expected
+                    || (expected.starts_with("graphql-") && f.code.starts_with("graphql-")))
+        });
+        if verdict.starts_with("honoured") {
+            honoured += 1;
+            // A "matches nothing" finding is true only where NetBox found nothing.
+            let ok = if expected.is_empty() {
+                !findings.iter().any(serious)
+            } else {
+                count == "0" && hit
+            };
+            if ok {
+                clean += 1;
+            } else {
+                failures.push(format!("honoured {doc:?} (count {count}): {shown:?}"));
+            }
+        } else if DATA_ROWS.contains(&(endpoint, query)) {
+            data += 1;
+            assert!(expected.is_empty(), "{query}");
+        } else {
+            faulty += 1;
+            if expected.is_empty() {
+                failures.push(format!("{verdict} {doc:?} has no expected code"));
+            } else if hit {
+                caught += 1;
+            } else {
+                failures.push(format!(
+                    "{verdict} {doc:?}: expected {expected}, got {shown:?}"
+                ));
+            }
+        }
+    }
+    println!(
+        "NetBox 4.6.8 instance: honoured clean {clean}/{honoured}, ignored/400/error caught {caught}/{faulty}, data-dependent {data}"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(honoured >= 25 && faulty >= 15, "{honoured} {faulty}");
+}
+
+/// The copy in tests/fixtures is the capture in ../shared (plus the expected_code column).
+#[test]
+fn fixture_copy_matches_shared() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/netbox/v4.6.8-instance");
+    if !shared.exists() {
+        println!("SKIPPED: ../shared/netbox/v4.6.8-instance is missing; fixture copy not compared");
+        return;
+    }
+    for f in [
+        "status.json.gz",
+        "openapi.json.gz",
+        "graphql-introspection.json.gz",
+        "custom-fields.json.gz",
+        "custom-field-choice-sets.json.gz",
+    ] {
+        assert_eq!(std::fs::read(shared.join(f)).unwrap(), read(f), "{f}");
+    }
+    let ours = String::from_utf8(read("ground-truth.tsv")).unwrap();
+    let theirs = std::fs::read_to_string(shared.join("ground-truth.tsv")).unwrap();
+    let strip = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.split('\t').take(7).collect::<Vec<_>>().join("\t"))
+            .collect()
+    };
+    assert_eq!(strip(&ours), strip(&theirs));
+}
+
+#[test]
+fn instance_knowledge_completes_and_stamps() {
+    let k = knowledge();
+    let idx = k.index.as_ref().unwrap();
+    let inst = idx.instance.as_ref().unwrap();
+    assert_eq!(inst.netbox_version, "4.6.8");
+    assert_eq!(
+        inst.plugins.get("netbox_bgp").map(String::as_str),
+        Some("0.19.0")
+    );
+    assert_eq!(inst.custom_fields.as_ref().unwrap().len(), 8);
+    assert!(idx.from_instance);
+    // The plugin's object type under its app label, and its endpoint by path and pynetbox name.
+    assert_eq!(
+        idx.object_types
+            .get("netbox_bgp.bgpsession")
+            .map(String::as_str),
+        Some("plugins/bgp/bgpsession")
+    );
+    assert!(idx.resolve("/api/plugins/bgp/session/").is_some());
+    assert!(idx.resolve("plugins/bgp/session").is_some());
+    // FIELD_CHOICES: device status has `maintenance` on this instance.
+    let (_, ep) = idx.resolve("dcim.device").unwrap();
+    let status = ep.params.get("status").unwrap();
+    assert!(idx
+        .choices(status)
+        .unwrap()
+        .choices
+        .iter()
+        .any(|(v, _)| v == "maintenance"));
+    // An unknown choice is an error with the instance's knowledge.
+    let f = analyze("GET /api/dcim/devices/?status=bogus\n", HostKind::Text, &k);
+    assert!(
+        f.iter()
+            .any(|f| f.code == "invalid-choice" && f.severity == Severity::Error),
+        "{f:?}"
+    );
+    // pynetbox plugin call, MCP plugin object type.
+    let py = "nb.plugins.bgp.session.filter(peer_groups=1)\nnetbox_get_objects(\"netbox_bgp.bgpsession\", filters={\"status\": \"active\"})\n";
+    let f = analyze(py, HostKind::Python, &k);
+    assert!(f.iter().any(|f| f.code == "unknown-filter"), "{f:?}");
+    assert!(!f.iter().any(|f| f.code == "unknown-object-type"), "{f:?}");
+    // A filter name that is a custom field without the prefix gets the certain `cf_` fix.
+    let f = analyze(
+        "GET /api/dcim/devices/?owner_team=netops\n",
+        HostKind::Text,
+        &k,
+    );
+    let fix = &f.iter().find(|f| f.code == "unknown-filter").unwrap().fixes;
+    assert_eq!(fix.len(), 1);
+    assert!(
+        fix[0].certain && fix[0].edits[0].new_text == "cf_owner_team",
+        "{fix:?}"
+    );
+}
+
+#[test]
+fn stock_knowledge_says_plugins_need_the_instance() {
+    let k = Knowledge {
+        index: Some(netbox_lsp::index::embedded::embedded_index("4.6.8")),
+        ..Default::default()
+    };
+    for doc in [
+        "GET /api/plugins/bgp/session/?peer_groups=1\n",
+        "nb.plugins.bgp.session.filter(peer_groups=1)\n",
+    ] {
+        let kind = if doc.starts_with("nb.") {
+            HostKind::Python
+        } else {
+            HostKind::Text
+        };
+        let f = analyze(doc, kind, &k);
+        assert_eq!(f.len(), 1, "{doc}: {f:?}");
+        assert_eq!(f[0].code, "needs-instance");
+        assert_eq!(f[0].severity, Severity::Information);
+        assert!(f[0].message.contains("index build --url"));
+    }
+    // cf_ filters stay unchecked with stock knowledge.
+    let f = analyze(
+        "GET /api/dcim/devices/?cf_anything__in=1\n",
+        HostKind::Text,
+        &k,
+    );
+    assert!(f.is_empty(), "{f:?}");
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args);
+    for v in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "NETBOX_TOKEN",
+    ] {
+        cmd.env_remove(v);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn load(path: &Path) -> FilterIndex {
+    load_index(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// The stamp's URL and date differ between a fetched and a file build; nothing else may.
+fn unstamped(mut i: FilterIndex) -> FilterIndex {
+    if let Some(inst) = i.instance.as_mut() {
+        inst.url.clear();
+        inst.built.clear();
+    }
+    i
+}
+
+fn no_secret(r: &Run, dir: &Path) {
+    for secret in [V1, V2, "s3cr3t"] {
+        assert!(!r.stdout.contains(secret), "token in stdout");
+        assert!(!r.stderr.contains(secret), "token in stderr: {}", r.stderr);
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let raw = std::fs::read(&p).unwrap();
+            let text = if raw.starts_with(&[0x1f, 0x8b]) {
+                gunzip(&raw)
+            } else {
+                raw
+            };
+            assert!(
+                !String::from_utf8_lossy(&text).contains(secret),
+                "token in {}",
+                p.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn url_build_equals_file_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let offline = dir.path().join("files.index.json.gz");
+    let f = |n: &str| fixture(n).to_string_lossy().into_owned();
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            &f("openapi.json.gz"),
+            "--graphql",
+            &f("graphql-introspection.json.gz"),
+            "--status",
+            &f("status.json.gz"),
+            "--custom-fields",
+            &f("custom-fields.json.gz"),
+            "--choice-sets",
+            &f("custom-field-choice-sets.json.gz"),
+            "-o",
+            offline.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for (token, gzip) in [(V1, false), (V2, true)] {
+        let server = Server::start(netbox(token, gzip));
+        let fetched = dir.path().join(format!("url-{gzip}.index.json.gz"));
+        let r = run_with_env(
+            &[
+                "index",
+                "build",
+                "--url",
+                &server.url(),
+                "--token-env",
+                "MY_NB",
+                "-o",
+                fetched.to_str().unwrap(),
+            ],
+            &[("MY_NB", token)],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        // Progress on stderr: bytes and seconds per request.
+        assert!(
+            r.stderr
+                .contains("GET /api/schema/?format=json: 13804588 bytes in"),
+            "{}",
+            r.stderr
+        );
+        let a = load(&fetched);
+        assert_eq!(a.instance.as_ref().unwrap().url, server.url());
+        assert!(a.instance.as_ref().unwrap().built.ends_with('Z'));
+        assert_eq!(unstamped(a), unstamped(load(&offline)));
+        let sdl = |p: &Path| gunzip(&std::fs::read(p).unwrap());
+        assert_eq!(
+            sdl(&dir.path().join(format!("url-{gzip}.schema.graphql.gz"))),
+            sdl(&dir.path().join("files.schema.graphql.gz"))
+        );
+        // The token went in the form its kind needs, on every request but the public schema.
+        let seen = server.seen();
+        let want = if token == V2 {
+            format!("Bearer {V2}")
+        } else {
+            format!("Token {V1}")
+        };
+        assert!(seen.len() >= 5, "{seen:?}");
+        assert!(seen
+            .iter()
+            .all(|s| s.authorization.as_deref() == Some(want.as_str())));
+        if gzip {
+            assert!(seen.iter().all(|s| s
+                .accept_encoding
+                .as_deref()
+                .is_some_and(|e| e.contains("gzip"))));
+        }
+        no_secret(&r, dir.path());
+    }
+}
+
+/// Runs `index build --url` against `route` with the v1 token; returns the run and the server.
+fn failing(route: Box<Route>, extra: &[&str]) -> (Run, Server, tempfile::TempDir) {
+    let server = Server::start(route);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.index.json.gz");
+    let mut args = vec!["index", "build", "--url"];
+    let url = server.url();
+    args.push(&url);
+    args.extend_from_slice(&["--token-env", "MY_NB", "-o", out.to_str().unwrap()]);
+    args.extend_from_slice(extra);
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = run_with_env(&args, &[("MY_NB", V1)]);
+    no_secret(&r, dir.path());
+    assert!(!out.exists(), "no index is written on failure");
+    (r, server, dir)
+}
+
+#[test]
+fn failure_modes_say_what_happened() {
+    // Wrong token: 403 with NetBox's own detail.
+    let (r, _, _) = failing(netbox(V2, false), &[]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("GET /api/status/: NetBox refused the request (HTTP 403: Invalid v1 token)"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("v2 tokens"), "{}", r.stderr);
+    // An HTML login page where JSON was expected.
+    let (r, _, _) = failing(
+        Box::new(|_: &Seen| {
+            status_reply(
+                200,
+                "text/html; charset=utf-8",
+                b"\n  <!DOCTYPE html><html><title>Log In | NetBox</title></html>",
+            )
+        }),
+        &[],
+    );
+    assert!(
+        r.stderr.contains("answered with an HTML page, not JSON"),
+        "{}",
+        r.stderr
+    );
+    // Not a NetBox: 404 page.
+    let (r, _, _) = failing(
+        Box::new(|_: &Seen| {
+            status_reply(404, "text/html; charset=utf-8", b"<html>Not Found</html>")
+        }),
+        &[],
+    );
+    assert!(
+        r.stderr.contains("HTTP 404") && r.stderr.contains("no NetBox API there"),
+        "{}",
+        r.stderr
+    );
+    // A stall past the timeout.
+    let (r, _, _) = failing(
+        Box::new(|_: &Seen| Reply::Stall(Duration::from_secs(4))),
+        &["--timeout", "1"],
+    );
+    assert!(r.stderr.contains("within 1 s"), "{}", r.stderr);
+    // A truncated body.
+    let (r, _, _) = failing(
+        Box::new(|_: &Seen| Reply::Truncated {
+            declared: 4000,
+            body: br#"{"netbox-version": "4.6.8", "plugins": {"#.to_vec(),
+        }),
+        &[],
+    );
+    assert!(r.stderr.contains("cut off after"), "{}", r.stderr);
+    // TLS: an https URL answered by a plain-HTTP server, and a CA file that is not PEM.
+    let server = Server::start(netbox(V1, false));
+    let https = server.url().replace("http://", "https://");
+    let r = run_with_env(
+        &["index", "build", "--url", &https, "--token-env", "MY_NB"],
+        &[("MY_NB", V1)],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("TLS failure") && r.stderr.contains("--ca-cert"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains(V1));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("ca.pem");
+    std::fs::write(&bad, "not a certificate\n").unwrap();
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &https,
+            "--ca-cert",
+            bad.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("holds no PEM certificate"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn redirects_stay_on_the_origin() {
+    // Another host (another port is another origin) never gets a request, so never the token.
+    let other = Server::start(Box::new(|_: &Seen| json(b"{}".to_vec())));
+    let to = format!("{}/api/status/", other.url());
+    let (r, _, _) = failing(
+        Box::new(move |_: &Seen| Reply::Full {
+            status: 302,
+            content_type: "text/html",
+            body: vec![],
+            headers: vec![("Location".into(), to.clone())],
+        }),
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("redirected to another origin"),
+        "{}",
+        r.stderr
+    );
+    assert!(other.seen().is_empty(), "{:?}", other.seen());
+    // A redirect on the same origin is followed, with the token.
+    let inner = netbox(V1, false);
+    let server = Server::start(Box::new(move |req: &Seen| {
+        if req.path == "/api/status" {
+            return Reply::Full {
+                status: 301,
+                content_type: "text/html",
+                body: vec![],
+                headers: vec![("Location".into(), "/api/status/".into())],
+            };
+        }
+        inner(req)
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("i.index.json.gz");
+    // A base URL ending in /api is taken as the NetBox base.
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &format!("{}/api/", server.url()),
+            "-o",
+            out.to_str().unwrap(),
+            "--token-env",
+            "MY_NB",
+            "--insecure",
+        ],
+        &[("MY_NB", V1)],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // --insecure warns on every use.
+    assert!(r.stderr.contains("warning: --insecure"), "{}", r.stderr);
+    no_secret(&r, dir.path());
+}
+
+#[test]
+fn token_from_a_file_and_missing_token_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = dir.path().join("token");
+    std::fs::write(&tok, format!("{V2}\n")).unwrap();
+    let server = Server::start(netbox(V2, false));
+    let out = dir.path().join("i.index.json.gz");
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &server.url(),
+            "--token-file",
+            tok.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(server
+        .seen()
+        .iter()
+        .all(|s| s.authorization.as_deref() == Some(&format!("Bearer {V2}")[..])));
+    std::fs::remove_file(&tok).unwrap();
+    no_secret(&r, dir.path());
+    // A named variable that is not set: the error names it, not a value.
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &server.url(),
+            "--token-env",
+            "NOPE_NB",
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("NOPE_NB") && r.stderr.contains("not set"),
+        "{}",
+        r.stderr
+    );
+    // No token at all: NetBox's 403 and what to do.
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &server.url(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("needs an API token"), "{}", r.stderr);
+}
