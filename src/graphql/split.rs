@@ -215,7 +215,13 @@ pub fn top_level(text: &str) -> Vec<Range<usize>> {
                     b'{' | b'(' | b'[' => depth += 1,
                     b'}' | b')' | b']' => {
                         depth = depth.saturating_sub(1);
-                        if c == b'}' && depth == 0 {
+                        // `}` closes a definition; `)` closes a bare field without a selection
+                        // set (`device_list(filters: {...})`) unless `{` or `@` follows.
+                        let ends = depth == 0
+                            && (c == b'}'
+                                || (c == b')'
+                                    && !skip_ignored(&text[i + 1..]).starts_with(['{', '@'])));
+                        if ends {
                             if let Some(s) = start.take() {
                                 out.push(s..i + 1);
                             }
@@ -282,6 +288,9 @@ mod tests {
             Vec::<Range<usize>>::new()
         );
         assert_eq!(top_level("{ a { b }").len(), 1);
+        assert_eq!(top_level("a(x: 1)\na(x: 2)").len(), 2);
+        assert_eq!(top_level("query Q($v: Int) { a }").len(), 1);
+        assert_eq!(top_level("query Q($v: Int)\n  @d { a }").len(), 1);
     }
 
     #[test]
