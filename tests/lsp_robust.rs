@@ -188,7 +188,7 @@ async fn check_and_server_agree_on_positions() {
         (
             "mixed.md",
             "markdown",
-            format!("a\r\nb\rc\n`/api/dcim/devices/?device_role_id=3` é\r"),
+            "a\r\nb\rc\n`/api/dcim/devices/?device_role_id=3` é\r".to_string(),
         ),
         (
             "bom.md",

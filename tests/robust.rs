@@ -65,7 +65,10 @@ fn yaml_nest(levels: usize, unit: &str, eol: &dyn Fn(usize) -> &'static str) -> 
     out
 }
 
-const EOLS: [(&str, fn(usize) -> &'static str); 6] = [
+/// A line end for line `i`.
+type Eol = fn(usize) -> &'static str;
+
+const EOLS: [(&str, Eol); 6] = [
     ("lf", |_| "\n"),
     ("cr", |_| "\r"),
     ("crlf", |_| "\r\n"),
