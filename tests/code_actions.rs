@@ -21,6 +21,7 @@ fn knowledge() -> Knowledge {
     Knowledge {
         index: Some(embedded_index("4.6.8")),
         graphql: embedded_schema("4.6.8"),
+        ..Default::default()
     }
 }
 

@@ -30,6 +30,7 @@ fn knowledge(version: &'static str) -> Knowledge {
     Knowledge {
         index: Some(embedded::embedded_index(version)),
         graphql: None,
+        ..Default::default()
     }
 }
 

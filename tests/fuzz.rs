@@ -32,6 +32,7 @@ fn knowledge() -> &'static Knowledge {
     K.get_or_init(|| Knowledge {
         index: Some(embedded_index("4.6.8")),
         graphql: embedded_schema("4.6.8"),
+        ..Default::default()
     })
 }
 

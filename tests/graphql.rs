@@ -608,6 +608,7 @@ fn markdown_fences_of_examples_and_fragments() {
     let knowledge = Knowledge {
         index: None,
         graphql: Some(schema("4.6.8")),
+        ..Default::default()
     };
     let findings = analyze(host, HostKind::Markdown, &knowledge);
     let got: Vec<(&str, Severity, &str)> = findings
