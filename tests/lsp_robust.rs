@@ -394,7 +394,7 @@ async fn whole_document_code_action_on_thousands_of_findings() {
         (
             "line.md",
             (0..3000)
-                .map(|i| format!("/api/dcim/devices/?device_role_id={i}😀 "))
+                .map(|i| format!("/api/dcim/devices/?device_role_id={i} 😀 "))
                 .collect::<String>(),
         ),
     ];

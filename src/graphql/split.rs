@@ -208,7 +208,7 @@ pub fn top_level(text: &str) -> Vec<Range<usize>> {
                 continue;
             }
             b' ' | b'\t' | b'\n' | b'\r' | b',' => {}
-            _ if c >= 0x80 && text[i..].starts_with('\u{feff}') => {}
+            _ if c >= 0x80 && b[i..].starts_with("\u{feff}".as_bytes()) => {}
             _ => {
                 start.get_or_insert(i);
                 match c {

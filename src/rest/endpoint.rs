@@ -85,14 +85,16 @@ impl<'a> View<'a> {
     /// The key that takes `null` for relation `base` (`tenant` → `tenant_id`, `role_id` →
     /// `role_id`); `None` when `base` is not a relation here.
     pub fn null_key(&self, base: &str) -> Option<String> {
-        if base.ends_with("_id") && self.is_relation(base) {
+        // A relation declared without a null value (`cable` on cable terminations) refuses it.
+        let selects = |k: &str| self.is_relation(k) && !super::nullable::declared_refused(self, k);
+        if base.ends_with("_id") && selects(base) {
             return Some(base.to_string());
         }
         let id = format!("{base}_id");
-        if self.is_relation(&id) {
+        if selects(&id) {
             return Some(id);
         }
-        if self.is_relation(base) {
+        if selects(base) {
             return Some(base.to_string());
         }
         None
@@ -144,6 +146,10 @@ impl<'a> View<'a> {
         let Some(p) = self.param(name) else {
             return Fit::No("");
         };
+        // A filter this release answers with a server error is no target for a certain fix.
+        if super::faults::broken(self, name) {
+            return Fit::No("is broken in this NetBox release (server-fault)");
+        }
         match value {
             Value::List(items) => {
                 if items.len() > 1 && !p.multi {

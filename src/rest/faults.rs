@@ -115,21 +115,32 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
     },
 ];
 
-/// `server-fault`: `entry` uses a filter that NetBox `view.version()` answers wrongly whatever
-/// the value. A warning: the request is valid, the server is not.
-pub(crate) fn server_fault(view: &View, entry: &FilterEntry, is_null: bool) -> Option<Finding> {
-    let key = Key::parse(&entry.key);
+/// The fault NetBox `view.version()` has on filter `key` (with its lookup), if any.
+fn fault_of(view: &View, key: &str) -> Option<&'static ServerFault> {
+    let key = Key::parse(key);
     let lookup = match key.parts.as_slice() {
         [_] => "",
         [_, l] => l,
         _ => return None,
     };
-    let fault = SERVER_FAULTS.iter().find(|f| {
+    SERVER_FAULTS.iter().find(|f| {
         f.endpoint == view.key
             && f.filter == key.base()
             && f.lookups.contains(&lookup)
             && f.versions.contains(&view.version())
-    })?;
+    })
+}
+
+/// True when NetBox `view.version()` answers filter `key` wrongly for every value: a rename or
+/// lookup fix must not lead there.
+pub(crate) fn broken(view: &View, key: &str) -> bool {
+    fault_of(view, key).is_some()
+}
+
+/// `server-fault`: `entry` uses a filter that NetBox `view.version()` answers wrongly whatever
+/// the value. A warning: the request is valid, the server is not.
+pub(crate) fn server_fault(view: &View, entry: &FilterEntry, is_null: bool) -> Option<Finding> {
+    let fault = fault_of(view, &entry.key)?;
     if is_null && !fault.null_fails {
         return None;
     }

@@ -307,7 +307,8 @@ fn null_relation(ctx: &Ctx, view: &View, entry: &FilterEntry, lookup: &str, nk: 
                     new_text: null,
                 },
             ],
-            certain: true,
+            // Not where the release answers the filter with a server error.
+            certain: !super::faults::broken(view, &key),
         });
     }
     f

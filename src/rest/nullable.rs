@@ -66,18 +66,22 @@ pub(crate) enum Refusal {
     Number,
 }
 
+/// True when the filterset declares `key` on `view`'s object type without a null value
+/// ([`NULL_REFUSED`]): `key=null` is an HTTP 400 there.
+pub(crate) fn declared_refused(view: &View, key: &str) -> bool {
+    view.ep
+        .object_type
+        .as_deref()
+        .is_some_and(|ot| NULL_REFUSED.contains(&(ot, key)))
+}
+
 /// `None` when `null` on the bare filter `key` selects objects without a value (or may: fail
 /// open), otherwise how NetBox refuses it.
 pub(crate) fn refusal(view: &View, key: &str, param: &Parameter) -> Option<Refusal> {
     if key.contains("__") {
         return None;
     }
-    let declared = view
-        .ep
-        .object_type
-        .as_deref()
-        .is_some_and(|ot| NULL_REFUSED.contains(&(ot, key)));
-    if declared {
+    if declared_refused(view, key) {
         return Some(if param.choices.is_some() {
             Refusal::Choice
         } else {
