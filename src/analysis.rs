@@ -102,11 +102,41 @@ fn analyze_with(
     let findings = crate::approx::soften(knowledge, findings);
     let findings = suppress::apply(text, kind, &blocks, findings);
     let mut findings = suppress::apply_to_calls(text, &calls, findings);
+    findings.extend(not_checked(text, kind));
     findings.sort_by(|a, b| {
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });
     findings.dedup();
     findings
+}
+
+/// The size above which extraction reads a host kind only for REST URLs (no tree-sitter parse),
+/// so one huge file cannot stall `check` or the server (bytes); `None` when the kind has no limit.
+pub fn structural_limit(kind: HostKind) -> Option<usize> {
+    match kind {
+        HostKind::Markdown => Some(markdown::MAX_MARKDOWN),
+        HostKind::Python | HostKind::Yaml | HostKind::Json => Some(extract::parse::MAX_PARSE),
+        HostKind::Graphql | HostKind::Text => None,
+    }
+}
+
+/// `not-checked` (an error at the text's start) for a text above its kind's
+/// [`structural_limit`]: only its REST URLs were read, so neither CI nor the editor may present
+/// it as checked.
+pub fn not_checked(text: &str, kind: HostKind) -> Option<Finding> {
+    let limit = structural_limit(kind)?;
+    (text.len() > limit).then(|| {
+        Finding::new(
+            0..0,
+            "not-checked",
+            crate::finding::Severity::Error,
+            format!(
+                "This file is larger than {} MiB ({} bytes): only the REST URLs in it were checked; tool calls, pynetbox calls and GraphQL documents were not. Split the file to have it checked.",
+                limit / (1024 * 1024),
+                text.len()
+            ),
+        )
+    })
 }
 
 /// What checking some sites gave: the findings, the host ranges of the REST calls (for

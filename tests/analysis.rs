@@ -198,3 +198,30 @@ fn a_byte_order_mark_is_not_code() {
         analyze(py, HostKind::Python, &k)[0].range.start + 3
     );
 }
+
+/// Issue 8 §7: a Markdown host above the structural limit (1 MiB) is not presented as checked,
+/// in the server's cached analysis as in `check`: one `not-checked` error at its start, and its
+/// REST URLs still checked; a host below the limit gets none.
+#[test]
+fn markdown_above_the_limit_is_not_presented_as_checked() {
+    let k = knowledge("4.6.8");
+    let line = "- `/api/dcim/devices/?device_role_id=1` see the fence below\n";
+    let big = line.repeat(
+        netbox_lsp::analysis::structural_limit(HostKind::Markdown).unwrap() / line.len() + 1,
+    );
+    let mut cache = UnitCache::default();
+    for findings in [
+        analyze(&big, HostKind::Markdown, &k),
+        analyze_cached(&big, HostKind::Markdown, &k, &mut cache),
+    ] {
+        assert_eq!(findings[0].code, "not-checked");
+        assert_eq!(findings[0].range, 0..0);
+        assert!(findings.iter().any(|f| f.code == "unknown-filter"));
+        assert_eq!(
+            findings.iter().filter(|f| f.code == "not-checked").count(),
+            1
+        );
+    }
+    let small = analyze(line, HostKind::Markdown, &k);
+    assert!(small.iter().all(|f| f.code != "not-checked"), "{small:?}");
+}

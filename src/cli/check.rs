@@ -199,7 +199,7 @@ fn check_file(
     // output's columns, which people read in editors that hide it, leave it out (below).
     let bom = text.starts_with('\u{feff}');
     // The core must not panic; if it does, report that file and keep the others.
-    let (mut findings, found) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let (findings, found) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         (
             analyze(&text, input.kind, knowledge),
             Sites::of(&text, input.kind),
@@ -207,9 +207,6 @@ fn check_file(
     }))
     .map_err(|_| format!("{shown}: internal error while checking this file (please report it)"))?;
     sites.add(found);
-    if let Some(f) = size_finding(&text, input.kind) {
-        findings.insert(0, f);
-    }
     let findings = apply_overrides(findings, overrides);
     if findings.is_empty() {
         return Ok(Some(Vec::new()));
@@ -232,24 +229,6 @@ fn check_file(
         }
     }
     Ok(Some(located))
-}
-
-/// `not-checked` for a file above its kind's size limit: only its REST URLs were read, so CI
-/// must not pass it as checked (an error at the file's start).
-fn size_finding(text: &str, kind: HostKind) -> Option<Finding> {
-    let limit = structural_limit(kind)?;
-    (text.len() > limit).then(|| {
-        Finding::new(
-            0..0,
-            "not-checked",
-            Severity::Error,
-            format!(
-                "This file is larger than {} MiB ({} bytes): only the REST URLs in it were checked; tool calls, pynetbox calls and GraphQL documents were not. Split the file to have it checked.",
-                limit / (1024 * 1024),
-                text.len()
-            ),
-        )
-    })
 }
 
 /// How many NetBox calls and GraphQL documents the checked files hold, so that "0 errors"
@@ -286,18 +265,6 @@ impl Sites {
             plural(self.rest, "NetBox REST call", "NetBox REST calls"),
             plural(self.graphql, "GraphQL document", "GraphQL documents")
         )
-    }
-}
-
-/// The size above which extraction reads a host kind only for REST URLs (no tree-sitter parse),
-/// so one huge file cannot stall a run; `None` when the kind has no such limit.
-fn structural_limit(kind: HostKind) -> Option<usize> {
-    match kind {
-        HostKind::Markdown => Some(crate::extract::markdown::MAX_MARKDOWN),
-        HostKind::Python | HostKind::Yaml | HostKind::Json => {
-            Some(crate::extract::parse::MAX_PARSE)
-        }
-        HostKind::Graphql | HostKind::Text => None,
     }
 }
 
@@ -398,11 +365,6 @@ mod tests {
             Sites::of("resource \"x\" {}", HostKind::Text),
             Sites::default()
         );
-        let big = "x".repeat(crate::extract::parse::MAX_PARSE + 1);
-        let f = size_finding(&big, HostKind::Python).expect("too large");
-        assert_eq!((f.code, f.severity), ("not-checked", Severity::Error));
-        assert!(size_finding("x", HostKind::Python).is_none());
-        assert!(size_finding(&big, HostKind::Text).is_none());
     }
 
     #[test]

@@ -293,6 +293,11 @@ impl<'a> Cx<'a> {
             match item {
                 Item::Keyword(i) => {
                     let (k, r, lit) = &args.keywords[*i];
+                    // pynetbox's own option: popped before the request
+                    // (pynetbox/core/endpoint.py `kwargs.pop("strict_filters")`).
+                    if k == "strict_filters" {
+                        continue;
+                    }
                     filters.push(FilterEntry {
                         key: k.clone(),
                         key_range: r.clone(),

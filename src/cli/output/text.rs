@@ -1,6 +1,7 @@
 //! Text output: `path:line:col: severity[code] message` (1-based line, 1-based column counted in
-//! characters), then one indented line per fix: `  fix: <title>` for the first, `  or: <title>`
-//! for each alternative.
+//! characters), then one indented line per fix: `  fix: <title>` for a certain fix (the one
+//! fix-all applies), `  suggestion: <title>` for the first of fixes that need a look, and
+//! `  or: <title>` for each alternative.
 
 use super::Located;
 
@@ -18,7 +19,11 @@ pub fn render(findings: &[Located]) -> String {
             one_line(&f.message)
         ));
         for (i, fix) in f.fixes.iter().enumerate() {
-            let label = if i == 0 { "fix" } else { "or" };
+            let label = match (i, fix.certain) {
+                (0, true) => "fix",
+                (0, false) => "suggestion",
+                _ => "or",
+            };
             out.push_str(&format!("  {label}: {}\n", one_line(&fix.title)));
         }
     }
@@ -75,9 +80,13 @@ mod tests {
                 },
             ],
         };
+        let mut certain = f.clone();
+        certain.fixes.truncate(1);
+        certain.fixes[0].certain = true;
         assert_eq!(
-            render(&[f]),
-            "a/SKILL.md:5:3: error[unknown-filter] bad key\n  fix: Use `a`\n  or: Use `b`\n"
+            render(&[f, certain]),
+            "a/SKILL.md:5:3: error[unknown-filter] bad key\n  suggestion: Use `a`\n  or: Use `b`\n\
+             a/SKILL.md:5:3: error[unknown-filter] bad key\n  fix: Use `a`\n"
         );
     }
 }
