@@ -49,6 +49,21 @@ impl Knowledge {
 /// start offset, and exclude those suppressed by `netbox-lsp: ignore` comments. Never panics on
 /// user input.
 pub fn analyze(text: &str, kind: HostKind, knowledge: &Knowledge) -> Vec<Finding> {
+    analyze_with(text, kind, knowledge, None).0
+}
+
+/// What an analysis found to check: so that "0 errors" cannot hide "nothing read".
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Found {
+    /// NetBox REST calls (tool calls, pynetbox calls, URLs with or without a query string).
+    pub rest_calls: usize,
+    /// GraphQL documents.
+    pub graphql_documents: usize,
+}
+
+/// [`analyze`], also saying how many REST calls and GraphQL documents the text holds (from the
+/// same extraction: nothing is read twice).
+pub fn analyze_counted(text: &str, kind: HostKind, knowledge: &Knowledge) -> (Vec<Finding>, Found) {
     analyze_with(text, kind, knowledge, None)
 }
 
@@ -61,7 +76,7 @@ pub fn analyze_cached(
     knowledge: &Knowledge,
     cache: &mut UnitCache,
 ) -> Vec<Finding> {
-    analyze_with(text, kind, knowledge, Some(cache))
+    analyze_with(text, kind, knowledge, Some(cache)).0
 }
 
 /// How many leading bytes are looked at for a NUL byte by [`is_binary`].
@@ -78,26 +93,31 @@ fn analyze_with(
     kind: HostKind,
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
-) -> Vec<Finding> {
+) -> (Vec<Finding>, Found) {
     if is_binary(text.as_bytes()) {
-        return Vec::new();
+        return (Vec::new(), Found::default());
     }
     // A byte-order mark (which `check` strips and most editors hide) is not code: read what
     // follows it, and report positions in the text as given.
     if let Some(rest) = text.strip_prefix('\u{feff}') {
         let bom = text.len() - rest.len();
-        return analyze_with(rest, kind, knowledge, cache)
-            .iter()
-            .map(|f| moved_finding(f, 0, bom))
-            .collect();
+        let (findings, found) = analyze_with(rest, kind, knowledge, cache);
+        return (
+            findings.iter().map(|f| moved_finding(f, 0, bom)).collect(),
+            found,
+        );
     }
-    let (blocks, calls, findings) = match kind {
+    let (blocks, calls, findings, graphql_documents) = match kind {
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
         _ => {
             let ex = extract::extract(text, kind);
             let checked = check_sites(&ex.sites, knowledge, text);
-            (ex.blocks, checked.calls, checked.findings)
+            (ex.blocks, checked.calls, checked.findings, checked.graphql)
         }
+    };
+    let found = Found {
+        rest_calls: calls.len(),
+        graphql_documents,
     };
     let findings = crate::approx::soften(knowledge, findings);
     let findings = suppress::apply(text, kind, &blocks, findings);
@@ -107,7 +127,7 @@ fn analyze_with(
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });
     findings.dedup();
-    findings
+    (findings, found)
 }
 
 /// The size above which extraction reads a host kind only for REST URLs (no tree-sitter parse),
@@ -149,6 +169,8 @@ struct Checked {
     urls: Vec<Range<usize>>,
     /// Whether there was any site at all (an indented block counts as a block only then).
     any: bool,
+    /// How many GraphQL documents the sites hold.
+    graphql: usize,
 }
 
 impl Checked {
@@ -164,6 +186,7 @@ impl Checked {
             calls: self.calls.iter().map(mv).collect(),
             urls: self.urls.iter().map(mv).collect(),
             any: self.any,
+            graphql: self.graphql,
         }
     }
 }
@@ -210,6 +233,10 @@ fn escape_fixes(f: &mut Finding, text: &str) {
 fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
     let mut out = Checked {
         any: !sites.is_empty(),
+        graphql: sites
+            .iter()
+            .filter(|s| matches!(s, Site::Graphql(_)))
+            .count(),
         ..Checked::default()
     };
     for site in sites {
@@ -287,7 +314,7 @@ fn markdown_findings(
     text: &str,
     knowledge: &Knowledge,
     mut cache: Option<&mut UnitCache>,
-) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Finding>) {
+) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Finding>, usize) {
     if let Some(c) = cache.as_deref_mut() {
         if !c.knowledge.same(knowledge) {
             c.entries.clear();
@@ -351,11 +378,13 @@ fn markdown_findings(
     let mut findings = Vec::new();
     let mut urls = HashSet::new();
     let mut kept = HashMap::new();
+    let mut graphql_documents = 0;
     for (unit, (key, done)) in units.iter().zip(results) {
         if unit.is_block(done.any) {
             blocks.push(unit.range.clone());
         }
         calls.extend(done.calls.iter().cloned());
+        graphql_documents += done.graphql;
         urls.extend(done.urls.iter().map(|r| (r.start, r.end)));
         match key {
             Some(key) => {
@@ -380,5 +409,5 @@ fn markdown_findings(
     let rest = check_sites(&prose, knowledge, text);
     calls.extend(rest.calls);
     findings.extend(rest.findings);
-    (blocks, calls, findings)
+    (blocks, calls, findings, graphql_documents + rest.graphql)
 }

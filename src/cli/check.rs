@@ -6,7 +6,7 @@ use super::knowledge::knowledge_for;
 use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
-use crate::analysis::{analyze, Knowledge};
+use crate::analysis::{analyze_counted, Knowledge};
 use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
 use crate::lines::LineIndex;
@@ -200,13 +200,13 @@ fn check_file(
     let bom = text.starts_with('\u{feff}');
     // The core must not panic; if it does, report that file and keep the others.
     let (findings, found) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        (
-            analyze(&text, input.kind, knowledge),
-            Sites::of(&text, input.kind),
-        )
+        analyze_counted(&text, input.kind, knowledge)
     }))
     .map_err(|_| format!("{shown}: internal error while checking this file (please report it)"))?;
-    sites.add(found);
+    sites.add(Sites {
+        rest: found.rest_calls,
+        graphql: found.graphql_documents,
+    });
     let findings = apply_overrides(findings, overrides);
     if findings.is_empty() {
         return Ok(Some(Vec::new()));
@@ -240,17 +240,6 @@ struct Sites {
 }
 
 impl Sites {
-    fn of(text: &str, kind: HostKind) -> Sites {
-        let mut n = Sites::default();
-        for site in crate::extract::extract(text, kind).sites {
-            match site {
-                crate::extract::Site::Rest(_) => n.rest += 1,
-                crate::extract::Site::Graphql(_) => n.graphql += 1,
-            }
-        }
-        n
-    }
-
     fn add(&mut self, other: Sites) {
         self.rest += other.rest;
         self.graphql += other.graphql;
@@ -348,23 +337,28 @@ mod tests {
     }
 
     #[test]
-    fn counts_sites_and_fails_oversized_files() {
-        let n = Sites::of(
+    fn counts_sites() {
+        let k = Knowledge::default();
+        let (_, n) = analyze_counted(
             "`/api/dcim/devices/?name=a`\n\n```graphql\n{ site_list { id } }\n```\n",
             HostKind::Markdown,
+            &k,
         );
+        let found = crate::analysis::Found {
+            rest_calls: 1,
+            graphql_documents: 1,
+        };
+        assert_eq!(n, found);
+        let sites = Sites {
+            rest: n.rest_calls,
+            graphql: n.graphql_documents,
+        };
         assert_eq!(
-            n,
-            Sites {
-                rest: 1,
-                graphql: 1
-            }
+            sites.describe(),
+            "1 NetBox REST call, 1 GraphQL document found"
         );
-        assert_eq!(n.describe(), "1 NetBox REST call, 1 GraphQL document found");
-        assert_eq!(
-            Sites::of("resource \"x\" {}", HostKind::Text),
-            Sites::default()
-        );
+        let (_, none) = analyze_counted("resource \"x\" {}", HostKind::Text, &k);
+        assert_eq!(none, crate::analysis::Found::default());
     }
 
     #[test]
