@@ -189,7 +189,7 @@ pub struct Extraction {
 /// (extractors turn them into [`Value::Expr`]).
 pub fn is_placeholder(s: &str, key: &str) -> bool {
     let t = s.trim();
-    if t.contains('{') || t.contains('}') || matches!(t, "..." | "…") {
+    if (t.contains(['{', '}']) && !only_quantifiers(t)) || matches!(t, "..." | "…") {
         return true;
     }
     if let Some(rest) = t.strip_prefix('$') {
@@ -213,6 +213,28 @@ pub fn is_placeholder(s: &str, key: &str) -> bool {
         && t.bytes().any(|b| b.is_ascii_uppercase())
         && key.bytes().any(|b| b.is_ascii_lowercase())
         && t == key.to_ascii_uppercase()
+}
+
+/// True when every brace in `t` belongs to a regular-expression quantifier (`{2}`, `{2,}`,
+/// `{2,4}`: digits and commas only), which names nothing and so is no template placeholder
+/// (`name__regex=^sw[0-9]{2}$` is checked as a value).
+fn only_quantifiers(t: &str) -> bool {
+    let mut rest = t;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest.as_bytes()[open] == b'}' {
+            return false;
+        }
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return false;
+        };
+        let inner = &after[..close];
+        if inner.is_empty() || !inner.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+            return false;
+        }
+        rest = &after[close + 1..];
+    }
+    true
 }
 
 /// `value` with placeholder strings (see [`is_placeholder`]) turned into [`Value::Expr`], also
