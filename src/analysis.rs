@@ -107,12 +107,22 @@ fn analyze_with(
             found,
         );
     }
-    let (blocks, calls, findings, graphql_documents) = match kind {
+    let Parts {
+        blocks,
+        calls,
+        findings,
+        graphql_documents,
+    } = match kind {
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
         _ => {
             let ex = extract::extract(text, kind);
             let checked = check_sites(&ex.sites, knowledge, text);
-            (ex.blocks, checked.calls, checked.findings, checked.graphql)
+            Parts {
+                blocks: ex.blocks,
+                calls: checked.calls,
+                findings: checked.findings,
+                graphql_documents: checked.graphql,
+            }
         }
     };
     let found = Found {
@@ -314,7 +324,7 @@ fn markdown_findings(
     text: &str,
     knowledge: &Knowledge,
     mut cache: Option<&mut UnitCache>,
-) -> (Vec<Range<usize>>, Vec<Range<usize>>, Vec<Finding>, usize) {
+) -> Parts {
     if let Some(c) = cache.as_deref_mut() {
         if !c.knowledge.same(knowledge) {
             c.entries.clear();
@@ -409,5 +419,19 @@ fn markdown_findings(
     let rest = check_sites(&prose, knowledge, text);
     calls.extend(rest.calls);
     findings.extend(rest.findings);
-    (blocks, calls, findings, graphql_documents + rest.graphql)
+    Parts {
+        blocks,
+        calls,
+        findings,
+        graphql_documents: graphql_documents + rest.graphql,
+    }
+}
+
+/// What a host's analysis gathered before suppression: the block ranges, the REST call ranges,
+/// the findings and the number of GraphQL documents.
+struct Parts {
+    blocks: Vec<Range<usize>>,
+    calls: Vec<Range<usize>>,
+    findings: Vec<Finding>,
+    graphql_documents: usize,
 }

@@ -7,7 +7,6 @@ use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
 use crate::analysis::{analyze_counted, Knowledge};
-use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
 use crate::lines::LineIndex;
 use std::collections::HashMap;
@@ -324,6 +323,7 @@ pub fn display_path(path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::analysis::BINARY_SNIFF;
+    use crate::extract::HostKind;
 
     #[test]
     fn decodes_binary_lossy_and_utf8() {
