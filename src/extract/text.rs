@@ -231,25 +231,9 @@ fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
     out
 }
 
-/// Lookups NetBox generates on no endpoint (Django spellings): a filter snippet using one is
-/// wrong wherever it stands (issue 8 §7).
-const NEVER: &[&str] = &[
-    "in",
-    "isnull",
-    "null",
-    "icontains",
-    "contains",
-    "istartswith",
-    "startswith",
-    "iendswith",
-    "endswith",
-    "iexact",
-    "exact",
-    "range",
-    "ne",
-    "neq",
-    "not",
-];
+// Lookups NetBox generates on no endpoint (Django spellings): a filter snippet using one is
+// wrong wherever it stands (issue 8 §7). The same list the REST checks use.
+use crate::rest::NEVER_LOOKUPS as NEVER;
 
 /// Filter snippets without an endpoint in the inline code of a Markdown host that mentions
 /// NetBox (`primary_ip4__isnull=false`, `status=active&site_id__in=1,2`,

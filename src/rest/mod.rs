@@ -26,6 +26,7 @@ mod versions;
 mod view_params;
 
 pub use codes::{CodeInfo, CODES};
+pub(crate) use lookups::NEVER_LOOKUPS;
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
 use crate::finding::{Finding, Severity};
