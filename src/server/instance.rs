@@ -4,8 +4,11 @@
 //!   (`url`, `tokenEnv`, `tokenFile`; the VS Code extension passes only user-level values) or
 //!   `~/.config/netbox-lsp/config.toml` (`$XDG_CONFIG_HOME`), table `[instance]`. A workspace
 //!   (`netbox-lsp.toml`, workspace settings) may name a URL ([`Settings::instance_url`]), but no
-//!   request is made to it unless the user's settings name the same URL. Without an instance in
-//!   the user's settings the server never opens a connection.
+//!   request is made to it unless the user's settings name the same URL, or the user's settings
+//!   give a token source (`tokenEnv` / `tokenFile`, with or without a URL) and the user allows
+//!   that URL once through `window/showMessageRequest`. "Allow" is remembered per normalised URL
+//!   in [`approvals_file`]; "Not now" (or no answer) is asked again only after a restart.
+//!   Without an instance in the user's settings the server never opens a connection.
 //! - The token comes from the environment variable or file those settings name; it is never
 //!   logged, shown or cached.
 //! - The built index and schema are cached under `$XDG_CACHE_HOME/netbox-lsp/` (else
@@ -23,6 +26,7 @@ use crate::index::load::{load_index, write_index};
 use crate::index::FilterIndex;
 use crate::instance::http::{normalise_url, Client, Options};
 use crate::instance::token::Token;
+use crate::safe_read::{read_to_string, FileKind};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
@@ -36,7 +40,8 @@ pub const REBUILD_COMMAND: &str = "netbox-lsp.rebuildIndex";
 /// An instance named in the user's own settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserInstance {
-    /// Normalised base URL.
+    /// Normalised base URL; empty when the user's settings give only a token source (which
+    /// serves a workspace-named URL the user allows).
     pub url: String,
     /// Environment variable holding the token.
     pub token_env: Option<String>,
@@ -65,8 +70,10 @@ pub struct Slot {
     pub knowledge: Mutex<Option<Arc<Loaded>>>,
     /// A build is running.
     busy: Mutex<bool>,
-    /// Workspace URLs already reported as not contacted.
+    /// Workspace URLs already reported as not contacted, or already asked about.
     warned: Mutex<Vec<String>>,
+    /// A workspace-named instance the user allowed, with the user's token source.
+    approved: Mutex<Option<UserInstance>>,
 }
 
 /// Reads `instance` out of `initializationOptions` (or its `netboxLsp` section) and removes it,
@@ -95,7 +102,20 @@ fn parse_user(v: &Value, source: &str) -> (Option<UserInstance>, Vec<String>) {
             .map(str::to_string)
     };
     let Some(url) = get("url", "url") else {
-        return (None, Vec::new());
+        let (token_env, token_file) = (
+            get("tokenEnv", "token_env"),
+            get("tokenFile", "token_file").map(|p| expand_home(&p)),
+        );
+        if token_env.is_none() && token_file.is_none() {
+            return (None, Vec::new());
+        }
+        // A token source alone: for a workspace-named URL the user allows.
+        let user = UserInstance {
+            url: String::new(),
+            token_env,
+            token_file,
+        };
+        return (Some(user), Vec::new());
     };
     match normalise_url(&url) {
         Ok(url) => (
@@ -155,12 +175,59 @@ fn from_user_file() -> (Option<UserInstance>, Vec<String>) {
     parse_user(&v, &path.display().to_string())
 }
 
-/// The user's instance: `initializationOptions` first, else the user config file.
-fn user_instance(backend: &Backend) -> (Option<UserInstance>, Vec<String>) {
+/// The user's own settings: `initializationOptions` first, else the user config file.
+fn own_instance(backend: &Backend) -> (Option<UserInstance>, Vec<String>) {
     if let Some(u) = lock(&backend.state.instance.from_init).clone() {
         return (Some(u), Vec::new());
     }
     from_user_file()
+}
+
+/// The instance in use: an allowed workspace URL first, else the user's own (with a URL).
+fn user_instance(backend: &Backend) -> (Option<UserInstance>, Vec<String>) {
+    if let Some(u) = lock(&backend.state.instance.approved).clone() {
+        return (Some(u), Vec::new());
+    }
+    let (user, problems) = own_instance(backend);
+    (user.filter(|u| !u.url.is_empty()), problems)
+}
+
+/// `$XDG_CONFIG_HOME/netbox-lsp/approved-instances` (else `~/.config/…`): the workspace-named
+/// instance URLs the user allowed, one normalised URL a line. Only the server writes it.
+pub fn approvals_file() -> Option<PathBuf> {
+    xdg("XDG_CONFIG_HOME", ".config").map(|d| d.join("netbox-lsp").join("approved-instances"))
+}
+
+/// The approved URLs (read as a settings file: regular file, 1 MiB cap); none on any error.
+fn approvals() -> Vec<String> {
+    approvals_file()
+        .and_then(|p| read_to_string(&p, FileKind::Config).ok())
+        .map(|t| t.lines().map(|l| l.trim().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Adds `url` to [`approvals_file`] (written aside, then renamed).
+fn remember_approval(url: &str) -> Result<(), String> {
+    let path = approvals_file().ok_or("no config folder (HOME is not set)")?;
+    let mut urls = approvals();
+    if urls.iter().any(|u| u == url) {
+        return Ok(());
+    }
+    urls.retain(|u| !u.is_empty());
+    urls.push(url.to_string());
+    let dir = path.parent().ok_or("no config folder")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, urls.join("\n") + "\n")
+        .and_then(|_| std::fs::rename(&tmp, &path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Uses the allowed workspace instance `inst` (same path as the user's own: cache, status
+/// check, background build).
+fn use_approved(backend: &Backend, inst: UserInstance) {
+    *lock(&backend.state.instance.approved) = Some(inst);
+    start(backend, false);
 }
 
 /// The knowledge built from the instance, for settings that do not choose another (no `index`
@@ -172,15 +239,18 @@ pub fn knowledge_for(backend: &Backend, settings: &Settings) -> Option<Arc<Loade
     lock(&backend.state.instance.knowledge).clone()
 }
 
-/// Reports workspace-named instance URLs the user's settings do not name (once per URL): no
-/// request goes there.
+/// Handles a workspace-named instance URL the user's settings do not name, once per URL and
+/// server lifetime: with a user token source, an approved URL is used and an unknown one is
+/// asked about (`window/showMessageRequest`, "Allow <url>" / "Not now"); without one, it is
+/// reported as not contacted. No request goes there unless allowed.
 pub async fn check_workspace_url(backend: &Backend, settings: &Settings) {
     let Some(url) = settings.instance_url.as_deref() else {
         return;
     };
     let Ok(url) = normalise_url(url) else { return };
-    let (user, _) = user_instance(backend);
-    if user.as_ref().is_some_and(|u| u.url == url) {
+    let (own, _) = own_instance(backend);
+    let approved = lock(&backend.state.instance.approved).clone();
+    if own.iter().chain(approved.iter()).any(|u| u.url == url) {
         return;
     }
     {
@@ -190,12 +260,53 @@ pub async fn check_workspace_url(backend: &Backend, settings: &Settings) {
         }
         warned.push(url.clone());
     }
+    if let Some(own) = own.filter(|u| u.token_env.is_some() || u.token_file.is_some()) {
+        let inst = UserInstance {
+            url: url.clone(),
+            token_env: own.token_env,
+            token_file: own.token_file,
+        };
+        if approvals().contains(&url) {
+            use_approved(backend, inst);
+            return;
+        }
+        let b = backend.clone();
+        // Not awaited here: the settings keep applying while the user decides.
+        tokio::spawn(async move {
+            let allow = format!("Allow {url}");
+            let action = |title: &str| MessageActionItem {
+                title: title.to_string(),
+                properties: Default::default(),
+            };
+            let answer = b
+                .client
+                .show_message_request(
+                    MessageType::WARNING,
+                    format!("netbox-lsp: the workspace names the NetBox instance {url}. Use it, with the token of your user settings, to learn its filters, custom fields and plugins?"),
+                    Some(vec![action(&allow), action("Not now")]),
+                )
+                .await;
+            if !matches!(answer, Ok(Some(a)) if a.title == allow) {
+                return;
+            }
+            if let Err(e) = remember_approval(&url) {
+                b.client
+                    .show_message(
+                        MessageType::WARNING,
+                        format!("netbox-lsp: {e}; the approval holds until the server stops"),
+                    )
+                    .await;
+            }
+            use_approved(&b, inst);
+        });
+        return;
+    }
     backend
         .client
         .show_message(
             MessageType::WARNING,
             format!(
-                "netbox-lsp: the workspace names the NetBox instance {url}; it is not contacted and no token is sent to it, because your user settings do not name it. To use it, set instance.url (and instance.tokenEnv) in your user settings or ~/.config/netbox-lsp/config.toml."
+                "netbox-lsp: the workspace names the NetBox instance {url}; it is not contacted and no token is sent to it, because your user settings do not name it. To use it, set instance.url (and instance.tokenEnv) in your user settings or ~/.config/netbox-lsp/config.toml, or set only instance.tokenEnv there and allow the URL when asked."
             ),
         )
         .await;

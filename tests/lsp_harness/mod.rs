@@ -1,6 +1,6 @@
 //! A small LSP client for the protocol tests: frames JSON-RPC messages over any byte stream,
-//! answers the server's own requests (`workspace/configuration` from a settable value,
-//! `client/registerCapability`), and waits for responses and notifications with a timeout.
+//! answers the server's own requests (`workspace/configuration` and `window/showMessageRequest`
+//! from settable values, `client/registerCapability`), and waits for responses and notifications with a timeout.
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
@@ -22,6 +22,11 @@ pub struct TestClient {
     next_id: i64,
     /// The value answered for the `netboxLsp` section of `workspace/configuration`.
     pub config: Arc<Mutex<Value>>,
+    /// The action title answered to `window/showMessageRequest` (`None`: `null`, as when the
+    /// user closes the message).
+    pub message_action: Arc<Mutex<Option<String>>>,
+    /// The params of every `window/showMessageRequest` received.
+    pub prompts: Arc<Mutex<Vec<Value>>>,
 }
 
 pub fn fixture(name: &str) -> PathBuf {
@@ -73,7 +78,14 @@ impl TestClient {
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(to_server)));
         let config = Arc::new(Mutex::new(Value::Null));
         let (tx, rx) = mpsc::unbounded_channel();
-        let (w, cfg) = (writer.clone(), config.clone());
+        let message_action: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+        let prompts: Arc<Mutex<Vec<Value>>> = Arc::new(Mutex::new(Vec::new()));
+        let (w, cfg, act, seen) = (
+            writer.clone(),
+            config.clone(),
+            message_action.clone(),
+            prompts.clone(),
+        );
         tokio::spawn(async move {
             let mut r = from_server;
             let mut buf = Vec::new();
@@ -84,6 +96,13 @@ impl TestClient {
                             let n = msg["params"]["items"].as_array().map_or(0, Vec::len);
                             let v = cfg.lock().unwrap().clone();
                             Value::Array(vec![v; n])
+                        }
+                        Some("window/showMessageRequest") => {
+                            seen.lock().unwrap().push(msg["params"].clone());
+                            match act.lock().unwrap().clone() {
+                                Some(title) => json!({"title": title}),
+                                None => Value::Null,
+                            }
                         }
                         _ => Value::Null,
                     };
@@ -102,6 +121,8 @@ impl TestClient {
             queue: VecDeque::new(),
             next_id: 1,
             config,
+            message_action,
+            prompts,
         }
     }
 
