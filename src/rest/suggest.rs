@@ -84,6 +84,14 @@ pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
     match k.lookup() {
         // `vlan_group_id__n` → suggest for the base, keep the lookup when the result has it.
         Some(lookup) if NETBOX_LOOKUPS.contains(&lookup) => {
+            // A renamed or borrowed name keeps its lookup: `prefix_length__gte` → `mask_length__gte`.
+            if let Some(mut s) = table(view, k.base()) {
+                let with = format!("{}__{lookup}", s.names[0]);
+                if view.has(&with) {
+                    s.names = vec![with];
+                    return s;
+                }
+            }
             if let Some(base) = structural(view, k.base()) {
                 let with = format!("{base}__{lookup}");
                 if view.has(&with) {
