@@ -276,22 +276,22 @@ fn graphql_items(
         .collect()
 }
 
+/// Builds a completion item: label, insert text, kind, detail, documentation, sort text.
+type MakeItem<'a> = &'a dyn Fn(
+    String,
+    String,
+    CompletionItemKind,
+    Option<String>,
+    Option<String>,
+    String,
+) -> CompletionItem;
+
 /// `cf_<name>` items for the custom fields of the endpoint's object type (instance indexes only).
-fn custom_field_items<M>(
+fn custom_field_items(
     index: &FilterIndex,
     ep: &crate::index::Endpoint,
-    make: &M,
-) -> Vec<CompletionItem>
-where
-    M: Fn(
-        String,
-        String,
-        CompletionItemKind,
-        Option<String>,
-        Option<String>,
-        String,
-    ) -> CompletionItem,
-{
+    make: MakeItem,
+) -> Vec<CompletionItem> {
     let Some(ot) = ep.object_type.as_deref() else {
         return Vec::new();
     };
@@ -327,22 +327,12 @@ where
 
 /// The choice values of a select/multiselect custom field `cf_<name>`; `None` when `filter` is
 /// not one.
-fn custom_field_choices<M>(
+fn custom_field_choices(
     index: &FilterIndex,
     ep: &crate::index::Endpoint,
     filter: &str,
-    make: &M,
-) -> Option<Vec<CompletionItem>>
-where
-    M: Fn(
-        String,
-        String,
-        CompletionItemKind,
-        Option<String>,
-        Option<String>,
-        String,
-    ) -> CompletionItem,
-{
+    make: MakeItem,
+) -> Option<Vec<CompletionItem>> {
     let name = filter.strip_prefix("cf_")?;
     let ot = ep.object_type.as_deref()?;
     let fields = index.custom_fields_of(ot);
