@@ -208,7 +208,11 @@ pub fn top_level(text: &str) -> Vec<Range<usize>> {
                 continue;
             }
             b' ' | b'\t' | b'\n' | b'\r' | b',' => {}
-            _ if c >= 0x80 && b[i..].starts_with("\u{feff}".as_bytes()) => {}
+            _ if c >= 0x80 && b[i..].starts_with("\u{feff}".as_bytes()) => {
+                // Skip the whole BOM: a start inside its three bytes is no char boundary.
+                i += "\u{feff}".len();
+                continue;
+            }
             _ => {
                 start.get_or_insert(i);
                 match c {
@@ -291,6 +295,11 @@ mod tests {
         assert_eq!(top_level("a(x: 1)\na(x: 2)").len(), 2);
         assert_eq!(top_level("query Q($v: Int) { a }").len(), 1);
         assert_eq!(top_level("query Q($v: Int)\n  @d { a }").len(), 1);
+        // A BOM before a definition (pasted mid-text) is skipped whole (found by tests/fuzz.rs).
+        let bom = "# \n\u{feff}xpect: none\nquery($id: ID!) { a }";
+        let r = top_level(bom);
+        assert_eq!(&bom[r[0].clone()], "xpect: none\nquery($id: ID!) { a }");
+        assert!(matches!(plan(bom, false, root), Plan::Snippet { .. }));
     }
 
     #[test]
