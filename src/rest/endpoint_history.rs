@@ -5,6 +5,15 @@
 /// `(endpoint key, last release that had it, release that removed or moved it, replacement
 /// endpoint key or a hint, source)`.
 pub(crate) const REMOVED: &[(&str, &str, &str, Option<&str>, &str)] = &[
+    // NetBox 4.6 added a new, flat rack-group model under the old path: a release between
+    // 2.11 and 4.5 that names it most likely follows pre-2.11 docs and means locations.
+    (
+        "dcim/rack-groups",
+        "2.10",
+        "2.11",
+        Some("dcim/locations"),
+        "release notes 2.11: rack groups became locations, /api/dcim/locations/",
+    ),
     (
         "dcim/interface-connections",
         "2.11",

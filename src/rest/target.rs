@@ -120,6 +120,15 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
         if let Some(new) = moved_to(key).filter(|n| index.endpoints.contains_key(*n)) {
             names.push(new.to_string());
         }
+        // The path also had an older meaning (rack groups before 2.11 are today's locations).
+        if let Some((_, last, _, Some(new), source)) = history {
+            if index.endpoints.contains_key(*new) {
+                msg.push_str(&format!(
+                    " Up to NetBox {last} it meant something else ({source})."
+                ));
+                names.push(new.to_string());
+            }
+        }
     } else if let Some((_, last, removed, new, source)) = history {
         msg.push_str(&format!(
             " It last existed in NetBox {last} and was removed in {removed} ({source})."
