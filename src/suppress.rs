@@ -107,6 +107,7 @@ pub fn apply(
     // Block-level suppressions: a comment on the line right before a fence's first line.
     let mut block_rules: Vec<(Range<usize>, Suppression)> = Vec::new();
     if kind == HostKind::Markdown {
+        block_rules.extend(prose_blocks(text, &lines, blocks));
         for b in blocks {
             let first = lines.line_of(b.start);
             if first == 0 {
@@ -144,6 +145,36 @@ pub fn apply(
                 .any(|(r, s)| r.contains(&f.range.start) && s.covers(f.code))
         })
         .collect()
+}
+
+/// Markdown: an HTML comment alone on its line, right before a list, table or paragraph, covers
+/// that block up to the next blank line (a "never write these" list of wrong filters). Fences
+/// (`blocks`) are covered by the caller's fence rule.
+fn prose_blocks(
+    text: &str,
+    lines: &LineIndex,
+    blocks: &[Range<usize>],
+) -> Vec<(Range<usize>, Suppression)> {
+    let mut out = Vec::new();
+    let n = lines.line_count();
+    let blank = |l: usize| text[lines.line_range(l)].trim().is_empty();
+    for line in 0..n.saturating_sub(1) {
+        let t = &text[lines.line_range(line)];
+        if !t.contains("<!--") || !comment_only(t) {
+            continue;
+        }
+        let Some(s) = parse_line(t) else { continue };
+        let start = lines.line_range(line + 1).start;
+        if blank(line + 1) || blocks.iter().any(|b| b.start == start) {
+            continue;
+        }
+        let mut last = line + 1;
+        while last + 1 < n && !blank(last + 1) {
+            last += 1;
+        }
+        out.push((start..lines.line_range(last).end, s));
+    }
+    out
 }
 
 /// Removes the findings inside a multi-line call (`calls`: host byte ranges of REST calls) when
@@ -219,6 +250,29 @@ mod tests {
         let block = text.find("```").unwrap()..text.rfind("```").unwrap() + 3;
         let fs = vec![finding_at(text, "b = 2", "unknown-filter")];
         assert!(apply(text, HostKind::Markdown, &[block], fs).is_empty());
+    }
+
+    #[test]
+    fn html_comment_before_a_list_covers_the_list_up_to_a_blank_line() {
+        let text = "Never write these:\n<!-- netbox-lsp: ignore[unknown-filter] -->\n- `site_id__in=1`\n- `device_role_id=3`\n\n- `tenant__isnull=true`\n";
+        let fs = vec![
+            finding_at(text, "site_id__in", "unknown-filter"),
+            finding_at(text, "device_role_id", "unknown-filter"),
+            finding_at(text, "device_role_id", "unsupported-lookup"),
+            finding_at(text, "tenant__isnull", "unknown-filter"),
+        ];
+        let kept = apply(text, HostKind::Markdown, &[], fs);
+        let kept: Vec<_> = kept
+            .iter()
+            .map(|f| (&text[f.range.clone()], f.code))
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                ("device_role_id", "unsupported-lookup"),
+                ("tenant__isnull", "unknown-filter")
+            ]
+        );
     }
 
     #[test]
