@@ -1,0 +1,117 @@
+//! Issue 11 §1 parity: every host form of `tests/fixtures/forms/parity.txt` gets diagnostics,
+//! completion of filter names and choice values (typed half-way, the text cut at the cursor),
+//! and hover — all from the one call-form table. Prints the table of forms it ran.
+
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::HostKind;
+use netbox_lsp::index::embedded::embedded_index;
+use netbox_lsp::server::position::{Encoding, Snapshot};
+use netbox_lsp::server::{completion, context, hover};
+
+struct Case {
+    name: String,
+    kind: HostKind,
+    text: String,
+    /// Completion is asked in the finished text (the call comes after the cursor's unit).
+    finished: bool,
+}
+
+fn cases() -> Vec<Case> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/forms/parity.txt"
+    );
+    let src = std::fs::read_to_string(path).expect("parity fixture");
+    let mut out: Vec<Case> = Vec::new();
+    for line in src.lines() {
+        if let Some(head) = line.strip_prefix("## ") {
+            let (name, kind) = head.rsplit_once(" | ").expect("`## name | kind`");
+            let (kind, finished) = match kind.trim().split_once(' ') {
+                Some((k, "finished")) => (k, true),
+                _ => (kind.trim(), false),
+            };
+            let kind = match kind {
+                "python" => HostKind::Python,
+                "json" => HostKind::Json,
+                "yaml" => HostKind::Yaml,
+                "markdown" => HostKind::Markdown,
+                "text" => HostKind::Text,
+                k => panic!("unknown host kind {k}"),
+            };
+            out.push(Case {
+                name: name.to_string(),
+                kind,
+                text: String::new(),
+                finished,
+            });
+        } else if let Some(c) = out.last_mut() {
+            c.text.push_str(line);
+            c.text.push('\n');
+        }
+    }
+    assert!(out.len() >= 20, "only {} forms", out.len());
+    out
+}
+
+/// Completion labels at `cut`, with the text cut there (a half-typed call) unless the case
+/// says `finished`.
+fn labels(c: &Case, cut: usize, index: &netbox_lsp::index::FilterIndex) -> Vec<String> {
+    let text = if c.finished {
+        &c.text[..]
+    } else {
+        &c.text[..cut]
+    };
+    let Some(ctx) = context::at(text, cut, c.kind) else {
+        return Vec::new();
+    };
+    let snap = Snapshot::new(text.to_string(), 1);
+    completion::items(&ctx, index, &snap, Encoding::Utf16)
+        .into_iter()
+        .map(|i| i.label)
+        .collect()
+}
+
+#[test]
+fn every_form_gets_diagnostics_completion_and_hover() {
+    let index = embedded_index("4.6.8");
+    let knowledge = Knowledge {
+        index: Some(index.clone()),
+        ..Default::default()
+    };
+    let mut table = String::from("| form | host | diagnostic | filter names | choice values | hover |\n|---|---|---|---|---|---|\n");
+    let mut failures = Vec::new();
+    for c in cases() {
+        let findings = analyze(&c.text, c.kind, &knowledge);
+        let at = c
+            .text
+            .find("device_role")
+            .expect("device_role in the snippet");
+        let diag = findings
+            .iter()
+            .any(|f| f.code == "unknown-filter" && f.range.start == at);
+        let key = c.text.find("status").expect("status") + 4;
+        let names = labels(&c, key, &index).iter().any(|l| l == "status");
+        let value = c.text.find("active").expect("active") + 3;
+        let values = labels(&c, value, &index).iter().any(|l| l == "active");
+        let hovered = hover::describe(&c.text, at + 2, c.kind, &index, &findings)
+            .is_some_and(|(_, t)| t.contains("not a filter"));
+        let mark = |b: bool| if b { "yes" } else { "NO" };
+        table.push_str(&format!(
+            "| {} | {:?} | {} | {} | {} | {} |\n",
+            c.name,
+            c.kind,
+            mark(diag),
+            mark(names),
+            mark(values),
+            mark(hovered)
+        ));
+        if !(diag && names && values && hovered) {
+            failures.push(c.name.clone());
+        }
+    }
+    println!("{table}");
+    assert!(
+        failures.is_empty(),
+        "forms without parity: {failures:?}\n{table}"
+    );
+}
