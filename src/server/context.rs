@@ -505,6 +505,10 @@ fn probe(text: &str, start: usize, offset: usize, kind: HostKind, scan: &Scan) -
     let q = tok.quote.map(|q| q as char);
     match (tok.slot, q) {
         (Slot::Key, Some(q)) => cores.push((format!("{typed}{q}"), key_filler(lang), 0)),
+        // A YAML block key; an empty one is no key, so a stand-in is typed.
+        (Slot::Key, None) if scan.stack.is_empty() && typed.is_empty() => {
+            cores.push(("_".to_string(), ": x", 0))
+        }
         (Slot::Key, None) if scan.stack.is_empty() => cores.push((typed.to_string(), ": x", 0)),
         (Slot::Key, None) => cores.push((format!("\"{typed}\""), key_filler(lang), 1)),
         (Slot::Arg, Some(q)) => cores.push((format!("{typed}{q}"), "", 0)),
@@ -536,23 +540,19 @@ fn probe(text: &str, start: usize, offset: usize, kind: HostKind, scan: &Scan) -
         if let Some((word_end, t)) = &tail {
             // The whole token: what is typed and the rest of the word after the cursor.
             let cut = shift + typed.len();
-            let whole = format!(
-                "{}{}{}",
-                &core[..cut],
-                &text[offset..*word_end],
-                &core[cut..]
-            );
+            let rem = &text[offset..*word_end];
+            let whole = if core == "_" && !rem.is_empty() {
+                rem.to_string()
+            } else {
+                format!("{}{rem}{}", &core[..cut], &core[cut..])
+            };
             let rest = &text[t.clone()];
             let separated = rest.trim_start().starts_with([':', '=']);
             let fill = if separated { "" } else { filler };
             probes.push(format!("{pre}{head}{whole}{fill}{rest}"));
         }
         let body = format!("{head}{core}{filler}");
-        let close = if lang == HostKind::Yaml {
-            String::new()
-        } else {
-            crate::extract::closers_for(&body, lang)
-        };
+        let close = crate::extract::closers_for(&body, lang);
         probes.push(format!("{pre}{body}{close}"));
         for probe in probes {
             // The preamble maps below the unit; the unit maps onto the host from its start.
@@ -671,7 +671,7 @@ fn hit(sites: &[Site], p: usize, tok: &Token, lang: HostKind) -> Option<Context>
             Syntax::Python | Syntax::Json | Syntax::JsonInString
         );
         if let Some((t, r)) = &c.target {
-            if tok.slot == Slot::Arg
+            if tok.slot != Slot::Key
                 && inside(r)
                 && matches!(c.form, CallForm::GetObjects | CallForm::GetObjectById)
             {
