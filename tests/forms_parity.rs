@@ -109,6 +109,10 @@ fn every_form_gets_diagnostics_completion_and_hover() {
             failures.push(c.name.clone());
         }
     }
+    println!(
+        "Call-form table:\n{}",
+        netbox_lsp::extract::call_forms_table()
+    );
     println!("{table}");
     assert!(
         failures.is_empty(),

@@ -289,6 +289,47 @@ pub(crate) const FORMS: &[Form] = &[
     },
 ];
 
+/// The table as Markdown (`| form | spelled | object type / endpoint | filters | values sent |`),
+/// for the docs and the parity test's report.
+pub fn table_markdown() -> String {
+    let mut out = String::from(
+        "| form | spelled | object type / endpoint | filters | values sent |\n|---|---|---|---|---|\n",
+    );
+    for f in FORMS {
+        let spelled = match f.callee {
+            Callee::Tool(n) => format!("`{}(...)` (any casing, namespace)", n.join("/")),
+            Callee::Bare(n) => format!("`{n}(...)`"),
+            Callee::Method(n) => format!("`<x>.{n}(...)`"),
+            Callee::Function(n) => format!("`{n}(...)` / `<x>.{n}(...)`"),
+            Callee::Chain(m) => format!("`<api>.<app>.<endpoint>.{m}(...)`"),
+        };
+        let target = match f.target {
+            TargetAt::ObjectType => "`object_type` (1st)".to_string(),
+            TargetAt::Fixed(t) => format!("`{t}`"),
+            TargetAt::Url(i, k) => format!("URL path (arg {}, `{k}=`)", i + 1),
+            TargetAt::ApiPath(i, k) => format!("path under /api/ (arg {}, `{k}=`)", i + 1),
+            TargetAt::Chain => "attribute chain".to_string(),
+            TargetAt::Nothing => "none".to_string(),
+        };
+        let filters = match f.filters {
+            FiltersAt::Filters => "`filters`".to_string(),
+            FiltersAt::Params(p) => format!("`{p}=` and the URL's query"),
+            FiltersAt::Kwargs => "keyword arguments, `**dict`".to_string(),
+            FiltersAt::Nothing => "none (query string of the URL only)".to_string(),
+        };
+        let sent = match f.sent {
+            Sent::McpJson => "MCP: lists repeated, `None` dropped",
+            Sent::Pynetbox => "pynetbox: lists repeated, `None` as `null`",
+            Sent::Query => "query: lists repeated, `None` drops the key",
+        };
+        out.push_str(&format!(
+            "| {} | {spelled} | {target} | {filters} | {sent} |\n",
+            f.name
+        ));
+    }
+    out
+}
+
 /// NetBox REST apps, for recognising endpoint paths and pynetbox chains.
 pub(crate) const APPS: [&str; 10] = [
     "circuits",

@@ -3,9 +3,11 @@
 //! host. Error tolerant: half-written text yields what can be read, never a panic.
 
 pub(crate) mod forms;
+pub use forms::table_markdown as call_forms_table;
 pub mod json;
 mod lit;
 pub mod markdown;
+pub mod notebook;
 pub mod offset_map;
 pub(crate) mod parse;
 pub mod python;
@@ -27,13 +29,16 @@ pub enum HostKind {
     Yaml,
     Json,
     Graphql,
+    /// A Jupyter notebook (`.ipynb`): code cells read as Python, Markdown cells as Markdown,
+    /// positions in the JSON file.
+    Notebook,
     /// Any other text: only REST URLs with query strings are looked for.
     Text,
 }
 
 impl HostKind {
     /// Host kind from a file name's extension (`.md`, `.markdown`, `.py`, `.yaml`, `.yml`,
-    /// `.json`, `.graphql`, `.gql`, `.txt`, `.prompt`); `None` for files `check` skips.
+    /// `.json`, `.graphql`, `.gql`, `.ipynb`, `.txt`, `.prompt`); `None` for files `check` skips.
     pub fn from_path(path: &Path) -> Option<HostKind> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
@@ -42,6 +47,7 @@ impl HostKind {
             "yaml" | "yml" => HostKind::Yaml,
             "json" => HostKind::Json,
             "graphql" | "gql" => HostKind::Graphql,
+            "ipynb" => HostKind::Notebook,
             "txt" | "prompt" => HostKind::Text,
             _ => return None,
         })
@@ -280,6 +286,10 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
         },
         HostKind::Text => Extraction {
             sites: text::extract(text, &OffsetMap::identity(0, text.len())),
+            blocks: Vec::new(),
+        },
+        HostKind::Notebook => Extraction {
+            sites: notebook::extract(text),
             blocks: Vec::new(),
         },
     }

@@ -250,6 +250,11 @@ impl<'a> Cx<'a> {
         match form.target {
             TargetAt::ObjectType | TargetAt::Fixed(_) | TargetAt::Nothing => {
                 let mut named = self.name_args(form.params, args);
+                // The MCP server's `limit` range (1–100) is not code mode's: its published
+                // workflows ask for `limit=1000` (netboxlabs/skills code-mode-workflows.md).
+                if matches!(form.callee, Callee::Bare(_)) {
+                    named.retain(|a| a.name != "limit");
+                }
                 for a in &mut named {
                     // Code mode names its parameters `type` and `id`.
                     match a.name.as_str() {

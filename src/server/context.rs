@@ -89,6 +89,9 @@ re!(
 
 /// The context at byte `offset` of `text` (a host document of `kind`).
 pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
+    if kind == HostKind::Notebook {
+        return in_notebook(text, offset);
+    }
     if kind == HostKind::Graphql || offset > text.len() || !text.is_char_boundary(offset) {
         return None;
     }
@@ -132,6 +135,22 @@ fn object_type_key(text: &str, scan: &Scan, offset: usize) -> Option<Context> {
         }
         _ => None,
     }
+}
+
+/// The context in the notebook cell at `offset`, read as the cell's language with positions
+/// mapped back into the JSON file. A completion that would insert quotes is not offered there
+/// (they would need escaping inside the JSON string).
+fn in_notebook(text: &str, offset: usize) -> Option<Context> {
+    let (cell, map, kind) = crate::extract::notebook::cell_at(text, offset)?;
+    let at_cell = map.to_embedded(offset)?;
+    let c = at(&cell, at_cell, kind)?;
+    if c.quote == Quote::Needed {
+        return None;
+    }
+    Some(Context {
+        prefix: map.range_to_host(c.prefix.clone()),
+        ..c
+    })
 }
 
 /// Start of the scan: a window before the cursor, and in Markdown no earlier than the last
@@ -421,7 +440,7 @@ fn unit_of(
         HostKind::Python | HostKind::Json | HostKind::Yaml => kind,
         // Calls in prompts and other text are written as Python.
         HostKind::Text => HostKind::Python,
-        HostKind::Graphql => return None,
+        HostKind::Graphql | HostKind::Notebook => return None,
     };
     let unit_start = match (scan.stack.first(), lang) {
         (_, HostKind::Yaml) => start,
