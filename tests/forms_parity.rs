@@ -119,3 +119,71 @@ fn every_form_gets_diagnostics_completion_and_hover() {
         "forms without parity: {failures:?}\n{table}"
     );
 }
+
+fn apply(text: &str, edits: &[(std::ops::Range<usize>, String)]) -> String {
+    let mut sorted: Vec<&(std::ops::Range<usize>, String)> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.0.start);
+    let (mut out, mut at) = (String::new(), 0);
+    for (r, t) in sorted {
+        if r.start < at {
+            continue;
+        }
+        out.push_str(&text[at..r.start]);
+        out.push_str(t);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+fn parses_as_python(text: &str) -> bool {
+    let mut p = tree_sitter::Parser::new();
+    p.set_language(&tree_sitter_python::LANGUAGE.into()).unwrap();
+    p.parse(text, None).is_some_and(|t| !t.root_node().has_error())
+}
+
+/// Certain fixes (fix-all) inside f-strings, concatenations and `params=` dicts keep the file
+/// valid Python, and the fixed file has nothing left to fix.
+#[test]
+fn certain_fixes_keep_python_valid() {
+    let knowledge = Knowledge {
+        index: Some(embedded_index("4.6.8")),
+        ..Default::default()
+    };
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/python/http_clients.py");
+    let mut texts = vec![std::fs::read_to_string(example).unwrap()];
+    texts.extend(
+        cases()
+            .into_iter()
+            .filter(|c| c.kind == HostKind::Python)
+            .map(|c| c.text),
+    );
+    for text in texts {
+        assert!(parses_as_python(&text));
+        let findings = analyze(&text, HostKind::Python, &knowledge);
+        let edits: Vec<_> = findings
+            .iter()
+            .flat_map(|f| f.fixes.iter().filter(|x| x.certain).take(1))
+            .flat_map(|x| x.edits.iter().map(|e| (e.range.clone(), e.new_text.clone())))
+            .collect();
+        let fixed = apply(&text, &edits);
+        assert!(parses_as_python(&fixed), "{fixed}");
+        let again = analyze(&fixed, HostKind::Python, &knowledge);
+        assert!(
+            again.iter().all(|f| f.fixes.iter().all(|x| !x.certain)),
+            "{fixed}\n{again:?}"
+        );
+    }
+    // The f-string stays an f-string with its interpolations.
+    let src = "requests.get(f\"{API_URL}/dcim/devices/?device_role_id={rid}&site_id={sid}\")\n";
+    let findings = analyze(src, HostKind::Python, &knowledge);
+    let edits: Vec<_> = findings
+        .iter()
+        .flat_map(|f| f.fixes.iter().filter(|x| x.certain).take(1))
+        .flat_map(|x| x.edits.iter().map(|e| (e.range.clone(), e.new_text.clone())))
+        .collect();
+    assert_eq!(
+        apply(src, &edits),
+        "requests.get(f\"{API_URL}/dcim/devices/?role_id={rid}&site_id={sid}\")\n"
+    );
+}
