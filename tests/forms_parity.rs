@@ -36,6 +36,7 @@ fn cases() -> Vec<Case> {
                 "yaml" => HostKind::Yaml,
                 "markdown" => HostKind::Markdown,
                 "text" => HostKind::Text,
+                "notebook" => HostKind::Notebook,
                 k => panic!("unknown host kind {k}"),
             };
             out.push(Case {
@@ -138,8 +139,10 @@ fn apply(text: &str, edits: &[(std::ops::Range<usize>, String)]) -> String {
 
 fn parses_as_python(text: &str) -> bool {
     let mut p = tree_sitter::Parser::new();
-    p.set_language(&tree_sitter_python::LANGUAGE.into()).unwrap();
-    p.parse(text, None).is_some_and(|t| !t.root_node().has_error())
+    p.set_language(&tree_sitter_python::LANGUAGE.into())
+        .unwrap();
+    p.parse(text, None)
+        .is_some_and(|t| !t.root_node().has_error())
 }
 
 /// Certain fixes (fix-all) inside f-strings, concatenations and `params=` dicts keep the file
@@ -150,7 +153,10 @@ fn certain_fixes_keep_python_valid() {
         index: Some(embedded_index("4.6.8")),
         ..Default::default()
     };
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/python/http_clients.py");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/python/http_clients.py"
+    );
     let mut texts = vec![std::fs::read_to_string(example).unwrap()];
     texts.extend(
         cases()
@@ -164,7 +170,11 @@ fn certain_fixes_keep_python_valid() {
         let edits: Vec<_> = findings
             .iter()
             .flat_map(|f| f.fixes.iter().filter(|x| x.certain).take(1))
-            .flat_map(|x| x.edits.iter().map(|e| (e.range.clone(), e.new_text.clone())))
+            .flat_map(|x| {
+                x.edits
+                    .iter()
+                    .map(|e| (e.range.clone(), e.new_text.clone()))
+            })
             .collect();
         let fixed = apply(&text, &edits);
         assert!(parses_as_python(&fixed), "{fixed}");
@@ -180,7 +190,11 @@ fn certain_fixes_keep_python_valid() {
     let edits: Vec<_> = findings
         .iter()
         .flat_map(|f| f.fixes.iter().filter(|x| x.certain).take(1))
-        .flat_map(|x| x.edits.iter().map(|e| (e.range.clone(), e.new_text.clone())))
+        .flat_map(|x| {
+            x.edits
+                .iter()
+                .map(|e| (e.range.clone(), e.new_text.clone()))
+        })
         .collect();
     assert_eq!(
         apply(src, &edits),

@@ -315,7 +315,10 @@ pub fn table_markdown() -> String {
             FiltersAt::Filters => "`filters`".to_string(),
             FiltersAt::Params(p) => format!("`{p}=` and the URL's query"),
             FiltersAt::Kwargs => "keyword arguments, `**dict`".to_string(),
-            FiltersAt::Nothing => "none (query string of the URL only)".to_string(),
+            FiltersAt::Nothing if matches!(f.target, TargetAt::Url(..)) => {
+                "the URL's query string, `urlencode({...})`".to_string()
+            }
+            FiltersAt::Nothing => "none".to_string(),
         };
         let sent = match f.sent {
             Sent::McpJson => "MCP: lists repeated, `None` dropped",
