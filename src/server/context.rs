@@ -458,15 +458,24 @@ fn markdown_lang(text: &str, after_fence: usize) -> HostKind {
         (t.starts_with("```") || t.starts_with("~~~"))
             .then(|| t.trim_start_matches(['`', '~']).trim())
     }
-    let mut opening = None;
-    for line in text[..after_fence].split_inclusive('\n') {
-        if let Some(info) = fence_line(line) {
-            opening = match opening {
-                None => Some(info),
-                Some(_) => None,
-            };
+    // The fence line just before the region; one with an info string always opens a block
+    // (a closing fence has none), so only a bare fence needs the count from the start.
+    let last = text[..after_fence]
+        .trim_end_matches(['\n', '\r'])
+        .rsplit('\n')
+        .next()
+        .and_then(fence_line);
+    let opening = match last {
+        Some(info) if !info.is_empty() => Some(info),
+        Some(_) => {
+            let fences = text[..after_fence]
+                .split_inclusive('\n')
+                .filter(|l| fence_line(l).is_some())
+                .count();
+            (fences % 2 == 1).then_some("")
         }
-    }
+        None => None,
+    };
     let Some(info) = opening else {
         return HostKind::Python;
     };
