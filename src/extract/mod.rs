@@ -190,6 +190,31 @@ pub struct Extraction {
     pub blocks: Vec<Range<usize>>,
 }
 
+/// The calls and GraphQL documents of one unit of code of language `kind` (Python, JSON or
+/// YAML; Markdown and text give nothing) whose text starts at host offset `host_start`, read
+/// by the same extractors as whole documents (for the server's completion and hover, which read
+/// the unit under the cursor). URLs in prose are not scanned.
+pub fn calls_in(text: &str, host_start: usize, kind: HostKind) -> Vec<Site> {
+    let map = OffsetMap::identity(host_start, text.len());
+    match kind {
+        HostKind::Python => python::extract_calls(text, &map),
+        HostKind::Json => json::extract_calls(text, &map),
+        HostKind::Yaml => yaml::extract_calls(text, &map),
+        _ => Vec::new(),
+    }
+}
+
+/// The text that closes every bracket and string still open at the end of `text`, a unit of
+/// `kind` (Python comments and strings for Python, JSON/YAML flow rules otherwise).
+pub fn closers_for(text: &str, kind: HostKind) -> String {
+    parse::closers(text, kind == HostKind::Python)
+}
+
+/// [`closers_for`] for Python.
+pub fn closers_python(text: &str) -> String {
+    parse::closers(text, true)
+}
+
 /// True when the string value `s` of filter `key` is a template placeholder, not a value a
 /// user would send: `<id>`, `<site id>`, `{site_id}`, `{{ site_id }}`, `$SITE_ID`, `${SITE}`,
 /// `...`, `…`, or the key in capitals (`site_id=SITE_ID`). Such values are never judged
@@ -293,31 +318,6 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
             blocks: Vec::new(),
         },
     }
-}
-
-/// The calls and GraphQL documents of one unit of code of language `kind` (Python, JSON or
-/// YAML; Markdown and text give nothing) whose text starts at host offset `host_start`, read
-/// by the same extractors as whole documents (for the server's completion and hover, which read
-/// the unit under the cursor). URLs in prose are not scanned.
-pub fn calls_in(text: &str, host_start: usize, kind: HostKind) -> Vec<Site> {
-    let map = OffsetMap::identity(host_start, text.len());
-    match kind {
-        HostKind::Python => python::extract_calls(text, &map),
-        HostKind::Json => json::extract_calls(text, &map),
-        HostKind::Yaml => yaml::extract_calls(text, &map),
-        _ => Vec::new(),
-    }
-}
-
-/// The text that closes every bracket and string still open at the end of `text`, a unit of
-/// `kind` (Python comments and strings for Python, JSON/YAML flow rules otherwise).
-pub fn closers_for(text: &str, kind: HostKind) -> String {
-    parse::closers(text, kind == HostKind::Python)
-}
-
-/// [`closers_for`] for Python.
-pub fn closers_python(text: &str) -> String {
-    parse::closers(text, true)
 }
 
 /// Adds to `sites` the sites of `more` (from a re-parse of half-typed text with its open
