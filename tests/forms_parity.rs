@@ -201,3 +201,15 @@ fn certain_fixes_keep_python_valid() {
         "requests.get(f\"{API_URL}/dcim/devices/?role_id={rid}&site_id={sid}\")\n"
     );
 }
+
+/// docs/call-forms.md shows the call-form table as the code has it.
+#[test]
+fn the_docs_show_the_table() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/call-forms.md"))
+        .unwrap();
+    assert!(
+        doc.contains(&netbox_lsp::extract::call_forms_table()),
+        "docs/call-forms.md is out of date; its table is:\n{}",
+        netbox_lsp::extract::call_forms_table()
+    );
+}
