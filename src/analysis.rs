@@ -116,7 +116,14 @@ fn analyze_with(
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
         _ => {
             let ex = extract::extract(text, kind);
-            let checked = check_sites(&ex.sites, knowledge, text);
+            let mut checked = check_sites(&ex.sites, knowledge, text);
+            if kind == HostKind::Notebook {
+                // Every cell's code sits in JSON strings: fixes are written escaped.
+                checked
+                    .findings
+                    .iter_mut()
+                    .for_each(|f| escape_fixes(f, text));
+            }
             Parts {
                 blocks: ex.blocks,
                 calls: checked.calls,
@@ -145,7 +152,9 @@ fn analyze_with(
 pub fn structural_limit(kind: HostKind) -> Option<usize> {
     match kind {
         HostKind::Markdown => Some(markdown::MAX_MARKDOWN),
-        HostKind::Python | HostKind::Yaml | HostKind::Json => Some(extract::parse::MAX_PARSE),
+        HostKind::Python | HostKind::Yaml | HostKind::Json | HostKind::Notebook => {
+            Some(extract::parse::MAX_PARSE)
+        }
         HostKind::Graphql | HostKind::Text => None,
     }
 }

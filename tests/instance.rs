@@ -609,3 +609,30 @@ fn token_from_a_file_and_missing_token_errors() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("needs an API token"), "{}", r.stderr);
 }
+
+/// Issue 11 §2: pynetbox `nb.plugins.<plugin>.<endpoint>.filter(...)` is checked once the
+/// instance's knowledge has that plugin endpoint, and stays quiet (no error or warning) on stock
+/// knowledge.
+#[test]
+fn pynetbox_plugin_endpoints_are_checked_with_instance_knowledge() {
+    let src = "nb.plugins.bgp.bgpsession.filter(statuss=\"active\")\nnb.plugins.bgp.bgpsession.filter(status=\"active\")\n";
+    let with_instance = analyze(src, HostKind::Python, &knowledge());
+    let at = src.find("statuss").unwrap();
+    assert!(
+        with_instance
+            .iter()
+            .any(|f| f.code == "unknown-filter" && f.range.start == at),
+        "{with_instance:?}"
+    );
+    assert_eq!(
+        with_instance.iter().filter(|f| serious(f)).count(),
+        1,
+        "{with_instance:?}"
+    );
+    let stock = Knowledge {
+        index: Some(netbox_lsp::index::embedded::embedded_index("4.6.8")),
+        ..Default::default()
+    };
+    let quiet = analyze(src, HostKind::Python, &stock);
+    assert!(quiet.iter().all(|f| !serious(f)), "{quiet:?}");
+}

@@ -2,9 +2,12 @@
 //! YAML, JSON, GraphQL files, plain text) with tree-sitter, keeping exact byte ranges into the
 //! host. Error tolerant: half-written text yields what can be read, never a panic.
 
+pub(crate) mod forms;
+pub use forms::table_markdown as call_forms_table;
 pub mod json;
 mod lit;
 pub mod markdown;
+pub mod notebook;
 pub mod offset_map;
 pub(crate) mod parse;
 pub mod python;
@@ -26,13 +29,16 @@ pub enum HostKind {
     Yaml,
     Json,
     Graphql,
+    /// A Jupyter notebook (`.ipynb`): code cells read as Python, Markdown cells as Markdown,
+    /// positions in the JSON file.
+    Notebook,
     /// Any other text: only REST URLs with query strings are looked for.
     Text,
 }
 
 impl HostKind {
     /// Host kind from a file name's extension (`.md`, `.markdown`, `.py`, `.yaml`, `.yml`,
-    /// `.json`, `.graphql`, `.gql`, `.txt`, `.prompt`); `None` for files `check` skips.
+    /// `.json`, `.graphql`, `.gql`, `.ipynb`, `.txt`, `.prompt`); `None` for files `check` skips.
     pub fn from_path(path: &Path) -> Option<HostKind> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
@@ -41,6 +47,7 @@ impl HostKind {
             "yaml" | "yml" => HostKind::Yaml,
             "json" => HostKind::Json,
             "graphql" | "gql" => HostKind::Graphql,
+            "ipynb" => HostKind::Notebook,
             "txt" | "prompt" => HostKind::Text,
             _ => return None,
         })
@@ -183,6 +190,31 @@ pub struct Extraction {
     pub blocks: Vec<Range<usize>>,
 }
 
+/// The calls and GraphQL documents of one unit of code of language `kind` (Python, JSON or
+/// YAML; Markdown and text give nothing) whose text starts at host offset `host_start`, read
+/// by the same extractors as whole documents (for the server's completion and hover, which read
+/// the unit under the cursor). URLs in prose are not scanned.
+pub fn calls_in(text: &str, host_start: usize, kind: HostKind) -> Vec<Site> {
+    let map = OffsetMap::identity(host_start, text.len());
+    match kind {
+        HostKind::Python => python::extract_calls(text, &map),
+        HostKind::Json => json::extract_calls(text, &map),
+        HostKind::Yaml => yaml::extract_calls(text, &map),
+        _ => Vec::new(),
+    }
+}
+
+/// The text that closes every bracket and string still open at the end of `text`, a unit of
+/// `kind` (Python comments and strings for Python, JSON/YAML flow rules otherwise).
+pub fn closers_for(text: &str, kind: HostKind) -> String {
+    parse::closers(text, kind == HostKind::Python)
+}
+
+/// [`closers_for`] for Python.
+pub fn closers_python(text: &str) -> String {
+    parse::closers(text, true)
+}
+
 /// True when the string value `s` of filter `key` is a template placeholder, not a value a
 /// user would send: `<id>`, `<site id>`, `{site_id}`, `{{ site_id }}`, `$SITE_ID`, `${SITE}`,
 /// `...`, `…`, or the key in capitals (`site_id=SITE_ID`). Such values are never judged
@@ -279,6 +311,10 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
         },
         HostKind::Text => Extraction {
             sites: text::extract(text, &OffsetMap::identity(0, text.len())),
+            blocks: Vec::new(),
+        },
+        HostKind::Notebook => Extraction {
+            sites: notebook::extract(text),
             blocks: Vec::new(),
         },
     }

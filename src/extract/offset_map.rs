@@ -37,6 +37,21 @@ impl OffsetMap {
         self.segments.push((embedded, host_start, len));
     }
 
+    /// Appends every segment of `other` (whose embedded text follows this map's).
+    pub fn append(&mut self, other: &OffsetMap) {
+        for &(_, h, l) in &other.segments {
+            self.push(h, l);
+        }
+    }
+
+    /// The embedded offset that maps to host offset `host` (a segment's end included), if any.
+    pub fn to_embedded(&self, host: usize) -> Option<usize> {
+        self.segments
+            .iter()
+            .find(|&&(_, h, l)| h <= host && host <= h + l)
+            .map(|&(e, h, _)| e + host - h)
+    }
+
     /// Total embedded length in bytes.
     pub fn len(&self) -> usize {
         self.segments.last().map(|s| s.0 + s.2).unwrap_or(0)

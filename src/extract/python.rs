@@ -17,7 +17,9 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::lit::{EscapedText, Lit, LitKind, Pair};
+use super::forms::{self, Callee, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
+use super::lit::Pair;
+use super::lit::{EscapedText, Lit, LitKind};
 use super::parse::{self, for_each_node, Lang, MAX_DEPTH};
 use super::tools::{self, positional_names, Arg, Tool};
 use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
@@ -48,20 +50,6 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
     }
     sites
 }
-
-/// NetBox REST apps, for recognising pynetbox endpoint chains (`nb.dcim.devices`).
-const APPS: [&str; 10] = [
-    "circuits",
-    "core",
-    "dcim",
-    "extras",
-    "ipam",
-    "tenancy",
-    "users",
-    "virtualization",
-    "vpn",
-    "wireless",
-];
 
 /// Extraction context: the (possibly repaired) source, the original length (ranges are clipped
 /// to it) and the map to the host.
@@ -107,38 +95,66 @@ impl<'a> Cx<'a> {
         let found = calls
             .into_iter()
             .filter(|call| call.start_byte() < self.len)
-            .filter_map(|call| self.call(call, &names))
+            .flat_map(|call| self.call(call, &names))
             .collect();
         let mut out = Vec::new();
         super::add_missing(&mut out, found);
         out
     }
 
-    fn call(&self, call: Node, names: &HashMap<&str, Node>) -> Option<Site> {
-        let func = call.child_by_field_name("function")?;
-        let arglist = call.child_by_field_name("arguments")?;
-        if arglist.kind() != "argument_list" {
-            return None;
-        }
+    fn call<'t>(&self, call: Node<'t>, names: &HashMap<&str, Node<'t>>) -> Vec<Site> {
+        let Some(func) = call.child_by_field_name("function") else {
+            return Vec::new();
+        };
+        let Some(arglist) = call
+            .child_by_field_name("arguments")
+            .filter(|a| a.kind() == "argument_list")
+        else {
+            return Vec::new();
+        };
         let (name_node, object) = match func.kind() {
             "identifier" => (func, None),
-            "attribute" => (
-                func.child_by_field_name("attribute")?,
-                func.child_by_field_name("object"),
-            ),
-            _ => return None,
+            "attribute" => match func.child_by_field_name("attribute") {
+                Some(a) => (a, func.child_by_field_name("object")),
+                None => return Vec::new(),
+            },
+            _ => return Vec::new(),
         };
-        let name = self.text(name_node);
         let args = self.arguments(arglist, names);
-        let call_range = self.host(call.byte_range());
-        let name_range = self.host(name_node.byte_range());
+        let cx = CallCx {
+            name: self.text(name_node),
+            name_node,
+            object,
+            arglist,
+            call_range: self.host(call.byte_range()),
+            args: &args,
+            names,
+        };
+        if let Some(site) = self.wrapped_call(&cx) {
+            return vec![site];
+        }
+        for form in FORMS {
+            if !self.spelled(form, &cx) {
+                continue;
+            }
+            let found = self.form_call(form, &cx);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        self.graphql_post(&cx).into_iter().collect()
+    }
 
+    /// Tool calls (by name, as LangChain tools, through an MCP client) and GraphQL helpers.
+    fn wrapped_call<'t>(&self, cx: &CallCx<'_, 't>) -> Option<Site> {
+        let (name, args, call_range) = (cx.name, cx.args, cx.call_range.clone());
+        let name_range = self.host(cx.name_node.byte_range());
         if let Some(tool) = tools::tool_from_name(name) {
-            let named = self.name_args(tool, &args);
+            let named = self.name_args(positional_names(tool), args);
             return tools::build(tool, Syntax::Python, name_range, call_range, &named);
         }
         // `netbox_get_objects.invoke({...})`: LangChain tools take one dict of arguments.
-        if let Some(obj) = object {
+        if let Some(obj) = cx.object {
             let obj_name = match obj.kind() {
                 "attribute" => obj
                     .child_by_field_name("attribute")
@@ -172,30 +188,119 @@ impl<'a> Cx<'a> {
         if name == "gql" {
             return tools::graphql_doc(args.positional.first()?, None);
         }
-        if let Some(obj) = object {
-            if matches!(name, "filter" | "get" | "count") {
-                if let Some(site) = self.pynetbox(obj, name, &args, arglist, call_range.clone()) {
-                    return Some(site);
-                }
-            }
-            if name == "get" {
-                return self.requests_get(&args, call_range);
-            }
-            if name == "post" {
-                let body = args.keyword("json")?;
-                let query = &body.get("query")?.value;
-                let variables = body
-                    .get("variables")
-                    .and_then(|v| v.value.to_json())
-                    .filter(|v| v.is_object());
-                return tools::graphql_doc(query, variables);
-            }
+        // Platform MCP code mode: `graphql(query, variables=None, analyze=True)`.
+        if name == "graphql" && cx.object.is_none() {
+            let named = self.name_args(&["query", "variables"], args);
+            return tools::graphql_site(&named);
         }
         None
     }
 
-    /// Positional and keyword arguments named after the tool's signature.
-    fn name_args<'l>(&self, tool: Tool, args: &'l Args) -> Vec<Arg<'l>> {
+    /// `requests.post(".../graphql/", json={"query": ..., "variables": ...})`.
+    fn graphql_post<'t>(&self, cx: &CallCx<'_, 't>) -> Option<Site> {
+        if cx.name != "post" || cx.object.is_none() {
+            return None;
+        }
+        let body = cx.args.keyword("json")?;
+        let query = &body.get("query")?.value;
+        let variables = body
+            .get("variables")
+            .and_then(|v| v.value.to_json())
+            .filter(|v| v.is_object());
+        tools::graphql_doc(query, variables)
+    }
+
+    /// True when the call is spelled as `form` says and meets its guard.
+    fn spelled<'t>(&self, form: &Form, cx: &CallCx<'_, 't>) -> bool {
+        let spelled = match form.callee {
+            Callee::Tool(_) => false,
+            Callee::Bare(n) => cx.object.is_none() && cx.name == n,
+            Callee::Method(n) => cx.object.is_some() && cx.name == n,
+            Callee::Function(n) => cx.name == n,
+            Callee::Chain(m) => cx.name == m && cx.object.is_some(),
+        };
+        if !spelled {
+            return false;
+        }
+        let arg = |i: usize, kw: &str| cx.args.positional.get(i).or_else(|| cx.args.keyword(kw));
+        match form.guard {
+            Guard::Always => true,
+            Guard::ObjectTypeShape => arg(0, "type")
+                .or_else(|| cx.args.keyword("object_type"))
+                .and_then(|l| l.as_str())
+                .is_some_and(|(s, _)| forms::object_type_shaped(s)),
+            Guard::HasFilters => {
+                cx.args.keyword("filters").is_some()
+                    || cx
+                        .args
+                        .positional
+                        .first()
+                        .is_some_and(|l| l.pairs().is_some())
+            }
+            Guard::HasObjectTypes => cx.args.keyword("object_types").is_some(),
+            Guard::MethodGet => arg(0, "method")
+                .and_then(|l| l.as_str())
+                .is_some_and(|(s, _)| s.eq_ignore_ascii_case("get")),
+        }
+    }
+
+    /// The sites of a call of `form`.
+    fn form_call<'t>(&self, form: &Form, cx: &CallCx<'_, 't>) -> Vec<Site> {
+        let args = cx.args;
+        match form.target {
+            TargetAt::ObjectType | TargetAt::Fixed(_) | TargetAt::Nothing => {
+                let mut named = self.name_args(form.params, args);
+                // The MCP server's `limit` range (1–100) is not code mode's: its published
+                // workflows ask for `limit=1000` (netboxlabs/skills code-mode-workflows.md).
+                if matches!(form.callee, Callee::Bare(_)) {
+                    named.retain(|a| a.name != "limit");
+                }
+                for a in &mut named {
+                    // Code mode names its parameters `type` and `id`.
+                    match a.name.as_str() {
+                        "type" => a.name = "object_type".into(),
+                        "id" => a.name = "object_id".into(),
+                        _ => {}
+                    }
+                }
+                let name_range = self.host(cx.name_node.byte_range());
+                tools::build(
+                    Tool::Rest(form.form),
+                    Syntax::Python,
+                    name_range,
+                    cx.call_range.clone(),
+                    &named,
+                )
+                .into_iter()
+                .collect()
+            }
+            TargetAt::Chain => cx
+                .object
+                .and_then(|obj| self.pynetbox(obj, cx.name, cx))
+                .into_iter()
+                .collect(),
+            TargetAt::Url(i, kw) | TargetAt::ApiPath(i, kw) => {
+                let Some(url) = args.node(i, kw) else {
+                    return Vec::new();
+                };
+                let params = match form.filters {
+                    FiltersAt::Params(p) => args.keyword(p).or_else(|| {
+                        form.params
+                            .iter()
+                            .position(|n| *n == p)
+                            .and_then(|k| args.positional.get(k))
+                            .filter(|l| l.pairs().is_some())
+                    }),
+                    _ => None,
+                };
+                let api_relative = matches!(form.target, TargetAt::ApiPath(..));
+                self.url_call(url, api_relative, params, cx)
+            }
+        }
+    }
+
+    /// Positional and keyword arguments named after the signature `names`.
+    fn name_args<'l, 't>(&self, names: &[&str], args: &'l Args<'t>) -> Vec<Arg<'l>> {
         // One positional dict and nothing else: the LangChain "all arguments in one dict" form.
         if args.positional.len() == 1 && args.keywords.is_empty() {
             let only = &args.positional[0];
@@ -208,7 +313,6 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        let names = positional_names(tool);
         let mut out: Vec<Arg> = args
             .positional
             .iter()
@@ -231,14 +335,8 @@ impl<'a> Cx<'a> {
     }
 
     /// pynetbox `<x>.<app>.<endpoint>.<method>(...)` (also `<x>.plugins.<plugin>.<endpoint>`).
-    fn pynetbox(
-        &self,
-        obj: Node,
-        method: &str,
-        args: &Args,
-        arglist: Node,
-        call_range: Range<usize>,
-    ) -> Option<Site> {
+    fn pynetbox<'t>(&self, obj: Node<'t>, method: &str, cx: &CallCx<'_, 't>) -> Option<Site> {
+        let args = cx.args;
         if obj.kind() != "attribute" {
             return None;
         }
@@ -306,8 +404,14 @@ impl<'a> Cx<'a> {
                     });
                 }
                 Item::Splat(i) => {
-                    if let Some(pairs) = args.splats[*i].pairs() {
-                        filters.extend(tools::entries(pairs));
+                    let pairs = args.splats[*i].pairs().map(<[Pair]>::to_vec).or_else(|| {
+                        // `**params` with `params = {...}` assigned just above.
+                        let node = args.splat_nodes.get(*i)?;
+                        let dict = self.dict_assigned_above(*node, cx.arglist)?;
+                        self.lit(dict, 0).pairs().map(<[Pair]>::to_vec)
+                    });
+                    if let Some(pairs) = pairs {
+                        filters.extend(tools::entries(&pairs));
                     }
                 }
             }
@@ -316,49 +420,304 @@ impl<'a> Cx<'a> {
             form: CallForm::Pynetbox,
             syntax: Syntax::Python,
             target: Some((target, target_range)),
-            call_range,
-            filters_range: Some(self.host(arglist.byte_range())),
+            call_range: cx.call_range.clone(),
+            filters_range: Some(self.host(cx.arglist.byte_range())),
             filters,
             args: extra,
         }))
     }
 
-    /// `requests.get("https://nb/api/dcim/devices/", params={...})` (any `<x>.get`).
-    fn requests_get(&self, args: &Args, call_range: Range<usize>) -> Option<Site> {
-        let params = args.keyword("params")?;
-        let pairs = params.pairs()?;
-        let url = args.positional.first().or_else(|| args.keyword("url"))?;
-        // The URL may be an f-string: find the path in its raw host text.
-        let (path, range) = self.api_path(url)?;
-        Some(Site::Rest(RestCall {
-            form: CallForm::Url,
-            syntax: Syntax::Python,
-            target: Some((path, range)),
-            call_range,
-            filters_range: Some(params.range.clone()),
-            filters: tools::entries(pairs),
-            args: Vec::new(),
-        }))
-    }
-
-    /// The `/api/<app>/<slug>/` path inside a string literal (raw text, so f-strings work).
-    fn api_path(&self, url: &Lit) -> Option<(String, Range<usize>)> {
-        let content = url.raw.clone()?;
-        let raw = self.src.get(content.clone())?;
-        let at = raw.find("/api/")?;
-        let end = super::text::list_path_end(raw, at)?;
-        let next = raw.as_bytes().get(end).copied();
-        if !matches!(next, None | Some(b'?') | Some(b'"') | Some(b'\'')) {
+    /// The dict literal bound to identifier `name` by the nearest assignment above the
+    /// statement holding `at`, in the same block (`params = {...}` then `.filter(**params)`).
+    /// A dict bound in another scope or further away is not read: it may have changed.
+    fn dict_assigned_above<'t>(&self, name: Node<'t>, at: Node<'t>) -> Option<Node<'t>> {
+        if name.kind() != "identifier" {
             return None;
         }
-        let path = &raw[at..end];
-        Some((
-            path.to_string(),
-            self.host(content.start + at..content.start + end),
-        ))
+        let want = self.text(name);
+        // The statement holding the call: climb to a child of a block or module.
+        let mut stmt = at;
+        while let Some(p) = stmt.parent() {
+            if matches!(p.kind(), "block" | "module") {
+                break;
+            }
+            stmt = p;
+        }
+        let mut prev = stmt.prev_named_sibling();
+        while let Some(s) = prev {
+            let assignment = (s.kind() == "expression_statement")
+                .then(|| s.named_child(0))
+                .flatten()
+                .filter(|a| a.kind() == "assignment");
+            if let Some(a) = assignment {
+                let left = a.child_by_field_name("left")?;
+                if left.kind() == "identifier" && self.text(left) == want {
+                    let right = a.child_by_field_name("right")?;
+                    return (right.kind() == "dictionary").then_some(right);
+                }
+            }
+            prev = s.prev_named_sibling();
+        }
+        None
     }
 
-    fn arguments(&self, arglist: Node, names: &HashMap<&str, Node>) -> Args {
+    /// A REST call through an HTTP client: the endpoint path in the URL `url` (a string, an
+    /// f-string, a concatenation, `urljoin(...)`, or a name bound to one of these), its
+    /// filters in `params` and in the URL's own query string or `urlencode({...})`.
+    /// `api_relative`: the URL is an endpoint relative to `/api/` (code mode's `api()`).
+    fn url_call<'t>(
+        &self,
+        url: Node<'t>,
+        api_relative: bool,
+        params: Option<&Lit>,
+        cx: &CallCx<'_, 't>,
+    ) -> Vec<Site> {
+        let mut parts = Vec::new();
+        self.url_parts(url, cx.names, 0, &mut parts);
+        if api_relative {
+            parts.insert(0, UrlPart::Dynamic);
+        }
+        let Some((k, path, relative)) = self.url_path(&parts) else {
+            return Vec::new();
+        };
+        let UrlPart::Text(piece) = parts[k].clone() else {
+            return Vec::new();
+        };
+        let target = (self.src[path.clone()].to_string(), self.host(path.clone()));
+        let mut out = Vec::new();
+        if let Some(pairs) = params.and_then(|p| p.pairs()) {
+            out.push(Site::Rest(RestCall {
+                form: CallForm::Url,
+                syntax: Syntax::Python,
+                target: Some(target.clone()),
+                call_range: cx.call_range.clone(),
+                filters_range: params.map(|p| p.range.clone()),
+                filters: tools::entries(pairs),
+                args: Vec::new(),
+            }));
+        }
+        let rest = &self.src[path.end..piece.end];
+        let next = parts.get(k + 1);
+        // `... + "?" + urlencode({...})` / `f"...?{urlencode(q)}"`.
+        let encoded = parts[k + 1..].iter().find_map(|p| match p {
+            UrlPart::Encoded(d) => Some(d),
+            _ => None,
+        });
+        if let Some(dict) = encoded.filter(|_| rest.starts_with('?') || rest.is_empty()) {
+            if let Some(pairs) = dict.pairs() {
+                out.push(Site::Rest(RestCall {
+                    form: CallForm::Url,
+                    syntax: Syntax::Python,
+                    target: Some(target.clone()),
+                    call_range: dict.range.clone(),
+                    filters_range: Some(dict.range.clone()),
+                    filters: tools::entries(pairs),
+                    args: Vec::new(),
+                }));
+            }
+        } else if relative && rest.starts_with('?') && rest.len() > 1 {
+            // A query string after a base-relative path (the `/api/` form is found by the URL
+            // scan of every string). Interpolated values are placeholders, interpolated names
+            // are skipped, a value cut by a concatenation is unknown.
+            let q = path.end + 1..piece.end;
+            let mut filters: Vec<FilterEntry> = super::text::query_pairs(self.src, q.clone())
+                .into_iter()
+                .filter(|e| !e.key.contains(['{', '}']))
+                .map(|mut e| {
+                    e.key_range = self.host(e.key_range);
+                    e.value_range = self.host(e.value_range);
+                    e
+                })
+                .collect();
+            if piece.end == q.end && matches!(next, Some(UrlPart::Dynamic)) {
+                if let Some(last) = filters.last_mut() {
+                    last.value = Value::Expr;
+                }
+            }
+            if !filters.is_empty() {
+                out.push(Site::Rest(RestCall {
+                    form: CallForm::Url,
+                    syntax: Syntax::Query,
+                    target: Some(target),
+                    call_range: self.host(path.start..q.end),
+                    filters_range: Some(self.host(q)),
+                    filters,
+                    args: Vec::new(),
+                }));
+            }
+        }
+        out
+    }
+
+    /// The endpoint path in `parts`: the part index, the path's embedded range, and whether it
+    /// is base-relative (`/dcim/devices/` after an interpolated or concatenated base that ends
+    /// in `/api`) rather than written with `/api/`.
+    fn url_path(&self, parts: &[UrlPart]) -> Option<(usize, Range<usize>, bool)> {
+        for (k, part) in parts.iter().enumerate() {
+            let UrlPart::Text(r) = part else {
+                continue;
+            };
+            let raw = self.src.get(r.clone())?;
+            let end_ok =
+                |raw: &str, end: usize| matches!(raw.as_bytes().get(end), None | Some(b'?'));
+            if let Some(at) = raw.find("/api/") {
+                let end = super::text::list_path_end(raw, at)?;
+                return end_ok(raw, end).then(|| (k, r.start + at..r.start + end, false));
+            }
+            // The base: known only at run time, or a constant that ends in `/api`.
+            let after_base = k > 0
+                && match &parts[k - 1] {
+                    UrlPart::Dynamic => true,
+                    UrlPart::Text(b) => self
+                        .src
+                        .get(b.clone())
+                        .is_some_and(|b| b.trim_end_matches('/').ends_with("/api")),
+                    UrlPart::Encoded(_) => false,
+                };
+            if after_base {
+                let rel = raw.trim_start_matches('/');
+                let lead = raw.len() - rel.len();
+                let probe = format!("/api/{rel}");
+                let app = rel.split('/').next().unwrap_or("");
+                if let Some(end) = super::text::list_path_end(&probe, 0).map(|e| e - 5 + lead) {
+                    if (APPS.contains(&app) || app == "plugins") && end_ok(raw, end) {
+                        return Some((k, r.start..r.start + end, true));
+                    }
+                }
+            }
+            if raw.contains('?') {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Flattens a URL expression into literal text pieces (embedded ranges of string content),
+    /// run-time pieces and `urlencode({...})` pieces, in order.
+    fn url_parts<'t>(
+        &self,
+        n: Node<'t>,
+        names: &HashMap<&str, Node<'t>>,
+        depth: usize,
+        out: &mut Vec<UrlPart>,
+    ) {
+        if depth > 8 {
+            out.push(UrlPart::Dynamic);
+            return;
+        }
+        match n.kind() {
+            "string" => {
+                let mut cursor = n.walk();
+                for c in n.children(&mut cursor) {
+                    match c.kind() {
+                        "string_content" => match out.last_mut() {
+                            // Escapes split the content; keep one piece.
+                            Some(UrlPart::Text(r)) if r.end == c.start_byte() => {
+                                r.end = c.end_byte()
+                            }
+                            _ => out.push(UrlPart::Text(c.byte_range())),
+                        },
+                        "interpolation" => {
+                            let inner = c.named_child(0);
+                            match inner.filter(|i| self.is_urlencode(*i)) {
+                                Some(call) => self.url_parts(call, names, depth + 1, out),
+                                None => out.push(UrlPart::Dynamic),
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "concatenated_string" => {
+                let mut cursor = n.walk();
+                for c in n.named_children(&mut cursor) {
+                    self.url_parts(c, names, depth + 1, out);
+                }
+            }
+            "binary_operator"
+                if n.child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "+") =>
+            {
+                if let (Some(l), Some(r)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) {
+                    self.url_parts(l, names, depth + 1, out);
+                    self.url_parts(r, names, depth + 1, out);
+                }
+            }
+            "parenthesized_expression" if n.named_child_count() == 1 => {
+                if let Some(inner) = n.named_child(0) {
+                    self.url_parts(inner, names, depth + 1, out);
+                }
+            }
+            "identifier" => match names.get(self.text(n)) {
+                Some(bound) if bound.id() != n.id() => {
+                    self.url_parts(*bound, names, depth + 1, out)
+                }
+                _ => out.push(UrlPart::Dynamic),
+            },
+            "call" => {
+                let args = n
+                    .child_by_field_name("arguments")
+                    .filter(|a| a.kind() == "argument_list");
+                let func = n.child_by_field_name("function").map(|f| {
+                    let name = f.child_by_field_name("attribute").unwrap_or(f);
+                    self.text(name)
+                });
+                let mut positional = args
+                    .map(|a| {
+                        let mut c = a.walk();
+                        a.named_children(&mut c)
+                            .filter(|x| !matches!(x.kind(), "comment" | "keyword_argument"))
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+                    .into_iter();
+                match func {
+                    // urljoin(base, "/api/dcim/devices/") keeps only the absolute path; a
+                    // relative one is appended to the base.
+                    Some("urljoin") => {
+                        let (_, Some(rel)) = (positional.next(), positional.next()) else {
+                            out.push(UrlPart::Dynamic);
+                            return;
+                        };
+                        let mut tail = Vec::new();
+                        self.url_parts(rel, names, depth + 1, &mut tail);
+                        let absolute = matches!(tail.first(), Some(UrlPart::Text(r))
+                            if self.src[r.clone()].starts_with('/'));
+                        if !absolute {
+                            out.push(UrlPart::Dynamic);
+                        }
+                        out.extend(tail);
+                    }
+                    Some("urlencode") => match positional.next() {
+                        Some(d) => {
+                            let lit = self.lit_resolved(d, names, true);
+                            if lit.pairs().is_some() {
+                                out.push(UrlPart::Encoded(lit));
+                            } else {
+                                out.push(UrlPart::Dynamic);
+                            }
+                        }
+                        None => out.push(UrlPart::Dynamic),
+                    },
+                    _ => out.push(UrlPart::Dynamic),
+                }
+            }
+            _ => out.push(UrlPart::Dynamic),
+        }
+    }
+
+    fn is_urlencode(&self, n: Node) -> bool {
+        n.kind() == "call"
+            && n.child_by_field_name("function").is_some_and(|f| {
+                let name = f.child_by_field_name("attribute").unwrap_or(f);
+                self.text(name) == "urlencode"
+            })
+    }
+
+    fn arguments<'t>(&self, arglist: Node<'t>, names: &HashMap<&str, Node<'t>>) -> Args<'t> {
         let mut args = Args::default();
         let mut cursor = arglist.walk();
         for child in arglist.named_children(&mut cursor) {
@@ -379,17 +738,24 @@ impl<'a> Cx<'a> {
                         self.host(n.byte_range()),
                         self.lit_resolved(v, names, dicts),
                     ));
+                    args.keyword_nodes.push(v);
                 }
                 "dictionary_splat" => {
                     if let Some(inner) = child.named_child(0) {
                         args.ordered.push(Item::Splat(args.splats.len()));
                         args.splats.push(self.lit_resolved(inner, names, false));
+                        args.splat_nodes.push(inner);
                     }
                 }
-                "list_splat" => args
-                    .positional
-                    .push(Lit::scalar(Value::Expr, self.host(child.byte_range()))),
-                _ => args.positional.push(self.lit_resolved(child, names, false)),
+                "list_splat" => {
+                    args.positional
+                        .push(Lit::scalar(Value::Expr, self.host(child.byte_range())));
+                    args.positional_nodes.push(child);
+                }
+                _ => {
+                    args.positional.push(self.lit_resolved(child, names, false));
+                    args.positional_nodes.push(child);
+                }
             }
         }
         args
@@ -660,14 +1026,17 @@ impl Cx<'_> {
     }
 }
 
-/// The arguments of a call, as literals.
+/// The arguments of a call, as literals (and their nodes, for URL expressions).
 #[derive(Default)]
-struct Args {
+struct Args<'t> {
     positional: Vec<Lit>,
+    positional_nodes: Vec<Node<'t>>,
     /// `(name, name host range, value)`.
     keywords: Vec<(String, Range<usize>, Lit)>,
+    keyword_nodes: Vec<Node<'t>>,
     /// `**{...}` dicts.
     splats: Vec<Lit>,
+    splat_nodes: Vec<Node<'t>>,
     /// Keywords and splats in source order.
     ordered: Vec<Item>,
 }
@@ -677,10 +1046,40 @@ enum Item {
     Splat(usize),
 }
 
-impl Args {
+impl<'t> Args<'t> {
     fn keyword(&self, name: &str) -> Option<&Lit> {
         self.keywords.iter().find(|k| k.0 == name).map(|k| &k.2)
     }
+
+    /// The node of positional argument `i`, else of keyword `kw`.
+    fn node(&self, i: usize, kw: &str) -> Option<Node<'t>> {
+        self.positional_nodes.get(i).copied().or_else(|| {
+            let k = self.keywords.iter().position(|k| k.0 == kw)?;
+            self.keyword_nodes.get(k).copied()
+        })
+    }
+}
+
+/// One call being recognised: its name, receiver, arguments and host range.
+struct CallCx<'c, 't> {
+    name: &'c str,
+    name_node: Node<'t>,
+    object: Option<Node<'t>>,
+    arglist: Node<'t>,
+    call_range: Range<usize>,
+    args: &'c Args<'t>,
+    names: &'c HashMap<&'c str, Node<'t>>,
+}
+
+/// A piece of a URL expression.
+#[derive(Clone)]
+enum UrlPart {
+    /// Literal text: the embedded range of a string's content.
+    Text(Range<usize>),
+    /// Known only at run time (an interpolation, a variable, a call).
+    Dynamic,
+    /// `urlencode({...})`: the dict.
+    Encoded(Lit),
 }
 
 fn pair_args(dict: &Lit) -> Option<Vec<Arg<'_>>> {

@@ -185,6 +185,11 @@ fn placeholder_end(bytes: &[u8], at: usize) -> Option<usize> {
     Some(end)
 }
 
+/// The `key=value` pairs of the query string at `range` of `text`, with ranges into `text`.
+pub(crate) fn query_pairs(text: &str, range: Range<usize>) -> Vec<FilterEntry> {
+    pairs(text, range, &OffsetMap::identity(0, text.len()))
+}
+
 /// The `key=value` pairs of the query string in `range`.
 fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
     let mut out = Vec::new();

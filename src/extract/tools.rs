@@ -32,14 +32,13 @@ pub(crate) fn tool_from_name(name: &str) -> Option<Tool> {
         .next()
         .unwrap_or(name);
     let snake = to_snake(last);
-    Some(match snake.as_str() {
-        "netbox_get_objects" => Tool::Rest(CallForm::GetObjects),
-        "netbox_get_changelogs" => Tool::Rest(CallForm::GetChangelogs),
-        "netbox_get_object_by_id" => Tool::Rest(CallForm::GetObjectById),
-        "netbox_search_objects" => Tool::Rest(CallForm::SearchObjects),
-        "netbox_graphql" | "netbox_graphql_query" => Tool::Graphql,
-        _ => return None,
-    })
+    if let Some(form) = super::forms::tool_form(&snake) {
+        return Some(Tool::Rest(form.form));
+    }
+    match snake.as_str() {
+        "netbox_graphql" | "netbox_graphql_query" => Some(Tool::Graphql),
+        _ => None,
+    }
 }
 
 fn to_snake(s: &str) -> String {
@@ -57,23 +56,14 @@ fn to_snake(s: &str) -> String {
     out
 }
 
-/// Positional parameter names of a tool, in order.
+/// Positional parameter names of a tool, in order (from the call-form table).
 pub(crate) fn positional_names(tool: Tool) -> &'static [&'static str] {
     match tool {
-        Tool::Rest(CallForm::GetObjects) => &[
-            "object_type",
-            "filters",
-            "fields",
-            "brief",
-            "limit",
-            "offset",
-            "ordering",
-        ],
-        Tool::Rest(CallForm::GetObjectById) => &["object_type", "object_id", "fields", "brief"],
-        Tool::Rest(CallForm::GetChangelogs) => &["filters"],
-        Tool::Rest(CallForm::SearchObjects) => &["query", "object_types", "fields", "limit"],
         Tool::Graphql => &["query", "variables"],
-        Tool::Rest(_) => &[],
+        Tool::Rest(form) => super::forms::FORMS
+            .iter()
+            .find(|f| matches!(f.callee, super::forms::Callee::Tool(_)) && f.form == form)
+            .map_or(&[], |f| f.params),
     }
 }
 

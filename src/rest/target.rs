@@ -88,9 +88,16 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
         return None;
     }
     let url = ctx.call.form == CallForm::Url;
+    // A path after a base that ends in `/api` (`f"{API_URL}/dcim/device/"`) keeps the written
+    // form: adding `/api` would double it.
+    let url_base = if target.trim_start().starts_with("/api/") || !target.starts_with('/') {
+        "/api/"
+    } else {
+        "/"
+    };
     let shown = |k: &str| {
         if url {
-            format!("/api/{k}/")
+            format!("{url_base}{k}/")
         } else {
             k.replacen('/', ".", 1).replace('-', "_")
         }
@@ -151,7 +158,7 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
     let mut f = finding(range.clone(), "unknown-endpoint", msg);
     for n in &names {
         let new_text = if url {
-            let mut t = format!("/api/{n}");
+            let mut t = format!("{url_base}{n}");
             if target.ends_with('/') {
                 t.push('/');
             }

@@ -1,10 +1,15 @@
 //! What is expected at the cursor: an object type, a filter name of some endpoint, or a choice
-//! value of some filter. Pure and text based, because a document being typed rarely parses: a
-//! forward scan of the text before the cursor (brackets, strings, comments) finds the innermost
-//! open call / dict / list, and small patterns recognise the NetBox calls around it. Anything
-//! not recognised gives `None` (no completion outside a NetBox call).
+//! value of some filter. Pure. Which NetBox call the cursor is in comes from the extractors (the
+//! call-form table of `extract::forms`), run on the unit under the cursor with the half-typed
+//! token made whole: a forward scan of the text before the cursor (brackets, strings, comments)
+//! finds the innermost open call / dict / list and whether a key or a value is being typed; the
+//! unit's text, with that token closed (`"ro` → `"ro": None`) and the brackets open at the
+//! cursor closed, is extracted like any document, and the filter entry or target under the
+//! cursor says what is expected. So every form that is checked also completes and hovers, and a
+//! half-typed call completes as a finished one is checked. Anything not recognised gives `None`
+//! (no completion outside a NetBox call).
 
-use crate::extract::HostKind;
+use crate::extract::{CallForm, HostKind, Site, Syntax};
 use regex::Regex;
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -49,8 +54,6 @@ const WINDOW: usize = 16 * 1024;
 /// How far forward a dict's object type is looked for, in bytes.
 const LOOK_AHEAD: usize = 2048;
 
-const TARGET_TOOLS: &[&str] = &["netbox_get_objects", "netbox_get_object_by_id"];
-const CHANGELOG_TOOL: &str = "netbox_get_changelogs";
 /// Endpoint of `netbox_get_changelogs`.
 pub const CHANGELOG_TARGET: &str = "core/object-changes";
 
@@ -60,33 +63,22 @@ macro_rules! re {
     };
 }
 
-re!(QUERY, r"(/api/(?:[a-z0-9_-]+/)+)\?([^\s\x22'`<>()\]]*)$");
+// The path may lack `/api` after an interpolated base (`f"{API_URL}/dcim/devices/?...`).
+re!(
+    QUERY,
+    r"((?:/api)?/(?:[a-z0-9_-]+/)+)\?([^\s\x22'`<>()\]]*)$"
+);
 re!(API_PATH, r"/api/((?:[a-z0-9_-]+/?)*)$");
 re!(NB_APP, r"(?:^|[^\w.])(?:nb|netbox)\.([a-z_]*)$");
 re!(
     NB_ENDPOINT,
     r"(?:^|[^\w.])(?:nb|netbox)\.([a-z_]+)\.([a-z_]*)$"
 );
-re!(
-    PYNETBOX_CALL,
-    r"([a-z_]+)\.([a-z0-9_]+)\.(?:filter|get|count|all)$"
-);
-re!(KWARG_OBJECT_TYPE, r"^\s*object_type\s*=\s*$");
-re!(
-    FIRST_ARG,
-    r#"^\s*(?:object_type\s*=\s*)?["']([\w./-]+)["']"#
-);
-re!(KWARG_ANYWHERE, r#"object_type\s*=\s*["']([\w./-]+)["']"#);
-re!(BARE_WORD, r"^\s*(\w*)$");
 re!(KWARG_NAME, r"^\s*(\w+)\s*=\s*$");
-re!(KWARG_BARE_VALUE, r"^\s*(\w+)\s*=\s*([\w.-]*)$");
 re!(DICT_KEY_OPEN, r#"^\s*["']?(\w+)["']?\s*:\s*$"#);
-re!(DICT_BARE_VALUE, r#"^\s*(["']?)(\w+)["']?\s*:\s*([\w.-]*)$"#);
-re!(FILTERS_KWARG, r"filters\s*=\s*$");
-re!(FILTERS_KEY, r#"(["']?)filters["']?\s*:\s*$"#);
 re!(
-    OBJECT_TYPE_KEY,
-    r#"["']?object_type["']?\s*:\s*["']?([\w./-]+)"#
+    STRING_ASSIGNMENT,
+    r#"^[A-Za-z_]\w*\s*=\s*(?:[rRbBuUfF]{0,2}["']|[A-Za-z_][\w.]*\s*\+)"#
 );
 re!(OBJECT_TYPE_STR_KEY, r#"^\s*["']?object_type["']?\s*:\s*$"#);
 re!(YAML_KEY, r"^(\s*(?:-\s+)?)(\w*)$");
@@ -94,17 +86,12 @@ re!(
     YAML_VALUE,
     r#"^(\s*(?:-\s+)?)["']?(\w+)["']?:\s*["']?([\w./ -]*)$"#
 );
-re!(
-    YAML_FILTERS,
-    r#"^(\s*(?:-\s+)?)["']?filters["']?:\s*(?:#.*)?$"#
-);
-re!(
-    YAML_OBJECT_TYPE,
-    r#"^(\s*(?:-\s+)?)["']?object_type["']?:\s*["']?([\w./-]+)"#
-);
 
 /// The context at byte `offset` of `text` (a host document of `kind`).
 pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
+    if kind == HostKind::Notebook {
+        return in_notebook(text, offset);
+    }
     if kind == HostKind::Graphql || offset > text.len() || !text.is_char_boundary(offset) {
         return None;
     }
@@ -121,15 +108,49 @@ pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
     if scan.in_triple {
         return None;
     }
-    if scan.stack.is_empty() {
-        return yaml_block(text, start, offset);
+    if let Some(c) = object_type_key(text, &scan, offset) {
+        return Some(c);
     }
-    let top = scan.stack.len() - 1;
-    match scan.stack[top].open {
-        b'(' => call_context(text, &scan, top, offset),
-        b'{' => dict_context(text, &scan, top, offset),
-        _ => list_context(text, &scan, top, offset),
+    probe(text, start, offset, kind, &scan)
+}
+
+/// `"object_type": "|` in a JSON/YAML object and `object_type: |` in YAML: the MCP tools'
+/// argument name says an object type is expected, whatever the call around it.
+fn object_type_key(text: &str, scan: &Scan, offset: usize) -> Option<Context> {
+    match (scan.stack.last(), scan.string) {
+        (Some(f), Some((_, s)))
+            if f.open == b'{' && OBJECT_TYPE_STR_KEY.is_match(&text[f.seg_start..s - 1]) =>
+        {
+            ctx(Expect::ObjectType, s..offset, Quote::None)
+        }
+        (None, _) => {
+            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let c = YAML_VALUE.captures(&text[line_start..offset])?;
+            let value = c.get(3)?;
+            (&c[2] == "object_type").then(|| Context {
+                expect: Expect::ObjectType,
+                prefix: line_start + value.start()..offset,
+                quote: Quote::None,
+            })
+        }
+        _ => None,
     }
+}
+
+/// The context in the notebook cell at `offset`, read as the cell's language with positions
+/// mapped back into the JSON file. A completion that would insert quotes is not offered there
+/// (they would need escaping inside the JSON string).
+fn in_notebook(text: &str, offset: usize) -> Option<Context> {
+    let (cell, map, kind) = crate::extract::notebook::cell_at(text, offset)?;
+    let at_cell = map.to_embedded(offset)?;
+    let c = at(&cell, at_cell, kind)?;
+    if c.quote == Quote::Needed {
+        return None;
+    }
+    Some(Context {
+        prefix: map.range_to_host(c.prefix.clone()),
+        ..c
+    })
 }
 
 /// Start of the scan: a window before the cursor, and in Markdown no earlier than the last
@@ -250,17 +271,6 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// The dotted name called by the `(` at `pos` (`netbox_get_objects`, `nb.dcim.devices.filter`).
-fn call_name(text: &str, pos: usize) -> &str {
-    let before = text[..pos].trim_end();
-    let start = word_start(before, |c| c.is_alphanumeric() || c == '_' || c == '.');
-    &before[start..]
-}
-
-fn last_segment(name: &str) -> &str {
-    name.rsplit('.').next().unwrap_or(name)
-}
-
 /// The typed part of a string the cursor is in, or of the bare word before the cursor.
 fn word_before(text: &str, offset: usize, extra: &[char]) -> Range<usize> {
     let start = word_start(&text[..offset], |c| {
@@ -295,7 +305,9 @@ fn ctx(expect: Expect, prefix: Range<usize>, quote: Quote) -> Option<Context> {
 
 fn query_context(line: &str, line_start: usize) -> Option<Context> {
     if let Some(c) = QUERY.captures(line) {
-        let path = c.get(1)?.as_str().to_string();
+        let path = c.get(1)?.as_str();
+        // `http://localhost/api/dcim/devices/?`: the host is no path segment.
+        let path = path.find("/api/").map_or(path, |i| &path[i..]).to_string();
         let q = c.get(2)?;
         let seg_start = q
             .as_str()
@@ -348,35 +360,399 @@ fn pynetbox_attr(line: &str, line_start: usize) -> Option<Context> {
     )
 }
 
-/// Target of a NetBox tool call opened at frame `f`: the first positional string argument or
-/// `object_type=`; the changelog tool's fixed endpoint.
-fn tool_target(text: &str, f: &Frame, end: usize) -> Option<String> {
-    let name = last_segment(call_name(text, f.pos));
-    if name == CHANGELOG_TOOL {
-        return Some(CHANGELOG_TARGET.to_string());
-    }
-    if !TARGET_TOOLS.contains(&name) {
-        return None;
-    }
-    let args = &text[f.pos + 1..end];
-    if let Some(c) = FIRST_ARG.captures(args) {
-        return Some(c[1].to_string());
-    }
-    let ahead_end = floor_boundary(text, (end + LOOK_AHEAD).min(text.len()));
-    let region = &text[f.pos + 1..ahead_end];
-    KWARG_ANYWHERE.captures(region).map(|c| c[1].to_string())
+/// What is being typed at the cursor, from the scan alone (before any call form is known).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// A mapping key: `{"ro|`, `{ro|`, or a YAML block key.
+    Key,
+    /// An argument of a call: a keyword's name or a positional value (`f(ro|`, `f("dc|`).
+    Arg,
+    /// A value: after `:` or `=`, or an element of a list.
+    Value,
 }
 
-/// `(app, endpoint)` when frame `f` is a pynetbox `nb.<app>.<endpoint>.filter(` call.
-fn pynetbox_target(text: &str, f: &Frame) -> Option<String> {
-    let name = call_name(text, f.pos);
-    let c = PYNETBOX_CALL.captures(name)?;
-    // `nb.plugins.<plugin>.<endpoint>.filter(`: a plugin endpoint.
-    let before = &name[..c.get(0)?.start()];
-    if before.ends_with("plugins.") {
-        return Some(format!("plugins/{}/{}", &c[1], &c[2]));
+/// The typed token at the cursor: where it is, what it is, and whether the cursor is inside a
+/// string opened by `quote`.
+struct Token {
+    slot: Slot,
+    /// Host bytes of the typed part (what a completion replaces).
+    prefix: Range<usize>,
+    quote: Option<u8>,
+}
+
+/// The token at `offset` from the scan's innermost open bracket; `None` where no key or value
+/// is being typed.
+fn token(text: &str, scan: &Scan, offset: usize, lang: HostKind) -> Option<Token> {
+    let top = scan.stack.last();
+    let (seg_start, open) = match top {
+        Some(f) => (f.seg_start, f.open),
+        None => (text[..offset].rfind('\n').map_or(0, |i| i + 1), b'\n'),
+    };
+    let (prefix, quote) = match scan.string {
+        Some((q, s)) => (s..offset, Some(q)),
+        None => (word_before(text, offset, &['.', '-']), None),
+    };
+    let before = &text[seg_start.min(prefix.start)..prefix.start - quote.map_or(0, |_| 1)];
+    // A key typed bare is a word: `-`/`.` belong to values only.
+    let key_prefix = || match quote {
+        Some(_) => prefix.clone(),
+        None => word_before(text, offset, &[]),
+    };
+    let slot = match open {
+        b'(' if before.trim().is_empty() => Slot::Arg,
+        b'(' if KWARG_NAME.is_match(before) => Slot::Value,
+        b'{' if before.trim().is_empty() => Slot::Key,
+        b'{' if DICT_KEY_OPEN.is_match(before) => Slot::Value,
+        b'[' if before.trim().is_empty() || before.trim_end().ends_with(',') => Slot::Value,
+        b'\n' if lang == HostKind::Yaml => {
+            if YAML_KEY.is_match(&text[seg_start..offset]) && quote.is_none() {
+                Slot::Key
+            } else if YAML_VALUE.is_match(&text[seg_start..offset]) {
+                Slot::Value
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    };
+    let prefix = match slot {
+        Slot::Key | Slot::Arg => key_prefix(),
+        Slot::Value => prefix,
+    };
+    Some(Token {
+        slot,
+        prefix,
+        quote,
+    })
+}
+
+/// The language of the code at the cursor, and the host offset its unit starts at: the line
+/// of the outermost open bracket (the statement), or for YAML the start of the scanned region.
+fn unit_of(
+    text: &str,
+    start: usize,
+    offset: usize,
+    kind: HostKind,
+    scan: &Scan,
+) -> Option<(HostKind, usize)> {
+    let lang = match kind {
+        HostKind::Markdown => markdown_lang(text, start),
+        HostKind::Python | HostKind::Json | HostKind::Yaml => kind,
+        // Calls in prompts and other text are written as Python.
+        HostKind::Text => HostKind::Python,
+        HostKind::Graphql | HostKind::Notebook => return None,
+    };
+    let unit_start = match (scan.stack.first(), lang) {
+        (_, HostKind::Yaml) => start,
+        (Some(f), _) => text[..f.pos].rfind('\n').map_or(0, |i| i + 1).max(start),
+        (None, _) => text[..offset].rfind('\n').map_or(0, |i| i + 1).max(start),
+    };
+    matches!(lang, HostKind::Python | HostKind::Json | HostKind::Yaml).then_some((lang, unit_start))
+}
+
+/// The language of a Markdown region that starts at `after_fence` (see [`window_start`]): a
+/// fence's language when a fence opens there, else Python (inline code and indented calls).
+fn markdown_lang(text: &str, after_fence: usize) -> HostKind {
+    fn fence_line(l: &str) -> Option<&str> {
+        let t = l.trim_start_matches([' ', '\t', '>']);
+        (t.starts_with("```") || t.starts_with("~~~"))
+            .then(|| t.trim_start_matches(['`', '~']).trim())
     }
-    Some(format!("{}/{}", &c[1], &c[2]))
+    // The fence line just before the region; one with an info string always opens a block
+    // (a closing fence has none), so only a bare fence needs the count from the start.
+    let last = text[..after_fence]
+        .trim_end_matches(['\n', '\r'])
+        .rsplit('\n')
+        .next()
+        .and_then(fence_line);
+    let opening = match last {
+        Some(info) if !info.is_empty() => Some(info),
+        Some(_) => {
+            let fences = text[..after_fence]
+                .split_inclusive('\n')
+                .filter(|l| fence_line(l).is_some())
+                .count();
+            (fences % 2 == 1).then_some("")
+        }
+        None => None,
+    };
+    let Some(info) = opening else {
+        return HostKind::Python;
+    };
+    let word = info
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match word.as_str() {
+        "json" | "jsonc" | "json5" => HostKind::Json,
+        "yaml" | "yml" => HostKind::Yaml,
+        "" if text[after_fence..].trim_start().starts_with(['{', '[']) => HostKind::Json,
+        "" | "python" | "py" | "python3" | "ipython" | "pycon" => HostKind::Python,
+        _ => HostKind::Text,
+    }
+}
+
+/// Single-line assignments of strings before the unit (`URL = f"{BASE}/api/dcim/devices/"`),
+/// so a call that names its URL by a variable is read as the checker reads the whole file.
+fn preamble(text: &str, from: usize, to: usize) -> String {
+    let mut out = String::new();
+    for line in text[from..to].lines() {
+        let l = line.trim_start();
+        if STRING_ASSIGNMENT.is_match(l) && parse_closers(l).is_empty() {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn parse_closers(s: &str) -> String {
+    crate::extract::closers_python(s)
+}
+
+/// The filler that makes a typed key whole (`"ro"` → `"ro": None`), per language.
+fn key_filler(lang: HostKind) -> &'static str {
+    match lang {
+        HostKind::Json => ": null",
+        HostKind::Yaml => ": x",
+        _ => ": None",
+    }
+}
+
+/// The context at the cursor from the extraction of the unit with the typed token made whole.
+fn probe(text: &str, start: usize, offset: usize, kind: HostKind, scan: &Scan) -> Option<Context> {
+    let (lang, unit_start) = unit_of(text, start, offset, kind, scan)?;
+    let tok = token(text, scan, offset, lang)?;
+    let typed = &text[tok.prefix.start..offset];
+    let head_end = tok.prefix.start;
+    // The token made whole; `shift` is where the typed text starts in it.
+    // Each core with its filler, the filler alone (left out before a tail that already
+    // separates the value), and where the typed text starts in it.
+    let mut cores: Vec<(String, &str, usize)> = Vec::new();
+    let q = tok.quote.map(|q| q as char);
+    match (tok.slot, q) {
+        (Slot::Key, Some(q)) => cores.push((format!("{typed}{q}"), key_filler(lang), 0)),
+        // A YAML block key; an empty one is no key, so a stand-in is typed.
+        (Slot::Key, None) if scan.stack.is_empty() && typed.is_empty() => {
+            cores.push(("_".to_string(), ": x", 0))
+        }
+        (Slot::Key, None) if scan.stack.is_empty() => cores.push((typed.to_string(), ": x", 0)),
+        (Slot::Key, None) => cores.push((format!("\"{typed}\""), key_filler(lang), 1)),
+        (Slot::Arg, Some(q)) => cores.push((format!("{typed}{q}"), "", 0)),
+        (Slot::Arg, None) => {
+            cores.push((typed.to_string(), "=None", 0));
+            cores.push((format!("\"{typed}\""), "", 1));
+        }
+        (Slot::Value, Some(q)) => cores.push((format!("{typed}{q}"), "", 0)),
+        (Slot::Value, None) if typed.is_empty() && lang != HostKind::Yaml => {
+            let null = if lang == HostKind::Json {
+                "null"
+            } else {
+                "None"
+            };
+            cores.push((null.to_string(), "", 0))
+        }
+        (Slot::Value, None) => cores.push((typed.to_string(), "", 0)),
+    }
+    let pre = if lang == HostKind::Python {
+        preamble(text, start, unit_start)
+    } else {
+        String::new()
+    };
+    let head = &text[unit_start..head_end];
+    let tail = tail_of(text, offset, scan, &tok, lang);
+    for (core, filler, shift) in &cores {
+        let p = head_end + shift;
+        let mut probes = Vec::new();
+        if let Some((word_end, t)) = &tail {
+            // The whole token: what is typed and the rest of the word after the cursor.
+            let cut = shift + typed.len();
+            let rem = &text[offset..*word_end];
+            let whole = if core == "_" && !rem.is_empty() {
+                rem.to_string()
+            } else {
+                format!("{}{rem}{}", &core[..cut], &core[cut..])
+            };
+            let rest = &text[t.clone()];
+            let separated = rest.trim_start().starts_with([':', '=']);
+            let fill = if separated { "" } else { filler };
+            probes.push(format!("{pre}{head}{whole}{fill}{rest}"));
+        }
+        let body = format!("{head}{core}{filler}");
+        let close = crate::extract::closers_for(&body, lang);
+        probes.push(format!("{pre}{body}{close}"));
+        for probe in probes {
+            // The preamble maps below the unit; the unit maps onto the host from its start.
+            let host_start = unit_start.saturating_sub(pre.len());
+            let sites = crate::extract::calls_in(&probe, host_start, lang);
+            if let Some(c) = hit(&sites, p, &tok, lang) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+/// The rest of the unit after the typed token, up to where the outermost open bracket closes
+/// (within [`LOOK_AHEAD`]); for YAML, up to the end of the region (a fence or the look-ahead).
+/// `None` when the token itself is not closed on its line. Also the end of the token's text
+/// after the cursor (before its closing quote).
+fn tail_of(
+    text: &str,
+    offset: usize,
+    scan: &Scan,
+    tok: &Token,
+    lang: HostKind,
+) -> Option<(usize, Range<usize>)> {
+    let b = text.as_bytes();
+    let limit = floor_boundary(text, (offset + LOOK_AHEAD).min(text.len()));
+    // End of the token.
+    let mut i = offset;
+    match tok.quote {
+        Some(q) => loop {
+            if i >= limit || b[i] == b'\n' {
+                return None;
+            }
+            if b[i] == b'\\' {
+                i += 2;
+                continue;
+            }
+            if b[i] == q {
+                i += 1;
+                break;
+            }
+            i += 1;
+        },
+        None => {
+            while i < limit && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+        }
+    }
+    let word_end = if tok.quote.is_some() { i - 1 } else { i };
+    let from = i;
+    if lang == HostKind::Yaml {
+        let mut end = from;
+        for line in text[from..limit].split_inclusive('\n') {
+            let t = line.trim_start();
+            if t.starts_with("```") || t.starts_with("~~~") || t.starts_with("---") {
+                break;
+            }
+            end += line.len();
+        }
+        return Some((word_end, from..end));
+    }
+    let mut depth = scan.stack.len();
+    let mut string: Option<u8> = None;
+    while i < limit {
+        let c = b[i];
+        if let Some(q) = string {
+            if c == b'\\' {
+                i += 2;
+                continue;
+            }
+            if c == q || c == b'\n' {
+                string = None;
+            }
+        } else {
+            match c {
+                b'"' | b'\'' => string = Some(c),
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        // A dict assigned just above its call (`params = {...}` then
+                        // `.filter(**params)`): take the next line too.
+                        let mut end = i + 1;
+                        if lang == HostKind::Python
+                            && scan.stack.first().is_some_and(|f| f.open == b'{')
+                        {
+                            let line_end =
+                                |k: usize| text[k..limit].find('\n').map_or(limit, |n| k + n);
+                            let next = line_end(end);
+                            end = if next < limit {
+                                line_end(next + 1)
+                            } else {
+                                next
+                            };
+                        }
+                        return Some((word_end, from..end));
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The expectation at probe position `p` in the extracted `sites`.
+fn hit(sites: &[Site], p: usize, tok: &Token, lang: HostKind) -> Option<Context> {
+    let inside = |r: &Range<usize>| r.start <= p && p <= r.end;
+    for site in sites {
+        let Site::Rest(c) = site else { continue };
+        let bare = tok.quote.is_none();
+        let quoted_host = matches!(
+            c.syntax,
+            Syntax::Python | Syntax::Json | Syntax::JsonInString
+        );
+        if let Some((t, r)) = &c.target {
+            if tok.slot != Slot::Key
+                && inside(r)
+                && matches!(c.form, CallForm::GetObjects | CallForm::GetObjectById)
+            {
+                let quote = if bare { Quote::Needed } else { Quote::None };
+                let _ = t;
+                return ctx(Expect::ObjectType, tok.prefix.clone(), quote);
+            }
+        }
+        let Some((target, _)) = &c.target else {
+            continue;
+        };
+        for e in &c.filters {
+            // An empty key range is a positional argument's (pynetbox `q`), unless it is the
+            // empty key being typed.
+            let on_key = if e.key_range.is_empty() {
+                e.key_range.start == p
+            } else {
+                inside(&e.key_range)
+            };
+            if tok.slot != Slot::Value && on_key {
+                // A keyword argument's name needs no quotes; a dict key typed bare does.
+                let quote =
+                    if bare && tok.slot == Slot::Key && quoted_host && lang != HostKind::Yaml {
+                        Quote::Needed
+                    } else {
+                        Quote::None
+                    };
+                return ctx(
+                    Expect::FilterName {
+                        target: target.clone(),
+                    },
+                    tok.prefix.clone(),
+                    quote,
+                );
+            }
+            if tok.slot == Slot::Value && inside(&e.value_range) {
+                let quote = if bare && quoted_host {
+                    Quote::Needed
+                } else {
+                    Quote::None
+                };
+                return ctx(
+                    Expect::ChoiceValue {
+                        target: target.clone(),
+                        filter: e.key.clone(),
+                    },
+                    tok.prefix.clone(),
+                    quote,
+                );
+            }
+        }
+    }
+    None
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {
@@ -384,278 +760,6 @@ fn floor_boundary(text: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
-}
-
-fn call_context(text: &str, scan: &Scan, top: usize, offset: usize) -> Option<Context> {
-    let f = &scan.stack[top];
-    let name = last_segment(call_name(text, f.pos));
-    if TARGET_TOOLS.contains(&name) {
-        let seg_end = scan.string.map_or(offset, |(_, s)| s - 1);
-        let seg = &text[f.seg_start..seg_end];
-        let first = f.commas == 0 && seg.trim().is_empty();
-        if first || KWARG_OBJECT_TYPE.is_match(seg) {
-            return match scan.string {
-                Some((_, s)) => ctx(Expect::ObjectType, s..offset, Quote::None),
-                None => ctx(
-                    Expect::ObjectType,
-                    word_before(text, offset, &['.', '/', '-']),
-                    Quote::Needed,
-                ),
-            };
-        }
-        return None;
-    }
-    let target = pynetbox_target(text, f)?;
-    match scan.string {
-        None => {
-            let seg = &text[f.seg_start..offset];
-            if BARE_WORD.is_match(seg) {
-                return ctx(
-                    Expect::FilterName { target },
-                    word_before(text, offset, &[]),
-                    Quote::None,
-                );
-            }
-            let c = KWARG_BARE_VALUE.captures(seg)?;
-            ctx(
-                Expect::ChoiceValue {
-                    target,
-                    filter: c[1].to_string(),
-                },
-                word_before(text, offset, &['.', '-']),
-                Quote::Needed,
-            )
-        }
-        Some((_, s)) => {
-            let c = KWARG_NAME.captures(&text[f.seg_start..s - 1])?;
-            ctx(
-                Expect::ChoiceValue {
-                    target,
-                    filter: c[1].to_string(),
-                },
-                s..offset,
-                Quote::None,
-            )
-        }
-    }
-}
-
-/// When the `{` of frame `top` is a filters dict: its target and whether keys need quotes.
-fn filters_dict(text: &str, scan: &Scan, top: usize, offset: usize) -> Option<(String, Quote)> {
-    let f = &scan.stack[top];
-    let before = &text[..f.pos];
-    let parent = top.checked_sub(1).map(|p| &scan.stack[p]);
-    if FILTERS_KWARG.is_match(before) || before.trim_end().ends_with("**") {
-        let p = parent.filter(|p| p.open == b'(')?;
-        let t = tool_target(text, p, f.pos).or_else(|| pynetbox_target(text, p))?;
-        return Some((t, Quote::Needed));
-    }
-    if let Some(p) = parent.filter(|p| p.open == b'(' && p.commas == 1) {
-        if text[p.seg_start..f.pos].trim().is_empty() {
-            if let Some(t) = tool_target(text, p, f.pos) {
-                return Some((t, Quote::Needed));
-            }
-        }
-    }
-    let c = FILTERS_KEY.captures(before)?;
-    let quote = if c[1].is_empty() {
-        Quote::None
-    } else {
-        Quote::Needed
-    };
-    // JSON/YAML tool call: the object type is a sibling of `filters` in the enclosing object.
-    let region_start = parent.map_or_else(|| text[..f.pos].rfind("\n\n").unwrap_or(0), |p| p.pos);
-    let ahead_end = floor_boundary(text, (offset + LOOK_AHEAD).min(text.len()));
-    // The tool name may sit further out (`{"name": ..., "arguments": {"filters": ...}}`).
-    let outer_start = scan.stack.first().map_or(region_start, |f| f.pos);
-    if text[outer_start..ahead_end].contains(CHANGELOG_TOOL) {
-        return Some((CHANGELOG_TARGET.to_string(), quote));
-    }
-    let before_region = &text[region_start..f.pos];
-    let t = OBJECT_TYPE_KEY
-        .captures_iter(before_region)
-        .last()
-        .or_else(|| OBJECT_TYPE_KEY.captures(&text[offset..ahead_end]))
-        .map(|c| c[1].to_string())?;
-    Some((t, quote))
-}
-
-fn dict_context(text: &str, scan: &Scan, top: usize, offset: usize) -> Option<Context> {
-    let f = &scan.stack[top];
-    let seg_end = scan.string.map_or(offset, |(_, s)| s - 1);
-    let seg = &text[f.seg_start..seg_end];
-    // `"object_type": "|` in a JSON/YAML tool call.
-    if OBJECT_TYPE_STR_KEY.is_match(seg) {
-        if let Some((_, s)) = scan.string {
-            return ctx(Expect::ObjectType, s..offset, Quote::None);
-        }
-    }
-    let (target, quote) = filters_dict(text, scan, top, offset)?;
-    match scan.string {
-        Some((_, s)) => {
-            if seg.trim().is_empty() {
-                return ctx(Expect::FilterName { target }, s..offset, Quote::None);
-            }
-            let c = DICT_KEY_OPEN.captures(seg)?;
-            ctx(
-                Expect::ChoiceValue {
-                    target,
-                    filter: c[1].to_string(),
-                },
-                s..offset,
-                Quote::None,
-            )
-        }
-        None => {
-            if BARE_WORD.is_match(seg) {
-                return ctx(
-                    Expect::FilterName { target },
-                    word_before(text, offset, &[]),
-                    quote,
-                );
-            }
-            let c = DICT_BARE_VALUE.captures(seg)?;
-            let filter = c[2].to_string();
-            ctx(
-                Expect::ChoiceValue { target, filter },
-                word_before(text, offset, &['.', '-']),
-                quote,
-            )
-        }
-    }
-}
-
-/// A list value of a filter: `"status": ["active", "|` or `status=["active", "|`.
-fn list_context(text: &str, scan: &Scan, top: usize, offset: usize) -> Option<Context> {
-    let list = &scan.stack[top];
-    let owner = top.checked_sub(1)?;
-    let p = &scan.stack[owner];
-    let seg = &text[p.seg_start..list.pos];
-    let (target, filter, quote) = if p.open == b'{' {
-        let (t, q) = filters_dict(text, scan, owner, list.pos)?;
-        (t, DICT_KEY_OPEN.captures(seg)?[1].to_string(), q)
-    } else {
-        let t = pynetbox_target(text, p)?;
-        (t, KWARG_NAME.captures(seg)?[1].to_string(), Quote::Needed)
-    };
-    let expect = Expect::ChoiceValue { target, filter };
-    match scan.string {
-        Some((_, s)) => ctx(expect, s..offset, Quote::None),
-        None => ctx(expect, word_before(text, offset, &['.', '-']), quote),
-    }
-}
-
-fn indent_of(line: &str) -> usize {
-    line.len() - line.trim_start().len()
-}
-
-/// Block-style YAML: `filters:` with keys below it, and `object_type: |`.
-fn yaml_block(text: &str, start: usize, offset: usize) -> Option<Context> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[line_start..offset];
-    if let Some(c) = YAML_VALUE.captures(line) {
-        let g = c.get(3)?;
-        let prefix = line_start + g.start()..offset;
-        let key = &c[2];
-        if key == "object_type" {
-            return ctx(Expect::ObjectType, prefix, Quote::None);
-        }
-        let target = yaml_filters_target(text, start, line_start, c[1].len())?;
-        return ctx(
-            Expect::ChoiceValue {
-                target,
-                filter: key.to_string(),
-            },
-            prefix,
-            Quote::None,
-        );
-    }
-    let c = YAML_KEY.captures(line)?;
-    let target = yaml_filters_target(text, start, line_start, c[1].len())?;
-    let g = c.get(2)?;
-    ctx(
-        Expect::FilterName { target },
-        line_start + g.start()..offset,
-        Quote::None,
-    )
-}
-
-/// When the line at `line_start` (keys indented by `key_indent`) sits under a `filters:` key:
-/// the object type given beside that key.
-fn yaml_filters_target(
-    text: &str,
-    start: usize,
-    line_start: usize,
-    key_indent: usize,
-) -> Option<String> {
-    let lines: Vec<(usize, &str)> = line_iter_back(text, start, line_start).collect();
-    let mut parent = None;
-    for (k, (_, l)) in lines.iter().enumerate() {
-        let t = l.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        if indent_of(l) < key_indent {
-            parent = Some(k);
-            break;
-        }
-    }
-    let k = parent?;
-    let (filters_start, filters_line) = lines[k];
-    let fc = YAML_FILTERS.captures(filters_line)?;
-    let filters_indent = fc[1].len();
-    let filters_line_indent = indent_of(filters_line);
-    if text[start..line_start].contains(CHANGELOG_TOOL) {
-        return Some(CHANGELOG_TARGET.to_string());
-    }
-    // Siblings before `filters:` (until the mapping ends).
-    for (_, l) in &lines[k + 1..] {
-        if let Some(c) = YAML_OBJECT_TYPE.captures(l) {
-            if c[1].len() == filters_indent || indent_of(l) == filters_line_indent {
-                return Some(c[2].to_string());
-            }
-        }
-        let t = l.trim();
-        if !t.is_empty() && !t.starts_with('#') && indent_of(l) < filters_line_indent {
-            break;
-        }
-    }
-    // Siblings after it.
-    let after =
-        &text[filters_start..floor_boundary(text, (line_start + LOOK_AHEAD).min(text.len()))];
-    for l in after.lines().skip(1) {
-        let t = l.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        if indent_of(l) < filters_indent {
-            break;
-        }
-        if let Some(c) = YAML_OBJECT_TYPE.captures(l) {
-            if c[1].len() == filters_indent {
-                return Some(c[2].to_string());
-            }
-        }
-    }
-    None
-}
-
-/// Lines before `line_start` (nearest first), not earlier than `start`: (line start, text).
-fn line_iter_back(
-    text: &str,
-    start: usize,
-    line_start: usize,
-) -> impl Iterator<Item = (usize, &str)> {
-    let mut end = line_start;
-    std::iter::from_fn(move || {
-        if end <= start || end == 0 {
-            return None;
-        }
-        let e = end - 1; // the '\n' ending the previous line
-        let s = text[..e].rfind('\n').map_or(0, |i| i + 1).max(start);
-        end = s;
-        Some((s, &text[s..e]))
-    })
 }
 
 #[cfg(test)]
@@ -714,6 +818,15 @@ mod tests {
             ("print(\"|", Python, None),
             ("d = {\"status\": \"|", Python, None),
             ("requests.get(url, params={\"|", Python, None),
+            // Issue 11 §1: every form the checker reads completes, half-typed.
+            ("url = f\"{NB}/api/dcim/devices/\"\nrequests.get(url, params={\"rol|", Python, Some((filter("/api/dcim/devices/"), "rol", Quote::None))),
+            ("requests.get(f\"{API_URL}/dcim/devices/\", params={\"status\": \"pl|", Python, Some((choice("/dcim/devices/", "status"), "pl", Quote::None))),
+            ("requests.get(f\"{API_URL}/dcim/devices/?role=leaf&st|", Python, Some((filter("/dcim/devices/"), "st", Quote::None))),
+            ("get(\"dcim.site\", filters={\"st|", Python, Some((filter("dcim.site"), "st", Quote::None))),
+            ("get(\"dcim.site\", {ro|", Python, Some((filter("dcim.site"), "ro", Quote::Needed))),
+            ("changelogs(filters={\"act|", Python, Some((filter(CHANGELOG_TARGET), "act", Quote::None))),
+            ("def f():\n    params = {\"st|", Python, None),
+            ("httpx.get(NB + \"/api/ipam/prefixes/\", params={\"within\": \"10.0.0.0/8\", \"st|\"})\nx = 1\n", Python, Some((filter("/api/ipam/prefixes/"), "st", Quote::None))),
             ("status: |", Yaml, None),
             ("q = \"\"\"{ device_list(filters: {|", Python, None),
             ("just prose |", Markdown, None),

@@ -39,7 +39,13 @@ impl Document {
     /// A document opened with `text` at `version`.
     pub fn new(uri: &Uri, language_id: &str, version: i32, text: &str) -> Document {
         let path = uri.to_file_path().map(|p| p.into_owned());
-        let kind = HostKind::from_language_id(language_id)
+        // A notebook opened as text says `json`; its cells are read by its extension.
+        let notebook = path
+            .as_deref()
+            .and_then(HostKind::from_path)
+            .filter(|k| *k == HostKind::Notebook);
+        let kind = notebook
+            .or_else(|| HostKind::from_language_id(language_id))
             .or_else(|| path.as_deref().and_then(HostKind::from_path))
             .unwrap_or(HostKind::Text);
         Document {

@@ -71,7 +71,7 @@ fn fast(text: &str, kind: HostKind, offset: usize) -> Fast {
         HostKind::Text => Fast::Found(None),
         // A GraphQL document there comes from a `query` argument / key, a `gql(...)` call or a
         // GraphQL tool name (see extract::tools): none of them without these words.
-        HostKind::Python | HostKind::Yaml | HostKind::Json => {
+        HostKind::Python | HostKind::Yaml | HostKind::Json | HostKind::Notebook => {
             let lower = text.to_ascii_lowercase();
             if ["query", "graphql", "gql"]
                 .iter()

@@ -147,7 +147,7 @@ impl Placer<'_> {
         });
         let own_continues = line_text.trim_end().ends_with('\\');
         match self.kind {
-            HostKind::Json => None,
+            HostKind::Json | HostKind::Notebook => None,
             HostKind::Python | HostKind::Yaml => {
                 let lang = if self.kind == HostKind::Python {
                     Lang::Python

@@ -16,7 +16,8 @@ import { resolveServerPath, toServerOptions, type ServerOptions } from "./config
 /** Settings section shared with the server (`workspace/configuration`). */
 const SECTION = "netboxLsp";
 const LANGUAGES = ["markdown", "python", "yaml", "json", "graphql"];
-const SCHEMES = ["file", "untitled"];
+// Notebook cells (`.ipynb` opened as a notebook) arrive as python / markdown documents.
+const SCHEMES = ["file", "untitled", "vscode-notebook-cell"];
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;

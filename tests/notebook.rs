@@ -1,0 +1,136 @@
+//! Jupyter notebooks (issue 11 §2): code cells read as Python and Markdown cells as Markdown,
+//! positions in the JSON file, fixes written escaped so the notebook stays valid JSON; output
+//! and raw cells are not read.
+
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::HostKind;
+use netbox_lsp::finding::Finding;
+use netbox_lsp::index::embedded::embedded_index;
+use std::ops::Range;
+use std::path::Path;
+
+fn notebook() -> String {
+    let p =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/notebook/leaf-switches.ipynb");
+    assert_eq!(HostKind::from_path(&p), Some(HostKind::Notebook));
+    std::fs::read_to_string(p).unwrap()
+}
+
+fn findings(text: &str) -> Vec<Finding> {
+    let k = Knowledge {
+        index: Some(embedded_index("4.6.8")),
+        ..Default::default()
+    };
+    analyze(text, HostKind::Notebook, &k)
+}
+
+/// `(code, JSON line 1-based, host text under the finding)`.
+fn summary(text: &str, fs: &[Finding]) -> Vec<(String, usize, String)> {
+    fs.iter()
+        .map(|f| {
+            let line = text[..f.range.start].matches('\n').count() + 1;
+            (f.code.to_string(), line, text[f.range.clone()].to_string())
+        })
+        .collect()
+}
+
+fn apply(text: &str, edits: &[(Range<usize>, String)]) -> String {
+    let mut sorted: Vec<&(Range<usize>, String)> = edits.iter().collect();
+    sorted.sort_by_key(|e| e.0.start);
+    let (mut out, mut at) = (String::new(), 0);
+    for (r, t) in sorted {
+        if r.start < at {
+            continue;
+        }
+        out.push_str(&text[at..r.start]);
+        out.push_str(t);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[test]
+fn cells_are_checked_at_their_place_in_the_json() {
+    let text = notebook();
+    let fs = findings(&text);
+    let got = summary(&text, &fs);
+    let want = [
+        ("unknown-filter", 9, "device_role"),  // Markdown cell: REST URL
+        ("unknown-filter", 20, "device_role"), // code cell: pynetbox
+        ("invalid-choice", 21, "\"actve\\\""),
+        ("unknown-filter", 39, "device_role"), // code cell: requests with an f-string base
+    ];
+    for (code, line, t) in want {
+        assert!(
+            got.iter()
+                .any(|(c, l, x)| c == code && *l == line && x == t),
+            "missing {code} at line {line} on {t}: {got:?}"
+        );
+    }
+    // Output cells, raw cells: not read.
+    assert!(got.iter().all(|(_, l, _)| *l != 35 && *l != 45), "{got:?}");
+}
+
+#[test]
+fn fixes_keep_the_notebook_valid_json() {
+    let text = notebook();
+    let fs = findings(&text);
+    let edits: Vec<(Range<usize>, String)> = fs
+        .iter()
+        .flat_map(|f| f.fixes.iter().take(1))
+        .flat_map(|fix| {
+            fix.edits
+                .iter()
+                .map(|e| (e.range.clone(), e.new_text.clone()))
+        })
+        .collect();
+    assert!(edits.len() >= 3, "{fs:?}");
+    let fixed = apply(&text, &edits);
+    let json: serde_json::Value = serde_json::from_str(&fixed).expect("valid JSON after the fixes");
+    assert!(json["cells"].is_array());
+    let again = summary(&fixed, &findings(&fixed));
+    assert!(
+        again
+            .iter()
+            .all(|(c, _, _)| c != "unknown-filter" && c != "invalid-choice"),
+        "{again:?}"
+    );
+}
+
+#[test]
+fn completion_and_hover_read_the_cell_under_the_cursor() {
+    use netbox_lsp::server::context::{self, Expect};
+    let text = notebook();
+    // In the code cell: `filter(device_role=...` — a keyword name, positions in the JSON file.
+    let key = text.find("filter(device_role=").unwrap() + "filter(".len();
+    let c = context::at(&text, key + 6, HostKind::Notebook).expect("a context in the code cell");
+    assert_eq!(
+        c.expect,
+        Expect::FilterName {
+            target: "dcim/devices".into()
+        }
+    );
+    assert_eq!(&text[c.prefix.clone()], "device");
+    // A choice value inside the escaped string `\"actve\"`.
+    let value = text.find("actve").unwrap();
+    let c = context::at(&text, value + 3, HostKind::Notebook).expect("a value context");
+    assert_eq!(
+        c.expect,
+        Expect::ChoiceValue {
+            target: "dcim/sites".into(),
+            filter: "status".into()
+        }
+    );
+    assert_eq!(&text[c.prefix.clone()], "act");
+    let index = embedded_index("4.6.8");
+    let fs = findings(&text);
+    let (range, hover) =
+        netbox_lsp::server::hover::describe(&text, key + 2, HostKind::Notebook, &index, &fs)
+            .expect("hover on the key");
+    assert_eq!(&text[range], "device_role");
+    assert!(hover.contains("not a filter"), "{hover}");
+    // Outputs are not cells: nothing there.
+    let out = text.find("device_role=\\\"x\\\")\\n").unwrap();
+    assert!(context::at(&text, out + 3, HostKind::Notebook).is_none());
+}
