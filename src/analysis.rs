@@ -250,29 +250,47 @@ fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
         ..Checked::default()
     };
     for site in sites {
-        match site {
-            Site::Rest(call) => {
-                out.calls.push(call.call_range.clone());
-                if call.form == CallForm::Url {
-                    out.urls.push(call.call_range.clone());
-                }
-                if let Some(index) = &knowledge.index {
-                    let mut found = crate::rest::check_call(call, index);
-                    if call.syntax == Syntax::JsonInString {
-                        found.iter_mut().for_each(|f| escape_fixes(f, text));
-                    }
-                    out.findings.extend(found);
-                }
-            }
-            Site::Graphql(doc) => {
-                if let Some(schema) = &knowledge.graphql {
-                    out.findings.extend(graphql::check_document(doc, schema));
-                }
+        if let Site::Rest(call) = site {
+            out.calls.push(call.call_range.clone());
+            if call.form == CallForm::Url {
+                out.urls.push(call.call_range.clone());
             }
         }
     }
+    let one = |site: &Site| -> Vec<Finding> {
+        match site {
+            Site::Rest(call) => {
+                let Some(index) = &knowledge.index else {
+                    return Vec::new();
+                };
+                let mut found = crate::rest::check_call(call, index);
+                if call.syntax == Syntax::JsonInString {
+                    found.iter_mut().for_each(|f| escape_fixes(f, text));
+                }
+                found
+            }
+            Site::Graphql(doc) => match &knowledge.graphql {
+                Some(schema) => graphql::check_document(doc, schema),
+                None => Vec::new(),
+            },
+        }
+    };
+    // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
+    // chunks so that each task amortises rayon's hand-off; findings keep the sites' order.
+    if sites.len() >= PARALLEL_SITES {
+        let parts: Vec<Vec<Finding>> = sites
+            .par_chunks(PARALLEL_SITES / 2)
+            .map(|chunk| chunk.iter().flat_map(one).collect())
+            .collect();
+        out.findings = parts.into_iter().flatten().collect();
+    } else {
+        out.findings = sites.iter().flat_map(one).collect();
+    }
     out
 }
+
+/// From this many sites on, [`check_sites`] checks them in parallel.
+const PARALLEL_SITES: usize = 64;
 
 /// Identity of a unit's code: equal keys give equal findings up to a shift of host offsets.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -11,7 +11,7 @@
 //! 5. otherwise the endpoint's relation filters, as a hint in the message.
 
 use super::endpoint::View;
-use super::lookups::{is_exempt, Key, NETBOX_LOOKUPS};
+use super::lookups::{has_dunder, is_exempt, Key, NETBOX_LOOKUPS};
 
 /// `(old name, new names in preference order)`. Sources: NetBox 4.0 release notes
 /// (`device_role` → `role` on devices), netbox#16536 (components keep `device_role_id`), the
@@ -169,13 +169,14 @@ fn structural(view: &View, name: &str) -> Option<String> {
     //    choice filter would change what is asked.
     let best = view
         .bare_names()
-        .filter(|p| *p != "id" && !is_exempt(p) && p.len() >= 2)
-        .filter(|p| view.is_relation(p))
+        .filter(|p| *p != "id" && p.len() >= 2)
         .filter(|p| {
             name.len() > p.len() + 1
                 && name.ends_with(p)
                 && name.as_bytes()[name.len() - p.len() - 1] == b'_'
         })
+        // The costly tests last: they ran for every name of the endpoint (16 % of a check).
+        .filter(|p| !is_exempt(p) && view.is_relation(p))
         .max_by_key(|p| p.len());
     if let Some(p) = best {
         return Some(p.to_string());
@@ -209,7 +210,7 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
         .ep
         .params
         .keys()
-        .filter(|p| !is_exempt(p) && p.contains("__") == has_lookup)
+        .filter(|p| has_dunder(p) == has_lookup && !is_exempt(p))
         .filter(|p| !(null_like && p.ends_with("__n")))
         .filter(|p| same_lookup(p))
         .map(|p| (strsim::jaro_winkler(key, p), p))
