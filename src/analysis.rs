@@ -27,9 +27,23 @@ pub struct Knowledge {
     /// for it (`4.7.3` checked with 4.6.8, see [`crate::index::embedded::select`]): errors that
     /// the other release may not have ([`crate::approx::MAY_DIFFER`]) become warnings.
     pub approximate: Option<String>,
+    /// A shipped release (one of [`graphql::embedded::SCHEMAS`]) whose embedded GraphQL schema
+    /// stands in when `graphql` is `None`, built on the first GraphQL document checked: `check`
+    /// of REST-only files never builds it (about half of a small check's time). The language
+    /// server sets `graphql` itself (built in the background).
+    pub graphql_embedded: Option<&'static str>,
 }
 
 impl Knowledge {
+    /// The GraphQL schema: `graphql`, else the embedded schema named by `graphql_embedded`
+    /// (built once per process on the first call); `None` when neither is given.
+    pub fn schema(&self) -> Option<Arc<NetboxSchema>> {
+        match &self.graphql {
+            Some(s) => Some(s.clone()),
+            None => self.graphql_embedded.and_then(graphql::embedded_schema),
+        }
+    }
+
     /// True when both hold the very same index and schema (pointer identity, not contents).
     fn same(&self, other: &Knowledge) -> bool {
         fn eq<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
@@ -42,6 +56,7 @@ impl Knowledge {
         eq(&self.index, &other.index)
             && eq(&self.graphql, &other.graphql)
             && self.approximate == other.approximate
+            && self.graphql_embedded == other.graphql_embedded
     }
 }
 
@@ -269,8 +284,8 @@ fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
                 }
                 found
             }
-            Site::Graphql(doc) => match &knowledge.graphql {
-                Some(schema) => graphql::check_document(doc, schema),
+            Site::Graphql(doc) => match knowledge.schema() {
+                Some(schema) => graphql::check_document(doc, &schema),
                 None => Vec::new(),
             },
         }
