@@ -3,9 +3,9 @@
 //! (netbox-facts.md §1.3): relation filters get only the `__n` lookup; numbers get
 //! `__gte`/`__lte`/...; char and choice filters get `__ic`, `__empty`, ...
 
+use super::lookups::has_dunder;
 use crate::extract::Value;
 use crate::index::{Endpoint, FilterIndex, Parameter, ValueKind};
-use super::lookups::has_dunder;
 
 /// Relation filters whose schema description is empty but which match the related object's
 /// slug (`to_field_name='slug'` in NetBox 4.3–4.6 filtersets). Names with a "(slug)"
