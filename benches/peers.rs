@@ -1,0 +1,132 @@
+//! The in-process side of `scripts/bench-peers.sh` (issue 13): our checks timed on the same
+//! inputs the Python peers get, printed as `OURS <figure> <median µs> <p10> <p90> <rounds>`.
+//!
+//! - `dict`: `rest::check_call` per filter dict (the calls pre-extracted from `calls.py`);
+//! - `py_call`: `analyze()` of `calls.py` (one `netbox_get_objects(...)` per line) per call;
+//! - `md_url`: `analyze()` of `urls.md` (one REST URL per list item) per URL;
+//! - `graphql_doc`: `analyze()` of each document of `docs.txt` (one per line) as a `.graphql`
+//!   host, per document.
+//!
+//! It also writes `verdicts.txt`: for each dict (line order of `calls.py`), `1` when our check
+//! reports an error or warning on it, else `0`, for the verdict agreement table.
+//!
+//! Usage: `peers DIR ROUNDS` (built by `cargo bench --no-run --bench peers`; not a criterion
+//! bench: the script interleaves it with the Python peers and takes medians itself).
+
+use netbox_lsp::analysis::{analyze, Knowledge};
+use netbox_lsp::extract::{self, HostKind, Site};
+use netbox_lsp::finding::Severity;
+use netbox_lsp::index::embedded::embedded_index;
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+fn stats(name: &str, per: usize, mut samples: Vec<f64>) {
+    samples.sort_by(f64::total_cmp);
+    let q = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize] / per as f64;
+    println!(
+        "OURS {name} {:.3} {:.3} {:.3} {}",
+        q(0.5),
+        q(0.1),
+        q(0.9),
+        samples.len()
+    );
+}
+
+fn time(rounds: usize, mut f: impl FnMut()) -> Vec<f64> {
+    f(); // warm-up (and the lazy schema / index builds)
+    (0..rounds)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 3 {
+        eprintln!("usage: peers DIR ROUNDS");
+        std::process::exit(2);
+    }
+    let dir = Path::new(&args[1]);
+    let rounds: usize = args[2].parse().expect("ROUNDS is a number");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect(f);
+    let knowledge = Knowledge {
+        index: Some(embedded_index("4.6.8")),
+        graphql_embedded: Some("4.6.8"),
+        ..Default::default()
+    };
+    let index = knowledge.index.clone().expect("index");
+
+    let py = read("calls.py");
+    let calls: Vec<_> = extract::extract(&py, HostKind::Python)
+        .sites
+        .into_iter()
+        .filter_map(|s| match s {
+            Site::Rest(c) => Some(c),
+            Site::Graphql(_) => None,
+        })
+        .collect();
+    let n = calls.len();
+    stats(
+        "dict",
+        n,
+        time(rounds, || {
+            for c in &calls {
+                black_box(netbox_lsp::rest::check_call(c, &index));
+            }
+        }),
+    );
+    stats(
+        "py_call",
+        n,
+        time(rounds, || {
+            black_box(analyze(&py, HostKind::Python, &knowledge));
+        }),
+    );
+    let md = read("urls.md");
+    let urls = md.lines().filter(|l| l.starts_with("- ")).count();
+    stats(
+        "md_url",
+        urls,
+        time(rounds, || {
+            black_box(analyze(&md, HostKind::Markdown, &knowledge));
+        }),
+    );
+    let docs: Vec<String> = read("docs.txt")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    stats(
+        "graphql_doc",
+        docs.len(),
+        time(rounds, || {
+            for d in &docs {
+                black_box(analyze(d, HostKind::Graphql, &knowledge));
+            }
+        }),
+    );
+
+    // Verdicts: one line per call of calls.py (line 1 is a comment; call k is on line k + 2).
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(py.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let mut flagged = vec![false; line_starts.len().saturating_sub(2)];
+    for f in analyze(&py, HostKind::Python, &knowledge) {
+        if !matches!(f.severity, Severity::Error | Severity::Warning) {
+            continue;
+        }
+        let line = line_starts.partition_point(|&s| s <= f.range.start) - 1;
+        if let Some(slot) = line.checked_sub(1).and_then(|k| flagged.get_mut(k)) {
+            *slot = true;
+        }
+    }
+    let text: String = flagged
+        .iter()
+        .map(|&b| if b { "1\n" } else { "0\n" })
+        .collect();
+    std::fs::write(dir.join("verdicts.txt"), text).expect("write verdicts.txt");
+}
