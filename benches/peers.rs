@@ -7,11 +7,19 @@
 //! - `graphql_doc`: `analyze()` of each document of `docs.txt` (one per line) as a `.graphql`
 //!   host, per document.
 //!
+//! - `index_load_ms`, `skill5000_analyze_ms`: the embedded 4.6.8 index decoded from its bytes,
+//!   and `analyze()` of the generated 5,000-line SKILL.md of `benches/check.rs` (goals of
+//!   issue 2 kept by issue 13: ≤ 2 ms and ≤ 10 ms), in the same run as the peers.
+//!
 //! It also writes `verdicts.txt`: for each dict (line order of `calls.py`), `1` when our check
 //! reports an error or warning on it, else `0`, for the verdict agreement table.
 //!
 //! Usage: `peers DIR ROUNDS` (built by `cargo bench --no-run --bench peers`; not a criterion
 //! bench: the script interleaves it with the Python peers and takes medians itself).
+
+#[path = "common/mod.rs"]
+#[allow(dead_code)]
+mod common;
 
 use netbox_lsp::analysis::{analyze, Knowledge};
 use netbox_lsp::extract::{self, HostKind, Site};
@@ -108,6 +116,28 @@ fn main() {
                 black_box(analyze(d, HostKind::Graphql, &knowledge));
             }
         }),
+    );
+
+    let gz = netbox_lsp::index::embedded::RELEASES
+        .iter()
+        .find(|r| r.version == "4.6.8")
+        .expect("4.6.8 is shipped")
+        .index_gz;
+    let ms = |v: Vec<f64>| v.into_iter().map(|us| us / 1000.0).collect::<Vec<f64>>();
+    stats(
+        "index_load_ms",
+        1,
+        ms(time(rounds.max(5), || {
+            black_box(netbox_lsp::index::load::load_index(gz).expect("loads"));
+        })),
+    );
+    let skill = common::skill_md(5000);
+    stats(
+        "skill5000_analyze_ms",
+        1,
+        ms(time(rounds.max(5), || {
+            black_box(analyze(&skill, HostKind::Markdown, &knowledge));
+        })),
     );
 
     // Verdicts: one line per call of calls.py (line 1 is a comment; call k is on line k + 2).
