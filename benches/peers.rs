@@ -41,15 +41,48 @@ fn stats(name: &str, per: usize, mut samples: Vec<f64>) {
     );
 }
 
+/// CPU time of this process so far (all threads, µs), from `/proc/self/task/*/schedstat`
+/// (nanoseconds on the CPU): on a shared machine it says what the work cost, where wall time
+/// also counts the waits for a core.
+fn cpu_us() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0.0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .sum::<f64>()
+        / 1000.0
+}
+
+thread_local! {
+    static CPU: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Wall µs per round; the CPU µs of each round are kept for [`stats_cpu`].
 fn time(rounds: usize, mut f: impl FnMut()) -> Vec<f64> {
     f(); // warm-up (and the lazy schema / index builds)
-    (0..rounds)
+    let mut cpu = Vec::new();
+    let wall = (0..rounds)
         .map(|_| {
+            let c = cpu_us();
             let t = Instant::now();
             f();
-            t.elapsed().as_secs_f64() * 1e6
+            let w = t.elapsed().as_secs_f64() * 1e6;
+            cpu.push(cpu_us() - c);
+            w
         })
-        .collect()
+        .collect();
+    CPU.with(|c| *c.borrow_mut() = cpu);
+    wall
+}
+
+/// [`stats`] of the wall times, then of the CPU times of the same rounds (`<name>_cpu`).
+fn stats_both(name: &str, per: usize, wall: Vec<f64>) {
+    stats(name, per, wall);
+    let cpu = CPU.with(|c| c.borrow().clone());
+    stats(&format!("{name}_cpu"), per, cpu);
 }
 
 fn main() {
@@ -78,7 +111,7 @@ fn main() {
         })
         .collect();
     let n = calls.len();
-    stats(
+    stats_both(
         "dict",
         n,
         time(rounds, || {
@@ -87,7 +120,7 @@ fn main() {
             }
         }),
     );
-    stats(
+    stats_both(
         "py_call",
         n,
         time(rounds, || {
@@ -96,7 +129,7 @@ fn main() {
     );
     let md = read("urls.md");
     let urls = md.lines().filter(|l| l.starts_with("- ")).count();
-    stats(
+    stats_both(
         "md_url",
         urls,
         time(rounds, || {
@@ -108,7 +141,7 @@ fn main() {
         .filter(|l| !l.trim().is_empty())
         .map(str::to_string)
         .collect();
-    stats(
+    stats_both(
         "graphql_doc",
         docs.len(),
         time(rounds, || {
