@@ -18,7 +18,6 @@
 //! bench: the script interleaves it with the Python peers and takes medians itself).
 
 #[path = "common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use netbox_lsp::analysis::{analyze, Knowledge};

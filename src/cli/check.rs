@@ -70,7 +70,7 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut found_sites = Sites::default();
     // Files are read and checked on all cores; their results (and notes) are taken in path
     // order, so the output is the same as one file after another.
-    let results: Vec<(Result<Option<Vec<Located>>, String>, Vec<String>, Sites)> = inputs
+    let results: Vec<(FileResult, Vec<String>, Sites)> = inputs
         .par_iter()
         .map(|input| {
             let mut notes = Vec::new();
@@ -180,6 +180,9 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     Ok(out)
 }
 
+/// What [`check_file`] gives for one file.
+type FileResult = Result<Option<Vec<Located>>, String>;
+
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
 /// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
 fn check_file(
@@ -188,7 +191,7 @@ fn check_file(
     overrides: &HashMap<&str, Option<Severity>>,
     sites: &mut Sites,
     notes: &mut Vec<String>,
-) -> Result<Option<Vec<Located>>, String> {
+) -> FileResult {
     let shown = display_path(&input.path);
     // A named pipe or device named on the command line would block or never end.
     let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
