@@ -114,3 +114,25 @@ fn load_schema_file(path: &Path) -> Result<crate::graphql::NetboxSchema, String>
     crate::graphql::load_schema_file(&bytes)
         .map_err(|e| format!("{} is not a usable GraphQL schema: {e}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::extract::HostKind;
+
+    /// Issue 13: `check` names the embedded GraphQL schema instead of building it (half of a
+    /// small REST-only check's time), and a GraphQL document still gets its findings.
+    #[test]
+    fn the_embedded_schema_is_named_not_built() {
+        let (k, notes) = knowledge_for(Some("4.6.8"), None, None).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(k.graphql.is_none());
+        assert_eq!(k.graphql_embedded, Some("4.6.8"));
+        let findings = analyze("{ device_list { nme } }", HostKind::Graphql, &k);
+        assert!(
+            findings.iter().any(|f| f.code.starts_with("graphql")),
+            "{findings:?}"
+        );
+    }
+}
