@@ -10,7 +10,8 @@
 #      with NETBOX_LSP_BENCH_DUMP set, so the generated inputs land in target/bench-data/.
 #   3. benches/graphql_vs_graphql_core.py: graphql-core's validate in Python vs `cargo bench
 #      --bench graphql` (that script runs the graphql bench itself, so it is not run twice).
-#   4. benches/rest_baseline.py: the pynetbox strict_filters-style check in Python on the corpus.
+#   4. benches/rest_baseline.py: a name-set membership floor in Python on the corpus (not
+#      pynetbox: the real peers are measured by scripts/bench-peers.sh).
 #   5. Peak memory (`/usr/bin/time -v`, maximum resident set size) and wall time of
 #      `netbox-lsp check examples/` and of the generated inputs, medians of 5 runs, against
 #      `netbox-lsp --version` (the process with nothing loaded).
@@ -62,7 +63,7 @@ NETBOX_LSP_BENCH_DUMP="$DUMP" cargo bench --quiet --bench check --bench lsp 2>&1
 echo "== GraphQL: netbox-lsp vs graphql-core (runs cargo bench --bench graphql)"
 python3 benches/graphql_vs_graphql_core.py 2>&1 | tee "$LOG/graphql.txt"
 
-echo "== REST corpus: pynetbox strict_filters-style check in Python"
+echo "== REST corpus: name-set membership floor in Python"
 python3 benches/rest_baseline.py "$DUMP" 2>&1 | tee "$LOG/rest_baseline.txt"
 
 echo "== memory and wall time of netbox-lsp check"
@@ -111,7 +112,7 @@ def crit_ms(group, name):
 text = open(os.path.join(log, "cargo-bench.txt")).read()
 lsp = {m[1]: float(m[2]) for m in re.finditer(r"^BENCH (\S+) ([\d.]+)", text, re.M)}
 mem = {m[1]: int(m[2]) for m in re.finditer(r"^MEM (\S+) (\d+)", text, re.M)}
-py_rest = re.search(r"^PY rest_strict_filters ([\d.]+)", open(os.path.join(log, "rest_baseline.txt")).read(), re.M)
+py_rest = re.search(r"^PY rest_name_set ([\d.]+)", open(os.path.join(log, "rest_baseline.txt")).read(), re.M)
 py_rest = float(py_rest[1]) if py_rest else None
 gql = open(os.path.join(log, "graphql.txt")).read()
 gcore = re.search(r"parse\+validate\s+([\d.]+) us/doc, build_schema\s+([\d.]+) ms", gql)
@@ -146,7 +147,7 @@ idx = crit_ms("index_load", "embedded_4.6.8"); idx_b = crit_ms("index_load", "ba
 an = crit_ms("skill_md", "analyze"); md = crit_ms("skill_md", "baseline_pulldown_cmark_events")
 an1 = crit_ms("skill_md", "analyze_one_thread")
 ex = crit_ms("skill_md", "extract_only"); anr = crit_ms("skill_md", "analyze_rest_only")
-cc = crit_ms("corpus", "rest_check_call"); sf = crit_ms("corpus", "baseline_pynetbox_strict_filters")
+cc = crit_ms("corpus", "rest_check_call"); sf = crit_ms("corpus", "baseline_name_set_membership")
 e2e = crit_ms("corpus", "analyze_py_end_to_end")
 per_s = lambda ms: f"{N / ms * 1000:,.0f} dicts/s" if ms else "n/a"
 
@@ -158,7 +159,7 @@ lines.append(f"| index load, embedded 4.6.8 | ≤ 2 ms ({goal(idx, 2)}) | {f(idx
 lines.append(f"| analyze(), 5,000-line SKILL.md | ≤ 10 ms ({goal(an, 10)}) | {f(an)} | pulldown-cmark events alone (reading the structure) | {f(md)} | {ratio(an, md)} |")
 lines.append(f"| ″ on one thread (no goal: shows what the 2 cores give) | — | {f(an1)} | analyze() on all cores | {f(an)} | {ratio(an1, an)} |")
 lines.append(f"| ″ split: extract only | | {f(ex)} | ″ REST only (no GraphQL) | {f(anr)} | |")
-lines.append(f"| rest::check_call, 10,000 dicts | — | {f(cc)} ({per_s(cc)}) | pynetbox strict_filters-style (Rust) | {f(sf)} ({per_s(sf)}) | {ratio(cc, sf)} |")
+lines.append(f"| rest::check_call, 10,000 dicts | — | {f(cc)} ({per_s(cc)}) | name-set membership floor (Rust; not pynetbox) | {f(sf)} ({per_s(sf)}) | {ratio(cc, sf)} |")
 lines.append(f"| ″ | | | ″ in Python | {f(py_rest)} ({per_s(py_rest)}) | {ratio(cc, py_rest)} |")
 lines.append(f"| analyze() of the .py holding them | — | {f(e2e)} ({per_s(e2e)}) | rest::check_call alone | {f(cc)} | {ratio(e2e, cc)} |")
 for what, label in (("examples", "check examples/"), ("skill", "check SKILL.md (5,000 lines)"), ("corpus", "check corpus.py (10,000 calls)")):

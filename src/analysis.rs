@@ -27,9 +27,23 @@ pub struct Knowledge {
     /// for it (`4.7.3` checked with 4.6.8, see [`crate::index::embedded::select`]): errors that
     /// the other release may not have ([`crate::approx::MAY_DIFFER`]) become warnings.
     pub approximate: Option<String>,
+    /// A shipped release (one of [`graphql::embedded::SCHEMAS`]) whose embedded GraphQL schema
+    /// stands in when `graphql` is `None`, built on the first GraphQL document checked: `check`
+    /// of REST-only files never builds it (about half of a small check's time). The language
+    /// server sets `graphql` itself (built in the background).
+    pub graphql_embedded: Option<&'static str>,
 }
 
 impl Knowledge {
+    /// The GraphQL schema: `graphql`, else the embedded schema named by `graphql_embedded`
+    /// (built once per process on the first call); `None` when neither is given.
+    pub fn schema(&self) -> Option<Arc<NetboxSchema>> {
+        match &self.graphql {
+            Some(s) => Some(s.clone()),
+            None => self.graphql_embedded.and_then(graphql::embedded_schema),
+        }
+    }
+
     /// True when both hold the very same index and schema (pointer identity, not contents).
     fn same(&self, other: &Knowledge) -> bool {
         fn eq<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
@@ -42,6 +56,7 @@ impl Knowledge {
         eq(&self.index, &other.index)
             && eq(&self.graphql, &other.graphql)
             && self.approximate == other.approximate
+            && self.graphql_embedded == other.graphql_embedded
     }
 }
 
@@ -259,29 +274,47 @@ fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
         ..Checked::default()
     };
     for site in sites {
-        match site {
-            Site::Rest(call) => {
-                out.calls.push(call.call_range.clone());
-                if call.form == CallForm::Url {
-                    out.urls.push(call.call_range.clone());
-                }
-                if let Some(index) = &knowledge.index {
-                    let mut found = crate::rest::check_call(call, index);
-                    if call.syntax == Syntax::JsonInString {
-                        found.iter_mut().for_each(|f| escape_fixes(f, text));
-                    }
-                    out.findings.extend(found);
-                }
-            }
-            Site::Graphql(doc) => {
-                if let Some(schema) = &knowledge.graphql {
-                    out.findings.extend(graphql::check_document(doc, schema));
-                }
+        if let Site::Rest(call) = site {
+            out.calls.push(call.call_range.clone());
+            if call.form == CallForm::Url {
+                out.urls.push(call.call_range.clone());
             }
         }
     }
+    let one = |site: &Site| -> Vec<Finding> {
+        match site {
+            Site::Rest(call) => {
+                let Some(index) = &knowledge.index else {
+                    return Vec::new();
+                };
+                let mut found = crate::rest::check_call(call, index);
+                if call.syntax == Syntax::JsonInString {
+                    found.iter_mut().for_each(|f| escape_fixes(f, text));
+                }
+                found
+            }
+            Site::Graphql(doc) => match knowledge.schema() {
+                Some(schema) => graphql::check_document(doc, &schema),
+                None => Vec::new(),
+            },
+        }
+    };
+    // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
+    // chunks so that each task amortises rayon's hand-off; findings keep the sites' order.
+    if sites.len() >= PARALLEL_SITES {
+        let parts: Vec<Vec<Finding>> = sites
+            .par_chunks(PARALLEL_SITES / 2)
+            .map(|chunk| chunk.iter().flat_map(one).collect())
+            .collect();
+        out.findings = parts.into_iter().flatten().collect();
+    } else {
+        out.findings = sites.iter().flat_map(one).collect();
+    }
     out
 }
+
+/// From this many sites on, [`check_sites`] checks them in parallel.
+const PARALLEL_SITES: usize = 64;
 
 /// Identity of a unit's code: equal keys give equal findings up to a shift of host offsets.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

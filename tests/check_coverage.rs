@@ -24,7 +24,9 @@ fn oversized_python_fails_instead_of_passing_unchecked() {
     let dir = tempfile_dir("oversized");
     let path = dir.join("huge.py");
     let line = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n";
-    let text = line.repeat(2 * 1024 * 1024 / line.len() + 10);
+    let limit = netbox_lsp::analysis::structural_limit(netbox_lsp::extract::HostKind::Python)
+        .expect("Python has a limit");
+    let text = line.repeat(limit / line.len() + 10);
     std::fs::write(&path, text).unwrap();
     let (code, stdout, _) = check(&["--format", "json", path.to_str().unwrap()]);
     assert_eq!(code, 1, "{stdout}");

@@ -9,6 +9,7 @@ use super::{CheckArgs, Format};
 use crate::analysis::{analyze_counted, Knowledge};
 use crate::finding::{Finding, Severity};
 use crate::lines::LineIndex;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
@@ -67,8 +68,23 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut located: Vec<Located> = Vec::new();
     let mut checked = 0usize;
     let mut found_sites = Sites::default();
-    for input in &inputs {
-        match check_file(input, &knowledge, &overrides, &mut found_sites) {
+    // Files are read and checked on all cores; their results (and notes) are taken in path
+    // order, so the output is the same as one file after another.
+    let results: Vec<(FileResult, Vec<String>, Sites)> = inputs
+        .par_iter()
+        .map(|input| {
+            let mut notes = Vec::new();
+            let mut sites = Sites::default();
+            let r = check_file(input, &knowledge, &overrides, &mut sites, &mut notes);
+            (r, notes, sites)
+        })
+        .collect();
+    for (result, notes, sites) in results {
+        for note in notes {
+            eprintln!("netbox-lsp: note: {note}");
+        }
+        found_sites.add(sites);
+        match result {
             Ok(Some(found)) => {
                 checked += 1;
                 located.extend(found);
@@ -164,14 +180,18 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     Ok(out)
 }
 
+/// What [`check_file`] gives for one file.
+type FileResult = Result<Option<Vec<Located>>, String>;
+
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
-/// one-line messages naming the file.
+/// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
 fn check_file(
     input: &Input,
     knowledge: &Knowledge,
     overrides: &HashMap<&str, Option<Severity>>,
     sites: &mut Sites,
-) -> Result<Option<Vec<Located>>, String> {
+    notes: &mut Vec<String>,
+) -> FileResult {
     let shown = display_path(&input.path);
     // A named pipe or device named on the command line would block or never end.
     let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
@@ -181,13 +201,13 @@ fn check_file(
     let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
     let text = match decode(&bytes) {
         Decoded::Binary => {
-            eprintln!("netbox-lsp: note: {shown}: binary file skipped");
+            notes.push(format!("{shown}: binary file skipped"));
             return Ok(None);
         }
         Decoded::Lossy(text) => {
-            eprintln!(
-                "netbox-lsp: note: {shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
-            );
+            notes.push(format!(
+                "{shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
+            ));
             text
         }
         Decoded::Utf8(text) => text,

@@ -76,10 +76,13 @@ pub fn knowledge_for(
             }
             Some(Arc::new(schema))
         }
-        None => match &selection {
-            Some(sel) => embedded_schema(sel.version, &mut notes),
-            None => None,
-        },
+        // Built only if a file holds a GraphQL document (see `Knowledge::graphql_embedded`).
+        None => {
+            knowledge.graphql_embedded = selection
+                .as_ref()
+                .and_then(|sel| embedded_schema(sel.version, &mut notes));
+            None
+        }
     };
     Ok((knowledge, notes))
 }
@@ -92,12 +95,10 @@ fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
         .map_err(|e| format!("{} is not a usable netbox-lsp index: {e}", path.display()))
 }
 
-/// The embedded GraphQL schema of a shipped release; `None` (with a note) when absent.
-fn embedded_schema(
-    version: &str,
-    notes: &mut Vec<String>,
-) -> Option<Arc<crate::graphql::NetboxSchema>> {
-    let schema = crate::graphql::embedded_schema(version);
+/// The shipped release whose embedded GraphQL schema `version` uses (not built here); `None`
+/// (with a note) when none is shipped.
+fn embedded_schema(version: &'static str, notes: &mut Vec<String>) -> Option<&'static str> {
+    let schema = crate::graphql::embedded::versions().find(|v| *v == version);
     if schema.is_none() {
         notes.push(format!(
             "GraphQL checks are off: no GraphQL schema is embedded for NetBox {version}"
@@ -112,4 +113,26 @@ fn load_schema_file(path: &Path) -> Result<crate::graphql::NetboxSchema, String>
         .map_err(|e| format!("cannot read GraphQL schema {}: {e}", path.display()))?;
     crate::graphql::load_schema_file(&bytes)
         .map_err(|e| format!("{} is not a usable GraphQL schema: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::extract::HostKind;
+
+    /// Issue 13: `check` names the embedded GraphQL schema instead of building it (half of a
+    /// small REST-only check's time), and a GraphQL document still gets its findings.
+    #[test]
+    fn the_embedded_schema_is_named_not_built() {
+        let (k, notes) = knowledge_for(Some("4.6.8"), None, None).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        assert!(k.graphql.is_none());
+        assert_eq!(k.graphql_embedded, Some("4.6.8"));
+        let findings = analyze("{ device_list { nme } }", HostKind::Graphql, &k);
+        assert!(
+            findings.iter().any(|f| f.code.starts_with("graphql")),
+            "{findings:?}"
+        );
+    }
 }

@@ -20,8 +20,9 @@ use super::{json, python, text, yaml, Extraction, GraphqlDoc, OffsetMap, Site};
 
 /// Largest Markdown host parsed structurally (bytes). Every fence costs a parse of its
 /// language, so larger files (generated dumps, not skill files) only get the linear URL scan
-/// and one file can never stall `check` or the server.
-pub const MAX_MARKDOWN: usize = 1024 * 1024;
+/// and one file can never stall `check` or the server. 32 MiB: a 20 MB skill file is checked
+/// in full (issue 13).
+pub const MAX_MARKDOWN: usize = 32 * 1024 * 1024;
 
 /// Everything found in the Markdown host `text` (ranges are host byte offsets).
 pub fn extract(text: &str) -> Extraction {

@@ -17,7 +17,8 @@ pub(crate) enum Lang {
 }
 
 /// Largest embedded text parsed structurally (bytes); larger texts only get the URL scan.
-pub(crate) const MAX_PARSE: usize = 2 * 1024 * 1024;
+/// 32 MiB: a `.py` file of 100,000 tool calls (8.6 MB) is read in full (issue 13).
+pub(crate) const MAX_PARSE: usize = 32 * 1024 * 1024;
 
 /// Deepest literal nesting converted; deeper values become `Value::Expr`.
 pub(crate) const MAX_DEPTH: usize = 64;

@@ -3,6 +3,7 @@
 //! (netbox-facts.md §1.3): relation filters get only the `__n` lookup; numbers get
 //! `__gte`/`__lte`/...; char and choice filters get `__ic`, `__empty`, ...
 
+use super::lookups::has_dunder;
 use crate::extract::Value;
 use crate::index::{Endpoint, FilterIndex, Parameter, ValueKind};
 
@@ -59,7 +60,17 @@ impl<'a> View<'a> {
     }
 
     fn has_lookup(&self, base: &str, lookup: &str) -> bool {
-        self.ep.params.contains_key(&format!("{base}__{lookup}"))
+        // Built on the stack: `is_relation` asks four of these per name.
+        let mut buf = [0u8; 128];
+        let len = base.len() + 2 + lookup.len();
+        if len > buf.len() {
+            return self.ep.params.contains_key(&format!("{base}__{lookup}"));
+        }
+        buf[..base.len()].copy_from_slice(base.as_bytes());
+        buf[base.len()..base.len() + 2].copy_from_slice(b"__");
+        buf[base.len() + 2..len].copy_from_slice(lookup.as_bytes());
+        // Two whole strs and ASCII `__` joined: still UTF-8.
+        std::str::from_utf8(&buf[..len]).is_ok_and(|k| self.ep.params.contains_key(k))
     }
 
     /// `/api/dcim/devices/`, for messages.
@@ -129,13 +140,13 @@ impl<'a> View<'a> {
         self.ep
             .params
             .keys()
-            .filter(|k| !k.contains("__") && k.ends_with("_id") && self.is_relation(k))
+            .filter(|k| !has_dunder(k) && k.ends_with("_id") && self.is_relation(k))
             .collect()
     }
 
     /// Parameter names without a lookup suffix.
     pub fn bare_names(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.ep.params.keys().filter(|k| !k.contains("__"))
+        self.ep.params.keys().filter(|k| !has_dunder(k))
     }
 
     /// Whether `value` is of a kind parameter `name` takes, so a rename to `name` keeps the
