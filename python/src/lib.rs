@@ -190,8 +190,9 @@ impl Report {
                 }
                 None => Ok(None),
             },
-            Source::Text(found) => Ok(fixed_text(&self.text, found)
-                .map(|t| PyString::new(py, &t).into_any().unbind())),
+            Source::Text(found) => Ok(
+                fixed_text(&self.text, found).map(|t| PyString::new(py, &t).into_any().unbind())
+            ),
         }
     }
 
@@ -204,17 +205,21 @@ impl Report {
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyAny>> {
-        self.findings.bind(py).as_sequence().get_item(i as usize).or_else(|_| {
-            let n = self.findings.bind(py).len() as isize;
-            let j = if i < 0 { i + n } else { i };
-            if (0..n).contains(&j) {
-                self.findings.bind(py).get_item(j as usize)
-            } else {
-                Err(pyo3::exceptions::PyIndexError::new_err(
-                    "finding index out of range",
-                ))
-            }
-        })
+        self.findings
+            .bind(py)
+            .as_sequence()
+            .get_item(i as usize)
+            .or_else(|_| {
+                let n = self.findings.bind(py).len() as isize;
+                let j = if i < 0 { i + n } else { i };
+                if (0..n).contains(&j) {
+                    self.findings.bind(py).get_item(j as usize)
+                } else {
+                    Err(pyo3::exceptions::PyIndexError::new_err(
+                        "finding index out of range",
+                    ))
+                }
+            })
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -226,11 +231,7 @@ impl Report {
             .findings
             .bind(py)
             .iter()
-            .filter_map(|f| {
-                f.cast::<Finding>()
-                    .ok()
-                    .map(|f| f.get().code.to_string())
-            })
+            .filter_map(|f| f.cast::<Finding>().ok().map(|f| f.get().code.to_string()))
             .collect();
         format!("Report({codes:?})")
     }
@@ -515,8 +516,10 @@ fn key_in_sites(sites: &[Site], range: &Range<usize>) -> Option<String> {
         Site::Rest(call) => call
             .filters
             .iter()
-            .find(|e| range.start >= e.key_range.start.min(e.value_range.start)
-                && range.end <= e.value_range.end.max(e.key_range.end))
+            .find(|e| {
+                range.start >= e.key_range.start.min(e.value_range.start)
+                    && range.end <= e.value_range.end.max(e.key_range.end)
+            })
             .map(|e| e.key.clone()),
         Site::Graphql(_) => None,
     })
