@@ -205,21 +205,15 @@ impl Report {
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyAny>> {
-        self.findings
-            .bind(py)
-            .as_sequence()
-            .get_item(i as usize)
-            .or_else(|_| {
-                let n = self.findings.bind(py).len() as isize;
-                let j = if i < 0 { i + n } else { i };
-                if (0..n).contains(&j) {
-                    self.findings.bind(py).get_item(j as usize)
-                } else {
-                    Err(pyo3::exceptions::PyIndexError::new_err(
-                        "finding index out of range",
-                    ))
-                }
-            })
+        let list = self.findings.bind(py);
+        let n = list.len() as isize;
+        let j = if i < 0 { i + n } else { i };
+        if !(0..n).contains(&j) {
+            return Err(pyo3::exceptions::PyIndexError::new_err(
+                "finding index out of range",
+            ));
+        }
+        list.get_item(j as usize)
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -543,9 +537,7 @@ fn fixed_text(text: &str, found: &[finding::Finding]) -> Option<String> {
     }
     let mut out = text.to_string();
     for e in edits.iter().rev() {
-        if out.get(e.range.clone()).is_none() {
-            return None;
-        }
+        out.get(e.range.clone())?;
         out.replace_range(e.range.clone(), &e.new_text);
     }
     Some(out)

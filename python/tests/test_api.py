@@ -155,3 +155,14 @@ def test_finding_as_dict_is_json(checker):
     assert json.loads(json.dumps(d))["fixes"][0]["certain"] is True
     assert d["key"] == "device_role_id"
     assert "unknown-filter" in repr(f)
+
+
+def test_report_is_a_sequence(checker):
+    report = checker.check_call("dcim.device", {"device_role_id": 3, "status": "Active"})
+    assert len(report) == 2 and report[-1].code == "invalid-choice" and report[0].code == "unknown-filter"
+    assert list(report) == report.findings
+    with pytest.raises(IndexError):
+        report[2]
+    assert not report.ok
+    hint_only = checker.check_text("{ device_list { id } }", kind="graphql")
+    assert hint_only and hint_only.ok  # an information finding leaves the call ok
