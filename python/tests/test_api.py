@@ -164,5 +164,6 @@ def test_report_is_a_sequence(checker):
     with pytest.raises(IndexError):
         report[2]
     assert not report.ok
-    hint_only = checker.check_text("{ device_list { id } }", kind="graphql")
+    hint_only = checker.check_text('{ device_list(filters: {name: {exact: "x"}}) { id } }', kind="graphql")
+    assert [f.severity for f in hint_only] == ["information"]
     assert hint_only and hint_only.ok  # an information finding leaves the call ok
