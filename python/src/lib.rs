@@ -139,7 +139,10 @@ impl Report {
     /// canonical JSON of the call otherwise.
     #[getter]
     fn text(&self) -> &str {
-        &self.text
+        match &self.source {
+            Source::Call { check, .. } => &check.text,
+            _ => &self.text,
+        }
     }
 
     /// True when no finding is an error or a warning.
@@ -299,16 +302,15 @@ impl Checker {
             values.push(v.unbind());
         }
         let check = filters::check_filters(&self.knowledge, target, given);
-        let found = check.findings.clone();
-        let text = check.text.clone();
-        let list = findings_list(py, &found, &text, |f| {
+        let list = findings_list(py, &check.findings, &check.text, |f| {
             check
                 .filter_of(f)
                 .and_then(|i| keys[i].bind(py).extract::<String>().ok())
         })?;
         Ok(Report {
             findings: list,
-            text,
+            // Held by `check` (the getter reads it there): no copy per call.
+            text: String::new(),
             source: Source::Call {
                 check,
                 keys,
@@ -382,18 +384,24 @@ fn value_of(v: &Bound<'_, PyAny>, depth: usize) -> Value {
         v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr)
     } else if v.is_instance_of::<PyFloat>() {
         v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr)
-    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+    } else if let Ok(l) = v.cast::<PyList>() {
         if depth >= MAX_DEPTH {
             return Value::Expr;
         }
-        match v.try_iter() {
-            Ok(it) => Value::List(
-                it.flatten()
-                    .map(|item| (value_of(&item, depth + 1), 0..0))
-                    .collect(),
-            ),
-            Err(_) => Value::Expr,
+        Value::List(
+            l.iter()
+                .map(|item| (value_of(&item, depth + 1), 0..0))
+                .collect(),
+        )
+    } else if let Ok(t) = v.cast::<PyTuple>() {
+        if depth >= MAX_DEPTH {
+            return Value::Expr;
         }
+        Value::List(
+            t.iter()
+                .map(|item| (value_of(&item, depth + 1), 0..0))
+                .collect(),
+        )
     } else if v.is_instance_of::<PyDict>() {
         Value::Map
     } else {
