@@ -29,8 +29,13 @@ say "wheel"
 mkdir -p python/data/scripts
 cp "$BIN" python/data/scripts/netbox-lsp
 strip python/data/scripts/netbox-lsp 2>/dev/null || true
-(cd python && "$WORK/tools/bin/maturin" build --release --strip --quiet --out "$WORK/dist")
+(cd python && "$WORK/tools/bin/maturin" build --release --strip --out "$WORK/dist") 2>&1 | tee "$WORK/maturin.log" | grep -E "Compiling|Built wheel"
 ls -l "$WORK"/dist/*.whl
+# After `cargo test --release` only pyo3 and the bindings should compile (python/Cargo.toml).
+if grep -q "Compiling netbox-lsp v" "$WORK/maturin.log"; then
+  echo "WARNING: the wheel build compiled the netbox-lsp crate again: its feature set differs from"
+  echo "         cargo test's (see the feature list in python/Cargo.toml), CI pays for a second build"
+fi
 
 say "fresh venv: pip install the wheel"
 "$PY" -m venv "$WORK/venv"

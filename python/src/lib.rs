@@ -243,6 +243,8 @@ struct Checker {
 
 #[pymethods]
 impl Checker {
+    /// Loads the knowledge of a shipped NetBox release (`"4.6"`, `"4.6.8"`; default: the
+    /// newest) or of an index file from `netbox-lsp index build` (a release or a live instance).
     #[new]
     #[pyo3(signature = (netbox_version=None, *, index=None, graphql_schema=None))]
     fn new(
@@ -281,6 +283,10 @@ impl Checker {
         }
     }
 
+    /// Checks the filters of one REST call before it is sent. `target`: an object type as the
+    /// NetBox MCP tools take it (`dcim.device`) or an endpoint path (`/api/dcim/devices/`).
+    /// `filters`: a dict with str keys; None is a value the client drops (`dropped-value`),
+    /// lists send the key once per element, values that are not literals are not judged.
     fn check_call<'py>(
         &self,
         py: Python<'py>,
@@ -319,6 +325,9 @@ impl Checker {
         })
     }
 
+    /// Checks a tool call as an agent emits it (`{"name": "netbox_get_objects", "arguments":
+    /// {...}}`, arguments also as a JSON string), recognised as `netbox-lsp check` reads a JSON
+    /// tool call. `Report.corrected` is the whole call with the certain fixes applied.
     fn check_tool_call<'py>(&self, py: Python<'py>, call: &Bound<'py, PyAny>) -> PyResult<Report> {
         let mut text = String::new();
         write_json(&mut text, call, 0)?;
@@ -340,6 +349,8 @@ impl Checker {
         })
     }
 
+    /// Checks a document as `netbox-lsp check` checks a file of that kind: markdown, python,
+    /// yaml, json, graphql or text. Ranges are str indices into `text`.
     #[pyo3(signature = (text, kind="markdown"))]
     fn check_text(&self, py: Python<'_>, text: String, kind: &str) -> PyResult<Report> {
         let host = match kind {
