@@ -326,11 +326,19 @@ impl Checker {
     }
 
     /// Checks a tool call as an agent emits it (`{"name": "netbox_get_objects", "arguments":
-    /// {...}}`, arguments also as a JSON string), recognised as `netbox-lsp check` reads a JSON
-    /// tool call. `Report.corrected` is the whole call with the certain fixes applied.
+    /// {...}}`, arguments also as a JSON string; or the whole call as JSON text), recognised as
+    /// `netbox-lsp check` reads a JSON tool call. `Report.corrected` is the whole call with the
+    /// certain fixes applied (parsed, also when the call was given as text).
     fn check_tool_call<'py>(&self, py: Python<'py>, call: &Bound<'py, PyAny>) -> PyResult<Report> {
-        let mut text = String::new();
-        write_json(&mut text, call, 0)?;
+        // A JSON text is read as given; a dict is written out as JSON (its order kept).
+        let text = match call.cast::<PyString>() {
+            Ok(s) => s.to_cow()?.into_owned(),
+            Err(_) => {
+                let mut text = String::new();
+                write_json(&mut text, call, 0)?;
+                text
+            }
+        };
         let knowledge = &self.knowledge;
         let (found, sites) = py.detach(|| {
             let found = analysis::analyze(&text, HostKind::Json, knowledge);

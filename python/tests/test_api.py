@@ -167,3 +167,10 @@ def test_report_is_a_sequence(checker):
     hint_only = checker.check_text('{ device_list(filters: {name: {exact: "x"}}) { id } }', kind="graphql")
     assert [f.severity for f in hint_only] == ["information"]
     assert hint_only and hint_only.ok  # an information finding leaves the call ok
+
+
+def test_tool_call_as_json_text(checker):
+    text = '{"name": "netbox_get_objects", "arguments": {"object_type": "dcim.device", "filters": {"device_role_id": 3}}}'
+    report = checker.check_tool_call(text)
+    assert [(f.code, f.key) for f in report] == [("unknown-filter", "device_role_id")]
+    assert report.corrected["arguments"]["filters"] == {"role_id": 3}

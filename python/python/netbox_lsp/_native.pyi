@@ -1,6 +1,6 @@
 """Type stubs of the native module (Rust, PyO3). Ranges are Python str indices (code points)."""
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from os import PathLike
 from typing import Any, Literal, Optional, Union
 
@@ -90,7 +90,7 @@ class Checker:
     @property
     def notes(self) -> list[str]:
         """What loading said: a version fallback, checks that are off."""
-    def check_call(self, target: str, filters: Mapping[str, Any]) -> Report:
+    def check_call(self, target: str, filters: dict[str, Any]) -> Report:
         """Checks the filters of one REST call before it is sent.
 
         ``target`` is an object type as the NetBox MCP tools take it (``"dcim.device"``) or an
@@ -100,12 +100,14 @@ class Checker:
         float, str; a list or tuple sends the key once per element; anything else is not judged.
         Raises ``TypeError`` for a non-str key.
         """
-    def check_tool_call(self, call: Mapping[str, Any]) -> Report:
+    def check_tool_call(self, call: Union[dict[str, Any], str]) -> Report:
         """Checks a tool call as an agent emits it: ``{"name": "netbox_get_objects", "arguments":
         {"object_type": ..., "filters": {...}}}`` (also ``tool``/``input``/``args``, arguments as a
         JSON string, namespaced names such as ``mcp__netbox__netbox_get_objects``,
         ``netbox_get_changelogs``, ``netbox_get_object_by_id``, ``netbox_search_objects`` and the
-        GraphQL tool), recognised exactly as the ``check`` command reads a JSON tool call.
+        GraphQL tool), recognised exactly as the ``check`` command reads a JSON tool call. The
+        call may also be given as its JSON text. ``Report.corrected`` is the whole call (a dict)
+        with the certain fixes applied.
         Raises ``TypeError`` / ``ValueError`` for a value JSON cannot hold.
         """
     def check_text(self, text: str, kind: Kind = "markdown") -> Report:
