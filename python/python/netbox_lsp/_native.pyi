@@ -2,22 +2,26 @@
 
 from collections.abc import Iterator, Sequence
 from os import PathLike
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union, final
+
+__all__ = ["Checker", "Edit", "Finding", "Fix", "Report", "__version__", "shipped_versions"]
 
 __version__: str
 
-Kind = Literal["markdown", "md", "python", "py", "yaml", "yml", "json", "graphql", "text", "txt"]
-Severity = Literal["error", "warning", "information", "hint"]
+_Kind = Literal["markdown", "md", "python", "py", "yaml", "yml", "json", "graphql", "text", "txt"]
+_Severity = Literal["error", "warning", "information", "hint"]
 
 def shipped_versions() -> list[str]:
     """The NetBox releases whose knowledge is built in, oldest first (e.g. ``["4.3.3", ..., "4.6.8"]``)."""
 
+@final
 class Edit:
     """One replacement: ``Report.text[range[0]:range[1]]`` becomes ``new_text``."""
 
     range: tuple[int, int]
     new_text: str
 
+@final
 class Fix:
     """A fix: its title (``"Replace `device_role_id` with `role_id`"``), its edits, and whether it
     is the one certain fix (the preferred quick-fix, applied by ``Report.corrected``)."""
@@ -26,6 +30,7 @@ class Fix:
     certain: bool
     edits: list[Edit]
 
+@final
 class Finding:
     """One problem, as docs/diagnostics.md describes its ``code``.
 
@@ -34,7 +39,7 @@ class Finding:
     """
 
     code: str
-    severity: Severity
+    severity: _Severity
     message: str
     key: Optional[str]
     range: tuple[int, int]
@@ -42,6 +47,7 @@ class Finding:
     def as_dict(self) -> dict[str, Any]:
         """The finding as plain values (JSON-ready): code, severity, message, key, range, fixes."""
 
+@final
 class Report(Sequence[Finding]):
     """The findings of one check, in order. Falsy when there is none."""
 
@@ -62,9 +68,10 @@ class Report(Sequence[Finding]):
         Equal to the input when there is no finding. Computed on access."""
     def __len__(self) -> int: ...
     def __bool__(self) -> bool: ...
-    def __getitem__(self, i: int) -> Finding: ...  # type: ignore[override]
+    def __getitem__(self, i: int, /) -> Finding: ...  # type: ignore[override]
     def __iter__(self) -> Iterator[Finding]: ...
 
+@final
 class Checker:
     """The knowledge of one NetBox version, loaded once; checks are then pure and thread-safe.
 
@@ -77,13 +84,13 @@ class Checker:
     version that is not shipped or a file that cannot be read.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         netbox_version: Optional[str] = None,
         *,
         index: Optional[Union[str, PathLike[str]]] = None,
         graphql_schema: Optional[Union[str, PathLike[str]]] = None,
-    ) -> None: ...
+    ) -> Checker: ...
     @property
     def netbox_version(self) -> Optional[str]:
         """The NetBox release of the filter index (``"4.6.8"``)."""
@@ -110,6 +117,6 @@ class Checker:
         with the certain fixes applied.
         Raises ``TypeError`` / ``ValueError`` for a value JSON cannot hold.
         """
-    def check_text(self, text: str, kind: Kind = "markdown") -> Report:
+    def check_text(self, text: str, kind: _Kind = "markdown") -> Report:
         """Checks a document (a skill file, a prompt, code) as the ``check`` command checks a file
         of that kind. Raises ``ValueError`` for an unknown kind."""
