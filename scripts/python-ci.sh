@@ -56,6 +56,10 @@ diff "$WORK/want.txt" "$WORK/got-m.txt"
 say "pytest (Python API, install, server handshake)"
 (cd "$WORK" && "$WORK/venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/python/tests")
 
+say "type stubs match the native module (mypy stubtest)"
+"$WORK/venv/bin/pip" install -q --disable-pip-version-check "mypy>=1.15,<2"
+"$WORK/venv/bin/python" -m mypy.stubtest netbox_lsp._native
+
 say "pre-commit try-repo on a sample repository (a right and a wrong skill file)"
 # The hook's environment installs the root pyproject.toml, whose dependency is the wheel:
 # pip finds the one just built (PIP_FIND_LINKS) instead of PyPI.
