@@ -302,7 +302,7 @@ impl Checker {
                 .cast::<PyString>()
                 .map_err(|_| PyTypeError::new_err("filter keys must be str"))?
                 .to_cow()?
-                .to_string();
+                .into_owned();
             given.push((key, value_of(&v, 0)));
             keys.push(k.unbind());
             values.push(v.unbind());
@@ -395,7 +395,7 @@ fn value_of(v: &Bound<'_, PyAny>, depth: usize) -> Value {
         Value::Null
     } else if let Ok(s) = v.cast::<PyString>() {
         s.to_cow()
-            .map(|s| Value::Str(s.to_string()))
+            .map(|s| Value::Str(s.into_owned()))
             .unwrap_or(Value::Expr)
     } else if let Ok(b) = v.cast_exact::<PyBool>() {
         Value::Bool(b.is_true())
