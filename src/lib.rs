@@ -10,6 +10,7 @@ pub mod approx;
 pub mod cli;
 pub mod config;
 pub mod extract;
+pub mod filters;
 pub mod finding;
 pub mod graphql;
 pub mod index;

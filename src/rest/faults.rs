@@ -117,6 +117,10 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
 
 /// The fault NetBox `view.version()` has on filter `key` (with its lookup), if any.
 fn fault_of(view: &View, key: &str) -> Option<&'static ServerFault> {
+    // Most filters have no fault: skip the key parse (a Vec) for them.
+    if !SERVER_FAULTS.iter().any(|f| key.starts_with(f.filter)) {
+        return None;
+    }
     let key = Key::parse(key);
     let lookup = match key.parts.as_slice() {
         [_] => "",
@@ -264,6 +268,9 @@ pub(crate) fn value_form(
     text: &str,
     r: Range<usize>,
 ) -> Option<Finding> {
+    if !VALUE_FORMS.iter().any(|f| entry.key.starts_with(f.filter)) {
+        return None;
+    }
     let key = Key::parse(&entry.key);
     let lookup = match key.parts.as_slice() {
         [_] => "",

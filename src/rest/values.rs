@@ -140,11 +140,13 @@ fn empty_value(view: Option<&View>, key: &str) -> String {
 }
 
 /// The values of an entry: list elements with their ranges, or the scalar itself.
-fn elements(entry: &FilterEntry) -> Vec<(&Value, Range<usize>)> {
-    match &entry.value {
-        Value::List(items) => items.iter().map(|(v, r)| (v, r.clone())).collect(),
-        v => vec![(v, entry.value_range.clone())],
-    }
+fn elements(entry: &FilterEntry) -> impl Iterator<Item = (&Value, Range<usize>)> {
+    // An iterator, not a Vec: asked twice per filter on the no-finding path.
+    let (items, single): (&[(Value, Range<usize>)], _) = match &entry.value {
+        Value::List(items) => (items.as_slice(), None),
+        v => (&[], Some((v, entry.value_range.clone()))),
+    };
+    items.iter().map(|(v, r)| (v, r.clone())).chain(single)
 }
 
 fn is_null_selector(v: &Value) -> bool {
@@ -164,7 +166,7 @@ pub(crate) fn check(
         Value::List(items) => Some(items.len()),
         _ => None,
     };
-    let all_null = elements(entry).iter().all(|(v, _)| is_null_selector(v));
+    let all_null = elements(entry).all(|(v, _)| is_null_selector(v));
     if let Some(f) = faults::server_fault(view, entry, all_null) {
         out.push(f);
         return;

@@ -1,0 +1,658 @@
+//! `netbox_lsp._native`: the netbox-lsp checks as a Python module (PyO3, abi3 for CPython ≥ 3.9).
+//!
+//! Only conversion lives here: Python values in, [`netbox_lsp`]'s findings out as plain Python
+//! objects. The NetBox knowledge and every rule stay in the core crate (`filters::check_filters`
+//! for one dict, `analysis::analyze` for tool calls and texts). The Python-facing docs are in
+//! `python/python/netbox_lsp/_native.pyi`.
+
+use netbox_lsp::analysis::{self, Knowledge};
+use netbox_lsp::extract::{self, HostKind, Site, Value};
+use netbox_lsp::filters::{self, FiltersCheck, NewValue};
+use netbox_lsp::finding::{self, Severity};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::fmt::Write;
+use std::ops::Range;
+use std::path::PathBuf;
+
+/// One replacement: `range` (start, end) in `Report.text` (Python str indices) becomes `new_text`.
+#[pyclass(frozen, get_all, module = "netbox_lsp")]
+#[derive(Clone)]
+struct Edit {
+    range: (usize, usize),
+    new_text: String,
+}
+
+#[pymethods]
+impl Edit {
+    fn __repr__(&self) -> String {
+        format!("Edit(range={:?}, new_text={:?})", self.range, self.new_text)
+    }
+}
+
+/// A fix: a title, its edits, and whether it is the one certain fix.
+#[pyclass(frozen, get_all, module = "netbox_lsp")]
+#[derive(Clone)]
+struct Fix {
+    title: String,
+    certain: bool,
+    edits: Vec<Edit>,
+}
+
+#[pymethods]
+impl Fix {
+    fn __repr__(&self) -> String {
+        format!(
+            "Fix(title={:?}, certain={})",
+            self.title,
+            if self.certain { "True" } else { "False" }
+        )
+    }
+}
+
+/// One finding (see docs/diagnostics.md for the codes).
+#[pyclass(frozen, get_all, module = "netbox_lsp")]
+#[derive(Clone)]
+struct Finding {
+    code: &'static str,
+    severity: &'static str,
+    message: String,
+    key: Option<String>,
+    range: (usize, usize),
+    fixes: Vec<Fix>,
+}
+
+#[pymethods]
+impl Finding {
+    fn __repr__(&self) -> String {
+        let key = match &self.key {
+            Some(k) => format!("{k:?}"),
+            None => "None".to_string(),
+        };
+        format!(
+            "Finding(code={:?}, severity={:?}, key={key}, message={:?})",
+            self.code, self.severity, self.message
+        )
+    }
+
+    /// The finding as a dict of plain values (JSON-ready).
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("code", self.code)?;
+        d.set_item("severity", self.severity)?;
+        d.set_item("message", &self.message)?;
+        d.set_item("key", &self.key)?;
+        d.set_item("range", self.range)?;
+        let fixes = PyList::empty(py);
+        for fix in &self.fixes {
+            let f = PyDict::new(py);
+            f.set_item("title", &fix.title)?;
+            f.set_item("certain", fix.certain)?;
+            let edits = PyList::empty(py);
+            for e in &fix.edits {
+                let ed = PyDict::new(py);
+                ed.set_item("range", e.range)?;
+                ed.set_item("new_text", &e.new_text)?;
+                edits.append(ed)?;
+            }
+            f.set_item("edits", edits)?;
+            fixes.append(f)?;
+        }
+        d.set_item("fixes", fixes)?;
+        Ok(d)
+    }
+}
+
+/// What the lazy `Report.corrected` is computed from.
+enum Source {
+    /// `check_call`: the core's result and the values as given (kept for unchanged filters).
+    Call {
+        check: FiltersCheck,
+        keys: Vec<Py<PyAny>>,
+        values: Vec<Py<PyAny>>,
+    },
+    /// `check_tool_call`: the corrected JSON text is read back with `json.loads`.
+    ToolCall(Vec<finding::Finding>),
+    /// `check_text`: the corrected text.
+    Text(Vec<finding::Finding>),
+}
+
+/// The findings of one check: a sequence of `Finding` (empty when all is well), the text their
+/// ranges point into, and `corrected`.
+#[pyclass(frozen, module = "netbox_lsp")]
+struct Report {
+    findings: Py<PyList>,
+    text: String,
+    source: Source,
+}
+
+#[pymethods]
+impl Report {
+    /// The findings, in order.
+    #[getter]
+    fn findings(&self, py: Python<'_>) -> Py<PyList> {
+        self.findings.clone_ref(py)
+    }
+
+    /// The text the ranges index (Python str indices): the given text for `check_text`, the
+    /// canonical JSON of the call otherwise.
+    #[getter]
+    fn text(&self) -> &str {
+        match &self.source {
+            Source::Call { check, .. } => &check.text,
+            _ => &self.text,
+        }
+    }
+
+    /// True when no finding is an error or a warning.
+    #[getter]
+    fn ok(&self, py: Python<'_>) -> PyResult<bool> {
+        for f in self.findings.bind(py).iter() {
+            let f = f.cast::<Finding>()?;
+            if matches!(f.get().severity, "error" | "warning") {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The input with every certain fix applied, in the shape it was given (the filters dict for
+    /// `check_call`, the tool-call dict for `check_tool_call`, the text for `check_text`); `None`
+    /// when an error or warning has no certain fix. Equal to the input when there is no finding.
+    #[getter]
+    fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        match &self.source {
+            Source::Call {
+                check,
+                keys,
+                values,
+            } => {
+                let Some(fixed) = check.corrected() else {
+                    return Ok(None);
+                };
+                let d = PyDict::new(py);
+                for (i, key, value) in fixed.filters {
+                    let same_key = keys[i].bind(py).cast::<PyString>()?.to_cow()? == key;
+                    let k: Bound<'_, PyAny> = if same_key {
+                        keys[i].bind(py).clone()
+                    } else {
+                        PyString::new(py, &key).into_any()
+                    };
+                    match value {
+                        NewValue::Same => d.set_item(k, values[i].bind(py))?,
+                        NewValue::Json(v) => d.set_item(k, json_to_py(py, &v)?)?,
+                    }
+                }
+                Ok(Some(d.into_any().unbind()))
+            }
+            Source::ToolCall(found) => match fixed_text(&self.text, found) {
+                Some(t) => {
+                    let loads = py.import("json")?.getattr("loads")?;
+                    Ok(Some(loads.call1((t,))?.unbind()))
+                }
+                None => Ok(None),
+            },
+            Source::Text(found) => Ok(
+                fixed_text(&self.text, found).map(|t| PyString::new(py, &t).into_any().unbind())
+            ),
+        }
+    }
+
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.findings.bind(py).len()
+    }
+
+    fn __bool__(&self, py: Python<'_>) -> bool {
+        !self.findings.bind(py).is_empty()
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyAny>> {
+        let list = self.findings.bind(py);
+        let n = list.len() as isize;
+        let j = if i < 0 { i + n } else { i };
+        if !(0..n).contains(&j) {
+            return Err(pyo3::exceptions::PyIndexError::new_err(
+                "finding index out of range",
+            ));
+        }
+        list.get_item(j as usize)
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.findings.bind(py).as_any().try_iter()?.into_any())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let codes: Vec<String> = self
+            .findings
+            .bind(py)
+            .iter()
+            .filter_map(|f| f.cast::<Finding>().ok().map(|f| f.get().code.to_string()))
+            .collect();
+        format!("Report({codes:?})")
+    }
+}
+
+/// The checker: the knowledge of one NetBox version (or of an instance index), loaded once.
+#[pyclass(frozen, module = "netbox_lsp")]
+struct Checker {
+    knowledge: Knowledge,
+    notes: Vec<String>,
+}
+
+#[pymethods]
+impl Checker {
+    /// Loads the knowledge of a shipped NetBox release (`"4.6"`, `"4.6.8"`; default: the
+    /// newest) or of an index file from `netbox-lsp index build` (a release or a live instance).
+    #[new]
+    #[pyo3(signature = (netbox_version=None, *, index=None, graphql_schema=None))]
+    fn new(
+        netbox_version: Option<&str>,
+        index: Option<PathBuf>,
+        graphql_schema: Option<PathBuf>,
+    ) -> PyResult<Self> {
+        let (knowledge, notes) = netbox_lsp::cli::knowledge::knowledge_for(
+            netbox_version,
+            index.as_deref(),
+            graphql_schema.as_deref(),
+        )
+        .map_err(PyValueError::new_err)?;
+        Ok(Checker { knowledge, notes })
+    }
+
+    /// The NetBox release the filter index is of (`4.6.8`), or None without an index.
+    #[getter]
+    fn netbox_version(&self) -> Option<String> {
+        self.knowledge
+            .index
+            .as_ref()
+            .map(|i| i.netbox_version.clone())
+    }
+
+    /// Notes from loading the knowledge (a version fallback, checks that are off).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        match self.netbox_version() {
+            Some(v) => format!("Checker(netbox_version={v:?})"),
+            None => "Checker(netbox_version=None)".to_string(),
+        }
+    }
+
+    /// Checks the filters of one REST call before it is sent. `target`: an object type as the
+    /// NetBox MCP tools take it (`dcim.device`) or an endpoint path (`/api/dcim/devices/`).
+    /// `filters`: a dict with str keys; None is a value the client drops (`dropped-value`),
+    /// lists send the key once per element, values that are not literals are not judged.
+    fn check_call<'py>(
+        &self,
+        py: Python<'py>,
+        target: &str,
+        filters: &Bound<'py, PyDict>,
+    ) -> PyResult<Report> {
+        let n = filters.len();
+        let mut given = Vec::with_capacity(n);
+        let mut keys = Vec::with_capacity(n);
+        let mut values = Vec::with_capacity(n);
+        for (k, v) in filters.iter() {
+            let key = k
+                .cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err("filter keys must be str"))?
+                .to_cow()?
+                .into_owned();
+            given.push((key, value_of(&v, 0)));
+            keys.push(k.unbind());
+            values.push(v.unbind());
+        }
+        let check = filters::check_filters(&self.knowledge, target, given);
+        let list = findings_list(py, &check.findings, &check.text, |f| {
+            check
+                .filter_of(f)
+                .and_then(|i| keys[i].bind(py).extract::<String>().ok())
+        })?;
+        Ok(Report {
+            findings: list,
+            // Held by `check` (the getter reads it there): no copy per call.
+            text: String::new(),
+            source: Source::Call {
+                check,
+                keys,
+                values,
+            },
+        })
+    }
+
+    /// Checks a tool call as an agent emits it (`{"name": "netbox_get_objects", "arguments":
+    /// {...}}`, arguments also as a JSON string; or the whole call as JSON text), recognised as
+    /// `netbox-lsp check` reads a JSON tool call. `Report.corrected` is the whole call with the
+    /// certain fixes applied (parsed, also when the call was given as text).
+    fn check_tool_call<'py>(&self, py: Python<'py>, call: &Bound<'py, PyAny>) -> PyResult<Report> {
+        // A JSON text is read as given; a dict is written out as JSON (its order kept).
+        let text = match call.cast::<PyString>() {
+            Ok(s) => s.to_cow()?.into_owned(),
+            Err(_) => {
+                let mut text = String::new();
+                write_json(&mut text, call, 0)?;
+                text
+            }
+        };
+        let knowledge = &self.knowledge;
+        let (found, sites) = py.detach(|| {
+            let found = analysis::analyze(&text, HostKind::Json, knowledge);
+            let sites = if found.is_empty() {
+                Vec::new()
+            } else {
+                extract::extract(&text, HostKind::Json).sites
+            };
+            (found, sites)
+        });
+        let list = findings_list(py, &found, &text, |f| key_in_sites(&sites, &f.range))?;
+        Ok(Report {
+            findings: list,
+            text,
+            source: Source::ToolCall(found),
+        })
+    }
+
+    /// Checks a document as `netbox-lsp check` checks a file of that kind: markdown, python,
+    /// yaml, json, graphql or text. Ranges are str indices into `text`.
+    #[pyo3(signature = (text, kind="markdown"))]
+    fn check_text(&self, py: Python<'_>, text: String, kind: &str) -> PyResult<Report> {
+        let host = match kind {
+            "markdown" | "md" => HostKind::Markdown,
+            "python" | "py" => HostKind::Python,
+            "yaml" | "yml" => HostKind::Yaml,
+            "json" => HostKind::Json,
+            "graphql" => HostKind::Graphql,
+            "text" | "txt" => HostKind::Text,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "kind {other:?}: expected one of markdown, python, yaml, json, graphql, text"
+                )))
+            }
+        };
+        let knowledge = &self.knowledge;
+        let found = py.detach(|| analysis::analyze(&text, host, knowledge));
+        let list = findings_list(py, &found, &text, |_| None)?;
+        Ok(Report {
+            findings: list,
+            text,
+            source: Source::Text(found),
+        })
+    }
+}
+
+/// Nesting deeper than this is not followed (a value that deep is no filter).
+const MAX_DEPTH: usize = 64;
+
+/// A Python value as the core reads a literal: None → null, bool, int (i64), float, str,
+/// list/tuple → list, dict → mapping; anything else (and an int beyond i64) is not judged.
+fn value_of(v: &Bound<'_, PyAny>, depth: usize) -> Value {
+    if v.is_none() {
+        Value::Null
+    } else if let Ok(s) = v.cast::<PyString>() {
+        s.to_cow()
+            .map(|s| Value::Str(s.into_owned()))
+            .unwrap_or(Value::Expr)
+    } else if let Ok(b) = v.cast_exact::<PyBool>() {
+        Value::Bool(b.is_true())
+    } else if v.is_instance_of::<PyInt>() {
+        v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr)
+    } else if v.is_instance_of::<PyFloat>() {
+        v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr)
+    } else if let Ok(l) = v.cast::<PyList>() {
+        if depth >= MAX_DEPTH {
+            return Value::Expr;
+        }
+        Value::List(
+            l.iter()
+                .map(|item| (value_of(&item, depth + 1), 0..0))
+                .collect(),
+        )
+    } else if let Ok(t) = v.cast::<PyTuple>() {
+        if depth >= MAX_DEPTH {
+            return Value::Expr;
+        }
+        Value::List(
+            t.iter()
+                .map(|item| (value_of(&item, depth + 1), 0..0))
+                .collect(),
+        )
+    } else if v.is_instance_of::<PyDict>() {
+        Value::Map
+    } else {
+        Value::Expr
+    }
+}
+
+/// Writes a JSON-shaped Python value (dict with str keys, list/tuple, str, int, float, bool,
+/// None) as JSON text, keeping the dict order. Errors on anything else.
+fn write_json(out: &mut String, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
+    if depth > MAX_DEPTH {
+        return Err(PyValueError::new_err("tool call nested too deeply"));
+    }
+    if v.is_none() {
+        out.push_str("null");
+    } else if let Ok(s) = v.cast::<PyString>() {
+        out.push_str(&json_string(&s.to_cow()?));
+    } else if let Ok(b) = v.cast_exact::<PyBool>() {
+        out.push_str(if b.is_true() { "true" } else { "false" });
+    } else if v.is_instance_of::<PyInt>() {
+        let _ = write!(out, "{}", v.str()?.to_cow()?);
+    } else if v.is_instance_of::<PyFloat>() {
+        let f: f64 = v.extract()?;
+        if !f.is_finite() {
+            return Err(PyValueError::new_err(
+                "tool call holds a float JSON cannot represent (nan or inf)",
+            ));
+        }
+        out.push_str(&format!("{f:?}"));
+    } else if let Ok(d) = v.cast::<PyDict>() {
+        out.push('{');
+        for (i, (k, val)) in d.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let k = k
+                .cast::<PyString>()
+                .map_err(|_| PyTypeError::new_err("tool call dict keys must be str"))?;
+            out.push_str(&json_string(&k.to_cow()?));
+            out.push_str(": ");
+            write_json(out, &val, depth + 1)?;
+        }
+        out.push('}');
+    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        out.push('[');
+        for (i, item) in v.try_iter()?.enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_json(out, &item?, depth + 1)?;
+        }
+        out.push(']');
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "tool call holds a {} value, which is not JSON",
+            v.get_type().name()?
+        )));
+    }
+    Ok(())
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON value as a Python value (what a fix wrote: a string, number, list, null).
+fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<Py<PyAny>> {
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None(),
+        J::Bool(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any().unbind(),
+            (None, Some(f)) => f.into_pyobject(py)?.into_any().unbind(),
+            _ => py.None(),
+        },
+        J::String(s) => PyString::new(py, s).into_any().unbind(),
+        J::Array(items) => {
+            let l = PyList::empty(py);
+            for i in items {
+                l.append(json_to_py(py, i)?)?;
+            }
+            l.into_any().unbind()
+        }
+        J::Object(map) => {
+            let d = PyDict::new(py);
+            for (k, v) in map {
+                d.set_item(k, json_to_py(py, v)?)?;
+            }
+            d.into_any().unbind()
+        }
+    })
+}
+
+/// The filter key of the REST call in `sites` whose key or value holds `range`.
+fn key_in_sites(sites: &[Site], range: &Range<usize>) -> Option<String> {
+    sites.iter().find_map(|s| match s {
+        Site::Rest(call) => call
+            .filters
+            .iter()
+            .find(|e| {
+                range.start >= e.key_range.start.min(e.value_range.start)
+                    && range.end <= e.value_range.end.max(e.key_range.end)
+            })
+            .map(|e| e.key.clone()),
+        Site::Graphql(_) => None,
+    })
+}
+
+/// `text` with every certain fix applied; `None` when an error or warning has no certain fix
+/// or two fixes overlap.
+fn fixed_text(text: &str, found: &[finding::Finding]) -> Option<String> {
+    let mut edits = Vec::new();
+    for f in found {
+        match f.fixes.iter().find(|x| x.certain) {
+            Some(fix) => edits.extend(fix.edits.iter()),
+            None if f.severity <= Severity::Warning => return None,
+            None => {}
+        }
+    }
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    edits.dedup();
+    if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
+        return None;
+    }
+    let mut out = text.to_string();
+    for e in edits.iter().rev() {
+        out.get(e.range.clone())?;
+        out.replace_range(e.range.clone(), &e.new_text);
+    }
+    Some(out)
+}
+
+/// Byte offsets in `text` → Python str indices (code points), for sorted or unsorted offsets.
+struct CharIndex<'a> {
+    text: &'a str,
+    ascii: bool,
+}
+
+impl CharIndex<'_> {
+    fn at(&self, byte: usize) -> usize {
+        if self.ascii {
+            return byte.min(self.text.len());
+        }
+        let mut b = byte.min(self.text.len());
+        while !self.text.is_char_boundary(b) {
+            b -= 1;
+        }
+        self.text[..b].chars().count()
+    }
+
+    fn range(&self, r: &Range<usize>) -> (usize, usize) {
+        (self.at(r.start), self.at(r.end))
+    }
+}
+
+fn findings_list<'py>(
+    py: Python<'py>,
+    found: &[finding::Finding],
+    text: &str,
+    key_of: impl Fn(&finding::Finding) -> Option<String>,
+) -> PyResult<Py<PyList>> {
+    let list = PyList::empty(py);
+    if found.is_empty() {
+        return Ok(list.unbind());
+    }
+    let ix = CharIndex {
+        text,
+        ascii: text.is_ascii(),
+    };
+    for f in found {
+        let fixes = f
+            .fixes
+            .iter()
+            .map(|x| Fix {
+                title: x.title.clone(),
+                certain: x.certain,
+                edits: x
+                    .edits
+                    .iter()
+                    .map(|e| Edit {
+                        range: ix.range(&e.range),
+                        new_text: e.new_text.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        list.append(Finding {
+            code: f.code,
+            severity: f.severity.as_str(),
+            message: f.message.clone(),
+            key: key_of(f),
+            range: ix.range(&f.range),
+            fixes,
+        })?;
+    }
+    Ok(list.unbind())
+}
+
+/// The shipped NetBox releases (`["4.3.3", ..., "4.6.8"]`).
+#[pyfunction]
+fn shipped_versions() -> Vec<&'static str> {
+    netbox_lsp::index::embedded::RELEASES
+        .iter()
+        .map(|r| r.version)
+        .collect()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Checker>()?;
+    m.add_class::<Report>()?;
+    m.add_class::<Finding>()?;
+    m.add_class::<Fix>()?;
+    m.add_class::<Edit>()?;
+    m.add_function(wrap_pyfunction!(shipped_versions, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

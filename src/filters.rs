@@ -1,0 +1,399 @@
+//! Checks one filters dict given as data (not as text in a host document): what an agent or an
+//! MCP server holds at call time, just before the call leaves for NetBox. The Python API
+//! (`python/`) calls it for `Checker.check_call`.
+//!
+//! The dict is written out once as canonical JSON (`"<target>" {"key": value, ...}`), so the
+//! findings and their fixes are exactly those the REST checks give for the same call in a JSON
+//! tool call (same rules, same messages, same fix texts), and ranges are byte offsets into that
+//! text ([`FiltersCheck::text`]). [`FiltersCheck::corrected`] applies the certain fixes back onto
+//! the keys and values. No tree-sitter parse: a valid dict costs a few hundred nanoseconds.
+
+use crate::analysis::Knowledge;
+use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
+use crate::finding::{Finding, Severity};
+use std::ops::Range;
+
+/// The result of [`check_filters`]: the findings and the canonical text their ranges point into.
+#[derive(Debug, Clone)]
+pub struct FiltersCheck {
+    /// Findings in filter order, then call-level ones (as [`crate::rest::check_call`] gives them,
+    /// with approximate-release softening applied). Ranges are byte offsets into [`Self::text`].
+    pub findings: Vec<Finding>,
+    /// The canonical JSON text: the target as a JSON string, a space, the filters as a JSON object.
+    pub text: String,
+    /// Byte range of the target inside its quotes.
+    pub target_range: Range<usize>,
+    /// Per filter (in the order given): byte range of the key inside its quotes, and of the value.
+    pub entries: Vec<(Range<usize>, Range<usize>)>,
+}
+
+/// A value of the corrected filters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NewValue {
+    /// The value as given (the caller keeps its own object).
+    Same,
+    /// A value a certain fix wrote, as JSON.
+    Json(serde_json::Value),
+}
+
+/// The filters with every certain fix applied ([`FiltersCheck::corrected`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Corrected {
+    /// The new target when a fix changed it (`dcim.devices` → `dcim.device`).
+    pub target: Option<String>,
+    /// Per filter, in the order given: index of the filter given, its (new) key, its value.
+    pub filters: Vec<(usize, String, NewValue)>,
+}
+
+/// Checks the filters `filters` sent to `target` against `knowledge`'s filter index.
+///
+/// `target` is an object type (`dcim.device`, checked as the MCP tools' `object_type`) or an
+/// endpoint path (`dcim/devices`, `/api/dcim/devices/`, checked as a REST URL). Each filter is a
+/// key and its value; the ranges inside [`Value::List`] elements are ignored (they are set to the
+/// canonical text's). A `Value::Null` is what the MCP client or requests drops (`dropped-value`),
+/// a `Value::Expr` is never judged. Without an index no findings (fail open). Never panics.
+pub fn check_filters(
+    knowledge: &Knowledge,
+    target: &str,
+    filters: Vec<(String, Value)>,
+) -> FiltersCheck {
+    let mut text = String::with_capacity(32 + filters.len() * 24);
+    let target_range = push_string(&mut text, target);
+    text.push_str(" {");
+    let mut entries = Vec::with_capacity(filters.len());
+    let mut call_filters = Vec::with_capacity(filters.len());
+    for (i, (key, value)) in filters.into_iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        let key_range = push_string(&mut text, &key);
+        text.push_str(": ");
+        let start = text.len();
+        let value = push_value(&mut text, value);
+        let value_range = start..text.len();
+        entries.push((key_range.clone(), value_range.clone()));
+        call_filters.push(FilterEntry {
+            key,
+            key_range,
+            value,
+            value_range,
+        });
+    }
+    text.push('}');
+    let form = if target.contains('/') {
+        CallForm::Url
+    } else {
+        CallForm::GetObjects
+    };
+    let filters_start = target_range.end + 2;
+    let call = RestCall {
+        form,
+        syntax: Syntax::Json,
+        target: Some((target.to_string(), target_range.clone())),
+        call_range: 0..text.len(),
+        filters_range: Some(filters_start..text.len()),
+        filters: call_filters,
+        args: Vec::new(),
+    };
+    let findings = match &knowledge.index {
+        Some(index) => crate::approx::soften(knowledge, crate::rest::check_call(&call, index)),
+        None => Vec::new(),
+    };
+    FiltersCheck {
+        findings,
+        text,
+        target_range,
+        entries,
+    }
+}
+
+/// Appends `s` as a JSON string; returns the byte range inside the quotes.
+fn push_string(text: &mut String, s: &str) -> Range<usize> {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        text.push('"');
+        let start = text.len();
+        text.push_str(s);
+        let end = text.len();
+        text.push('"');
+        start..end
+    } else {
+        let start = text.len() + 1;
+        text.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()));
+        start..text.len() - 1
+    }
+}
+
+/// Appends `v` as JSON and returns it with its list elements' ranges set.
+fn push_value(text: &mut String, v: Value) -> Value {
+    use std::fmt::Write;
+    match v {
+        Value::Str(s) => {
+            push_string(text, &s);
+            Value::Str(s)
+        }
+        Value::Int(i) => {
+            let _ = write!(text, "{i}");
+            Value::Int(i)
+        }
+        Value::Float(f) if f.is_finite() => {
+            text.push_str(&serde_json::to_string(&f).unwrap_or_else(|_| "0".into()));
+            Value::Float(f)
+        }
+        Value::Bool(b) => {
+            text.push_str(if b { "true" } else { "false" });
+            Value::Bool(b)
+        }
+        Value::Null => {
+            text.push_str("null");
+            Value::Null
+        }
+        Value::List(items) => {
+            text.push('[');
+            let mut out = Vec::with_capacity(items.len());
+            for (i, (item, _)) in items.into_iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                let start = text.len();
+                let item = push_value(text, item);
+                out.push((item, start..text.len()));
+            }
+            text.push(']');
+            Value::List(out)
+        }
+        Value::Map => {
+            text.push_str("{}");
+            Value::Map
+        }
+        // Not a literal (and a non-finite float, which JSON cannot hold): never judged; the
+        // text only holds a place.
+        Value::Float(_) | Value::Expr => {
+            text.push_str("null");
+            Value::Expr
+        }
+    }
+}
+
+impl FiltersCheck {
+    /// The index of the filter a finding is about (its range lies in the filter's key or
+    /// value); `None` for findings about the target or the call.
+    pub fn filter_of(&self, f: &Finding) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|(k, v)| f.range.start >= k.start && f.range.end <= v.end)
+    }
+
+    /// The filters with every certain fix applied, when that is all it takes: `None` when an
+    /// error or warning has no certain fix, or a fix cannot be read back as a key or value (two
+    /// filters renamed to one key included). With no findings, every filter as given.
+    pub fn corrected(&self) -> Option<Corrected> {
+        let mut edits = Vec::new();
+        for f in &self.findings {
+            match f.fixes.iter().find(|x| x.certain) {
+                Some(fix) => edits.extend(fix.edits.iter()),
+                None if f.severity <= Severity::Warning => return None,
+                None => {}
+            }
+        }
+        edits.sort_by_key(|e| (e.range.start, e.range.end));
+        edits.dedup();
+        if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
+            return None;
+        }
+        let apply = |span: &Range<usize>| -> Option<String> {
+            let mut out = self.text.get(span.clone())?.to_string();
+            for e in edits.iter().rev() {
+                if e.range.start >= span.start && e.range.end <= span.end {
+                    out.replace_range(
+                        e.range.start - span.start..e.range.end - span.start,
+                        &e.new_text,
+                    );
+                }
+            }
+            Some(out)
+        };
+        let inside = |e: &crate::finding::Edit, r: &Range<usize>| {
+            e.range.start >= r.start && e.range.end <= r.end
+        };
+        // Every edit must land in the target, a key or a value.
+        let placed = edits.iter().all(|e| {
+            inside(e, &self.target_range)
+                || self
+                    .entries
+                    .iter()
+                    .any(|(k, v)| inside(e, k) || inside(e, v))
+        });
+        if !placed {
+            return None;
+        }
+        let touched = |r: &Range<usize>| edits.iter().any(|e| inside(e, r));
+        let target = if touched(&self.target_range) {
+            Some(unquote(&apply(&self.target_range)?))
+        } else {
+            None
+        };
+        let mut filters = Vec::with_capacity(self.entries.len());
+        for (i, (k, v)) in self.entries.iter().enumerate() {
+            let key = unquote(&apply(k)?);
+            let value = if touched(v) {
+                NewValue::Json(serde_json::from_str(&apply(v)?).ok()?)
+            } else {
+                NewValue::Same
+            };
+            if filters.iter().any(|(_, other, _)| *other == key) {
+                return None;
+            }
+            filters.push((i, key, value));
+        }
+        Some(Corrected { target, filters })
+    }
+}
+
+/// The string a key or target text inside its quotes stands for (JSON escapes read).
+fn unquote(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    serde_json::from_str(&format!("\"{s}\"")).unwrap_or_else(|_| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn knowledge() -> Knowledge {
+        Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.6.8")),
+            ..Knowledge::default()
+        }
+    }
+
+    fn s(v: &str) -> Value {
+        Value::Str(v.to_string())
+    }
+
+    fn check(target: &str, filters: &[(&str, Value)]) -> FiltersCheck {
+        let filters = filters
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        check_filters(&knowledge(), target, filters)
+    }
+
+    fn codes(c: &FiltersCheck) -> Vec<&'static str> {
+        c.findings.iter().map(|f| f.code).collect()
+    }
+
+    #[test]
+    fn valid_filters_give_nothing_and_correct_to_themselves() {
+        let c = check(
+            "dcim.device",
+            &[("role_id", Value::Int(3)), ("status", s("active"))],
+        );
+        assert_eq!(codes(&c), Vec::<&str>::new());
+        assert_eq!(
+            c.text,
+            r#""dcim.device" {"role_id": 3, "status": "active"}"#
+        );
+        let fixed = c.corrected().unwrap();
+        assert_eq!(fixed.target, None);
+        assert_eq!(
+            fixed.filters,
+            vec![
+                (0, "role_id".to_string(), NewValue::Same),
+                (1, "status".to_string(), NewValue::Same)
+            ]
+        );
+    }
+
+    #[test]
+    fn renamed_filter_and_choice_are_fixed() {
+        let c = check(
+            "dcim.device",
+            &[("device_role_id", Value::Int(3)), ("status", s("Active"))],
+        );
+        assert_eq!(codes(&c), vec!["unknown-filter", "invalid-choice"]);
+        assert_eq!(c.filter_of(&c.findings[0]), Some(0));
+        assert_eq!(c.filter_of(&c.findings[1]), Some(1));
+        let fixed = c.corrected().unwrap();
+        assert_eq!(
+            fixed.filters,
+            vec![
+                (0, "role_id".to_string(), NewValue::Same),
+                (1, "status".to_string(), NewValue::Json("active".into()))
+            ]
+        );
+    }
+
+    #[test]
+    fn none_is_a_dropped_value_fixed_by_the_null_selector() {
+        let c = check("dcim.device", &[("tenant_id", Value::Null)]);
+        assert_eq!(codes(&c), vec!["dropped-value"]);
+        let fixed = c.corrected().unwrap();
+        assert_eq!(
+            fixed.filters,
+            vec![(0, "tenant_id".to_string(), NewValue::Json("null".into()))]
+        );
+    }
+
+    #[test]
+    fn in_lookup_on_a_list_is_renamed() {
+        let c = check(
+            "dcim.interface",
+            &[(
+                "device_id__in",
+                Value::List(vec![(Value::Int(1), 0..0), (Value::Int(2), 0..0)]),
+            )],
+        );
+        assert_eq!(codes(&c), vec!["unsupported-lookup"]);
+        let fixed = c.corrected().unwrap();
+        assert_eq!(fixed.filters[0].1, "device_id");
+        assert_eq!(fixed.filters[0].2, NewValue::Same);
+    }
+
+    #[test]
+    fn an_unknown_name_without_a_certain_fix_gives_no_correction() {
+        let c = check("dcim.device", &[("xyzzy_plugh", Value::Int(1))]);
+        assert_eq!(codes(&c), vec!["unknown-filter"]);
+        assert_eq!(c.corrected(), None);
+    }
+
+    #[test]
+    fn an_endpoint_path_is_checked_as_a_url() {
+        let c = check("/api/ipam/ip-addresses/", &[("within", s("10.0.0.0/8"))]);
+        assert_eq!(codes(&c), vec!["wrong-filter-for-type"]);
+        assert_eq!(c.corrected().unwrap().filters[0].1, "parent");
+    }
+
+    #[test]
+    fn object_type_spelling_is_fixed_in_the_target() {
+        let c = check("dcim.devices", &[("role_id", Value::Int(3))]);
+        assert_eq!(codes(&c), vec!["unknown-object-type"]);
+        assert_eq!(
+            c.corrected().unwrap().target.as_deref(),
+            Some("dcim.device")
+        );
+    }
+
+    #[test]
+    fn odd_keys_and_values_are_quiet_and_never_panic() {
+        let c = check(
+            "dcim.device",
+            &[
+                ("na\"me", s("a\\b\n")),
+                ("", Value::Expr),
+                ("id", Value::Float(f64::NAN)),
+            ],
+        );
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&c.text[c.target_range.end + 2..]).is_ok()
+        );
+        let _ = c.corrected();
+        let empty = check_filters(
+            &Knowledge::default(),
+            "dcim.device",
+            vec![("x".into(), Value::Int(1))],
+        );
+        assert!(empty.findings.is_empty());
+    }
+}
