@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod extract;
 pub mod finding;
+pub mod fix;
 pub mod graphql;
 pub mod index;
 pub mod instance;

@@ -2,6 +2,7 @@
 //! (the language server; also the default with no arguments or with `--stdio`).
 
 pub mod check;
+pub mod fix;
 pub mod index_cmd;
 pub mod instance_build;
 pub mod knowledge;
@@ -76,6 +77,15 @@ pub struct CheckArgs {
     /// Command-line flags win over the file.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Apply the certain fixes (the ones the editor's fix-all applies) in place, print what was
+    /// changed, then report what is left; the exit code follows what is left. A file is written
+    /// whole (temporary file + rename) and left alone if it changed on disk during the run.
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Print the certain fixes as a unified diff on stdout (`git apply` / `patch -p1` take it)
+    /// and change nothing; the exit code is that of a plain check.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 /// Parses `code=level` for `--severity`; `off` (or `none`) drops the code (`None`).
