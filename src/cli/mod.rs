@@ -20,7 +20,8 @@ use std::path::PathBuf;
     name = "netbox-lsp",
     version,
     about = "Checks NetBox REST filters and GraphQL documents in skill files, prompts, Python, YAML and JSON; \
-             with no command (or --stdio) it runs as a language server on stdio"
+             with no command (or --stdio) it runs as a language server on stdio",
+    after_help = shipped_versions()
 )]
 pub struct Cli {
     /// Run the language server on stdio (the default when no command is given).
@@ -40,6 +41,7 @@ pub enum Command {
         stdio: bool,
     },
     /// Check files and folders; exit 1 if any error is found, 2 on usage or I/O errors.
+    #[command(after_help = shipped_versions())]
     Check(CheckArgs),
     /// Build or inspect filter indexes and GraphQL schemas.
     Index {
@@ -86,6 +88,27 @@ pub struct CheckArgs {
     /// and change nothing; the exit code is that of a plain check.
     #[arg(long)]
     pub diff: bool,
+}
+
+/// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes
+/// ([`crate::index::embedded::RELEASES`]), for `--help`.
+pub fn shipped_versions() -> String {
+    let releases = crate::index::embedded::RELEASES;
+    let names: Vec<String> = releases
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if i + 1 == releases.len() {
+                format!("{} (default)", r.version)
+            } else {
+                r.version.to_string()
+            }
+        })
+        .collect();
+    format!(
+        "Shipped NetBox versions (embedded; --netbox-version picks one): {}",
+        names.join(", ")
+    )
 }
 
 /// Parses `code=level` for `--severity`; `off` (or `none`) drops the code (`None`).
