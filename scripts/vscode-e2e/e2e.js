@@ -1,12 +1,13 @@
 // The packaged extension in a real VS Code (code-server), driven by Debian's chromium through
 // playwright-core. Started by run.sh, which installs the .vsix with no server path setting and
 // writes the workspace: SKILL.md (a scratch copy of examples/skills/netbox-inventory/SKILL.md),
-// complete.md, and expected.json (`netbox-lsp check --format json SKILL.md` from the bundled
+// complete.md, notes.txt, and expected.json (`netbox-lsp check --format json SKILL.md` from the bundled
 // binary). Checks, each a FAIL when missing:
 //   1. diagnostics: the Problems panel lists every expected finding (code, line, column);
 //   2. hover on a correct filter shows its type; hover on the flagged `device_role_id` adds the
 //      nearest real filters and does not repeat the diagnostic (VS Code shows it already);
-//   3. completion of a filter name: `"rol` in a filters dict offers `role_id`;
+//   3. completion of a filter name: `"rol` in a filters dict offers `role_id`; a .txt file
+//      (plaintext) gets its diagnostic;
 //   4. quick-fix: "Replace `device_role_id` with `role_id`" applied, saved, the file on disk
 //      changed and the diagnostic gone.
 // Env: CS_URL, WS (workspace folder), SHOTS (screenshots folder). Exit 0 = PASS.
@@ -128,6 +129,16 @@ const flat = (s) => s.replace(/\s+/g, ' ').trim();
     await shot('completion');
     check(labels.some((l) => l.trim() === 'role_id'), 'completion after `"rol` offers `role_id`');
     await page.keyboard.press('Escape');
+
+    // 3b. Plain text (`.txt`, which `check` reads) is checked too.
+    await open('notes.txt');
+    let txt = [];
+    for (let i = 0; i < 40; i++) {
+      txt = (await problems()).filter((r) => r.includes('unknown-filter') && r.includes('[Ln 1,'));
+      if (txt.length) break;
+      await page.waitForTimeout(250);
+    }
+    check(txt.length === 1, 'a .txt file (plaintext) gets its diagnostic');
 
     // 4. Quick-fix on the scratch copy, then save.
     await open('SKILL.md');

@@ -32,6 +32,7 @@ BUNDLED="$(ls -d "$RUN"/exts/netbox-lsp.netbox-lsp-*/bin/netbox-lsp)"
 echo "vscode-e2e: installed $(basename "$VSIX"); bundled server $BUNDLED"
 cp "$ROOT/examples/skills/netbox-inventory/SKILL.md" "$RUN/ws/SKILL.md"
 printf '# Completion\n\n```python\nnetbox_get_objects("dcim.device", filters={"rol": 3})\n```\n' > "$RUN/ws/complete.md"
+printf 'Leaf switches: https://netbox.example.net/api/dcim/devices/?site_id=12&device_role_id=4\n' > "$RUN/ws/notes.txt"
 (cd "$RUN/ws" && "$BUNDLED" check --format json SKILL.md > expected.json 2>/dev/null) || true
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$PORT" > "$RUN/config.yaml"
@@ -58,5 +59,11 @@ else
   grep -rhs "Starting .*--stdio" "$RUN/data/logs" >&2 || true
   RC=1
 fi
-echo "vscode-e2e: setup $((T1 - T0)) s, test $(( $(date +%s) - T1 )) s; screenshots and logs in $RUN"
+stop; trap - EXIT
+if [ "$RC" = 0 ]; then
+  echo "vscode-e2e: PASS (setup $((T1 - T0)) s, test $(( $(date +%s) - T1 )) s)"
+  rm -rf "$RUN"
+else
+  echo "vscode-e2e: FAIL (setup $((T1 - T0)) s, test $(( $(date +%s) - T1 )) s); screenshots and logs in $RUN" >&2
+fi
 exit $RC
