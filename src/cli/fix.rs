@@ -234,7 +234,10 @@ mod tests {
     #[test]
     fn diff_headers() {
         let d = unified_diff("x/a.md", "a\nb\n", "a\nc\n");
-        assert!(d.starts_with("--- a/x/a.md\n+++ b/x/a.md\n@@ -1,2 +1,2 @@\n"), "{d}");
+        assert!(
+            d.starts_with("--- a/x/a.md\n+++ b/x/a.md\n@@ -1,2 +1,2 @@\n"),
+            "{d}"
+        );
         assert!(d.contains("-b\n+c\n"), "{d}");
         assert_eq!(unified_diff("x", "same", "same"), "");
         assert!(unified_diff("/t/a.md", "a", "b").starts_with("--- /t/a.md\n+++ /t/a.md\n"));

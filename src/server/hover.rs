@@ -188,7 +188,7 @@ pub fn describe(
 }
 
 /// Up to `max` real filters of `ep` nearest to the unknown `name`: first those the findings'
-/// fixes put in its place, then by string similarity (Jaro-Winkler ≥ 0.7) among filters of the
+/// fixes put in its place, then those `name` ends with, then by string similarity (Jaro-Winkler ≥ 0.7) among filters of the
 /// same shape (with a lookup when `name` has one, without otherwise), best first.
 fn nearest_filters<'a>(
     name: &str,
@@ -205,6 +205,22 @@ fn nearest_filters<'a>(
                     out.push(k);
                 }
             }
+        }
+    }
+    // A real filter the key ends with (`device_role_id` → `role_id`), longest first.
+    let mut tails: Vec<&'a str> = ep
+        .params
+        .keys()
+        .filter(|p| {
+            name.len() > p.len() + 1
+                && name.ends_with(*p)
+                && name[..name.len() - p.len()].ends_with('_')
+        })
+        .collect();
+    tails.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for p in tails {
+        if !out.contains(&p) {
+            out.push(p);
         }
     }
     let with_lookup = name.contains("__");
@@ -254,4 +270,51 @@ fn custom_field<'a>(
         .as_ref()?
         .iter()
         .find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{analyze, Knowledge};
+    use crate::extract::HostKind;
+
+    const TEXT: &str = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n";
+
+    fn hover(findings: &[Finding]) -> String {
+        let index = crate::index::embedded::embedded_index("4.6.8");
+        let at = TEXT.find("device_role_id").unwrap() + 2;
+        describe(TEXT, at, HostKind::Python, &index, findings)
+            .unwrap()
+            .1
+    }
+
+    /// Issue 12 §6: on a flagged key the hover adds the nearest real filters and their types and
+    /// does not repeat the diagnostic, which the editor shows with it.
+    #[test]
+    fn flagged_key_gets_nearest_filters_not_the_diagnostic_again() {
+        let k = Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.6.8")),
+            ..Default::default()
+        };
+        let findings = analyze(TEXT, HostKind::Python, &k);
+        let f = findings
+            .iter()
+            .find(|f| f.code == "unknown-filter")
+            .unwrap();
+        let h = hover(&findings);
+        assert!(!h.contains(&f.message), "{h}");
+        assert!(!h.contains("NetBox ignores"), "{h}");
+        let items: Vec<&str> = h.lines().filter(|l| l.starts_with("- `")).collect();
+        assert!(items[0].starts_with("- `role_id`: "), "{h}");
+        assert!(items.len() >= 2 && items.len() <= 5, "{h}");
+        assert!(items.iter().all(|l| l.contains(" · ")), "types: {h}");
+        // Without a diagnostic (suppressed, or severity off) the hover says why it matters.
+        let alone = hover(&[]);
+        assert!(
+            alone.contains("is not a filter of `/api/dcim/devices/`"),
+            "{alone}"
+        );
+        assert!(alone.contains("unfiltered"), "{alone}");
+        assert!(alone.contains("- `role_id`: "), "{alone}");
+    }
 }
