@@ -148,7 +148,11 @@ fn fix_and_diff_agree(src: &Path) -> usize {
 
     let plain = run_in(a.path(), &["check", "."]);
     let diff = run_in(a.path(), &["check", ".", "--diff"]);
-    assert_eq!(diff.code, plain.code, "--diff exits as a plain check\n{}", diff.stderr);
+    assert_eq!(
+        diff.code, plain.code,
+        "--diff exits as a plain check\n{}",
+        diff.stderr
+    );
     assert_eq!(tree(a.path()), original, "--diff changed files");
     assert!(
         diff.stdout.is_empty() || diff.stdout.starts_with("--- a/"),
@@ -179,7 +183,11 @@ fn fix_and_diff_agree(src: &Path) -> usize {
             .unwrap()
             .write_all(diff.stdout.as_bytes())
             .unwrap();
-        assert!(git.wait().unwrap().success(), "git apply failed:\n{}", diff.stdout);
+        assert!(
+            git.wait().unwrap().success(),
+            "git apply failed:\n{}",
+            diff.stdout
+        );
     }
     let applied = tree(a.path());
     for k in original.keys() {
@@ -222,7 +230,12 @@ fn fix_and_diff_agree(src: &Path) -> usize {
             .unwrap_or_else(|| panic!("no `{word}` line in:\n{stderr}"))
     };
     assert_eq!(count(&fix.stderr, "fixed "), lines.len(), "{}", fix.stderr);
-    assert_eq!(count(&diff.stderr, "would fix "), lines.len(), "{}", diff.stderr);
+    assert_eq!(
+        count(&diff.stderr, "would fix "),
+        lines.len(),
+        "{}",
+        diff.stderr
+    );
 
     // No certain fix left; the exit code is the fixed files' own.
     let after = run_in(b.path(), &["check", ".", "--format", "json"]);
@@ -234,7 +247,10 @@ fn fix_and_diff_agree(src: &Path) -> usize {
             fixes.len() == 1 && fixes[0]["preferred"] == true
         })
         .collect();
-    assert!(certain.is_empty(), "certain fixes left after --fix: {certain:#?}");
+    assert!(
+        certain.is_empty(),
+        "certain fixes left after --fix: {certain:#?}"
+    );
     assert_eq!(fix.code, after.code, "--fix exits by what is left");
 
     // Each fixed file still parses in its host language.
@@ -286,10 +302,15 @@ fn fix_prints_changes_and_exits_by_what_is_left() {
     let text = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3, \"status\": \"active\"})\n";
     std::fs::write(&p, text).unwrap();
     let r = run_in(dir.path(), &["check", "skill.py", "--diff"]);
-    assert_eq!(r.code, 1, "--diff changes nothing: the error is still there");
+    assert_eq!(
+        r.code, 1,
+        "--diff changes nothing: the error is still there"
+    );
     assert!(
-        r.stdout.contains("-netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3")
-            && r.stdout.contains("+netbox_get_objects(\"dcim.device\", filters={\"role_id\": 3"),
+        r.stdout
+            .contains("-netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3")
+            && r.stdout
+                .contains("+netbox_get_objects(\"dcim.device\", filters={\"role_id\": 3"),
         "{}",
         r.stdout
     );
@@ -304,7 +325,11 @@ fn fix_prints_changes_and_exits_by_what_is_left() {
         format!("{at}: fixed[unknown-filter] Replace `device_role_id` with `role_id`\n")
     );
     assert_eq!(r.code, 0, "nothing left: exit 0\n{}", r.stderr);
-    assert!(r.stderr.contains("fixed 1 problem in 1 file"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("fixed 1 problem in 1 file"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(
         std::fs::read_to_string(&p).unwrap(),
         text.replace("device_role_id", "role_id")
@@ -312,7 +337,11 @@ fn fix_prints_changes_and_exits_by_what_is_left() {
     // A second run has nothing to do and writes nothing.
     let r = run_in(dir.path(), &["check", "skill.py", "--fix"]);
     assert_eq!(r.stdout, "");
-    assert!(r.stderr.contains("fixed 0 problems in 0 files"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("fixed 0 problems in 0 files"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -333,8 +362,15 @@ fn fix_with_json_keeps_stdout_json_and_keeps_permissions() {
     let r = run_in(dir.path(), &["check", "a.md", "--fix", "--format", "json"]);
     let left: Vec<Value> = serde_json::from_str(&r.stdout).expect("stdout is JSON");
     assert!(!left.is_empty());
-    assert!(left.iter().all(|f| f["code"] != "unknown-filter"), "{left:?}");
-    assert!(r.stderr.contains("a.md:1:21: fixed[unknown-filter]"), "{}", r.stderr);
+    assert!(
+        left.iter().all(|f| f["code"] != "unknown-filter"),
+        "{left:?}"
+    );
+    assert!(
+        r.stderr.contains("a.md:1:21: fixed[unknown-filter]"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(r.code, 1, "the GraphQL error is left");
     assert!(std::fs::read_to_string(&p).unwrap().contains("?role_id=3"));
     #[cfg(unix)]
@@ -352,7 +388,11 @@ fn fix_leaves_invalid_utf8_alone_and_refuses_fix_with_diff() {
     let bytes = b"\xff /api/dcim/devices/?device_role_id=3\n".to_vec();
     std::fs::write(&p, &bytes).unwrap();
     let r = run_in(dir.path(), &["check", "a.txt", "--fix"]);
-    assert!(r.stderr.contains("a.txt: not valid UTF-8; not fixed"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("a.txt: not valid UTF-8; not fixed"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(r.code, 1);
     assert_eq!(std::fs::read(&p).unwrap(), bytes);
     let r = run_in(dir.path(), &["check", "a.txt", "--fix", "--diff"]);
