@@ -22,7 +22,7 @@ fi
 # node-gyp would download Node's headers; use the system's.
 if [ -f /usr/include/node/node.h ]; then export npm_config_nodedir=/usr; fi
 export npm_config_audit=false npm_config_fund=false npm_config_update_notifier=false
-rm -rf "$D"; mkdir -p "$D"/{prefix,pw}
+rm -rf "$D/prefix" "$D/pw" "$D/.setup-ok"; mkdir -p "$D"/{prefix,pw}   # only what this script made
 # 1. code-server without its postinstall.
 cd "$D/prefix" && echo '{"name":"cs-host","private":true}' > package.json
 npm install --ignore-scripts --no-save "code-server@$CS_VERSION" >/dev/null
