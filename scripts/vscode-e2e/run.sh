@@ -44,7 +44,7 @@ CS_PID=$!
 stop() { kill -- "-$CS_PID" 2>/dev/null || true; sleep 0.5; kill -9 -- "-$CS_PID" 2>/dev/null || true; }
 trap stop EXIT
 for _ in $(seq 120); do
-  curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break
+  node -e "fetch('http://127.0.0.1:$PORT/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))" && break
   kill -0 "$CS_PID" 2>/dev/null || { cat "$RUN/server.log" >&2; exit 1; }
   sleep 0.5
 done

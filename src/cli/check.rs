@@ -197,10 +197,11 @@ fn fix_file(
     }
     if write {
         if let Err(e) = super::fix::write_if_unchanged(&input.path, &read, &planned.fixed) {
-            eprintln!("netbox-lsp: error: {shown}: {e}");
-            if matches!(e, super::fix::WriteError::Io(_)) {
-                out.failed = true;
-            }
+            // Changed on disk: left alone, and its findings as it is now are reported below.
+            let io = matches!(e, super::fix::WriteError::Io(_));
+            let level = if io { "error" } else { "note" };
+            eprintln!("netbox-lsp: {level}: {shown}: {e}");
+            out.failed |= io;
             return;
         }
         // Columns as in the findings' text output: a byte-order mark is not counted.
