@@ -12,6 +12,7 @@ pub mod config;
 pub mod extract;
 pub mod filters;
 pub mod finding;
+pub mod fix;
 pub mod graphql;
 pub mod index;
 pub mod instance;

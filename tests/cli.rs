@@ -776,3 +776,51 @@ fn newer_release_uses_the_closest_and_softens_name_errors() {
     );
     assert!(!older.stderr.contains("older than"), "{}", older.stderr);
 }
+
+/// `--help` (and `check --help`) name every shipped NetBox version, i.e. every index in index/,
+/// and the default (issue 12 §7).
+#[test]
+fn help_lists_the_shipped_netbox_versions() {
+    let mut shipped: Vec<String> = std::fs::read_dir(root().join("index"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            Some(
+                name.strip_prefix("netbox-")?
+                    .strip_suffix(".index.json.gz")?
+                    .to_string(),
+            )
+        })
+        .collect();
+    shipped.sort();
+    assert!(shipped.len() >= 4, "{shipped:?}");
+    for args in [&["--help"][..], &["check", "--help"]] {
+        let r = run(args);
+        assert_eq!(r.code, 0);
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("Shipped NetBox versions"))
+            .unwrap_or_else(|| panic!("no version line in:\n{}", r.stdout));
+        for v in &shipped {
+            assert!(line.contains(v.as_str()), "{v} missing: {line}");
+        }
+        assert!(line.ends_with(" (default)"), "{line}");
+    }
+}
+
+/// The summary line counts in the findings' own severity words (`information`, `hint`), never
+/// "notes" (issue 12 §7).
+#[test]
+fn summary_uses_the_severity_words() {
+    let r = run(&["check", "tests/fixtures/extract/tools.py"]);
+    let summary = r.stderr.lines().last().unwrap_or_default().to_string();
+    for sev in ["information", "hint"] {
+        assert!(r.stdout.contains(&format!(": {sev}[")), "{}", r.stdout);
+    }
+    assert!(
+        summary.contains(" information,") && summary.contains(" hint"),
+        "{summary}"
+    );
+    assert!(!summary.contains("note"), "{summary}");
+}

@@ -330,13 +330,31 @@ async fn hover_on_filters_and_object_types() {
     assert!(status.contains("multi-value"), "{status}");
     assert!(status.contains("`decommissioning`"), "{status}");
     assert!(status.contains("NetBox 4.6.8"), "{status}");
+    // On a flagged key the editor shows the diagnostic with the hover: the hover must not
+    // repeat it (issue 12 §6) but add the endpoint's nearest real filters and their types.
+    let diags = c.diagnostics(SKILL_URI, 1).await;
+    let diag = diags
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("device_role_id"))
+        .expect("a diagnostic on device_role_id");
+    let message = diag["message"].as_str().unwrap();
     let (l, k) = pos_of(&text, "device_role_id", 3);
     let unknown = hover_text(&mut c, SKILL_URI, l, k).await;
+    assert!(!unknown.contains(message), "{unknown}");
+    assert!(!unknown.contains("is not a filter"), "{unknown}");
+    assert!(!unknown.contains("unfiltered"), "{unknown}");
     assert!(
-        unknown.contains("not a filter of `/api/dcim/devices/`"),
+        unknown.contains("Nearest filters of `/api/dcim/devices/`"),
         "{unknown}"
     );
-    assert!(unknown.contains("unfiltered"), "{unknown}");
+    // The fix's filter first, with its type.
+    let first = unknown
+        .lines()
+        .find(|l| l.starts_with("- "))
+        .unwrap_or_default();
+    assert!(first.starts_with("- `role_id`: "), "{unknown}");
+    assert!(first.contains("multi-value"), "{unknown}");
+    assert!(unknown.contains("NetBox 4.6.8"), "{unknown}");
     let (l, k) = pos_of(&text, "dcim.device\"", 3);
     let ot = hover_text(&mut c, SKILL_URI, l, k).await;
     assert!(ot.contains("`GET /api/dcim/devices/`"), "{ot}");

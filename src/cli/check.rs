@@ -68,6 +68,14 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut located: Vec<Located> = Vec::new();
     let mut checked = 0usize;
     let mut found_sites = Sites::default();
+    // --fix/--diff first, one file after another (each write is checked against what was read);
+    // the check below then reads the fixed files.
+    let mut fixes = FixOutput::default();
+    if args.fix || args.diff {
+        for input in &inputs {
+            fix_file(input, &knowledge, &overrides, args.fix, &mut fixes);
+        }
+    }
     // Files are read and checked on all cores; their results (and notes) are taken in path
     // order, so the output is the same as one file after another.
     let results: Vec<(FileResult, Vec<String>, Sites)> = inputs
@@ -97,10 +105,22 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     }
 
-    let rendered = match args.format {
-        Format::Text => output::text::render(&located),
-        Format::Json => output::json::render(&located),
-        Format::Sarif => output::sarif::render(&located),
+    let rendered = if args.diff {
+        // Only the diff on stdout, so that it can be piped to `git apply`.
+        std::mem::take(&mut fixes.diff)
+    } else {
+        let findings = match args.format {
+            Format::Text => output::text::render(&located),
+            Format::Json => output::json::render(&located),
+            Format::Sarif => output::sarif::render(&located),
+        };
+        if args.format == Format::Text {
+            // What --fix changed, then what is left.
+            std::mem::take(&mut fixes.changed) + &findings
+        } else {
+            eprint!("{}", fixes.changed);
+            findings
+        }
     };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
@@ -112,18 +132,120 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
         return 2;
     }
+    if args.fix || args.diff {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        eprintln!(
+            "{} {} in {}{}",
+            if args.fix { "fixed" } else { "would fix" },
+            plural(fixes.count, "problem", "problems"),
+            plural(fixes.files, "file", "files"),
+            if args.fix { "; left:" } else { "" }
+        );
+    }
     eprintln!(
         "{} ({})",
         output::summary(&located, checked),
         found_sites.describe()
     );
-    if io_failed {
+    if io_failed || fixes.failed {
         2
     } else if located.iter().any(|f| f.severity == Severity::Error) {
         1
     } else {
         0
     }
+}
+
+/// What `--fix` / `--diff` produced over the run.
+#[derive(Debug, Default)]
+struct FixOutput {
+    /// `path:line:col: fixed[code] title` lines (`--fix`).
+    changed: String,
+    /// Unified diffs (`--diff`).
+    diff: String,
+    /// Fixes applied (or that would be), and files they touch.
+    count: usize,
+    files: usize,
+    /// A fixed file could not be written (I/O error; exit 2).
+    failed: bool,
+}
+
+/// `--fix` / `--diff` for one file: runs fix-all on its text and writes the result back
+/// (`write`) or adds its diff. A file that cannot be read is left to the check that follows
+/// (which reports it); a file that is not valid UTF-8 is not fixed (its invalid bytes would be
+/// lost); a file changed on disk since it was read is left alone with a message.
+fn fix_file(
+    input: &Input,
+    knowledge: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+    write: bool,
+    out: &mut FixOutput,
+) {
+    let shown = display_path(&input.path);
+    let Ok(meta) = std::fs::metadata(&input.path) else {
+        return;
+    };
+    if !meta.is_file() {
+        return;
+    }
+    let Ok(bytes) = std::fs::read(&input.path) else {
+        return;
+    };
+    let read = super::fix::ReadAt {
+        modified: meta.modified().ok(),
+        bytes,
+    };
+    let text = match decode(&read.bytes) {
+        Decoded::Utf8(text) => text,
+        Decoded::Binary => return,
+        Decoded::Lossy(_) => {
+            eprintln!("netbox-lsp: note: {shown}: not valid UTF-8; not fixed");
+            return;
+        }
+    };
+    let planned = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        super::fix::plan(&text, input.kind, knowledge, &|f| {
+            apply_overrides(f, overrides)
+        })
+    })) {
+        Ok(p) => p,
+        Err(_) => return, // the check that follows reports the internal error
+    };
+    if planned.fixed == text {
+        return;
+    }
+    if write {
+        if let Err(e) = super::fix::write_if_unchanged(&input.path, &read, &planned.fixed) {
+            // Changed on disk: left alone, and its findings as it is now are reported below.
+            let io = matches!(e, super::fix::WriteError::Io(_));
+            let level = if io { "error" } else { "note" };
+            eprintln!("netbox-lsp: {level}: {shown}: {e}");
+            out.failed |= io;
+            return;
+        }
+        // Columns as in the findings' text output: a byte-order mark is not counted.
+        let bom = text.starts_with('\u{feff}');
+        for c in &planned.changes {
+            let col = if bom && c.line == 0 {
+                c.char_col.saturating_sub(1)
+            } else {
+                c.char_col
+            };
+            out.changed.push_str(&format!(
+                "{shown}:{}:{}: fixed[{}] {}\n",
+                c.line + 1,
+                col + 1,
+                c.code,
+                c.title.replace(['\n', '\r'], " ")
+            ));
+        }
+    } else {
+        out.diff
+            .push_str(&super::fix::unified_diff(&shown, &text, &planned.fixed));
+    }
+    out.count += planned.changes.len();
+    out.files += 1;
 }
 
 /// The arguments with the settings of `netbox-lsp.toml` (or `--config FILE`) filled in where

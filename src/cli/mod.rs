@@ -2,6 +2,7 @@
 //! (the language server; also the default with no arguments or with `--stdio`).
 
 pub mod check;
+pub mod fix;
 pub mod index_cmd;
 pub mod instance_build;
 pub mod knowledge;
@@ -19,7 +20,8 @@ use std::path::PathBuf;
     name = "netbox-lsp",
     version,
     about = "Checks NetBox REST filters and GraphQL documents in skill files, prompts, Python, YAML and JSON; \
-             with no command (or --stdio) it runs as a language server on stdio"
+             with no command (or --stdio) it runs as a language server on stdio",
+    after_help = shipped_versions()
 )]
 pub struct Cli {
     /// Run the language server on stdio (the default when no command is given).
@@ -39,6 +41,7 @@ pub enum Command {
         stdio: bool,
     },
     /// Check files and folders; exit 1 if any error is found, 2 on usage or I/O errors.
+    #[command(after_help = shipped_versions())]
     Check(CheckArgs),
     /// Build or inspect filter indexes and GraphQL schemas.
     Index {
@@ -76,6 +79,36 @@ pub struct CheckArgs {
     /// Command-line flags win over the file.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Apply the certain fixes (the ones the editor's fix-all applies) in place, print what was
+    /// changed, then report what is left; the exit code follows what is left. A file is written
+    /// whole (temporary file + rename) and left alone if it changed on disk during the run.
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Print the certain fixes as a unified diff on stdout (`git apply` / `patch -p1` take it)
+    /// and change nothing; the exit code is that of a plain check.
+    #[arg(long)]
+    pub diff: bool,
+}
+
+/// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes
+/// ([`crate::index::embedded::RELEASES`]), for `--help`.
+pub fn shipped_versions() -> String {
+    let releases = crate::index::embedded::RELEASES;
+    let names: Vec<String> = releases
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            if i + 1 == releases.len() {
+                format!("{} (default)", r.version)
+            } else {
+                r.version.to_string()
+            }
+        })
+        .collect();
+    format!(
+        "Shipped NetBox versions (embedded; --netbox-version picks one): {}",
+        names.join(", ")
+    )
 }
 
 /// Parses `code=level` for `--severity`; `off` (or `none`) drops the code (`None`).

@@ -196,30 +196,10 @@ pub fn actions(
 }
 
 /// The edits of every certain fix of the reported findings, in document order; a fix that
-/// overlaps one already taken is left for a second pass.
+/// overlaps one already taken is left for a second pass. The same engine as `check --fix`
+/// ([`crate::fix`]), given the findings as the editor reports them (severity settings applied).
 pub fn fix_all(findings: &[Finding], settings: &Settings) -> Vec<Edit> {
-    let mut fixes: Vec<&[Edit]> = effective(findings, settings)
-        .filter_map(|(f, _)| f.fixes.iter().find(|x| x.certain && f.fixes.len() == 1))
-        .map(|x| x.edits.as_slice())
-        .filter(|e| !e.is_empty())
-        .collect();
-    fixes.sort_by_key(|e| e.iter().map(|x| x.range.start).min());
-    let mut taken: Vec<Range<usize>> = Vec::new();
-    let mut out = Vec::new();
-    for edits in fixes {
-        let overlaps = edits.iter().any(|e| {
-            taken
-                .iter()
-                .any(|t| e.range.start < t.end && t.start < e.range.end || e.range == *t)
-        });
-        if overlaps {
-            continue;
-        }
-        taken.extend(edits.iter().map(|e| e.range.clone()));
-        out.extend(edits.iter().cloned());
-    }
-    out.sort_by_key(|e| e.range.start);
-    out
+    crate::fix::fix_all_edits(effective(findings, settings).map(|(f, _)| f))
 }
 
 #[cfg(test)]

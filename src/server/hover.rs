@@ -1,6 +1,8 @@
 //! `textDocument/hover`: on a filter key, what it filters, its type, lookups, whether it takes
-//! several values, its choices and the NetBox version of the index (on an unknown key, why NetBox
-//! ignores it); on an object type, its endpoint.
+//! several values, its choices and the NetBox version of the index; on an unknown key, the
+//! endpoint's nearest real filters with their types (why NetBox ignores the key only when no
+//! diagnostic on it says so already: the editor shows the diagnostic with the hover); on an
+//! object type, its endpoint.
 
 use super::completion::{detail, param_doc};
 use super::context::{self, Expect};
@@ -137,11 +139,8 @@ pub fn describe(
                             .as_ref()
                             .map(|c| format!(" Values: {}.", c.join(", ")))
                             .unwrap_or_default(),
-                        findings
-                            .iter()
-                            .find(|x| x.range.start <= word.end && word.start <= x.range.end)
-                            .map(|x| format!("\n\n{}", x.message))
-                            .unwrap_or_default()
+                        // The diagnostic on the key says what is wrong; VS Code shows it above.
+                        String::new()
                     )
                 }
                 None if name.starts_with("cf_") => format!(
@@ -151,13 +150,34 @@ pub fn describe(
                     "`{name}` is a list-view parameter of every NetBox endpoint (pagination, ordering, search or output shape), not a filter.\n\n_NetBox {version} filter index_"
                 ),
                 None => {
-                    let mut s = format!(
-                        "`{name}` is not a filter of `/api/{key}/` in NetBox {version}. NetBox ignores unknown query parameters, so the call returns every object, unfiltered."
-                    );
-                    if let Some(f) = findings.iter().find(|f| f.range.start <= word.end && word.start <= f.range.end) {
-                        s.push_str(&format!("\n\n{}", f.message));
+                    let flagged: Vec<&Finding> = findings
+                        .iter()
+                        .filter(|f| f.range.start <= word.end && word.start <= f.range.end)
+                        .collect();
+                    // A diagnostic on the key already says that NetBox ignores it, and the
+                    // editor shows it with the hover: add only what it does not say.
+                    let mut s = if flagged.is_empty() {
+                        format!(
+                            "`{name}` is not a filter of `/api/{key}/` in NetBox {version}. NetBox ignores unknown query parameters, so the call returns every object, unfiltered.\n\n"
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let near = nearest_filters(name, ep, &flagged, 5);
+                    if !near.is_empty() {
+                        s.push_str(&format!("Nearest filters of `/api/{key}/`:\n"));
+                        for (n, p) in near.into_iter().filter_map(|n| ep.params.get_key_value(n)) {
+                            s.push_str(&format!("- `{n}`: {}", detail(p, index)));
+                            if let Some(d) = p.description.as_deref().map(first_sentence) {
+                                if !d.is_empty() {
+                                    s.push_str(&format!(" — {d}"));
+                                }
+                            }
+                            s.push('\n');
+                        }
+                        s.push('\n');
                     }
-                    s.push_str(&format!("\n\n_NetBox {version} filter index_"));
+                    s.push_str(&format!("_NetBox {version} filter index_"));
                     s
                 }
             }
@@ -165,6 +185,74 @@ pub fn describe(
         _ => return None,
     };
     Some((word, body))
+}
+
+/// Up to `max` real filters of `ep` nearest to the unknown `name`: first those the findings'
+/// fixes put in its place, then those `name` ends with, then by string similarity (Jaro-Winkler ≥ 0.7) among filters of the
+/// same shape (with a lookup when `name` has one, without otherwise), best first.
+fn nearest_filters<'a>(
+    name: &str,
+    ep: &'a crate::index::Endpoint,
+    flagged: &[&Finding],
+    max: usize,
+) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = Vec::new();
+    for fix in flagged.iter().flat_map(|f| &f.fixes) {
+        for e in &fix.edits {
+            let t = e.new_text.trim_matches(|c| matches!(c, '"' | '\'' | '\\'));
+            if let Some((k, _)) = ep.params.get_key_value(t) {
+                if !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        }
+    }
+    // A real filter the key ends with (`device_role_id` → `role_id`), longest first.
+    let mut tails: Vec<&'a str> = ep
+        .params
+        .keys()
+        .filter(|p| {
+            name.len() > p.len() + 1
+                && name.ends_with(*p)
+                && name[..name.len() - p.len()].ends_with('_')
+        })
+        .collect();
+    tails.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for p in tails {
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    let with_lookup = name.contains("__");
+    let mut scored: Vec<(f64, &'a str)> = ep
+        .params
+        .keys()
+        .filter(|p| p.contains("__") == with_lookup && !EXEMPT.contains(p))
+        .map(|p| (strsim::jaro_winkler(name, p), p))
+        .filter(|(s, _)| *s >= 0.7)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    for (_, p) in scored {
+        if out.len() >= max {
+            break;
+        }
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out.truncate(max);
+    out
+}
+
+/// The first sentence of a filter's description, at most 80 characters.
+fn first_sentence(d: &str) -> String {
+    let s = d.split(". ").next().unwrap_or(d).trim();
+    if s.chars().count() > 80 {
+        let cut: String = s.chars().take(79).collect();
+        format!("{cut}…")
+    } else {
+        s.to_string()
+    }
 }
 
 /// The instance's custom field behind `cf_<name>[__lookup]`, if the index knows it (whether or
@@ -182,4 +270,51 @@ fn custom_field<'a>(
         .as_ref()?
         .iter()
         .find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{analyze, Knowledge};
+    use crate::extract::HostKind;
+
+    const TEXT: &str = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n";
+
+    fn hover(findings: &[Finding]) -> String {
+        let index = crate::index::embedded::embedded_index("4.6.8");
+        let at = TEXT.find("device_role_id").unwrap() + 2;
+        describe(TEXT, at, HostKind::Python, &index, findings)
+            .unwrap()
+            .1
+    }
+
+    /// Issue 12 §6: on a flagged key the hover adds the nearest real filters and their types and
+    /// does not repeat the diagnostic, which the editor shows with it.
+    #[test]
+    fn flagged_key_gets_nearest_filters_not_the_diagnostic_again() {
+        let k = Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.6.8")),
+            ..Default::default()
+        };
+        let findings = analyze(TEXT, HostKind::Python, &k);
+        let f = findings
+            .iter()
+            .find(|f| f.code == "unknown-filter")
+            .unwrap();
+        let h = hover(&findings);
+        assert!(!h.contains(&f.message), "{h}");
+        assert!(!h.contains("NetBox ignores"), "{h}");
+        let items: Vec<&str> = h.lines().filter(|l| l.starts_with("- `")).collect();
+        assert!(items[0].starts_with("- `role_id`: "), "{h}");
+        assert!(items.len() >= 2 && items.len() <= 5, "{h}");
+        assert!(items.iter().all(|l| l.contains(" · ")), "types: {h}");
+        // Without a diagnostic (suppressed, or severity off) the hover says why it matters.
+        let alone = hover(&[]);
+        assert!(
+            alone.contains("is not a filter of `/api/dcim/devices/`"),
+            "{alone}"
+        );
+        assert!(alone.contains("unfiltered"), "{alone}");
+        assert!(alone.contains("- `role_id`: "), "{alone}");
+    }
 }

@@ -20,7 +20,7 @@
 ---@type vim.lsp.Config
 return {
   cmd = { 'netbox-lsp', '--stdio' },
-  filetypes = { 'markdown', 'python', 'yaml', 'json', 'graphql' },
+  filetypes = { 'markdown', 'python', 'yaml', 'json', 'graphql', 'text' },
   root_markers = { 'netbox-lsp.toml', '.git' },
   init_options = vim.empty_dict(),
   settings = {

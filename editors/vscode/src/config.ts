@@ -1,7 +1,14 @@
 // Pure functions of the extension: which server binary to start, and what the `netboxLsp` settings
 // become on the wire. No `vscode` import here, so node's test runner can load this file as is.
 
+import * as fs from "node:fs";
 import * as path from "node:path";
+
+/**
+ * The VS Code language ids the server is started for: every kind of file `netbox-lsp check`
+ * reads (`.md`, `.py`, `.yaml`/`.yml`, `.json`, `.graphql`, `.txt` → `plaintext`).
+ */
+export const LANGUAGES = ["markdown", "python", "yaml", "json", "graphql", "plaintext"];
 
 /** Name of the server executable (on Windows `.exe` is appended). */
 export const SERVER_NAME = "netbox-lsp";
@@ -56,6 +63,15 @@ export function resolveServerPath(inputs: ServerPathInputs): ServerPath {
     return { command: bundled, source: "bundled" };
   }
   return { command: exe, source: "path" };
+}
+
+/** Whether `p` is an existing regular file (what `resolveServerPath` asks about the bundled binary). */
+export function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The `netboxLsp.*` settings as read from the workspace configuration (all optional, any shape). */

@@ -1,8 +1,8 @@
-// VS Code glue: starts `netbox-lsp --stdio` for markdown, python, yaml, json and graphql documents
+// VS Code glue: starts `netbox-lsp --stdio` for the documents of config.ts LANGUAGES (markdown,
+// python, yaml, json, graphql, plain text)
 // and feeds it the `netboxLsp.*` settings. Decisions live in config.ts (unit-tested); this file
 // only wires them to the vscode and vscode-languageclient APIs.
 
-import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
@@ -11,11 +11,10 @@ import {
   type ServerOptions as ClientServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { resolveServerPath, toServerOptions, type ServerOptions } from "./config";
+import { isFile, LANGUAGES, resolveServerPath, toServerOptions, type ServerOptions } from "./config";
 
 /** Settings section shared with the server (`workspace/configuration`). */
 const SECTION = "netboxLsp";
-const LANGUAGES = ["markdown", "python", "yaml", "json", "graphql"];
 // Notebook cells (`.ipynb` opened as a notebook) arrive as python / markdown documents.
 const SCHEMES = ["file", "untitled", "vscode-notebook-cell"];
 
@@ -50,13 +49,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     extensionPath: context.extensionPath,
     platform: process.platform,
     workspaceFolder: folder?.uri.fsPath,
-    isFile: (p) => {
-      try {
-        return fs.statSync(p).isFile();
-      } catch {
-        return false;
-      }
-    },
+    isFile,
   });
   output?.info(`Starting ${server.command} --stdio (server path from ${server.source})`);
 

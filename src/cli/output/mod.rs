@@ -93,21 +93,19 @@ pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>)
         .collect()
 }
 
-/// Counts by severity: (errors, warnings, information + hints).
-pub fn tally(findings: &[Located]) -> (usize, usize, usize) {
-    findings
-        .iter()
-        .fold((0, 0, 0), |(e, w, o), f| match f.severity {
-            Severity::Error => (e + 1, w, o),
-            Severity::Warning => (e, w + 1, o),
-            _ => (e, w, o + 1),
-        })
+/// Counts by severity, in [`Severity`] order: `[errors, warnings, information, hints]`.
+pub fn tally(findings: &[Located]) -> [usize; 4] {
+    findings.iter().fold([0; 4], |mut n, f| {
+        n[f.severity as usize] += 1;
+        n
+    })
 }
 
-/// The summary line printed on stderr: `2 errors, 1 warning in 5 files` (plus `, 1 note` when
-/// there are information or hint findings).
+/// The summary line printed on stderr, in the findings' own severity words:
+/// `2 errors, 1 warning in 5 files`, plus `, 1 information` and `, 3 hints` when there are
+/// such findings.
 pub fn summary(findings: &[Located], files: usize) -> String {
-    let (e, w, o) = tally(findings);
+    let [e, w, i, h] = tally(findings);
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut s = format!(
@@ -115,8 +113,11 @@ pub fn summary(findings: &[Located], files: usize) -> String {
         plural(e, "error", "errors"),
         plural(w, "warning", "warnings")
     );
-    if o > 0 {
-        s.push_str(&format!(", {}", plural(o, "note", "notes")));
+    if i > 0 {
+        s.push_str(&format!(", {i} information"));
+    }
+    if h > 0 {
+        s.push_str(&format!(", {}", plural(h, "hint", "hints")));
     }
     s.push_str(&format!(" in {}", plural(files, "file", "files")));
     s

@@ -21,3 +21,14 @@ test("manifest: untrusted workspaces are declared, with the path settings restri
     assert.ok(u.restrictedConfigurations.includes(key), key);
   }
 });
+
+test("manifest: the extension activates for every language it starts the server for (plain text too)", () => {
+  // LANGUAGES is the documentSelector of extension.ts; `check` reads .txt, so plaintext is in it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { LANGUAGES } = require("../config") as { LANGUAGES: string[] };
+  assert.ok(LANGUAGES.includes("plaintext"));
+  assert.deepEqual(
+    [...manifest.activationEvents].sort(),
+    LANGUAGES.map((l) => `onLanguage:${l}`).sort(),
+  );
+});

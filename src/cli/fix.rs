@@ -1,0 +1,245 @@
+//! `check --fix` and `check --diff`: the certain fixes of a file — exactly those the editor's
+//! fix-all applies ([`crate::fix`]) — applied to its text, then either written back in place
+//! (`--fix`) or shown as a unified diff (`--diff`, which changes nothing).
+//!
+//! Fix-all leaves a fix that overlaps one it took for a later round, so the rounds repeat on the
+//! fixed text until none is left (at most [`MAX_ROUNDS`]). A file is written whole or not at
+//! all: the new text goes to a temporary file in the same folder, gets the old file's
+//! permissions, and is renamed over it. A file whose bytes or modification time differ from
+//! what was read at the start is left alone.
+
+use crate::analysis::{analyze, Knowledge};
+use crate::extract::HostKind;
+use crate::finding::Finding;
+use crate::lines::LineIndex;
+use std::io::Write;
+use std::path::Path;
+use std::time::SystemTime;
+
+/// Fix-all rounds per file; one is the rule (tests/cli_fix.rs checks that nothing is left), the
+/// rest are for fixes that overlapped.
+pub const MAX_ROUNDS: usize = 4;
+
+/// One fix applied: where (in the text of its round; round 1 is the file as read), its code and
+/// its title.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// 0-based line.
+    pub line: u32,
+    /// 0-based column in characters.
+    pub char_col: u32,
+    /// The finding's code, e.g. `unknown-filter`.
+    pub code: &'static str,
+    /// The fix's title, e.g. "Replace `device_role_id` with `role_id`".
+    pub title: String,
+}
+
+/// The fixed text of a file and the fixes that made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    pub fixed: String,
+    pub changes: Vec<Change>,
+}
+
+/// Runs fix-all rounds on `text`: each round checks the text, keeps the findings `report`
+/// leaves (severity overrides, `off` codes), takes their certain fixes as fix-all does and
+/// applies them.
+pub fn plan(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    report: &dyn Fn(Vec<Finding>) -> Vec<Finding>,
+) -> Planned {
+    let mut current = text.to_string();
+    let mut changes = Vec::new();
+    for _ in 0..MAX_ROUNDS {
+        let findings = report(analyze(&current, kind, knowledge));
+        let taken = crate::fix::certain_fixes(&findings);
+        if taken.is_empty() {
+            break;
+        }
+        let lines = LineIndex::new(&current);
+        let mut cursor = crate::lines::Cursor::new(&current, &lines);
+        for (f, fix) in &taken {
+            let (line, char_col, _) = cursor.position(f.range.start);
+            changes.push(Change {
+                line,
+                char_col,
+                code: f.code,
+                title: fix.title.clone(),
+            });
+        }
+        let edits: Vec<_> = taken
+            .iter()
+            .flat_map(|(_, fix)| fix.edits.iter().cloned())
+            .collect();
+        let next = crate::fix::apply(&current, &edits);
+        if next == current {
+            break;
+        }
+        current = next;
+    }
+    Planned {
+        fixed: current,
+        changes,
+    }
+}
+
+/// A unified diff of `old` → `new` with 3 lines of context, headed `--- a/<path>` /
+/// `+++ b/<path>` for a relative path (apply with `git apply` or `patch -p1`) and the path as is
+/// for an absolute one. Empty when the texts are equal.
+pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    let (a, b) = if path.starts_with('/') {
+        (path.to_string(), path.to_string())
+    } else {
+        (format!("a/{path}"), format!("b/{path}"))
+    };
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&a, &b)
+        .to_string()
+}
+
+/// What was read of a file at the start of the run, to tell whether it changed since.
+#[derive(Debug, Clone)]
+pub struct ReadAt {
+    pub bytes: Vec<u8>,
+    pub modified: Option<SystemTime>,
+}
+
+/// Why a fixed file was not written.
+#[derive(Debug)]
+pub enum WriteError {
+    /// Its bytes or modification time differ from what was read at the start.
+    ChangedOnDisk,
+    /// Reading, writing or renaming failed (the file is as it was).
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::ChangedOnDisk => write!(f, "changed on disk during the run; not fixed"),
+            WriteError::Io(e) => write!(f, "not fixed: {e}"),
+        }
+    }
+}
+
+/// Replaces the file at `path` with `new` when it still holds what `read` saw: the text goes to
+/// a temporary file in the same folder (of the symlink's target, so a link stays a link), which
+/// gets the old file's permissions and is renamed over it, so a reader sees the old file or the
+/// new one, never a part.
+pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), WriteError> {
+    let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
+    let meta = std::fs::metadata(&target).map_err(WriteError::Io)?;
+    if !meta.is_file() || meta.modified().ok() != read.modified {
+        return Err(WriteError::ChangedOnDisk);
+    }
+    let now = std::fs::read(&target).map_err(WriteError::Io)?;
+    if now != read.bytes {
+        return Err(WriteError::ChangedOnDisk);
+    }
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".netbox-lsp-fix-")
+        .tempfile_in(dir)
+        .map_err(WriteError::Io)?;
+    tmp.write_all(new.as_bytes()).map_err(WriteError::Io)?;
+    tmp.as_file().sync_all().map_err(WriteError::Io)?;
+    std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(WriteError::Io)?;
+    tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_at(path: &Path) -> ReadAt {
+        ReadAt {
+            bytes: std::fs::read(path).unwrap(),
+            modified: std::fs::metadata(path).unwrap().modified().ok(),
+        }
+    }
+
+    #[test]
+    fn writes_whole_and_keeps_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "old\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+        }
+        let r = read_at(&p);
+        write_if_unchanged(&p, &r, "new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o640);
+        }
+        // No temporary file is left beside it.
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn leaves_a_file_changed_since_it_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "old\n").unwrap();
+        let r = read_at(&p);
+        // Someone else writes the file (same length, so only the bytes tell).
+        std::fs::write(&p, "oLd\n").unwrap();
+        assert!(matches!(
+            write_if_unchanged(&p, &r, "new\n"),
+            Err(WriteError::ChangedOnDisk)
+        ));
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "oLd\n");
+        // Same bytes, other modification time: left alone too.
+        let r2 = ReadAt {
+            modified: Some(SystemTime::UNIX_EPOCH),
+            ..read_at(&p)
+        };
+        assert!(matches!(
+            write_if_unchanged(&p, &r2, "new\n"),
+            Err(WriteError::ChangedOnDisk)
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.md");
+        let link = dir.path().join("link.md");
+        std::fs::write(&real, "old\n").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let r = read_at(&link);
+        write_if_unchanged(&link, &r, "new\n").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new\n");
+    }
+
+    #[test]
+    fn diff_headers() {
+        let d = unified_diff("x/a.md", "a\nb\n", "a\nc\n");
+        assert!(
+            d.starts_with("--- a/x/a.md\n+++ b/x/a.md\n@@ -1,2 +1,2 @@\n"),
+            "{d}"
+        );
+        assert!(d.contains("-b\n+c\n"), "{d}");
+        assert_eq!(unified_diff("x", "same", "same"), "");
+        assert!(unified_diff("/t/a.md", "a", "b").starts_with("--- /t/a.md\n+++ /t/a.md\n"));
+    }
+}

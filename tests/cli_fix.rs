@@ -1,0 +1,401 @@
+//! End-to-end tests of `netbox-lsp check --fix` and `--diff` (issue 12 §4), through the real
+//! binary on copies of every fixture (tests/fixtures/) and of examples/:
+//! - `--diff` changes nothing, and its output applied with `git apply` gives exactly the files
+//!   `--fix` writes;
+//! - after `--fix` no certain fix is left, and the exit code is that of a plain check of the
+//!   fixed files (it exits by what is left);
+//! - every fixed file still parses in its host language when it parsed before (Python, YAML via
+//!   tree-sitter, JSON via serde_json, GraphQL via apollo-parser; Markdown and text keep their
+//!   lines and backticks, and their Python/JSON/YAML fences keep parsing);
+//! - what `--fix` prints matches what it changed.
+//!
+//! The safety of each fix (same meaning, a key the endpoint has) is tests/fix_property.rs's.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_in(cwd: &Path, args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run netbox-lsp");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file under `dir` (relative path → bytes).
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else if p.is_file() {
+                out.insert(
+                    p.strip_prefix(base).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn write_tree(dir: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) {
+    for (rel, bytes) in files {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+/// Whether `text` parses in the language of `path` (true for hosts without a grammar).
+fn parses(path: &Path, text: &str) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    match ext {
+        "py" | "pyi" => ts_ok(text, tree_sitter_python::LANGUAGE.into()),
+        "yaml" | "yml" => ts_ok(text, tree_sitter_yaml::LANGUAGE.into()),
+        "json" => serde_json::from_str::<Value>(text).is_ok(),
+        "graphql" | "gql" => apollo_parser::Parser::new(text)
+            .parse()
+            .errors()
+            .next()
+            .is_none(),
+        _ => true,
+    }
+}
+
+fn ts_ok(text: &str, lang: tree_sitter::Language) -> bool {
+    let mut p = tree_sitter::Parser::new();
+    p.set_language(&lang).expect("grammar");
+    p.parse(text, None)
+        .is_some_and(|t| !t.root_node().has_error())
+}
+
+/// The ```python / ```json / ```yaml fences of a Markdown text, in order: (language, body).
+fn fences(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in text.lines() {
+        let t = line.trim_start_matches(['>', ' ']);
+        match &mut open {
+            None if t.starts_with("```") => open = Some((t[3..].trim().to_string(), String::new())),
+            Some(_) if t.starts_with("```") => out.push(open.take().unwrap()),
+            Some((_, body)) => {
+                body.push_str(t);
+                body.push('\n');
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+/// Markdown and text keep their shape; their code fences keep parsing.
+fn keeps_markdown(path: &Path, before: &str, after: &str) -> Result<(), String> {
+    let count = |s: &str, c: char| s.chars().filter(|x| *x == c).count();
+    if count(before, '\n') != count(after, '\n') || count(before, '`') != count(after, '`') {
+        return Err(format!("{}: lines or backticks changed", path.display()));
+    }
+    for ((lang, b), (_, a)) in fences(before).iter().zip(fences(after)) {
+        let ext = match lang.as_str() {
+            "python" | "py" => "py",
+            "json" => "json",
+            "yaml" | "yml" => "yaml",
+            "graphql" | "gql" => "graphql",
+            _ => continue,
+        };
+        let fake = Path::new("f").with_extension(ext);
+        if parses(&fake, b) && !parses(&fake, &a) {
+            return Err(format!(
+                "{}: a {lang} fence no longer parses:\n{a}",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `--diff` on one copy, `--fix` on another, `git apply` of the diff on the first: the same
+/// files; then the checks on the fixed tree. Returns the number of fixes applied.
+fn fix_and_diff_agree(src: &Path) -> usize {
+    let original = tree(src);
+    assert!(!original.is_empty(), "{}", src.display());
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    write_tree(a.path(), &original);
+    write_tree(b.path(), &original);
+
+    let plain = run_in(a.path(), &["check", "."]);
+    let diff = run_in(a.path(), &["check", ".", "--diff"]);
+    assert_eq!(
+        diff.code, plain.code,
+        "--diff exits as a plain check\n{}",
+        diff.stderr
+    );
+    assert_eq!(tree(a.path()), original, "--diff changed files");
+    assert!(
+        diff.stdout.is_empty() || diff.stdout.starts_with("--- a/"),
+        "stdout is only the diff:\n{}",
+        diff.stdout
+    );
+
+    let fix = run_in(b.path(), &["check", ".", "--fix"]);
+    assert_ne!(fix.code, 2, "{}", fix.stderr);
+    let fixed = tree(b.path());
+    let changed: Vec<&PathBuf> = original
+        .keys()
+        .filter(|k| original[*k] != fixed[*k])
+        .collect();
+    assert_eq!(original.len(), fixed.len(), "files added or removed");
+
+    // The diff, applied, gives what --fix wrote.
+    if !diff.stdout.is_empty() {
+        let mut git = Command::new("git")
+            .args(["apply", "--whitespace=nowarn", "-"])
+            .current_dir(a.path())
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("git (for `git apply`)");
+        use std::io::Write;
+        git.stdin
+            .take()
+            .unwrap()
+            .write_all(diff.stdout.as_bytes())
+            .unwrap();
+        assert!(
+            git.wait().unwrap().success(),
+            "git apply failed:\n{}",
+            diff.stdout
+        );
+    }
+    let applied = tree(a.path());
+    for k in original.keys() {
+        assert!(
+            applied[k] == fixed[k],
+            "{}: --diff applied differs from --fix:\n--- diff applied\n{}\n--- fix\n{}",
+            k.display(),
+            String::from_utf8_lossy(&applied[k]),
+            String::from_utf8_lossy(&fixed[k])
+        );
+    }
+
+    // Printed: one `fixed[` line per fix, in the changed files only; the counts agree.
+    let lines: Vec<&str> = fix
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": fixed["))
+        .collect();
+    for l in &lines {
+        let path = l.split(':').next().unwrap();
+        assert!(
+            changed.iter().any(|c| c.to_string_lossy() == path),
+            "{l} names an unchanged file"
+        );
+    }
+    for c in &changed {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{}:", c.to_string_lossy()))),
+            "{} changed without a fixed line",
+            c.display()
+        );
+    }
+    let count = |stderr: &str, word: &str| -> usize {
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(word))
+            .and_then(|r| r.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no `{word}` line in:\n{stderr}"))
+    };
+    assert_eq!(count(&fix.stderr, "fixed "), lines.len(), "{}", fix.stderr);
+    assert_eq!(
+        count(&diff.stderr, "would fix "),
+        lines.len(),
+        "{}",
+        diff.stderr
+    );
+
+    // No certain fix left; the exit code is the fixed files' own.
+    let after = run_in(b.path(), &["check", ".", "--format", "json"]);
+    let left: Vec<Value> = serde_json::from_str(&after.stdout).unwrap();
+    let certain: Vec<&Value> = left
+        .iter()
+        .filter(|f| {
+            let fixes = f["fixes"].as_array().unwrap();
+            fixes.len() == 1 && fixes[0]["preferred"] == true
+        })
+        .collect();
+    assert!(
+        certain.is_empty(),
+        "certain fixes left after --fix: {certain:#?}"
+    );
+    assert_eq!(fix.code, after.code, "--fix exits by what is left");
+
+    // Each fixed file still parses in its host language.
+    for k in &changed {
+        let before = String::from_utf8(original[*k].clone()).unwrap();
+        let now = String::from_utf8(fixed[*k].clone()).unwrap();
+        match k.extension().and_then(|e| e.to_str()).unwrap_or("") {
+            "md" | "markdown" | "txt" | "prompt" => {
+                if let Err(e) = keeps_markdown(k, &before, &now) {
+                    panic!("{e}");
+                }
+            }
+            _ => assert!(
+                !parses(k, &before) || parses(k, &now),
+                "{} no longer parses:\n{now}",
+                k.display()
+            ),
+        }
+    }
+    eprintln!(
+        "{}: {} fixes in {} of {} files; left: {} findings, exit {}",
+        src.display(),
+        lines.len(),
+        changed.len(),
+        original.len(),
+        left.len(),
+        after.code
+    );
+    lines.len()
+}
+
+#[test]
+fn fix_and_diff_on_examples() {
+    let n = fix_and_diff_agree(&root().join("examples"));
+    // The examples hold wrong filters on purpose, most with a certain fix.
+    assert!(n >= 10, "only {n} fixes on examples/");
+}
+
+#[test]
+fn fix_and_diff_on_every_fixture() {
+    let n = fix_and_diff_agree(&root().join("tests/fixtures"));
+    assert!(n >= 30, "only {n} fixes on tests/fixtures/");
+}
+
+#[test]
+fn fix_prints_changes_and_exits_by_what_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("skill.py");
+    let text = "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3, \"status\": \"active\"})\n";
+    std::fs::write(&p, text).unwrap();
+    let r = run_in(dir.path(), &["check", "skill.py", "--diff"]);
+    assert_eq!(
+        r.code, 1,
+        "--diff changes nothing: the error is still there"
+    );
+    assert!(
+        r.stdout
+            .contains("-netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3")
+            && r.stdout
+                .contains("+netbox_get_objects(\"dcim.device\", filters={\"role_id\": 3"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+    // The change is named where the plain check names the finding.
+    let plain = run_in(dir.path(), &["check", "skill.py"]);
+    let at = plain.stdout.split(": error[").next().unwrap().to_string();
+    assert_eq!(at, "skill.py:1:45");
+    let r = run_in(dir.path(), &["check", "skill.py", "--fix"]);
+    assert_eq!(
+        r.stdout,
+        format!("{at}: fixed[unknown-filter] Replace `device_role_id` with `role_id`\n")
+    );
+    assert_eq!(r.code, 0, "nothing left: exit 0\n{}", r.stderr);
+    assert!(
+        r.stderr.contains("fixed 1 problem in 1 file"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        text.replace("device_role_id", "role_id")
+    );
+    // A second run has nothing to do and writes nothing.
+    let r = run_in(dir.path(), &["check", "skill.py", "--fix"]);
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr.contains("fixed 0 problems in 0 files"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn fix_with_json_keeps_stdout_json_and_keeps_permissions() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.md");
+    // One certain fix and one finding without a fix (a GraphQL syntax error) that stays.
+    std::fs::write(
+        &p,
+        "`/api/dcim/devices/?device_role_id=3`\n\n```graphql\n{ device_list( { id } }\n```\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o604)).unwrap();
+    }
+    let r = run_in(dir.path(), &["check", "a.md", "--fix", "--format", "json"]);
+    let left: Vec<Value> = serde_json::from_str(&r.stdout).expect("stdout is JSON");
+    assert!(!left.is_empty());
+    assert!(
+        left.iter().all(|f| f["code"] != "unknown-filter"),
+        "{left:?}"
+    );
+    assert!(
+        r.stderr.contains("a.md:1:21: fixed[unknown-filter]"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.code, 1, "the GraphQL error is left");
+    assert!(std::fs::read_to_string(&p).unwrap().contains("?role_id=3"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o604);
+    }
+}
+
+#[test]
+fn fix_leaves_invalid_utf8_alone_and_refuses_fix_with_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.txt");
+    let bytes = b"\xff /api/dcim/devices/?device_role_id=3\n".to_vec();
+    std::fs::write(&p, &bytes).unwrap();
+    let r = run_in(dir.path(), &["check", "a.txt", "--fix"]);
+    assert!(
+        r.stderr.contains("a.txt: not valid UTF-8; not fixed"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(std::fs::read(&p).unwrap(), bytes);
+    let r = run_in(dir.path(), &["check", "a.txt", "--fix", "--diff"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(std::fs::read(&p).unwrap(), bytes);
+}
