@@ -37,20 +37,50 @@ fn language(lang: Lang) -> Language {
 
 /// Routes tree-sitter's C allocations to mimalloc, as the Rust side's global allocator in the
 /// binary: a parse allocates and frees a node per token, and glibc's malloc was 15 % of the
-/// instructions of a 5,000-line skill file's analysis. Runs once, before the first parser.
+/// instructions of a 5,000-line skill file's analysis. Runs once, before this crate's first
+/// parser. Code outside this crate (a test, a host program) may have made tree-sitter objects
+/// with the C allocator before the switch: `free`/`realloc` hand such blocks back to the C
+/// allocator (`mi_is_in_heap_region` tells them apart), so freeing one later is no crash.
 fn use_mimalloc() {
+    use libmimalloc_sys as mi;
+    use std::ffi::c_void;
+    unsafe extern "C" {
+        #[link_name = "free"]
+        fn c_free(p: *mut c_void);
+        #[link_name = "realloc"]
+        fn c_realloc(p: *mut c_void, size: usize) -> *mut c_void;
+    }
+    unsafe extern "C" fn free(p: *mut c_void) {
+        // SAFETY: `p` was allocated by mimalloc or, before the switch, by the C allocator.
+        unsafe {
+            if mi::mi_is_in_heap_region(p) {
+                mi::mi_free(p)
+            } else if !p.is_null() {
+                c_free(p)
+            }
+        }
+    }
+    unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
+        // SAFETY: as `free`; a block keeps the allocator that made it.
+        unsafe {
+            if p.is_null() || mi::mi_is_in_heap_region(p) {
+                mi::mi_realloc(p, size)
+            } else {
+                c_realloc(p, size)
+            }
+        }
+    }
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        use libmimalloc_sys as mi;
-        // SAFETY: the four functions are one allocator family with malloc's alignment and
-        // never return null for non-zero sizes (mimalloc aborts on out-of-memory instead);
-        // this runs once, before any tree-sitter object exists (every parser is made below).
+        // SAFETY: one allocator family with malloc's alignment that never returns null for
+        // non-zero sizes (mimalloc aborts on out-of-memory instead); blocks of the C allocator
+        // made before this call are freed and resized by it (see `free`/`realloc`).
         unsafe {
             tree_sitter::set_allocator(Some(tree_sitter::Allocator {
                 malloc: mi::mi_malloc,
                 calloc: mi::mi_calloc,
-                realloc: mi::mi_realloc,
-                free: mi::mi_free,
+                realloc,
+                free,
             }))
         };
     });
