@@ -291,6 +291,7 @@ fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
                 if call.syntax == Syntax::JsonInString {
                     found.iter_mut().for_each(|f| escape_fixes(f, text));
                 }
+                extract::curl::guard_fixes(text, call, &mut found);
                 found
             }
             Site::Graphql(doc) => match knowledge.schema() {

@@ -29,8 +29,23 @@ fn list(v: &str) -> Vec<String> {
 }
 
 fn cases() -> Vec<Case> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rest/cases.txt");
-    let text = std::fs::read_to_string(&path).expect("cases.txt");
+    // `cases.txt`, then every other `*.txt` beside it (one file per family of host forms).
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rest");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/fixtures/rest")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort_by_key(|p| (p.file_name() != Some("cases.txt".as_ref()), p.clone()));
+    // Each file's records start at its first `### ` (its header comment is not a case's body).
+    let text: String = files
+        .iter()
+        .map(|p| {
+            let t = std::fs::read_to_string(p).expect("case file");
+            let first = t.find("\n### ").map_or(t.len(), |i| i + 1);
+            format!("\n{}", &t[first..])
+        })
+        .collect();
     let mut out = Vec::new();
     for block in text.split("\n### ").skip(1) {
         let (head, body) = block.split_once("\n---\n").expect("`---` after the header");

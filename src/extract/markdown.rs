@@ -224,6 +224,12 @@ fn fence(lang: &str, body: &str, map: &OffsetMap) -> Vec<Site> {
         "python" | "py" | "python3" | "py3" | "ipython" => python::extract_calls(body, map),
         "json" | "jsonc" | "json5" | "jsonl" => json::extract_calls(body, map),
         "yaml" | "yml" => yaml::extract_calls(body, map),
+        // curl `-G` commands. A curl call's range is its URL's, so the host-wide URL scan's
+        // site for the same URL is dropped as a duplicate.
+        "bash" | "sh" | "shell" | "console" | "zsh" | "shell-session" | "terminal" => {
+            super::curl::extract(body, map)
+        }
+        "jinja" | "jinja2" | "j2" => super::ansible::lookups(body, map),
         "graphql" | "gql" => vec![Site::Graphql(GraphqlDoc {
             text: body.to_string(),
             map: map.clone(),

@@ -4,6 +4,8 @@
 
 pub(crate) mod forms;
 pub use forms::table_markdown as call_forms_table;
+pub mod ansible;
+pub mod curl;
 pub mod json;
 mod lit;
 pub mod markdown;
@@ -38,7 +40,9 @@ pub enum HostKind {
 
 impl HostKind {
     /// Host kind from a file name's extension (`.md`, `.markdown`, `.py`, `.yaml`, `.yml`,
-    /// `.json`, `.graphql`, `.gql`, `.ipynb`, `.txt`, `.prompt`); `None` for files `check` skips.
+    /// `.json`, `.graphql`, `.gql`, `.ipynb`, `.txt`; prompt templates `.prompt`, `.j2`, `.jinja`,
+    /// `.jinja2`, `.tmpl` and shell scripts `.sh`, `.bash` are read as text); `None` for files
+    /// `check` skips.
     pub fn from_path(path: &Path) -> Option<HostKind> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Some(match ext.as_str() {
@@ -48,7 +52,7 @@ impl HostKind {
             "json" => HostKind::Json,
             "graphql" | "gql" => HostKind::Graphql,
             "ipynb" => HostKind::Notebook,
-            "txt" | "prompt" => HostKind::Text,
+            "txt" | "prompt" | "j2" | "jinja" | "jinja2" | "tmpl" | "sh" | "bash" => HostKind::Text,
             _ => return None,
         })
     }
@@ -61,7 +65,7 @@ impl HostKind {
             "yaml" => HostKind::Yaml,
             "json" | "jsonc" => HostKind::Json,
             "graphql" => HostKind::Graphql,
-            "plaintext" => HostKind::Text,
+            "plaintext" | "jinja" | "jinja2" | "shellscript" => HostKind::Text,
             _ => return None,
         })
     }
@@ -80,6 +84,19 @@ pub enum Syntax {
     /// (`"arguments": "{\"object_type\": ...}"`): values are written as JSON, and fix texts are
     /// escaped for the string they land in (see `analysis`).
     JsonInString,
+    /// The `api_filter` string of the Ansible `netbox.netbox.nb_lookup` plugin: space-separated
+    /// `k=v` words (Ansible's `split_args`/`parse_kv`), a value with spaces in quotes
+    /// (`name="core 1"`), several values as repeated keys (`tag=a tag=b`). Read like
+    /// [`Syntax::Query`] by the checks; fixes write words, not `&`-joined pairs.
+    ApiFilter,
+}
+
+impl Syntax {
+    /// True for the `key=value` pair forms that carry only strings ([`Syntax::Query`],
+    /// [`Syntax::ApiFilter`]): a fix rewrites pairs there, not list literals.
+    pub fn is_pairs(self) -> bool {
+        matches!(self, Syntax::Query | Syntax::ApiFilter)
+    }
 }
 
 /// Which client sends the filters, because the wire encoding differs (see ARCHITECTURE.md,
@@ -98,6 +115,17 @@ pub enum CallForm {
     Pynetbox,
     /// A REST URL with a query string.
     Url,
+    /// Ansible `query('netbox.netbox.nb_lookup', '<term>', api_filter='k=v ...')` (also
+    /// `lookup(...)`, `q(...)`): the collection sends the filters with pynetbox
+    /// (`.filter(**{k: [v, ...]})`), so a repeated key is a list and every value a string.
+    AnsibleLookup,
+    /// A `device_query_filters` / `vm_query_filters` entry list of the Ansible inventory
+    /// plugin `netbox.netbox.nb_inventory`: sent to one endpoint (urlencoded, repeated keys).
+    Inventory,
+    /// The inventory plugin's `query_filters`: sent to both `/api/dcim/devices/` (the call's
+    /// target) and `/api/virtualization/virtual-machines/`; the plugin drops an entry that is
+    /// no query parameter of one of them from that one's query (see `rest::inventory`).
+    InventoryBoth,
     /// Filters written without an endpoint (`primary_ip4__isnull=false` or
     /// `{"id__in": [1, 2]}` in Markdown inline code of a NetBox document): only the lookups
     /// NetBox has on no endpoint are judged.
@@ -310,7 +338,7 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
             blocks: Vec::new(),
         },
         HostKind::Text => Extraction {
-            sites: text::extract(text, &OffsetMap::identity(0, text.len())),
+            sites: text_sites(text, &OffsetMap::identity(0, text.len())),
             blocks: Vec::new(),
         },
         HostKind::Notebook => Extraction {
@@ -318,6 +346,16 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
             blocks: Vec::new(),
         },
     }
+}
+
+/// The sites of a text host (prose, prompt templates, shell scripts): REST URLs, curl `-G`
+/// commands (which replace the bare URL site of their URL) and Ansible `nb_lookup` calls in
+/// Jinja (`.j2` templates).
+fn text_sites(text: &str, map: &OffsetMap) -> Vec<Site> {
+    let mut sites = curl::extract(text, map);
+    curl::merge_urls(&mut sites, text::extract(text, map));
+    sites.extend(ansible::lookups(text, map));
+    sites
 }
 
 /// Adds to `sites` the sites of `more` (from a re-parse of half-typed text with its open

@@ -63,6 +63,12 @@ pub(crate) fn list_path_end(text: &str, at: usize) -> Option<usize> {
     (segments.len() == wanted).then_some(i)
 }
 
+/// The URL call whose path starts at `at` (the `/` of `/api/`), when it has a query string
+/// (also read by `curl`, which adds its `-d` data to it).
+pub(crate) fn url_call(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
+    url_at(text, at, map)
+}
+
 /// The URL whose path starts at `at` (the `/` of `/api/`).
 fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     let bytes = text.as_bytes();
@@ -191,7 +197,7 @@ pub(crate) fn query_pairs(text: &str, range: Range<usize>) -> Vec<FilterEntry> {
 }
 
 /// The `key=value` pairs of the query string in `range`.
-fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
+pub(crate) fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<FilterEntry> {
     let mut out = Vec::new();
     let first = range.start;
     let mut pos = first;

@@ -17,7 +17,11 @@ use super::{tools, OffsetMap, Site, Syntax, Value};
 /// Sites found in `text`; ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     let mut sites = extract_calls(text, map);
-    sites.extend(super::text::extract(text, map));
+    // curl `-G` commands in `shell:` / `command:` values; their URLs are read once, with them.
+    let curl = super::curl::extract(text, map);
+    let mut urls = curl.clone();
+    super::curl::merge_urls(&mut urls, super::text::extract(text, map));
+    sites.extend(urls);
     sites
 }
 
@@ -28,7 +32,11 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
     };
     let cx = Cx { src: text, map };
     let mut sites = Vec::new();
-    tools::find_in_tree(&cx.lit(tree.root_node(), 0), Syntax::Yaml, &mut sites);
+    let root = cx.lit(tree.root_node(), 0);
+    tools::find_in_tree(&root, Syntax::Yaml, &mut sites);
+    // Ansible: the nb_inventory plugin's filter lists and nb_lookup calls in Jinja values.
+    super::ansible::inventory(&root, &mut sites);
+    sites.extend(super::ansible::lookups(text, map));
     sites
 }
 

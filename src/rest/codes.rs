@@ -53,6 +53,9 @@ pub const CODES: &[CodeInfo] = &[
     c("unknown-endpoint", Error, "Not a REST list endpoint of this NetBox release (NetBox answers 404); with the right spelling or the release where a removed endpoint last existed."),
     c("custom-field-match", Information, "A text custom field with filter_logic loose: `cf_x=v` is a case-insensitive contains, not an exact match."),
     c("needs-instance", Information, "A plugin endpoint with stock knowledge: its filters need an index built from the instance."),
+    c("inventory-filter-scope", Warning, "A `query_filters` key of nb_inventory that is a filter of only one of devices and virtual machines: the plugin drops it from the other's query."),
+    c("tag-match-all", Information, "Several `tag` values select objects with ALL of the tags (AND); `tag__any` (4.6+) selects any."),
+    c("cable-termination-type", Information, "`termination_a_type` / `termination_b_type` on cables match either end; `termination_a_id` / `termination_b_id` are end-bound."),
     c("limit-range", Error, "`limit` outside 1..100 on netbox_get_objects / netbox_search_objects: the MCP server rejects the call."),
 ];
 

@@ -291,8 +291,7 @@ fn check_choices(
         );
         if let Some(c) = choices.iter().find(|c| c.eq_ignore_ascii_case(s)) {
             let new = super::render::string(c, ctx.syntax());
-            let keep =
-                new.len() == r.len() || matches!(ctx.syntax(), crate::extract::Syntax::Query);
+            let keep = new.len() == r.len() || ctx.syntax().is_pairs();
             f = f.with_fix(format!("Replace with `{c}`"), r, new, keep);
         }
         out.push(f);

@@ -14,8 +14,10 @@ mod endpoint_history;
 mod faults;
 mod filler;
 mod instance;
+mod inventory;
 mod lookups;
 mod names;
+mod notes;
 mod nullable;
 mod renames;
 mod render;
@@ -82,6 +84,9 @@ pub fn check_call_with(
 }
 
 fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) -> Vec<Finding> {
+    if call.form == CallForm::InventoryBoth {
+        return inventory::check_both(call, index, others);
+    }
     let ctx = Ctx {
         call,
         index,
@@ -126,8 +131,12 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
     }
     if let Some(view) = view.as_ref() {
         values::check_repeated(&ctx, view, &mut out);
+        notes::check(&ctx, view, &mut out);
     }
     filler::check(&ctx, &mut out);
+    if call.form == CallForm::Inventory {
+        inventory::reword(&mut out);
+    }
     out
 }
 

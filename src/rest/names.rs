@@ -9,7 +9,7 @@ use super::suggest::{suggest, Suggestions};
 use super::target::quote_list;
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
-use crate::extract::{Syntax, Value};
+use crate::extract::Value;
 use crate::finding::Finding;
 
 /// Checks `entry`, whose key is not a parameter of `view`.
@@ -216,13 +216,13 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
         .map(|p| view.takes_integers(base, p))
         .unwrap_or(false);
     match (ctx.syntax(), parts) {
-        (Syntax::Query, Some(parts)) => f.with_fix(
+        (s, Some(parts)) if s.is_pairs() => f.with_fix(
             format!("Use repeated `{base}` keys"),
             ctx.pair_range(entry),
-            render::query_pairs(base, &parts),
+            render::pairs(base, &parts, s),
             certain,
         ),
-        (Syntax::Query, None) => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
+        (s, None) if s.is_pairs() => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
         (syntax, Some(parts)) if parts.len() > 1 => {
             let items: Vec<String> = parts
                 .iter()

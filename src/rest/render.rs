@@ -19,6 +19,14 @@ const QUERY: &AsciiSet = &CONTROLS
 pub(crate) fn string(s: &str, syntax: Syntax) -> String {
     match syntax {
         Syntax::Query => utf8_percent_encode(s, QUERY).to_string(),
+        // Ansible `parse_kv` reads a word as is; a value with blanks or quotes goes in quotes.
+        Syntax::ApiFilter
+            if !s.is_empty()
+                && !s.contains(char::is_whitespace)
+                && !s.contains(['"', '\'', '\\']) =>
+        {
+            s.to_string()
+        }
         _ => serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\"")),
     }
 }
@@ -52,6 +60,19 @@ pub(crate) fn list(items: &[String]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// Repeated pairs in a pair syntax ([`Syntax::is_pairs`]): `k=v1&k=v2` in a query string,
+/// `k=v1 k=v2` in an Ansible `api_filter`.
+pub(crate) fn pairs(key: &str, values: &[String], syntax: Syntax) -> String {
+    if syntax != Syntax::ApiFilter {
+        return query_pairs(key, values);
+    }
+    values
+        .iter()
+        .map(|v| format!("{key}={}", string(v, syntax)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Repeated query pairs: `k=v1&k=v2`.
 pub(crate) fn query_pairs(key: &str, values: &[String]) -> String {
     let k = string(key, Syntax::Query);
@@ -66,7 +87,7 @@ pub(crate) fn query_pairs(key: &str, values: &[String]) -> String {
 pub(crate) fn describe(v: &Value, syntax: Syntax) -> String {
     let s = match v {
         Value::Str(s) => match syntax {
-            Syntax::Query => s.clone(),
+            Syntax::Query | Syntax::ApiFilter => s.clone(),
             _ => string(s, syntax),
         },
         Value::Int(i) => i.to_string(),

@@ -26,9 +26,12 @@ pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
             out.push(f);
         }
     }
-    if let Some(range) =
-        range.filter(|_| matches!(ctx.call.form, CallForm::Url | CallForm::Pynetbox))
-    {
+    if let Some(range) = range.filter(|_| {
+        matches!(
+            ctx.call.form,
+            CallForm::Url | CallForm::Pynetbox | CallForm::AnsibleLookup
+        )
+    }) {
         if let Some(f) = unknown_endpoint(ctx, target, range) {
             out.push(f);
             return None;
@@ -95,9 +98,13 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
     } else {
         "/"
     };
+    // An Ansible nb_lookup term is shown (and fixed) in the collection's own names.
+    let ansible = ctx.call.form == CallForm::AnsibleLookup;
     let shown = |k: &str| {
         if url {
             format!("{url_base}{k}/")
+        } else if ansible {
+            crate::extract::ansible::term_of(k).unwrap_or(k).to_string()
         } else {
             k.replacen('/', ".", 1).replace('-', "_")
         }
@@ -107,9 +114,11 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
         "`{}` is not a REST endpoint of NetBox {version}: NetBox answers 404{}.",
         if url { target.to_string() } else { shown(key) },
         if url {
-            ""
+            String::new()
+        } else if ansible {
+            format!(" for the lookup's `/api/{key}/` (nb_lookup fails)")
         } else {
-            " (pynetbox raises RequestError)"
+            " (pynetbox raises RequestError)".to_string()
         }
     );
     let mut names: Vec<String> = Vec::new();
@@ -143,8 +152,13 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
         if let Some(new) = new.filter(|n| index.endpoints.contains_key(*n)) {
             names.push(new.to_string());
         }
-    } else {
+    } else if !ansible {
+        // A lookup term is one of the collection's fixed names: a near name is no advice.
         (names, certain) = similar_endpoints(index, app, slug);
+    }
+    // Only endpoints the collection has a term for can be written in a lookup.
+    if ansible {
+        names.retain(|n| crate::extract::ansible::term_of(n).is_some());
     }
     match names.as_slice() {
         [] => {}

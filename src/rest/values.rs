@@ -361,7 +361,9 @@ fn boolean_value(key: &str, v: &Value, r: Range<usize>, syntax: Syntax) -> Optio
     );
     if let Some(b) = want {
         let new = match (syntax, v) {
-            (Syntax::Query, _) | (_, Value::Str(_)) => render::string(&b.to_string(), syntax),
+            (Syntax::Query | Syntax::ApiFilter, _) | (_, Value::Str(_)) => {
+                render::string(&b.to_string(), syntax)
+            }
             _ => render::boolean(b, syntax),
         };
         f = f.with_fix(format!("Replace with `{b}`"), r, new, true);
@@ -405,7 +407,7 @@ fn comma_list(
     );
     if param.multi && all_numbers && parts.len() > 1 {
         let (range, new) = match ctx.syntax() {
-            Syntax::Query => (ctx.pair_range(entry), render::query_pairs(key, &parts)),
+            s if s.is_pairs() => (ctx.pair_range(entry), render::pairs(key, &parts, s)),
             syntax => (
                 entry.value_range.clone(),
                 render::list(
@@ -662,7 +664,11 @@ fn vrf_needs_rd(ctx: &Ctx, view: &View, entry: &FilterEntry, param: &Parameter) 
 /// Generic-relation ids (`scope_id`, `assigned_object_id`, `object_id`) take several: live
 /// 4.3.3 and 4.6.8 OR them (`scope_id=15&scope_id=16` on vlan-groups: 1 + 1 → 2).
 pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
-    if ctx.call.form != CallForm::Url {
+    // The forms that send several values as repeated keys written one by one.
+    if !matches!(
+        ctx.call.form,
+        CallForm::Url | CallForm::AnsibleLookup | CallForm::Inventory | CallForm::InventoryBoth
+    ) {
         return;
     }
     let mut by_key: BTreeMap<&str, Vec<&FilterEntry>> = BTreeMap::new();

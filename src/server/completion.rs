@@ -34,7 +34,8 @@ pub async fn handle(
                 return (!items.is_empty()).then_some(items);
             }
         }
-        let ctx = context::at(&snap.text, offset, kind)?;
+        let ctx = context::at(&snap.text, offset, kind)
+            .or_else(|| super::form_context::at(&snap.text, offset, kind))?;
         let index = loaded.knowledge.index.as_deref()?;
         let items = items(&ctx, index, &snap, enc);
         (!items.is_empty()).then_some(items)

@@ -392,7 +392,9 @@ fn token(text: &str, scan: &Scan, offset: usize, lang: HostKind) -> Option<Token
         Some((q, s)) => (s..offset, Some(q)),
         None => (word_before(text, offset, &['.', '-']), None),
     };
-    let before = &text[seg_start.min(prefix.start)..prefix.start - quote.map_or(0, |_| 1)];
+    // Up to the opening quote; a string opened at the segment's start has nothing before it.
+    let end = prefix.start.saturating_sub(quote.map_or(0, |_| 1));
+    let before = text.get(seg_start.min(end)..end).unwrap_or("");
     // A key typed bare is a word: `-`/`.` belong to values only.
     let key_prefix = || match quote {
         Some(_) => prefix.clone(),
@@ -781,6 +783,40 @@ mod tests {
         Expect::ChoiceValue {
             target: t.into(),
             filter: f.into(),
+        }
+    }
+
+    /// Every short text over the characters that open, close and continue contexts, at every
+    /// offset, in every host kind: no panic (tests/fuzz.rs found a slice whose start passed its
+    /// end when a string opened right at a segment's start).
+    #[test]
+    fn no_panic_on_any_short_text() {
+        let alphabet = [
+            '"', '\'', '\n', '\\', '(', '{', '[', ':', '=', ',', 'a', ' ',
+        ];
+        let kinds = [
+            HostKind::Python,
+            HostKind::Markdown,
+            HostKind::Yaml,
+            HostKind::Json,
+            HostKind::Text,
+        ];
+        let n = alphabet.len();
+        let mut text = String::new();
+        for len in 1..=4u32 {
+            for code in 0..n.pow(len) {
+                text.clear();
+                let mut c = code;
+                for _ in 0..len {
+                    text.push(alphabet[c % n]);
+                    c /= n;
+                }
+                for offset in 0..=text.len() {
+                    for kind in kinds {
+                        let _ = at(&text, offset, kind);
+                    }
+                }
+            }
         }
     }
 

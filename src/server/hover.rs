@@ -91,7 +91,8 @@ pub fn describe(
     if word.is_empty() {
         return None;
     }
-    let ctx = context::at(text, word.start, kind)?;
+    let ctx = context::at(text, word.start, kind)
+        .or_else(|| super::form_context::at(text, word.start, kind))?;
     let name = &text[word.clone()];
     let version = &index.netbox_version;
     let body = match ctx.expect {
@@ -118,7 +119,12 @@ pub fn describe(
                         .collect();
                     let mut s = param_doc(name, p, index, key);
                     s.push_str(&format!("\n\nType: {}", detail(p, index)));
-                    if p.multi {
+                    // NetBox's tag filters AND their values (docs/diagnostics.md, tag-match-all).
+                    let and = matches!(name, "tag" | "tag_id")
+                        && !matches!(key, "extras/tagged-objects" | "extras/config-contexts");
+                    if p.multi && and {
+                        s.push_str(" (repeat the key or pass a list; objects must carry ALL of them)");
+                    } else if p.multi {
                         s.push_str(" (repeat the key or pass a list; values are OR-ed)");
                     }
                     if !lookups.is_empty() && !name.contains("__") {

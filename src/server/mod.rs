@@ -24,6 +24,7 @@ pub mod did_change;
 pub mod did_close;
 pub mod did_open;
 pub mod document;
+pub mod form_context;
 pub mod graphql_site;
 pub mod hover;
 pub mod initialize;
