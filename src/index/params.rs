@@ -78,6 +78,34 @@ impl Params {
         self.position(name).is_some()
     }
 
+    /// The lookups declared for filter `base`: `n`, `ic`, `gte` for `base__n`, `base__ic`,
+    /// `base__gte` (one binary search; the `base__*` names are adjacent in byte order).
+    pub fn lookups<'a>(&'a self, base: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        let (mut lo, mut hi) = (0, self.len());
+        // First name >= `base__` (compared without building it).
+        let below = |n: &str| {
+            let b = base.as_bytes();
+            let nb = n.as_bytes();
+            let common = nb.len().min(b.len());
+            match nb[..common].cmp(&b[..common]) {
+                std::cmp::Ordering::Equal if nb.len() < b.len() => true,
+                std::cmp::Ordering::Equal => nb[b.len()..] < *b"__".as_slice(),
+                o => o == std::cmp::Ordering::Less,
+            }
+        };
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if below(self.name(mid)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo..self.len())
+            .map(move |i| self.name(i))
+            .map_while(move |n| n.strip_prefix(base).and_then(|r| r.strip_prefix("__")))
+    }
+
     /// Names in byte order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
         self.iter().map(|(name, _)| name)
@@ -332,6 +360,44 @@ mod tests {
     /// What a `BTreeMap<String, Parameter>` makes of the same JSON object.
     fn as_map(json: &str) -> BTreeMap<String, Parameter> {
         serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn lookups_are_the_base_double_underscore_names() {
+        let params: Params = [
+            "site",
+            "site_1",
+            "site__ic",
+            "site__n",
+            "site_id",
+            "site_id__n",
+            "sit",
+            "sitf__n",
+        ]
+        .into_iter()
+        .map(|n| (n.to_string(), p(ValueKind::String, None)))
+        .collect();
+        fn lookups<'a>(params: &'a Params, b: &'a str) -> Vec<&'a str> {
+            params.lookups(b).collect()
+        }
+        let got = |b: &'static str| lookups(&params, b);
+        assert_eq!(got("site"), ["ic", "n"]);
+        assert_eq!(got("site_id"), ["n"]);
+        assert_eq!(got("site_1"), Vec::<&str>::new());
+        assert_eq!(got("si"), Vec::<&str>::new());
+        assert_eq!(got("zzz"), Vec::<&str>::new());
+        assert_eq!(got(""), Vec::<&str>::new());
+        // Against the naive definition on a real endpoint.
+        let index = crate::index::embedded::embedded_index("4.6.8");
+        let ep = &index.endpoints["dcim/devices"];
+        for base in ep.params.keys() {
+            let want: Vec<&str> = ep
+                .params
+                .keys()
+                .filter_map(|k| k.strip_prefix(base)?.strip_prefix("__"))
+                .collect();
+            assert_eq!(ep.params.lookups(base).collect::<Vec<_>>(), want, "{base}");
+        }
     }
 
     #[test]

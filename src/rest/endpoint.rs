@@ -86,11 +86,18 @@ impl<'a> View<'a> {
     /// A relation filter (`site`, `site_id`, `tenant`, `role_id`, `tag`): present, has `__n`
     /// and none of the number or char lookups.
     pub fn is_relation(&self, name: &str) -> bool {
-        self.has(name)
-            && self.has_lookup(name, "n")
-            && !self.has_lookup(name, "gte")
-            && !self.has_lookup(name, "ic")
-            && !self.has_lookup(name, "empty")
+        if !self.has(name) {
+            return false;
+        }
+        let mut n = false;
+        for lookup in self.ep.params.lookups(name) {
+            match lookup {
+                "n" => n = true,
+                "gte" | "ic" | "empty" => return false,
+                _ => {}
+            }
+        }
+        n
     }
 
     /// The key that takes `null` for relation `base` (`tenant` → `tenant_id`, `role_id` →
