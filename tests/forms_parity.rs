@@ -62,7 +62,10 @@ fn labels(c: &Case, cut: usize, index: &netbox_lsp::index::FilterIndex) -> Vec<S
     } else {
         &c.text[..cut]
     };
-    let Some(ctx) = context::at(text, cut, c.kind) else {
+    // As the server asks: the call-form context, then the extractor-driven one (Ansible, curl).
+    let ctx = context::at(text, cut, c.kind)
+        .or_else(|| netbox_lsp::server::form_context::at(text, cut, c.kind));
+    let Some(ctx) = ctx else {
         return Vec::new();
     };
     let snap = Snapshot::new(text.to_string(), 1);

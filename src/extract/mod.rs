@@ -65,7 +65,10 @@ impl HostKind {
             "yaml" => HostKind::Yaml,
             "json" | "jsonc" => HostKind::Json,
             "graphql" => HostKind::Graphql,
-            "plaintext" | "jinja" | "jinja2" | "shellscript" => HostKind::Text,
+            // VS Code's and Neovim's ids for text, prompt templates and shell scripts.
+            "plaintext" | "text" | "jinja" | "jinja2" | "shellscript" | "sh" | "bash" => {
+                HostKind::Text
+            }
             _ => return None,
         })
     }

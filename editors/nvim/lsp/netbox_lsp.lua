@@ -20,7 +20,7 @@
 ---@type vim.lsp.Config
 return {
   cmd = { 'netbox-lsp', '--stdio' },
-  filetypes = { 'markdown', 'python', 'yaml', 'json', 'graphql', 'text' },
+  filetypes = { 'markdown', 'python', 'yaml', 'json', 'graphql', 'text', 'sh', 'bash', 'jinja' },
   root_markers = { 'netbox-lsp.toml', '.git' },
   init_options = vim.empty_dict(),
   settings = {

@@ -8,7 +8,7 @@ import * as path from "node:path";
  * The VS Code language ids the server is started for: every kind of file `netbox-lsp check`
  * reads (`.md`, `.py`, `.yaml`/`.yml`, `.json`, `.graphql`, `.txt` → `plaintext`).
  */
-export const LANGUAGES = ["markdown", "python", "yaml", "json", "graphql", "plaintext"];
+export const LANGUAGES = ["markdown", "python", "yaml", "json", "graphql", "plaintext", "shellscript"];
 
 /** Name of the server executable (on Windows `.exe` is appended). */
 export const SERVER_NAME = "netbox-lsp";
