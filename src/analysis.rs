@@ -94,6 +94,13 @@ pub fn analyze_cached(
     analyze_with(text, kind, knowledge, Some(cache)).0
 }
 
+/// True when `text` names Nautobot (a NetBox fork with the same REST paths and other filters)
+/// and never NetBox: its URLs are Nautobot's, not NetBox's.
+fn nautobot_only(text: &str) -> bool {
+    let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
+    any(&["nautobot", "Nautobot", "NAUTOBOT"]) && !any(&["netbox", "NetBox", "Netbox", "NETBOX"])
+}
+
 /// How many leading bytes are looked at for a NUL byte by [`is_binary`].
 pub const BINARY_SNIFF: usize = 8 * 1024;
 
@@ -130,7 +137,13 @@ fn analyze_with(
     } = match kind {
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
         _ => {
-            let ex = extract::extract(text, kind);
+            let mut ex = extract::extract(text, kind);
+            if nautobot_only(text) {
+                // Nautobot serves the same `/api/dcim/devices/` paths with other filters:
+                // a file about Nautobot alone is no NetBox REST call site.
+                ex.sites
+                    .retain(|s| !matches!(s, Site::Rest(c) if c.form == CallForm::Url));
+            }
             let mut checked = check_sites(&ex.sites, knowledge, text);
             if kind == HostKind::Notebook {
                 // Every cell's code sits in JSON strings: fixes are written escaped.

@@ -222,7 +222,10 @@ pub(crate) fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<Fil
             }
             None => (piece, piece_start + piece.len()..piece_start + piece.len()),
         };
-        if key_raw.is_empty() {
+        // An empty key, or a templated one (`?{key}={value}` in an f-string, `?<filter>=x`),
+        // names no filter that can be judged.
+        if key_raw.is_empty() || key_raw.contains(['{', '}']) || super::is_placeholder(key_raw, "")
+        {
             continue;
         }
         let raw_value = &text[value.clone()];

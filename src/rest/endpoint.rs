@@ -59,20 +59,6 @@ impl<'a> View<'a> {
         self.ep.params.contains_key(name)
     }
 
-    fn has_lookup(&self, base: &str, lookup: &str) -> bool {
-        // Built on the stack: `is_relation` asks four of these per name.
-        let mut buf = [0u8; 128];
-        let len = base.len() + 2 + lookup.len();
-        if len > buf.len() {
-            return self.ep.params.contains_key(&format!("{base}__{lookup}"));
-        }
-        buf[..base.len()].copy_from_slice(base.as_bytes());
-        buf[base.len()..base.len() + 2].copy_from_slice(b"__");
-        buf[base.len() + 2..len].copy_from_slice(lookup.as_bytes());
-        // Two whole strs and ASCII `__` joined: still UTF-8.
-        std::str::from_utf8(&buf[..len]).is_ok_and(|k| self.ep.params.contains_key(k))
-    }
-
     /// `/api/dcim/devices/`, for messages.
     pub fn path(&self) -> String {
         format!("/api/{}/", self.key)
