@@ -200,9 +200,13 @@ pub fn lookups(text: &str, map: &OffsetMap) -> Vec<Site> {
         let Some(call_head) = before.strip_suffix('(') else {
             continue;
         };
-        let name_start = call_head
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+        // The name is ASCII; counting its bytes back never lands inside a multi-byte char.
+        let name_len = call_head
+            .bytes()
+            .rev()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        let name_start = call_head.len() - name_len;
         if !matches!(&call_head[name_start..], "query" | "lookup" | "q") {
             continue;
         }
@@ -552,6 +556,23 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Found by tests/fuzz.rs: a multi-byte char right before the lookup's name.
+    #[test]
+    fn non_ascii_before_the_call_name_is_no_panic() {
+        for t in [
+            "\u{feff}query('nb_lookup', 'devices', api_filter='role=leaf')",
+            "\u{201c}lookup('netbox.netbox.nb_lookup', 'devices', api_filter='x=1')",
+            "é(q('nb_lookup', 'devices'))",
+        ] {
+            let calls = rest(t);
+            assert!(calls.len() <= 1, "{t}");
+        }
+        assert_eq!(
+            rest("\u{feff}query('nb_lookup', 'devices', api_filter='role=leaf')").len(),
+            1
+        );
     }
 
     #[test]
