@@ -482,24 +482,9 @@ fn write_json(out: &mut String, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<
     Ok(())
 }
 
+/// `s` as a JSON string literal (serde_json's escaping; a `&str` always serialises).
 fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
 /// A JSON value as a Python value (what a fix wrote: a string, number, list, null).
