@@ -258,6 +258,22 @@ pub fn filter_snippets(text: &str, blocks: &[Range<usize>]) -> Vec<Site> {
     if !text.to_ascii_lowercase().contains("netbox") {
         return Vec::new();
     }
+    // "In a block": blocks sorted by start, with the furthest end so far, searched by halves
+    // (a scan of every block per code span was quadratic in a 20 MB skill file).
+    let mut sorted: Vec<(usize, usize)> = blocks.iter().map(|r| (r.start, r.end)).collect();
+    sorted.sort_unstable();
+    let mut furthest = 0;
+    let ends: Vec<usize> = sorted
+        .iter()
+        .map(|&(_, end)| {
+            furthest = furthest.max(end);
+            furthest
+        })
+        .collect();
+    let in_block = |at: usize| {
+        let k = sorted.partition_point(|&(start, _)| start <= at);
+        k > 0 && ends[k - 1] > at
+    };
     let mut out = Vec::new();
     let mut line_start = 0;
     for line in text.split_inclusive('\n') {
@@ -268,8 +284,7 @@ pub fn filter_snippets(text: &str, blocks: &[Range<usize>]) -> Vec<Site> {
                 break;
             };
             let at = line_start + open;
-            if b.get(open + 1) != Some(&b'`') && !blocks.iter().any(|r| r.start <= at && at < r.end)
-            {
+            if b.get(open + 1) != Some(&b'`') && !in_block(at) {
                 if let Some(call) = snippet(text, line_start + open + 1..line_start + close) {
                     out.push(Site::Rest(call));
                 }
