@@ -433,6 +433,38 @@ mod tests {
         assert!(filter_snippets("Django: `name__isnull=true`", &[]).is_empty());
     }
 
+    /// A span is skipped when any block holds its opening backtick, whatever the blocks' order
+    /// or nesting (they are searched by halves).
+    #[test]
+    fn filter_snippets_skip_spans_in_blocks() {
+        let span = "`a__isnull=true`";
+        let t = format!("NetBox\n{span} {span} {span} {span}\n");
+        let at: Vec<usize> = t.match_indices(span).map(|(i, _)| i).collect();
+        let found = |blocks: &[Range<usize>]| -> Vec<usize> {
+            filter_snippets(&t, blocks)
+                .iter()
+                .map(|s| match s {
+                    Site::Rest(c) => c.call_range.start - 1,
+                    Site::Graphql(_) => unreachable!(),
+                })
+                .collect()
+        };
+        assert_eq!(found(&[]), at);
+        // Unsorted, nested, empty and touching blocks.
+        let blocks = [
+            at[3]..at[3] + 1,
+            at[0]..at[2],
+            at[0] + 1..at[0] + 2,
+            at[2]..at[2],
+            at[2] + 1..at[3],
+        ];
+        assert_eq!(found(&blocks), [at[2]]);
+        for b in &blocks {
+            let naive: Vec<usize> = at.iter().copied().filter(|&a| !b.contains(&a)).collect();
+            assert_eq!(found(std::slice::from_ref(b)), naive);
+        }
+    }
+
     #[test]
     fn plugins() {
         let c = one("(/api/plugins/bgp/sessions/?status=active)");
