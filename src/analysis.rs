@@ -15,7 +15,7 @@ use crate::suppress;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The knowledge a document is checked against: the filter index and GraphQL schema of one
 /// NetBox version. Either may be missing; checks that need it then say nothing (fail open).
@@ -144,7 +144,7 @@ fn analyze_with(
                 ex.sites
                     .retain(|s| !matches!(s, Site::Rest(c) if c.form == CallForm::Url));
             }
-            let mut checked = check_sites(&ex.sites, knowledge, text);
+            let mut checked = check_sites(&ex.sites, knowledge, text, &OnceLock::new());
             if kind == HostKind::Notebook {
                 // Every cell's code sits in JSON strings: fixes are written escaped.
                 checked
@@ -277,7 +277,14 @@ fn escape_fixes(f: &mut Finding, text: &str) {
     }
 }
 
-fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
+/// `urlencode`: whether `text` holds `--data-urlencode`, filled on first need and shared by
+/// every call of one analysis.
+fn check_sites(
+    sites: &[Site],
+    knowledge: &Knowledge,
+    text: &str,
+    urlencode: &OnceLock<bool>,
+) -> Checked {
     let mut out = Checked {
         any: !sites.is_empty(),
         graphql: sites
@@ -304,7 +311,14 @@ fn check_sites(sites: &[Site], knowledge: &Knowledge, text: &str) -> Checked {
                 if call.syntax == Syntax::JsonInString {
                     found.iter_mut().for_each(|f| escape_fixes(f, text));
                 }
-                extract::curl::guard_fixes(text, call, &mut found);
+                // `--data-urlencode` is looked for once per text, and only when a fix
+                // could break one (a look per call is quadratic in a large skill file).
+                if call.form == CallForm::Url
+                    && extract::curl::may_break_urlencode(&found)
+                    && *urlencode.get_or_init(|| text.contains("--data-urlencode"))
+                {
+                    extract::curl::guard_fixes_in(text, call, &mut found);
+                }
                 found
             }
             Site::Graphql(doc) => match knowledge.schema() {
@@ -403,19 +417,20 @@ fn markdown_findings(
         .collect();
     let mut prose = prose;
     prose.extend(extract::text::filter_snippets(text, &code));
+    let urlencode = OnceLock::new();
     let entries = cache.as_deref().map(|c| &c.entries);
     // A unit's key (a copy of its code) is made only when there is a cache to consult and fill.
     let one = |unit: &Unit| -> (Option<UnitKey>, Checked) {
         let Some(entries) = entries else {
             return (
                 None,
-                check_sites(&markdown::unit_sites(unit), knowledge, text),
+                check_sites(&markdown::unit_sites(unit), knowledge, text, &urlencode),
             );
         };
         let key = UnitKey::of(unit);
         let done = match entries.get(&key) {
             Some((start, done)) => done.moved(*start, unit.range.start),
-            None => check_sites(&markdown::unit_sites(unit), knowledge, text),
+            None => check_sites(&markdown::unit_sites(unit), knowledge, text, &urlencode),
         };
         (Some(key), done)
     };
@@ -472,7 +487,7 @@ fn markdown_findings(
             Site::Graphql(_) => true,
         })
         .collect();
-    let rest = check_sites(&prose, knowledge, text);
+    let rest = check_sites(&prose, knowledge, text, &urlencode);
     calls.extend(rest.calls);
     findings.extend(rest.findings);
     Parts {

@@ -364,6 +364,25 @@ pub fn guard_fixes(text: &str, call: &RestCall, findings: &mut [Finding]) {
     if call.form != CallForm::Url || !text.contains("--data-urlencode") {
         return;
     }
+    guard_fixes_in(text, call, findings);
+}
+
+/// True when some fix of `findings` writes `&` or `%`: only such fixes can break a
+/// `--data-urlencode` argument, so [`guard_fixes`] has nothing to do without one.
+pub fn may_break_urlencode(findings: &[Finding]) -> bool {
+    findings
+        .iter()
+        .flat_map(|f| &f.fixes)
+        .flat_map(|fix| &fix.edits)
+        .any(|e| e.new_text.contains(['&', '%']))
+}
+
+/// [`guard_fixes`] for a host text already known to hold `--data-urlencode` (the caller looks
+/// once per text: one look per call made a 20 MB skill file's check quadratic).
+pub fn guard_fixes_in(text: &str, call: &RestCall, findings: &mut [Finding]) {
+    if call.form != CallForm::Url {
+        return;
+    }
     for f in findings.iter_mut() {
         f.fixes.retain(|fix| {
             fix.edits

@@ -3,6 +3,7 @@
 //! and the "close what is open" repair used to read half-typed text.
 
 use std::cell::RefCell;
+use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Tree};
 
@@ -222,7 +223,87 @@ fn python_indent_max(b: &[u8]) -> usize {
     max
 }
 
+/// `n.kind()` for a node of a tree of `lang`, read from a table by kind id: `Node::kind` finds
+/// the name's C string, measures it and checks its UTF-8 on every call (≈ 4 % of a `.py` file
+/// of tool calls). Ids outside the table (`ERROR`) take `Node::kind`.
+pub(crate) fn kind<'t>(lang: Lang, n: Node<'t>) -> &'t str {
+    static TABLES: [OnceLock<Box<[&'static str]>>; 3] =
+        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let table = TABLES[lang as usize].get_or_init(|| {
+        let l = language(lang);
+        (0..l.node_kind_count())
+            .map(|id| {
+                let name = u16::try_from(id)
+                    .ok()
+                    .and_then(|id| l.node_kind_for_id(id))
+                    .unwrap_or("");
+                // Copied once per kind: the grammar's names outlive every tree, but the binding
+                // ties them to the `Language` value.
+                &*Box::leak(name.to_owned().into_boxed_str())
+            })
+            .collect()
+    });
+    match table.get(n.kind_id() as usize) {
+        Some(name) if !name.is_empty() => name,
+        _ => n.kind(),
+    }
+}
+
+/// Field ids of tree-sitter-python used on hot paths (`child_by_field_id` instead of
+/// `child_by_field_name`, which compares the name with every field name of the grammar).
+pub(crate) struct PyFields {
+    pub function: u16,
+    pub arguments: u16,
+    pub attribute: u16,
+    pub object: u16,
+    pub left: u16,
+    pub right: u16,
+    pub name: u16,
+    pub value: u16,
+    pub key: u16,
+}
+
+/// The [`PyFields`] of the Python grammar (0, no child, for a name it lacks).
+pub(crate) fn py_fields() -> &'static PyFields {
+    static FIELDS: OnceLock<PyFields> = OnceLock::new();
+    FIELDS.get_or_init(|| {
+        let l = language(Lang::Python);
+        let id = |name: &str| l.field_id_for_name(name).map_or(0, |f| f.get());
+        PyFields {
+            function: id("function"),
+            arguments: id("arguments"),
+            attribute: id("attribute"),
+            object: id("object"),
+            left: id("left"),
+            right: id("right"),
+            name: id("name"),
+            value: id("value"),
+            key: id("key"),
+        }
+    })
+}
+
+/// Every node of the tree in document order, without recursion; the children of a node for
+/// which `f` returns false are not visited.
+pub(crate) fn for_each_node_pruned<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>) -> bool) {
+    let mut cursor = root.walk();
+    loop {
+        if f(cursor.node()) && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
+
 /// Every node of the tree in document order, without recursion.
+#[allow(dead_code)] // the extractors use [`for_each_node_pruned`]; kept for whole-tree walks
 pub(crate) fn for_each_node<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>)) {
     let mut cursor = root.walk();
     loop {

@@ -20,9 +20,14 @@ use tree_sitter::Node;
 use super::forms::{self, Callee, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
 use super::lit::Pair;
 use super::lit::{EscapedText, Lit, LitKind};
-use super::parse::{self, for_each_node, Lang, MAX_DEPTH};
+use super::parse::{self, for_each_node_pruned, Lang, MAX_DEPTH};
 use super::tools::{self, positional_names, Arg, Tool};
 use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
+
+/// `n.kind()` of a Python node (see [`parse::kind`]).
+fn py_kind<'t>(n: Node<'t>) -> &'t str {
+    parse::kind(Lang::Python, n)
+}
 
 /// Sites found in `text`; ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
@@ -78,19 +83,26 @@ impl<'a> Cx<'a> {
     fn sites(&self, root: Node<'_>) -> Vec<Site> {
         let mut names: HashMap<&str, Node> = HashMap::new();
         let mut calls = Vec::new();
-        for_each_node(root, |n| match n.kind() {
+        let f = parse::py_fields();
+        // A string holds no call or assignment unless it interpolates (`f"{x(1)}"`), which
+        // needs a `{`: the others' parts (about a third of a tool call's nodes) are not visited.
+        for_each_node_pruned(root, |n| match py_kind(n) {
             "assignment" => {
-                if let (Some(l), Some(r)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) {
-                    if l.kind() == "identifier" {
+                if let (Some(l), Some(r)) =
+                    (n.child_by_field_id(f.left), n.child_by_field_id(f.right))
+                {
+                    if py_kind(l) == "identifier" {
                         names.insert(self.text(l), r);
                     }
                 }
+                true
             }
-            "call" => calls.push(n),
-            _ => {}
+            "call" => {
+                calls.push(n);
+                true
+            }
+            "string" => self.text(n).contains('{'),
+            _ => true,
         });
         let found = calls
             .into_iter()
@@ -103,19 +115,20 @@ impl<'a> Cx<'a> {
     }
 
     fn call<'t>(&self, call: Node<'t>, names: &HashMap<&str, Node<'t>>) -> Vec<Site> {
-        let Some(func) = call.child_by_field_name("function") else {
+        let f = parse::py_fields();
+        let Some(func) = call.child_by_field_id(f.function) else {
             return Vec::new();
         };
         let Some(arglist) = call
-            .child_by_field_name("arguments")
-            .filter(|a| a.kind() == "argument_list")
+            .child_by_field_id(f.arguments)
+            .filter(|a| py_kind(*a) == "argument_list")
         else {
             return Vec::new();
         };
-        let (name_node, object) = match func.kind() {
+        let (name_node, object) = match py_kind(func) {
             "identifier" => (func, None),
-            "attribute" => match func.child_by_field_name("attribute") {
-                Some(a) => (a, func.child_by_field_name("object")),
+            "attribute" => match func.child_by_field_id(f.attribute) {
+                Some(a) => (a, func.child_by_field_id(f.object)),
                 None => return Vec::new(),
             },
             _ => return Vec::new(),
@@ -719,14 +732,15 @@ impl<'a> Cx<'a> {
 
     fn arguments<'t>(&self, arglist: Node<'t>, names: &HashMap<&str, Node<'t>>) -> Args<'t> {
         let mut args = Args::default();
+        let f = parse::py_fields();
         let mut cursor = arglist.walk();
         for child in arglist.named_children(&mut cursor) {
-            match child.kind() {
+            match py_kind(child) {
                 "comment" => {}
                 "keyword_argument" => {
                     let (Some(n), Some(v)) = (
-                        child.child_by_field_name("name"),
-                        child.child_by_field_name("value"),
+                        child.child_by_field_id(f.name),
+                        child.child_by_field_id(f.value),
                     ) else {
                         continue;
                     };
@@ -769,18 +783,18 @@ impl<'a> Cx<'a> {
     /// (`json={"query": QUERY}`).
     fn lit_resolved(&self, n: Node, names: &HashMap<&str, Node>, dicts: bool) -> Lit {
         let mut node = n;
-        if n.kind() == "identifier" {
+        if py_kind(n) == "identifier" {
             if let Some(target) = names.get(self.text(n)) {
-                if target.kind() == "string" {
+                if py_kind(*target) == "string" {
                     return self.lit(*target, 0);
                 }
-                if dicts && target.kind() == "dictionary" {
+                if dicts && py_kind(*target) == "dictionary" {
                     node = *target;
                 }
             }
         }
         let mut lit = self.lit(node, 0);
-        if dicts && node.kind() == "dictionary" {
+        if dicts && py_kind(node) == "dictionary" {
             self.resolve_string_values(node, &mut lit, names);
         }
         lit
@@ -815,7 +829,7 @@ impl<'a> Cx<'a> {
         if depth > MAX_DEPTH {
             return Lit::scalar(Value::Expr, range);
         }
-        match n.kind() {
+        match py_kind(n) {
             "string" => self.string(n),
             "integer" => Lit::scalar(
                 parse_int(self.text(n)).map_or(Value::Expr, Value::Int),
@@ -855,7 +869,7 @@ impl<'a> Cx<'a> {
                 let mut cursor = n.walk();
                 let items = n
                     .named_children(&mut cursor)
-                    .filter(|c| c.kind() != "comment")
+                    .filter(|c| py_kind(*c) != "comment")
                     .map(|c| self.lit(c, depth + 1))
                     .collect();
                 Lit::seq(items, range)
@@ -863,12 +877,13 @@ impl<'a> Cx<'a> {
             "dictionary" => {
                 let mut cursor = n.walk();
                 let mut pairs = Vec::new();
+                let f = parse::py_fields();
                 for p in n.named_children(&mut cursor) {
-                    if p.kind() != "pair" {
+                    if py_kind(p) != "pair" {
                         continue;
                     }
                     let (Some(k), Some(v)) =
-                        (p.child_by_field_name("key"), p.child_by_field_name("value"))
+                        (p.child_by_field_id(f.key), p.child_by_field_id(f.value))
                     else {
                         continue;
                     };
@@ -937,7 +952,7 @@ impl<'a> Cx<'a> {
         let mut escapes = Vec::new();
         let mut cursor = n.walk();
         for c in n.children(&mut cursor) {
-            match c.kind() {
+            match py_kind(c) {
                 "string_start" => {
                     let t = self.text(c);
                     prefix = t.trim_end_matches(['"', '\'']);
@@ -949,7 +964,7 @@ impl<'a> Cx<'a> {
                     let mut cc = c.walk();
                     escapes.extend(
                         c.named_children(&mut cc)
-                            .filter(|e| e.kind() == "escape_sequence")
+                            .filter(|e| py_kind(*e) == "escape_sequence")
                             .map(|e| e.byte_range()),
                     );
                 }

@@ -7,38 +7,43 @@ use super::Located;
 
 /// Renders findings, one block per finding, each line ending in `\n`.
 pub fn render(findings: &[Located]) -> String {
+    use std::fmt::Write;
+    // Written in place (a `format!` per line was a tenth of the main thread's work on a file
+    // of 10,000 calls).
     let mut out = String::new();
     for f in findings {
-        out.push_str(&format!(
-            "{}:{}:{}: {}[{}] {}\n",
+        let _ = writeln!(
+            out,
+            "{}:{}:{}: {}[{}] {}",
             f.path,
             f.span.start.line + 1,
             f.span.start.char_col + 1,
             f.severity.as_str(),
             f.code,
             one_line(&f.message)
-        ));
+        );
         for (i, fix) in f.fixes.iter().enumerate() {
             let label = match (i, fix.certain) {
                 (0, true) => "fix",
                 (0, false) => "suggestion",
                 _ => "or",
             };
-            out.push_str(&format!("  {label}: {}\n", one_line(&fix.title)));
+            let _ = writeln!(out, "  {label}: {}", one_line(&fix.title));
         }
     }
     out
 }
 
 /// Keeps one finding on its lines: a message with newlines would break `path:line:col` parsers.
-fn one_line(s: &str) -> String {
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains(['\n', '\r']) {
         s.split(['\n', '\r'])
             .filter(|p| !p.trim().is_empty())
             .collect::<Vec<_>>()
             .join(" ")
+            .into()
     } else {
-        s.to_string()
+        s.into()
     }
 }
 
