@@ -144,7 +144,7 @@ impl Params {
                 let Some(k) = LOOKUPS.iter().position(|l| *l == &name[at + 2..]) else {
                     continue;
                 };
-                if let Some(base) = self.find(&table.slots, name[..at].as_bytes()) {
+                if let Some(base) = self.find(&table.slots, &name.as_bytes()[..at]) {
                     table.lookups[base] |= 1 << k;
                 }
             }
@@ -558,8 +558,11 @@ mod tests {
                     if let Some((base, l)) = name.rsplit_once("__") {
                         assert!(params.has_lookup(base, l), "{key} {name}");
                     }
-                    for absent in [format!("{name}_"), format!("_{name}"), name[1..].to_string()]
-                    {
+                    for absent in [
+                        format!("{name}_"),
+                        format!("_{name}"),
+                        name[1..].to_string(),
+                    ] {
                         assert_eq!(
                             params.get(&absent).is_some(),
                             names.binary_search(&absent.as_str()).is_ok(),
@@ -572,7 +575,9 @@ mod tests {
         let empty = Params::new();
         assert!(empty.get("").is_none() && !empty.has_lookup("a", "n"));
         assert_eq!(empty.lookup_set("a"), None);
-        let one: Params = [("".to_string(), p(ValueKind::String, None))].into_iter().collect();
+        let one: Params = [("".to_string(), p(ValueKind::String, None))]
+            .into_iter()
+            .collect();
         assert!(one.contains_key("") && !one.contains_key("a") && !one.has_lookup("", ""));
     }
 
