@@ -125,14 +125,13 @@ fn push_string(text: &mut String, s: &str) -> Range<usize> {
 
 /// Appends `v` as JSON and returns it with its list elements' ranges set.
 fn push_value(text: &mut String, v: Value) -> Value {
-    use std::fmt::Write;
     match v {
         Value::Str(s) => {
             push_string(text, &s);
             Value::Str(s)
         }
         Value::Int(i) => {
-            let _ = write!(text, "{i}");
+            text.push_str(itoa::Buffer::new().format(i));
             Value::Int(i)
         }
         Value::Float(f) if f.is_finite() => {
@@ -147,19 +146,19 @@ fn push_value(text: &mut String, v: Value) -> Value {
             text.push_str("null");
             Value::Null
         }
-        Value::List(items) => {
+        Value::List(mut items) => {
             text.push('[');
-            let mut out = Vec::with_capacity(items.len());
-            for (i, (item, _)) in items.into_iter().enumerate() {
+            // In place: the elements keep their vector.
+            for (i, (item, range)) in items.iter_mut().enumerate() {
                 if i > 0 {
                     text.push_str(", ");
                 }
                 let start = text.len();
-                let item = push_value(text, item);
-                out.push((item, start..text.len()));
+                *item = push_value(text, std::mem::replace(item, Value::Expr));
+                *range = start..text.len();
             }
             text.push(']');
-            Value::List(out)
+            Value::List(items)
         }
         Value::Map => {
             text.push_str("{}");

@@ -1,4 +1,5 @@
-//! `netbox_lsp._native`: the netbox-lsp checks as a Python module (PyO3, abi3 for CPython ≥ 3.9).
+//! `netbox_lsp._native`: the netbox-lsp checks as a Python module (PyO3, abi3 for CPython ≥ 3.10:
+//! str keys and values are read as borrowed UTF-8, `PyUnicode_AsUTF8AndSize`, without a copy).
 //!
 //! Only conversion lives here: Python values in, [`netbox_lsp`]'s findings out as plain Python
 //! objects. The NetBox knowledge and every rule stay in the core crate (`filters::check_filters`
@@ -106,11 +107,11 @@ impl Finding {
 
 /// What the lazy `Report.corrected` is computed from.
 enum Source {
-    /// `check_call`: the core's result and the values as given (kept for unchanged filters).
+    /// `check_call`: the core's result and the keys and values as given (kept for unchanged
+    /// filters).
     Call {
         check: FiltersCheck,
-        keys: Vec<Py<PyAny>>,
-        values: Vec<Py<PyAny>>,
+        given: Vec<(Py<PyAny>, Py<PyAny>)>,
     },
     /// `check_tool_call`: the corrected JSON text is read back with `json.loads`.
     ToolCall(Vec<finding::Finding>),
@@ -122,9 +123,20 @@ enum Source {
 /// ranges point into, and `corrected`.
 #[pyclass(frozen, module = "netbox_lsp")]
 struct Report {
-    findings: Py<PyList>,
+    /// `None` when there is no finding (no list is made for a valid call).
+    findings: Option<Py<PyList>>,
     text: String,
     source: Source,
+}
+
+impl Report {
+    /// The findings as a list (a new empty one when there is none).
+    fn list<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
+        match &self.findings {
+            Some(l) => l.bind(py).clone(),
+            None => PyList::empty(py),
+        }
+    }
 }
 
 #[pymethods]
@@ -132,7 +144,7 @@ impl Report {
     /// The findings, in order.
     #[getter]
     fn findings(&self, py: Python<'_>) -> Py<PyList> {
-        self.findings.clone_ref(py)
+        self.list(py).unbind()
     }
 
     /// The text the ranges index (Python str indices): the given text for `check_text`, the
@@ -148,7 +160,7 @@ impl Report {
     /// True when no finding is an error or a warning.
     #[getter]
     fn ok(&self, py: Python<'_>) -> PyResult<bool> {
-        for f in self.findings.bind(py).iter() {
+        for f in self.list(py).iter() {
             let f = f.cast::<Finding>()?;
             if matches!(f.get().severity, "error" | "warning") {
                 return Ok(false);
@@ -163,24 +175,21 @@ impl Report {
     #[getter]
     fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         match &self.source {
-            Source::Call {
-                check,
-                keys,
-                values,
-            } => {
+            Source::Call { check, given } => {
                 let Some(fixed) = check.corrected() else {
                     return Ok(None);
                 };
                 let d = PyDict::new(py);
                 for (i, key, value) in fixed.filters {
-                    let same_key = keys[i].bind(py).cast::<PyString>()?.to_cow()? == key;
+                    let (given_key, given_value) = &given[i];
+                    let same_key = given_key.bind(py).cast::<PyString>()?.to_str()? == key;
                     let k: Bound<'_, PyAny> = if same_key {
-                        keys[i].bind(py).clone()
+                        given_key.bind(py).clone()
                     } else {
                         PyString::new(py, &key).into_any()
                     };
                     match value {
-                        NewValue::Same => d.set_item(k, values[i].bind(py))?,
+                        NewValue::Same => d.set_item(k, given_value.bind(py))?,
                         NewValue::Json(v) => d.set_item(k, json_to_py(py, &v)?)?,
                     }
                 }
@@ -200,15 +209,15 @@ impl Report {
     }
 
     fn __len__(&self, py: Python<'_>) -> usize {
-        self.findings.bind(py).len()
+        self.findings.as_ref().map_or(0, |l| l.bind(py).len())
     }
 
     fn __bool__(&self, py: Python<'_>) -> bool {
-        !self.findings.bind(py).is_empty()
+        self.__len__(py) > 0
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyAny>> {
-        let list = self.findings.bind(py);
+        let list = self.list(py);
         let n = list.len() as isize;
         let j = if i < 0 { i + n } else { i };
         if !(0..n).contains(&j) {
@@ -220,13 +229,12 @@ impl Report {
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(self.findings.bind(py).as_any().try_iter()?.into_any())
+        Ok(self.list(py).as_any().try_iter()?.into_any())
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
         let codes: Vec<String> = self
-            .findings
-            .bind(py)
+            .list(py)
             .iter()
             .filter_map(|f| f.cast::<Finding>().ok().map(|f| f.get().code.to_string()))
             .collect();
@@ -294,34 +302,28 @@ impl Checker {
         filters: &Bound<'py, PyDict>,
     ) -> PyResult<Report> {
         let n = filters.len();
+        let mut filters_in = Vec::with_capacity(n);
         let mut given = Vec::with_capacity(n);
-        let mut keys = Vec::with_capacity(n);
-        let mut values = Vec::with_capacity(n);
         for (k, v) in filters.iter() {
             let key = k
                 .cast::<PyString>()
                 .map_err(|_| PyTypeError::new_err("filter keys must be str"))?
-                .to_cow()?
-                .into_owned();
-            given.push((key, value_of(&v, 0)));
-            keys.push(k.unbind());
-            values.push(v.unbind());
+                .to_str()?
+                .to_owned();
+            filters_in.push((key, value_of(&v, 0)));
+            given.push((k.unbind(), v.unbind()));
         }
-        let check = filters::check_filters(&self.knowledge, target, given);
+        let check = filters::check_filters(&self.knowledge, target, filters_in);
         let list = findings_list(py, &check.findings, &check.text, |f| {
             check
                 .filter_of(f)
-                .and_then(|i| keys[i].bind(py).extract::<String>().ok())
+                .and_then(|i| given[i].0.bind(py).extract::<String>().ok())
         })?;
         Ok(Report {
             findings: list,
             // Held by `check` (the getter reads it there): no copy per call.
             text: String::new(),
-            source: Source::Call {
-                check,
-                keys,
-                values,
-            },
+            source: Source::Call { check, given },
         })
     }
 
@@ -332,7 +334,7 @@ impl Checker {
     fn check_tool_call<'py>(&self, py: Python<'py>, call: &Bound<'py, PyAny>) -> PyResult<Report> {
         // A JSON text is read as given; a dict is written out as JSON (its order kept).
         let text = match call.cast::<PyString>() {
-            Ok(s) => s.to_cow()?.into_owned(),
+            Ok(s) => s.to_str()?.to_owned(),
             Err(_) => {
                 let mut text = String::new();
                 write_json(&mut text, call, 0)?;
@@ -391,16 +393,19 @@ const MAX_DEPTH: usize = 64;
 /// A Python value as the core reads a literal: None → null, bool, int (i64), float, str,
 /// list/tuple → list, dict → mapping; anything else (and an int beyond i64) is not judged.
 fn value_of(v: &Bound<'_, PyAny>, depth: usize) -> Value {
-    if v.is_none() {
+    // Ids first: the most common filter value (bool is an int subclass).
+    if v.is_instance_of::<PyInt>() {
+        match v.cast_exact::<PyBool>() {
+            Ok(b) => Value::Bool(b.is_true()),
+            Err(_) => v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr),
+        }
+    } else if v.is_none() {
         Value::Null
     } else if let Ok(s) = v.cast::<PyString>() {
-        s.to_cow()
-            .map(|s| Value::Str(s.into_owned()))
+        // A str that is no UTF-8 (a lone surrogate) is not judged.
+        s.to_str()
+            .map(|s| Value::Str(s.to_owned()))
             .unwrap_or(Value::Expr)
-    } else if let Ok(b) = v.cast_exact::<PyBool>() {
-        Value::Bool(b.is_true())
-    } else if v.is_instance_of::<PyInt>() {
-        v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr)
     } else if v.is_instance_of::<PyFloat>() {
         v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr)
     } else if let Ok(l) = v.cast::<PyList>() {
@@ -437,11 +442,11 @@ fn write_json(out: &mut String, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<
     if v.is_none() {
         out.push_str("null");
     } else if let Ok(s) = v.cast::<PyString>() {
-        out.push_str(&json_string(&s.to_cow()?));
+        out.push_str(&json_string(s.to_str()?));
     } else if let Ok(b) = v.cast_exact::<PyBool>() {
         out.push_str(if b.is_true() { "true" } else { "false" });
     } else if v.is_instance_of::<PyInt>() {
-        let _ = write!(out, "{}", v.str()?.to_cow()?);
+        let _ = write!(out, "{}", v.str()?.to_str()?);
     } else if v.is_instance_of::<PyFloat>() {
         let f: f64 = v.extract()?;
         if !f.is_finite() {
@@ -459,7 +464,7 @@ fn write_json(out: &mut String, v: &Bound<'_, PyAny>, depth: usize) -> PyResult<
             let k = k
                 .cast::<PyString>()
                 .map_err(|_| PyTypeError::new_err("tool call dict keys must be str"))?;
-            out.push_str(&json_string(&k.to_cow()?));
+            out.push_str(&json_string(k.to_str()?));
             out.push_str(": ");
             write_json(out, &val, depth + 1)?;
         }
@@ -578,16 +583,17 @@ impl CharIndex<'_> {
     }
 }
 
+/// The findings as a list of `Finding`; `None` when there is none.
 fn findings_list<'py>(
     py: Python<'py>,
     found: &[finding::Finding],
     text: &str,
     key_of: impl Fn(&finding::Finding) -> Option<String>,
-) -> PyResult<Py<PyList>> {
-    let list = PyList::empty(py);
+) -> PyResult<Option<Py<PyList>>> {
     if found.is_empty() {
-        return Ok(list.unbind());
+        return Ok(None);
     }
+    let list = PyList::empty(py);
     let ix = CharIndex {
         text,
         ascii: text.is_ascii(),
@@ -618,7 +624,7 @@ fn findings_list<'py>(
             fixes,
         })?;
     }
-    Ok(list.unbind())
+    Ok(Some(list.unbind()))
 }
 
 /// The shipped NetBox releases (`["4.3.3", ..., "4.6.8"]`).

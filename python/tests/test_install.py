@@ -82,3 +82,23 @@ def test_server_initialize_handshake_and_diagnostics():
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_project_metadata_as_pypi_shows_it():
+    from importlib.metadata import metadata
+
+    meta = metadata("netbox-lsp")
+    assert meta["Version"] == netbox_lsp.__version__
+    assert meta["License-Expression"] == "Apache-2.0"
+    assert meta["Requires-Python"] == ">=3.10"
+    assert "NetBox" in meta["Summary"]
+    classifiers = meta.get_all("Classifier")
+    assert "Programming Language :: Python :: 3.10" in classifiers
+    assert "Typing :: Typed" in classifiers
+    # Project URLs name the project's own documents (paths in the repository until its URL is
+    # filled in at publication, see python/pyproject.toml): each must exist.
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL"))
+    assert {"Documentation", "Python API", "Diagnostic codes", "Benchmarks"} <= set(urls)
+    for label, url in urls.items():
+        path = url.split("/blob/", 1)[1].split("/", 1)[1] if "/blob/" in url else url
+        assert (REPO / path).is_file(), f"{label}: {url}"

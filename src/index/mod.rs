@@ -12,7 +12,7 @@ pub mod instance;
 pub mod load;
 mod params;
 
-pub use params::{Params, ParamsIter};
+pub use params::{LookupSet, Params, ParamsIter, LOOKUPS};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

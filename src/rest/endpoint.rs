@@ -72,18 +72,10 @@ impl<'a> View<'a> {
     /// A relation filter (`site`, `site_id`, `tenant`, `role_id`, `tag`): present, has `__n`
     /// and none of the number or char lookups.
     pub fn is_relation(&self, name: &str) -> bool {
-        if !self.has(name) {
-            return false;
-        }
-        let mut n = false;
-        for lookup in self.ep.params.lookups(name) {
-            match lookup {
-                "n" => n = true,
-                "gte" | "ic" | "empty" => return false,
-                _ => {}
-            }
-        }
-        n
+        // The lookup set is found with the name (one hash probe, no walk over the names).
+        self.ep.params.lookup_set(name).is_some_and(|set| {
+            set.contains("n") && !["gte", "ic", "empty"].iter().any(|l| set.contains(l))
+        })
     }
 
     /// The key that takes `null` for relation `base` (`tenant` → `tenant_id`, `role_id` →
