@@ -163,7 +163,7 @@ pub(crate) const FORMS: &[Form] = &[
     Form {
         name: "code-mode get",
         callee: Callee::Bare("get"),
-        form: CallForm::GetObjects,
+        form: CallForm::CodeModeGet,
         params: &[
             "object_type",
             "filters",
@@ -180,7 +180,7 @@ pub(crate) const FORMS: &[Form] = &[
     Form {
         name: "code-mode get_by_id",
         callee: Callee::Bare("get_by_id"),
-        form: CallForm::GetObjectById,
+        form: CallForm::CodeModeGetById,
         params: &["object_type", "object_id", "fields"],
         target: TargetAt::ObjectType,
         filters: FiltersAt::Nothing,
@@ -200,7 +200,7 @@ pub(crate) const FORMS: &[Form] = &[
     Form {
         name: "code-mode search",
         callee: Callee::Bare("search"),
-        form: CallForm::SearchObjects,
+        form: CallForm::CodeModeSearch,
         params: &["query", "object_types", "limit"],
         target: TargetAt::Nothing,
         filters: FiltersAt::Nothing,
@@ -304,6 +304,9 @@ pub fn table_markdown() -> String {
             Callee::Chain(m) => format!("`<api>.<app>.<endpoint>.{m}(...)`"),
         };
         let target = match f.target {
+            TargetAt::ObjectType if f.form.is_code_mode() => {
+                "`type` (1st): `dcim.device` or path `dcim/devices`".to_string()
+            }
             TargetAt::ObjectType => "`object_type` (1st)".to_string(),
             TargetAt::Fixed(t) => format!("`{t}`"),
             TargetAt::Url(i, k) => format!("URL path (arg {}, `{k}=`)", i + 1),
