@@ -29,6 +29,9 @@ pub(crate) enum Callee {
     Function(&'static str),
     /// pynetbox `<api>.<app>.<endpoint>.<method>` or `<api>.plugins.<plugin>.<endpoint>.<method>`.
     Chain(&'static str),
+    /// Any function or method (a project's own client wrapper: `self._get`, `api_get`,
+    /// `client.request`); the target must then name a NetBox endpoint by itself.
+    Any,
 }
 
 /// Where the object type or endpoint is.
@@ -47,6 +50,11 @@ pub(crate) enum TargetAt {
     ApiPath(usize, &'static str),
     /// The pynetbox attribute chain.
     Chain,
+    /// A string literal at this positional index that names a NetBox endpoint by itself:
+    /// `/api/<app>/<endpoint>/` (with or without scheme and host) for a NetBox app, or
+    /// `<app>/<endpoint>/` for an endpoint the table of known endpoints holds (client
+    /// wrappers: `self._get("/api/dcim/devices/", params=...)`, `client.get("dcim/devices/")`).
+    WrapperPath(usize),
     /// None (searches across object types).
     Nothing,
 }
@@ -56,8 +64,13 @@ pub(crate) enum TargetAt {
 pub(crate) enum FiltersAt {
     /// The `filters` argument of the signature (positional or keyword).
     Filters,
-    /// A dict argument given by keyword (`params=`), plus the URL's own query string.
+    /// A dict argument given by keyword (`params=`), plus the URL's own query string. A name
+    /// bound to a dict literal just above in the same block is read through.
     Params(&'static str),
+    /// As [`FiltersAt::Params`], or a dict literal given right after the path
+    /// (`api_get("/api/ipam/prefixes/", {...})`) when the callee's name reads like a read
+    /// (`get`, `list`, `fetch`, `query`, `search`, `find`, `filter`).
+    ParamsOrNext(&'static str),
     /// Keyword arguments and `**dict` splats (also a `**name` bound to a dict literal just
     /// above); the first positional argument is `q`.
     Kwargs,
@@ -91,6 +104,37 @@ pub(crate) enum Guard {
     HasObjectTypes,
     /// The method argument (first positional or `method=`) is `"GET"`.
     MethodGet,
+    /// The callee's name does not read like a write (`post`, `put`, `patch`, `delete`,
+    /// `create`, `update`, `remove`): its dict would be a body, not filters.
+    NotWrite,
+}
+
+/// Words of a callee name that make it a write: its dict is a body, not filters.
+pub(crate) const WRITE_WORDS: &[&str] = &[
+    "post", "put", "patch", "delete", "create", "update", "remove", "add", "set",
+];
+
+/// Words of a callee name that make a positional dict after the path its query parameters.
+pub(crate) const READ_WORDS: &[&str] =
+    &["get", "list", "fetch", "query", "search", "find", "filter", "read"];
+
+/// True when the snake/camel-case callee `name` holds one of `words` as a word
+/// (`_api_get`, `getDevices`, `list_all`), not inside another word (`target`, `offset`).
+pub(crate) fn name_has_word(name: &str, words: &[&str]) -> bool {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for c in name.chars() {
+        if c == '_' || c == '.' {
+            parts.push(std::mem::take(&mut cur));
+        } else if c.is_ascii_uppercase() && !cur.is_empty() {
+            parts.push(std::mem::take(&mut cur));
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            cur.push(c.to_ascii_lowercase());
+        }
+    }
+    parts.push(cur);
+    parts.iter().any(|p| words.contains(&p.as_str()))
 }
 
 /// One call form.
@@ -268,6 +312,16 @@ pub(crate) const FORMS: &[Form] = &[
         guard: Guard::MethodGet,
     },
     Form {
+        name: "client wrapper, method then path",
+        callee: Callee::Any,
+        form: CallForm::Url,
+        params: &["method", "path", "params"],
+        target: TargetAt::WrapperPath(1),
+        filters: FiltersAt::Params("params"),
+        sent: Sent::Query,
+        guard: Guard::MethodGet,
+    },
+    Form {
         name: "urllib urlopen",
         callee: Callee::Function("urlopen"),
         form: CallForm::Url,
@@ -287,6 +341,16 @@ pub(crate) const FORMS: &[Form] = &[
         sent: Sent::Query,
         guard: Guard::Always,
     },
+    Form {
+        name: "client wrapper, path first",
+        callee: Callee::Any,
+        form: CallForm::Url,
+        params: &["path", "params"],
+        target: TargetAt::WrapperPath(0),
+        filters: FiltersAt::ParamsOrNext("params"),
+        sent: Sent::Query,
+        guard: Guard::NotWrite,
+    },
 ];
 
 /// The table as Markdown (`| form | spelled | object type / endpoint | filters | values sent |`),
@@ -302,6 +366,10 @@ pub fn table_markdown() -> String {
             Callee::Method(n) => format!("`<x>.{n}(...)`"),
             Callee::Function(n) => format!("`{n}(...)` / `<x>.{n}(...)`"),
             Callee::Chain(m) => format!("`<api>.<app>.<endpoint>.{m}(...)`"),
+            Callee::Any if f.guard == Guard::MethodGet => {
+                "any `<f>(\"GET\", path, ...)` / `<x>.<f>(...)`".to_string()
+            }
+            Callee::Any => "any `<f>(path, ...)` / `<x>.<f>(...)` not named like a write".to_string(),
         };
         let target = match f.target {
             TargetAt::ObjectType if f.form.is_code_mode() => {
@@ -312,11 +380,18 @@ pub fn table_markdown() -> String {
             TargetAt::Url(i, k) => format!("URL path (arg {}, `{k}=`)", i + 1),
             TargetAt::ApiPath(i, k) => format!("path under /api/ (arg {}, `{k}=`)", i + 1),
             TargetAt::Chain => "attribute chain".to_string(),
+            TargetAt::WrapperPath(i) => format!(
+                "string literal (arg {}): `/api/<app>/<endpoint>/`, or `<app>/<endpoint>/` of a known endpoint",
+                i + 1
+            ),
             TargetAt::Nothing => "none".to_string(),
         };
         let filters = match f.filters {
             FiltersAt::Filters => "`filters`".to_string(),
             FiltersAt::Params(p) => format!("`{p}=` and the URL's query"),
+            FiltersAt::ParamsOrNext(p) => format!(
+                "`{p}=` (or a dict literal after the path, for a name like `get`/`list`) and the URL's query"
+            ),
             FiltersAt::Kwargs => "keyword arguments, `**dict`".to_string(),
             FiltersAt::Nothing if matches!(f.target, TargetAt::Url(..)) => {
                 "the URL's query string, `urlencode({...})`".to_string()
@@ -361,6 +436,13 @@ pub(crate) fn object_type_shaped(s: &str) -> bool {
         && rest
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-/".contains(&b))
+}
+
+/// True when `key` (`dcim/devices`) is an endpoint of the known-endpoint table (the
+/// `netbox.netbox` collection's lookup terms, see [`super::ansible::TERMS`]): enough to trust a
+/// path written without `/api/` as NetBox's.
+pub(crate) fn known_endpoint(key: &str) -> bool {
+    super::ansible::term_of(key).is_some()
 }
 
 /// The form a tool name stands for (MCP tool names only).

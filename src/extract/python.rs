@@ -218,6 +218,7 @@ impl<'a> Cx<'a> {
             Callee::Method(n) => cx.object.is_some() && cx.name == n,
             Callee::Function(n) => cx.name == n,
             Callee::Chain(m) => cx.name == m && cx.object.is_some(),
+            Callee::Any => true,
         };
         if !spelled {
             return false;
@@ -241,6 +242,7 @@ impl<'a> Cx<'a> {
             Guard::MethodGet => arg(0, "method")
                 .and_then(|l| l.as_str())
                 .is_some_and(|(s, _)| s.eq_ignore_ascii_case("get")),
+            Guard::NotWrite => !forms::name_has_word(cx.name, forms::WRITE_WORDS),
         }
     }
 
@@ -283,20 +285,78 @@ impl<'a> Cx<'a> {
                 let Some(url) = args.node(i, kw) else {
                     return Vec::new();
                 };
+                let bound;
                 let params = match form.filters {
-                    FiltersAt::Params(p) => args.keyword(p).or_else(|| {
-                        form.params
-                            .iter()
-                            .position(|n| *n == p)
-                            .and_then(|k| args.positional.get(k))
-                            .filter(|l| l.pairs().is_some())
-                    }),
+                    FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p) => {
+                        bound = self.params_bound_above(p, cx);
+                        bound.as_ref().or_else(|| args.keyword(p)).or_else(|| {
+                            form.params
+                                .iter()
+                                .position(|n| *n == p)
+                                .and_then(|k| args.positional.get(k))
+                                .filter(|l| l.pairs().is_some())
+                        })
+                    }
                     _ => None,
                 };
                 let api_relative = matches!(form.target, TargetAt::ApiPath(..));
                 self.url_call(url, api_relative, params, cx)
             }
+            TargetAt::WrapperPath(i) => self.wrapper_call(form, i, cx),
         }
+    }
+
+    /// `params=name` where `name` is bound to a dict literal by the nearest assignment above
+    /// the call in the same block (`params = {...}` then `requests.get(url, params=params)`):
+    /// that dict, so positions and fixes land in it.
+    fn params_bound_above<'t>(&self, kw: &str, cx: &CallCx<'_, 't>) -> Option<Lit> {
+        let k = cx.args.keywords.iter().position(|k| k.0 == kw)?;
+        if cx.args.keywords[k].2.pairs().is_some() {
+            return None;
+        }
+        let node = *cx.args.keyword_nodes.get(k)?;
+        let dict = self.dict_assigned_above(node, cx.arglist)?;
+        Some(self.lit(dict, 0))
+    }
+
+    /// A client wrapper's call: a string literal at positional `i` that names a NetBox
+    /// endpoint by itself (see [`TargetAt::WrapperPath`]), its filters in `params=` or, for
+    /// [`FiltersAt::ParamsOrNext`] and a read-like name, in a dict literal right after it.
+    /// Anything else (another API's path, a detail path, a write) is no call.
+    fn wrapper_call<'t>(&self, form: &Form, i: usize, cx: &CallCx<'_, 't>) -> Vec<Site> {
+        let args = cx.args;
+        let Some(node) = args.positional_nodes.get(i).copied() else {
+            return Vec::new();
+        };
+        let plain = args.positional.get(i).and_then(|l| l.as_str());
+        let named = match plain {
+            Some((path, _)) => node.kind() == "string" && wrapper_path(path),
+            // An f-string or concatenation: its literal text must hold `/api/<app>/`.
+            None => {
+                matches!(
+                    node.kind(),
+                    "string" | "binary_operator" | "concatenated_string"
+                ) && api_app_in(self.text(node))
+            }
+        };
+        if !named {
+            return Vec::new();
+        }
+        let bound;
+        let params = match form.filters {
+            FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p) => {
+                bound = self.params_bound_above(p, cx);
+                bound.as_ref().or_else(|| args.keyword(p)).or_else(|| {
+                    let next = args.positional.get(i + 1).filter(|l| l.pairs().is_some());
+                    next.filter(|_| {
+                        matches!(form.filters, FiltersAt::ParamsOrNext(_))
+                            && forms::name_has_word(cx.name, forms::READ_WORDS)
+                    })
+                })
+            }
+            _ => None,
+        };
+        self.url_call(node, plain.is_some(), params, cx)
     }
 
     /// Positional and keyword arguments named after the signature `names`.
@@ -1069,6 +1129,44 @@ struct CallCx<'c, 't> {
     call_range: Range<usize>,
     args: &'c Args<'t>,
     names: &'c HashMap<&'c str, Node<'t>>,
+}
+
+/// True when a wrapper's path literal names a NetBox endpoint by itself: `/api/<app>/...`
+/// (also after a scheme and host) for a NetBox app or `plugins`, or `<app>/<endpoint>/` (with
+/// or without a leading `/`) of a known endpoint. A query string may follow.
+fn wrapper_path(path: &str) -> bool {
+    let path = path.split('?').next().unwrap_or("");
+    let key_of = |rest: &str| {
+        let rest = rest.trim_matches('/');
+        let mut it = rest.splitn(3, '/');
+        let (app, ep) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+        (app.to_string(), format!("{app}/{ep}"))
+    };
+    if let Some(at) = path.find("/api/") {
+        let before = &path[..at];
+        // Only the host may come before `/api/` (`https://nb.example.com/api/...`).
+        let host_only = match before.split_once("://") {
+            Some((_, host)) => !host.contains('/'),
+            None => before.is_empty(),
+        };
+        if !host_only {
+            return false;
+        }
+        let (app, _) = key_of(&path[at + 5..]);
+        return APPS.contains(&app.as_str()) || app == "plugins";
+    }
+    let rel = path.strip_prefix("api/").unwrap_or(path);
+    let (app, key) = key_of(rel);
+    APPS.contains(&app.as_str()) && forms::known_endpoint(&key)
+}
+
+/// True when `src` holds `/api/<app>/` for a NetBox app or `/api/plugins/`.
+fn api_app_in(src: &str) -> bool {
+    src.match_indices("/api/").any(|(at, _)| {
+        let rest = &src[at + 5..];
+        let app = rest.split('/').next().unwrap_or("");
+        rest.len() > app.len() && (APPS.contains(&app) || app == "plugins")
+    })
 }
 
 /// A piece of a URL expression.
