@@ -219,6 +219,11 @@ impl<'a> Cx<'a> {
             Callee::Function(n) => cx.name == n,
             Callee::Chain(m) => cx.name == m && cx.object.is_some(),
             Callee::Any => true,
+            // Other hosts' forms (read by `ansible`, `curl`, `text`).
+            Callee::Lookup { .. }
+            | Callee::InventoryPlugin(_)
+            | Callee::Command { .. }
+            | Callee::Url => false,
         };
         if !spelled {
             return false;
@@ -303,6 +308,10 @@ impl<'a> Cx<'a> {
                 self.url_call(url, api_relative, params, cx)
             }
             TargetAt::WrapperPath(i) => self.wrapper_call(form, i, cx),
+            TargetAt::Terms { .. }
+            | TargetAt::Both(..)
+            | TargetAt::UrlWord { .. }
+            | TargetAt::UrlPath => Vec::new(),
         }
     }
 
