@@ -1142,7 +1142,9 @@ struct CallCx<'c, 't> {
 
 /// True when a wrapper's path literal names a NetBox endpoint by itself: `/api/<app>/...`
 /// (also after a scheme and host) for a NetBox app or `plugins`, or `<app>/<endpoint>/` (with
-/// or without a leading `/`) of a known endpoint. A query string may follow.
+/// or without a leading `/`) of a known endpoint. Apps whose names other APIs use too
+/// (`users`, `core`, `extras`: `/api/users/profile`) need a known endpoint in both spellings.
+/// A query string may follow.
 fn wrapper_path(path: &str) -> bool {
     let path = path.split('?').next().unwrap_or("");
     let key_of = |rest: &str| {
@@ -1161,20 +1163,28 @@ fn wrapper_path(path: &str) -> bool {
         if !host_only {
             return false;
         }
-        let (app, _) = key_of(&path[at + 5..]);
-        return APPS.contains(&app.as_str()) || app == "plugins";
+        let (app, key) = key_of(&path[at + 5..]);
+        let generic = matches!(app.as_str(), "users" | "core" | "extras");
+        return app == "plugins"
+            || APPS.contains(&app.as_str()) && (!generic || forms::known_endpoint(&key));
     }
     let rel = path.strip_prefix("api/").unwrap_or(path);
     let (app, key) = key_of(rel);
     APPS.contains(&app.as_str()) && forms::known_endpoint(&key)
 }
 
-/// True when `src` holds `/api/<app>/` for a NetBox app or `/api/plugins/`.
+/// True when `src` holds `/api/<app>/` for a NetBox app or `/api/plugins/` (an app other APIs
+/// use too, `users`, `core`, `extras`, with a known endpoint: see [`wrapper_path`]).
 fn api_app_in(src: &str) -> bool {
     src.match_indices("/api/").any(|(at, _)| {
         let rest = &src[at + 5..];
-        let app = rest.split('/').next().unwrap_or("");
-        rest.len() > app.len() && (APPS.contains(&app) || app == "plugins")
+        let mut it = rest.split('/');
+        let (app, ep) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+        let generic = matches!(app, "users" | "core" | "extras");
+        rest.len() > app.len()
+            && (app == "plugins"
+                || APPS.contains(&app)
+                    && (!generic || forms::known_endpoint(&format!("{app}/{ep}"))))
     })
 }
 
