@@ -524,10 +524,34 @@ impl<'a> Cx<'a> {
                     let right = a.child_by_field_name("right")?;
                     return (right.kind() == "dictionary").then_some(right);
                 }
+            } else if self.assigns(s, want) {
+                // Rebound inside an `if`/`for`/`try` between the dict and the call: which
+                // dict is sent is known only at run time.
+                return None;
             }
             prev = s.prev_named_sibling();
         }
         None
+    }
+
+    /// True when statement `s` binds identifier `want` anywhere inside (`want = ...`,
+    /// `want += ...`, `for want in ...`).
+    fn assigns(&self, s: Node, want: &str) -> bool {
+        if !self.text(s).contains(want) {
+            return false;
+        }
+        let mut found = false;
+        for_each_node(s, |n| {
+            let left = match n.kind() {
+                "assignment" | "augmented_assignment" => n.child_by_field_name("left"),
+                "for_statement" => n.child_by_field_name("left"),
+                _ => None,
+            };
+            if left.is_some_and(|l| l.kind() == "identifier" && self.text(l) == want) {
+                found = true;
+            }
+        });
+        found
     }
 
     /// A REST call through an HTTP client: the endpoint path in the URL `url` (a string, an
