@@ -138,3 +138,74 @@ fn completion_and_hover_read_the_cell_under_the_cursor() {
     let out = text.find("device_role=\\\"x\\\")\\n").unwrap();
     assert!(context::at(&text, out + 3, HostKind::Notebook).is_none());
 }
+
+/// Issue 11 gap: cells whose JSON strings hold `\uXXXX` escapes (non-ASCII, surrogate pairs)
+/// are read; every finding lands on the JSON text of its name (escapes included, never inside
+/// one), and the fixes keep the notebook valid JSON with the same decoded text elsewhere.
+#[test]
+fn cells_with_unicode_escapes_are_read_and_fixed_as_json() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/notebook/escapes.ipynb");
+    let text = std::fs::read_to_string(p).unwrap();
+    assert!(text.contains("\\ud83d\\ude00") && text.contains("\\u00e9"));
+    let fs = findings(&text);
+    let got = summary(&text, &fs);
+    for (code, t) in [
+        // Markdown cell, after `R\u00e9seau \ud83d\ude00` on an earlier line.
+        ("unknown-filter", "device_role"),
+        // Code cell: pynetbox after a comment line of escapes; `actve` after them.
+        ("invalid-choice", "\"actve\\\""),
+        // Code cell: a key that is itself an escape (`n\u00e4me`).
+        ("unknown-filter", "n\\u00e4me"),
+    ] {
+        assert!(
+            got.iter().any(|(c, _, x)| c == code && x == t),
+            "missing {code} on {t}: {got:?}"
+        );
+    }
+    let roles = got
+        .iter()
+        .filter(|(c, _, x)| c == "unknown-filter" && x == "device_role")
+        .count();
+    assert_eq!(roles, 3, "{got:?}");
+    // No range starts or ends inside an escape.
+    for f in &fs {
+        for at in [f.range.start, f.range.end] {
+            let before = &text[at.saturating_sub(5)..at];
+            assert!(
+                !before.contains("\\u") || before.ends_with('"'),
+                "{f:?} cuts an escape"
+            );
+        }
+    }
+    let edits: Vec<(Range<usize>, String)> = fs
+        .iter()
+        .flat_map(|f| f.fixes.iter().take(1))
+        .flat_map(|fix| {
+            fix.edits
+                .iter()
+                .map(|e| (e.range.clone(), e.new_text.clone()))
+        })
+        .collect();
+    let fixed = apply(&text, &edits);
+    let json: serde_json::Value = serde_json::from_str(&fixed).expect("valid JSON after the fixes");
+    let code = json["cells"][1]["source"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect::<String>();
+    assert!(
+        code.contains("# r\u{e9}seau \u{1f600} \u{2014}")
+            // The slug suggestion replaced a value made of escapes as a whole.
+            && code.contains("filter(role=\"leaf\", site=\"z-rich\")")
+            && code.contains("status=\"active\", name=\"Z\u{fc}rich\""),
+        "{code}"
+    );
+    let again = summary(&fixed, &findings(&fixed));
+    assert!(
+        again
+            .iter()
+            .all(|(c, _, x)| c != "invalid-choice" && x != "device_role"),
+        "{again:?}"
+    );
+}

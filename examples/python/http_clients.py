@@ -46,6 +46,31 @@ async def planned_sites():
         return await client.get("/api/dcim/sites/", params={"status": "planned"})
 
 
+def active_prefixes(vrf_id):
+    # Wrong: `vrf_id__in` is no NetBox lookup; the dict is read where `params=` names it.
+    params = {"vrf_id__in": vrf_id, "status": "active"}
+    requests.get(f"{API_URL}/ipam/prefixes/", params=params)
+    # Right.
+    params = {"vrf_id": vrf_id, "status": "active"}
+    return requests.get(f"{API_URL}/ipam/prefixes/", params=params)
+
+
+class NetBoxClient:
+    """A project's own client wrapper: the path names the endpoint, `params=` the filters."""
+
+    def _request(self, method, path, params=None):
+        return requests.request(method, NETBOX_URL + path, params=params, headers=HEADERS)
+
+    def _get(self, path, params=None):
+        return self._request("GET", path, params=params)
+
+    def leaves(self):
+        # Wrong: the 3.x role filter is ignored on 4.x.
+        self._get("/api/dcim/devices/", params={"device_role": "leaf"})
+        # Right.
+        return self._get("/api/dcim/devices/", params={"role": "leaf"})
+
+
 def racks(site):
     # Wrong: `site_slug` is no filter of racks; the slug goes to `site`.
     urlopen(f"{API_URL}/dcim/racks/?" + urlencode({"site_slug": site}))
@@ -62,4 +87,6 @@ def code_mode(get, changelogs):
     # Wrong: `device_role` was renamed `role` in NetBox 4.0.
     get("dcim.device", filters={"device_role": "leaf"}, fields=["name"])
     # Right.
-    return get("dcim.device", filters={"role": "leaf"}, fields=["name"])
+    get("dcim.device", filters={"role": "leaf"}, fields=["name"])
+    # Right: code mode also resolves the path form to the endpoint.
+    return get("dcim/interfaces", filters={"device_id": 1, "enabled": True})

@@ -1,9 +1,12 @@
 //! The Ansible forms of the `netbox.netbox` collection (source: netbox-community/ansible_modules
 //! 3.22.0, `plugins/lookup/nb_lookup.py` and `plugins/inventory/nb_inventory.py`).
 //!
+//! The spellings (call names, plugin names, keywords, inventory keys and targets) are rows of
+//! the call-form table (`forms::NB_LOOKUP`, the `nb_inventory` rows); this module reads them.
+//!
 //! **Lookup.** `query('netbox.netbox.nb_lookup', 'devices', api_filter='role=leaf site=dc1')`,
 //! also `lookup(...)` / `q(...)` and the short name `nb_lookup`, in Jinja inside YAML values
-//! and in `.j2` templates. As data for the shared call-form table:
+//! and in `.j2` templates:
 //! - endpoint: every positional argument after the plugin name is a *term* in the collection's
 //!   own names (`devices`, `ip-addresses`, `virtualization-interfaces`), mapped to its REST
 //!   endpoint by [`TERMS`] (the plugin's `get_endpoint` table); with `plugin='bgp'` a term is
@@ -25,6 +28,7 @@
 
 use std::ops::Range;
 
+use super::forms::{self, Callee, FiltersAt, TargetAt};
 use super::lit::{Lit, LitKind};
 use super::{is_placeholder, CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 
@@ -176,26 +180,38 @@ struct Arg {
 /// fence); ranges mapped to the host through `map`.
 pub fn lookups(text: &str, map: &OffsetMap) -> Vec<Site> {
     let mut out = Vec::new();
-    if !text.contains("nb_lookup") {
+    // The spellings are the call-form table's row.
+    let Callee::Lookup {
+        calls: names,
+        plugins,
+    } = forms::NB_LOOKUP.callee
+    else {
+        return out;
+    };
+    // Every plugin name ends with the shortest one (`nb_lookup`): find that, then the literal.
+    let Some(short) = plugins.iter().min_by_key(|p| p.len()) else {
+        return out;
+    };
+    if !text.contains(short) {
         return out;
     }
     let b = text.as_bytes();
-    for (at, _) in text.match_indices("nb_lookup") {
+    for (at, _) in text.match_indices(short) {
         // The plugin name is a string literal: `'netbox.netbox.nb_lookup'` or `'nb_lookup'`.
-        let Some(&q) = b.get(at + "nb_lookup".len()) else {
+        let end = at + short.len();
+        let Some(&q) = b.get(end) else {
             continue;
         };
         if q != b'\'' && q != b'"' {
             continue;
         }
-        let mut open = at;
-        if text[..at].ends_with("netbox.netbox.") {
-            open -= "netbox.netbox.".len();
-        }
-        if open == 0 || b[open - 1] != q {
+        let lit_start = plugins.iter().find_map(|p| {
+            let open = end.checked_sub(p.len())?;
+            (text[..end].ends_with(p) && open > 0 && b[open - 1] == q).then(|| open - 1)
+        });
+        let Some(lit_start) = lit_start else {
             continue;
-        }
-        let lit_start = open - 1;
+        };
         let before = text[..lit_start].trim_end();
         let Some(call_head) = before.strip_suffix('(') else {
             continue;
@@ -207,7 +223,7 @@ pub fn lookups(text: &str, map: &OffsetMap) -> Vec<Site> {
             .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
             .count();
         let name_start = call_head.len() - name_len;
-        if !matches!(&call_head[name_start..], "query" | "lookup" | "q") {
+        if !names.contains(&&call_head[name_start..]) {
             continue;
         }
         let paren = before.len() - 1;
@@ -223,8 +239,12 @@ pub fn lookups(text: &str, map: &OffsetMap) -> Vec<Site> {
 fn calls(text: &str, call: Range<usize>, args: &[Arg], map: &OffsetMap) -> Vec<Site> {
     let positional: Vec<&Arg> = args.iter().filter(|a| a.name.is_none()).collect();
     let keyword = |n: &str| args.iter().find(|a| a.name.as_deref() == Some(n));
-    let plugin = keyword("plugin").and_then(|a| string(text, &a.expr).map(|(s, _, _)| s));
-    let (filters, filters_range) = match keyword("api_filter") {
+    let (plugin_kw, filters_kw) = match (forms::NB_LOOKUP.target, forms::NB_LOOKUP.filters) {
+        (TargetAt::Terms { plugin_kw }, FiltersAt::Words(k)) => (plugin_kw, k),
+        _ => return Vec::new(),
+    };
+    let plugin = keyword(plugin_kw).and_then(|a| string(text, &a.expr).map(|(s, _, _)| s));
+    let (filters, filters_range) = match keyword(filters_kw) {
         Some(a) => api_filter(text, &a.expr, map),
         None => (Vec::new(), None),
     };
@@ -459,9 +479,9 @@ fn api_filter(
     (out, Some(map.range_to_host(content)))
 }
 
-/// The inventory plugin names `plugin:` may hold.
+/// The inventory plugin names `plugin:` may hold (the call-form table's rows).
 fn is_inventory_plugin(name: &str) -> bool {
-    matches!(name.trim(), "netbox.netbox.nb_inventory" | "nb_inventory")
+    forms::inventory_rows().any(|(names, ..)| names.contains(&name.trim()))
 }
 
 /// The `nb_inventory` filter lists of a YAML document tree: one call per list present.
@@ -469,23 +489,7 @@ pub(crate) fn inventory(root: &Lit, out: &mut Vec<Site>) {
     let Some(doc) = find_inventory(root, 0) else {
         return;
     };
-    for (key, form, target) in [
-        (
-            "query_filters",
-            CallForm::InventoryBoth,
-            "/api/dcim/devices/",
-        ),
-        (
-            "device_query_filters",
-            CallForm::Inventory,
-            "/api/dcim/devices/",
-        ),
-        (
-            "vm_query_filters",
-            CallForm::Inventory,
-            "/api/virtualization/virtual-machines/",
-        ),
-    ] {
+    for (_, key, form, target) in forms::inventory_rows() {
         let Some(pair) = doc.get(key) else {
             continue;
         };

@@ -4,7 +4,8 @@
 //! argument to the URL's query string, joined with `&` (curl(1), `-G, --get`); without it the
 //! data is a POST body and no filter at all, so such a command is not a filter call.
 //!
-//! The call form, as data for the shared call-form table:
+//! The spellings (command name, `-G` options, data options) are the call-form table's row
+//! `forms::CURL_GET`; this module reads them. The call form:
 //! - endpoint: the URL argument (`/api/<app>/<model>/`, with or without scheme and host);
 //! - filters: the URL's own query pairs, then each data argument in order;
 //! - values: `-d`/`--data*` text is sent as written (percent-encoded by the writer), so it is read
@@ -17,6 +18,7 @@
 
 use std::ops::Range;
 
+use super::forms;
 use super::text::{list_path_end, pairs, url_call};
 use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 use crate::finding::Finding;
@@ -67,14 +69,44 @@ const TAKES_ARG: &[&str] = &[
     "--proxy-user",
 ];
 
-/// Data options: the next word is appended to the query string under `-G`.
-const DATA: &[&str] = &[
-    "-d",
-    "--data",
-    "--data-ascii",
-    "--data-binary",
-    "--data-raw",
-];
+/// The command's spellings, from the call-form table's row ([`forms::CURL_GET`]): its name,
+/// the options that make data a query string, the data options (the next word is appended
+/// to the query string) and the options whose value curl percent-encodes.
+struct Spelling {
+    name: &'static str,
+    get: &'static [&'static str],
+    data: &'static [&'static str],
+    urlencode: &'static [&'static str],
+    url_option: &'static str,
+}
+
+fn spelling() -> Option<Spelling> {
+    let f = forms::CURL_GET;
+    match (f.callee, f.filters, f.target) {
+        (
+            forms::Callee::Command { name, get },
+            forms::FiltersAt::Data { data, urlencode },
+            forms::TargetAt::UrlWord { url_option },
+        ) => Some(Spelling {
+            name,
+            get,
+            data,
+            urlencode,
+            url_option,
+        }),
+        _ => None,
+    }
+}
+
+/// The short flag letter of a `-X` option (`-G` → `G`).
+fn short_letter(options: &[&str]) -> Option<char> {
+    options.iter().find_map(|o| {
+        let c = o.strip_prefix('-').filter(|r| !r.starts_with('-'))?;
+        let mut it = c.chars();
+        let l = it.next()?;
+        it.next().is_none().then_some(l)
+    })
+}
 
 /// One shell word: its text with quotes removed, and where that text lies in the input.
 #[derive(Debug, Clone)]
@@ -91,17 +123,21 @@ struct Word {
 /// Sites of the curl `-G` commands in `text`; ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     let mut out = Vec::new();
+    let Some(sp) = spelling() else {
+        return out;
+    };
     let bytes = text.as_bytes();
-    for (at, _) in text.match_indices("curl") {
+    let n = sp.name.len();
+    for (at, _) in text.match_indices(sp.name) {
         let before_ok = at == 0 || b" \t\n;|&(`$\"'".contains(&bytes[at - 1]);
         let after_ok = bytes
-            .get(at + 4)
+            .get(at + n)
             .is_some_and(|b| *b == b' ' || *b == b'\t' || *b == b'\\');
         if !before_ok || !after_ok {
             continue;
         }
-        let words = words(text, at + 4);
-        if let Some(call) = command(text, &words, map) {
+        let words = words(text, at + n);
+        if let Some(call) = command(text, &words, map, &sp) {
             out.push(Site::Rest(call));
         }
     }
@@ -205,7 +241,9 @@ fn words(text: &str, from: usize) -> Vec<Word> {
 
 /// The filter call of one curl command (its words after `curl`), when it has `-G` and a
 /// NetBox list endpoint URL. Its range is the URL's.
-fn command(text: &str, words: &[Word], map: &OffsetMap) -> Option<RestCall> {
+fn command(text: &str, words: &[Word], map: &OffsetMap, sp: &Spelling) -> Option<RestCall> {
+    let get_letter = short_letter(sp.get).unwrap_or('G');
+    let data_letter = short_letter(sp.data).unwrap_or('d');
     let mut get = false;
     let mut url: Option<&Word> = None;
     let mut data: Vec<(&Word, bool)> = Vec::new();
@@ -214,14 +252,14 @@ fn command(text: &str, words: &[Word], map: &OffsetMap) -> Option<RestCall> {
         let w = &words[i];
         let t = w.text.as_str();
         let next = words.get(i + 1);
-        if t == "--get" || t == "-G" {
+        if sp.get.contains(&t) {
             get = true;
-        } else if DATA.contains(&t) || t == "--data-urlencode" {
+        } else if sp.data.contains(&t) || sp.urlencode.contains(&t) {
             if let Some(n) = next {
-                data.push((n, t == "--data-urlencode"));
+                data.push((n, sp.urlencode.contains(&t)));
             }
             i += 1;
-        } else if t == "--url" {
+        } else if t == sp.url_option {
             url = url.or(next);
             i += 1;
         } else if TAKES_ARG.contains(&t) {
@@ -229,8 +267,8 @@ fn command(text: &str, words: &[Word], map: &OffsetMap) -> Option<RestCall> {
         } else if let Some(flags) = t.strip_prefix('-').filter(|f| !f.starts_with('-')) {
             // A bundle of short flags (`-sG`, `-Gd`): `G` sets --get; a trailing `d` takes the
             // next word, `-dkey=v` carries it.
-            if let Some(pos) = flags.find('d') {
-                get |= flags[..pos].contains('G');
+            if let Some(pos) = flags.find(data_letter) {
+                get |= flags[..pos].contains(get_letter);
                 if pos + 1 == flags.len() {
                     if let Some(n) = next {
                         data.push((n, false));
@@ -239,7 +277,7 @@ fn command(text: &str, words: &[Word], map: &OffsetMap) -> Option<RestCall> {
                 }
                 // `-dk=v` (data attached) is left unread: rare, and its range differs.
             } else {
-                get |= flags.contains('G');
+                get |= flags.contains(get_letter);
                 let last = flags.chars().last().map(|c| format!("-{c}"));
                 if last.is_some_and(|l| TAKES_ARG.contains(&l.as_str())) {
                     i += 1;
@@ -353,15 +391,15 @@ fn keeps_urlencode(text: &str, call: &RestCall, edit: &Range<usize>, new_text: &
 fn after_urlencode(text: &str, at: usize) -> bool {
     let before = text.get(..at).unwrap_or("");
     let word_start = before.rfind([' ', '\t', '\n']).map_or(0, |i| i + 1);
-    before[..word_start]
-        .trim_end_matches([' ', '\t', '\n', '\\'])
-        .ends_with("--data-urlencode")
+    let option = before[..word_start].trim_end_matches([' ', '\t', '\n', '\\']);
+    spelling().is_some_and(|sp| sp.urlencode.iter().any(|o| option.ends_with(o)))
 }
 
 /// Drops the fixes of `findings` (from checking `call`) that would break a `--data-urlencode`
 /// argument (see [`keeps_urlencode`]). `text` is the host text the ranges point into.
 pub fn guard_fixes(text: &str, call: &RestCall, findings: &mut [Finding]) {
-    if call.form != CallForm::Url || !text.contains("--data-urlencode") {
+    let encoding = spelling().is_some_and(|sp| sp.urlencode.iter().any(|o| text.contains(o)));
+    if call.form != CallForm::Url || !encoding {
         return;
     }
     guard_fixes_in(text, call, findings);

@@ -15,6 +15,24 @@
 
 use super::CallForm;
 
+/// The host language a form is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Host {
+    /// Python: `.py` files, notebooks' code cells, Python fences and inline code of Markdown,
+    /// calls in prompts and other text.
+    Python,
+    /// Python, and the tool-call objects of JSON and YAML (`{"name": ..., "arguments": ...}`).
+    PythonAndToolCalls,
+    /// Jinja expressions, in YAML values (playbooks) and in templates (`.j2`).
+    Jinja,
+    /// A YAML document (an Ansible inventory source).
+    Yaml,
+    /// A shell command line: scripts, shell fences of Markdown, text.
+    Shell,
+    /// Any text: prose, strings, comments, command lines.
+    Text,
+}
+
 /// How the call is spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Callee {
@@ -29,6 +47,25 @@ pub(crate) enum Callee {
     Function(&'static str),
     /// pynetbox `<api>.<app>.<endpoint>.<method>` or `<api>.plugins.<plugin>.<endpoint>.<method>`.
     Chain(&'static str),
+    /// Any function or method (a project's own client wrapper: `self._get`, `api_get`,
+    /// `client.request`); the target must then name a NetBox endpoint by itself.
+    Any,
+    /// A Jinja call of an Ansible lookup plugin: one of `calls` whose first argument is a
+    /// string literal holding one of `plugins` (`query('netbox.netbox.nb_lookup', ...)`).
+    Lookup {
+        calls: &'static [&'static str],
+        plugins: &'static [&'static str],
+    },
+    /// A YAML mapping whose `plugin:` is one of these names (an Ansible inventory source).
+    InventoryPlugin(&'static [&'static str]),
+    /// A shell command `name`, sending its data as a query string with one of the `get`
+    /// options (`curl -G`).
+    Command {
+        name: &'static str,
+        get: &'static [&'static str],
+    },
+    /// A REST URL `/api/<app>/<endpoint>/?<query>` anywhere in the text.
+    Url,
 }
 
 /// Where the object type or endpoint is.
@@ -47,8 +84,23 @@ pub(crate) enum TargetAt {
     ApiPath(usize, &'static str),
     /// The pynetbox attribute chain.
     Chain,
+    /// A string literal at this positional index that names a NetBox endpoint by itself:
+    /// `/api/<app>/<endpoint>/` (with or without scheme and host) for a NetBox app, or
+    /// `<app>/<endpoint>/` for an endpoint the table of known endpoints holds (client
+    /// wrappers: `self._get("/api/dcim/devices/", params=...)`, `client.get("dcim/devices/")`).
+    WrapperPath(usize),
     /// None (searches across object types).
     Nothing,
+    /// Ansible lookup terms: every positional argument after the plugin name, in the
+    /// collection's own endpoint names (`devices`, `ip-addresses`; see
+    /// [`super::ansible::TERMS`]); with keyword `plugin_kw` a plugin's endpoint.
+    Terms { plugin_kw: &'static str },
+    /// Two fixed endpoints, both sent the same filters (the call's target is the first).
+    Both(&'static str, &'static str),
+    /// The command's URL word (the one holding `/api/`, or the argument of `url_option`).
+    UrlWord { url_option: &'static str },
+    /// The URL's own path.
+    UrlPath,
 }
 
 /// Where the filters are.
@@ -56,13 +108,31 @@ pub(crate) enum TargetAt {
 pub(crate) enum FiltersAt {
     /// The `filters` argument of the signature (positional or keyword).
     Filters,
-    /// A dict argument given by keyword (`params=`), plus the URL's own query string.
+    /// A dict argument given by keyword (`params=`), plus the URL's own query string. A name
+    /// bound to a dict literal just above in the same block is read through.
     Params(&'static str),
+    /// As [`FiltersAt::Params`], or a dict literal given right after the path
+    /// (`api_get("/api/ipam/prefixes/", {...})`) when the callee's name reads like a read
+    /// (`get`, `list`, `fetch`, `query`, `search`, `find`, `filter`).
+    ParamsOrNext(&'static str),
     /// Keyword arguments and `**dict` splats (also a `**name` bound to a dict literal just
     /// above); the first positional argument is `q`.
     Kwargs,
     /// None.
     Nothing,
+    /// A keyword argument holding a string of space-separated `k=v` words (Ansible
+    /// `split_args` + `parse_kv`: a value may be quoted, `name="core 1"`).
+    Words(&'static str),
+    /// This key of the YAML document: a list of one-key mappings (`- status: active`).
+    YamlList(&'static str),
+    /// The URL's query string, then the argument of each `data` option (`k=v&k=v` pairs as
+    /// written) and of each `urlencode` option (`k=content`, content encoded by the command).
+    Data {
+        data: &'static [&'static str],
+        urlencode: &'static [&'static str],
+    },
+    /// The URL's query string (`?k=v&k=v`).
+    Query,
 }
 
 /// How values reach NetBox.
@@ -76,6 +146,17 @@ pub(crate) enum Sent {
     /// An HTTP client's query parameters: lists become repeated keys (requests, httpx,
     /// aiohttp, `urlencode(..., doseq=True)`), `None` drops the key (requests, httpx).
     Query,
+    /// Ansible `api_filter`: every value a string; a repeated key becomes a list, sent by
+    /// pynetbox as repeated keys ([`super::Syntax::ApiFilter`]).
+    ApiFilter,
+    /// nb_inventory: each entry url-encoded as Python's `str()` of its YAML value (`true` →
+    /// `True`), repeated entries as repeated keys; a key that is no query parameter of the
+    /// endpoint is dropped by the plugin with a warning.
+    Inventory,
+    /// As written: query pairs as they stand in the URL (percent-encoded by the writer), a
+    /// repeated key a list (curl `--data-urlencode` values are encoded by curl: see
+    /// [`FiltersAt::Data`]).
+    Written,
 }
 
 /// Extra condition a match must meet, for names too common to trust alone.
@@ -91,6 +172,38 @@ pub(crate) enum Guard {
     HasObjectTypes,
     /// The method argument (first positional or `method=`) is `"GET"`.
     MethodGet,
+    /// The callee's name does not read like a write (`post`, `put`, `patch`, `delete`,
+    /// `create`, `update`, `remove`): its dict would be a body, not filters.
+    NotWrite,
+}
+
+/// Words of a callee name that make it a write: its dict is a body, not filters.
+pub(crate) const WRITE_WORDS: &[&str] = &[
+    "post", "put", "patch", "delete", "create", "update", "remove", "add", "set",
+];
+
+/// Words of a callee name that make a positional dict after the path its query parameters.
+pub(crate) const READ_WORDS: &[&str] = &[
+    "get", "list", "fetch", "query", "search", "find", "filter", "read",
+];
+
+/// True when the snake/camel-case callee `name` holds one of `words` as a word
+/// (`_api_get`, `getDevices`, `list_all`), not inside another word (`target`, `offset`).
+pub(crate) fn name_has_word(name: &str, words: &[&str]) -> bool {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for c in name.chars() {
+        if c == '_' || c == '.' {
+            parts.push(std::mem::take(&mut cur));
+        } else if c.is_ascii_uppercase() && !cur.is_empty() {
+            parts.push(std::mem::take(&mut cur));
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            cur.push(c.to_ascii_lowercase());
+        }
+    }
+    parts.push(cur);
+    parts.iter().any(|p| words.contains(&p.as_str()))
 }
 
 /// One call form.
@@ -98,6 +211,7 @@ pub(crate) enum Guard {
 pub(crate) struct Form {
     /// Short name, for tests and docs (`requests`, `code-mode get`).
     pub name: &'static str,
+    pub host: Host,
     pub callee: Callee,
     pub form: CallForm,
     /// Positional parameter names, in order (the signature).
@@ -122,6 +236,7 @@ const GET_OBJECTS: &[&str] = &[
 pub(crate) const FORMS: &[Form] = &[
     Form {
         name: "MCP netbox_get_objects",
+        host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_get_objects"]),
         form: CallForm::GetObjects,
         params: GET_OBJECTS,
@@ -132,6 +247,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "MCP netbox_get_changelogs",
+        host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_get_changelogs"]),
         form: CallForm::GetChangelogs,
         params: &["filters"],
@@ -142,6 +258,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "MCP netbox_get_object_by_id",
+        host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_get_object_by_id"]),
         form: CallForm::GetObjectById,
         params: &["object_type", "object_id", "fields", "brief"],
@@ -152,6 +269,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "MCP netbox_search_objects",
+        host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_search_objects"]),
         form: CallForm::SearchObjects,
         params: &["query", "object_types", "fields", "limit"],
@@ -162,8 +280,9 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "code-mode get",
+        host: Host::Python,
         callee: Callee::Bare("get"),
-        form: CallForm::GetObjects,
+        form: CallForm::CodeModeGet,
         params: &[
             "object_type",
             "filters",
@@ -179,8 +298,9 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "code-mode get_by_id",
+        host: Host::Python,
         callee: Callee::Bare("get_by_id"),
-        form: CallForm::GetObjectById,
+        form: CallForm::CodeModeGetById,
         params: &["object_type", "object_id", "fields"],
         target: TargetAt::ObjectType,
         filters: FiltersAt::Nothing,
@@ -189,6 +309,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "code-mode changelogs",
+        host: Host::Python,
         callee: Callee::Bare("changelogs"),
         form: CallForm::GetChangelogs,
         params: &["filters", "limit", "offset"],
@@ -199,8 +320,9 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "code-mode search",
+        host: Host::Python,
         callee: Callee::Bare("search"),
-        form: CallForm::SearchObjects,
+        form: CallForm::CodeModeSearch,
         params: &["query", "object_types", "limit"],
         target: TargetAt::Nothing,
         filters: FiltersAt::Nothing,
@@ -209,6 +331,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "code-mode api",
+        host: Host::Python,
         callee: Callee::Bare("api"),
         form: CallForm::Url,
         params: &["method", "endpoint", "params", "data"],
@@ -219,6 +342,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "pynetbox filter",
+        host: Host::Python,
         callee: Callee::Chain("filter"),
         form: CallForm::Pynetbox,
         params: &["q"],
@@ -229,6 +353,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "pynetbox count",
+        host: Host::Python,
         callee: Callee::Chain("count"),
         form: CallForm::Pynetbox,
         params: &["q"],
@@ -239,6 +364,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "pynetbox get",
+        host: Host::Python,
         callee: Callee::Chain("get"),
         form: CallForm::Pynetbox,
         params: &["id"],
@@ -249,6 +375,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "HTTP get (requests, httpx, aiohttp, Session, Client, AsyncClient)",
+        host: Host::Python,
         callee: Callee::Method("get"),
         form: CallForm::Url,
         params: &["url", "params"],
@@ -259,6 +386,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "HTTP request(\"GET\", ...) (requests, httpx, aiohttp)",
+        host: Host::Python,
         callee: Callee::Method("request"),
         form: CallForm::Url,
         params: &["method", "url", "params"],
@@ -268,7 +396,19 @@ pub(crate) const FORMS: &[Form] = &[
         guard: Guard::MethodGet,
     },
     Form {
+        name: "client wrapper, method then path",
+        host: Host::Python,
+        callee: Callee::Any,
+        form: CallForm::Url,
+        params: &["method", "path", "params"],
+        target: TargetAt::WrapperPath(1),
+        filters: FiltersAt::Params("params"),
+        sent: Sent::Query,
+        guard: Guard::MethodGet,
+    },
+    Form {
         name: "urllib urlopen",
+        host: Host::Python,
         callee: Callee::Function("urlopen"),
         form: CallForm::Url,
         params: &["url"],
@@ -279,6 +419,7 @@ pub(crate) const FORMS: &[Form] = &[
     },
     Form {
         name: "urllib Request",
+        host: Host::Python,
         callee: Callee::Function("Request"),
         form: CallForm::Url,
         params: &["url"],
@@ -287,34 +428,217 @@ pub(crate) const FORMS: &[Form] = &[
         sent: Sent::Query,
         guard: Guard::Always,
     },
+    Form {
+        name: "client wrapper, path first",
+        host: Host::Python,
+        callee: Callee::Any,
+        form: CallForm::Url,
+        params: &["path", "params"],
+        target: TargetAt::WrapperPath(0),
+        filters: FiltersAt::ParamsOrNext("params"),
+        sent: Sent::Query,
+        guard: Guard::NotWrite,
+    },
+    NB_LOOKUP,
+    Form {
+        name: "Ansible nb_inventory query_filters",
+        host: Host::Yaml,
+        callee: INVENTORY_PLUGIN,
+        form: CallForm::InventoryBoth,
+        params: &[],
+        target: TargetAt::Both(
+            "/api/dcim/devices/",
+            "/api/virtualization/virtual-machines/",
+        ),
+        filters: FiltersAt::YamlList("query_filters"),
+        sent: Sent::Inventory,
+        guard: Guard::Always,
+    },
+    Form {
+        name: "Ansible nb_inventory device_query_filters",
+        host: Host::Yaml,
+        callee: INVENTORY_PLUGIN,
+        form: CallForm::Inventory,
+        params: &[],
+        target: TargetAt::Fixed("/api/dcim/devices/"),
+        filters: FiltersAt::YamlList("device_query_filters"),
+        sent: Sent::Inventory,
+        guard: Guard::Always,
+    },
+    Form {
+        name: "Ansible nb_inventory vm_query_filters",
+        host: Host::Yaml,
+        callee: INVENTORY_PLUGIN,
+        form: CallForm::Inventory,
+        params: &[],
+        target: TargetAt::Fixed("/api/virtualization/virtual-machines/"),
+        filters: FiltersAt::YamlList("vm_query_filters"),
+        sent: Sent::Inventory,
+        guard: Guard::Always,
+    },
+    CURL_GET,
+    Form {
+        name: "REST URL with a query string (prose, strings, comments, curl)",
+        host: Host::Text,
+        callee: Callee::Url,
+        form: CallForm::Url,
+        params: &[],
+        target: TargetAt::UrlPath,
+        filters: FiltersAt::Query,
+        sent: Sent::Written,
+        guard: Guard::Always,
+    },
 ];
+
+/// Ansible `netbox.netbox.nb_lookup` (netbox-community/ansible_modules 3.22.0
+/// `plugins/lookup/nb_lookup.py`): read by [`super::ansible::lookups`] from this row.
+pub(crate) const NB_LOOKUP: Form = Form {
+    name: "Ansible nb_lookup",
+    host: Host::Jinja,
+    callee: Callee::Lookup {
+        calls: &["query", "lookup", "q"],
+        plugins: &["netbox.netbox.nb_lookup", "nb_lookup"],
+    },
+    form: CallForm::AnsibleLookup,
+    params: &["plugin name", "term"],
+    target: TargetAt::Terms {
+        plugin_kw: "plugin",
+    },
+    filters: FiltersAt::Words("api_filter"),
+    sent: Sent::ApiFilter,
+    guard: Guard::Always,
+};
+
+/// The `netbox.netbox.nb_inventory` plugin names (`plugins/inventory/nb_inventory.py`).
+pub(crate) const INVENTORY_PLUGIN: Callee =
+    Callee::InventoryPlugin(&["netbox.netbox.nb_inventory", "nb_inventory"]);
+
+/// `curl -G <url> -d k=v` (curl(1), `-G, --get`): read by [`super::curl`] from this row.
+pub(crate) const CURL_GET: Form = Form {
+    name: "curl -G with data",
+    host: Host::Shell,
+    callee: Callee::Command {
+        name: "curl",
+        get: &["-G", "--get"],
+    },
+    form: CallForm::Url,
+    params: &[],
+    target: TargetAt::UrlWord {
+        url_option: "--url",
+    },
+    filters: FiltersAt::Data {
+        data: &[
+            "-d",
+            "--data",
+            "--data-ascii",
+            "--data-binary",
+            "--data-raw",
+        ],
+        urlencode: &["--data-urlencode"],
+    },
+    sent: Sent::Written,
+    guard: Guard::Always,
+};
+
+/// The inventory rows: `(plugin names, filters key, form, target)` for each.
+pub(crate) fn inventory_rows() -> impl Iterator<
+    Item = (
+        &'static [&'static str],
+        &'static str,
+        CallForm,
+        &'static str,
+    ),
+> {
+    FORMS
+        .iter()
+        .filter_map(|f| match (f.callee, f.filters, f.target) {
+            (
+                Callee::InventoryPlugin(names),
+                FiltersAt::YamlList(key),
+                TargetAt::Fixed(t) | TargetAt::Both(t, _),
+            ) => Some((names, key, f.form, t)),
+            _ => None,
+        })
+}
 
 /// The table as Markdown (`| form | spelled | object type / endpoint | filters | values sent |`),
 /// for the docs and the parity test's report.
 pub fn table_markdown() -> String {
     let mut out = String::from(
-        "| form | spelled | object type / endpoint | filters | values sent |\n|---|---|---|---|---|\n",
+        "| form | host | spelled | object type / endpoint | filters | values sent |\n|---|---|---|---|---|---|\n",
     );
     for f in FORMS {
+        let host = match f.host {
+            Host::Python => "Python",
+            Host::PythonAndToolCalls => "Python; JSON/YAML tool calls",
+            Host::Jinja => "Jinja (YAML values, templates)",
+            Host::Yaml => "YAML",
+            Host::Shell => "shell (scripts, fences, text)",
+            Host::Text => "any text",
+        };
         let spelled = match f.callee {
             Callee::Tool(n) => format!("`{}(...)` (any casing, namespace)", n.join("/")),
             Callee::Bare(n) => format!("`{n}(...)`"),
             Callee::Method(n) => format!("`<x>.{n}(...)`"),
             Callee::Function(n) => format!("`{n}(...)` / `<x>.{n}(...)`"),
             Callee::Chain(m) => format!("`<api>.<app>.<endpoint>.{m}(...)`"),
+            Callee::Any if f.guard == Guard::MethodGet => {
+                "any `<f>(\"GET\", path, ...)` / `<x>.<f>(...)`".to_string()
+            }
+            Callee::Any => {
+                "any `<f>(path, ...)` / `<x>.<f>(...)` not named like a write".to_string()
+            }
+            Callee::Lookup { calls, plugins } => format!(
+                "{}(`'{}'`, ...)",
+                calls
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join("/"),
+                plugins.join("'`/`'")
+            ),
+            Callee::InventoryPlugin(names) => format!("`plugin: {}`", names.join("` / `")),
+            Callee::Command { name, get } => format!("`{name} {} <url> ...`", get.join("`/`")),
+            Callee::Url => "`/api/<app>/<endpoint>/?...` in the text".to_string(),
         };
         let target = match f.target {
+            TargetAt::ObjectType if f.form.is_code_mode() => {
+                "`type` (1st): `dcim.device` or path `dcim/devices`".to_string()
+            }
             TargetAt::ObjectType => "`object_type` (1st)".to_string(),
             TargetAt::Fixed(t) => format!("`{t}`"),
             TargetAt::Url(i, k) => format!("URL path (arg {}, `{k}=`)", i + 1),
             TargetAt::ApiPath(i, k) => format!("path under /api/ (arg {}, `{k}=`)", i + 1),
             TargetAt::Chain => "attribute chain".to_string(),
+            TargetAt::Terms { plugin_kw } => format!(
+                "terms (args 2+) in the collection's endpoint names; `{plugin_kw}=` for a plugin"
+            ),
+            TargetAt::Both(a, b) => format!("`{a}` and `{b}`"),
+            TargetAt::UrlWord { url_option } => {
+                format!("the URL word (`/api/<app>/<endpoint>/`, or `{url_option}`)")
+            }
+            TargetAt::UrlPath => "the URL's path".to_string(),
+            TargetAt::WrapperPath(i) => format!(
+                "string literal (arg {}): `/api/<app>/<endpoint>/`, or `<app>/<endpoint>/` of a known endpoint",
+                i + 1
+            ),
             TargetAt::Nothing => "none".to_string(),
         };
         let filters = match f.filters {
             FiltersAt::Filters => "`filters`".to_string(),
             FiltersAt::Params(p) => format!("`{p}=` and the URL's query"),
+            FiltersAt::ParamsOrNext(p) => format!(
+                "`{p}=` (or a dict literal after the path, for a name like `get`/`list`) and the URL's query"
+            ),
             FiltersAt::Kwargs => "keyword arguments, `**dict`".to_string(),
+            FiltersAt::Words(k) => format!("`{k}=`: space-separated `k=v` words"),
+            FiltersAt::YamlList(k) => format!("`{k}:` list of `key: value` entries"),
+            FiltersAt::Data { data, urlencode } => format!(
+                "the URL's query, then `{}` (pairs as written), `{}` (`k=content`)",
+                data.join("`/`"),
+                urlencode.join("`/`")
+            ),
+            FiltersAt::Query => "the query string".to_string(),
             FiltersAt::Nothing if matches!(f.target, TargetAt::Url(..)) => {
                 "the URL's query string, `urlencode({...})`".to_string()
             }
@@ -324,9 +648,12 @@ pub fn table_markdown() -> String {
             Sent::McpJson => "MCP: lists repeated, `None` dropped",
             Sent::Pynetbox => "pynetbox: lists repeated, `None` as `null`",
             Sent::Query => "query: lists repeated, `None` drops the key",
+            Sent::ApiFilter => "every value a string; a repeated key is a list (repeated keys)",
+            Sent::Inventory => "`str()` of the YAML value, url-encoded; repeated entries repeated keys; keys unknown to the endpoint dropped",
+            Sent::Written => "as written (percent-encoded by the writer); a repeated key is a list",
         };
         out.push_str(&format!(
-            "| {} | {spelled} | {target} | {filters} | {sent} |\n",
+            "| {} | {host} | {spelled} | {target} | {filters} | {sent} |\n",
             f.name
         ));
     }
@@ -360,6 +687,13 @@ pub(crate) fn object_type_shaped(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-/".contains(&b))
 }
 
+/// True when `key` (`dcim/devices`) is an endpoint of the known-endpoint table (the
+/// `netbox.netbox` collection's lookup terms, see [`super::ansible::TERMS`]): enough to trust a
+/// path written without `/api/` as NetBox's.
+pub(crate) fn known_endpoint(key: &str) -> bool {
+    super::ansible::term_of(key).is_some()
+}
+
 /// The form a tool name stands for (MCP tool names only).
 pub(crate) fn tool_form(snake: &str) -> Option<&'static Form> {
     FORMS
@@ -379,6 +713,33 @@ mod tests {
         assert!(!object_type_shaped("key.sub"));
         assert!(!object_type_shaped("dcim."));
         assert!(!object_type_shaped("HOST"));
+    }
+
+    /// The Ansible and curl extractors read their rows: the rows are in the table, and the
+    /// inventory rows are the plugin's three filter keys.
+    #[test]
+    fn ansible_and_curl_rows_are_in_the_table() {
+        for row in [NB_LOOKUP, CURL_GET] {
+            assert!(FORMS.iter().any(|f| f.name == row.name), "{}", row.name);
+        }
+        let keys: Vec<&str> = inventory_rows().map(|(_, k, _, _)| k).collect();
+        assert_eq!(
+            keys,
+            ["query_filters", "device_query_filters", "vm_query_filters"]
+        );
+        let md = table_markdown();
+        for needle in ["`api_filter=`", "`--data-urlencode`", "`query_filters:`"] {
+            assert!(md.contains(needle), "{needle}");
+        }
+    }
+
+    #[test]
+    fn callee_words() {
+        assert!(name_has_word("_api_get", READ_WORDS));
+        assert!(name_has_word("getDevices", READ_WORDS));
+        assert!(!name_has_word("target", READ_WORDS));
+        assert!(name_has_word("create_device", WRITE_WORDS));
+        assert!(!name_has_word("address_get", WRITE_WORDS));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //!
 //! A GraphQL query string's escapes are mapped piecewise (`lit::EscapedText`): each escape that
 //! decodes to one ASCII character (`\n`, `\"`, `\\`, `\u0041`, ...) maps to the last host byte
-//! of the escape, every other byte to itself. A string with an escape for a non-ASCII character
-//! is skipped.
+//! of the escape, every other byte to itself; a non-ASCII character (`\u00e9`, a surrogate pair
+//! `\ud83d\ude00`) maps its first byte to the escape's first byte and its other bytes to the
+//! escape's last ones, so no range starts or ends inside an escape.
 
 use tree_sitter::Node;
 
@@ -152,16 +153,7 @@ impl Cx<'_> {
         let closed = n.end_byte() > n.start_byte() + 1
             && self.src.as_bytes().get(n.end_byte() - 1) == Some(&b'"');
         let inner = n.start_byte() + 1..n.end_byte() - usize::from(closed);
-        let mut b = EscapedText::new();
-        let mut cursor = n.walk();
-        for c in n.named_children(&mut cursor) {
-            let t = self.src.get(c.byte_range()).unwrap_or("");
-            match c.kind() {
-                "string_content" => b.plain(c.start_byte(), t),
-                "escape_sequence" => b.escape(c.end_byte(), decode_escape(t)),
-                _ => {}
-            }
-        }
+        let b = decode_string(self.src, inner.clone());
         let (value, map) = b.finish();
         let exact = map
             .filter(|_| inner.end <= self.len)
@@ -176,6 +168,67 @@ impl Cx<'_> {
             raw: None,
         }
     }
+}
+
+/// The decoded text of the JSON string content at `inner` of `src`, with its piecewise map:
+/// plain runs map byte for byte; `\n`, `\"`, ... and `\uXXXX` escapes decode (a surrogate
+/// pair `\ud83d\ude00` to one character) and map as [`EscapedText::escape_span`] says. The
+/// grammar splits `\u00e9` into an escape `\u` and content `00e9`, so the bytes are read here.
+fn decode_string(src: &str, inner: std::ops::Range<usize>) -> EscapedText {
+    let mut b = EscapedText::new();
+    let bytes = src.as_bytes();
+    let end = inner.end.min(src.len());
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = src.get(at..at + 4)?;
+        h.bytes()
+            .all(|c| c.is_ascii_hexdigit())
+            .then(|| u32::from_str_radix(h, 16).ok())
+            .flatten()
+    };
+    let mut i = inner.start;
+    let mut run = i;
+    while i < end {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if run < i {
+            b.plain(run, &src[run..i]);
+        }
+        let start = i;
+        let (ch, next) = match bytes.get(i + 1) {
+            Some(b'u') => match hex4(i + 2) {
+                Some(hi @ 0xD800..=0xDBFF) => {
+                    let lo = (bytes.get(i + 6) == Some(&b'\\') && bytes.get(i + 7) == Some(&b'u'))
+                        .then(|| hex4(i + 8))
+                        .flatten()
+                        .filter(|lo| (0xDC00..0xE000).contains(lo));
+                    match lo {
+                        Some(lo) => (
+                            char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)),
+                            i + 12,
+                        ),
+                        None => (None, i + 6),
+                    }
+                }
+                Some(u) => (char::from_u32(u), i + 6),
+                None => (None, (i + 2).min(end)),
+            },
+            Some(_) => (
+                decode_escape(src.get(i..i + 2).unwrap_or("")),
+                i + 1 + src[i + 1..].chars().next().map_or(1, char::len_utf8),
+            ),
+            None => (None, i + 1),
+        };
+        let next = next.min(end);
+        b.escape_span(start, next, ch);
+        i = next;
+        run = i;
+    }
+    if run < end {
+        b.plain(run, &src[run..end]);
+    }
+    b
 }
 
 fn decode_escape(t: &str) -> Option<char> {

@@ -171,6 +171,24 @@ impl EscapedText {
         }
     }
 
+    /// An escape at embedded `start..end` that decodes to `ch`, mapped even when `ch` is not
+    /// ASCII (JSON `\u00e9`, a surrogate pair `\ud83d\ude00`): its first byte maps to the
+    /// escape's first byte and its other bytes to the escape's last ones, so a range that
+    /// starts at the character starts at the backslash and one that ends after it ends after
+    /// the escape (a fix never lands inside an escape). An ASCII character maps as in
+    /// [`EscapedText::escape`]; `None` (undecodable) leaves the text without an exact map.
+    pub fn escape_span(&mut self, start: usize, end: usize, ch: Option<char>) {
+        match ch {
+            Some(c) if !c.is_ascii() && end >= start + c.len_utf8() => {
+                let n = c.len_utf8();
+                self.text.push(c);
+                self.map.push(start, 1);
+                self.map.push(end - (n - 1), n - 1);
+            }
+            other => self.escape(end, other),
+        }
+    }
+
     /// Marks the text as not mappable (an escape that decodes to several characters).
     pub fn inexact(&mut self) {
         self.exact = false;

@@ -114,6 +114,15 @@ pub enum CallForm {
     GetObjectById,
     /// `netbox_search_objects(query, object_types, fields, limit)`.
     SearchObjects,
+    /// NetBox Labs Platform MCP code mode `get(type, filters={}, fields=[], limit=50, offset=0,
+    /// ordering=None)`: like [`CallForm::GetObjects`], but the type may also be written in the
+    /// path form (`dcim/devices`), which code mode resolves to the endpoint.
+    CodeModeGet,
+    /// Code mode `get_by_id(type, id, fields=[])`: the type as in [`CallForm::CodeModeGet`].
+    CodeModeGetById,
+    /// Code mode `search(query, object_types=[], limit=5)`: each object type as in
+    /// [`CallForm::CodeModeGet`].
+    CodeModeSearch,
     /// pynetbox `nb.<app>.<endpoint>.filter/get/count(...)`: `None` is sent as `null`.
     Pynetbox,
     /// A REST URL with a query string.
@@ -133,6 +142,28 @@ pub enum CallForm {
     /// `{"id__in": [1, 2]}` in Markdown inline code of a NetBox document): only the lookups
     /// NetBox has on no endpoint are judged.
     Snippet,
+}
+
+impl CallForm {
+    /// The MCP tool form a code-mode helper reads like (its checks of filters and arguments),
+    /// or the form itself.
+    pub fn tool_like(self) -> CallForm {
+        match self {
+            CallForm::CodeModeGet => CallForm::GetObjects,
+            CallForm::CodeModeGetById => CallForm::GetObjectById,
+            CallForm::CodeModeSearch => CallForm::SearchObjects,
+            f => f,
+        }
+    }
+
+    /// True for the code-mode helpers, whose object types may be written as paths
+    /// (`dcim/devices`; netboxlabs/skills `code-mode-helpers.md`: "the path form also resolves").
+    pub fn is_code_mode(self) -> bool {
+        matches!(
+            self,
+            CallForm::CodeModeGet | CallForm::CodeModeGetById | CallForm::CodeModeSearch
+        )
+    }
 }
 
 /// A literal value as written in a filter dict or argument.

@@ -1,8 +1,9 @@
 //! Extraction from Jupyter notebooks (`.ipynb`, nbformat 4): the notebook is JSON; each code
 //! cell's `source` (a string or a list of line strings) is read as Python and each Markdown
 //! cell's as Markdown, with every position mapped back into the JSON file through the strings'
-//! exact maps (an escape such as `\"` or `\n` maps to its last byte). A cell holding a string
-//! that cannot be mapped exactly (a `\u00e9` escape) is skipped, never guessed. Code cells of a
+//! exact maps (an escape such as `\"` or `\n` maps to its last byte; a `\u00e9` escape or a
+//! surrogate pair spans its whole escape, so no range starts or ends inside one). A cell
+//! holding a string that cannot be mapped exactly (a lone surrogate) is skipped, never guessed. Code cells of a
 //! notebook whose kernel language is not Python are skipped. Fix texts land inside JSON strings,
 //! so the analysis escapes them (see `analysis`).
 

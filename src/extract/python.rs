@@ -231,6 +231,12 @@ impl<'a> Cx<'a> {
             Callee::Method(n) => cx.object.is_some() && cx.name == n,
             Callee::Function(n) => cx.name == n,
             Callee::Chain(m) => cx.name == m && cx.object.is_some(),
+            Callee::Any => true,
+            // Other hosts' forms (read by `ansible`, `curl`, `text`).
+            Callee::Lookup { .. }
+            | Callee::InventoryPlugin(_)
+            | Callee::Command { .. }
+            | Callee::Url => false,
         };
         if !spelled {
             return false;
@@ -254,6 +260,7 @@ impl<'a> Cx<'a> {
             Guard::MethodGet => arg(0, "method")
                 .and_then(|l| l.as_str())
                 .is_some_and(|(s, _)| s.eq_ignore_ascii_case("get")),
+            Guard::NotWrite => !forms::name_has_word(cx.name, forms::WRITE_WORDS),
         }
     }
 
@@ -296,20 +303,82 @@ impl<'a> Cx<'a> {
                 let Some(url) = args.node(i, kw) else {
                     return Vec::new();
                 };
+                let bound;
                 let params = match form.filters {
-                    FiltersAt::Params(p) => args.keyword(p).or_else(|| {
-                        form.params
-                            .iter()
-                            .position(|n| *n == p)
-                            .and_then(|k| args.positional.get(k))
-                            .filter(|l| l.pairs().is_some())
-                    }),
+                    FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p) => {
+                        bound = self.params_bound_above(p, cx);
+                        bound.as_ref().or_else(|| args.keyword(p)).or_else(|| {
+                            form.params
+                                .iter()
+                                .position(|n| *n == p)
+                                .and_then(|k| args.positional.get(k))
+                                .filter(|l| l.pairs().is_some())
+                        })
+                    }
                     _ => None,
                 };
                 let api_relative = matches!(form.target, TargetAt::ApiPath(..));
                 self.url_call(url, api_relative, params, cx)
             }
+            TargetAt::WrapperPath(i) => self.wrapper_call(form, i, cx),
+            TargetAt::Terms { .. }
+            | TargetAt::Both(..)
+            | TargetAt::UrlWord { .. }
+            | TargetAt::UrlPath => Vec::new(),
         }
+    }
+
+    /// `params=name` where `name` is bound to a dict literal by the nearest assignment above
+    /// the call in the same block (`params = {...}` then `requests.get(url, params=params)`):
+    /// that dict, so positions and fixes land in it.
+    fn params_bound_above<'t>(&self, kw: &str, cx: &CallCx<'_, 't>) -> Option<Lit> {
+        let k = cx.args.keywords.iter().position(|k| k.0 == kw)?;
+        if cx.args.keywords[k].2.pairs().is_some() {
+            return None;
+        }
+        let node = *cx.args.keyword_nodes.get(k)?;
+        let dict = self.dict_assigned_above(node, cx.arglist)?;
+        Some(self.lit(dict, 0))
+    }
+
+    /// A client wrapper's call: a string literal at positional `i` that names a NetBox
+    /// endpoint by itself (see [`TargetAt::WrapperPath`]), its filters in `params=` or, for
+    /// [`FiltersAt::ParamsOrNext`] and a read-like name, in a dict literal right after it.
+    /// Anything else (another API's path, a detail path, a write) is no call.
+    fn wrapper_call<'t>(&self, form: &Form, i: usize, cx: &CallCx<'_, 't>) -> Vec<Site> {
+        let args = cx.args;
+        let Some(node) = args.positional_nodes.get(i).copied() else {
+            return Vec::new();
+        };
+        let plain = args.positional.get(i).and_then(|l| l.as_str());
+        let named = match plain {
+            Some((path, _)) => node.kind() == "string" && wrapper_path(path),
+            // An f-string or concatenation: its literal text must hold `/api/<app>/`.
+            None => {
+                matches!(
+                    node.kind(),
+                    "string" | "binary_operator" | "concatenated_string"
+                ) && api_app_in(self.text(node))
+            }
+        };
+        if !named {
+            return Vec::new();
+        }
+        let bound;
+        let params = match form.filters {
+            FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p) => {
+                bound = self.params_bound_above(p, cx);
+                bound.as_ref().or_else(|| args.keyword(p)).or_else(|| {
+                    let next = args.positional.get(i + 1).filter(|l| l.pairs().is_some());
+                    next.filter(|_| {
+                        matches!(form.filters, FiltersAt::ParamsOrNext(_))
+                            && forms::name_has_word(cx.name, forms::READ_WORDS)
+                    })
+                })
+            }
+            _ => None,
+        };
+        self.url_call(node, plain.is_some(), params, cx)
     }
 
     /// Positional and keyword arguments named after the signature `names`.
@@ -468,10 +537,34 @@ impl<'a> Cx<'a> {
                     let right = a.child_by_field_name("right")?;
                     return (right.kind() == "dictionary").then_some(right);
                 }
+            } else if self.assigns(s, want) {
+                // Rebound inside an `if`/`for`/`try` between the dict and the call: which
+                // dict is sent is known only at run time.
+                return None;
             }
             prev = s.prev_named_sibling();
         }
         None
+    }
+
+    /// True when statement `s` binds identifier `want` anywhere inside (`want = ...`,
+    /// `want += ...`, `for want in ...`).
+    fn assigns(&self, s: Node, want: &str) -> bool {
+        if !self.text(s).contains(want) {
+            return false;
+        }
+        let mut found = false;
+        for_each_node(s, |n| {
+            let left = match n.kind() {
+                "assignment" | "augmented_assignment" => n.child_by_field_name("left"),
+                "for_statement" => n.child_by_field_name("left"),
+                _ => None,
+            };
+            if left.is_some_and(|l| l.kind() == "identifier" && self.text(l) == want) {
+                found = true;
+            }
+        });
+        found
     }
 
     /// A REST call through an HTTP client: the endpoint path in the URL `url` (a string, an
@@ -1084,6 +1177,54 @@ struct CallCx<'c, 't> {
     call_range: Range<usize>,
     args: &'c Args<'t>,
     names: &'c HashMap<&'c str, Node<'t>>,
+}
+
+/// True when a wrapper's path literal names a NetBox endpoint by itself: `/api/<app>/...`
+/// (also after a scheme and host) for a NetBox app or `plugins`, or `<app>/<endpoint>/` (with
+/// or without a leading `/`) of a known endpoint. Apps whose names other APIs use too
+/// (`users`, `core`, `extras`: `/api/users/profile`) need a known endpoint in both spellings.
+/// A query string may follow.
+fn wrapper_path(path: &str) -> bool {
+    let path = path.split('?').next().unwrap_or("");
+    let key_of = |rest: &str| {
+        let rest = rest.trim_matches('/');
+        let mut it = rest.splitn(3, '/');
+        let (app, ep) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+        (app.to_string(), format!("{app}/{ep}"))
+    };
+    if let Some(at) = path.find("/api/") {
+        let before = &path[..at];
+        // Only the host may come before `/api/` (`https://nb.example.com/api/...`).
+        let host_only = match before.split_once("://") {
+            Some((_, host)) => !host.contains('/'),
+            None => before.is_empty(),
+        };
+        if !host_only {
+            return false;
+        }
+        let (app, key) = key_of(&path[at + 5..]);
+        let generic = matches!(app.as_str(), "users" | "core" | "extras");
+        return app == "plugins"
+            || APPS.contains(&app.as_str()) && (!generic || forms::known_endpoint(&key));
+    }
+    let rel = path.strip_prefix("api/").unwrap_or(path);
+    let (app, key) = key_of(rel);
+    APPS.contains(&app.as_str()) && forms::known_endpoint(&key)
+}
+
+/// True when `src` holds `/api/<app>/` for a NetBox app or `/api/plugins/` (an app other APIs
+/// use too, `users`, `core`, `extras`, with a known endpoint: see [`wrapper_path`]).
+fn api_app_in(src: &str) -> bool {
+    src.match_indices("/api/").any(|(at, _)| {
+        let rest = &src[at + 5..];
+        let mut it = rest.split('/');
+        let (app, ep) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+        let generic = matches!(app, "users" | "core" | "extras");
+        rest.len() > app.len()
+            && (app == "plugins"
+                || APPS.contains(&app)
+                    && (!generic || forms::known_endpoint(&format!("{app}/{ep}"))))
+    })
 }
 
 /// A piece of a URL expression.

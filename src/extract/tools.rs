@@ -91,6 +91,9 @@ pub(crate) fn build(
         Tool::Graphql => return graphql_site(args),
     };
     let get = |n: &str| args.iter().find(|a| a.name == n);
+    // Code-mode helpers take their arguments as the MCP tool they mirror.
+    let form_kept = form;
+    let form = form.tool_like();
     let target = match form {
         CallForm::GetChangelogs => Some((CHANGELOG_TARGET.to_string(), name_range)),
         CallForm::SearchObjects => None,
@@ -123,7 +126,7 @@ pub(crate) fn build(
         })
         .collect();
     Some(Site::Rest(RestCall {
-        form,
+        form: form_kept,
         syntax,
         target,
         call_range,

@@ -52,7 +52,7 @@ impl Ctx<'_> {
     /// True for the MCP tool forms whose `None` values never reach NetBox.
     pub fn is_mcp(&self) -> bool {
         matches!(
-            self.call.form,
+            self.call.form.tool_like(),
             CallForm::GetObjects
                 | CallForm::GetChangelogs
                 | CallForm::GetObjectById

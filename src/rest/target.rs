@@ -13,7 +13,7 @@ use std::ops::Range;
 /// Resolves the call's endpoint; reports MCP object types the server would reject.
 pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<'a>> {
     let index = ctx.index;
-    if ctx.call.form == CallForm::SearchObjects {
+    if ctx.call.form.tool_like() == CallForm::SearchObjects {
         check_search_types(ctx, out);
     }
     let (target, range) = match (&ctx.call.target, ctx.call.form) {
@@ -22,7 +22,12 @@ pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
         (None, _) => return None,
     };
     if let (Some(range), true) = (range.clone(), is_tool_type(ctx.call.form)) {
-        if let Some(f) = tool_type(index, target, range) {
+        let found = if ctx.call.form.is_code_mode() {
+            code_mode_type(index, target, range)
+        } else {
+            tool_type(index, target, range)
+        };
+        if let Some(f) = found {
             out.push(f);
         }
     }
@@ -236,9 +241,65 @@ fn similar_endpoints(index: &FilterIndex, app: &str, slug: &str) -> (Vec<String>
     (names, false)
 }
 
-/// Forms whose target is an MCP `object_type` argument.
+/// Forms whose target is an MCP `object_type` argument (or a code-mode helper's `type`).
 fn is_tool_type(form: CallForm) -> bool {
-    matches!(form, CallForm::GetObjects | CallForm::GetObjectById)
+    matches!(
+        form.tool_like(),
+        CallForm::GetObjects | CallForm::GetObjectById
+    )
+}
+
+/// A code-mode helper's type: an `app.model` object type, judged as the MCP tools judge it, or
+/// the path form `app/endpoint` (`dcim/interfaces`, also with `/api/` and slashes around), which
+/// code mode resolves to the endpoint (netboxlabs/skills `code-mode-helpers.md`). A path of a
+/// NetBox app that is no endpoint of this release is `unknown-object-type` with the near
+/// endpoints; plugin paths and unknown apps are left alone.
+fn code_mode_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Option<Finding> {
+    if !target.contains('/') {
+        return tool_type(index, target, range);
+    }
+    let key = target
+        .trim()
+        .trim_start_matches('/')
+        .trim_start_matches("api/")
+        .trim_end_matches('/');
+    let (app, slug) = key.split_once('/')?;
+    if index.endpoints.is_empty()
+        || index.resolve(key).is_some()
+        || app == "plugins"
+        || slug.contains('/')
+        || crate::extract::is_placeholder(target, "type")
+        || !key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-/".contains(&b))
+        || !index
+            .endpoints
+            .keys()
+            .any(|k| k.split('/').next() == Some(app))
+    {
+        return None;
+    }
+    let (names, certain) = similar_endpoints(index, app, slug);
+    let mut msg = format!(
+        "`{target}` is no endpoint path of NetBox {}: code mode resolves `app.model` object types (`dcim.device`) and endpoint paths (`dcim/devices`), and rejects this one.",
+        index.netbox_version
+    );
+    match names.as_slice() {
+        [] => {}
+        [one] => msg.push_str(&format!(" Use `{one}`.")),
+        many => msg.push_str(&format!(" Did you mean {}?", quote_list(many))),
+    }
+    let certain = certain && names.len() == 1;
+    let mut f = finding(range.clone(), "unknown-object-type", msg);
+    for n in &names {
+        f = f.with_fix(
+            format!("Replace with `{n}`"),
+            range.clone(),
+            n.clone(),
+            certain,
+        );
+    }
+    Some(f)
 }
 
 /// An MCP object type the index does not know as written. The MCP server accepts exactly the
@@ -368,7 +429,12 @@ fn check_search_types(ctx: &Ctx, out: &mut Vec<Finding>) {
         for (v, r) in items {
             let Value::Str(s) = v else { continue };
             let inner = unquoted(r.clone(), s);
-            if let Some(f) = tool_type(ctx.index, s, inner) {
+            let found = if ctx.call.form.is_code_mode() {
+                code_mode_type(ctx.index, s, inner)
+            } else {
+                tool_type(ctx.index, s, inner)
+            };
+            if let Some(f) = found {
                 out.push(f);
             }
         }

@@ -703,7 +703,10 @@ fn hit(sites: &[Site], p: usize, tok: &Token, lang: HostKind) -> Option<Context>
         if let Some((t, r)) = &c.target {
             if tok.slot != Slot::Key
                 && inside(r)
-                && matches!(c.form, CallForm::GetObjects | CallForm::GetObjectById)
+                && matches!(
+                    c.form.tool_like(),
+                    CallForm::GetObjects | CallForm::GetObjectById
+                )
             {
                 let quote = if bare { Quote::Needed } else { Quote::None };
                 let _ = t;

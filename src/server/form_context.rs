@@ -1,11 +1,12 @@
 //! Completion and hover context for the call forms the text scanner (`context`) does not know
 //! (Ansible `nb_lookup` `api_filter` words, nb_inventory filter lists, curl `-G` data), taken
 //! from the extractor itself so the two cannot drift: the REST call whose filter key or value
-//! holds the cursor. A stop-gap until every form comes from the shared call-form table
-//! (issue 11 §1); only consulted when `context::at` finds nothing.
+//! holds the cursor. The forms' spellings are rows of the call-form table (`extract::forms`);
+//! only consulted when `context::at` finds nothing. An `nb_lookup` call being typed (its
+//! `api_filter` quote still open) is read from its line up to the cursor, closed.
 
 use super::context::{Context, Expect, Quote};
-use crate::extract::{self, CallForm, HostKind, Site};
+use crate::extract::{self, forms, CallForm, HostKind, Site};
 
 /// The forms read here (the others are `context`'s).
 fn ours(form: CallForm, syntax: extract::Syntax) -> bool {
@@ -18,11 +19,50 @@ fn ours(form: CallForm, syntax: extract::Syntax) -> bool {
 /// The context at byte `offset` of `text`: a filter name (cursor in or at the end of a key) or
 /// a value of that filter (cursor in its value). `None` outside the filters of such a call.
 pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
-    if kind == HostKind::Graphql || !text.is_char_boundary(offset.min(text.len())) {
+    if kind == HostKind::Graphql || offset > text.len() || !text.is_char_boundary(offset) {
         return None;
     }
+    if let Some(c) = open_lookup(text, offset) {
+        return Some(c);
+    }
     let ex = extract::extract(text, kind);
-    for site in &ex.sites {
+    entry_at(&ex.sites, offset)
+}
+
+/// How far back from the cursor an `nb_lookup` call may start, in bytes.
+const LOOKUP_WINDOW: usize = 4096;
+
+/// The cursor in the `api_filter` string of an `nb_lookup` call being typed, its quote (and
+/// the call) possibly still open (`api_filter='role=le`): the call is read from the line it
+/// starts on up to the cursor, closed with each ending that can close it. Only the text
+/// since the call's plugin name is read (no whole-document work).
+fn open_lookup(text: &str, offset: usize) -> Option<Context> {
+    let forms::Callee::Lookup { plugins, .. } = forms::NB_LOOKUP.callee else {
+        return None;
+    };
+    let short = plugins.iter().min_by_key(|p| p.len())?;
+    let mut from = offset.saturating_sub(LOOKUP_WINDOW);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let at = from + text[from..offset].rfind(short)?;
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let head = &text[line_start..offset];
+    for end in ["')", "\")", ")"] {
+        let probe = format!("{head}{end}");
+        let map = extract::OffsetMap::identity(line_start, probe.len());
+        let sites = extract::ansible::lookups(&probe, &map);
+        if let Some(c) = entry_at(&sites, offset) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// The filter-name or value context of the entry of one of `sites` (of our forms) that holds
+/// host offset `offset`.
+fn entry_at(sites: &[Site], offset: usize) -> Option<Context> {
+    for site in sites {
         let Site::Rest(call) = site else { continue };
         if !ours(call.form, call.syntax) {
             continue;
@@ -86,5 +126,33 @@ mod tests {
             }
         );
         assert!(at("no calls here", 3, HostKind::Text).is_none());
+    }
+
+    /// Issue 11 gap: the `api_filter` quote (and the call) still open at the cursor, in a YAML
+    /// value and in a Jinja template, with the rest of the document after the cursor.
+    #[test]
+    fn api_filter_with_its_quote_still_open() {
+        for (t, kind) in [
+            (
+                "- debug:\n    msg: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='role=le\n- name: next\n  x: 'y'\n",
+                HostKind::Yaml,
+            ),
+            (
+                "{% for d in query('netbox.netbox.nb_lookup', 'devices', api_filter=\"site=dc1 role=le\n{{ d }}\n{% endfor %}\n",
+                HostKind::Text,
+            ),
+        ] {
+            let v = t.find("le\n").unwrap() + 2;
+            let c = at(t, v, kind).expect("value context");
+            assert!(
+                matches!(c.expect, Expect::ChoiceValue { ref filter, ref target } if filter == "role" && target == "/api/dcim/devices/"),
+                "{c:?}"
+            );
+            assert_eq!(&t[c.prefix.clone()], "le");
+            let k = t.find("role").unwrap() + 3;
+            let c = at(t, k, kind).expect("name context");
+            assert!(matches!(c.expect, Expect::FilterName { .. }), "{c:?}");
+            assert_eq!(&t[c.prefix.clone()], "rol");
+        }
     }
 }
