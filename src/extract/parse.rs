@@ -303,7 +303,6 @@ pub(crate) fn for_each_node_pruned<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t
 }
 
 /// Every node of the tree in document order, without recursion.
-#[allow(dead_code)] // the extractors use [`for_each_node_pruned`]; kept for whole-tree walks
 pub(crate) fn for_each_node<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>)) {
     let mut cursor = root.walk();
     loop {

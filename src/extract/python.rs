@@ -20,7 +20,7 @@ use tree_sitter::Node;
 use super::forms::{self, Callee, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
 use super::lit::Pair;
 use super::lit::{EscapedText, Lit, LitKind};
-use super::parse::{self, for_each_node_pruned, Lang, MAX_DEPTH};
+use super::parse::{self, for_each_node, for_each_node_pruned, Lang, MAX_DEPTH};
 use super::tools::{self, positional_names, Arg, Tool};
 use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 
