@@ -31,6 +31,10 @@ pub struct Options {
     pub insecure: bool,
     /// Report progress on stderr (bytes, seconds).
     pub progress: bool,
+    /// Print each request and answer head on stderr (`> GET …`, `< HTTP 200`, headers), the
+    /// `Authorization` value as `Token <redacted>` / `Bearer <redacted>` and `Set-Cookie`
+    /// values redacted.
+    pub verbose: bool,
 }
 
 impl Default for Options {
@@ -40,6 +44,7 @@ impl Default for Options {
             ca_cert: None,
             insecure: false,
             progress: false,
+            verbose: false,
         }
     }
 }
@@ -216,12 +221,35 @@ impl Client {
         ))
     }
 
+    /// Writes one `--verbose` line on stderr, with the token redacted wherever it might be.
+    fn trace(&self, line: &str) {
+        if self.options.verbose {
+            let line = match &self.token {
+                Some(t) => t.redact(line),
+                None => line.to_string(),
+            };
+            eprintln!("netbox-lsp: {line}");
+        }
+    }
+
     fn send(
         &self,
         url: &str,
         body: Option<&[u8]>,
     ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
         let auth = self.token.as_ref().map(Token::header_value);
+        if self.options.verbose {
+            let method = if body.is_some() { "POST" } else { "GET" };
+            self.trace(&format!("> {method} {url}"));
+            self.trace("> Accept: application/json");
+            if body.is_some() {
+                self.trace("> Content-Type: application/json");
+            }
+            if let Some(t) = &self.token {
+                let scheme = if t.is_v2() { "Bearer" } else { "Token" };
+                self.trace(&format!("> Authorization: {scheme} <redacted>"));
+            }
+        }
         match body {
             None => {
                 let mut r = self.agent.get(url).header("Accept", "application/json");
@@ -277,6 +305,17 @@ impl Client {
         progress: &AtomicU64,
     ) -> Result<Answer, String> {
         let status = resp.status().as_u16();
+        if self.options.verbose {
+            self.trace(&format!("< HTTP {status}"));
+            for (name, value) in resp.headers() {
+                let value = if name.as_str().eq_ignore_ascii_case("set-cookie") {
+                    "<redacted>".to_string()
+                } else {
+                    String::from_utf8_lossy(value.as_bytes()).into_owned()
+                };
+                self.trace(&format!("< {name}: {value}"));
+            }
+        }
         let header = |n: &str| {
             resp.headers()
                 .get(n)
