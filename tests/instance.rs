@@ -552,6 +552,27 @@ fn failure_modes_say_what_happened() {
         r.stderr
     );
     assert!(r.stderr.contains("v2 tokens"), "{}", r.stderr);
+    // A server that echoes the Authorization header in its answers (a proxy's debug page, a
+    // misconfigured NetBox): the message quotes the answer with the token redacted.
+    for status in [403u16, 500] {
+        let (r, _, _) = failing(
+            Box::new(move |req: &Seen| {
+                let echo = req.authorization.clone().unwrap_or_default();
+                status_reply(
+                    status,
+                    "application/json",
+                    format!(r#"{{"detail":"bad header: {echo}"}}"#).as_bytes(),
+                )
+            }),
+            &[],
+        );
+        assert_eq!(r.code, 2);
+        assert!(
+            r.stderr.contains("bad header: Token <redacted>"),
+            "{}",
+            r.stderr
+        );
+    }
     // An HTML login page where JSON was expected.
     let (r, _, _) = failing(
         Box::new(|_: &Seen| {

@@ -527,4 +527,19 @@ mod tests {
         assert!(normalise_url("https://u:p@netbox.example.com").is_err());
         assert!(normalise_url("ftp://x").is_err());
     }
+
+    /// A client in a panic message or a debug log (`{:?}`) shows no token.
+    #[test]
+    fn debug_hides_the_token() {
+        let secret = "nbt_K3yK3y.s3cr3ts3cr3t";
+        let c = Client::new(
+            "https://netbox.example.com",
+            Token::new(secret),
+            Options::default(),
+        )
+        .unwrap();
+        let shown = format!("{c:?} {:?}", c.options);
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+    }
 }
