@@ -195,6 +195,39 @@ fn instance_knowledge_completes_and_stamps() {
     let f = analyze(py, HostKind::Python, &k);
     assert!(f.iter().any(|f| f.code == "unknown-filter"), "{f:?}");
     assert!(!f.iter().any(|f| f.code == "unknown-object-type"), "{f:?}");
+    // Renames and `version-only` keep working against the shipped releases; the advice of an
+    // index fetched from a NetBox is to rebuild it from there.
+    let f = analyze(
+        "GET /api/dcim/front-ports/?rear_port_position=1\nGET /api/dcim/devices/?device_role_id=2\n",
+        HostKind::Text,
+        &k,
+    );
+    assert!(
+        f.iter()
+            .any(|f| f.code == "version-only" && f.message.contains("4.3.3")),
+        "{f:?}"
+    );
+    assert!(
+        f.iter().any(|f| f.code == "unknown-filter"
+            && f.fixes.iter().any(|x| x.edits[0].new_text == "role_id")),
+        "{f:?}"
+    );
+    let mut fetched = (**idx).clone();
+    fetched.instance.as_mut().unwrap().url = "https://netbox.example.com".into();
+    let fetched = Knowledge {
+        index: Some(Arc::new(fetched)),
+        ..Default::default()
+    };
+    let f = analyze(
+        "GET /api/dcim/front-ports/?rear_port_position=1\n",
+        HostKind::Text,
+        &fetched,
+    );
+    assert!(
+        f[0].message
+            .contains("rebuild it (`netbox-lsp index build --url https://netbox.example.com`)"),
+        "{f:?}"
+    );
     // A filter name that is a custom field without the prefix gets the certain `cf_` fix.
     let f = analyze(
         "GET /api/dcim/devices/?owner_team=netops\n",
