@@ -998,3 +998,65 @@ fn private_ca_needs_ca_cert() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stderr.contains("warning: --insecure"), "{}", r.stderr);
 }
+
+/// A NetBox whose `MAX_PAGE_SIZE` is below the page asked for (3 here) answers fewer objects than
+/// `limit`: every page is fetched by offset until `count` objects were seen.
+#[test]
+fn custom_fields_of_every_page() {
+    let cf: serde_json::Value =
+        serde_json::from_slice(&gunzip(&read("custom-fields.json.gz"))).unwrap();
+    let all = cf["results"].as_array().unwrap().clone();
+    assert_eq!(all.len(), 8);
+    let inner = netbox(V1, false);
+    let server = Server::start(Box::new(move |req: &Seen| {
+        let Some(q) = req.path.strip_prefix("/api/extras/custom-fields/?") else {
+            return inner(req);
+        };
+        let offset: usize = q
+            .split('&')
+            .find_map(|p| p.strip_prefix("offset="))
+            .and_then(|o| o.parse().ok())
+            .unwrap_or(0);
+        let page: Vec<_> = all.iter().skip(offset).take(3).cloned().collect();
+        json(serde_json::to_vec(&serde_json::json!({"count": all.len(), "results": page})).unwrap())
+    }));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p.index.json.gz");
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &server.url(),
+            "--token-env",
+            "MY_NB",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &[("MY_NB", V1)],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let pages: Vec<String> = server
+        .seen()
+        .iter()
+        .filter(|s| s.path.starts_with("/api/extras/custom-fields/"))
+        .map(|s| s.path.clone())
+        .collect();
+    assert_eq!(
+        pages,
+        [
+            "/api/extras/custom-fields/?limit=1000&offset=0",
+            "/api/extras/custom-fields/?limit=1000&offset=3",
+            "/api/extras/custom-fields/?limit=1000&offset=6",
+        ]
+    );
+    let names: Vec<String> = load(&out)
+        .instance
+        .unwrap()
+        .custom_fields
+        .unwrap()
+        .into_iter()
+        .map(|f| f.name)
+        .collect();
+    assert_eq!(names.len(), 8, "{names:?}");
+}
