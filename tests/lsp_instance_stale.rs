@@ -87,6 +87,22 @@ async fn embedded_serves_while_building_and_stale_knowledge_is_rebuilt() {
             .is_some_and(|m| m.contains(&server.url())),
         "{begin}"
     );
+    // Each step is reported; the OpenAPI document's says it may take a while.
+    let report = c
+        .notification("$/progress", |p| {
+            p["value"]["kind"] == "report"
+                && p["value"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("/api/schema/"))
+        })
+        .await;
+    assert!(
+        report["value"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("10–30 s"),
+        "{report}"
+    );
     let end = c
         .notification("$/progress", |p| p["value"]["kind"] == "end")
         .await;
