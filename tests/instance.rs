@@ -511,12 +511,56 @@ fn url_build_equals_file_build() {
     );
 }
 
-/// `HTTPS_PROXY` sends the requests through the proxy (`CONNECT`); `NO_PROXY` naming the host
+/// The proxy of the URL's scheme (`HTTP_PROXY` for http, `HTTPS_PROXY` for https) gets the
+/// requests (`CONNECT`); the other scheme's variable is not used; `NO_PROXY` naming the host
 /// bypasses it.
 #[test]
 fn proxy_from_the_environment() {
     let proxy = Proxy::start();
+    // https: HTTPS_PROXY, through the tunnel to the private-CA server.
+    let tls = Server::start_tls(netbox(V1, false));
+    let ca = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls/ca.pem");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.index.json.gz");
+    let r = run_with_env(
+        &[
+            "index",
+            "build",
+            "--url",
+            &tls.url(),
+            "--token-env",
+            "MY_NB",
+            "--ca-cert",
+            ca.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &[("MY_NB", V1), ("HTTPS_PROXY", &proxy.url())],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(proxy.seen().len(), 5, "{:?}", proxy.seen());
+    assert!(proxy
+        .seen()
+        .iter()
+        .all(|l| l.starts_with(&format!("CONNECT 127.0.0.1:{} ", tls.port))));
+    assert_eq!(tls.seen().len(), 5);
+    // http: HTTPS_PROXY alone is not used.
     let server = Server::start(netbox(V1, false));
+    let before = proxy.seen().len();
+    let http_args = [
+        "index",
+        "build",
+        "--url",
+        &server.url(),
+        "--token-env",
+        "MY_NB",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let r = run_with_env(&http_args, &[("MY_NB", V1), ("HTTPS_PROXY", &proxy.url())]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(proxy.seen().len(), before, "{:?}", proxy.seen());
+    let proxy = Proxy::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.index.json.gz");
     let args = [
@@ -529,7 +573,7 @@ fn proxy_from_the_environment() {
         "-o",
         out.to_str().unwrap(),
     ];
-    let r = run_with_env(&args, &[("MY_NB", V1), ("HTTPS_PROXY", &proxy.url())]);
+    let r = run_with_env(&args, &[("MY_NB", V1), ("HTTP_PROXY", &proxy.url())]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let tunnels = proxy.seen();
     assert!(
@@ -547,7 +591,7 @@ fn proxy_from_the_environment() {
         &args,
         &[
             ("MY_NB", V1),
-            ("HTTPS_PROXY", &proxy.url()),
+            ("HTTP_PROXY", &proxy.url()),
             ("NO_PROXY", "localhost,127.0.0.1"),
         ],
     );

@@ -108,6 +108,39 @@ pub fn normalise_url(url: &str) -> Result<String, String> {
     Ok(s)
 }
 
+/// The proxy for a NetBox URL of `scheme`, as curl and Python's requests choose it:
+/// `HTTPS_PROXY` for https, `HTTP_PROXY` for http (either case), else `ALL_PROXY`; hosts in
+/// `NO_PROXY` go direct. (ureq's own `Proxy::try_from_env` takes the first of ALL/HTTPS/HTTP
+/// whatever the scheme, so an `http://` NetBox would go through `HTTPS_PROXY`.) A value that is
+/// not a proxy URL is ignored.
+fn proxy_for(scheme: &str) -> Option<ureq::Proxy> {
+    let names: &[&str] = if scheme == "https" {
+        &["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]
+    } else {
+        &["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]
+    };
+    let url = names
+        .iter()
+        .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))?;
+    let p = ureq::Proxy::new(url.trim()).ok()?;
+    let mut b = ureq::Proxy::builder(p.protocol())
+        .host(p.host())
+        .port(p.port());
+    if let Some(u) = p.username() {
+        b = b.username(u);
+    }
+    if let Some(pw) = p.password() {
+        b = b.password(pw);
+    }
+    let no_proxy = std::env::var("NO_PROXY")
+        .or_else(|_| std::env::var("no_proxy"))
+        .unwrap_or_default();
+    for expr in no_proxy.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        b = b.no_proxy(expr);
+    }
+    b.build().ok()
+}
+
 fn root_certs(options: &Options) -> Result<RootCerts, String> {
     let mut certs: Vec<Certificate<'static>> = rustls_native_certs::load_native_certs()
         .certs
@@ -158,7 +191,7 @@ impl Client {
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)
-            .proxy(ureq::Proxy::try_from_env())
+            .proxy(proxy_for(&origin.0))
             .timeout_connect(Some(Duration::from_secs(15).min(options.timeout)))
             .timeout_recv_response(Some(options.timeout))
             .timeout_per_read(Some(options.timeout))
