@@ -105,7 +105,9 @@ PORT="$(sed -n 's/^PORT //p' "$TMP/port")"
 [ -n "$PORT" ] || die "the replay server did not start: $(cat "$TMP/replay.err")"
 say "instance replay: http://127.0.0.1:$PORT"
 set +e
+# The replay is on loopback: a proxy from the environment must not get these requests.
 NETBOX_E2E_TOKEN="$TOKEN" XDG_CACHE_HOME="$TMP/cache" XDG_CONFIG_HOME="$TMP/config" \
+  NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" \
   timeout --kill-after=5 120 "$NVIM_BIN" --headless --clean -u NONE -l editors/nvim/test/instance_e2e.lua \
   "$SERVER" "http://127.0.0.1:$PORT" </dev/null &
 tpid=$!

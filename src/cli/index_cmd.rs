@@ -38,6 +38,10 @@ pub struct BuildArgs {
     /// Do not check the server's certificate (warned about on every use).
     #[arg(long)]
     pub insecure: bool,
+    /// Print each request and answer head (method, URL, status, headers) on stderr; the token
+    /// and cookies are shown as `<redacted>`.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Seconds to wait for an answer to start (NetBox may take 30 s for its OpenAPI document).
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     pub timeout: u64,

@@ -58,6 +58,7 @@ fn run(args: &BuildArgs) -> Result<(), String> {
                     ca_cert: args.ca_cert.clone(),
                     insecure: args.insecure,
                     progress: true,
+                    verbose: args.verbose,
                 },
             )?;
             let base = client.base().to_string();

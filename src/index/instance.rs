@@ -244,8 +244,9 @@ fn plugin_app(segment: &str, plugins: &BTreeMap<String, String>) -> Option<Strin
 }
 
 /// Makes `index` an instance index: stamps it, marks its choices authoritative
-/// ([`FilterIndex::from_instance`]), and adds each plugin endpoint's object type under the
-/// plugin's app label (`netbox_bgp.bgpsession`) beside the path-derived one (`bgp.bgpsession`).
+/// ([`FilterIndex::from_instance`]), and gives each plugin endpoint the object type NetBox knows
+/// it by, under the plugin's app label (`netbox_bgp.bgpsession`, the name custom fields are
+/// assigned to), keeping the path-derived one (`bgp.bgpsession`) as another name for it.
 pub fn apply(index: &mut FilterIndex, instance: Instance) {
     let mut extra = Vec::new();
     for (ot, key) in &index.object_types {
@@ -258,9 +259,15 @@ pub fn apply(index: &mut FilterIndex, instance: Instance) {
         else {
             continue;
         };
-        extra.push((format!("{app}.{model}"), key.clone()));
+        extra.push((ot.clone(), format!("{app}.{model}"), key.clone()));
     }
-    for (ot, key) in extra {
+    for (path_ot, ot, key) in extra {
+        // Every endpoint serving the type (`session` and `bgpsession` both serve BGPSession).
+        for ep in index.endpoints.values_mut() {
+            if ep.object_type.as_deref() == Some(path_ot.as_str()) {
+                ep.object_type = Some(ot.clone());
+            }
+        }
         index.object_types.entry(ot).or_insert(key);
     }
     index.from_instance = true;

@@ -31,6 +31,10 @@ pub struct Options {
     pub insecure: bool,
     /// Report progress on stderr (bytes, seconds).
     pub progress: bool,
+    /// Print each request and answer head on stderr (`> GET …`, `< HTTP 200`, headers), the
+    /// `Authorization` value as `Token <redacted>` / `Bearer <redacted>` and `Set-Cookie`
+    /// values redacted.
+    pub verbose: bool,
 }
 
 impl Default for Options {
@@ -40,6 +44,7 @@ impl Default for Options {
             ca_cert: None,
             insecure: false,
             progress: false,
+            verbose: false,
         }
     }
 }
@@ -103,6 +108,39 @@ pub fn normalise_url(url: &str) -> Result<String, String> {
     Ok(s)
 }
 
+/// The proxy for a NetBox URL of `scheme`, as curl and Python's requests choose it:
+/// `HTTPS_PROXY` for https, `HTTP_PROXY` for http (either case), else `ALL_PROXY`; hosts in
+/// `NO_PROXY` go direct. (ureq's own `Proxy::try_from_env` takes the first of ALL/HTTPS/HTTP
+/// whatever the scheme, so an `http://` NetBox would go through `HTTPS_PROXY`.) A value that is
+/// not a proxy URL is ignored.
+fn proxy_for(scheme: &str) -> Option<ureq::Proxy> {
+    let names: &[&str] = if scheme == "https" {
+        &["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]
+    } else {
+        &["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]
+    };
+    let url = names
+        .iter()
+        .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))?;
+    let p = ureq::Proxy::new(url.trim()).ok()?;
+    let mut b = ureq::Proxy::builder(p.protocol())
+        .host(p.host())
+        .port(p.port());
+    if let Some(u) = p.username() {
+        b = b.username(u);
+    }
+    if let Some(pw) = p.password() {
+        b = b.password(pw);
+    }
+    let no_proxy = std::env::var("NO_PROXY")
+        .or_else(|_| std::env::var("no_proxy"))
+        .unwrap_or_default();
+    for expr in no_proxy.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        b = b.no_proxy(expr);
+    }
+    b.build().ok()
+}
+
 fn root_certs(options: &Options) -> Result<RootCerts, String> {
     let mut certs: Vec<Certificate<'static>> = rustls_native_certs::load_native_certs()
         .certs
@@ -153,7 +191,7 @@ impl Client {
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)
-            .proxy(ureq::Proxy::try_from_env())
+            .proxy(proxy_for(&origin.0))
             .timeout_connect(Some(Duration::from_secs(15).min(options.timeout)))
             .timeout_recv_response(Some(options.timeout))
             .timeout_per_read(Some(options.timeout))
@@ -216,12 +254,35 @@ impl Client {
         ))
     }
 
+    /// Writes one `--verbose` line on stderr, with the token redacted wherever it might be.
+    fn trace(&self, line: &str) {
+        if self.options.verbose {
+            let line = match &self.token {
+                Some(t) => t.redact(line),
+                None => line.to_string(),
+            };
+            eprintln!("netbox-lsp: {line}");
+        }
+    }
+
     fn send(
         &self,
         url: &str,
         body: Option<&[u8]>,
     ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
         let auth = self.token.as_ref().map(Token::header_value);
+        if self.options.verbose {
+            let method = if body.is_some() { "POST" } else { "GET" };
+            self.trace(&format!("> {method} {url}"));
+            self.trace("> Accept: application/json");
+            if body.is_some() {
+                self.trace("> Content-Type: application/json");
+            }
+            if let Some(t) = &self.token {
+                let scheme = if t.is_v2() { "Bearer" } else { "Token" };
+                self.trace(&format!("> Authorization: {scheme} <redacted>"));
+            }
+        }
         match body {
             None => {
                 let mut r = self.agent.get(url).header("Accept", "application/json");
@@ -277,6 +338,17 @@ impl Client {
         progress: &AtomicU64,
     ) -> Result<Answer, String> {
         let status = resp.status().as_u16();
+        if self.options.verbose {
+            self.trace(&format!("< HTTP {status}"));
+            for (name, value) in resp.headers() {
+                let value = if name.as_str().eq_ignore_ascii_case("set-cookie") {
+                    "<redacted>".to_string()
+                } else {
+                    String::from_utf8_lossy(value.as_bytes()).into_owned()
+                };
+                self.trace(&format!("< {name}: {value}"));
+            }
+        }
         let header = |n: &str| {
             resp.headers()
                 .get(n)
@@ -487,5 +559,20 @@ mod tests {
         assert!(normalise_url("netbox.example.com").is_err());
         assert!(normalise_url("https://u:p@netbox.example.com").is_err());
         assert!(normalise_url("ftp://x").is_err());
+    }
+
+    /// A client in a panic message or a debug log (`{:?}`) shows no token.
+    #[test]
+    fn debug_hides_the_token() {
+        let secret = "nbt_K3yK3y.s3cr3ts3cr3t";
+        let c = Client::new(
+            "https://netbox.example.com",
+            Token::new(secret),
+            Options::default(),
+        )
+        .unwrap();
+        let shown = format!("{c:?} {:?}", c.options);
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
     }
 }

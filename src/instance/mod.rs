@@ -124,16 +124,27 @@ pub fn graphql_sdl(bytes: &[u8]) -> Result<String, String> {
 /// Fetches every input from the instance behind `client`. Custom fields need a token with read
 /// permission on them: a refusal there is an error (the index would silently lack them).
 pub fn fetch(client: &http::Client) -> Result<Inputs, String> {
+    fetch_with(client, &|_| {})
+}
+
+/// [`fetch`], telling `step` what is fetched next (`fetching /api/schema/ (NetBox may take 10–30 s
+/// to generate it)`), for an editor's progress report.
+pub fn fetch_with(client: &http::Client, step: &dyn Fn(&str)) -> Result<Inputs, String> {
+    step("fetching /api/status/");
     let status = client.get("/api/status/")?;
     parse_status(&status).map_err(|e| format!("GET /api/status/: {e}"))?;
+    step("fetching /api/schema/ (NetBox may take 10–30 s to generate it)");
     let openapi = client.get("/api/schema/?format=json")?;
     let body = serde_json::json!({
         "query": INTROSPECTION_QUERY,
         "operationName": "IntrospectionQuery",
     })
     .to_string();
+    step("fetching /graphql/ (introspection)");
     let graphql = client.post_json("/graphql/", body.as_bytes())?;
+    step("fetching the custom fields");
     let custom_fields = all_pages(client, "/api/extras/custom-fields/")?;
+    step("fetching the custom field choice sets");
     let choice_sets = all_pages(client, "/api/extras/custom-field-choice-sets/")?;
     Ok(Inputs {
         status: Some(status),

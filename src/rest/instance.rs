@@ -8,10 +8,13 @@
 //! - only on the object types the field is assigned to; elsewhere `cf_x` is ignored
 //!   (`cf_vm_tier=2` on devices: all 72), and `filter_logic: disabled` means no filter at all;
 //! - lookups: text/longtext/url with `exact` and select fields get the text lookups
-//!   (`cf_cust_id__ic`); integer, decimal, date, datetime and object fields the number lookups
-//!   (`cf_rack_units_budget__gte`, `cf_primary_contact__n`); a `loose` text field, boolean,
-//!   multiselect and multiobject fields none (`cf_owner_team__isw`, `cf_tags_extra__n`: ignored);
-//!   `__in` and `cf_x_id` are never filters (ignored);
+//!   (`cf_cust_id__ic`); integer, decimal, date, datetime, object and multiobject fields the
+//!   number lookups (`cf_rack_units_budget__gte`, `cf_primary_contact__n`); a `loose` text field
+//!   and boolean fields none (`cf_owner_team__isw`: ignored). A multiselect field gets the text
+//!   lookups too (its filter's `contains` is a standard lookup), but `__n` compares the whole
+//!   stored list with one value, never equal, so it excludes nothing (`cf_tags_extra__n=dmz`: all
+//!   90 prefixes); its other lookups are not measured and pass. `__in` and `cf_x_id` are never
+//!   filters (ignored);
 //! - a `loose` text filter is a case-insensitive contains (`cf_owner_team=netops`: 7, not 5);
 //! - select values are not validated: a value outside the choice set is HTTP 200 with no
 //!   objects (`cf_lifecycle=bogus`, `=EOL`), not a 400;
@@ -138,7 +141,9 @@ fn lookups(f: &CustomField) -> &'static [&'static str] {
     match f.kind.as_str() {
         "text" | "longtext" | "url" if f.filter_logic == "exact" => TEXT_LOOKUPS,
         "select" => TEXT_LOOKUPS,
-        "integer" | "decimal" | "date" | "datetime" | "object" => NUMBER_LOOKUPS,
+        // `__n` is left out: measured to exclude nothing (see the module docs).
+        "multiselect" => &TEXT_LOOKUPS[1..],
+        "integer" | "decimal" | "date" | "datetime" | "object" | "multiobject" => NUMBER_LOOKUPS,
         _ => &[],
     }
 }
@@ -223,6 +228,10 @@ fn bad_lookup(
             "custom field filters have no `__in`; a list on the bare key (repeated keys) is OR-ed"
                 .to_string()
         }
+        ("multiselect", _) if lookup == "n" => format!(
+            "`__n` compares the whole list of values of the multiselect custom field `{}` with one value, which never matches, so it excludes nothing",
+            field.name
+        ),
         ("text" | "longtext" | "url", "loose") => format!(
             "the text custom field `{}` has filter_logic loose, which gives no lookup variants (the bare `{bare}` is already a case-insensitive contains)",
             field.name

@@ -29,6 +29,17 @@ pub(crate) fn is_shipped(index: &FilterIndex) -> bool {
 pub(crate) fn switch_advice(index: &FilterIndex) -> String {
     if is_shipped(index) {
         " If the instance runs another version, select it with --netbox-version.".into()
+    } else if let Some(url) = index
+        .instance
+        .as_deref()
+        .map(|i| i.url.as_str())
+        .filter(|u| !u.is_empty())
+    {
+        // Built from the user's NetBox: rebuilding from it is the way to its current version.
+        format!(
+            " The index in use was built from {url} (NetBox {}); if that NetBox now runs another version, rebuild it (`netbox-lsp index build --url {url}`).",
+            index.netbox_version
+        )
     } else {
         format!(
             " The index in use is for NetBox {}; if the instance runs another version, build an index from its OpenAPI document (`netbox-lsp index build --openapi`) and use that one.",

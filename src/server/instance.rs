@@ -441,14 +441,29 @@ async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>) {
         Err(_) => None,
     };
     let url = user.url.clone();
-    let built = tokio::task::spawn_blocking(move || {
-        let inputs = crate::instance::fetch(&client)?;
+    // Each step of the fetch becomes a `$/progress` report (the OpenAPI document alone can take
+    // 10–30 s on NetBox's side).
+    let (tx, mut steps) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let mut task = tokio::task::spawn_blocking(move || {
+        let step = |s: &str| {
+            let _ = tx.send(s.to_string());
+        };
+        let inputs = crate::instance::fetch_with(&client, &step)?;
+        step("building the index");
         let built = crate::instance::build(&inputs, client.base(), &Default::default())?;
         save_cache(&url, &built.index, built.sdl.as_deref())?;
         Ok::<_, String>(built)
-    })
-    .await
-    .unwrap_or_else(|_| Err("the build failed".into()));
+    });
+    let built = loop {
+        tokio::select! {
+            Some(step) = steps.recv() => {
+                if let Some(p) = &progress {
+                    p.report(step).await;
+                }
+            }
+            done = &mut task => break done.unwrap_or_else(|_| Err("the build failed".into())),
+        }
+    };
     match built {
         Ok(built) => {
             let summary = summary(&built.index);

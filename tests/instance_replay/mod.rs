@@ -50,6 +50,12 @@ pub enum Reply {
     Stall(Duration),
     /// Declare `declared` bytes, send `body`, close.
     Truncated { declared: usize, body: Vec<u8> },
+    /// Declare `declared` bytes, send `body`, then send nothing for `stall`.
+    StallMidBody {
+        declared: usize,
+        body: Vec<u8>,
+        stall: Duration,
+    },
 }
 
 pub fn json(body: Vec<u8>) -> Reply {
@@ -75,6 +81,8 @@ pub type Route = dyn Fn(&Seen) -> Reply + Send + Sync;
 pub struct Server {
     pub port: u16,
     pub seen: Arc<Mutex<Vec<Seen>>>,
+    /// Serves HTTPS with `tests/fixtures/tls/server.pem` (issued by `ca.pem`).
+    pub tls: bool,
 }
 
 impl Server {
@@ -91,11 +99,61 @@ impl Server {
                 std::thread::spawn(move || serve(stream, &s, &*route));
             }
         });
-        Server { port, seen }
+        Server {
+            port,
+            seen,
+            tls: false,
+        }
+    }
+
+    /// The same over TLS, with the test certificate for `127.0.0.1` (`tests/fixtures/tls/`).
+    pub fn start_tls(route: Box<Route>) -> Server {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let tls = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+        let certs: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_file_iter(tls.join("server.pem"))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+        let key = PrivateKeyDer::from_pem_file(tls.join("server.key")).unwrap();
+        let config = Arc::new(
+            rustls::ServerConfig::builder_with_provider(Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .unwrap(),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        let route: Arc<Route> = Arc::from(route);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (s, route, config) = (s.clone(), route.clone(), config.clone());
+                std::thread::spawn(move || {
+                    let Ok(conn) = rustls::ServerConnection::new(config) else {
+                        return;
+                    };
+                    serve_io(rustls::StreamOwned::new(conn, stream), &s, &*route)
+                });
+            }
+        });
+        Server {
+            port,
+            seen,
+            tls: true,
+        }
     }
 
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -104,7 +162,11 @@ impl Server {
 }
 
 fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, route: &Route) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    serve_io(stream, seen, route)
+}
+
+fn serve_io<S: Read + Write>(stream: S, seen: &Mutex<Vec<Seen>>, route: &Route) {
+    let mut reader = BufReader::new(stream);
     let mut line = String::new();
     if reader.read_line(&mut line).is_err() || line.is_empty() {
         return;
@@ -137,7 +199,7 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, route: &Route) {
         accept_encoding: enc,
     };
     seen.lock().unwrap().push(req.clone());
-    let mut out = stream;
+    let out = reader.get_mut();
     match route(&req) {
         Reply::Full {
             status,
@@ -163,6 +225,19 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, route: &Route) {
             );
             let _ = out.write_all(head.as_bytes());
             let _ = out.write_all(&body);
+        }
+        Reply::StallMidBody {
+            declared,
+            body,
+            stall,
+        } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {declared}\r\nConnection: close\r\n\r\n"
+            );
+            let _ = out.write_all(head.as_bytes());
+            let _ = out.write_all(&body);
+            let _ = out.flush();
+            std::thread::sleep(stall);
         }
     }
     let _ = out.flush();
@@ -226,4 +301,77 @@ pub fn netbox(token: &'static str, gzip: bool) -> Box<Route> {
         }
         json(body)
     })
+}
+
+/// A forward proxy on loopback that speaks `CONNECT host:port` (what ureq sends to an HTTP
+/// proxy) and tunnels to the target; records each request line.
+pub struct Proxy {
+    pub port: u16,
+    pub seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Proxy {
+    pub fn start() -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let s = s.clone();
+                std::thread::spawn(move || tunnel(stream, &s));
+            }
+        });
+        Proxy { port, seen }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn tunnel(stream: TcpStream, seen: &Mutex<Vec<String>>) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+            break;
+        }
+    }
+    seen.lock().unwrap().push(line.trim().to_string());
+    let mut client = stream;
+    let target = match line.split_whitespace().collect::<Vec<_>>().as_slice() {
+        ["CONNECT", target, ..] => target.to_string(),
+        _ => {
+            let _ =
+                client.write_all(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
+            return;
+        }
+    };
+    let Ok(upstream) = TcpStream::connect(&target) else {
+        let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n");
+        return;
+    };
+    let _ = client.write_all(b"HTTP/1.1 200 Connection established\r\n\r\n");
+    let (mut up_r, mut up_w) = (upstream.try_clone().unwrap(), upstream);
+    // Bytes the reader already buffered belong to the tunnel.
+    let _ = up_w.write_all(reader.buffer());
+    let mut down_w = client.try_clone().unwrap();
+    let t = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut up_r, &mut down_w);
+        let _ = down_w.shutdown(std::net::Shutdown::Both);
+    });
+    let mut client_r = client;
+    let _ = std::io::copy(&mut client_r, &mut up_w);
+    let _ = up_w.shutdown(std::net::Shutdown::Write);
+    let _ = t.join();
 }

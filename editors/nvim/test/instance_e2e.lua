@@ -2,7 +2,7 @@
 -- lsp/netbox_lsp.lua with init_options.instance pointing at scripts/instance-replay.py (the real
 -- answers of a customised NetBox 4.6.8). Waits until the knowledge built from it flags the wrong
 -- `cf_vm_tier` on devices (a VM-only custom field), then completes the plugin filter `peer_gr` →
--- `peer_group` on /api/plugins/bgp/session/, and checks :NetboxRebuildIndex exists.
+-- `peer_group` on /api/plugins/bgp/session/, and that :NetboxRebuildIndex rebuilds the knowledge.
 -- Run by scripts/nvim-e2e.sh as: nvim --headless --clean -u NONE -l instance_e2e.lua SERVER URL
 -- (token in $NETBOX_E2E_TOKEN, caches in $XDG_CACHE_HOME).
 
@@ -43,6 +43,15 @@ end
 local function wait_for(what, pred)
   if not vim.wait(TIMEOUT_MS, pred, 50) then
     finish(1, 'timed out waiting for ' .. what)
+  end
+end
+
+-- Count the server's "knowledge … ready" messages (one per build).
+local ready = 0
+vim.lsp.handlers['window/showMessage'] = function(_, result)
+  if result and result.message and result.message:find('ready', 1, true) then
+    ready = ready + 1
+    log('message: %s', result.message)
   end
 end
 
@@ -97,4 +106,11 @@ log('completion after `peer_gr` on /api/plugins/bgp/session/ offers peer_group (
 if vim.fn.exists(':NetboxRebuildIndex') ~= 2 then
   finish(1, ':NetboxRebuildIndex is not defined')
 end
-finish(0, 'plugin filter completed, wrong cf_ flagged, :NetboxRebuildIndex defined')
+wait_for('the first build to be reported ready', function()
+  return ready >= 1
+end)
+vim.cmd('NetboxRebuildIndex')
+wait_for(':NetboxRebuildIndex to rebuild the knowledge', function()
+  return ready >= 2
+end)
+finish(0, 'plugin filter completed, wrong cf_ flagged, :NetboxRebuildIndex rebuilt the knowledge')

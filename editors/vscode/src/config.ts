@@ -130,6 +130,36 @@ export function toServerOptions(
   return out;
 }
 
+/** The user-level (global) `netboxLsp.instance.*` values; workspace values are never passed in. */
+export interface UserInstanceSettings {
+  url?: unknown;
+  tokenEnv?: unknown;
+  tokenFile?: unknown;
+}
+
+/** `initializationOptions.instance` as the server reads it (blank values left out). */
+export interface UserInstance {
+  url?: string;
+  tokenEnv?: string;
+  tokenFile?: string;
+}
+
+/**
+ * `{ instance }` for `initializationOptions` from the user's own settings: the URL with its token
+ * source, or a token source alone (the server then asks before using a URL a workspace names).
+ * Nothing set: `{}`, and the server makes no network request.
+ */
+export function toUserInstance(settings: UserInstanceSettings): { instance?: UserInstance } {
+  const instance: UserInstance = {};
+  const url = nonEmpty(settings.url);
+  const tokenEnv = nonEmpty(settings.tokenEnv);
+  const tokenFile = nonEmpty(settings.tokenFile);
+  if (url !== undefined) instance.url = url;
+  if (tokenEnv !== undefined) instance.tokenEnv = tokenEnv;
+  if (tokenFile !== undefined) instance.tokenFile = tokenFile;
+  return Object.keys(instance).length > 0 ? { instance } : {};
+}
+
 /** Expands a leading `~` (home folder) and every `${workspaceFolder}`; other text is kept. */
 export function expandPath(
   p: string,

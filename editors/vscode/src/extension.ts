@@ -11,7 +11,15 @@ import {
   type ServerOptions as ClientServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { isFile, LANGUAGES, resolveServerPath, toServerOptions, type ServerOptions } from "./config";
+import {
+  isFile,
+  LANGUAGES,
+  resolveServerPath,
+  toServerOptions,
+  toUserInstance,
+  type ServerOptions,
+  type UserInstance,
+} from "./config";
 
 /** Settings section shared with the server (`workspace/configuration`). */
 const SECTION = "netboxLsp";
@@ -134,13 +142,12 @@ function optionsFor(scope: vscode.Uri | undefined): ServerOptions {
  * `instance` for `initializationOptions`, from the user's own (global) settings only: a
  * workspace's settings never name the NetBox the token is sent to.
  */
-function userInstance(): { instance?: { url: string; tokenEnv?: string; tokenFile?: string } } {
+function userInstance(): { instance?: UserInstance } {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const user = (key: string): string | undefined => {
-    const v = cfg.inspect<string>(key)?.globalValue;
-    return typeof v === "string" && v.trim() !== "" ? v.trim() : undefined;
-  };
-  const url = user("instance.url");
-  if (url === undefined) return {};
-  return { instance: { url, tokenEnv: user("instance.tokenEnv"), tokenFile: user("instance.tokenFile") } };
+  const user = (key: string): unknown => cfg.inspect<string>(key)?.globalValue;
+  return toUserInstance({
+    url: user("instance.url"),
+    tokenEnv: user("instance.tokenEnv"),
+    tokenFile: user("instance.tokenFile"),
+  });
 }

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
-import { expandPath, resolveServerPath, toServerOptions, type ServerPathInputs } from "../config";
+import { expandPath, resolveServerPath, toServerOptions, toUserInstance, type ServerPathInputs } from "../config";
 
 const EXT = path.join("/opt", "ext");
 const BUNDLED = path.join(EXT, "bin", "netbox-lsp");
@@ -117,4 +117,22 @@ test("expandPath: only a leading ~ is the home folder", () => {
   assert.equal(expandPath("~user/x", { HOME: "/h" }), "~user/x");
   assert.equal(expandPath("~/x", {}), "~/x");
   assert.equal(expandPath("~\\x", { USERPROFILE: "C:\\Users\\u" }), "C:\\Users\\u\\x");
+});
+
+test("user instance: URL with its token source; blank and wrongly typed values dropped", () => {
+  assert.deepEqual(toUserInstance({ url: " https://netbox.example.com ", tokenEnv: "NETBOX_TOKEN", tokenFile: "" }), {
+    instance: { url: "https://netbox.example.com", tokenEnv: "NETBOX_TOKEN" },
+  });
+  assert.deepEqual(toUserInstance({ url: 42, tokenFile: "~/.config/netbox-lsp/token" }), {
+    instance: { tokenFile: "~/.config/netbox-lsp/token" },
+  });
+});
+
+test("user instance: a token source alone is passed (for a workspace URL the user allows)", () => {
+  assert.deepEqual(toUserInstance({ tokenEnv: "NETBOX_TOKEN" }), { instance: { tokenEnv: "NETBOX_TOKEN" } });
+});
+
+test("user instance: nothing set gives no instance (no network access)", () => {
+  assert.deepEqual(toUserInstance({}), {});
+  assert.deepEqual(toUserInstance({ url: "  ", tokenEnv: undefined }), {});
 });

@@ -32,3 +32,11 @@ test("manifest: the extension activates for every language it starts the server 
     LANGUAGES.map((l) => `onLanguage:${l}`).sort(),
   );
 });
+
+test("manifest: the instance settings are user-level only and the rebuild command is in the palette", () => {
+  for (const key of ["netboxLsp.instance.url", "netboxLsp.instance.tokenEnv", "netboxLsp.instance.tokenFile"]) {
+    assert.equal(manifest.contributes.configuration.properties[key].scope, "application", key);
+  }
+  const commands = manifest.contributes.commands.map((c: { command: string }) => c.command);
+  assert.ok(commands.includes("netbox-lsp.rebuildIndex"), commands.join(", "));
+});
