@@ -57,6 +57,19 @@ fn summary_counts_calls_and_documents() {
         ),
         "{stderr}"
     );
+    // The case: a `.tf` named on the command line is read, holds no call, and says so.
+    let tf = dir.join("main.tf");
+    std::fs::write(
+        &tf,
+        "resource \"netbox_device\" \"sw1\" { name = \"sw1\" }\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(&[tf.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("in 1 file (0 NetBox REST calls, 0 GraphQL documents found)"),
+        "{stderr}"
+    );
     let md = dir.join("skill.md");
     std::fs::write(
         &md,
