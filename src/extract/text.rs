@@ -298,6 +298,22 @@ pub fn filter_snippets(text: &str, blocks: &[Range<usize>]) -> Vec<Site> {
     if !text.to_ascii_lowercase().contains("netbox") {
         return Vec::new();
     }
+    // The code blocks sorted and merged, so that each span is looked up by a binary search
+    // (a scan of every block per span made a long document quadratic).
+    let mut merged: Vec<Range<usize>> = blocks.to_vec();
+    merged.sort_by_key(|r| r.start);
+    merged.dedup_by(|next, prev| {
+        if next.start <= prev.end {
+            prev.end = prev.end.max(next.end);
+            true
+        } else {
+            false
+        }
+    });
+    let in_block = |at: usize| {
+        let i = merged.partition_point(|r| r.start <= at);
+        i > 0 && at < merged[i - 1].end
+    };
     let mut out = Vec::new();
     let mut line_start = 0;
     for line in text.split_inclusive('\n') {
@@ -308,8 +324,7 @@ pub fn filter_snippets(text: &str, blocks: &[Range<usize>]) -> Vec<Site> {
                 break;
             };
             let at = line_start + open;
-            if b.get(open + 1) != Some(&b'`') && !blocks.iter().any(|r| r.start <= at && at < r.end)
-            {
+            if b.get(open + 1) != Some(&b'`') && !in_block(at) {
                 if let Some(call) = snippet(text, line_start + open + 1..line_start + close) {
                     out.push(Site::Rest(call));
                 }
