@@ -83,6 +83,23 @@ fn summary_counts_calls_and_documents() {
     );
 }
 
+/// A list path without a query string is one call, also when it is the URL of a call that
+/// holds it (`requests.get(f"{NB}/api/dcim/devices/", params=...)` in a Python fence).
+#[test]
+fn bare_list_paths_count_once() {
+    let dir = tempfile_dir("bare");
+    let md = dir.join("skill.md");
+    std::fs::write(
+        &md,
+        "NetBox: `GET /api/dcim/sites/` and `/api/dcim/device/`.\n\n```python\nrequests.get(f\"{NB}/api/dcim/devices/\", params={\"site_id\": 3})\n```\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = check(&[md.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("unknown-endpoint"), "{stdout}");
+    assert!(stderr.contains("(3 NetBox REST calls"), "{stderr}");
+}
+
 fn tempfile_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("netbox-lsp-coverage-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
