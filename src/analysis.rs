@@ -524,8 +524,9 @@ fn markdown_findings(
         .into_iter()
         .filter(|s| match s {
             Site::Rest(c) => {
-                !urls.contains(&(c.call_range.start, c.call_range.end))
-                    && !(bare_path(s).is_some() && inside_call(&c.call_range))
+                let done = urls.contains(&(c.call_range.start, c.call_range.end));
+                let held = bare_path(s).is_some() && inside_call(&c.call_range);
+                !done && !held
             }
             Site::Graphql(_) => true,
         })
