@@ -277,6 +277,19 @@ fn escape_fixes(f: &mut Finding, text: &str) {
     }
 }
 
+/// True for a list path without a query string (`/api/dcim/sites/`, see
+/// `extract::text`), a site with no filters that is checked only for its endpoint.
+fn bare_path(site: &Site) -> Option<&std::ops::Range<usize>> {
+    match site {
+        Site::Rest(c)
+            if c.form == CallForm::Url && c.filters.is_empty() && c.filters_range.is_none() =>
+        {
+            c.target.as_ref().map(|(_, r)| r)
+        }
+        _ => None,
+    }
+}
+
 /// `urlencode`: whether `text` holds `--data-urlencode`, filled on first need and shared by
 /// every call of one analysis.
 fn check_sites(
@@ -285,6 +298,28 @@ fn check_sites(
     text: &str,
     urlencode: &OnceLock<bool>,
 ) -> Checked {
+    // A bare path that is the target of another call (`requests.get(f"{NB}/api/dcim/devices/",
+    // params=...)`) is that call, not a second one.
+    let given = sites;
+    let owned;
+    let sites = if sites.iter().any(|s| bare_path(s).is_some()) {
+        let targets: std::collections::HashSet<(usize, usize)> = sites
+            .iter()
+            .filter(|s| bare_path(s).is_none())
+            .filter_map(|s| match s {
+                Site::Rest(c) => c.target.as_ref().map(|(_, r)| (r.start, r.end)),
+                Site::Graphql(_) => None,
+            })
+            .collect();
+        owned = sites
+            .iter()
+            .filter(|s| bare_path(s).is_none_or(|r| !targets.contains(&(r.start, r.end))))
+            .cloned()
+            .collect::<Vec<Site>>();
+        &owned[..]
+    } else {
+        sites
+    };
     let mut out = Checked {
         any: !sites.is_empty(),
         graphql: sites
@@ -296,6 +331,11 @@ fn check_sites(
     for site in sites {
         if let Site::Rest(call) = site {
             out.calls.push(call.call_range.clone());
+        }
+    }
+    // Every URL this unit read, also a bare path dropped above: the prose scan skips them.
+    for site in given {
+        if let Site::Rest(call) = site {
             if call.form == CallForm::Url {
                 out.urls.push(call.call_range.clone());
             }
@@ -479,11 +519,30 @@ fn markdown_findings(
         c.entries = kept;
     }
 
-    // REST URLs in prose (and in code the units did not read); those a unit found are done.
+    // REST URLs in prose (and in code the units did not read); those a unit found are done,
+    // and so is a bare list path inside a unit's call (`requests.get(f"{NB}/api/dcim/devices/",
+    // params=...)`): sorted call ranges with the running maximum of their ends answer "inside
+    // some call" by a binary search.
+    let mut spans: Vec<(usize, usize)> = calls.iter().map(|r| (r.start, r.end)).collect();
+    spans.sort_unstable();
+    let mut reach = Vec::with_capacity(spans.len());
+    let mut max_end = 0;
+    for (_, end) in &spans {
+        max_end = max_end.max(*end);
+        reach.push(max_end);
+    }
+    let inside_call = |r: &Range<usize>| {
+        let i = spans.partition_point(|(start, _)| *start <= r.start);
+        i > 0 && reach[i - 1] >= r.end
+    };
     let prose: Vec<Site> = prose
         .into_iter()
         .filter(|s| match s {
-            Site::Rest(c) => !urls.contains(&(c.call_range.start, c.call_range.end)),
+            Site::Rest(c) => {
+                let done = urls.contains(&(c.call_range.start, c.call_range.end));
+                let held = bare_path(s).is_some() && inside_call(&c.call_range);
+                !done && !held
+            }
             Site::Graphql(_) => true,
         })
         .collect();

@@ -57,6 +57,19 @@ fn summary_counts_calls_and_documents() {
         ),
         "{stderr}"
     );
+    // The issue's case: a `.tf` named on the command line is read, holds no call, and says so.
+    let tf = dir.join("main.tf");
+    std::fs::write(
+        &tf,
+        "resource \"netbox_device\" \"sw1\" { name = \"sw1\" }\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = check(&[tf.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("in 1 file (0 NetBox REST calls, 0 GraphQL documents found)"),
+        "{stderr}"
+    );
     let md = dir.join("skill.md");
     std::fs::write(
         &md,
@@ -68,6 +81,23 @@ fn summary_counts_calls_and_documents() {
         stderr.contains("(1 NetBox REST call, 1 GraphQL document found)"),
         "{stderr}"
     );
+}
+
+/// A list path without a query string is one call, also when it is the URL of a call that
+/// holds it (`requests.get(f"{NB}/api/dcim/devices/", params=...)` in a Python fence).
+#[test]
+fn bare_list_paths_count_once() {
+    let dir = tempfile_dir("bare");
+    let md = dir.join("skill.md");
+    std::fs::write(
+        &md,
+        "NetBox: `GET /api/dcim/sites/` and `/api/dcim/device/`.\n\n```python\nrequests.get(f\"{NB}/api/dcim/devices/\", params={\"site_id\": 3})\n```\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = check(&[md.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("unknown-endpoint"), "{stdout}");
+    assert!(stderr.contains("(3 NetBox REST calls"), "{stderr}");
 }
 
 fn tempfile_dir(name: &str) -> std::path::PathBuf {

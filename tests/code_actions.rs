@@ -265,10 +265,14 @@ fn meaning(kind: HostKind, text: &str) -> Vec<String> {
             }
             out
         }
-        // GraphQL and text: `#` comment lines are the only edit; the other lines stay.
+        // GraphQL and text: `#` comment lines are the only edit (after the quote markers of
+        // a `> `-quoted line, which the comment keeps); the other lines stay.
         _ => text
             .lines()
-            .filter(|l| !l.trim_start().starts_with("# netbox-lsp"))
+            .filter(|l| {
+                !l.trim_start_matches(|c: char| c == '>' || c.is_whitespace())
+                    .starts_with("# netbox-lsp")
+            })
             .map(str::to_string)
             .collect(),
     }

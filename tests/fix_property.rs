@@ -572,3 +572,92 @@ fn generated_wrong_filters_keep_their_meaning() {
         bad[..bad.len().min(30)].join("\n\n")
     );
 }
+
+/// GraphQL certain fixes in the hosts of `examples/` and `tests/fixtures/` (Markdown fences,
+/// Python strings, `.graphql` files), on every shipped version with its embedded schema: each
+/// fix keeps its host parsing (a), leaves no error or warning at its place (d), and applying
+/// all certain fixes (REST and GraphQL) leaves none to apply (fix-all in one round).
+/// `tests/graphql.rs` (`certain_fixes_keep_meaning_and_converge`) checks the values (c) on the
+/// GraphQL fixtures and ground truth.
+#[test]
+fn graphql_fixes_in_fixtures_and_examples_keep_the_host_and_converge() {
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/fixtures"] {
+        collect(&root.join(dir), &mut files);
+    }
+    let mut bad: Vec<String> = Vec::new();
+    let mut fixes = 0usize;
+    for v in versions() {
+        let k = Knowledge {
+            graphql_embedded: Some(v),
+            ..knowledge(v)
+        };
+        for path in &files {
+            let (Some(kind), Ok(text)) = (HostKind::from_path(path), std::fs::read_to_string(path))
+            else {
+                continue;
+            };
+            let name = path
+                .strip_prefix(root)
+                .unwrap_or(path)
+                .display()
+                .to_string();
+            let findings = analyze(&text, kind, &k);
+            let parsed_before = parses(&text, kind);
+            let mut all_edits = Vec::new();
+            for f in &findings {
+                for fix in f.fixes.iter().filter(|x| x.certain) {
+                    let edits: Vec<(Range<usize>, String)> = fix
+                        .edits
+                        .iter()
+                        .map(|e| (e.range.clone(), e.new_text.clone()))
+                        .collect();
+                    all_edits.extend(edits.iter().cloned());
+                    if !f.code.starts_with("graphql-") {
+                        continue; // REST fixes: the tests above
+                    }
+                    fixes += 1;
+                    let what = format!("{name} [{v}] {}: {:?}", f.code, fix.title);
+                    let (after, ranges) = apply(&text, &edits);
+                    if parsed_before && !parses(&after, kind) {
+                        bad.push(format!("{what}: (a) no longer parses"));
+                        continue;
+                    }
+                    if matches!(kind, HostKind::Markdown | HostKind::Text)
+                        && !same_shape(&text, &after)
+                    {
+                        bad.push(format!("{what}: (a) changed the Markdown structure"));
+                        continue;
+                    }
+                    for g in analyze(&after, kind, &k).iter().filter(|g| {
+                        matches!(g.severity, Severity::Error | Severity::Warning)
+                            && ranges.iter().any(|r| overlaps(&g.range, r))
+                    }) {
+                        bad.push(format!("{what}: (d) new finding {}: {}", g.code, g.message));
+                    }
+                }
+            }
+            if !all_edits.is_empty() {
+                let (after, _) = apply(&text, &all_edits);
+                let left: Vec<&'static str> = analyze(&after, kind, &k)
+                    .iter()
+                    .filter(|g| g.fixes.iter().any(|x| x.certain))
+                    .map(|g| g.code)
+                    .collect();
+                if !left.is_empty() {
+                    bad.push(format!(
+                        "{name} [{v}]: fix-all needs a second round: {left:?}"
+                    ));
+                }
+            }
+        }
+    }
+    println!("fixtures and examples: {fixes} certain GraphQL fixes checked");
+    assert!(fixes > 20, "too few certain GraphQL fixes: {fixes}");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -18,11 +18,51 @@ use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     let mut out = Vec::new();
     for (at, _) in text.match_indices("/api/") {
-        if let Some(call) = url_at(text, at, map) {
+        if let Some(call) = url_at(text, at, map).or_else(|| bare_path_at(text, at, map)) {
             out.push(Site::Rest(call));
         }
     }
     out
+}
+
+/// A list-endpoint path without a query string (`/api/dcim/device/`, `GET /api/ipam/ip_addresses/`):
+/// a site with no filters, so that a path NetBox answers with 404 is reported
+/// (`unknown-endpoint`, issue 8 §7). The path must end the URL (whitespace, quote, bracket,
+/// sentence punctuation, the text's end): `/api/dcim/devices/{id}/` or `/api/dcim/$EP/` is
+/// a template, not a path.
+fn bare_path_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
+    let bytes = text.as_bytes();
+    let end = list_path_end(text, at)?;
+    let ends_url = match bytes.get(end) {
+        None => true,
+        Some(&b) => b.is_ascii_whitespace() || b"\"'`)]>,;:!#|*".contains(&b),
+    };
+    if !ends_url {
+        return None;
+    }
+    // Trailing dots end a sentence (`... /api/ipam/ip_addresses.`); a dot inside the last
+    // segment (`devices.json`) is no list path.
+    let mut end = end;
+    while bytes[end - 1] == b'.' {
+        end -= 1;
+    }
+    if text[at..end].trim_end_matches('/').contains('.') {
+        return None;
+    }
+    let mut start = at;
+    while start > 0 && is_prefix_byte(bytes[start - 1]) {
+        start -= 1;
+    }
+    let path = at..end;
+    Some(RestCall {
+        form: CallForm::Url,
+        syntax: Syntax::Query,
+        target: Some((text[path.clone()].to_string(), map.range_to_host(path))),
+        call_range: map.range_to_host(start..end),
+        filters_range: None,
+        filters: Vec::new(),
+        args: Vec::new(),
+    })
 }
 
 fn is_segment_byte(b: u8) -> bool {
@@ -400,8 +440,32 @@ mod tests {
 
     #[test]
     fn detail_and_bare_paths_skipped() {
-        let t = "/api/dcim/devices/7/?brief=1 /api/status/?x=1 /api/dcim/devices/";
+        let t = "/api/dcim/devices/7/?brief=1 /api/status/?x=1 /api/dcim/devices/{id}/ /api/dcim/$EP/ /api/dcim/devices.json";
         assert!(extract(t, &OffsetMap::identity(0, t.len())).is_empty());
+    }
+
+    #[test]
+    fn list_path_without_query_has_no_filters() {
+        let t = "List them with `GET https://nb/api/dcim/device/`, then /api/ipam/ip_addresses.";
+        let sites = extract(t, &OffsetMap::identity(0, t.len()));
+        let calls: Vec<&RestCall> = sites
+            .iter()
+            .map(|s| match s {
+                Site::Rest(c) => c,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].target.as_ref().unwrap().0, "/api/dcim/device/");
+        assert_eq!(
+            &t[calls[0].call_range.clone()],
+            "https://nb/api/dcim/device/"
+        );
+        assert!(calls[0].filters.is_empty() && calls[0].filters_range.is_none());
+        assert_eq!(
+            calls[1].target.as_ref().unwrap().0,
+            "/api/ipam/ip_addresses"
+        );
     }
 
     #[test]

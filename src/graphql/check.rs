@@ -217,8 +217,13 @@ fn check_one(
                         | "UnsupportedValueType"
                 )
             );
+            // A value of the wrong type ("found a list") that holds an unknown name: renaming
+            // the name leaves the type error, so its "did you mean" is no fix for this one
+            // (`status: [STATUS_ACTIVE, STATUS_PLANED]` on 4.4, where one bare value is wanted).
+            let wrong_type = d.error.unstable_error_name() == Some("UnsupportedValueType");
             let unknown = walk.unknowns.iter().filter(|_| about_a_name).find(|u| {
-                (r.start <= u.range.start && u.range.end <= r.end)
+                (!wrong_type && r.start <= u.range.start && u.range.end <= r.end)
+                    || u.range == r
                     || u.value_range.as_ref() == Some(&r)
             });
             if let Some(u) = unknown {

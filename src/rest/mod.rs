@@ -94,7 +94,10 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
     };
     let mut out = Vec::new();
     let view = target::resolve(&ctx, &mut out);
-    if view.is_none() {
+    // A plugin path without a query string (`/api/plugins/bgp/session/`) has no filters to
+    // leave unchecked: no note.
+    let bare_url = call.form == CallForm::Url && call.filters.is_empty();
+    if view.is_none() && !bare_url {
         instance::plugin_target(&ctx, &mut out);
     }
     for entry in &call.filters {

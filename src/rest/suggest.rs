@@ -174,6 +174,7 @@ fn structural(view: &View, name: &str) -> Option<String> {
             name.len() > p.len() + 1
                 && name.ends_with(p)
                 && name.as_bytes()[name.len() - p.len() - 1] == b'_'
+                && !logical_prefix(&name[..name.len() - p.len() - 1])
         })
         // The costly tests last: they ran for every name of the endpoint (16 % of a check).
         .filter(|p| !is_exempt(p) && view.is_relation(p))
@@ -193,6 +194,27 @@ fn structural(view: &View, name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// True for a prefix that says how values combine or negate (`or_tag`, `not_site_id`,
+/// `exclude_status`, as other client libraries write them): dropping it would change what is
+/// asked (`or_tag` → `tag` turns an OR into NetBox's AND of tags), so it is no suffix match.
+fn logical_prefix(prefix: &str) -> bool {
+    matches!(
+        prefix.trim_end_matches('_'),
+        "or" | "and"
+            | "not"
+            | "no"
+            | "non"
+            | "any"
+            | "all"
+            | "exclude"
+            | "excluded"
+            | "except"
+            | "without"
+            | "neg"
+            | "negate"
+    )
 }
 
 /// `strsim::jaro_winkler(a, b)`, the same number, computed on bytes when both are ASCII
