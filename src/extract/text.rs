@@ -49,6 +49,15 @@ fn bare_path_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     if text[at..end].trim_end_matches('/').contains('.') {
         return None;
     }
+    // `users`, `core` and `extras` are also other APIs' words (`/api/users/me/` on GitHub):
+    // a bare path there is read only when it is a known NetBox endpoint.
+    let mut segments = text[at + "/api/".len()..end].split('/');
+    let (app, endpoint) = (segments.next()?, segments.next().unwrap_or(""));
+    let netbox_app = app == "plugins" || super::forms::APPS.contains(&app);
+    let generic = matches!(app, "users" | "core" | "extras");
+    if !netbox_app || generic && !super::forms::known_endpoint(&format!("{app}/{endpoint}")) {
+        return None;
+    }
     let mut start = at;
     while start > 0 && is_prefix_byte(bytes[start - 1]) {
         start -= 1;
@@ -436,6 +445,14 @@ mod tests {
         assert_eq!(c.filters[0].value, Value::Str(String::new()));
         assert_eq!(c.filters[1].key, "q");
         assert_eq!(c.filters[2].value, Value::Expr);
+    }
+
+    #[test]
+    fn bare_paths_of_other_apis_skipped() {
+        let t = "/api/users/me/ /api/core/settings/ /api/extras/foo/ /api/v1/users/ /api/auth/login/";
+        assert!(extract(t, &OffsetMap::identity(0, t.len())).is_empty());
+        let t = "/api/users/tokens/ /api/extras/tags/";
+        assert_eq!(extract(t, &OffsetMap::identity(0, t.len())).len(), 2);
     }
 
     #[test]
