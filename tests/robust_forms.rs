@@ -108,10 +108,7 @@ fn multi_byte_neighbours_of_every_delimiter_in_the_call_forms() {
             n += 1;
         }
     }
-    eprintln!(
-        "{n} variants of {} call-form fixtures",
-        FIXTURES.len()
-    );
+    eprintln!("{n} variants of {} call-form fixtures", FIXTURES.len());
 }
 
 /// The same fixtures with every line end as `\r`, as `\r\n`, and with a form feed before each.
