@@ -31,9 +31,9 @@ impl FileKind {
 
     fn name(self) -> &'static str {
         match self {
-            FileKind::Index => "index file",
-            FileKind::Schema => "GraphQL schema file",
-            FileKind::Config => "settings file",
+            FileKind::Index => "an index file",
+            FileKind::Schema => "a GraphQL schema file",
+            FileKind::Config => "a settings file",
         }
     }
 }
@@ -70,7 +70,7 @@ fn check_meta(meta: &std::fs::Metadata, kind: FileKind) -> Result<(), String> {
             special_kind(&t)
         };
         return Err(format!(
-            "not a regular file ({what}); a {} must be a regular file",
+            "not a regular file ({what}); {} must be a regular file",
             kind.name()
         ));
     }
@@ -82,7 +82,7 @@ fn check_meta(meta: &std::fs::Metadata, kind: FileKind) -> Result<(), String> {
 
 fn too_large(kind: FileKind) -> String {
     format!(
-        "larger than the {} MiB a {} may have",
+        "larger than the {} MiB {} may have",
         kind.cap() / (1024 * 1024),
         kind.name()
     )

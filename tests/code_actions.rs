@@ -432,4 +432,32 @@ fn null_selector_on_an_empty_yaml_value_keeps_the_entry() {
     let after = apply(text, &all);
     assert!(after.contains("  tenant: \"null\"\n"), "{after}");
     keeps_host(HostKind::Yaml, text, &after).unwrap();
+    // Other spellings of an empty value: each fix keeps the key `tenant` and the other entries.
+    // An explicit key without `:` (`? tenant`) has no place after it for a value: `? tenant
+    // "null"` was the key `tenant "null"` (fix-all renamed the filter); it is not judged now.
+    let head = "tool: netbox_get_objects\nobject_type: dcim.device\n";
+    for (filters, fixed) in [
+        ("filters:\n  tenant:  # none\n  site: ams1\n", true),
+        ("filters:\r  tenant:\r  site: ams1\r", true),
+        ("filters: {tenant: , site: ams1}\n", true),
+        ("filters: {tenant:, site: ams1}\n", true),
+        ("filters:\n  ? tenant\n  site: ams1\n", false),
+        ("filters: {? tenant, site: ams1}\n", false),
+        ("filters:\n  ? tenant\n  :\n  site: ams1\n", true),
+    ] {
+        let text = format!("{head}{filters}");
+        let findings = analyze(&text, HostKind::Yaml, &k);
+        let all = fix_all(&findings, &Settings::default());
+        let after = apply(&text, &all);
+        assert_eq!(
+            after.contains("\"null\""),
+            fixed,
+            "{filters:?} -> {after:?}"
+        );
+        assert!(
+            !after.contains("tenant \"null\""),
+            "{filters:?} -> {after:?}"
+        );
+        keeps_host(HostKind::Yaml, &text, &after).unwrap_or_else(|w| panic!("{filters:?}: {w}"));
+    }
 }

@@ -36,8 +36,9 @@ fn knowledge() -> &'static Knowledge {
     })
 }
 
-const KINDS: [HostKind; 6] = [
+const KINDS: [HostKind; 7] = [
     HostKind::Markdown,
+    HostKind::Notebook,
     HostKind::Python,
     HostKind::Yaml,
     HostKind::Json,
@@ -115,6 +116,16 @@ fn piece() -> impl Strategy<Value = String> {
         Just("device_role_id=3".to_string()),
         Just("nb.dcim.devices.filter(".to_string()),
         Just("tenant:".to_string()),
+        // The other call forms: curl -G, Ansible lookups and inventories, notebook JSON strings.
+        Just("curl -G https://nb/api/dcim/devices/ -d ".to_string()),
+        Just("--data-urlencode ".to_string()),
+        Just("query('netbox.netbox.nb_lookup', 'devices', api_filter='".to_string()),
+        Just("{{ ".to_string()),
+        Just("plugin: netbox.netbox.nb_inventory\nquery_filters:\n  - ".to_string()),
+        Just("{\"cells\": [{\"cell_type\": \"code\", \"source\": [\"".to_string()),
+        Just("\\u00e9".to_string()),
+        Just("\\\"".to_string()),
+        Just("\\n".to_string()),
         "[a-z_]{1,8}".prop_map(|s| s),
         any::<char>().prop_map(|c| c.to_string()),
     ]
@@ -259,7 +270,7 @@ proptest! {
     /// Deep nesting in every host language, with the line ends and indentation units that the
     /// scanners count differently.
     #[test]
-    fn deep_nesting(depth in 1usize..1500, shape in 0usize..9, eol in 0usize..4, tail in piece()) {
+    fn deep_nesting(depth in 1usize..1500, shape in 0usize..12, eol in 0usize..4, tail in piece()) {
         let nl = ["\n", "\r", "\r\n", "\x0c\n"][eol];
         let (kind, text): (HostKind, String) = match shape {
             0 => (HostKind::Python, (0..depth).map(|i| format!("{}if 1:{nl}", " ".repeat(i))).collect::<String>() + &" ".repeat(depth) + &tail),
@@ -269,6 +280,9 @@ proptest! {
             4 => (HostKind::Yaml, format!("a:{nl}{}x{nl}", "- ".repeat(depth)) + &tail),
             5 => (HostKind::Json, "[{\"a\":".repeat(depth) + &tail),
             6 => (HostKind::Graphql, "{ a(filters: {".repeat(depth) + &tail),
+            9 => (HostKind::Notebook, "{\"cells\": [{\"cell_type\": \"code\", \"source\": [\"".to_string() + &"f(".repeat(depth) + "\\\"" + &tail),
+            10 => (HostKind::Text, "curl -G https://nb/api/dcim/devices/ ".to_string() + &format!("\\{nl}-d 'role=“x' ").repeat(depth.min(500)) + &tail),
+            11 => (HostKind::Yaml, "x: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='".to_string() + &"(".repeat(depth) + &tail),
             7 => (HostKind::Markdown, "> ".repeat(depth) + "```python\n" + &"(".repeat(depth) + &tail),
             _ => (HostKind::Markdown, (0..depth.min(400)).map(|i| format!("{}- item{nl}", "  ".repeat(i))).collect::<String>() + "`/api/dcim/devices/?device_role_id=3`" + &tail),
         };

@@ -75,6 +75,53 @@ async fn workspace_settings_naming_special_files_are_refused() {
     assert!(labels.iter().any(|l| l == "role_id"), "{labels:?}");
 }
 
+/// §1 through the server: the poisoned inputs of issue 9 (520 `if 1:` levels carried over
+/// backslash continuations with an open string; 260 bare-CR YAML mappings; both in Markdown
+/// fences) used to kill the server with SIGABRT. They open, get their diagnostics, and the
+/// server answers completion in another document afterwards.
+#[tokio::test]
+async fn poisoned_documents_do_not_take_the_server_down() {
+    let mut py = String::new();
+    for i in 0..520 {
+        let (a, b) = (i.min(150), i - i.min(150));
+        py.push_str(&format!("{}\\\n{}if 1:\n", " ".repeat(a), " ".repeat(b)));
+    }
+    py.push_str(&format!("{}x = 'abc\n", " ".repeat(520)));
+    let yaml: String = (0..260)
+        .map(|i| format!("{}k{i}:\r", " ".repeat(i)))
+        .collect::<String>()
+        + &" ".repeat(260)
+        + "v: 'open";
+    let md = format!("```python\n{py}```\n\n```yaml\n{yaml}\n```\n");
+    let mut c = TestClient::in_process();
+    c.initialize(json!({}), default_capabilities(), Value::Null)
+        .await;
+    for (name, lang, text) in [
+        ("deep.py", "python", &py),
+        ("deep.yaml", "yaml", &yaml),
+        ("deep.md", "markdown", &md),
+    ] {
+        let uri = format!("file:///p/{name}");
+        c.open(&uri, lang, 1, text).await;
+        let _ = c.diagnostics(&uri, 1).await;
+    }
+    let uri = "file:///p/t.py";
+    c.open(
+        uri,
+        "python",
+        1,
+        "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n",
+    )
+    .await;
+    let diags = c.diagnostics(uri, 1).await;
+    assert!(
+        diags.iter().any(|d| d["code"] == "unknown-filter"),
+        "{diags:?}"
+    );
+    let labels = c.completion_labels(uri, 0, 46).await;
+    assert!(labels.iter().any(|l| l == "role_id"), "{labels:?}");
+}
+
 /// §6: a request for a `$/` method is answered with MethodNotFound (it was never answered).
 #[tokio::test]
 async fn dollar_requests_get_method_not_found() {

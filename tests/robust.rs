@@ -254,6 +254,31 @@ fn special_files_as_settings_are_refused_by_check() {
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(why), "{args:?}: {stderr}");
     }
+    // netbox-lsp.toml itself as a FIFO (a link to one) or a directory: refused, not skipped
+    // (skipping it silently would change the results, and used to).
+    for (make, why) in [
+        (
+            &(|p: &std::path::Path| std::os::unix::fs::symlink("pipe", p).unwrap())
+                as &dyn Fn(&std::path::Path),
+            "named pipe",
+        ),
+        (
+            &|p: &std::path::Path| std::fs::create_dir(p).unwrap(),
+            "directory",
+        ),
+        (
+            &|p: &std::path::Path| std::os::unix::fs::symlink("missing.toml", p).unwrap(),
+            "netbox-lsp.toml",
+        ),
+    ] {
+        let toml = dir.path().join("netbox-lsp.toml");
+        make(&toml);
+        let (code, _, stderr) = run_bounded(dir.path(), &["check", "a.md"]);
+        assert_eq!(code, Some(2), "{why}: {stderr}");
+        assert!(stderr.contains(why), "{why}: {stderr}");
+        let _ = std::fs::remove_dir(&toml);
+        let _ = std::fs::remove_file(&toml);
+    }
     for toml in ["index = \"pipe\"\n", "graphql_schema = \"/dev/zero\"\n"] {
         std::fs::write(dir.path().join("netbox-lsp.toml"), toml).unwrap();
         let (code, _, stderr) = run_bounded(dir.path(), &["check", "a.md"]);

@@ -259,7 +259,9 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
         Some(p) => p.clone(),
         None => {
             let p = PathBuf::from(crate::config::FILE_NAME);
-            if !p.is_file() {
+            // Absent only when nothing has the name: a FIFO, a directory or a dangling link
+            // named netbox-lsp.toml is refused below (the editor refuses it too), not skipped.
+            if std::fs::symlink_metadata(&p).is_err() {
                 return Ok(args.clone());
             }
             p

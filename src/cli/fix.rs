@@ -143,6 +143,13 @@ pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), W
     if now != read.bytes {
         return Err(WriteError::ChangedOnDisk);
     }
+    // The rename below needs only a writable folder: a file the user may not write (read-only
+    // for them) would be replaced all the same. Opening it for writing (nothing is written)
+    // asks the file's own permissions first.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&target)
+        .map_err(WriteError::Io)?;
     let dir = target.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
         .prefix(".netbox-lsp-fix-")
@@ -215,6 +222,33 @@ mod tests {
     }
 
     #[cfg(unix)]
+    /// A file the user may not write is left as it was, even in a folder they may write (the
+    /// rename would replace it). Root may write any file: the test needs another user.
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_file_is_not_replaced() {
+        use std::os::unix::fs::PermissionsExt;
+        let uid = std::process::Command::new("id").arg("-u").output();
+        if uid.is_ok_and(|o| o.stdout.starts_with(b"0\n")) {
+            eprintln!(
+                "SKIPPED: a_read_only_file_is_not_replaced runs as root, who may write any file"
+            );
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "old").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let read = read_at(&p);
+        let err = write_if_unchanged(&p, &read, "new").unwrap_err();
+        assert!(matches!(err, WriteError::Io(_)), "{err}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o444
+        );
+    }
+
     #[test]
     fn a_symlink_stays_a_link() {
         let dir = tempfile::tempdir().unwrap();

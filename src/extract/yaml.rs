@@ -151,7 +151,13 @@ impl Cx<'_> {
         let value = match p.child_by_field_name("value") {
             Some(v) => self.lit(v, depth + 1),
             // `key:` with nothing after it is null; point at the end of the pair.
-            None => Lit::scalar(Value::Null, self.host(p.end_byte()..p.end_byte())),
+            None if self.text(p).trim_end().ends_with(':') => {
+                Lit::scalar(Value::Null, self.host(p.end_byte()..p.end_byte()))
+            }
+            // An explicit key without `:` (`? tenant`): null too, but no text after the key
+            // can give it a value (`? tenant "null"` is the key `tenant "null"`), so it is not
+            // judged rather than offered a fix that renames the key.
+            None => Lit::scalar(Value::Expr, self.host(p.end_byte()..p.end_byte())),
         };
         Some(Pair {
             key: key_text,

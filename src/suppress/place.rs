@@ -38,7 +38,21 @@ pub fn ignore_edits(text: &str, kind: HostKind, findings: &[&Finding]) -> Vec<Op
         },
         parsed: HashMap::new(),
     };
-    findings.iter().map(|f| place.edit(f)).collect()
+    // The edit depends only on the finding's line, code and Markdown unit: many findings on one
+    // long line (a generated URL) are placed once, not each with a scan of the line.
+    let mut placed: HashMap<(usize, &str, Option<usize>), Option<Edit>> = HashMap::new();
+    findings
+        .iter()
+        .map(|f| {
+            let unit = if kind == HostKind::Markdown {
+                place.unit_at(f.range.start)
+            } else {
+                None
+            };
+            let key = (lines.line_of(f.range.start), f.code, unit);
+            placed.entry(key).or_insert_with(|| place.edit(f)).clone()
+        })
+        .collect()
 }
 
 /// A parsed code unit: its tree, and the map from host offsets into the parsed text.
