@@ -449,7 +449,8 @@ mod tests {
 
     #[test]
     fn bare_paths_of_other_apis_skipped() {
-        let t = "/api/users/me/ /api/core/settings/ /api/extras/foo/ /api/v1/users/ /api/auth/login/";
+        let t =
+            "/api/users/me/ /api/core/settings/ /api/extras/foo/ /api/v1/users/ /api/auth/login/";
         assert!(extract(t, &OffsetMap::identity(0, t.len())).is_empty());
         let t = "/api/users/tokens/ /api/extras/tags/";
         assert_eq!(extract(t, &OffsetMap::identity(0, t.len())).len(), 2);
