@@ -404,10 +404,14 @@ impl UnitKey {
 }
 
 /// Findings of the Markdown units of one document from its last analysis, keyed by the units'
-/// code. Filled and pruned by [`analyze_cached`]; emptied when the knowledge changes.
+/// code. Filled and pruned by [`analyze_cached`]; emptied when the knowledge changes or the
+/// document starts or stops being about Nautobot alone.
 #[derive(Debug, Default)]
 pub struct UnitCache {
     knowledge: Knowledge,
+    /// Whether the document was about Nautobot alone when the entries were made (see
+    /// [`nautobot_only`]): its URL calls are then not read, so the entries hold for one answer.
+    nautobot_only: bool,
     /// Each unit's result and the host offset its unit started at.
     entries: HashMap<UnitKey, (usize, Checked)>,
 }
@@ -435,12 +439,24 @@ fn markdown_findings(
     knowledge: &Knowledge,
     mut cache: Option<&mut UnitCache>,
 ) -> Parts {
+    // Nautobot serves the same `/api/dcim/...` paths with other filters: in a document about
+    // Nautobot alone, URLs (with or without a query) are Nautobot's, not NetBox calls.
+    let nautobot = nautobot_only(text);
     if let Some(c) = cache.as_deref_mut() {
-        if !c.knowledge.same(knowledge) {
+        if !c.knowledge.same(knowledge) || c.nautobot_only != nautobot {
             c.entries.clear();
             c.knowledge = knowledge.clone();
+            c.nautobot_only = nautobot;
         }
     }
+    let not_url = |s: &Site| !matches!(s, Site::Rest(c) if c.form == CallForm::Url);
+    let sites_of = |unit: &Unit| -> Vec<Site> {
+        let mut sites = markdown::unit_sites(unit);
+        if nautobot {
+            sites.retain(not_url);
+        }
+        sites
+    };
     // The two linear passes over the whole text, side by side when it is long.
     let units_of = || markdown::units(text);
     let urls_of = || extract::text::extract(text, &OffsetMap::identity(0, text.len()));
@@ -457,6 +473,9 @@ fn markdown_findings(
         .collect();
     let mut prose = prose;
     prose.extend(extract::text::filter_snippets(text, &code));
+    if nautobot {
+        prose.retain(not_url);
+    }
     let urlencode = OnceLock::new();
     let entries = cache.as_deref().map(|c| &c.entries);
     // A unit's key (a copy of its code) is made only when there is a cache to consult and fill.
@@ -464,13 +483,13 @@ fn markdown_findings(
         let Some(entries) = entries else {
             return (
                 None,
-                check_sites(&markdown::unit_sites(unit), knowledge, text, &urlencode),
+                check_sites(&sites_of(unit), knowledge, text, &urlencode),
             );
         };
         let key = UnitKey::of(unit);
         let done = match entries.get(&key) {
             Some((start, done)) => done.moved(*start, unit.range.start),
-            None => check_sites(&markdown::unit_sites(unit), knowledge, text, &urlencode),
+            None => check_sites(&sites_of(unit), knowledge, text, &urlencode),
         };
         (Some(key), done)
     };
