@@ -10,7 +10,7 @@
 
 use crate::analysis::Knowledge;
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
-use crate::finding::{Finding, Severity};
+use crate::finding::Finding;
 use std::ops::Range;
 
 /// The result of [`check_filters`]: the findings and the canonical text their ranges point into.
@@ -186,19 +186,7 @@ impl FiltersCheck {
     /// error or warning has no certain fix, or a fix cannot be read back as a key or value (two
     /// filters renamed to one key included). With no findings, every filter as given.
     pub fn corrected(&self) -> Option<Corrected> {
-        let mut edits = Vec::new();
-        for f in &self.findings {
-            match f.fixes.iter().find(|x| x.certain) {
-                Some(fix) => edits.extend(fix.edits.iter()),
-                None if f.severity <= Severity::Warning => return None,
-                None => {}
-            }
-        }
-        edits.sort_by_key(|e| (e.range.start, e.range.end));
-        edits.dedup();
-        if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
-            return None;
-        }
+        let edits = crate::fix::all_certain_edits(&self.findings)?;
         let apply = |span: &Range<usize>| -> Option<String> {
             let mut out = self.text.get(span.clone())?.to_string();
             for e in edits.iter().rev() {

@@ -61,6 +61,26 @@ pub fn certain_fixes<'a>(
     out
 }
 
+/// The edits of every finding's certain fix, for a correction that is all or nothing (the
+/// Python API's `corrected`): sorted by start offset, repeats dropped. `None` when an error or
+/// warning has no certain fix, or two edits overlap.
+pub fn all_certain_edits(findings: &[Finding]) -> Option<Vec<&Edit>> {
+    let mut edits = Vec::new();
+    for f in findings {
+        match f.fixes.iter().find(|x| x.certain) {
+            Some(fix) => edits.extend(fix.edits.iter()),
+            None if f.severity <= crate::finding::Severity::Warning => return None,
+            None => {}
+        }
+    }
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    edits.dedup();
+    if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
+        return None;
+    }
+    Some(edits)
+}
+
 /// The edits of [`certain_fixes`], sorted by start offset and non-overlapping.
 pub fn fix_all_edits<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<Edit> {
     let mut out: Vec<Edit> = certain_fixes(findings)

@@ -9,7 +9,7 @@
 use netbox_lsp::analysis::{self, Knowledge};
 use netbox_lsp::extract::{self, HostKind, Site, Value};
 use netbox_lsp::filters::{self, FiltersCheck, NewValue};
-use netbox_lsp::finding::{self, Severity};
+use netbox_lsp::finding;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -539,19 +539,7 @@ fn key_in_sites(sites: &[Site], range: &Range<usize>) -> Option<String> {
 /// `text` with every certain fix applied; `None` when an error or warning has no certain fix
 /// or two fixes overlap.
 fn fixed_text(text: &str, found: &[finding::Finding]) -> Option<String> {
-    let mut edits = Vec::new();
-    for f in found {
-        match f.fixes.iter().find(|x| x.certain) {
-            Some(fix) => edits.extend(fix.edits.iter()),
-            None if f.severity <= Severity::Warning => return None,
-            None => {}
-        }
-    }
-    edits.sort_by_key(|e| (e.range.start, e.range.end));
-    edits.dedup();
-    if edits.windows(2).any(|w| w[0].range.end > w[1].range.start) {
-        return None;
-    }
+    let edits = netbox_lsp::fix::all_certain_edits(found)?;
     let mut out = text.to_string();
     for e in edits.iter().rev() {
         out.get(e.range.clone())?;

@@ -289,17 +289,7 @@ fn code_mode_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Opt
         [one] => msg.push_str(&format!(" Use `{one}`.")),
         many => msg.push_str(&format!(" Did you mean {}?", quote_list(many))),
     }
-    let certain = certain && names.len() == 1;
-    let mut f = finding(range.clone(), "unknown-object-type", msg);
-    for n in &names {
-        f = f.with_fix(
-            format!("Replace with `{n}`"),
-            range.clone(),
-            n.clone(),
-            certain,
-        );
-    }
-    Some(f)
+    Some(type_finding(&range, msg, &names, certain))
 }
 
 /// An MCP object type the index does not know as written. The MCP server accepts exactly the
@@ -371,9 +361,15 @@ fn tool_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Option<F
         ([one], _) => msg.push_str(&format!(" Use `{one}`.")),
         (many, _) => msg.push_str(&format!(" Did you mean {}?", quote_list(many))),
     }
-    let certain = names.len() == 1;
+    Some(type_finding(&range, msg, &names, true))
+}
+
+/// An `unknown-object-type` finding at `range` with one "Replace with" fix per name in `names`;
+/// certain when `certain` and there is exactly one name.
+fn type_finding(range: &Range<usize>, msg: String, names: &[String], certain: bool) -> Finding {
+    let certain = certain && names.len() == 1;
     let mut f = finding(range.clone(), "unknown-object-type", msg);
-    for n in &names {
+    for n in names {
         f = f.with_fix(
             format!("Replace with `{n}`"),
             range.clone(),
@@ -381,7 +377,7 @@ fn tool_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Option<F
             certain,
         );
     }
-    Some(f)
+    f
 }
 
 /// Object types close to `target`: exact after removing `_`/`-`, else Jaro-Winkler ≥ 0.85.
