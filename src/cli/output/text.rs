@@ -7,43 +7,51 @@ use super::Located;
 
 /// Renders findings, one block per finding, each line ending in `\n`.
 pub fn render(findings: &[Located]) -> String {
-    use std::fmt::Write;
-    // Written in place (a `format!` per line was a tenth of the main thread's work on a file
-    // of 10,000 calls).
-    let mut out = String::new();
+    // Written in place with `push_str` and itoa: the `core::fmt` machinery per line was a tenth
+    // of the main thread's work on a file of 10,000 calls.
+    let mut out = String::with_capacity(findings.len() * 200);
+    let mut num = itoa::Buffer::new();
     for f in findings {
-        let _ = writeln!(
-            out,
-            "{}:{}:{}: {}[{}] {}",
-            f.path,
-            f.span.start.line + 1,
-            f.span.start.char_col + 1,
-            f.severity.as_str(),
-            f.code,
-            one_line(&f.message)
-        );
+        out.push_str(&f.path);
+        out.push(':');
+        out.push_str(num.format(u64::from(f.span.start.line) + 1));
+        out.push(':');
+        out.push_str(num.format(u64::from(f.span.start.char_col) + 1));
+        out.push_str(": ");
+        out.push_str(f.severity.as_str());
+        out.push('[');
+        out.push_str(f.code);
+        out.push_str("] ");
+        push_one_line(&mut out, &f.message);
+        out.push('\n');
         for (i, fix) in f.fixes.iter().enumerate() {
-            let label = match (i, fix.certain) {
-                (0, true) => "fix",
-                (0, false) => "suggestion",
-                _ => "or",
-            };
-            let _ = writeln!(out, "  {label}: {}", one_line(&fix.title));
+            out.push_str(match (i, fix.certain) {
+                (0, true) => "  fix: ",
+                (0, false) => "  suggestion: ",
+                _ => "  or: ",
+            });
+            push_one_line(&mut out, &fix.title);
+            out.push('\n');
         }
     }
     out
 }
 
-/// Keeps one finding on its lines: a message with newlines would break `path:line:col` parsers.
-fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains(['\n', '\r']) {
-        s.split(['\n', '\r'])
-            .filter(|p| !p.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
-            .into()
-    } else {
-        s.into()
+/// Appends `s` kept on one line: a message with newlines would break `path:line:col` parsers
+/// (its non-blank lines are joined with one space).
+fn push_one_line(out: &mut String, s: &str) {
+    // A byte test: `str::contains` with a char array decoded every character.
+    if !s.bytes().any(|b| b == b'\n' || b == b'\r') {
+        out.push_str(s);
+        return;
+    }
+    let mut first = true;
+    for part in s.split(['\n', '\r']).filter(|p| !p.trim().is_empty()) {
+        if !first {
+            out.push(' ');
+        }
+        out.push_str(part);
+        first = false;
     }
 }
 
