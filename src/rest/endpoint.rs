@@ -129,11 +129,6 @@ impl<'a> View<'a> {
             .collect()
     }
 
-    /// Parameter names without a lookup suffix.
-    pub fn bare_names(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.ep.params.keys().filter(|k| !has_dunder(k))
-    }
-
     /// Whether `value` is of a kind parameter `name` takes, so a rename to `name` keeps the
     /// request valid: integer ids for id and number filters, text (not a bare number) for slug
     /// and name relations, `true`/`false` for booleans; every element of a list, and a list of
