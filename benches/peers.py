@@ -275,6 +275,28 @@ def main():
     open(os.path.join(d, "peers-summary.md"), "w").write("\n".join(md) + "\n")
     print("\n".join(md))
 
+    # The README's condensed table, from the same figures (CPU: the machine is shared, wall
+    # times hold waits for a core). scripts/bench-peers.sh adds the 20 MB / folder rows.
+    def ratio(ours, peer):
+        return f"{peer / ours:.1f}× less" if ours <= peer else f"{ours / peer:.1f}× more"
+    caught = {name: sum(a and b for a, b in zip(v, wrong)) for name, v in verdicts.items()}
+    rd = [f"pynetbox {pynetbox.__version__} and graphql-core {graphql.__version__} (PyPI, Python {sys.version.split()[0]}) "
+          f"driven in process on the same inputs, {rounds} interleaved rounds; medians of CPU time.",
+          "",
+          f"| figure ({n:,} generated filter dicts, NetBox 4.6.8) | ours, CPU | peer, CPU | ratio |",
+          "|---|---|---|---|",
+          f"| REST check per dict, in process | {res['ours_dict_cpu']:.1f} µs | pynetbox `strict_filters` (names only) {pdc:.1f} µs | {ratio(res['ours_dict_cpu'], pdc)} |",
+          f"| ″ written as URLs in Markdown, `analyze()` per URL | {res['ours_md_url_cpu']:.1f} µs | ″ | {ratio(res['ours_md_url_cpu'], pdc)} |",
+          f"| ″ written as MCP calls in `.py`, whole `check` per call (goal ≤ 10 µs) | {c10:.1f} µs | ″ | {ratio(c10, pdc)} |",
+          f"| ″ whole `check` fit over 100 / 10,000 / 100,000 calls | {cfixed:.1f} ms + {cslope * 1000:.2f} µs per call | ″ | slope {ratio(cslope * 1000, pdc)} |",
+          f"| ″ per-call cost at 100,000 vs 1,000 calls (goal ≤ 1.2×) | {(res['cpu_100000'] / 100000) / (res['cpu_1000'] / 1000):.2f}× | — | |",
+          f"| wrong dicts caught ({sum(wrong):,} wrong by the OpenAPI document) | {caught['netbox-lsp']:,} | pynetbox {caught['pynetbox strict_filters']:,}; the seed's suffix whitelist ({res['seed_dict_cpu']:.1f} µs) {caught['seed suffix whitelist']:,} | |",
+          f"| GraphQL document, parse + validate | {res['ours_graphql_doc_cpu']:.1f} µs | graphql-core {gdc:,.0f} µs | {gdc / res['ours_graphql_doc_cpu']:.0f}× less |",
+          f"| GraphQL schema, document → ready | — | graphql-core `build_client_schema` {res['gcore_client']:.0f} ms, `build_schema` {res['gcore_sdl']:.0f} ms (wall) | |",
+          f"| pynetbox, OpenAPI document → ready | — | {res['pynetbox_ready']:.0f} ms (wall) | |",
+          f"| `check` of a small REST-only file | {res['small_cpu']:.1f} ms CPU; {res['small']:.1f} ms wall | `--version` {res['version']:.1f} ms wall | |"]
+    open(os.path.join(d, "peers-readme.md"), "w").write("\n".join(rd) + "\n")
+
 
 if __name__ == "__main__":
     main()

@@ -12,12 +12,13 @@
 #      ours, interleaved round by round (see its docstring for what each baseline is).
 #   5. A 20 MB generated skill file and a folder of 10,000 small skill files through
 #      `netbox-lsp check`: wall, CPU (user + sys), MB/s, files/s, cores busy = CPU / wall.
-#   Summary: target/bench-peers.md (machine and load recorded).
+#   Summary: target/bench-peers.md (machine and load recorded); with PEERS_WRITE_DOCS=1 it also
+#   replaces the marked blocks of docs/benchmarks.md and README.md (end of this script).
 #
 # Needs: cargo, python3 with venv, the NetBox 4.6.8 OpenAPI document and GraphQL schema
 # (default ../shared/netbox/v4.6.8/; set PEERS_NETBOX_DIR to another folder holding
 # openapi.json.gz, schema.graphql.gz and graphql-introspection.json.gz).
-# Env: PEERS_ROUNDS (default 9).
+# Env: PEERS_ROUNDS (default 9), PEERS_WRITE_DOCS (1: write the figures into the docs).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -103,7 +104,11 @@ for name, path in (("20 MB skill file", os.path.join(d, "skill-20mb.md")), ("fol
     wall = statistics.median(r[0] for r in runs); cpu = statistics.median(r[1] for r in runs)
     rss = statistics.median(r[2] for r in runs)
     b, n = size(path)
-    print(f"| {name} ({b / 1e6:.1f} MB, {n:,} files) | {wall:.2f} s | {cpu:.2f} s | {cpu / wall:.2f} | {b / 1e6 / wall:.1f} | {n / wall:,.0f} | {rss:.0f} MB | {runs[0][3]} |")
+    files = f"{n / wall:,.0f}" if n > 1 else "—"
+    print(f"| {name} ({b / 1e6:.1f} MB, {n:,} file{'s' if n > 1 else ''}) | {wall:.2f} s | {cpu:.2f} s | {cpu / wall:.2f} | {b / 1e6 / wall:.1f} | {files} | {rss:.0f} MB | {runs[0][3]} |")
+    per_s = f"{b / 1e6 / wall:.1f} MB/s" + (f", {n / wall:,.0f} files/s" if n > 1 else "")
+    with open(os.path.join(d, "peers-readme.md"), "a") as readme:
+        readme.write(f"| {name} ({b / 1e6:.1f} MB) | {cpu:.2f} s CPU, {wall:.2f} s wall | — | {per_s} wall, {cpu / wall:.2f} cores busy |\n")
 PY
 echo "- load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$DATA/machine.md"
 
@@ -118,3 +123,28 @@ echo "- load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$DATA/machine.md"
 } > "$OUT"
 echo "== summary -> $OUT"
 cat "$OUT"
+
+# PEERS_WRITE_DOCS=1: the run's figures replace the marked blocks of docs/benchmarks.md
+# (`<!-- bench-peers:begin -->` … `<!-- bench-peers:end -->`: this summary, unchanged) and of
+# README.md (`<!-- bench-peers-readme:begin -->` …: the condensed table), so both come from this
+# one run. The prose around them (what the load meant, what changed) stays the reader's to write.
+if [ "${PEERS_WRITE_DOCS:-0}" = 1 ]; then
+  python3 - "$OUT" "$DATA/peers-readme.md" "$DATA/machine.md" <<'PY'
+import re, sys
+out, readme, machine = (open(p).read() for p in sys.argv[1:4])
+load = "; ".join(l[2:] for l in machine.splitlines() if l.startswith("- load"))
+date = next((l[8:] for l in machine.splitlines() if l.startswith("- date: ")), "")
+blocks = {
+    "docs/benchmarks.md": ("bench-peers", out.split("\n", 2)[2].strip()),
+    "README.md": ("bench-peers-readme",
+                  f"One run of `scripts/bench-peers.sh`, {date} ({load}):\n\n{readme.strip()}"),
+}
+for path, (mark, body) in blocks.items():
+    text = open(path).read()
+    pat = re.compile(rf"(<!-- {mark}:begin -->\n).*?(\n<!-- {mark}:end -->)", re.S)
+    if not pat.search(text):
+        sys.exit(f"bench-peers: no <!-- {mark}:begin/end --> block in {path}")
+    open(path, "w").write(pat.sub(lambda m: m[1] + body + m[2], text, count=1))
+    print(f"== {path}: block {mark} replaced")
+PY
+fi
