@@ -110,6 +110,7 @@ impl Params {
     }
 
     /// The name at position `i` (`i < len()`).
+    #[inline]
     fn name(&self, i: usize) -> &str {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
         &self.names[start..self.ends[i] as usize]

@@ -399,12 +399,11 @@ fn other_lookup(
 
 /// " Its lookups here: `__n`, `__ic`, ..." or "".
 fn lookup_list(view: &View, base: &str) -> String {
-    let prefix = format!("{base}__");
+    // The `base__*` names are adjacent in name order: one binary search, not a scan.
     let ls: Vec<String> = view
         .ep
         .params
-        .keys()
-        .filter_map(|k| k.strip_prefix(&prefix))
+        .lookups(base)
         .map(|l| format!("`__{l}`"))
         .collect();
     if ls.is_empty() {

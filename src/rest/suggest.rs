@@ -226,10 +226,20 @@ fn logical_prefix(prefix: &str) -> bool {
 /// suggestion step scores every parameter of an endpoint for each unknown name (a third of a
 /// check of 10,000 calls went to strsim).
 fn jaro_winkler(a: &str, b: &str) -> f64 {
+    jaro_winkler_from(a, b, 0.87)
+}
+
+/// [`jaro_winkler`] with another floor: strsim's number wherever it is `floor` or more; below
+/// `floor` possibly 0.0 (skipped by the lengths alone). ASCII bytes, no allocation.
+pub(super) fn jaro_winkler_from(a: &str, b: &str, floor: f64) -> f64 {
     if !a.is_ascii() || !b.is_ascii() {
         return strsim::jaro_winkler(a, b);
     }
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+    jaro_winkler_bytes(a.as_bytes(), b.as_bytes(), floor)
+}
+
+/// [`jaro_winkler_from`] on ASCII bytes.
+pub(super) fn jaro_winkler_bytes(a: &[u8], b: &[u8], floor: f64) -> f64 {
     let (la, lb) = (a.len(), b.len());
     if la == 0 || lb == 0 {
         return if la == lb { 1.0 } else { 0.0 };
@@ -237,7 +247,7 @@ fn jaro_winkler(a: &str, b: &str) -> f64 {
     // At most min(la, lb) matches: Jaro ≤ (m/la + m/lb + 1) / 3, Winkler adds ≤ 0.4 (1 − Jaro).
     let m = la.min(lb) as f64;
     let jaro_max = (m / la as f64 + m / lb as f64 + 1.0) / 3.0;
-    if jaro_max + 0.4 * (1.0 - jaro_max) < 0.87 {
+    if jaro_max + 0.4 * (1.0 - jaro_max) < floor {
         return 0.0;
     }
     let range = (la.max(lb) / 2).saturating_sub(1);
@@ -423,6 +433,14 @@ mod jaro_tests {
             "é_site",
             "virtual_chassis_member",
             "x_x_x_x_x_x_x_x_x",
+            "active",
+            "actve",
+            "planned",
+            "decommissioning",
+            "offline",
+            "Active",
+            "staged",
+            "failed",
         ];
         for a in names {
             for b in names {
@@ -432,6 +450,13 @@ mod jaro_tests {
                     assert_eq!(got, want, "{a:?} {b:?}");
                 } else {
                     assert!(got < 0.88, "{a:?} {b:?}: {got}");
+                }
+                // The floor the choice suggestions use (0.8 there).
+                let got = super::jaro_winkler_from(a, b, 0.79);
+                if want >= 0.79 {
+                    assert_eq!(got, want, "{a:?} {b:?}");
+                } else {
+                    assert!(got < 0.8, "{a:?} {b:?}: {got}");
                 }
             }
         }
