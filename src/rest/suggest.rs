@@ -379,7 +379,8 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
         // The shape first (it drops most names in a byte scan), then the bound on the score.
         .filter(|p| same_lookup(p) && has_dunder(p) == has_lookup)
         .filter(|p| may_reach(key, bag.as_ref(), p))
-        .filter(|p| !is_exempt(p) && !(null_like && p.ends_with("__n")))
+        .filter(|p| !is_exempt(p))
+        .filter(|p| !(null_like && p.ends_with("__n")))
         .map(|p| (jaro_winkler(key, p), p))
         .filter(|(s, _)| *s >= 0.88)
         .collect();
