@@ -101,11 +101,12 @@ struct Foreign {
     /// The text names Nautobot (a NetBox fork with the same REST paths and other filters) and
     /// never NetBox: its URLs are Nautobot's.
     urls: bool,
-    /// The text imports the netbox3 client (`from netbox3 import NbApi`) and never names
-    /// pynetbox: its `nb.<app>.<endpoint>.get(...)` chains have netbox3's semantics, not
-    /// pynetbox's (netbox3 `api/extended_get.py`, `api/base_c.py`: `or_<filter>` lists are OR-ed
-    /// by the client, `site="SITE1"` is looked up by name and sent as `site_id`, lists of a
-    /// single-value filter become one request each, `nested`/`max_limit` are client arguments).
+    /// The text imports another client with pynetbox-like chains and never names pynetbox: its
+    /// `nb.<app>.<endpoint>.get(...)` chains are that client's. netbox3 and its successor
+    /// nbforager (`from netbox3 import NbApi`; their `api/extended_get.py`, `api/base_c.py`:
+    /// `or_<filter>` lists are OR-ed by the client, `site="SITE1"` is looked up by name and sent
+    /// as `site_id`, lists of a single-value filter become one request each, `nested` and
+    /// `max_limit` are client arguments); pynautobot (Nautobot's filters).
     chains: bool,
 }
 
@@ -115,7 +116,14 @@ impl Foreign {
         Foreign {
             urls: any(&["nautobot", "Nautobot", "NAUTOBOT"])
                 && !any(&["netbox", "NetBox", "Netbox", "NETBOX"]),
-            chains: any(&["from netbox3", "import netbox3"]) && !text.contains("pynetbox"),
+            chains: any(&[
+                "from netbox3",
+                "import netbox3",
+                "from nbforager",
+                "import nbforager",
+                "from pynautobot",
+                "import pynautobot",
+            ]) && !text.contains("pynetbox"),
         }
     }
 
