@@ -98,9 +98,9 @@ pub fn analyze_cached(
 /// calls look like NetBox's and mean something else there.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Foreign {
-    /// The text names Nautobot (a NetBox fork with the same REST paths and other filters) and
-    /// never NetBox: its URLs are Nautobot's.
-    urls: bool,
+    /// The text names Nautobot (a NetBox fork with the same REST paths, other filters and
+    /// another GraphQL schema) and never NetBox: its URLs and GraphQL documents are Nautobot's.
+    nautobot: bool,
     /// The text imports another client with pynetbox-like chains and never names pynetbox: its
     /// `nb.<app>.<endpoint>.get(...)` chains are that client's. netbox3 and its successor
     /// nbforager (`from netbox3 import NbApi`; their `api/extended_get.py`, `api/base_c.py`:
@@ -114,7 +114,7 @@ impl Foreign {
     fn of(text: &str) -> Foreign {
         let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
         Foreign {
-            urls: any(&["nautobot", "Nautobot", "NAUTOBOT"])
+            nautobot: any(&["nautobot", "Nautobot", "NAUTOBOT"])
                 && !any(&["netbox", "NetBox", "Netbox", "NETBOX"]),
             chains: any(&[
                 "from netbox3",
@@ -131,10 +131,10 @@ impl Foreign {
     fn rules_out(self, site: &Site) -> bool {
         match site {
             Site::Rest(c) => {
-                (self.urls && c.form == CallForm::Url)
+                (self.nautobot && c.form == CallForm::Url)
                     || (self.chains && c.form == CallForm::Pynetbox)
             }
-            _ => false,
+            Site::Graphql(_) => self.nautobot,
         }
     }
 }
