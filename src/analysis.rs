@@ -94,11 +94,49 @@ pub fn analyze_cached(
     analyze_with(text, kind, knowledge, Some(cache)).0
 }
 
-/// True when `text` names Nautobot (a NetBox fork with the same REST paths and other filters)
-/// and never NetBox: its URLs are Nautobot's, not NetBox's.
-fn nautobot_only(text: &str) -> bool {
-    let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
-    any(&["nautobot", "Nautobot", "NAUTOBOT"]) && !any(&["netbox", "NetBox", "Netbox", "NETBOX"])
+/// Call forms a document's text rules out as NetBox calls: another product or client whose
+/// calls look like NetBox's and mean something else there.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Foreign {
+    /// The text names Nautobot (a NetBox fork with the same REST paths, other filters and
+    /// another GraphQL schema) and never NetBox: its URLs and GraphQL documents are Nautobot's.
+    nautobot: bool,
+    /// The text imports another client with pynetbox-like chains and never names pynetbox: its
+    /// `nb.<app>.<endpoint>.get(...)` chains are that client's. netbox3 and its successor
+    /// nbforager (`from netbox3 import NbApi`; their `api/extended_get.py`, `api/base_c.py`:
+    /// `or_<filter>` lists are OR-ed by the client, `site="SITE1"` is looked up by name and sent
+    /// as `site_id`, lists of a single-value filter become one request each, `nested` and
+    /// `max_limit` are client arguments); pynautobot (Nautobot's filters).
+    chains: bool,
+}
+
+impl Foreign {
+    fn of(text: &str) -> Foreign {
+        let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
+        Foreign {
+            nautobot: any(&["nautobot", "Nautobot", "NAUTOBOT"])
+                && !any(&["netbox", "NetBox", "Netbox", "NETBOX"]),
+            chains: any(&[
+                "from netbox3",
+                "import netbox3",
+                "from nbforager",
+                "import nbforager",
+                "from pynautobot",
+                "import pynautobot",
+            ]) && !text.contains("pynetbox"),
+        }
+    }
+
+    /// True when `site` is a call this text rules out.
+    fn rules_out(self, site: &Site) -> bool {
+        match site {
+            Site::Rest(c) => {
+                (self.nautobot && c.form == CallForm::Url)
+                    || (self.chains && c.form == CallForm::Pynetbox)
+            }
+            Site::Graphql(_) => self.nautobot,
+        }
+    }
 }
 
 /// How many leading bytes are looked at for a NUL byte by [`is_binary`].
@@ -138,12 +176,8 @@ fn analyze_with(
         HostKind::Markdown => markdown_findings(text, knowledge, cache),
         _ => {
             let mut ex = extract::extract(text, kind);
-            if nautobot_only(text) {
-                // Nautobot serves the same `/api/dcim/devices/` paths with other filters:
-                // a file about Nautobot alone is no NetBox REST call site.
-                ex.sites
-                    .retain(|s| !matches!(s, Site::Rest(c) if c.form == CallForm::Url));
-            }
+            let foreign = Foreign::of(text);
+            ex.sites.retain(|s| !foreign.rules_out(s));
             let mut checked = check_sites(&ex.sites, knowledge, text, &OnceLock::new());
             if kind == HostKind::Notebook {
                 // Every cell's code sits in JSON strings: fixes are written escaped.
@@ -405,13 +439,13 @@ impl UnitKey {
 
 /// Findings of the Markdown units of one document from its last analysis, keyed by the units'
 /// code. Filled and pruned by [`analyze_cached`]; emptied when the knowledge changes or the
-/// document starts or stops being about Nautobot alone.
+/// document's [`Foreign`] forms change (it starts or stops being about Nautobot alone, say).
 #[derive(Debug, Default)]
 pub struct UnitCache {
     knowledge: Knowledge,
-    /// Whether the document was about Nautobot alone when the entries were made (see
-    /// [`nautobot_only`]): its URL calls are then not read, so the entries hold for one answer.
-    nautobot_only: bool,
+    /// The forms the document ruled out when the entries were made: the entries hold for
+    /// one answer.
+    foreign: Foreign,
     /// Each unit's result and the host offset its unit started at.
     entries: HashMap<UnitKey, (usize, Checked)>,
 }
@@ -439,22 +473,19 @@ fn markdown_findings(
     knowledge: &Knowledge,
     mut cache: Option<&mut UnitCache>,
 ) -> Parts {
-    // Nautobot serves the same `/api/dcim/...` paths with other filters: in a document about
-    // Nautobot alone, URLs (with or without a query) are Nautobot's, not NetBox calls.
-    let nautobot = nautobot_only(text);
+    // In a document about Nautobot alone, URLs (with or without a query) are Nautobot's; in one
+    // using the netbox3 client, pynetbox-like chains are netbox3's (see `Foreign`).
+    let foreign = Foreign::of(text);
     if let Some(c) = cache.as_deref_mut() {
-        if !c.knowledge.same(knowledge) || c.nautobot_only != nautobot {
+        if !c.knowledge.same(knowledge) || c.foreign != foreign {
             c.entries.clear();
             c.knowledge = knowledge.clone();
-            c.nautobot_only = nautobot;
+            c.foreign = foreign;
         }
     }
-    let not_url = |s: &Site| !matches!(s, Site::Rest(c) if c.form == CallForm::Url);
     let sites_of = |unit: &Unit| -> Vec<Site> {
         let mut sites = markdown::unit_sites(unit);
-        if nautobot {
-            sites.retain(not_url);
-        }
+        sites.retain(|s| !foreign.rules_out(s));
         sites
     };
     // The two linear passes over the whole text, side by side when it is long.
@@ -473,9 +504,7 @@ fn markdown_findings(
         .collect();
     let mut prose = prose;
     prose.extend(extract::text::filter_snippets(text, &code));
-    if nautobot {
-        prose.retain(not_url);
-    }
+    prose.retain(|s| !foreign.rules_out(s));
     let urlencode = OnceLock::new();
     let entries = cache.as_deref().map(|c| &c.entries);
     // A unit's key (a copy of its code) is made only when there is a cache to consult and fill.

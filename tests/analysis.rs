@@ -230,3 +230,33 @@ fn markdown_above_the_limit_is_not_presented_as_checked() {
     let small = analyze(line, HostKind::Markdown, &k);
     assert!(small.iter().all(|f| f.code != "not-checked"), "{small:?}");
 }
+
+/// A GraphQL fence in a document about Nautobot alone is Nautobot's (its schema has `devices`),
+/// and netbox3/pynautobot chains are their clients': the same fence naming NetBox is checked, and
+/// the editor's unit cache follows the document into and out of that state.
+#[test]
+fn documents_about_other_products_keep_their_own_calls() {
+    let fence = "```graphql\nquery {\n  devices(location: \"ams01\") {\n    name\n  }\n}\n```\n";
+    let nautobot = format!("# Nautobot GraphQL\n\nQuery Nautobot:\n\n{fence}");
+    let netbox = format!("# NetBox GraphQL\n\nQuery NetBox:\n\n{fence}");
+    let k = knowledge("4.6.8");
+    assert_eq!(analyze(&nautobot, HostKind::Markdown, &k), vec![]);
+    let codes: Vec<&str> = analyze(&netbox, HostKind::Markdown, &k)
+        .iter()
+        .map(|f| f.code)
+        .collect();
+    assert_eq!(codes, ["graphql-validation"]);
+    let chains = "```python\nnb.dcim.devices.get(nested=True)\n```\n";
+    let netbox3 = format!("# Inventory\n\n```python\nfrom netbox3 import NbApi\n```\n\n{chains}");
+    let pynetbox = format!("# Inventory\n\n```python\nimport pynetbox\n```\n\n{chains}");
+    assert_eq!(analyze(&netbox3, HostKind::Markdown, &k), vec![]);
+    assert_eq!(analyze(&pynetbox, HostKind::Markdown, &k).len(), 1);
+    let mut cache = UnitCache::default();
+    for text in [&nautobot, &netbox, &nautobot, &netbox3, &pynetbox, &netbox3] {
+        assert_eq!(
+            analyze_cached(text, HostKind::Markdown, &k, &mut cache),
+            analyze(text, HostKind::Markdown, &k),
+            "{text}"
+        );
+    }
+}
