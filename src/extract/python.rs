@@ -1487,6 +1487,48 @@ fn decode_escapes(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The deepest expressions the nesting guard lets through are walked (and their tree
+    /// dropped) on a thread with half the stack of a rayon worker or tokio blocking thread
+    /// (2 MiB); one level deeper, the text gets only the URL scan.
+    #[test]
+    fn expressions_at_the_nesting_bound_are_read_on_a_small_stack() {
+        let call = "\nnetbox_get_objects(\"dcim.device\", {\"nme\": \"a\"})\n";
+        let shapes: [(&str, &str, &str); 7] = [
+            ("x = 1", "+1", ""),
+            ("x = a", ".b", ""),
+            ("x = ", "-", "1"),
+            ("x = ", "not ", "y"),
+            ("x = f", "()", ""),
+            ("x = ", "lambda: ", "0"),
+            ("x = ", "[", ""),
+        ];
+        for (head, step, tail) in shapes {
+            let text = |k: usize| {
+                let close = if step == "[" { "]".repeat(k) } else { String::new() };
+                format!("{head}{}{tail}{close}{call}", step.repeat(k))
+            };
+            let k = (1..5000)
+                .find(|&k| parse::python_too_deep(&text(k)))
+                .expect("the guard stops every shape")
+                - 1;
+            assert!(k > 300, "{step:?}: only {k} levels pass the guard");
+            let (at, over) = (text(k), text(k + 1));
+            let found = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(move || {
+                    let map = |t: &str| OffsetMap::identity(0, t.len());
+                    (
+                        extract_calls(&at, &map(&at)).len(),
+                        extract_calls(&over, &map(&over)).len(),
+                    )
+                })
+                .unwrap()
+                .join()
+                .expect("no stack overflow");
+            assert_eq!(found, (1, 0), "{step:?} at {k} levels");
+        }
+    }
+
     #[test]
     fn escapes() {
         assert_eq!(decode_escapes(r"a\nb\x41\u00e9\q"), "a\nbAé\\q");
