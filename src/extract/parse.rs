@@ -317,7 +317,9 @@ fn python_expr_depth(b: &[u8]) -> usize {
                 count(&mut levels, &mut sum, &mut max, n);
             }
             c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
-                while i + 1 < b.len() && (b[i + 1].is_ascii_alphanumeric() || b[i + 1] == b'_' || b[i + 1] >= 0x80) {
+                while i + 1 < b.len()
+                    && (b[i + 1].is_ascii_alphanumeric() || b[i + 1] == b'_' || b[i + 1] >= 0x80)
+                {
                     i += 1;
                 }
                 // A string prefix (`rb"..."`) is part of the string.

@@ -132,7 +132,8 @@ struct Binds<'s> {
 
 impl<'t> SourceOrderVisitor<'t> for Binds<'_> {
     fn visit_stmt(&mut self, s: &'t Stmt) {
-        let is = |e: &Expr| matches!(e, Expr::Name(n) if self.src.get(span(n.range)) == Some(self.want));
+        let is =
+            |e: &Expr| matches!(e, Expr::Name(n) if self.src.get(span(n.range)) == Some(self.want));
         let hit = match s {
             Stmt::Assign(a) => a.targets.iter().any(is),
             Stmt::AnnAssign(a) => is(&a.target),
@@ -675,7 +676,8 @@ impl<'a> Cx<'a> {
                 }
             };
             if is_want(first) {
-                return value.filter(|v| matches!(v, Expr::Dict(_)) && !self.parenthesized(v, None));
+                return value
+                    .filter(|v| matches!(v, Expr::Dict(_)) && !self.parenthesized(v, None));
             }
         }
         None
@@ -826,7 +828,6 @@ impl<'a> Cx<'a> {
         }
         None
     }
-
 
     /// Flattens a URL expression into literal text pieces (embedded ranges of string content),
     /// run-time pieces and `urlencode({...})` pieces, in order.
@@ -1113,7 +1114,11 @@ impl<'a> Cx<'a> {
                 Lit::seq(items, range)
             }
             Expr::Tuple(t) if t.parenthesized => {
-                let items = t.elts.iter().map(|c| self.lit(c, None, depth + 1)).collect();
+                let items = t
+                    .elts
+                    .iter()
+                    .map(|c| self.lit(c, None, depth + 1))
+                    .collect();
                 Lit::seq(items, range)
             }
             Expr::Dict(d) => {
@@ -1174,7 +1179,8 @@ impl<'a> Cx<'a> {
         let ql = if triple { 3 } else { 1 };
         let open = (start + prefix_len + ql).min(end);
         // An unterminated string (error recovery) has no closing quotes.
-        let closed = body.len() >= 2 * ql && body.as_bytes()[body.len() - ql..].iter().all(|&c| c == q);
+        let closed =
+            body.len() >= 2 * ql && body.as_bytes()[body.len() - ql..].iter().all(|&c| c == q);
         let close = if closed { end - ql } else { end };
         (prefix, open..close.max(open))
     }
@@ -1257,7 +1263,6 @@ impl Cx<'_> {
     }
 }
 
-
 /// The escape sequences of a string's content `raw` (starting at embedded offset `at`), as
 /// tree-sitter-python's grammar reads them: `\` then `u` + 4 hex digits, `U` + 8, `x` + 2, 1–3
 /// digits, a line end, one of `'"abfrntv\`, or `N{...}`. Other backslashes are plain text.
@@ -1277,15 +1282,22 @@ fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
             Some(b'U') if hex(8) => 9,
             Some(b'x') if hex(2) => 3,
             Some(c) if c.is_ascii_digit() => {
-                1 + rest.iter().skip(1).take(2).take_while(|c| c.is_ascii_digit()).count()
+                1 + rest
+                    .iter()
+                    .skip(1)
+                    .take(2)
+                    .take_while(|c| c.is_ascii_digit())
+                    .count()
             }
             Some(b'\n') => 1,
             Some(b'\r') if rest.get(1) == Some(&b'\n') => 2,
             Some(b'\'' | b'"' | b'a' | b'b' | b'f' | b'r' | b'n' | b't' | b'v' | b'\\') => 1,
-            Some(b'N') if rest.get(1) == Some(&b'{') => match rest[2..].iter().position(|&c| c == b'}') {
-                Some(p) if p > 0 => p + 3,
-                _ => 0,
-            },
+            Some(b'N') if rest.get(1) == Some(&b'{') => {
+                match rest[2..].iter().position(|&c| c == b'}') {
+                    Some(p) if p > 0 => p + 3,
+                    _ => 0,
+                }
+            }
             _ => 0,
         };
         if len == 0 {
@@ -1434,6 +1446,9 @@ fn parse_int(t: &str) -> Option<i64> {
 
 /// Decodes Python's simple escapes; unknown escapes stay as written (as Python does).
 fn decode_escapes(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -1504,7 +1519,11 @@ mod tests {
         ];
         for (head, step, tail) in shapes {
             let text = |k: usize| {
-                let close = if step == "[" { "]".repeat(k) } else { String::new() };
+                let close = if step == "[" {
+                    "]".repeat(k)
+                } else {
+                    String::new()
+                };
                 format!("{head}{}{tail}{close}{call}", step.repeat(k))
             };
             let k = (1..5000)
