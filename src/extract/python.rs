@@ -465,10 +465,6 @@ impl<'a> Cx<'a> {
     /// `params=name` where `name` is bound to a dict literal by the nearest assignment above
     /// the call in the same block (`params = {...}` then `requests.get(url, params=params)`):
     /// that dict, so positions and fixes land in it.
-
-    /// `params=name` where `name` is bound to a dict literal by the nearest assignment above
-    /// the call in the same block (`params = {...}` then `requests.get(url, params=params)`):
-    /// that dict, so positions and fixes land in it.
     fn params_bound_above<'t>(&self, kw: &str, cx: &CallCx<'_, 't>) -> Option<Lit> {
         let k = cx.args.keywords.iter().position(|k| k.0 == kw)?;
         if cx.args.keywords[k].2.pairs().is_some() {
@@ -553,8 +549,6 @@ impl<'a> Cx<'a> {
         }));
         out
     }
-
-    /// pynetbox `<x>.<app>.<endpoint>.<method>(...)` (also `<x>.plugins.<plugin>.<endpoint>`).
 
     /// pynetbox `<x>.<app>.<endpoint>.<method>(...)` (also `<x>.plugins.<plugin>.<endpoint>`).
     fn pynetbox<'t>(&self, obj: &'t Expr, method: &str, cx: &CallCx<'_, 't>) -> Option<Site> {

@@ -139,18 +139,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_copies_are_the_grammars() {
-        for (guarded, original, name) in
-            [(yaml(), Language::from(tree_sitter_yaml::LANGUAGE), "yaml")]
-        {
-            // Fields before and after the external scanner read the same through tree-sitter.
-            assert_eq!(guarded.abi_version(), original.abi_version());
-            assert_eq!(guarded.node_kind_count(), original.node_kind_count());
-            assert_eq!(guarded.field_count(), original.field_count());
-            assert_eq!(guarded.parse_state_count(), original.parse_state_count());
-            assert_eq!(guarded.name(), original.name());
-            assert!(name == "yaml" || guarded.name() == Some(name));
-            assert_eq!(guarded.supertypes().len(), original.supertypes().len());
-        }
+    fn the_copy_is_the_grammar() {
+        let (guarded, original) = (yaml(), Language::from(tree_sitter_yaml::LANGUAGE));
+        // Fields before and after the external scanner read the same through tree-sitter.
+        assert_eq!(guarded.abi_version(), original.abi_version());
+        assert_eq!(guarded.node_kind_count(), original.node_kind_count());
+        assert_eq!(guarded.field_count(), original.field_count());
+        assert_eq!(guarded.parse_state_count(), original.parse_state_count());
+        assert_eq!(guarded.name(), original.name());
+        assert_eq!(guarded.supertypes().len(), original.supertypes().len());
     }
 }
