@@ -52,11 +52,38 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
             let repaired = format!("{text}{close}");
             if let Some(parsed2) = parse::python(&repaired) {
                 let more = Cx::new(&repaired, text.len(), map).sites(parsed2.syntax());
-                super::add_missing(&mut sites, more);
+                add_repaired(&mut sites, more);
             }
         }
     }
     sites
+}
+
+/// Adds to `sites` the REST calls and documents of `more` (the re-reading with what is open
+/// closed) that start where none of `sites` starts, as [`super::add_missing`]; a REST call that
+/// starts where one of `sites` starts replaces it when it ends later. ruff's recovery ends a
+/// half-typed call at its last token (`f(a=1, ` ends before the space), the re-reading at the
+/// end of the text, where an editor's cursor is.
+fn add_repaired(sites: &mut Vec<Site>, more: Vec<Site>) {
+    let mut at: HashMap<usize, usize> = HashMap::new();
+    for (i, s) in sites.iter().enumerate() {
+        if let Site::Rest(c) = s {
+            at.entry(c.call_range.start).or_insert(i);
+        }
+    }
+    let mut rest = Vec::with_capacity(more.len());
+    for site in more {
+        if let Site::Rest(c) = &site {
+            if let Some(&i) = at.get(&c.call_range.start) {
+                if matches!(&sites[i], Site::Rest(old) if old.call_range.end < c.call_range.end) {
+                    sites[i] = site;
+                }
+                continue;
+            }
+        }
+        rest.push(site);
+    }
+    super::add_missing(sites, rest);
 }
 
 /// Embedded byte range of a ruff range.
@@ -978,6 +1005,17 @@ impl<'a> Cx<'a> {
                     args.positional_nodes.push(e);
                 }
                 ArgOrKeyword::Arg(e) => {
+                    if let Some(eq) = self.nameless_keyword(e, open) {
+                        // Being typed: `f(a=1, =x)` (an editor's probe of the name slot).
+                        args.ordered.push(Item::Keyword(args.keywords.len()));
+                        args.keywords.push((
+                            String::new(),
+                            self.host(eq..eq),
+                            self.lit_resolved(e, names, false, None),
+                        ));
+                        args.keyword_nodes.push(e);
+                        continue;
+                    }
                     args.positional
                         .push(self.lit_resolved(e, names, false, open));
                     args.positional_nodes.push(e);
@@ -985,6 +1023,28 @@ impl<'a> Cx<'a> {
             }
         }
         args
+    }
+
+    /// The offset of the `=` of a keyword argument written without its name (`f(a=1, =x)`,
+    /// a syntax error ruff reads as the positional argument `x`; tree-sitter read a keyword
+    /// argument with an empty name there, where completion looks for the name being typed).
+    fn nameless_keyword(&self, e: &Expr, open: Option<usize>) -> Option<usize> {
+        let b = self.src.as_bytes();
+        let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');
+        let mut i = e.range().start().to_usize();
+        while i > 0 && blank(b[i - 1]) {
+            i -= 1;
+        }
+        if i == 0 || b[i - 1] != b'=' {
+            return None;
+        }
+        let eq = i - 1;
+        let mut j = eq;
+        while j > 0 && blank(b[j - 1]) {
+            j -= 1;
+        }
+        let after_open = j > 0 && b[j - 1] == b'(' && Some(j - 1) == open;
+        (after_open || j > 0 && b[j - 1] == b',').then_some(eq)
     }
 
     /// A literal; an identifier bound to a string literal (`QUERY = """..."""`) is read
