@@ -44,15 +44,21 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
     let Some(parsed) = parse::python(text) else {
         return Vec::new();
     };
-    let mut sites = Cx::new(text, text.len(), map).sites(parsed.syntax());
+    let mut sites = Cx::new(text, text.len(), map, &parsed).sites(parsed.syntax());
     if !parsed.errors().is_empty() {
         // Re-read with what is open closed; keep the calls the first reading missed.
         let close = parse::closers(text, true);
         if !close.is_empty() {
             let repaired = format!("{text}{close}");
             if let Some(parsed2) = parse::python(&repaired) {
-                let more = Cx::new(&repaired, text.len(), map).sites(parsed2.syntax());
-                add_repaired(&mut sites, more);
+                let more = Cx::new(&repaired, text.len(), map, &parsed2).sites(parsed2.syntax());
+                let mut broken: Vec<usize> = parsed
+                    .errors()
+                    .iter()
+                    .map(|e| map.to_host(e.location.start().to_usize().min(text.len())))
+                    .collect();
+                broken.sort_unstable();
+                add_repaired(&mut sites, more, &broken);
             }
         }
     }
@@ -61,10 +67,16 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
 
 /// Adds to `sites` the REST calls and documents of `more` (the re-reading with what is open
 /// closed) that start where none of `sites` starts, as [`super::add_missing`]; a REST call that
-/// starts where one of `sites` starts replaces it when it ends later. ruff's recovery ends a
-/// half-typed call at its last token (`f(a=1, ` ends before the space), the re-reading at the
-/// end of the text, where an editor's cursor is.
-fn add_repaired(sites: &mut Vec<Site>, more: Vec<Site>) {
+/// starts where one of `sites` starts replaces it when it ends later or holds a syntax error
+/// (`broken`: host offsets, sorted) after its start. ruff's recovery ends a half-typed call at
+/// its last token (`f(a=1, ` ends before the space) and drops what it cannot read
+/// (`status="` at the end), the re-reading reads it up to the end of the text, where an
+/// editor's cursor is.
+fn add_repaired(sites: &mut Vec<Site>, more: Vec<Site>, broken: &[usize]) {
+    let has_error = |r: &Range<usize>| {
+        let i = broken.partition_point(|&e| e <= r.start);
+        broken.get(i).is_some_and(|&e| e <= r.end)
+    };
     let mut at: HashMap<usize, usize> = HashMap::new();
     for (i, s) in sites.iter().enumerate() {
         if let Site::Rest(c) = s {
@@ -75,7 +87,9 @@ fn add_repaired(sites: &mut Vec<Site>, more: Vec<Site>) {
     for site in more {
         if let Site::Rest(c) = &site {
             if let Some(&i) = at.get(&c.call_range.start) {
-                if matches!(&sites[i], Site::Rest(old) if old.call_range.end < c.call_range.end) {
+                if matches!(&sites[i], Site::Rest(old)
+                    if old.call_range.end < c.call_range.end || has_error(&old.call_range))
+                {
                     sites[i] = site;
                 }
                 continue;
@@ -209,11 +223,37 @@ struct Cx<'a> {
     src: &'a str,
     len: usize,
     map: &'a OffsetMap,
+    /// Where ruff reported syntax errors (embedded offsets, sorted).
+    errors: Vec<usize>,
 }
 
 impl<'a> Cx<'a> {
-    fn new(src: &'a str, len: usize, map: &'a OffsetMap) -> Self {
-        Cx { src, len, map }
+    fn new(
+        src: &'a str,
+        len: usize,
+        map: &'a OffsetMap,
+        parsed: &ruff_python_parser::Parsed<ast::ModModule>,
+    ) -> Self {
+        let mut errors: Vec<usize> = parsed
+            .errors()
+            .iter()
+            .map(|e| e.location.start().to_usize())
+            .collect();
+        errors.sort_unstable();
+        Cx {
+            src,
+            len,
+            map,
+            errors,
+        }
+    }
+
+    /// True when a syntax error starts strictly inside `start..end`: ruff's recovery made the
+    /// item from broken text (a keyword or dict entry tree-sitter read as an error node, which
+    /// was skipped), e.g. a keyword name spanning the words after a half-typed value.
+    fn broken(&self, start: usize, end: usize) -> bool {
+        let i = self.errors.partition_point(|&e| e <= start);
+        self.errors.get(i).is_some_and(|&e| e < end)
     }
 
     fn text(&self, r: TextRange) -> &'a str {
@@ -981,7 +1021,11 @@ impl<'a> Cx<'a> {
         for item in arglist.iter_source_order() {
             match item {
                 ArgOrKeyword::Keyword(k) => match &k.arg {
-                    Some(id) => {
+                    Some(id)
+                        if id.is_valid()
+                            && !self
+                                .broken(k.range.start().to_usize(), k.range.end().to_usize()) =>
+                    {
                         args.ordered.push(Item::Keyword(args.keywords.len()));
                         let name = self.text(id.range);
                         let dicts = matches!(name, "variables" | "json");
@@ -992,6 +1036,7 @@ impl<'a> Cx<'a> {
                         ));
                         args.keyword_nodes.push(&k.value);
                     }
+                    Some(_) => {}
                     None => {
                         args.ordered.push(Item::Splat(args.splats.len()));
                         args.splats
@@ -1181,6 +1226,10 @@ impl<'a> Cx<'a> {
                     let Some(k) = &item.key else {
                         continue;
                     };
+                    let (start, end) = (k.range().start(), item.value.range().end());
+                    if self.broken(start.to_usize(), end.to_usize()) {
+                        continue;
+                    }
                     let key = self.lit(k, None, depth + 1);
                     let Some((key_text, key_range)) = key.as_str() else {
                         continue;
