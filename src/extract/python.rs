@@ -249,8 +249,8 @@ impl<'a> Cx<'a> {
     }
 
     /// True when a syntax error starts strictly inside `start..end`: ruff's recovery made the
-    /// item from broken text (a keyword or dict entry tree-sitter read as an error node, which
-    /// was skipped), e.g. a keyword name spanning the words after a half-typed value.
+    /// item from broken text (a dict entry tree-sitter read as an error node, which was
+    /// skipped).
     fn broken(&self, start: usize, end: usize) -> bool {
         let i = self.errors.partition_point(|&e| e <= start);
         self.errors.get(i).is_some_and(|&e| e < end)
@@ -1021,11 +1021,7 @@ impl<'a> Cx<'a> {
         for item in arglist.iter_source_order() {
             match item {
                 ArgOrKeyword::Keyword(k) => match &k.arg {
-                    Some(id)
-                        if id.is_valid()
-                            && !self
-                                .broken(k.range.start().to_usize(), k.range.end().to_usize()) =>
-                    {
+                    Some(id) if id.is_valid() => {
                         args.ordered.push(Item::Keyword(args.keywords.len()));
                         let name = self.text(id.range);
                         let dicts = matches!(name, "variables" | "json");
@@ -1226,7 +1222,8 @@ impl<'a> Cx<'a> {
                     let Some(k) = &item.key else {
                         continue;
                     };
-                    let (start, end) = (k.range().start(), item.value.range().end());
+                    // A key read from broken text (an error before its value starts).
+                    let (start, end) = (k.range().start(), item.value.range().start());
                     if self.broken(start.to_usize(), end.to_usize()) {
                         continue;
                     }
