@@ -654,6 +654,39 @@ fn deeply_nested_code_does_not_abort_the_run() {
     assert_eq!(files_checked(&r.stderr), 5, "{}", r.stderr);
 }
 
+/// Python expressions nested 100,000 deep without any indentation (`1+1+...`, `[[[...]]]`,
+/// `a.b.b...`, `----1`), in files and in a Markdown fence: ruff's tree is walked and dropped by
+/// recursion, so such text is not read (only its URLs), and the run goes on with the other
+/// files' findings.
+#[test]
+fn deeply_nested_python_expressions_do_not_crash_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 100_000;
+    let texts = [
+        format!("x = 1{}\n", "+1".repeat(n)),
+        format!("x = {}{}\n", "[".repeat(n), "]".repeat(n)),
+        format!("x = a{}\n", ".b".repeat(n)),
+        format!("x = {}1\n", "-".repeat(n)),
+    ];
+    let mut md = String::new();
+    for (i, t) in texts.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("deep{i}.py")), t).unwrap();
+        md.push_str(&format!("```python\n{t}```\n\n"));
+    }
+    std::fs::write(dir.path().join("SKILL.md"), md).unwrap();
+    std::fs::write(
+        dir.path().join("wrong.py"),
+        "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n",
+    )
+    .unwrap();
+    let r = run_in(dir.path(), &["check", "--format", "json", "."]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    let found = json(&r);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "unknown-filter");
+    assert_eq!(files_checked(&r.stderr), 6, "{}", r.stderr);
+}
+
 /// OpenAI-style tool calls carry their arguments as JSON text in a string: the filters in it
 /// are checked, and applying every fix leaves valid JSON whose arguments hold the right filters.
 #[test]

@@ -122,6 +122,45 @@ async fn poisoned_documents_do_not_take_the_server_down() {
     assert!(labels.iter().any(|l| l == "role_id"), "{labels:?}");
 }
 
+/// Python expressions nested 100,000 deep (`1+1+...`, `[[[...]]]`, `a.b.b...`), in a `.py`
+/// document and in a Markdown fence, are analysed on the server's threads without overflowing
+/// their stacks; the server answers in another document afterwards.
+#[tokio::test]
+async fn deeply_nested_python_expressions_do_not_take_the_server_down() {
+    let n = 100_000;
+    let py = format!(
+        "x = 1{}\ny = {}{}\nz = a{}\n",
+        "+1".repeat(n),
+        "[".repeat(n),
+        "]".repeat(n),
+        ".b".repeat(n)
+    );
+    let md = format!("```python\n{py}```\n");
+    let mut c = TestClient::in_process();
+    c.initialize(json!({}), default_capabilities(), Value::Null)
+        .await;
+    for (name, lang, text) in [("deep.py", "python", &py), ("deep.md", "markdown", &md)] {
+        let uri = format!("file:///p/{name}");
+        c.open(&uri, lang, 1, text).await;
+        let _ = c.diagnostics(&uri, 1).await;
+    }
+    let uri = "file:///p/t.py";
+    c.open(
+        uri,
+        "python",
+        1,
+        "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n",
+    )
+    .await;
+    let diags = c.diagnostics(uri, 1).await;
+    assert!(
+        diags.iter().any(|d| d["code"] == "unknown-filter"),
+        "{diags:?}"
+    );
+    let labels = c.completion_labels(uri, 0, 46).await;
+    assert!(labels.iter().any(|l| l == "role_id"), "{labels:?}");
+}
+
 /// §6: a request for a `$/` method is answered with MethodNotFound (it was never answered).
 #[tokio::test]
 async fn dollar_requests_get_method_not_found() {

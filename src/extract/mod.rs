@@ -1,6 +1,7 @@
 //! Finds NetBox REST filter dicts and GraphQL documents in host documents (Markdown, Python,
-//! YAML, JSON, GraphQL files, plain text) with tree-sitter, keeping exact byte ranges into the
-//! host. Error tolerant: half-written text yields what can be read, never a panic.
+//! YAML, JSON, GraphQL files, plain text) with ruff's parser (Python) and tree-sitter (YAML,
+//! JSON), keeping exact byte ranges into the host. Error tolerant: half-written text yields what
+//! can be read, never a panic.
 
 pub(crate) mod forms;
 pub use forms::table_markdown as call_forms_table;

@@ -1,18 +1,19 @@
 //! Parsing helpers shared by the extractors: one reusable tree-sitter parser per language and
-//! thread (a Markdown file may hold thousands of fences), a whole-tree walk without recursion,
-//! and the "close what is open" repair used to read half-typed text.
+//! thread for JSON and YAML (a Markdown file may hold thousands of fences), ruff's parser for
+//! Python behind a nesting guard ([`python`]), and the "close what is open" repair used to read
+//! half-typed text.
 
 use std::cell::RefCell;
-use std::sync::OnceLock;
 
-use tree_sitter::{Language, Node, Parser, Tree};
+use ruff_python_ast::{ModModule, PySourceType};
+use ruff_python_parser::Parsed;
+use tree_sitter::{Language, Parser, Tree};
 
 use super::scanner_guard;
 
 /// Languages parsed with tree-sitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Lang {
-    Python,
     Json,
     Yaml,
 }
@@ -25,12 +26,11 @@ pub(crate) const MAX_PARSE: usize = 32 * 1024 * 1024;
 pub(crate) const MAX_DEPTH: usize = 64;
 
 thread_local! {
-    static PARSERS: RefCell<[Option<Parser>; 3]> = const { RefCell::new([None, None, None]) };
+    static PARSERS: RefCell<[Option<Parser>; 2]> = const { RefCell::new([None, None]) };
 }
 
 fn language(lang: Lang) -> Language {
     match lang {
-        Lang::Python => scanner_guard::python(),
         Lang::Json => tree_sitter_json::LANGUAGE.into(),
         Lang::Yaml => scanner_guard::yaml(),
     }
@@ -108,56 +108,54 @@ pub(crate) fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> Op
 }
 
 /// Parses `text`; `None` if the text is too large, nests too deep or the parser fails.
-///
-/// Python is parsed with every bare `\r` read as `\n` (Python's universal newlines; the
-/// grammar's scanner only ends lines at `\n`); the replacement keeps every byte offset.
 pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
-    if text.len() > MAX_PARSE {
-        return None;
-    }
-    let text = match lang {
-        Lang::Python => bare_cr_as_lf(text),
-        _ => std::borrow::Cow::Borrowed(text),
-    };
-    if too_deep(lang, &text) {
+    if text.len() > MAX_PARSE || too_deep(lang, text) {
         return None;
     }
     with_parser(lang, |p| p.parse(text.as_bytes(), None))?
 }
 
-/// `text` with each `\r` that is not followed by `\n` replaced by `\n` (same length).
-fn bare_cr_as_lf(text: &str) -> std::borrow::Cow<'_, str> {
-    let b = text.as_bytes();
-    let bare = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
-    if !(0..b.len()).any(bare) {
-        return std::borrow::Cow::Borrowed(text);
+/// Parses Python `text` with ruff's parser, which recovers from syntax errors (the tree then
+/// holds what it could read and `errors()` is not empty; a bare `\r` ends a line, as in
+/// Python). `None` when the text is larger than [`MAX_PARSE`] or [`python_too_deep`].
+pub(crate) fn python(text: &str) -> Option<Parsed<ModModule>> {
+    if text.len() > MAX_PARSE || python_too_deep(text) {
+        return None;
     }
-    let out: Vec<u8> = (0..b.len())
-        .map(|i| if bare(i) { b'\n' } else { b[i] })
-        .collect();
-    // Only an ASCII byte was replaced by another.
-    std::borrow::Cow::Owned(String::from_utf8(out).expect("ASCII replaced by ASCII"))
+    Some(ruff_python_parser::parse_unchecked_source(
+        text,
+        PySourceType::Python,
+    ))
 }
 
-/// Deepest block nesting read (an upper bound, see [`too_deep`]). The YAML and Python grammars
-/// keep one indentation level per block in a state that tree-sitter copies into a 1,024-byte
-/// buffer (4 bytes a level in tree-sitter-yaml 0.7, 2 in tree-sitter-python 0.25, plus up to 257
-/// bytes of string delimiters); past it the C library aborts the process, which no panic guard
-/// can catch ([`super::scanner_guard`] is the backstop). Real code stays far below this.
+/// Deepest block nesting read (an upper bound, see [`too_deep`] and [`python_too_deep`]). The
+/// YAML grammar keeps one indentation level per block in a state that tree-sitter copies into a
+/// 1,024-byte buffer (4 bytes a level in tree-sitter-yaml 0.7); past it the C library aborts the
+/// process, which no panic guard can catch ([`super::scanner_guard`] is the backstop). For
+/// Python it bounds the statement nesting that the recursive walks of ruff's tree (and its
+/// `Drop`) see. Real code stays far below this.
 pub(crate) const MAX_NESTING: usize = 200;
 
+/// Deepest expression nesting read from Python, as [`python_expr_depth`] bounds it. ruff's
+/// parser grows its own stack, but its tree is dropped and walked by recursion on whatever
+/// thread analyses the text (rayon workers and tokio blocking threads have 2 MiB stacks):
+/// `1+1+...` or `a.b.c...` nests one level per operator without any bracket.
+pub(crate) const MAX_EXPR_NESTING: usize = 1000;
+
+/// True when Python `text` might nest blocks deeper than [`MAX_NESTING`] or expressions deeper
+/// than [`MAX_EXPR_NESTING`]; such a text gets only the URL scan.
+pub(crate) fn python_too_deep(text: &str) -> bool {
+    python_indent_max(text.as_bytes()) > MAX_NESTING
+        || python_expr_depth(text.as_bytes()) > MAX_EXPR_NESTING
+}
+
 /// True when `text` might nest blocks deeper than [`MAX_NESTING`]. Each level starts at a
-/// deeper indentation, so the deepest indentation as each grammar's scanner measures it bounds
-/// the depth:
-/// - Python (tree-sitter-python 0.25 `scanner.c`): after a `\n`, a space counts 1, a tab 8, a
-///   `\r` or form feed starts the count again, a backslash continuation (`\` then `\n` or
-///   `\r\n`) carries the count on to the next line, a comment line is skipped;
-/// - YAML (tree-sitter-yaml 0.7): columns restart at `\r` and at `\n`, and every `- `, `? ` or
-///   `: ` on a line can open one more level there (`- - - x`).
+/// deeper indentation, so the deepest indentation as the grammar's scanner measures it bounds
+/// the depth. YAML (tree-sitter-yaml 0.7): columns restart at `\r` and at `\n`, and every `- `,
+/// `? ` or `: ` on a line can open one more level there (`- - - x`).
 pub(crate) fn too_deep(lang: Lang, text: &str) -> bool {
     match lang {
         Lang::Json => false, // no indentation state
-        Lang::Python => python_indent_max(text.as_bytes()) > MAX_NESTING,
         Lang::Yaml => text.split(['\r', '\n']).any(|line| {
             let mut width = 0;
             for b in line.bytes() {
@@ -177,8 +175,10 @@ pub(crate) fn too_deep(lang: Lang, text: &str) -> bool {
     }
 }
 
-/// The deepest indentation tree-sitter-python's scanner can measure in `b`: its whitespace
-/// loop run from the start and from after every `\n`.
+/// The deepest indentation of Python text `b` (an upper bound of its block nesting): after a
+/// `\n`, a space counts 1, a tab 8, a `\r` or form feed starts the count again, a backslash
+/// continuation (`\` then `\n` or `\r\n`) carries the count on to the next line (the
+/// measure of tree-sitter-python 0.25's scanner, kept as the bound).
 fn python_indent_max(b: &[u8]) -> usize {
     let starts = std::iter::once(0).chain(
         b.iter()
@@ -223,102 +223,122 @@ fn python_indent_max(b: &[u8]) -> usize {
     max
 }
 
-/// `n.kind()` for a node of a tree of `lang`, read from a table by kind id: `Node::kind` finds
-/// the name's C string, measures it and checks its UTF-8 on every call (≈ 4 % of a `.py` file
-/// of tool calls). Ids outside the table (`ERROR`) take `Node::kind`.
-pub(crate) fn kind<'t>(lang: Lang, n: Node<'t>) -> &'t str {
-    static TABLES: [OnceLock<Box<[&'static str]>>; 3] =
-        [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let table = TABLES[lang as usize].get_or_init(|| {
-        let l = language(lang);
-        (0..l.node_kind_count())
-            .map(|id| {
-                let name = u16::try_from(id)
-                    .ok()
-                    .and_then(|id| l.node_kind_for_id(id))
-                    .unwrap_or("");
-                // Copied once per kind: the grammar's names outlive every tree, but the binding
-                // ties them to the `Language` value.
-                &*Box::leak(name.to_owned().into_boxed_str())
-            })
-            .collect()
-    });
-    match table.get(n.kind_id() as usize) {
-        Some(name) if !name.is_empty() => name,
-        _ => n.kind(),
+/// An upper bound of the expression nesting of Python text `b`, from one pass over its bytes.
+/// Inside each bracket level, every token of the current element (up to a `,`; a statement at
+/// the top level, up to a line end or `;`) may nest one level deeper than the one before it
+/// (`a.b.c`, `-x`, `x + y + z`), and a closed bracket counts as deep as the deepest element it
+/// held; the bound is the largest sum over the open levels. Adjacent strings (an implicit
+/// concatenation) count once, an f-string counts its deepest `{`; comments are skipped.
+fn python_expr_depth(b: &[u8]) -> usize {
+    // Per open level: the current element's count, and the largest count in the level.
+    let mut levels: Vec<(usize, usize)> = vec![(0, 0)];
+    let mut sum = 0usize;
+    let mut max = 0usize;
+    let mut last_string = false;
+    let mut i = 0;
+    let count = |levels: &mut Vec<(usize, usize)>, sum: &mut usize, max: &mut usize, n: usize| {
+        let top = levels.last_mut().expect("the top level stays");
+        top.0 += n;
+        top.1 = top.1.max(top.0);
+        *sum += n;
+        *max = (*max).max(*sum + levels.len());
+    };
+    while i < b.len() {
+        let c = b[i];
+        let string = c == b'"' || c == b'\'';
+        match c {
+            b' ' | b'\t' | b'\x0c' => {}
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\\' => {
+                // A line continuation (or a stray backslash).
+                i += 1;
+            }
+            b'\n' | b'\r' | b';' if levels.len() == 1 => {
+                sum = 0;
+                levels[0].0 = 0;
+                last_string = false;
+            }
+            b'\n' | b'\r' => {}
+            b',' => {
+                let top = levels.last_mut().expect("the top level stays");
+                sum -= top.0;
+                top.0 = 0;
+            }
+            b'(' | b'[' | b'{' => {
+                count(&mut levels, &mut sum, &mut max, 1);
+                levels.push((0, 0));
+            }
+            b')' | b']' | b'}' => {
+                if levels.len() > 1 {
+                    let (cur, peak) = levels.pop().expect("more than one level");
+                    sum -= cur;
+                    count(&mut levels, &mut sum, &mut max, peak + 1);
+                }
+            }
+            b'"' | b'\'' => {
+                // The prefix letters were read as a word just before.
+                let prefix = &b[i.saturating_sub(3)..i];
+                let f = prefix
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .any(|c| matches!(c, b'f' | b'F' | b't' | b'T'));
+                let triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
+                let ql = if triple { 3 } else { 1 };
+                i += ql;
+                let (mut braces, mut deepest) = (0usize, 0usize);
+                while i < b.len() {
+                    match b[i] {
+                        b'\\' => i += 1,
+                        b'{' if f => {
+                            braces += 1;
+                            deepest = deepest.max(braces);
+                        }
+                        b'}' if f => braces = braces.saturating_sub(1),
+                        b'\n' if !triple => {
+                            // Unterminated: the line end is read as code.
+                            i -= 1;
+                            break;
+                        }
+                        q if q == c && (!triple || b[i..].starts_with(&[c, c, c])) => {
+                            i += ql - 1;
+                            break;
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                let n = if last_string { 0 } else { 1 } + 2 * deepest;
+                count(&mut levels, &mut sum, &mut max, n);
+            }
+            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
+                while i + 1 < b.len()
+                    && (b[i + 1].is_ascii_alphanumeric() || b[i + 1] == b'_' || b[i + 1] >= 0x80)
+                {
+                    i += 1;
+                }
+                // A string prefix (`rb"..."`) is part of the string.
+                if matches!(b.get(i + 1), Some(b'"' | b'\'')) {
+                    i += 1;
+                    continue;
+                }
+                count(&mut levels, &mut sum, &mut max, 1);
+            }
+            _ => count(&mut levels, &mut sum, &mut max, 1),
+        }
+        let blank = matches!(c, b' ' | b'\t' | b'\x0c' | b'\\')
+            || matches!(c, b'\n' | b'\r') && levels.len() > 1;
+        if !blank {
+            last_string = string;
+        }
+        i += 1;
     }
-}
-
-/// Field ids of tree-sitter-python used on hot paths (`child_by_field_id` instead of
-/// `child_by_field_name`, which compares the name with every field name of the grammar).
-pub(crate) struct PyFields {
-    pub function: u16,
-    pub arguments: u16,
-    pub attribute: u16,
-    pub object: u16,
-    pub left: u16,
-    pub right: u16,
-    pub name: u16,
-    pub value: u16,
-    pub key: u16,
-}
-
-/// The [`PyFields`] of the Python grammar (0, no child, for a name it lacks).
-pub(crate) fn py_fields() -> &'static PyFields {
-    static FIELDS: OnceLock<PyFields> = OnceLock::new();
-    FIELDS.get_or_init(|| {
-        let l = language(Lang::Python);
-        let id = |name: &str| l.field_id_for_name(name).map_or(0, |f| f.get());
-        PyFields {
-            function: id("function"),
-            arguments: id("arguments"),
-            attribute: id("attribute"),
-            object: id("object"),
-            left: id("left"),
-            right: id("right"),
-            name: id("name"),
-            value: id("value"),
-            key: id("key"),
-        }
-    })
-}
-
-/// Every node of the tree in document order, without recursion; the children of a node for
-/// which `f` returns false are not visited.
-pub(crate) fn for_each_node_pruned<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>) -> bool) {
-    let mut cursor = root.walk();
-    loop {
-        if f(cursor.node()) && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
-}
-
-/// Every node of the tree in document order, without recursion.
-pub(crate) fn for_each_node<'t>(root: Node<'t>, mut f: impl FnMut(Node<'t>)) {
-    let mut cursor = root.walk();
-    loop {
-        f(cursor.node());
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
+    max
 }
 
 /// The text that closes every bracket and string still open at the end of `text`, so a
@@ -410,7 +430,7 @@ mod tests {
             py.push_str(&format!("{}if x:\n", " ".repeat(i)));
         }
         py.push_str(&format!("{}y = 'a'\n", " ".repeat(300)));
-        assert!(parse(Lang::Python, &py).is_none());
+        assert!(python(&py).is_none());
         // Ordinary depth, and long lines without depth, still parse.
         assert!(parse(Lang::Yaml, &format!("{}x\n", "- ".repeat(20))).is_some());
         let long = format!("a: \"{}\"\n", "x ".repeat(5000));
@@ -436,8 +456,7 @@ mod tests {
             ));
         }
         py.push_str(&format!("{}x = 'abc\n", " ".repeat(520)));
-        assert!(too_deep(Lang::Python, &py));
-        assert!(with_parser(Lang::Python, |p| p.parse(&py, None)).is_some());
+        assert!(python_too_deep(&py));
         let mut yaml = String::new();
         for i in 0..300 {
             yaml.push_str(&format!("{}k{i}:\r", " ".repeat(i)));
@@ -454,8 +473,6 @@ mod tests {
         assert_eq!(python_indent_max(b"x\n   \x0c  y"), 3);
         assert_eq!(python_indent_max(b"\t\ty"), 16);
         assert_eq!(python_indent_max(b"  \\x"), 2);
-        // A bare CR is a line end for Python, so it is parsed as one.
-        assert_eq!(bare_cr_as_lf("a\rb\r\nc"), "a\nb\r\nc");
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! GraphQL documents in `netbox_graphql(query=...)`, `gql("...")` and
 //! `requests.post(".../graphql/", json={"query": ...})`, plus REST URLs in any string or comment.
 //!
+//! The text is parsed with ruff's parser (`ruff_python_parser`, see [`super::parse::python`]),
+//! which recovers from syntax errors with a partial tree; byte ranges of its typed AST are
+//! embedded offsets, mapped to the host through the [`OffsetMap`].
+//!
 //! Strings: simple escapes are decoded for values; f-strings and concatenations are
 //! [`Value::Expr`]; `dict(a=1)` is a mapping like `{"a": 1}`. A GraphQL document is taken only
 //! from a string whose text maps exactly to the host: escapes that decode to one ASCII character
@@ -15,19 +19,18 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use tree_sitter::Node;
+use ruff_python_ast::visitor::source_order::{self, SourceOrderVisitor};
+use ruff_python_ast::{
+    self as ast, ArgOrKeyword, Expr, InterpolatedStringElement, Number, Operator, Stmt, UnaryOp,
+};
+use ruff_text_size::{Ranged, TextRange};
 
 use super::forms::{self, Callee, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
 use super::lit::Pair;
 use super::lit::{EscapedText, Lit, LitKind};
-use super::parse::{self, for_each_node, for_each_node_pruned, Lang, MAX_DEPTH};
+use super::parse::{self, MAX_DEPTH};
 use super::tools::{self, positional_names, Arg, Tool};
 use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
-
-/// `n.kind()` of a Python node (see [`parse::kind`]).
-fn py_kind<'t>(n: Node<'t>) -> &'t str {
-    parse::kind(Lang::Python, n)
-}
 
 /// Sites found in `text`; ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
@@ -38,22 +41,180 @@ pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
 
 /// Calls and documents only (no URL scan), for hosts that scan URLs themselves.
 pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
-    let Some(tree) = parse::parse(Lang::Python, text) else {
+    let Some(parsed) = parse::python(text) else {
         return Vec::new();
     };
-    let mut sites = Cx::new(text, text.len(), map).sites(tree.root_node());
-    if tree.root_node().has_error() {
+    let mut sites = Cx::new(text, text.len(), map, &parsed).sites(parsed.syntax());
+    if !parsed.errors().is_empty() {
         // Re-read with what is open closed; keep the calls the first reading missed.
         let close = parse::closers(text, true);
         if !close.is_empty() {
             let repaired = format!("{text}{close}");
-            if let Some(tree2) = parse::parse(Lang::Python, &repaired) {
-                let more = Cx::new(&repaired, text.len(), map).sites(tree2.root_node());
-                super::add_missing(&mut sites, more);
+            if let Some(parsed2) = parse::python(&repaired) {
+                let more = Cx::new(&repaired, text.len(), map, &parsed2).sites(parsed2.syntax());
+                let mut broken: Vec<usize> = parsed
+                    .errors()
+                    .iter()
+                    .map(|e| map.to_host(e.location.start().to_usize().min(text.len())))
+                    .collect();
+                broken.sort_unstable();
+                add_repaired(&mut sites, more, &broken);
             }
         }
     }
     sites
+}
+
+/// Adds to `sites` the REST calls and documents of `more` (the re-reading with what is open
+/// closed) that start where none of `sites` starts, as [`super::add_missing`]; a REST call that
+/// starts where one of `sites` starts replaces it when it ends later or holds a syntax error
+/// (`broken`: host offsets, sorted) after its start. ruff's recovery ends a half-typed call at
+/// its last token (`f(a=1, ` ends before the space) and drops what it cannot read
+/// (`status="` at the end), the re-reading reads it up to the end of the text, where an
+/// editor's cursor is.
+fn add_repaired(sites: &mut Vec<Site>, more: Vec<Site>, broken: &[usize]) {
+    let has_error = |r: &Range<usize>| {
+        let i = broken.partition_point(|&e| e <= r.start);
+        broken.get(i).is_some_and(|&e| e <= r.end)
+    };
+    let mut at: HashMap<usize, usize> = HashMap::new();
+    for (i, s) in sites.iter().enumerate() {
+        if let Site::Rest(c) = s {
+            at.entry(c.call_range.start).or_insert(i);
+        }
+    }
+    let mut rest = Vec::with_capacity(more.len());
+    for site in more {
+        if let Site::Rest(c) = &site {
+            if let Some(&i) = at.get(&c.call_range.start) {
+                if matches!(&sites[i], Site::Rest(old)
+                    if old.call_range.end < c.call_range.end || has_error(&old.call_range))
+                {
+                    sites[i] = site;
+                }
+                continue;
+            }
+        }
+        rest.push(site);
+    }
+    super::add_missing(sites, rest);
+}
+
+/// Embedded byte range of a ruff range.
+fn span(r: TextRange) -> Range<usize> {
+    r.start().to_usize()..r.end().to_usize()
+}
+
+/// The statement holding a node: its block (module or compound statement body) and index.
+type StmtAt<'t> = Option<(&'t [Stmt], usize)>;
+
+/// Name bindings (`x = <expr>`; `None` for an earlier target of a chained assignment, whose
+/// value is the rest of the chain) and the calls of a module, in document order.
+struct Walk<'s, 't> {
+    src: &'s str,
+    names: HashMap<&'s str, Option<&'t Expr>>,
+    calls: Vec<(&'t ast::ExprCall, StmtAt<'t>)>,
+    stmt: StmtAt<'t>,
+}
+
+impl<'s, 't> Walk<'s, 't> {
+    fn bind(&mut self, target: &Expr, value: Option<&'t Expr>) {
+        if let Expr::Name(n) = target {
+            if let Some(t) = self.src.get(span(n.range)) {
+                self.names.insert(t, value);
+            }
+        }
+    }
+}
+
+impl<'t> SourceOrderVisitor<'t> for Walk<'_, 't> {
+    fn visit_body(&mut self, body: &'t [Stmt]) {
+        let outer = self.stmt;
+        for (i, s) in body.iter().enumerate() {
+            self.stmt = Some((body, i));
+            self.visit_stmt(s);
+        }
+        self.stmt = outer;
+    }
+
+    fn visit_stmt(&mut self, s: &'t Stmt) {
+        match s {
+            Stmt::Assign(a) => {
+                let last = a.targets.len().saturating_sub(1);
+                for (i, t) in a.targets.iter().enumerate() {
+                    self.bind(t, (i == last).then_some(&*a.value));
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let Some(v) = &a.value {
+                    self.bind(&a.target, Some(v));
+                }
+            }
+            _ => {}
+        }
+        source_order::walk_stmt(self, s);
+    }
+
+    fn visit_expr(&mut self, e: &'t Expr) {
+        if let Expr::Call(c) = e {
+            self.calls.push((c, self.stmt));
+        }
+        source_order::walk_expr(self, e);
+    }
+}
+
+/// True when statement `s` binds identifier `want` anywhere inside (`want = ...`,
+/// `want += ...`, `want: T`, `for want in ...`).
+struct Binds<'s> {
+    src: &'s str,
+    want: &'s str,
+    found: bool,
+}
+
+impl<'t> SourceOrderVisitor<'t> for Binds<'_> {
+    fn visit_stmt(&mut self, s: &'t Stmt) {
+        let is =
+            |e: &Expr| matches!(e, Expr::Name(n) if self.src.get(span(n.range)) == Some(self.want));
+        let hit = match s {
+            Stmt::Assign(a) => a.targets.iter().any(is),
+            Stmt::AnnAssign(a) => is(&a.target),
+            Stmt::AugAssign(a) => is(&a.target),
+            Stmt::For(f) => is(&f.target),
+            _ => false,
+        };
+        self.found |= hit;
+        if !self.found {
+            source_order::walk_stmt(self, s);
+        }
+    }
+}
+
+/// A string expression: its parts' ranges, whether it is one part (not an implicit
+/// concatenation), and for each part whether it interpolates.
+fn string_parts(e: &Expr) -> Option<Vec<(TextRange, bool)>> {
+    Some(match e {
+        Expr::StringLiteral(s) => s.value.iter().map(|p| (p.range, false)).collect(),
+        Expr::BytesLiteral(s) => s.value.iter().map(|p| (p.range, false)).collect(),
+        Expr::FString(s) => s
+            .value
+            .iter()
+            .map(|p| match p {
+                ast::FStringPart::Literal(l) => (l.range, false),
+                ast::FStringPart::FString(f) => (
+                    f.range,
+                    f.elements
+                        .iter()
+                        .any(|el| matches!(el, InterpolatedStringElement::Interpolation(_))),
+                ),
+            })
+            .collect(),
+        _ => return None,
+    })
+}
+
+/// True for a string made of one part (`"a"`, `f"a{x}"`), not an implicit concatenation.
+fn single_string(e: &Expr) -> bool {
+    string_parts(e).is_some_and(|p| p.len() == 1)
 }
 
 /// Extraction context: the (possibly repaired) source, the original length (ranges are clipped
@@ -62,15 +223,41 @@ struct Cx<'a> {
     src: &'a str,
     len: usize,
     map: &'a OffsetMap,
+    /// Where ruff reported syntax errors (embedded offsets, sorted).
+    errors: Vec<usize>,
 }
 
 impl<'a> Cx<'a> {
-    fn new(src: &'a str, len: usize, map: &'a OffsetMap) -> Self {
-        Cx { src, len, map }
+    fn new(
+        src: &'a str,
+        len: usize,
+        map: &'a OffsetMap,
+        parsed: &ruff_python_parser::Parsed<ast::ModModule>,
+    ) -> Self {
+        let mut errors: Vec<usize> = parsed
+            .errors()
+            .iter()
+            .map(|e| e.location.start().to_usize())
+            .collect();
+        errors.sort_unstable();
+        Cx {
+            src,
+            len,
+            map,
+            errors,
+        }
     }
 
-    fn text(&self, n: Node) -> &'a str {
-        self.src.get(n.byte_range()).unwrap_or("")
+    /// True when a syntax error starts strictly inside `start..end`: ruff's recovery made the
+    /// item from broken text (a dict entry tree-sitter read as an error node, which was
+    /// skipped).
+    fn broken(&self, start: usize, end: usize) -> bool {
+        let i = self.errors.partition_point(|&e| e <= start);
+        self.errors.get(i).is_some_and(|&e| e < end)
+    }
+
+    fn text(&self, r: TextRange) -> &'a str {
+        self.src.get(span(r)).unwrap_or("")
     }
 
     /// Host range of an embedded range, clipped to the original text.
@@ -80,66 +267,82 @@ impl<'a> Cx<'a> {
         self.map.range_to_host(start..end)
     }
 
-    fn sites(&self, root: Node<'_>) -> Vec<Site> {
-        let mut names: HashMap<&str, Node> = HashMap::new();
-        let mut calls = Vec::new();
-        let f = parse::py_fields();
-        // A string holds no call or assignment unless it interpolates (`f"{x(1)}"`), which
-        // needs a `{`: the others' parts (about a third of a tool call's nodes) are not visited.
-        for_each_node_pruned(root, |n| match py_kind(n) {
-            "assignment" => {
-                if let (Some(l), Some(r)) =
-                    (n.child_by_field_id(f.left), n.child_by_field_id(f.right))
-                {
-                    if py_kind(l) == "identifier" {
-                        names.insert(self.text(l), r);
-                    }
-                }
-                true
+    /// `r` widened over the parentheses around it (ruff's ranges leave them out); `open`: the
+    /// offset of a call's own `(`, which is not the expression's.
+    fn outer(&self, r: TextRange, open: Option<usize>) -> Range<usize> {
+        let b = self.src.as_bytes();
+        let (mut start, mut end) = (r.start().to_usize(), r.end().to_usize());
+        let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');
+        loop {
+            let mut s = start;
+            while s > 0 && blank(b[s - 1]) {
+                s -= 1;
             }
-            "call" => {
-                calls.push(n);
-                true
+            if s == 0 || b[s - 1] != b'(' || Some(s - 1) == open {
+                return start..end;
             }
-            "string" => self.text(n).contains('{'),
-            _ => true,
-        });
+            let mut e = end;
+            while e < b.len() && blank(b[e]) {
+                e += 1;
+            }
+            if b.get(e) != Some(&b')') {
+                return start..end;
+            }
+            start = s - 1;
+            end = e + 1;
+        }
+    }
+
+    /// True when `e` is written in parentheses of its own.
+    fn parenthesized(&self, e: &Expr, open: Option<usize>) -> bool {
+        self.outer(e.range(), open) != span(e.range())
+    }
+
+    fn sites(&self, module: &ast::ModModule) -> Vec<Site> {
+        let mut walk = Walk {
+            src: self.src,
+            names: HashMap::new(),
+            calls: Vec::new(),
+            stmt: None,
+        };
+        walk.visit_body(&module.body);
+        let Walk { names, calls, .. } = walk;
         let found = calls
             .into_iter()
-            .filter(|call| call.start_byte() < self.len)
-            .flat_map(|call| self.call(call, &names))
+            .filter(|(call, _)| call.range().start().to_usize() < self.len)
+            .flat_map(|(call, stmt)| self.call(call, stmt, &names))
             .collect();
         let mut out = Vec::new();
         super::add_missing(&mut out, found);
         out
     }
 
-    fn call<'t>(&self, call: Node<'t>, names: &HashMap<&str, Node<'t>>) -> Vec<Site> {
-        let f = parse::py_fields();
-        let Some(func) = call.child_by_field_id(f.function) else {
-            return Vec::new();
-        };
-        let Some(arglist) = call
-            .child_by_field_id(f.arguments)
-            .filter(|a| py_kind(*a) == "argument_list")
-        else {
-            return Vec::new();
-        };
-        let (name_node, object) = match py_kind(func) {
-            "identifier" => (func, None),
-            "attribute" => match func.child_by_field_id(f.attribute) {
-                Some(a) => (a, func.child_by_field_id(f.object)),
-                None => return Vec::new(),
-            },
+    fn call<'t>(
+        &self,
+        call: &'t ast::ExprCall,
+        stmt: StmtAt<'t>,
+        names: &HashMap<&str, Option<&'t Expr>>,
+    ) -> Vec<Site> {
+        let arglist = &call.arguments;
+        // `f(x for x in y)`: a generator, not an argument list.
+        if let [Expr::Generator(g)] = &*arglist.args {
+            if !g.parenthesized && arglist.keywords.is_empty() {
+                return Vec::new();
+            }
+        }
+        let (name_range, object) = match &*call.func {
+            Expr::Name(n) => (n.range, None),
+            Expr::Attribute(a) => (a.attr.range, Some(&*a.value)),
             _ => return Vec::new(),
         };
         let args = self.arguments(arglist, names);
         let cx = CallCx {
-            name: self.text(name_node),
-            name_node,
+            name: self.text(name_range),
+            name_range,
             object,
             arglist,
-            call_range: self.host(call.byte_range()),
+            stmt,
+            call_range: self.host(span(call.range())),
             args: &args,
             names,
         };
@@ -161,27 +364,25 @@ impl<'a> Cx<'a> {
     /// Tool calls (by name, as LangChain tools, through an MCP client) and GraphQL helpers.
     fn wrapped_call<'t>(&self, cx: &CallCx<'_, 't>) -> Option<Site> {
         let (name, args, call_range) = (cx.name, cx.args, cx.call_range.clone());
-        let name_range = self.host(cx.name_node.byte_range());
+        let name_range = self.host(span(cx.name_range));
         if let Some(tool) = tools::tool_from_name(name) {
             let named = self.name_args(positional_names(tool), args);
             return tools::build(tool, Syntax::Python, name_range, call_range, &named);
         }
         // `netbox_get_objects.invoke({...})`: LangChain tools take one dict of arguments.
         if let Some(obj) = cx.object {
-            let obj_name = match obj.kind() {
-                "attribute" => obj
-                    .child_by_field_name("attribute")
-                    .map(|a| (self.text(a), a)),
-                "identifier" => Some((self.text(obj), obj)),
+            let obj_name = match obj {
+                Expr::Attribute(a) => Some(a.attr.range),
+                Expr::Name(n) => Some(n.range),
                 _ => None,
             };
-            if let Some((tool, tool_node)) =
-                obj_name.and_then(|(n, node)| Some((tools::tool_from_name(n)?, node)))
+            if let Some((tool, tool_range)) =
+                obj_name.and_then(|r| Some((tools::tool_from_name(self.text(r))?, r)))
             {
                 if matches!(name, "invoke" | "ainvoke" | "run" | "arun" | "call") {
                     let dict = args.positional.first()?;
                     let named = pair_args(dict)?;
-                    let name_range = self.host(tool_node.byte_range());
+                    let name_range = self.host(span(tool_range));
                     return tools::build(tool, Syntax::Python, name_range, call_range, &named);
                 }
             }
@@ -283,7 +484,7 @@ impl<'a> Cx<'a> {
                         _ => {}
                     }
                 }
-                let name_range = self.host(cx.name_node.byte_range());
+                let name_range = self.host(span(cx.name_range));
                 tools::build(
                     Tool::Rest(form.form),
                     Syntax::Python,
@@ -337,8 +538,8 @@ impl<'a> Cx<'a> {
             return None;
         }
         let node = *cx.args.keyword_nodes.get(k)?;
-        let dict = self.dict_assigned_above(node, cx.arglist)?;
-        Some(self.lit(dict, 0))
+        let dict = self.dict_assigned_above(node, cx.stmt)?;
+        Some(self.lit(dict, None, 0))
     }
 
     /// A client wrapper's call: a string literal at positional `i` that names a NetBox
@@ -351,14 +552,14 @@ impl<'a> Cx<'a> {
             return Vec::new();
         };
         let plain = args.positional.get(i).and_then(|l| l.as_str());
+        let open = Some(cx.arglist.range.start().to_usize());
+        let own = !self.parenthesized(node, open);
         let named = match plain {
-            Some((path, _)) => node.kind() == "string" && wrapper_path(path),
+            Some((path, _)) => own && single_string(node) && wrapper_path(path),
             // An f-string or concatenation: its literal text must hold `/api/<app>/`.
             None => {
-                matches!(
-                    node.kind(),
-                    "string" | "binary_operator" | "concatenated_string"
-                ) && api_app_in(self.text(node))
+                own && (string_parts(node).is_some() || matches!(node, Expr::BinOp(_)))
+                    && api_app_in(self.text(node.range()))
             }
         };
         if !named {
@@ -417,33 +618,30 @@ impl<'a> Cx<'a> {
     }
 
     /// pynetbox `<x>.<app>.<endpoint>.<method>(...)` (also `<x>.plugins.<plugin>.<endpoint>`).
-    fn pynetbox<'t>(&self, obj: Node<'t>, method: &str, cx: &CallCx<'_, 't>) -> Option<Site> {
+    fn pynetbox<'t>(&self, obj: &'t Expr, method: &str, cx: &CallCx<'_, 't>) -> Option<Site> {
         let args = cx.args;
-        if obj.kind() != "attribute" {
+        let Expr::Attribute(obj) = obj else {
             return None;
-        }
-        let endpoint = obj.child_by_field_name("attribute")?;
-        let parent = obj.child_by_field_name("object")?;
-        if parent.kind() != "attribute" {
+        };
+        let endpoint = obj.attr.range;
+        let Expr::Attribute(parent) = &*obj.value else {
             return None;
-        }
-        let app = parent.child_by_field_name("attribute")?;
+        };
+        let app = parent.attr.range;
         let app_name = self.text(app);
-        let grand = parent.child_by_field_name("object")?;
+        let plugins = match &*parent.value {
+            Expr::Attribute(g) if self.text(g.attr.range) == "plugins" => Some(g.attr.range),
+            _ => None,
+        };
         let (prefix, start) = if APPS.contains(&app_name) {
-            (app_name.to_string(), app.start_byte())
-        } else if grand.kind() == "attribute"
-            && grand
-                .child_by_field_name("attribute")
-                .is_some_and(|g| self.text(g) == "plugins")
-        {
-            let plugins = grand.child_by_field_name("attribute")?;
-            (format!("plugins/{app_name}"), plugins.start_byte())
+            (app_name.to_string(), app.start())
+        } else if let Some(plugins) = plugins {
+            (format!("plugins/{app_name}"), plugins.start())
         } else {
             return None;
         };
         let target = format!("{prefix}/{}", self.text(endpoint).replace('_', "-"));
-        let target_range = self.host(start..endpoint.end_byte());
+        let target_range = self.host(start.to_usize()..endpoint.end().to_usize());
         let mut filters = Vec::new();
         let mut extra = Vec::new();
         for (i, lit) in args.positional.iter().enumerate() {
@@ -489,8 +687,8 @@ impl<'a> Cx<'a> {
                     let pairs = args.splats[*i].pairs().map(<[Pair]>::to_vec).or_else(|| {
                         // `**params` with `params = {...}` assigned just above.
                         let node = args.splat_nodes.get(*i)?;
-                        let dict = self.dict_assigned_above(*node, cx.arglist)?;
-                        self.lit(dict, 0).pairs().map(<[Pair]>::to_vec)
+                        let dict = self.dict_assigned_above(node, cx.stmt)?;
+                        self.lit(dict, None, 0).pairs().map(<[Pair]>::to_vec)
                     });
                     if let Some(pairs) = pairs {
                         filters.extend(tools::entries(&pairs));
@@ -503,68 +701,62 @@ impl<'a> Cx<'a> {
             syntax: Syntax::Python,
             target: Some((target, target_range)),
             call_range: cx.call_range.clone(),
-            filters_range: Some(self.host(cx.arglist.byte_range())),
+            filters_range: Some(self.host(span(cx.arglist.range))),
             filters,
             args: extra,
         }))
     }
 
     /// The dict literal bound to identifier `name` by the nearest assignment above the
-    /// statement holding `at`, in the same block (`params = {...}` then `.filter(**params)`).
-    /// A dict bound in another scope or further away is not read: it may have changed.
-    fn dict_assigned_above<'t>(&self, name: Node<'t>, at: Node<'t>) -> Option<Node<'t>> {
-        if name.kind() != "identifier" {
+    /// statement `stmt` (the one holding the call), in the same block (`params = {...}` then
+    /// `.filter(**params)`). A dict bound in another scope or further away is not read: it may
+    /// have changed.
+    fn dict_assigned_above<'t>(&self, name: &'t Expr, stmt: StmtAt<'t>) -> Option<&'t Expr> {
+        let Expr::Name(name) = name else {
             return None;
-        }
-        let want = self.text(name);
-        // The statement holding the call: climb to a child of a block or module.
-        let mut stmt = at;
-        while let Some(p) = stmt.parent() {
-            if matches!(p.kind(), "block" | "module") {
-                break;
-            }
-            stmt = p;
-        }
-        let mut prev = stmt.prev_named_sibling();
-        while let Some(s) = prev {
-            let assignment = (s.kind() == "expression_statement")
-                .then(|| s.named_child(0))
-                .flatten()
-                .filter(|a| a.kind() == "assignment");
-            if let Some(a) = assignment {
-                let left = a.child_by_field_name("left")?;
-                if left.kind() == "identifier" && self.text(left) == want {
-                    let right = a.child_by_field_name("right")?;
-                    return (right.kind() == "dictionary").then_some(right);
+        };
+        let want = self.text(name.range);
+        let (body, at) = stmt?;
+        let is_want = |e: &Expr| matches!(e, Expr::Name(n) if self.text(n.range) == want);
+        for s in body.get(..at)?.iter().rev() {
+            // An assignment statement answers by its first target only.
+            let (first, value) = match s {
+                Stmt::Assign(a) => (
+                    &a.targets[0],
+                    // `a = b = {...}`: `a` is bound to the assignment `b = {...}`.
+                    (a.targets.len() == 1).then_some(&*a.value),
+                ),
+                Stmt::AnnAssign(a) => (&*a.target, a.value.as_deref()),
+                _ => {
+                    if self.assigns(s, want) {
+                        // Rebound inside an `if`/`for`/`try` between the dict and the call:
+                        // which dict is sent is known only at run time.
+                        return None;
+                    }
+                    continue;
                 }
-            } else if self.assigns(s, want) {
-                // Rebound inside an `if`/`for`/`try` between the dict and the call: which
-                // dict is sent is known only at run time.
-                return None;
+            };
+            if is_want(first) {
+                return value
+                    .filter(|v| matches!(v, Expr::Dict(_)) && !self.parenthesized(v, None));
             }
-            prev = s.prev_named_sibling();
         }
         None
     }
 
     /// True when statement `s` binds identifier `want` anywhere inside (`want = ...`,
     /// `want += ...`, `for want in ...`).
-    fn assigns(&self, s: Node, want: &str) -> bool {
-        if !self.text(s).contains(want) {
+    fn assigns(&self, s: &Stmt, want: &str) -> bool {
+        if !self.text(s.range()).contains(want) {
             return false;
         }
-        let mut found = false;
-        for_each_node(s, |n| {
-            let left = match n.kind() {
-                "assignment" | "augmented_assignment" => n.child_by_field_name("left"),
-                "for_statement" => n.child_by_field_name("left"),
-                _ => None,
-            };
-            if left.is_some_and(|l| l.kind() == "identifier" && self.text(l) == want) {
-                found = true;
-            }
-        });
-        found
+        let mut b = Binds {
+            src: self.src,
+            want,
+            found: false,
+        };
+        b.visit_stmt(s);
+        b.found
     }
 
     /// A REST call through an HTTP client: the endpoint path in the URL `url` (a string, an
@@ -573,7 +765,7 @@ impl<'a> Cx<'a> {
     /// `api_relative`: the URL is an endpoint relative to `/api/` (code mode's `api()`).
     fn url_call<'t>(
         &self,
-        url: Node<'t>,
+        url: &'t Expr,
         api_relative: bool,
         params: Option<&Lit>,
         cx: &CallCx<'_, 't>,
@@ -702,8 +894,8 @@ impl<'a> Cx<'a> {
     /// run-time pieces and `urlencode({...})` pieces, in order.
     fn url_parts<'t>(
         &self,
-        n: Node<'t>,
-        names: &HashMap<&str, Node<'t>>,
+        n: &'t Expr,
+        names: &HashMap<&str, Option<&'t Expr>>,
         depth: usize,
         out: &mut Vec<UrlPart>,
     ) {
@@ -711,75 +903,67 @@ impl<'a> Cx<'a> {
             out.push(UrlPart::Dynamic);
             return;
         }
-        match n.kind() {
-            "string" => {
-                let mut cursor = n.walk();
-                for c in n.children(&mut cursor) {
-                    match c.kind() {
-                        "string_content" => match out.last_mut() {
-                            // Escapes split the content; keep one piece.
-                            Some(UrlPart::Text(r)) if r.end == c.start_byte() => {
-                                r.end = c.end_byte()
-                            }
-                            _ => out.push(UrlPart::Text(c.byte_range())),
-                        },
-                        "interpolation" => {
-                            let inner = c.named_child(0);
-                            match inner.filter(|i| self.is_urlencode(*i)) {
-                                Some(call) => self.url_parts(call, names, depth + 1, out),
-                                None => out.push(UrlPart::Dynamic),
+        let text = |r: Range<usize>, out: &mut Vec<UrlPart>| {
+            if r.is_empty() {
+                return;
+            }
+            match out.last_mut() {
+                // Pieces of one string's content (around `{{`): keep one piece.
+                Some(UrlPart::Text(p)) if p.end == r.start => p.end = r.end,
+                _ => out.push(UrlPart::Text(r)),
+            }
+        };
+        match n {
+            Expr::StringLiteral(s) => {
+                for p in s.value.iter() {
+                    text(self.content(p.range), out);
+                }
+            }
+            Expr::BytesLiteral(s) => {
+                for p in s.value.iter() {
+                    text(self.content(p.range), out);
+                }
+            }
+            Expr::FString(s) => {
+                for p in s.value.iter() {
+                    match p {
+                        ast::FStringPart::Literal(l) => text(self.content(l.range), out),
+                        ast::FStringPart::FString(f) => {
+                            for el in f.elements.iter() {
+                                match el {
+                                    InterpolatedStringElement::Literal(l) => {
+                                        text(span(l.range), out)
+                                    }
+                                    InterpolatedStringElement::Interpolation(i) => {
+                                        if self.is_urlencode(&i.expression) {
+                                            self.url_parts(&i.expression, names, depth + 1, out)
+                                        } else {
+                                            out.push(UrlPart::Dynamic)
+                                        }
+                                    }
+                                }
                             }
                         }
-                        _ => {}
                     }
                 }
             }
-            "concatenated_string" => {
-                let mut cursor = n.walk();
-                for c in n.named_children(&mut cursor) {
-                    self.url_parts(c, names, depth + 1, out);
-                }
+            Expr::BinOp(b) if b.op == Operator::Add => {
+                self.url_parts(&b.left, names, depth + 1, out);
+                self.url_parts(&b.right, names, depth + 1, out);
             }
-            "binary_operator"
-                if n.child_by_field_name("operator")
-                    .is_some_and(|o| self.text(o) == "+") =>
-            {
-                if let (Some(l), Some(r)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) {
-                    self.url_parts(l, names, depth + 1, out);
-                    self.url_parts(r, names, depth + 1, out);
-                }
-            }
-            "parenthesized_expression" if n.named_child_count() == 1 => {
-                if let Some(inner) = n.named_child(0) {
-                    self.url_parts(inner, names, depth + 1, out);
-                }
-            }
-            "identifier" => match names.get(self.text(n)) {
-                Some(bound) if bound.id() != n.id() => {
-                    self.url_parts(*bound, names, depth + 1, out)
+            Expr::Name(_) => match names.get(self.text(n.range())) {
+                Some(Some(bound)) if !std::ptr::eq(*bound, n) => {
+                    self.url_parts(bound, names, depth + 1, out)
                 }
                 _ => out.push(UrlPart::Dynamic),
             },
-            "call" => {
-                let args = n
-                    .child_by_field_name("arguments")
-                    .filter(|a| a.kind() == "argument_list");
-                let func = n.child_by_field_name("function").map(|f| {
-                    let name = f.child_by_field_name("attribute").unwrap_or(f);
-                    self.text(name)
-                });
-                let mut positional = args
-                    .map(|a| {
-                        let mut c = a.walk();
-                        a.named_children(&mut c)
-                            .filter(|x| !matches!(x.kind(), "comment" | "keyword_argument"))
-                            .collect::<Vec<_>>()
-                    })
-                    .unwrap_or_default()
-                    .into_iter();
+            Expr::Call(c) => {
+                let func = match &*c.func {
+                    Expr::Attribute(a) => Some(self.text(a.attr.range)),
+                    Expr::Name(f) => Some(self.text(f.range)),
+                    _ => None,
+                };
+                let mut positional = c.arguments.args.iter();
                 match func {
                     // urljoin(base, "/api/dcim/devices/") keeps only the absolute path; a
                     // relative one is appended to the base.
@@ -799,7 +983,8 @@ impl<'a> Cx<'a> {
                     }
                     Some("urlencode") => match positional.next() {
                         Some(d) => {
-                            let lit = self.lit_resolved(d, names, true);
+                            let open = Some(c.arguments.range.start().to_usize());
+                            let lit = self.lit_resolved(d, names, true, open);
                             if lit.pairs().is_some() {
                                 out.push(UrlPart::Encoded(lit));
                             } else {
@@ -815,57 +1000,92 @@ impl<'a> Cx<'a> {
         }
     }
 
-    fn is_urlencode(&self, n: Node) -> bool {
-        n.kind() == "call"
-            && n.child_by_field_name("function").is_some_and(|f| {
-                let name = f.child_by_field_name("attribute").unwrap_or(f);
-                self.text(name) == "urlencode"
-            })
+    fn is_urlencode(&self, n: &Expr) -> bool {
+        let Expr::Call(c) = n else {
+            return false;
+        };
+        let name = match &*c.func {
+            Expr::Attribute(a) => a.attr.range,
+            f => f.range(),
+        };
+        self.text(name) == "urlencode"
     }
 
-    fn arguments<'t>(&self, arglist: Node<'t>, names: &HashMap<&str, Node<'t>>) -> Args<'t> {
+    fn arguments<'t>(
+        &self,
+        arglist: &'t ast::Arguments,
+        names: &HashMap<&str, Option<&'t Expr>>,
+    ) -> Args<'t> {
         let mut args = Args::default();
-        let f = parse::py_fields();
-        let mut cursor = arglist.walk();
-        for child in arglist.named_children(&mut cursor) {
-            match py_kind(child) {
-                "comment" => {}
-                "keyword_argument" => {
-                    let (Some(n), Some(v)) = (
-                        child.child_by_field_id(f.name),
-                        child.child_by_field_id(f.value),
-                    ) else {
-                        continue;
-                    };
-                    args.ordered.push(Item::Keyword(args.keywords.len()));
-                    let name = self.text(n);
-                    let dicts = matches!(name, "variables" | "json");
-                    args.keywords.push((
-                        name.to_string(),
-                        self.host(n.byte_range()),
-                        self.lit_resolved(v, names, dicts),
-                    ));
-                    args.keyword_nodes.push(v);
-                }
-                "dictionary_splat" => {
-                    if let Some(inner) = child.named_child(0) {
-                        args.ordered.push(Item::Splat(args.splats.len()));
-                        args.splats.push(self.lit_resolved(inner, names, false));
-                        args.splat_nodes.push(inner);
+        let open = Some(arglist.range.start().to_usize());
+        for item in arglist.iter_source_order() {
+            match item {
+                ArgOrKeyword::Keyword(k) => match &k.arg {
+                    Some(id) if id.is_valid() => {
+                        args.ordered.push(Item::Keyword(args.keywords.len()));
+                        let name = self.text(id.range);
+                        let dicts = matches!(name, "variables" | "json");
+                        args.keywords.push((
+                            name.to_string(),
+                            self.host(span(id.range)),
+                            self.lit_resolved(&k.value, names, dicts, None),
+                        ));
+                        args.keyword_nodes.push(&k.value);
                     }
-                }
-                "list_splat" => {
+                    Some(_) => {}
+                    None => {
+                        args.ordered.push(Item::Splat(args.splats.len()));
+                        args.splats
+                            .push(self.lit_resolved(&k.value, names, false, None));
+                        args.splat_nodes.push(&k.value);
+                    }
+                },
+                ArgOrKeyword::Arg(e @ Expr::Starred(_)) => {
                     args.positional
-                        .push(Lit::scalar(Value::Expr, self.host(child.byte_range())));
-                    args.positional_nodes.push(child);
+                        .push(Lit::scalar(Value::Expr, self.host(span(e.range()))));
+                    args.positional_nodes.push(e);
                 }
-                _ => {
-                    args.positional.push(self.lit_resolved(child, names, false));
-                    args.positional_nodes.push(child);
+                ArgOrKeyword::Arg(e) => {
+                    if let Some(eq) = self.nameless_keyword(e, open) {
+                        // Being typed: `f(a=1, =x)` (an editor's probe of the name slot).
+                        args.ordered.push(Item::Keyword(args.keywords.len()));
+                        args.keywords.push((
+                            String::new(),
+                            self.host(eq..eq),
+                            self.lit_resolved(e, names, false, None),
+                        ));
+                        args.keyword_nodes.push(e);
+                        continue;
+                    }
+                    args.positional
+                        .push(self.lit_resolved(e, names, false, open));
+                    args.positional_nodes.push(e);
                 }
             }
         }
         args
+    }
+
+    /// The offset of the `=` of a keyword argument written without its name (`f(a=1, =x)`,
+    /// a syntax error ruff reads as the positional argument `x`; tree-sitter read a keyword
+    /// argument with an empty name there, where completion looks for the name being typed).
+    fn nameless_keyword(&self, e: &Expr, open: Option<usize>) -> Option<usize> {
+        let b = self.src.as_bytes();
+        let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');
+        let mut i = e.range().start().to_usize();
+        while i > 0 && blank(b[i - 1]) {
+            i -= 1;
+        }
+        if i == 0 || b[i - 1] != b'=' {
+            return None;
+        }
+        let eq = i - 1;
+        let mut j = eq;
+        while j > 0 && blank(b[j - 1]) {
+            j -= 1;
+        }
+        let after_open = j > 0 && b[j - 1] == b'(' && Some(j - 1) == open;
+        (after_open || j > 0 && b[j - 1] == b',').then_some(eq)
     }
 
     /// A literal; an identifier bound to a string literal (`QUERY = """..."""`) is read
@@ -873,199 +1093,208 @@ impl<'a> Cx<'a> {
     /// bound to a dict (GraphQL `variables`, a `json=` body). Filter dicts are not read through:
     /// one constant used by two calls would report its mistakes twice.
     /// In such a dict, a value that is an identifier bound to a string is read through too
-    /// (`json={"query": QUERY}`).
-    fn lit_resolved(&self, n: Node, names: &HashMap<&str, Node>, dicts: bool) -> Lit {
+    /// (`json={"query": QUERY}`). `open`: as in [`Cx::outer`].
+    fn lit_resolved<'t>(
+        &self,
+        n: &'t Expr,
+        names: &HashMap<&str, Option<&'t Expr>>,
+        dicts: bool,
+        open: Option<usize>,
+    ) -> Lit {
         let mut node = n;
-        if py_kind(n) == "identifier" {
-            if let Some(target) = names.get(self.text(n)) {
-                if py_kind(*target) == "string" {
-                    return self.lit(*target, 0);
+        let mut at = open;
+        if let Expr::Name(_) = n {
+            if let Some(Some(target)) = names.get(self.text(n.range())) {
+                let own = !self.parenthesized(target, None);
+                if own && single_string(target) {
+                    return self.lit(target, None, 0);
                 }
-                if dicts && py_kind(*target) == "dictionary" {
-                    node = *target;
+                if dicts && own && matches!(target, Expr::Dict(_)) {
+                    node = target;
+                    at = None;
                 }
             }
         }
-        let mut lit = self.lit(node, 0);
-        if dicts && py_kind(node) == "dictionary" {
-            self.resolve_string_values(node, &mut lit, names);
+        let mut lit = self.lit(node, at, 0);
+        if let (true, Expr::Dict(d)) = (dicts, node) {
+            if !self.parenthesized(node, at) {
+                self.resolve_string_values(d, &mut lit, names);
+            }
         }
         lit
     }
 
     /// Replaces the values of `lit` (the literal of `dict`) that are identifiers bound to a
     /// string literal with that literal.
-    fn resolve_string_values(&self, dict: Node, lit: &mut Lit, names: &HashMap<&str, Node>) {
+    fn resolve_string_values<'t>(
+        &self,
+        dict: &'t ast::ExprDict,
+        lit: &mut Lit,
+        names: &HashMap<&str, Option<&'t Expr>>,
+    ) {
         let LitKind::Map(pairs) = &mut lit.kind else {
             return;
         };
-        let mut cursor = dict.walk();
-        for p in dict.named_children(&mut cursor) {
-            let Some(v) = p.child_by_field_name("value") else {
-                continue;
-            };
-            if v.kind() != "identifier" {
+        for item in &dict.items {
+            if item.key.is_none() {
                 continue;
             }
-            let Some(target) = names.get(self.text(v)).filter(|t| t.kind() == "string") else {
+            let v = &item.value;
+            if !matches!(v, Expr::Name(_)) {
+                continue;
+            }
+            let Some(Some(target)) = names.get(self.text(v.range())) else {
                 continue;
             };
-            let range = self.host(v.byte_range());
+            if !single_string(target) || self.parenthesized(target, None) {
+                continue;
+            }
+            let range = self.host(span(v.range()));
             if let Some(pair) = pairs.iter_mut().find(|q| q.value.range == range) {
-                pair.value = self.lit(*target, 0);
+                pair.value = self.lit(target, None, 0);
             }
         }
     }
 
-    fn lit(&self, n: Node, depth: usize) -> Lit {
-        let range = self.host(n.byte_range());
+    /// The literal of `n`; its range takes in the parentheses around it (`open`: as in
+    /// [`Cx::outer`]).
+    fn lit(&self, n: &Expr, open: Option<usize>, depth: usize) -> Lit {
+        let outer = self.outer(n.range(), open);
+        let mut l = self.lit_inner(n, depth);
+        l.range = self.host(outer);
+        l
+    }
+
+    fn lit_inner(&self, n: &Expr, depth: usize) -> Lit {
+        let range = self.host(span(n.range()));
         if depth > MAX_DEPTH {
             return Lit::scalar(Value::Expr, range);
         }
-        match py_kind(n) {
-            "string" => self.string(n),
-            "integer" => Lit::scalar(
-                parse_int(self.text(n)).map_or(Value::Expr, Value::Int),
-                range,
-            ),
-            "float" => Lit::scalar(
-                self.text(n)
-                    .replace('_', "")
-                    .parse::<f64>()
-                    .map_or(Value::Expr, Value::Float),
-                range,
-            ),
-            "true" => Lit::scalar(Value::Bool(true), range),
-            "false" => Lit::scalar(Value::Bool(false), range),
-            "none" => Lit::scalar(Value::Null, range),
-            "unary_operator" => {
-                let inner = n
-                    .child_by_field_name("argument")
-                    .map(|a| self.lit(a, depth + 1));
-                let op = n.child_by_field_name("operator").map(|o| self.text(o));
-                let value = match (op, inner.map(|l| l.value)) {
-                    (Some("-"), Some(Value::Int(i))) => Value::Int(-i),
-                    (Some("-"), Some(Value::Float(f))) => Value::Float(-f),
+        if let Some(parts) = string_parts(n) {
+            return match parts[..] {
+                [(part, interpolated)] => self.string(part, interpolated),
+                _ => {
+                    let mut l = Lit::scalar(Value::Expr, range);
+                    l.raw = Some(span(n.range()));
+                    l
+                }
+            };
+        }
+        match n {
+            Expr::NumberLiteral(num) => {
+                let t = self.text(num.range);
+                let value = match num.value {
+                    Number::Int(_) => parse_int(t).map_or(Value::Expr, Value::Int),
+                    Number::Float(_) => t
+                        .replace('_', "")
+                        .parse::<f64>()
+                        .map_or(Value::Expr, Value::Float),
+                    Number::Complex { .. } => Value::Expr,
+                };
+                Lit::scalar(value, range)
+            }
+            Expr::BooleanLiteral(b) => Lit::scalar(Value::Bool(b.value), range),
+            Expr::NoneLiteral(_) => Lit::scalar(Value::Null, range),
+            Expr::UnaryOp(u) => {
+                let inner = self.lit_inner(&u.operand, depth + 1);
+                let value = match (u.op, inner.value) {
+                    (UnaryOp::USub, Value::Int(i)) => Value::Int(-i),
+                    (UnaryOp::USub, Value::Float(f)) => Value::Float(-f),
                     _ => Value::Expr,
                 };
                 Lit::scalar(value, range)
             }
-            "parenthesized_expression" => match n.named_child(0) {
-                Some(inner) if n.named_child_count() == 1 => {
-                    let mut l = self.lit(inner, depth + 1);
-                    l.range = range;
-                    l
-                }
-                _ => Lit::scalar(Value::Expr, range),
-            },
-            "list" | "tuple" | "set" => {
-                let mut cursor = n.walk();
-                let items = n
-                    .named_children(&mut cursor)
-                    .filter(|c| py_kind(*c) != "comment")
-                    .map(|c| self.lit(c, depth + 1))
+            Expr::List(ast::ExprList { elts, .. }) | Expr::Set(ast::ExprSet { elts, .. }) => {
+                let items = elts.iter().map(|c| self.lit(c, None, depth + 1)).collect();
+                Lit::seq(items, range)
+            }
+            Expr::Tuple(t) if t.parenthesized => {
+                let items = t
+                    .elts
+                    .iter()
+                    .map(|c| self.lit(c, None, depth + 1))
                     .collect();
                 Lit::seq(items, range)
             }
-            "dictionary" => {
-                let mut cursor = n.walk();
+            Expr::Dict(d) => {
                 let mut pairs = Vec::new();
-                let f = parse::py_fields();
-                for p in n.named_children(&mut cursor) {
-                    if py_kind(p) != "pair" {
-                        continue;
-                    }
-                    let (Some(k), Some(v)) =
-                        (p.child_by_field_id(f.key), p.child_by_field_id(f.value))
-                    else {
+                for item in &d.items {
+                    let Some(k) = &item.key else {
                         continue;
                     };
-                    let key = self.lit(k, depth + 1);
+                    // A key read from broken text (an error before its value starts).
+                    let (start, end) = (k.range().start(), item.value.range().start());
+                    if self.broken(start.to_usize(), end.to_usize()) {
+                        continue;
+                    }
+                    let key = self.lit(k, None, depth + 1);
                     let Some((key_text, key_range)) = key.as_str() else {
                         continue;
                     };
                     pairs.push(Pair {
                         key: key_text.to_string(),
                         key_range,
-                        value: self.lit(v, depth + 1),
+                        value: self.lit(&item.value, None, depth + 1),
                     });
                 }
                 Lit::map(pairs, range)
             }
-            "call" => self
-                .dict_call(n, depth)
+            Expr::Call(c) => self
+                .dict_call(c, depth)
                 .unwrap_or_else(|| Lit::scalar(Value::Expr, range)),
-            "concatenated_string" => {
-                let mut l = Lit::scalar(Value::Expr, range.clone());
-                l.raw = Some(n.byte_range());
-                l
-            }
             _ => Lit::scalar(Value::Expr, range),
         }
     }
 
     /// `dict(a=1, b="x")`: a mapping whose keys are the keyword names; `None` for any other
     /// call or when positional or `**` arguments make the keys unknown.
-    fn dict_call(&self, n: Node, depth: usize) -> Option<Lit> {
-        let func = n.child_by_field_name("function")?;
-        let args = n.child_by_field_name("arguments")?;
-        if func.kind() != "identifier"
-            || self.text(func) != "dict"
-            || args.kind() != "argument_list"
-        {
+    fn dict_call(&self, n: &ast::ExprCall, depth: usize) -> Option<Lit> {
+        let Expr::Name(func) = &*n.func else {
+            return None;
+        };
+        if self.text(func.range) != "dict" || !n.arguments.args.is_empty() {
             return None;
         }
         let mut pairs = Vec::new();
-        let mut cursor = args.walk();
-        for a in args.named_children(&mut cursor) {
-            match a.kind() {
-                "comment" => {}
-                "keyword_argument" => {
-                    let name = a.child_by_field_name("name")?;
-                    let value = a.child_by_field_name("value")?;
-                    pairs.push(Pair {
-                        key: self.text(name).to_string(),
-                        key_range: self.host(name.byte_range()),
-                        value: self.lit(value, depth + 1),
-                    });
-                }
-                _ => return None,
-            }
+        for k in &n.arguments.keywords {
+            let name = k.arg.as_ref()?;
+            pairs.push(Pair {
+                key: self.text(name.range).to_string(),
+                key_range: self.host(span(name.range)),
+                value: self.lit(&k.value, None, depth + 1),
+            });
         }
-        Some(Lit::map(pairs, self.host(n.byte_range())))
+        Some(Lit::map(pairs, self.host(span(n.range()))))
+    }
+
+    /// The prefix (`rb`, `f`, ...) and the content range of a one-part string literal at `r`.
+    fn string_layout(&self, r: TextRange) -> (&'a str, Range<usize>) {
+        let (start, end) = (r.start().to_usize(), r.end().to_usize());
+        let t = self.src.get(start..end).unwrap_or("");
+        let prefix_len = t.find(['"', '\'']).unwrap_or(t.len());
+        let prefix = &t[..prefix_len];
+        let body = &t[prefix_len..];
+        let q = body.as_bytes().first().copied().unwrap_or(b'"');
+        let triple = body.len() >= 3 && body.as_bytes()[..3].iter().all(|&c| c == q);
+        let ql = if triple { 3 } else { 1 };
+        let open = (start + prefix_len + ql).min(end);
+        // An unterminated string (error recovery) has no closing quotes.
+        let closed =
+            body.len() >= 2 * ql && body.as_bytes()[body.len() - ql..].iter().all(|&c| c == q);
+        let close = if closed { end - ql } else { end };
+        (prefix, open..close.max(open))
+    }
+
+    /// The content range of a one-part string literal at `r`.
+    fn content(&self, r: TextRange) -> Range<usize> {
+        self.string_layout(r).1
     }
 
     /// A string literal: decoded value, content range, and an exact map when it has one.
-    fn string(&self, n: Node) -> Lit {
-        let range = self.host(n.byte_range());
-        let mut prefix = "";
-        let mut content_start = n.start_byte();
-        let mut content_end = n.end_byte();
-        let mut interpolated = false;
-        let mut escapes = Vec::new();
-        let mut cursor = n.walk();
-        for c in n.children(&mut cursor) {
-            match py_kind(c) {
-                "string_start" => {
-                    let t = self.text(c);
-                    prefix = t.trim_end_matches(['"', '\'']);
-                    content_start = c.end_byte();
-                }
-                "string_end" => content_end = c.start_byte(),
-                "interpolation" => interpolated = true,
-                "string_content" => {
-                    let mut cc = c.walk();
-                    escapes.extend(
-                        c.named_children(&mut cc)
-                            .filter(|e| py_kind(*e) == "escape_sequence")
-                            .map(|e| e.byte_range()),
-                    );
-                }
-                _ => {}
-            }
-        }
-        let content_end = content_end.max(content_start);
-        let raw_content = content_start..content_end;
+    fn string(&self, r: TextRange, interpolated: bool) -> Lit {
+        let range = self.host(span(r));
+        let (prefix, raw_content) = self.string_layout(r);
+        let (content_start, content_end) = (raw_content.start, raw_content.end);
         let raw = self.src.get(raw_content.clone()).unwrap_or("");
         let lower = prefix.to_ascii_lowercase();
         let is_raw = lower.contains('r');
@@ -1089,7 +1318,7 @@ impl<'a> Cx<'a> {
             let map = OffsetMap::identity(content_start, raw.len()).then(self.map);
             Some((raw.to_string(), map))
         } else {
-            self.escaped_text(raw_content.clone(), &escapes)
+            self.escaped_text(raw_content.clone(), &escape_sequences(raw, content_start))
         };
         Lit {
             value: Value::Str(value),
@@ -1134,17 +1363,64 @@ impl Cx<'_> {
     }
 }
 
+/// The escape sequences of a string's content `raw` (starting at embedded offset `at`), as
+/// tree-sitter-python's grammar reads them: `\` then `u` + 4 hex digits, `U` + 8, `x` + 2, 1–3
+/// digits, a line end, one of `'"abfrntv\`, or `N{...}`. Other backslashes are plain text.
+fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
+    let b = raw.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let rest = &b[i + 1..];
+        let hex = |n: usize| rest.len() > n && rest[1..=n].iter().all(u8::is_ascii_hexdigit);
+        let len = match rest.first() {
+            Some(b'u') if hex(4) => 5,
+            Some(b'U') if hex(8) => 9,
+            Some(b'x') if hex(2) => 3,
+            Some(c) if c.is_ascii_digit() => {
+                1 + rest
+                    .iter()
+                    .skip(1)
+                    .take(2)
+                    .take_while(|c| c.is_ascii_digit())
+                    .count()
+            }
+            Some(b'\n') => 1,
+            Some(b'\r') if rest.get(1) == Some(&b'\n') => 2,
+            Some(b'\'' | b'"' | b'a' | b'b' | b'f' | b'r' | b'n' | b't' | b'v' | b'\\') => 1,
+            Some(b'N') if rest.get(1) == Some(&b'{') => {
+                match rest[2..].iter().position(|&c| c == b'}') {
+                    Some(p) if p > 0 => p + 3,
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        };
+        if len == 0 {
+            i += 1;
+            continue;
+        }
+        out.push(at + i..at + i + 1 + len);
+        i += 1 + len;
+    }
+    out
+}
+
 /// The arguments of a call, as literals (and their nodes, for URL expressions).
 #[derive(Default)]
 struct Args<'t> {
     positional: Vec<Lit>,
-    positional_nodes: Vec<Node<'t>>,
+    positional_nodes: Vec<&'t Expr>,
     /// `(name, name host range, value)`.
     keywords: Vec<(String, Range<usize>, Lit)>,
-    keyword_nodes: Vec<Node<'t>>,
+    keyword_nodes: Vec<&'t Expr>,
     /// `**{...}` dicts.
     splats: Vec<Lit>,
-    splat_nodes: Vec<Node<'t>>,
+    splat_nodes: Vec<&'t Expr>,
     /// Keywords and splats in source order.
     ordered: Vec<Item>,
 }
@@ -1160,7 +1436,7 @@ impl<'t> Args<'t> {
     }
 
     /// The node of positional argument `i`, else of keyword `kw`.
-    fn node(&self, i: usize, kw: &str) -> Option<Node<'t>> {
+    fn node(&self, i: usize, kw: &str) -> Option<&'t Expr> {
         self.positional_nodes.get(i).copied().or_else(|| {
             let k = self.keywords.iter().position(|k| k.0 == kw)?;
             self.keyword_nodes.get(k).copied()
@@ -1171,12 +1447,15 @@ impl<'t> Args<'t> {
 /// One call being recognised: its name, receiver, arguments and host range.
 struct CallCx<'c, 't> {
     name: &'c str,
-    name_node: Node<'t>,
-    object: Option<Node<'t>>,
-    arglist: Node<'t>,
+    /// Embedded range of the called name (the attribute of `a.b(...)`).
+    name_range: TextRange,
+    object: Option<&'t Expr>,
+    arglist: &'t ast::Arguments,
+    /// The statement holding the call.
+    stmt: StmtAt<'t>,
     call_range: Range<usize>,
     args: &'c Args<'t>,
-    names: &'c HashMap<&'c str, Node<'t>>,
+    names: &'c HashMap<&'c str, Option<&'t Expr>>,
 }
 
 /// True when a wrapper's path literal names a NetBox endpoint by itself: `/api/<app>/...`
@@ -1267,6 +1546,9 @@ fn parse_int(t: &str) -> Option<i64> {
 
 /// Decodes Python's simple escapes; unknown escapes stay as written (as Python does).
 fn decode_escapes(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
@@ -1319,6 +1601,52 @@ fn decode_escapes(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The deepest expressions the nesting guard lets through are walked (and their tree
+    /// dropped) on a thread with half the stack of a rayon worker or tokio blocking thread
+    /// (2 MiB); one level deeper, the text gets only the URL scan.
+    #[test]
+    fn expressions_at_the_nesting_bound_are_read_on_a_small_stack() {
+        let call = "\nnetbox_get_objects(\"dcim.device\", {\"nme\": \"a\"})\n";
+        let shapes: [(&str, &str, &str); 7] = [
+            ("x = 1", "+1", ""),
+            ("x = a", ".b", ""),
+            ("x = ", "-", "1"),
+            ("x = ", "not ", "y"),
+            ("x = f", "()", ""),
+            ("x = ", "lambda: ", "0"),
+            ("x = ", "[", ""),
+        ];
+        for (head, step, tail) in shapes {
+            let text = |k: usize| {
+                let close = if step == "[" {
+                    "]".repeat(k)
+                } else {
+                    String::new()
+                };
+                format!("{head}{}{tail}{close}{call}", step.repeat(k))
+            };
+            let k = (1..5000)
+                .find(|&k| parse::python_too_deep(&text(k)))
+                .expect("the guard stops every shape")
+                - 1;
+            assert!(k > 300, "{step:?}: only {k} levels pass the guard");
+            let (at, over) = (text(k), text(k + 1));
+            let found = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(move || {
+                    let map = |t: &str| OffsetMap::identity(0, t.len());
+                    (
+                        extract_calls(&at, &map(&at)).len(),
+                        extract_calls(&over, &map(&over)).len(),
+                    )
+                })
+                .unwrap()
+                .join()
+                .expect("no stack overflow");
+            assert_eq!(found, (1, 0), "{step:?} at {k} levels");
+        }
+    }
 
     #[test]
     fn escapes() {

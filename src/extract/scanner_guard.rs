@@ -1,18 +1,17 @@
-//! The Python and YAML grammars with an external-scanner state that always fits tree-sitter's
-//! 1,024-byte buffer, so that no text can abort the process.
+//! The YAML grammar with an external-scanner state that always fits tree-sitter's 1,024-byte
+//! buffer, so that no text can abort the process. (Python is parsed with ruff's parser, which
+//! has no such state.)
 //!
 //! tree-sitter copies an external scanner's state into a 1,024-byte buffer after every external
 //! token and `assert`s that it fit (`ts_parser__external_scanner_serialize`, tree-sitter 0.27
 //! `parser.c`); a failed assertion aborts the whole process, which no panic guard can catch.
-//! Both scanners check the size only *before* writing their last entry, so a deep enough state
-//! writes one entry past the buffer: tree-sitter-python 0.25 stores 2 header bytes, one byte per
-//! open string and 2 bytes per indentation level (1,025 bytes with an odd number of open strings
-//! and ≥ 511 levels); tree-sitter-yaml 0.7 stores 10 header bytes and 4 bytes per level (1,026
-//! bytes at ≥ 254 levels). [`super::parse::too_deep`] keeps real parses far below that; this is
+//! The scanner checks the size only *before* writing its last entry, so a deep enough state
+//! writes one entry past the buffer: tree-sitter-yaml 0.7 stores 10 header bytes and 4 bytes per
+//! level (1,026 bytes at ≥ 254 levels). [`super::parse::too_deep`] keeps real parses far below that; this is
 //! the guarantee for whatever it misjudges.
 //!
-//! Each guarded language is a copy of the grammar's `TSLanguage` (layout of
-//! `tree_sitter/parser.h` shipped with both grammar crates) whose `serialize` calls the
+//! The guarded language is a copy of the grammar's `TSLanguage` (layout of
+//! `tree_sitter/parser.h` shipped with the grammar crate) whose `serialize` calls the
 //! grammar's own into a larger buffer and hands tree-sitter at most what fits, cut at an entry
 //! boundary the grammar's `deserialize` reads back (the deepest levels are dropped: the tree
 //! past them is an error tree, not an abort).
@@ -70,11 +69,10 @@ struct Guarded(*const RawLanguage);
 unsafe impl Send for Guarded {}
 unsafe impl Sync for Guarded {}
 
-/// The grammar's own serializer, per guarded language.
-static PY_SERIALIZE: OnceLock<Serialize> = OnceLock::new();
+/// The grammar's own serializer.
 static YAML_SERIALIZE: OnceLock<Serialize> = OnceLock::new();
 
-/// Calls `inner` into a buffer large enough for anything it writes (both write at most a few
+/// Calls `inner` into a buffer large enough for anything it writes (it writes at most a few
 /// bytes past 1,024) and copies the longest prefix that fits, cut at `cut` bytes when it does not.
 unsafe fn serialize_bounded(
     inner: Serialize,
@@ -93,16 +91,6 @@ unsafe fn serialize_bounded(
     // SAFETY: tree-sitter's buffer holds BUFFER bytes and len ≤ BUFFER.
     unsafe { std::ptr::copy_nonoverlapping(big, out, len) };
     len as c_uint
-}
-
-/// Python: 2 header bytes, open strings, then 2-byte levels; `deserialize` reads whole pairs and
-/// ignores a trailing odd byte, so any cut at or below the buffer reads back.
-unsafe extern "C" fn python_serialize(payload: *mut c_void, out: *mut c_char) -> c_uint {
-    let inner = *PY_SERIALIZE
-        .get()
-        .expect("set before the language is handed out");
-    // SAFETY: called by tree-sitter with its scanner payload and its 1,024-byte buffer.
-    unsafe { serialize_bounded(inner, payload, out, BUFFER) }
 }
 
 /// YAML: 10 header bytes, then 4-byte levels; `deserialize` asserts whole levels.
@@ -135,17 +123,6 @@ fn guard(
     unsafe { Language::from_raw(guarded.0.cast()) }
 }
 
-/// tree-sitter-python with a bounded scanner state.
-pub(crate) fn python() -> Language {
-    static CELL: OnceLock<Guarded> = OnceLock::new();
-    guard(
-        &CELL,
-        tree_sitter_python::LANGUAGE.into(),
-        &PY_SERIALIZE,
-        python_serialize,
-    )
-}
-
 /// tree-sitter-yaml with a bounded scanner state.
 pub(crate) fn yaml() -> Language {
     static CELL: OnceLock<Guarded> = OnceLock::new();
@@ -162,23 +139,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_copies_are_the_grammars() {
-        for (guarded, original, name) in [
-            (
-                python(),
-                Language::from(tree_sitter_python::LANGUAGE),
-                "python",
-            ),
-            (yaml(), Language::from(tree_sitter_yaml::LANGUAGE), "yaml"),
-        ] {
-            // Fields before and after the external scanner read the same through tree-sitter.
-            assert_eq!(guarded.abi_version(), original.abi_version());
-            assert_eq!(guarded.node_kind_count(), original.node_kind_count());
-            assert_eq!(guarded.field_count(), original.field_count());
-            assert_eq!(guarded.parse_state_count(), original.parse_state_count());
-            assert_eq!(guarded.name(), original.name());
-            assert!(name == "yaml" || guarded.name() == Some(name));
-            assert_eq!(guarded.supertypes().len(), original.supertypes().len());
-        }
+    fn the_copy_is_the_grammar() {
+        let (guarded, original) = (yaml(), Language::from(tree_sitter_yaml::LANGUAGE));
+        // Fields before and after the external scanner read the same through tree-sitter.
+        assert_eq!(guarded.abi_version(), original.abi_version());
+        assert_eq!(guarded.node_kind_count(), original.node_kind_count());
+        assert_eq!(guarded.field_count(), original.field_count());
+        assert_eq!(guarded.parse_state_count(), original.parse_state_count());
+        assert_eq!(guarded.name(), original.name());
+        assert_eq!(guarded.supertypes().len(), original.supertypes().len());
     }
 }

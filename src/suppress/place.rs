@@ -3,8 +3,8 @@
 //! A comment line before the finding's line is the first choice, but not every line may be
 //! preceded by one: after a Python backslash continuation it is a `SyntaxError`, inside a
 //! triple-quoted string or a multi-line YAML scalar it becomes part of the value, between
-//! Markdown table rows it ends the table. Each host is parsed once (tree-sitter for Python and
-//! YAML, the Markdown units of [`crate::extract::markdown::units`]) and every finding gets, in
+//! Markdown table rows it ends the table. Each host is parsed once (ruff's parser for Python,
+//! tree-sitter for YAML, the Markdown units of [`crate::extract::markdown::units`]) and every finding gets, in
 //! this order: a comment line before it where one keeps the code as it is, else a comment at the
 //! end of its line, else a comment before its Markdown code block (which covers the block), else
 //! nothing. Markdown prose (tables included) gets an inline HTML comment at the end of the line,
@@ -13,6 +13,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use ruff_python_ast::token::TokenKind;
+use ruff_text_size::Ranged;
 use tree_sitter::{Node, Tree};
 
 use super::{comment_only, parse_line, MARKER};
@@ -55,10 +57,24 @@ pub fn ignore_edits(text: &str, kind: HostKind, findings: &[&Finding]) -> Vec<Op
         .collect()
 }
 
-/// A parsed code unit: its tree, and the map from host offsets into the parsed text.
+/// What a parse tells about where values are.
+enum Values {
+    /// A YAML tree.
+    Yaml(Tree),
+    /// The embedded ranges of Python's string literals (an f-string as a whole), sorted.
+    Python(Vec<Range<usize>>),
+}
+
+/// Which language a code unit is written in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CodeLang {
+    Python,
+    Yaml,
+}
+
+/// A parsed code unit: where its values are, and the map from host offsets into the parsed text.
 struct Code {
-    tree: Tree,
-    lang: Lang,
+    values: Values,
     /// `(host_start, embedded_start, len)` segments, sorted; identity for a whole file.
     segments: Vec<(usize, usize, usize)>,
 }
@@ -78,20 +94,24 @@ impl Code {
         let Some(e) = self.embedded(h) else {
             return true;
         };
-        let root = self.tree.root_node();
+        let tree = match &self.values {
+            Values::Python(strings) => {
+                let i = strings.partition_point(|r| r.end <= e);
+                return strings.get(i).is_some_and(|r| r.start < e && e < r.end);
+            }
+            Values::Yaml(tree) => tree,
+        };
+        let root = tree.root_node();
         let mut node: Option<Node> = root.descendant_for_byte_range(e, e);
         while let Some(n) = node {
-            let value = match self.lang {
-                Lang::Python => matches!(n.kind(), "string" | "string_content"),
-                _ => matches!(
-                    n.kind(),
-                    "plain_scalar"
-                        | "double_quote_scalar"
-                        | "single_quote_scalar"
-                        | "block_scalar"
-                        | "string_scalar"
-                ),
-            };
+            let value = matches!(
+                n.kind(),
+                "plain_scalar"
+                    | "double_quote_scalar"
+                    | "single_quote_scalar"
+                    | "block_scalar"
+                    | "string_scalar"
+            );
             if value && n.start_byte() < e && e < n.end_byte() {
                 return true;
             }
@@ -164,9 +184,9 @@ impl Placer<'_> {
             HostKind::Json | HostKind::Notebook => None,
             HostKind::Python | HostKind::Yaml => {
                 let lang = if self.kind == HostKind::Python {
-                    Lang::Python
+                    CodeLang::Python
                 } else {
-                    Lang::Yaml
+                    CodeLang::Yaml
                 };
                 let code_unit = self.code(usize::MAX, lang, None)?;
                 if !continued && !code_unit.inside_value(content_start) {
@@ -186,9 +206,9 @@ impl Placer<'_> {
                     UnitKind::Span => return Some(self.prose_end(range, content_end, code)),
                     UnitKind::Indented => return Some(self.block_marker(i, code)),
                     UnitKind::Fence(l) => match l.as_str() {
-                        "python" | "py" | "python3" | "py3" | "ipython" => Lang::Python,
-                        "yaml" | "yml" => Lang::Yaml,
-                        "" if !unit.body.trim_start().starts_with(['{', '[']) => Lang::Python,
+                        "python" | "py" | "python3" | "py3" | "ipython" => CodeLang::Python,
+                        "yaml" | "yml" => CodeLang::Yaml,
+                        "" if !unit.body.trim_start().starts_with(['{', '[']) => CodeLang::Python,
                         "graphql" | "gql" => return Some(hash_line),
                         _ => return Some(self.block_marker(i, code)),
                     },
@@ -215,7 +235,7 @@ impl Placer<'_> {
     }
 
     /// The parsed code of unit `key` (the whole file for `usize::MAX`).
-    fn code(&mut self, key: usize, lang: Lang, unit: Option<usize>) -> Option<&Code> {
+    fn code(&mut self, key: usize, lang: CodeLang, unit: Option<usize>) -> Option<&Code> {
         let text = self.text;
         let units = &self.units;
         self.parsed
@@ -228,12 +248,11 @@ impl Placer<'_> {
                         (u.body.clone(), host_segments(u))
                     }
                 };
-                let tree = parse::parse(lang, &body)?;
-                Some(Code {
-                    tree,
-                    lang,
-                    segments,
-                })
+                let values = match lang {
+                    CodeLang::Python => Values::Python(python_strings(&body)?),
+                    CodeLang::Yaml => Values::Yaml(parse::parse(Lang::Yaml, &body)?),
+                };
+                Some(Code { values, segments })
             })
             .as_ref()
     }
@@ -277,6 +296,32 @@ impl Placer<'_> {
             new_text: format!("{prefix}<!-- {MARKER}[{code}] -->\n"),
         }
     }
+}
+
+/// The ranges of the string literals of Python `body` (an f-string or t-string from its start to
+/// its end, interpolations included), in order; `None` when it cannot be parsed.
+fn python_strings(body: &str) -> Option<Vec<Range<usize>>> {
+    let parsed = parse::python(body)?;
+    let mut out = Vec::new();
+    let mut open: Option<(usize, usize)> = None; // (start, nesting)
+    for t in parsed.tokens().iter() {
+        let r = t.range();
+        let (start, end) = (r.start().to_usize(), r.end().to_usize());
+        match (t.kind(), &mut open) {
+            (TokenKind::FStringStart | TokenKind::TStringStart, None) => open = Some((start, 1)),
+            (TokenKind::FStringStart | TokenKind::TStringStart, Some((_, n))) => *n += 1,
+            (TokenKind::FStringEnd | TokenKind::TStringEnd, Some((s, n))) => {
+                *n -= 1;
+                if *n == 0 {
+                    out.push(*s..end);
+                    open = None;
+                }
+            }
+            (TokenKind::String, None) => out.push(start..end),
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// A unit's `(host_start, embedded_start, len)` segments, read back from its map.
