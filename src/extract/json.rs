@@ -218,10 +218,11 @@ mod strict {
         while r.i < r.b.len() {
             items.push(r.value(1, 0)?);
             // Top-level values must be apart (tree-sitter also reads `truefalse` as two).
-            if r.i < r.b.len() && !matches!(r.b[r.i], b' ' | b'\t' | b'\n' | b'\r') {
-                if !matches!(r.b[r.i - 1], b'}' | b']' | b'"') {
-                    return None;
-                }
+            if r.i < r.b.len()
+                && !matches!(r.b[r.i], b' ' | b'\t' | b'\n' | b'\r')
+                && !matches!(r.b[r.i - 1], b'}' | b']' | b'"')
+            {
+                return None;
             }
             r.ws();
         }
