@@ -502,9 +502,6 @@ fn markdown_findings(
         .filter(|u| u.kind != markdown::UnitKind::Span)
         .map(|u| u.range.clone())
         .collect();
-    let mut prose = prose;
-    prose.extend(extract::text::filter_snippets(text, &code));
-    prose.retain(|s| !foreign.rules_out(s));
     let urlencode = OnceLock::new();
     let entries = cache.as_deref().map(|c| &c.entries);
     // A unit's key (a copy of its code) is made only when there is a cache to consult and fill.
@@ -530,11 +527,23 @@ fn markdown_findings(
         UnitKind::Indented => (1, ""),
         UnitKind::Span => (2, ""),
     });
-    let grouped: Vec<(Option<UnitKey>, Checked)> = if units.len() >= PARALLEL_FROM {
-        order.par_iter().map(|&i| one(&units[i])).collect()
-    } else {
-        order.iter().map(|&i| one(&units[i])).collect()
+    let checked = || -> Vec<(Option<UnitKey>, Checked)> {
+        if units.len() >= PARALLEL_FROM {
+            order.par_iter().map(|&i| one(&units[i])).collect()
+        } else {
+            order.iter().map(|&i| one(&units[i])).collect()
+        }
     };
+    // The inline filter snippets are looked for in the text while the units are checked.
+    let snippets = || extract::text::filter_snippets(text, &code);
+    let (grouped, snippets) = if text.len() >= PARALLEL_TEXT {
+        rayon::join(checked, snippets)
+    } else {
+        (checked(), snippets())
+    };
+    let mut prose = prose;
+    prose.extend(snippets);
+    prose.retain(|s| !foreign.rules_out(s));
     let mut slots: Vec<Option<(Option<UnitKey>, Checked)>> =
         (0..units.len()).map(|_| None).collect();
     for (&i, r) in order.iter().zip(grouped) {

@@ -342,10 +342,22 @@ fn check_file(
     // output's columns, which people read in editors that hide it, leave it out (below).
     let bom = text.starts_with('\u{feff}');
     // The core must not panic; if it does, report that file and keep the others.
-    let (findings, found) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        analyze_counted(&text, input.kind, knowledge)
-    }))
-    .map_err(|_| format!("{shown}: internal error while checking this file (please report it)"))?;
+    let analysed = || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            analyze_counted(&text, input.kind, knowledge)
+        }))
+    };
+    // A large file's line index is built on the other core while it is analysed (it is needed
+    // for the positions of its findings).
+    let (analysed, lines) = if text.len() >= PARALLEL_LINES {
+        let (a, l) = rayon::join(analysed, || LineIndex::new(&text));
+        (a, Some(l))
+    } else {
+        (analysed(), None)
+    };
+    let (findings, found) = analysed.map_err(|_| {
+        format!("{shown}: internal error while checking this file (please report it)")
+    })?;
     sites.add(Sites {
         rest: found.rest_calls,
         graphql: found.graphql_documents,
@@ -354,7 +366,7 @@ fn check_file(
     if findings.is_empty() {
         return Ok(Some(Vec::new()));
     }
-    let lines = LineIndex::new(&text);
+    let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
     let mut located = output::locate(&shown, &text, &lines, findings);
     if bom {
         let hide = |p: &mut output::Pos| {
@@ -373,6 +385,9 @@ fn check_file(
     }
     Ok(Some(located))
 }
+
+/// From this many bytes on, a file's line index is built beside its analysis.
+const PARALLEL_LINES: usize = 1024 * 1024;
 
 /// How many NetBox calls and GraphQL documents the checked files hold, so that "0 errors"
 /// cannot hide "nothing read".

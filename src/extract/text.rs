@@ -304,7 +304,10 @@ use crate::rest::NEVER_LOOKUPS as NEVER;
 /// filters and use at least one lookup of [`NEVER`] are taken, so Django ORM code
 /// (`Device.objects.filter(...)`, Python fences) and prose are never read as NetBox filters.
 pub fn filter_snippets(text: &str, blocks: &[Range<usize>]) -> Vec<Site> {
-    if !text.to_ascii_lowercase().contains("netbox") {
+    // "netbox" in any ASCII case, found without a lowercased copy of the whole text.
+    static NETBOX: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let netbox = NETBOX.get_or_init(|| regex::Regex::new("(?i-u)netbox").expect("valid regex"));
+    if !netbox.is_match(text) {
         return Vec::new();
     }
     // "In a block": blocks sorted by start, with the furthest end so far, searched by halves

@@ -85,13 +85,14 @@ pub fn check_text(
     // `{ id name ... }` in prose: "more fields", not a fragment spread.
     let blanked = split::blank_placeholders(text);
     let text = blanked.as_deref().unwrap_or(text);
+    // Asked only of a text that does not start like a document: the root field names are
+    // borrowed from the schema, never copied per document.
     let root_names = rules::field_names(&schema.schema, ROOT);
     let is_root = |n: &str| {
-        root_names.iter().any(|r| r == n)
-            || (schema.stock && rules::looks_like_plugin(n, root_names.iter().map(|s| s.as_str())))
+        root_names.clone().any(|r| r == n)
+            || (schema.stock && rules::looks_like_plugin(n, root_names.clone()))
             // A misspelled root list (`devcie_list`); nested lists never end in `_list`.
-            || (n.ends_with("_list")
-                && rules::near_name(n, root_names.iter().map(|s| s.as_str())))
+            || (n.ends_with("_list") && rules::near_name(n, root_names.clone()))
     };
     match split::plan(text, variables.is_some(), is_root) {
         Plan::One => check_one(text, variables, schema),

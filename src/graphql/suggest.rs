@@ -10,25 +10,43 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
     if lower.is_empty() {
         return Vec::new();
     }
-    let max_edits = (lower.chars().count() / 3).max(1);
-    let mut scored: Vec<(f64, &str)> = candidates
-        .into_iter()
-        .filter(|c| !c.starts_with("__") && *c != input)
-        .filter_map(|c| {
-            let cl = c.to_ascii_lowercase();
-            let edits = strsim::damerau_levenshtein(&lower, &cl);
-            let jw = strsim::jaro_winkler(&lower, &cl);
-            let contains =
-                lower.len() >= 4 && cl.len() >= 4 && (cl.contains(&lower) || lower.contains(&cl));
-            let stripped = strip_common(&lower, &cl);
-            if edits <= max_edits || jw >= 0.94 || contains || stripped {
-                // Fewer edits first, then higher similarity.
-                Some((edits as f64 - jw, c))
-            } else {
-                None
-            }
-        })
-        .collect();
+    let n = lower.chars().count();
+    let max_edits = (n / 3).max(1);
+    let mut cl = String::new();
+    let mut scored: Vec<(f64, &str)> = Vec::new();
+    for c in candidates {
+        if c.starts_with("__") || c == input {
+            continue;
+        }
+        cl.clear();
+        cl.push_str(c);
+        cl.make_ascii_lowercase();
+        let contains =
+            lower.len() >= 4 && cl.len() >= 4 && (cl.contains(&lower) || lower.contains(&cl));
+        let stripped = strip_common(&lower, &cl);
+        // The string distances are the cost (a type has up to ~200 fields), so each is measured
+        // only where it can decide. Damerau-Levenshtein is at least the length difference: not
+        // within `max_edits` for a name of another length, where it only orders names that
+        // pass another test. Jaro is at most (2 + shorter / longer) / 3 and Jaro-Winkler at most
+        // 0.4 + 0.6 Jaro, so Jaro-Winkler ≥ 0.94 needs shorter / longer ≥ 0.7 (0.6 here, for
+        // rounding).
+        let m = cl.chars().count();
+        let near = n.abs_diff(m) <= max_edits;
+        let similar_length = 10 * n.min(m) >= 6 * n.max(m);
+        if !(contains || stripped || near || similar_length) {
+            continue;
+        }
+        let jw = strsim::jaro_winkler(&lower, &cl);
+        let other = jw >= 0.94 || contains || stripped;
+        if !(near || other) {
+            continue;
+        }
+        let edits = strsim::damerau_levenshtein(&lower, &cl);
+        if edits <= max_edits || other {
+            // Fewer edits first, then higher similarity.
+            scored.push((edits as f64 - jw, c));
+        }
+    }
     scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
     scored
         .into_iter()
@@ -40,13 +58,12 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
 /// `has_primary_ip` vs `primary_ip4`: equal after dropping a `has_`/`is_` prefix and a digit
 /// suffix.
 fn strip_common(a: &str, b: &str) -> bool {
-    let norm = |s: &str| {
-        let s = s
-            .strip_prefix("has_")
+    fn norm(s: &str) -> &str {
+        s.strip_prefix("has_")
             .or_else(|| s.strip_prefix("is_"))
-            .unwrap_or(s);
-        s.trim_end_matches(|c: char| c.is_ascii_digit()).to_string()
-    };
+            .unwrap_or(s)
+            .trim_end_matches(|c: char| c.is_ascii_digit())
+    }
     let (na, nb) = (norm(a), norm(b));
     na.len() >= 4 && na == nb
 }
@@ -105,5 +122,71 @@ mod tests {
             or_list(&["a".into(), "b".into(), "c".into()]),
             "`a`, `b` or `c`"
         );
+    }
+
+    /// The unpruned rule of [`did_you_mean`]: both distances for every name.
+    fn measured_all<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let lower = input.to_ascii_lowercase();
+        let max_edits = (lower.chars().count() / 3).max(1);
+        let mut scored: Vec<(f64, &str)> = candidates
+            .into_iter()
+            .filter(|c| !c.starts_with("__") && *c != input)
+            .filter_map(|c| {
+                let cl = c.to_ascii_lowercase();
+                let edits = strsim::damerau_levenshtein(&lower, &cl);
+                let jw = strsim::jaro_winkler(&lower, &cl);
+                let contains = lower.len() >= 4
+                    && cl.len() >= 4
+                    && (cl.contains(&lower) || lower.contains(&cl));
+                let stripped = strip_common(&lower, &cl);
+                (edits <= max_edits || jw >= 0.94 || contains || stripped)
+                    .then_some((edits as f64 - jw, c))
+            })
+            .collect();
+        scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(b.1)));
+        scored
+            .into_iter()
+            .take(3)
+            .map(|(_, c)| c.to_string())
+            .collect()
+    }
+
+    /// Skipping the distances of names that cannot qualify changes no answer: typos of the
+    /// field, argument and enum names of the 4.6.8 schema, asked of their own type's names.
+    #[test]
+    fn pruning_changes_no_answer() {
+        use apollo_compiler::schema::ExtendedType;
+        let nb = crate::graphql::embedded_schema("4.6.8").expect("embedded 4.6.8 schema");
+        let mut asked = 0;
+        for ty in nb.schema.types.values() {
+            let names: Vec<&str> = match ty {
+                ExtendedType::Object(o) => o.fields.keys().map(|k| k.as_str()).collect(),
+                ExtendedType::InputObject(o) => o.fields.keys().map(|k| k.as_str()).collect(),
+                ExtendedType::Enum(e) => e.values.keys().map(|k| k.as_str()).collect(),
+                _ => continue,
+            };
+            for name in names.iter().step_by(7) {
+                let b = name.as_bytes();
+                let mut typos = vec![
+                    name[1..].to_string(),
+                    format!("{name}s"),
+                    format!("has_{name}"),
+                    name.to_ascii_uppercase(),
+                    name.chars().rev().collect(),
+                    format!("x{}", &name[..name.len() / 2]),
+                ];
+                if b.len() >= 3 {
+                    let mut swapped = b.to_vec();
+                    swapped.swap(1, 2);
+                    typos.push(String::from_utf8(swapped).unwrap());
+                }
+                for typo in typos {
+                    let want = measured_all(&typo, names.iter().copied());
+                    assert_eq!(did_you_mean(&typo, names.iter().copied()), want, "{typo}");
+                    asked += 1;
+                }
+            }
+        }
+        assert!(asked > 1000, "{asked}");
     }
 }

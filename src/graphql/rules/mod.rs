@@ -157,13 +157,20 @@ pub(super) fn vr_end(v: &Node<Value>, fallback: usize) -> usize {
     span(v.location()).map(|r| r.end).unwrap_or(fallback)
 }
 
-/// Names of the fields of an object or interface type (empty for other kinds).
-pub fn field_names(schema: &apollo_compiler::Schema, ty: &str) -> Vec<String> {
-    match schema.types.get(ty) {
-        Some(ExtendedType::Object(o)) => o.fields.keys().map(|k| k.to_string()).collect(),
-        Some(ExtendedType::Interface(o)) => o.fields.keys().map(|k| k.to_string()).collect(),
-        _ => Vec::new(),
-    }
+/// Names of the fields of an object or interface type (none for other kinds), borrowed from
+/// the schema: a document's check never copies a type's field list.
+pub fn field_names<'a>(
+    schema: &'a apollo_compiler::Schema,
+    ty: &str,
+) -> impl Iterator<Item = &'a str> + Clone {
+    let fields = match schema.types.get(ty) {
+        Some(ExtendedType::Object(o)) => Some(&o.fields),
+        Some(ExtendedType::Interface(o)) => Some(&o.fields),
+        _ => None,
+    };
+    fields
+        .into_iter()
+        .flat_map(|f| f.keys().map(|k| k.as_str()))
 }
 
 /// Message suffix for candidates: ". Did you mean `a` or `b`?" (apollo messages end without a period).

@@ -26,8 +26,7 @@ impl Ctx<'_> {
         if !self.nb.stock {
             return false;
         }
-        let stock = field_names(&self.nb.schema, parent);
-        if !looks_like_plugin(f.name.as_str(), stock.iter().map(|s| s.as_str())) {
+        if !looks_like_plugin(f.name.as_str(), field_names(&self.nb.schema, parent)) {
             return false;
         }
         let (Some(name), Some(whole)) = (span(f.name.location()), span(f.location())) else {
@@ -70,9 +69,12 @@ pub fn looks_like_plugin<'a>(name: &str, stock: impl IntoIterator<Item = &'a str
 pub fn near_name<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> bool {
     let lower = name.to_ascii_lowercase();
     let max = (lower.chars().count() / 5).max(1);
-    names
-        .into_iter()
-        .any(|s| strsim::damerau_levenshtein(&lower, &s.to_ascii_lowercase()) <= max)
+    // Damerau-Levenshtein is at least the length difference: only near lengths are measured.
+    let n = lower.chars().count();
+    names.into_iter().any(|s| {
+        n.abs_diff(s.chars().count()) <= max
+            && strsim::damerau_levenshtein(&lower, &s.to_ascii_lowercase()) <= max
+    })
 }
 
 #[cfg(test)]

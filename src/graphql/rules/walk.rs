@@ -75,8 +75,7 @@ impl Ctx<'_> {
                 return;
             }
             if let Some(r) = span(f.name.location()) {
-                let names = field_names(schema, parent);
-                let candidates = did_you_mean(f.name.as_str(), names.iter().map(|s| s.as_str()));
+                let candidates = did_you_mean(f.name.as_str(), field_names(schema, parent));
                 self.unknown(r, None, false, candidates, |_| None);
             }
             return;
