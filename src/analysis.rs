@@ -209,7 +209,7 @@ fn analyze_with(
     (findings, found)
 }
 
-/// The size above which extraction reads a host kind only for REST URLs (no tree-sitter parse),
+/// The size above which extraction reads a host kind only for REST URLs (no structural parse),
 /// so one huge file cannot stall `check` or the server (bytes); `None` when the kind has no limit.
 pub fn structural_limit(kind: HostKind) -> Option<usize> {
     match kind {
