@@ -49,10 +49,11 @@ pub(crate) fn with_filter<'a>(
     };
     if given.is_none() {
         if let Some(t) = table_for(index) {
-            let mask = t
-                .filter_mask(endpoint, name)
-                .unwrap_or(if has(index) { t.all } else { 0 });
-            return t.versions(mask, &index.netbox_version);
+            // No row: in every shipped release or in none, as in this one.
+            if let Some(mask) = t.filter_mask(endpoint, name) {
+                let mask = mask.unwrap_or(if has(index) { t.all } else { 0 });
+                return t.versions(mask, &index.netbox_version);
+            }
         }
     }
     from_indexes(index, given, |i| has(i))
@@ -67,14 +68,11 @@ pub(crate) fn with_endpoint<'a>(
 ) -> Vec<String> {
     if given.is_none() {
         if let Some(t) = table_for(index) {
-            let mask =
-                t.endpoint_mask(endpoint)
-                    .unwrap_or(if index.endpoints.contains_key(endpoint) {
-                        t.all
-                    } else {
-                        0
-                    });
-            return t.versions(mask, &index.netbox_version);
+            if let Some(mask) = t.endpoint_mask(endpoint) {
+                let here = index.endpoints.contains_key(endpoint);
+                let mask = mask.unwrap_or(if here { t.all } else { 0 });
+                return t.versions(mask, &index.netbox_version);
+            }
         }
     }
     from_indexes(index, given, |i| i.endpoints.contains_key(endpoint))
@@ -104,29 +102,55 @@ fn from_indexes<'a>(
 /// The vendored table of names that differ between shipped releases.
 const TABLE: &str = include_str!("../../index/version-differences.tsv");
 
-/// The parsed [`TABLE`]; a mask has bit `i` set for `RELEASES[i]`.
+/// The [`TABLE`]'s rows, found by binary search on the text itself (nothing is split or decoded
+/// until a row is hit: splitting the 3,800 rows up front cost 1–6 M instructions per process);
+/// a mask has bit `i` set for `RELEASES[i]`.
 struct Differences {
     /// Every shipped release's bit.
     all: u8,
-    /// `(endpoint, mask)`, sorted by endpoint.
-    endpoints: Vec<(&'static str, u8)>,
-    /// `(endpoint, filter, mask)`, sorted by (endpoint, filter).
-    filters: Vec<(&'static str, &'static str, u8)>,
+    /// The rows: `endpoint\tE\tversions`, then `filter\tE\tN\tversions`, one a line, sorted by
+    /// their tab-separated fields before the versions.
+    body: &'static str,
 }
 
 impl Differences {
-    fn endpoint_mask(&self, endpoint: &str) -> Option<u8> {
-        self.endpoints
-            .binary_search_by(|(e, _)| (*e).cmp(endpoint))
-            .ok()
-            .map(|i| self.endpoints[i].1)
+    /// `Some(None)`: no row (the endpoint exists in all shipped releases or in none); `None`: a
+    /// malformed row (the caller then looks in the indexes).
+    fn endpoint_mask(&self, endpoint: &str) -> Option<Option<u8>> {
+        self.find(&["endpoint", endpoint])
     }
 
-    fn filter_mask(&self, endpoint: &str, name: &str) -> Option<u8> {
-        self.filters
-            .binary_search_by(|(e, n, _)| (*e, *n).cmp(&(endpoint, name)))
-            .ok()
-            .map(|i| self.filters[i].2)
+    /// As [`Differences::endpoint_mask`], for filter `name` of `endpoint`.
+    fn filter_mask(&self, endpoint: &str, name: &str) -> Option<Option<u8>> {
+        self.find(&["filter", endpoint, name])
+    }
+
+    fn find(&self, fields: &[&str]) -> Option<Option<u8>> {
+        let body = self.body;
+        // Rows that start in lo..hi; lo and hi are always row starts.
+        let (mut lo, mut hi) = (0, body.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let start = body[lo..mid].rfind('\n').map_or(lo, |i| lo + i + 1);
+            let end = body[start..].find('\n').map_or(body.len(), |i| start + i);
+            let (key, versions) = body[start..end].rsplit_once('\t')?;
+            // A row of this kind with another field count, or of no kind: malformed.
+            if key.bytes().filter(|b| *b == b'\t').count() + 1 != fields.len()
+                && !key.starts_with(if fields.len() == 2 {
+                    "filter\t"
+                } else {
+                    "endpoint\t"
+                })
+            {
+                return None;
+            }
+            match key.split('\t').cmp(fields.iter().copied()) {
+                std::cmp::Ordering::Equal => return mask_of(versions).map(Some),
+                std::cmp::Ordering::Less => lo = end + 1,
+                std::cmp::Ordering::Greater => hi = start,
+            }
+        }
+        Some(None)
     }
 
     /// The releases of `mask` except `own`, oldest first.
@@ -140,6 +164,13 @@ impl Differences {
     }
 }
 
+/// `4.4.10,4.6.8` → the mask of those shipped releases; `None` for a version not shipped.
+fn mask_of(list: &str) -> Option<u8> {
+    list.split(',').try_fold(0u8, |m, v| {
+        Some(m | 1 << RELEASES.iter().position(|r| r.version == v)?)
+    })
+}
+
 /// The table, when `index` is the process-wide copy of a shipped release and the table was
 /// generated for exactly the shipped releases (else `None`: the caller decodes the indexes).
 fn table_for(index: &FilterIndex) -> Option<&'static Differences> {
@@ -150,46 +181,23 @@ fn table_for(index: &FilterIndex) -> Option<&'static Differences> {
     PARSED.get_or_init(|| parse_table(TABLE)).as_ref()
 }
 
-/// Parses the table text; `None` when its `releases` line is not [`RELEASES`], when a line is
-/// malformed or rows are out of order.
+/// Reads the table's header: `None` when its `releases` line (after the `#` comments) is not
+/// [`RELEASES`]. Rows are not checked here (a malformed one fails its look-up; the test that
+/// the table equals a fresh [`render_table`] keeps them well-formed and sorted).
 fn parse_table(text: &'static str) -> Option<Differences> {
-    let mut lines = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty());
-    let releases: Vec<&str> = lines
-        .next()?
-        .strip_prefix("releases\t")?
-        .split('\t')
-        .collect();
-    if releases.len() != RELEASES.len()
-        || releases.len() > 8
-        || releases.iter().zip(RELEASES).any(|(a, r)| *a != r.version)
-    {
+    let mut rest = text;
+    while rest.starts_with('#') {
+        rest = rest.split_once('\n')?.1;
+    }
+    let (releases, body) = rest.split_once('\n').unwrap_or((rest, ""));
+    let releases = releases.strip_prefix("releases\t")?;
+    if RELEASES.len() > 8 || !releases.split('\t').eq(RELEASES.iter().map(|r| r.version)) {
         return None;
     }
-    let mask_of = |list: &str| -> Option<u8> {
-        list.split(',').try_fold(0u8, |m, v| {
-            Some(m | 1 << RELEASES.iter().position(|r| r.version == v)?)
-        })
-    };
-    let mut d = Differences {
+    Some(Differences {
         all: (((1u16 << RELEASES.len()) - 1) & 0xff) as u8,
-        endpoints: Vec::new(),
-        filters: Vec::new(),
-    };
-    for line in lines {
-        let f: Vec<&'static str> = line.split('\t').collect();
-        match f.as_slice() {
-            ["endpoint", e, vs] => d.endpoints.push((e, mask_of(vs)?)),
-            ["filter", e, n, vs] => d.filters.push((e, n, mask_of(vs)?)),
-            _ => return None,
-        }
-    }
-    let sorted = d.endpoints.windows(2).all(|w| w[0].0 < w[1].0)
-        && d.filters
-            .windows(2)
-            .all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1));
-    sorted.then_some(d)
+        body,
+    })
 }
 
 /// Renders the table for `indexes` (the shipped releases, oldest first): the text of
@@ -350,21 +358,27 @@ mod tests {
         assert!(table_for(&(*indexes[0]).clone()).is_none());
     }
 
+    /// A table for other releases, or with a row of another kind, is not used; a row whose
+    /// versions are not shipped, or that lacks them, sends its look-up to the indexes.
     #[test]
     fn malformed_tables_are_refused() {
         assert!(parse_table("").is_none());
         assert!(parse_table("releases\t4.3.3\n").is_none());
         let releases: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
-        let head: &'static str =
-            Box::leak(format!("releases\t{}\n", releases.join("\t")).into_boxed_str());
-        assert!(parse_table(head).is_some());
-        let bad =
-            |rest: &str| -> &'static str { Box::leak(format!("{head}{rest}").into_boxed_str()) };
-        assert!(parse_table(bad("endpoint\tdcim/x\t9.9.9\n")).is_none());
-        assert!(parse_table(bad("filter\tdcim/x\n")).is_none());
-        let v = RELEASES[0].version;
-        assert!(parse_table(bad(&format!("endpoint\tdcim/x\t{v}\n"))).is_some());
-        let unsorted = format!("endpoint\tdcim/y\t{v}\nendpoint\tdcim/x\t{v}\n");
-        assert!(parse_table(bad(&unsorted)).is_none());
+        let table = |rows: &str| -> Option<Differences> {
+            let text = format!("# c\nreleases\t{}\n{rows}", releases.join("\t"));
+            parse_table(Box::leak(text.into_boxed_str()))
+        };
+        let v = RELEASES[1].version;
+        let t = table(&format!(
+            "endpoint\tdcim/x\t9.9.9\nendpoint\tdcim/y\t{v}\nfilter\tdcim/y\tname\t{v}\nfilter\tdcim/z\n"
+        ))
+        .expect("parses");
+        assert_eq!(t.endpoint_mask("dcim/x"), None);
+        assert_eq!(t.endpoint_mask("dcim/y"), Some(Some(2)));
+        assert_eq!(t.endpoint_mask("dcim/z"), Some(None));
+        assert_eq!(t.filter_mask("dcim/z", "a"), None);
+        assert_eq!(t.filter_mask("dcim/y", "name"), Some(Some(2)));
+        assert_eq!(t.filter_mask("dcim/y", "nam"), Some(None));
     }
 }
