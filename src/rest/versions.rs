@@ -19,6 +19,7 @@
 
 use crate::index::embedded::{embedded_index, RELEASES};
 use crate::index::FilterIndex;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -126,28 +127,26 @@ impl Differences {
     }
 
     fn find(&self, fields: &[&str]) -> Option<Option<u8>> {
-        let body = self.body;
-        // Rows that start in lo..hi; lo and hi are always row starts.
+        let body = self.body.as_bytes();
+        // Rows that start in lo..hi; lo and hi are always row starts. Byte loops, not `str`
+        // searchers: rows are ~50 bytes, where a searcher's set-up costs more than the scan.
         let (mut lo, mut hi) = (0, body.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let start = body[lo..mid].rfind('\n').map_or(lo, |i| lo + i + 1);
-            let end = body[start..].find('\n').map_or(body.len(), |i| start + i);
-            let (key, versions) = body[start..end].rsplit_once('\t')?;
-            // A row of this kind with another field count, or of no kind: malformed.
-            if key.bytes().filter(|b| *b == b'\t').count() + 1 != fields.len()
-                && !key.starts_with(if fields.len() == 2 {
-                    "filter\t"
-                } else {
-                    "endpoint\t"
-                })
-            {
-                return None;
-            }
-            match key.split('\t').cmp(fields.iter().copied()) {
-                std::cmp::Ordering::Equal => return mask_of(versions).map(Some),
-                std::cmp::Ordering::Less => lo = end + 1,
-                std::cmp::Ordering::Greater => hi = start,
+            let start = body[lo..mid]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(lo, |i| lo + i + 1);
+            let end = body[start..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(body.len(), |i| start + i);
+            match compare_row(&body[start..end], fields)? {
+                (Ordering::Equal, versions) => {
+                    return mask_of(std::str::from_utf8(versions).ok()?).map(Some)
+                }
+                (Ordering::Less, _) => lo = end + 1,
+                (Ordering::Greater, _) => hi = start,
             }
         }
         Some(None)
@@ -162,6 +161,21 @@ impl Differences {
             .map(|(_, r)| r.version.to_string())
             .collect()
     }
+}
+
+/// Compares a row's fields before its versions with `fields` (the first field, the row kind,
+/// orders `endpoint` rows before `filter` rows); on a match also gives the versions. `None` for
+/// a row of the same kind with too few or too many fields.
+fn compare_row<'r>(row: &'r [u8], fields: &[&str]) -> Option<(Ordering, &'r [u8])> {
+    let mut rest = row;
+    for f in fields {
+        let tab = rest.iter().position(|b| *b == b'\t')?;
+        match rest[..tab].cmp(f.as_bytes()) {
+            Ordering::Equal => rest = &rest[tab + 1..],
+            other => return Some((other, rest)),
+        }
+    }
+    (!rest.contains(&b'\t')).then_some((Ordering::Equal, rest))
 }
 
 /// `4.4.10,4.6.8` → the mask of those shipped releases; `None` for a version not shipped.
