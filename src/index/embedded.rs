@@ -2,6 +2,8 @@
 //!
 //! Each file is built by `netbox-lsp index build --openapi ../shared/netbox/v<version>/openapi.json.gz`
 //! (a test checks it still equals a fresh build when `../shared` is present).
+//! After adding or rebuilding one, regenerate `index/version-differences.tsv` (see
+//! `rest::versions`; a test fails until it matches the shipped indexes).
 
 use super::load::{load_index, IndexError};
 use super::FilterIndex;

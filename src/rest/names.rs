@@ -415,24 +415,9 @@ fn lookup_list(view: &View, base: &str) -> String {
 
 /// The key exists on the same endpoint in another shipped version only.
 fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> {
-    let embedded;
-    let others: Vec<&crate::index::FilterIndex> = match ctx.others {
-        Some(o) => o.to_vec(),
-        None => {
-            embedded = super::versions::others(ctx.index);
-            embedded.iter().map(|a| a.as_ref()).collect()
-        }
-    };
-    let mut versions: Vec<String> = others
-        .iter()
-        .filter(|i| i.netbox_version != view.version())
-        .filter(|i| {
-            i.endpoints
-                .get(view.key)
-                .is_some_and(|e| e.params.contains_key(&entry.key))
-        })
-        .map(|i| i.netbox_version.clone())
-        .collect();
+    let mut versions: Vec<String> =
+        super::versions::with_filter(ctx.index, ctx.others, view.key, &entry.key);
+    versions.retain(|v| v != view.version());
     if versions.is_empty() {
         return None;
     }

@@ -74,19 +74,7 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
         .any(|k| k.split('/').next() == Some(app));
     let dashed = key.replace('_', "-");
     let history = super::endpoint_history::removed(&dashed);
-    let embedded;
-    let others: Vec<&FilterIndex> = match ctx.others {
-        Some(o) => o.to_vec(),
-        None => {
-            embedded = super::versions::others(index);
-            embedded.iter().map(|a| a.as_ref()).collect()
-        }
-    };
-    let mut in_versions: Vec<&str> = others
-        .iter()
-        .filter(|i| i.endpoints.contains_key(dashed.as_str()))
-        .map(|i| i.netbox_version.as_str())
-        .collect();
+    let mut in_versions = super::versions::with_endpoint(index, ctx.others, &dashed);
     in_versions.sort_by_key(|v| {
         v.split('.')
             .map(|p| p.parse().unwrap_or(0))

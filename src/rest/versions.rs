@@ -1,18 +1,261 @@
 //! The other shipped NetBox versions, for `version-only` (a filter that exists in another
-//! shipped release than the selected one).
+//! shipped release than the selected one) and `unknown-endpoint` ("it exists in NetBox …").
+//!
+//! For a shipped index the question "which other shipped releases have this filter / endpoint"
+//! is answered from a vendored table (200 KB, embedded), `index/version-differences.tsv`, instead of
+//! decoding the other embedded indexes (≈ 43 M instructions for three). The table lists every
+//! endpoint and every (endpoint, filter) pair that exists in some but not all shipped releases,
+//! with those releases; a name it does not list exists either in every shipped release or in
+//! none, which the selected release's own index tells apart. It is generated from the shipped
+//! indexes by
+//!
+//! ```text
+//! NETBOX_LSP_WRITE_VERSION_TABLE=1 cargo test --release --lib rest::versions
+//! ```
+//!
+//! and a test fails when it no longer equals a fresh computation (an index added or rebuilt).
+//! Index files the user gives (`--index`, instance indexes, `others` passed by the caller) keep
+//! the direct look-up in the indexes.
 
 use crate::index::embedded::{embedded_index, RELEASES};
 use crate::index::FilterIndex;
-use std::sync::Arc;
+use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
 
 /// Indexes of the shipped releases other than `index`'s version (decoded once per process by
 /// [`embedded_index`]). Empty when none are embedded in this build.
-pub(crate) fn others(index: &FilterIndex) -> Vec<Arc<FilterIndex>> {
+fn others(index: &FilterIndex) -> Vec<Arc<FilterIndex>> {
     RELEASES
         .iter()
         .filter(|r| r.version != index.netbox_version)
         .map(|r| embedded_index(r.version))
         .collect()
+}
+
+/// Versions (other than `index`'s) that have filter `name` on `endpoint` (an index key such as
+/// `dcim/devices`): from `given` when the caller passed other indexes, else from the shipped
+/// releases (the vendored table when `index` is a shipped copy, the decoded indexes otherwise).
+/// In the order of `given`, or oldest first.
+pub(crate) fn with_filter<'a>(
+    index: &FilterIndex,
+    given: Option<&'a [&'a FilterIndex]>,
+    endpoint: &str,
+    name: &str,
+) -> Vec<String> {
+    let has = |i: &FilterIndex| {
+        i.endpoints
+            .get(endpoint)
+            .is_some_and(|e| e.params.contains_key(name))
+    };
+    if given.is_none() {
+        if let Some(t) = table_for(index) {
+            // No row: in every shipped release or in none, as in this one.
+            if let Some(mask) = t.filter_mask(endpoint, name) {
+                let mask = mask.unwrap_or(if has(index) { t.all } else { 0 });
+                return t.versions(mask, &index.netbox_version);
+            }
+        }
+    }
+    from_indexes(index, given, |i| has(i))
+}
+
+/// Versions (other than `index`'s) that have list endpoint `endpoint` (an index key), as
+/// [`with_filter`].
+pub(crate) fn with_endpoint<'a>(
+    index: &FilterIndex,
+    given: Option<&'a [&'a FilterIndex]>,
+    endpoint: &str,
+) -> Vec<String> {
+    if given.is_none() {
+        if let Some(t) = table_for(index) {
+            if let Some(mask) = t.endpoint_mask(endpoint) {
+                let here = index.endpoints.contains_key(endpoint);
+                let mask = mask.unwrap_or(if here { t.all } else { 0 });
+                return t.versions(mask, &index.netbox_version);
+            }
+        }
+    }
+    from_indexes(index, given, |i| i.endpoints.contains_key(endpoint))
+}
+
+/// The direct look-up: the given indexes, or the decoded other shipped ones.
+fn from_indexes<'a>(
+    index: &FilterIndex,
+    given: Option<&'a [&'a FilterIndex]>,
+    has: impl Fn(&FilterIndex) -> bool,
+) -> Vec<String> {
+    let embedded;
+    let others: Vec<&FilterIndex> = match given {
+        Some(o) => o.to_vec(),
+        None => {
+            embedded = others(index);
+            embedded.iter().map(|a| a.as_ref()).collect()
+        }
+    };
+    others
+        .iter()
+        .filter(|i| has(i))
+        .map(|i| i.netbox_version.clone())
+        .collect()
+}
+
+/// The vendored table of names that differ between shipped releases.
+const TABLE: &str = include_str!("../../index/version-differences.tsv");
+
+/// The [`TABLE`]'s rows, found by binary search on the text itself (nothing is split or decoded
+/// until a row is hit: splitting the 3,800 rows up front cost 1–6 M instructions per process);
+/// a mask has bit `i` set for `RELEASES[i]`.
+struct Differences {
+    /// Every shipped release's bit.
+    all: u8,
+    /// The rows: `endpoint\tE\tversions`, then `filter\tE\tN\tversions`, one a line, sorted by
+    /// their tab-separated fields before the versions.
+    body: &'static str,
+}
+
+impl Differences {
+    /// `Some(None)`: no row (the endpoint exists in all shipped releases or in none); `None`: a
+    /// malformed row (the caller then looks in the indexes).
+    fn endpoint_mask(&self, endpoint: &str) -> Option<Option<u8>> {
+        self.find(&["endpoint", endpoint])
+    }
+
+    /// As [`Differences::endpoint_mask`], for filter `name` of `endpoint`.
+    fn filter_mask(&self, endpoint: &str, name: &str) -> Option<Option<u8>> {
+        self.find(&["filter", endpoint, name])
+    }
+
+    fn find(&self, fields: &[&str]) -> Option<Option<u8>> {
+        let body = self.body.as_bytes();
+        // Rows that start in lo..hi; lo and hi are always row starts. Byte loops, not `str`
+        // searchers: rows are ~50 bytes, where a searcher's set-up costs more than the scan.
+        let (mut lo, mut hi) = (0, body.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let start = body[lo..mid]
+                .iter()
+                .rposition(|b| *b == b'\n')
+                .map_or(lo, |i| lo + i + 1);
+            let end = body[start..]
+                .iter()
+                .position(|b| *b == b'\n')
+                .map_or(body.len(), |i| start + i);
+            match compare_row(&body[start..end], fields)? {
+                (Ordering::Equal, versions) => {
+                    return mask_of(std::str::from_utf8(versions).ok()?).map(Some)
+                }
+                (Ordering::Less, _) => lo = end + 1,
+                (Ordering::Greater, _) => hi = start,
+            }
+        }
+        Some(None)
+    }
+
+    /// The releases of `mask` except `own`, oldest first.
+    fn versions(&self, mask: u8, own: &str) -> Vec<String> {
+        RELEASES
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| mask & (1 << i) != 0 && r.version != own)
+            .map(|(_, r)| r.version.to_string())
+            .collect()
+    }
+}
+
+/// Compares a row's fields before its versions with `fields` (the first field, the row kind,
+/// orders `endpoint` rows before `filter` rows); on a match also gives the versions. `None` for
+/// a row of the same kind with too few or too many fields.
+fn compare_row<'r>(row: &'r [u8], fields: &[&str]) -> Option<(Ordering, &'r [u8])> {
+    let mut rest = row;
+    for f in fields {
+        let tab = rest.iter().position(|b| *b == b'\t')?;
+        match rest[..tab].cmp(f.as_bytes()) {
+            Ordering::Equal => rest = &rest[tab + 1..],
+            other => return Some((other, rest)),
+        }
+    }
+    (!rest.contains(&b'\t')).then_some((Ordering::Equal, rest))
+}
+
+/// `4.4.10,4.6.8` → the mask of those shipped releases; `None` for a version not shipped.
+fn mask_of(list: &str) -> Option<u8> {
+    list.split(',').try_fold(0u8, |m, v| {
+        Some(m | 1 << RELEASES.iter().position(|r| r.version == v)?)
+    })
+}
+
+/// The table, when `index` is the process-wide copy of a shipped release and the table was
+/// generated for exactly the shipped releases (else `None`: the caller decodes the indexes).
+fn table_for(index: &FilterIndex) -> Option<&'static Differences> {
+    static PARSED: OnceLock<Option<Differences>> = OnceLock::new();
+    if !is_shipped(index) {
+        return None;
+    }
+    PARSED.get_or_init(|| parse_table(TABLE)).as_ref()
+}
+
+/// Reads the table's header: `None` when its `releases` line (after the `#` comments) is not
+/// [`RELEASES`]. Rows are not checked here (a malformed one fails its look-up; the test that
+/// the table equals a fresh `render_table` keeps them well-formed and sorted).
+fn parse_table(text: &'static str) -> Option<Differences> {
+    let mut rest = text;
+    while rest.starts_with('#') {
+        rest = rest.split_once('\n')?.1;
+    }
+    let (releases, body) = rest.split_once('\n').unwrap_or((rest, ""));
+    let releases = releases.strip_prefix("releases\t")?;
+    if RELEASES.len() > 8 || !releases.split('\t').eq(RELEASES.iter().map(|r| r.version)) {
+        return None;
+    }
+    Some(Differences {
+        all: (((1u16 << RELEASES.len()) - 1) & 0xff) as u8,
+        body,
+    })
+}
+
+/// Renders the table for `indexes` (the shipped releases, oldest first): the text of
+/// `index/version-differences.tsv`.
+#[cfg(test)]
+fn render_table(indexes: &[&FilterIndex]) -> String {
+    use std::collections::BTreeMap;
+    let all: u8 = (((1u16 << indexes.len()) - 1) & 0xff) as u8;
+    let mut endpoints: BTreeMap<&str, u8> = BTreeMap::new();
+    let mut filters: BTreeMap<(&str, &str), u8> = BTreeMap::new();
+    for (i, index) in indexes.iter().enumerate() {
+        for (key, ep) in &index.endpoints {
+            *endpoints.entry(key).or_default() |= 1 << i;
+            for name in ep.params.keys() {
+                *filters.entry((key, name)).or_default() |= 1 << i;
+            }
+        }
+    }
+    let list = |mask: u8| -> String {
+        indexes
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, x)| x.netbox_version.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut out = String::from(
+        "# Endpoints and filters that exist in some but not all shipped NetBox releases\n\
+         # (index/netbox-*.index.json.gz), with the releases that have them. Generated, do not\n\
+         # edit: NETBOX_LSP_WRITE_VERSION_TABLE=1 cargo test --release --lib rest::versions\n",
+    );
+    out.push_str("releases");
+    for index in indexes {
+        out.push('\t');
+        out.push_str(&index.netbox_version);
+    }
+    out.push('\n');
+    for (e, m) in endpoints.into_iter().filter(|(_, m)| *m != all) {
+        out.push_str(&format!("endpoint\t{e}\t{}\n", list(m)));
+    }
+    for ((e, n), m) in filters.into_iter().filter(|(_, m)| *m != all) {
+        out.push_str(&format!("filter\t{e}\t{n}\t{}\n", list(m)));
+    }
+    out
 }
 
 /// True when `index` is the process-wide copy of a shipped release (chosen by version), false
@@ -45,5 +288,112 @@ pub(crate) fn switch_advice(index: &FilterIndex) -> String {
             " The index in use is for NetBox {}; if the instance runs another version, build an index from its OpenAPI document (`netbox-lsp index build --openapi`) and use that one.",
             index.netbox_version
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped() -> Vec<Arc<FilterIndex>> {
+        RELEASES.iter().map(|r| embedded_index(r.version)).collect()
+    }
+
+    /// The vendored table equals one computed from the shipped indexes (fails when an index is
+    /// added or rebuilt without regenerating it; `NETBOX_LSP_WRITE_VERSION_TABLE=1` rewrites it).
+    #[test]
+    fn vendored_table_is_current() {
+        let indexes = shipped();
+        let refs: Vec<&FilterIndex> = indexes.iter().map(|a| a.as_ref()).collect();
+        let fresh = render_table(&refs);
+        if std::env::var_os("NETBOX_LSP_WRITE_VERSION_TABLE").is_some() {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/index/version-differences.tsv");
+            std::fs::write(path, &fresh).expect("write index/version-differences.tsv");
+            return;
+        }
+        assert!(
+            TABLE == fresh,
+            "index/version-differences.tsv is stale: regenerate it with \
+             NETBOX_LSP_WRITE_VERSION_TABLE=1 cargo test --release --lib rest::versions"
+        );
+        assert!(
+            parse_table(TABLE).is_some(),
+            "the vendored table does not parse"
+        );
+    }
+
+    /// Releases are listed oldest first, as the table's answers are.
+    #[test]
+    fn releases_are_oldest_first() {
+        let keys: Vec<Vec<u32>> = RELEASES
+            .iter()
+            .map(|r| crate::index::embedded::parse_version(r.version).unwrap())
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+    }
+
+    /// For every shipped release, every endpoint and filter of any shipped release (and names
+    /// of none), the table answers what decoding the other indexes answers.
+    #[test]
+    fn table_answers_like_the_indexes() {
+        let indexes = shipped();
+        let mut endpoints: Vec<&str> = vec!["dcim/no-such-thing", "", "plugins/x"];
+        let mut filters: Vec<(&str, &str)> = vec![("dcim/devices", "no_such_filter")];
+        for i in &indexes {
+            for (e, ep) in &i.endpoints {
+                endpoints.push(e);
+                filters.push((e, ""));
+                filters.push((e, "no_such_filter"));
+                filters.extend(ep.params.keys().map(|n| (e.as_str(), n)));
+            }
+        }
+        endpoints.sort_unstable();
+        endpoints.dedup();
+        filters.sort_unstable();
+        filters.dedup();
+        let mut checked = 0;
+        for index in &indexes {
+            assert!(table_for(index).is_some(), "{}", index.netbox_version);
+            for e in &endpoints {
+                let direct = from_indexes(index, None, |i| i.endpoints.contains_key(*e));
+                assert_eq!(with_endpoint(index, None, e), direct, "{e}");
+            }
+            for (e, n) in &filters {
+                let direct = from_indexes(index, None, |i| {
+                    i.endpoints
+                        .get(*e)
+                        .is_some_and(|x| x.params.contains_key(n))
+                });
+                assert_eq!(with_filter(index, None, e, n), direct, "{e} {n}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        // A copy read from a file is not the shipped index: no table.
+        assert!(table_for(&(*indexes[0]).clone()).is_none());
+    }
+
+    /// A table for other releases, or with a row of another kind, is not used; a row whose
+    /// versions are not shipped, or that lacks them, sends its look-up to the indexes.
+    #[test]
+    fn malformed_tables_are_refused() {
+        assert!(parse_table("").is_none());
+        assert!(parse_table("releases\t4.3.3\n").is_none());
+        let releases: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
+        let table = |rows: &str| -> Option<Differences> {
+            let text = format!("# c\nreleases\t{}\n{rows}", releases.join("\t"));
+            parse_table(Box::leak(text.into_boxed_str()))
+        };
+        let v = RELEASES[1].version;
+        let t = table(&format!(
+            "endpoint\tdcim/x\t9.9.9\nendpoint\tdcim/y\t{v}\nfilter\tdcim/y\tname\t{v}\nfilter\tdcim/z\n"
+        ))
+        .expect("parses");
+        assert_eq!(t.endpoint_mask("dcim/x"), None);
+        assert_eq!(t.endpoint_mask("dcim/y"), Some(Some(2)));
+        assert_eq!(t.endpoint_mask("dcim/z"), Some(None));
+        assert_eq!(t.filter_mask("dcim/z", "a"), None);
+        assert_eq!(t.filter_mask("dcim/y", "name"), Some(Some(2)));
+        assert_eq!(t.filter_mask("dcim/y", "nam"), Some(None));
     }
 }
