@@ -294,14 +294,15 @@ impl Cx<'_> {
     }
 }
 
-/// Plain YAML read without tree-sitter: block mappings and sequences indented with spaces, keys
-/// that are lower-case words, values on the key's line (unquoted words, integers, decimals,
-/// `true` / `false` / `null` / `~`, quoted strings without escapes or quotes inside, one-line
-/// flow sequences of these). This is how tool calls are written in skill files, and it gives
-/// the same literal tree as `Cx::lit` on tree-sitter-yaml's tree (tested against it) at a
-/// fraction of the cost (≈ 160 k instructions for a 7-line fence). Anything else (comments,
-/// tabs, anchors, tags, block scalars, flow mappings, multi-line scalars, a sequence at its
-/// key's indentation, non-ASCII text, ...) is left to tree-sitter.
+/// Plain YAML read by `saphyr-parser`'s events instead of tree-sitter: block mappings and
+/// sequences indented with spaces, keys that are lower-case words, values on the key's line
+/// (unquoted words, integers, decimals, `true` / `false` / `null` / `~`, quoted strings without
+/// escapes or quotes inside, one-line flow sequences of these). This is how tool calls are
+/// written in skill files, and it gives the same literal tree as `Cx::lit` on tree-sitter-yaml's
+/// tree (tested against it) at a fraction of the cost; scalars are typed as tree-sitter-yaml
+/// types them (`scalar_kind`), not as saphyr's YAML 1.2 core schema would. Anything else
+/// (comments, tabs, anchors, tags, block scalars, flow mappings, multi-line scalars, a sequence
+/// at its key's indentation, non-ASCII text, ...) is left to tree-sitter.
 mod plain {
     use saphyr_parser::{Event, Parser, ScalarStyle, Span, StrInput};
 
