@@ -294,17 +294,20 @@ impl Cx<'_> {
     }
 }
 
-/// Plain YAML read without tree-sitter: block mappings and sequences indented with spaces, keys
-/// that are lower-case words, values on the key's line (unquoted words, integers, decimals,
-/// `true` / `false` / `null` / `~`, quoted strings without escapes or quotes inside, one-line
-/// flow sequences of these). This is how tool calls are written in skill files, and it gives
-/// the same literal tree as `Cx::lit` on tree-sitter-yaml's tree (tested against it) at a
-/// fraction of the cost (≈ 160 k instructions for a 7-line fence). Anything else (comments,
-/// tabs, anchors, tags, block scalars, flow mappings, multi-line scalars, a sequence at its
-/// key's indentation, non-ASCII text, ...) is left to tree-sitter.
+/// Plain YAML read by `saphyr-parser`'s events instead of tree-sitter: block mappings and
+/// sequences indented with spaces, keys that are lower-case words, values on the key's line
+/// (unquoted words, integers, decimals, `true` / `false` / `null` / `~`, quoted strings without
+/// escapes or quotes inside, one-line flow sequences of these). This is how tool calls are
+/// written in skill files, and it gives the same literal tree as `Cx::lit` on tree-sitter-yaml's
+/// tree (tested against it) at a fraction of the cost; scalars are typed as tree-sitter-yaml
+/// types them (`scalar_kind`), not as saphyr's YAML 1.2 core schema would. Anything else
+/// (comments, tabs, anchors, tags, block scalars, flow mappings, multi-line scalars, a sequence
+/// at its key's indentation, non-ASCII text, ...) is left to tree-sitter.
 mod plain {
+    use saphyr_parser::{Event, Parser, ScalarStyle, Span, StrInput};
+
     use super::{parse_float, parse_int, Cx};
-    use crate::extract::lit::{Lit, LitKind, Pair};
+    use crate::extract::lit::{Lit, Pair};
     use crate::extract::parse::{self, Lang, MAX_PARSE};
     use crate::extract::Value;
 
@@ -340,38 +343,39 @@ mod plain {
         {
             return None;
         }
-        let mut lines = Vec::new();
-        let mut at = 0;
-        for line in text.split_inclusive('\n') {
-            let body = line.strip_suffix('\n').unwrap_or(line);
-            let content = body.trim_start_matches(' ');
-            if !content.is_empty() {
-                if content.len() != content.trim_end().len()
-                    || content.starts_with("---")
-                    || content.starts_with("...")
-                {
-                    return None;
-                }
-                let indent = body.len() - content.len();
-                lines.push(Line {
-                    start: at + indent,
-                    indent,
-                    text: content,
-                });
-            }
-            at += line.len();
-        }
-        let first = lines.first()?;
-        let mut r = Reader {
-            cx,
-            lines: &lines,
-            k: 0,
-        };
-        let (root, _) = r.block(first.indent, first.start, 0)?;
-        if r.k != lines.len() {
+        // Lines as tree-sitter-yaml and this reader both see them: no trailing spaces, no
+        // document markers.
+        if text.split('\n').any(|l| {
+            let c = l.trim_start_matches(' ');
+            c.len() != c.trim_end().len() || c.starts_with("---") || c.starts_with("...")
+        }) {
             return None;
         }
-        let start = first.start;
+        // ASCII only: saphyr's markers count characters, which are then bytes.
+        let mut r = Reader {
+            cx,
+            src: text,
+            events: Parser::new_from_str(text),
+            next: None,
+        };
+        if !matches!(r.event()?.0, Event::StreamStart)
+            || !matches!(r.event()?.0, Event::DocumentStart(false))
+        {
+            return None;
+        }
+        let (ev, sp) = r.event()?;
+        let (root, _) = match ev {
+            Event::MappingStart(..) => r.mapping(0)?,
+            Event::SequenceStart(..) if text.as_bytes()[sp.start.index()] == b'-' => {
+                r.sequence(sp.start.index(), 0)?
+            }
+            _ => return None,
+        };
+        if !matches!(r.event()?.0, Event::DocumentEnd) || !matches!(r.event()?.0, Event::StreamEnd)
+        {
+            return None;
+        }
+        let start = text.len() - text.trim_start().len();
         let end = start + text[start..].trim_end().len();
         let range = cx.host(start..end);
         let mut doc = Lit::seq(vec![root], range.clone());
@@ -381,199 +385,177 @@ mod plain {
         Some(stream)
     }
 
-    /// A non-blank line: where its content starts (embedded offset), its indentation, and its
-    /// content (no trailing spaces).
-    struct Line<'a> {
-        start: usize,
-        indent: usize,
-        text: &'a str,
-    }
-
     struct Reader<'a> {
         cx: &'a Cx<'a>,
-        lines: &'a [Line<'a>],
-        k: usize,
+        src: &'a str,
+        events: Parser<'a, StrInput<'a>>,
+        next: Option<(Event<'a>, Span)>,
     }
 
-    impl Reader<'_> {
-        /// The block mapping or sequence whose first entry starts at offset `at` (in line `k`,
-        /// possibly after `- `) at column `col`; with the embedded end of its last token.
-        fn block(&mut self, col: usize, at: usize, level: usize) -> Option<(Lit, usize)> {
-            if level > MAX_LEVELS {
-                return None;
-            }
-            let line = &self.lines[self.k];
-            let rest = &line.text[at - line.start..];
-            if rest == "-" || rest.starts_with("- ") {
-                self.sequence(col, at, level)
-            } else {
-                self.mapping(col, at, level)
+    impl<'a> Reader<'a> {
+        /// The next event; `None` at a syntax error or the end.
+        fn event(&mut self) -> Option<(Event<'a>, Span)> {
+            match self.next.take() {
+                Some(e) => Some(e),
+                None => self.events.next()?.ok(),
             }
         }
 
-        fn sequence(&mut self, col: usize, at: usize, level: usize) -> Option<(Lit, usize)> {
-            let mut items = Vec::new();
-            let mut end;
-            let mut dash = at;
+        /// The block mapping after its `MappingStart`, with the embedded end of its last token.
+        fn mapping(&mut self, level: usize) -> Option<(Lit, usize)> {
+            if level > MAX_LEVELS {
+                return None;
+            }
+            let mut pairs = Vec::new();
+            let mut start = None;
+            let mut end = 0;
             loop {
-                let line = &self.lines[self.k];
-                let rest = &line.text[dash - line.start..];
-                let after = rest.strip_prefix("- ")?;
-                let item_col = col + 2 + (after.len() - after.trim_start_matches(' ').len());
-                let item_at = dash + (rest.len() - after.trim_start_matches(' ').len());
-                let after = after.trim_start_matches(' ');
-                if after.starts_with('-') {
+                let (ev, sp) = self.event()?;
+                let key_range = match ev {
+                    Event::MappingEnd => break,
+                    Event::Scalar(_, ScalarStyle::Plain, _, None) => {
+                        sp.start.index()..sp.end.index()
+                    }
+                    _ => return None,
+                };
+                let line = self.src.get(key_range.start..)?;
+                let key = key_of(line.split('\n').next().unwrap_or(line))?;
+                if key.len() != key_range.len() {
                     return None;
                 }
-                let (item, e) = if key_of(after).is_some() {
-                    self.mapping(item_col, item_at, level + 1)?
-                } else {
-                    let (lit, e) = self.flow(after, item_at)?;
-                    self.k += 1;
-                    (lit, e)
+                start.get_or_insert(key_range.start);
+                let (ev, sp) = self.event()?;
+                let (value, e) = match ev {
+                    // `key:` with nothing after it: null, at the end of the pair.
+                    Event::Scalar(v, ScalarStyle::Plain, _, None)
+                        if v.is_empty() && sp.start.index() == key_range.end =>
+                    {
+                        let colon_end = key_range.end + 1;
+                        (
+                            Lit::scalar(Value::Null, self.cx.host(colon_end..colon_end)),
+                            colon_end,
+                        )
+                    }
+                    Event::MappingStart(..) => self.mapping(level + 1)?,
+                    Event::SequenceStart(..) => {
+                        let at = sp.start.index();
+                        if self.src.as_bytes()[at] == b'[' {
+                            self.flow_sequence(at, level + 1)?
+                        } else {
+                            // A sequence at its key's indentation reads otherwise in
+                            // tree-sitter (and saphyr starts it elsewhere than at its `-`).
+                            let col = |i: usize| i - self.src[..i].rfind('\n').map_or(0, |n| n + 1);
+                            if self.src.as_bytes()[at] != b'-' || col(at) <= col(key_range.start) {
+                                return None;
+                            }
+                            self.sequence(at, level + 1)?
+                        }
+                    }
+                    ev => self.scalar(ev, &sp)?,
+                };
+                end = e;
+                pairs.push(Pair {
+                    key: key.to_string(),
+                    key_range: self.cx.host(key_range),
+                    value,
+                });
+            }
+            let start = start?;
+            Some((Lit::map(pairs, self.cx.host(start..end)), end))
+        }
+
+        /// The block sequence after its `SequenceStart` at the first `-` (offset `at`).
+        fn sequence(&mut self, at: usize, level: usize) -> Option<(Lit, usize)> {
+            if level > MAX_LEVELS {
+                return None;
+            }
+            let mut items = Vec::new();
+            let mut end = at;
+            loop {
+                let (ev, sp) = self.event()?;
+                let (item, e) = match ev {
+                    Event::SequenceEnd => break,
+                    Event::MappingStart(..) => self.mapping(level + 1)?,
+                    Event::SequenceStart(..) if self.src.as_bytes()[sp.start.index()] == b'[' => {
+                        self.flow_sequence(sp.start.index(), level + 1)?
+                    }
+                    Event::SequenceStart(..) => return None,
+                    ev => self.scalar(ev, &sp)?,
                 };
                 items.push(item);
                 end = e;
-                match self.lines.get(self.k) {
-                    Some(next) if next.indent == col && next.text.starts_with('-') => {
-                        dash = next.start;
-                    }
-                    Some(next) if next.indent >= col => return None,
-                    _ => break,
-                }
+            }
+            if items.is_empty() {
+                return None;
             }
             Some((Lit::seq(items, self.cx.host(at..end)), end))
         }
 
-        fn mapping(&mut self, col: usize, at: usize, level: usize) -> Option<(Lit, usize)> {
-            let mut pairs = Vec::new();
-            let mut end;
-            let mut key_at = at;
+        /// The flow sequence after its `SequenceStart` at `[` (offset `at`).
+        fn flow_sequence(&mut self, at: usize, level: usize) -> Option<(Lit, usize)> {
+            if level > MAX_LEVELS {
+                return None;
+            }
+            let mut items = Vec::new();
             loop {
-                let line = &self.lines[self.k];
-                let rest = &line.text[key_at - line.start..];
-                let key = key_of(rest)?;
-                let key_range = key_at..key_at + key.len();
-                let key_lit =
-                    self.cx
-                        .str_lit(key.to_string(), key_range.clone(), key_range.clone(), true);
-                let after = &rest[key.len() + 1..];
-                let value;
-                if after.is_empty() {
-                    // `key:` with its value on the lines below, or null.
-                    let colon_end = key_range.end + 1;
-                    self.k += 1;
-                    match self.lines.get(self.k) {
-                        Some(next) if next.indent > col => {
-                            let (lit, e) = self.block(next.indent, next.start, level + 1)?;
-                            value = lit;
-                            end = e;
-                        }
-                        Some(next) if next.indent == col && next.text.starts_with('-') => {
+                let (ev, sp) = self.event()?;
+                let item = match ev {
+                    Event::SequenceEnd => {
+                        let end = sp.end.index();
+                        if self.src[at..end].contains('\n') || !self.src[..end].ends_with(']') {
                             return None;
                         }
-                        _ => {
-                            value = Lit::scalar(Value::Null, self.cx.host(colon_end..colon_end));
-                            end = colon_end;
-                        }
+                        return Some((Lit::seq(items, self.cx.host(at..end)), end));
                     }
-                } else {
-                    let v = after.strip_prefix(' ')?.trim_start_matches(' ');
-                    let v_at = key_range.end + 1 + (after.len() - v.len());
-                    let (lit, e) = self.flow(v, v_at)?;
-                    self.k += 1;
-                    value = lit;
-                    end = e;
-                }
-                let (Value::Str(k), LitKind::Str { content, .. }) = (key_lit.value, key_lit.kind)
-                else {
-                    return None;
+                    Event::SequenceStart(..) => self.flow_sequence(sp.start.index(), level + 1)?.0,
+                    ev => self.scalar(ev, &sp)?.0,
                 };
-                pairs.push(Pair {
-                    key: k,
-                    key_range: content,
-                    value,
-                });
-                match self.lines.get(self.k) {
-                    Some(next) if next.indent == col => key_at = next.start,
-                    Some(next) if next.indent > col => return None,
-                    _ => break,
-                }
+                items.push(item);
             }
-            Some((Lit::map(pairs, self.cx.host(at..end)), end))
         }
 
-        /// A value written on one line (all of `v`, at embedded offset `at`).
-        fn flow(&self, v: &str, at: usize) -> Option<(Lit, usize)> {
-            let (lit, used) = self.flow_value(v, at, 0)?;
-            (used == v.len()).then_some((lit, at + used))
-        }
-
-        /// The flow value at the start of `v` (at `at`), and the bytes it takes.
-        fn flow_value(&self, v: &str, at: usize, level: usize) -> Option<(Lit, usize)> {
-            let b = v.as_bytes();
-            match *b.first()? {
-                q @ (b'"' | b'\'') => {
-                    let close = v[1..].find(q as char)? + 1;
-                    let range = at..at + close + 1;
-                    let content = at + 1..at + close;
-                    let value = v[1..close].to_string();
-                    Some((self.cx.str_lit(value, range, content, true), close + 1))
-                }
-                b'[' => {
-                    if level > MAX_LEVELS {
+        /// A one-line scalar: an unquoted word typed as tree-sitter-yaml types it, or a quoted
+        /// string without quotes inside.
+        fn scalar(&self, ev: Event, sp: &Span) -> Option<(Lit, usize)> {
+            let Event::Scalar(v, style, _, None) = ev else {
+                return None;
+            };
+            let range = sp.start.index()..sp.end.index();
+            let raw = self.src.get(range.clone())?;
+            if raw.is_empty() || raw.contains('\n') {
+                return None;
+            }
+            let host = self.cx.host(range.clone());
+            let lit = match style {
+                ScalarStyle::Plain => match scalar_kind(raw)? {
+                    Kind::Int => Lit::scalar(parse_int(raw).map_or(Value::Expr, Value::Int), host),
+                    Kind::Float => {
+                        Lit::scalar(parse_float(raw).map_or(Value::Expr, Value::Float), host)
+                    }
+                    Kind::Bool => Lit::scalar(Value::Bool(raw == "true"), host),
+                    Kind::Null => Lit::scalar(Value::Null, host),
+                    Kind::Str => {
+                        self.cx
+                            .str_lit(raw.to_string(), range.clone(), range.clone(), true)
+                    }
+                },
+                ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                    let q = if style == ScalarStyle::SingleQuoted {
+                        '\''
+                    } else {
+                        '"'
+                    };
+                    let inner = raw.strip_prefix(q)?.strip_suffix(q)?;
+                    if inner.contains(q) || *v != *inner {
                         return None;
                     }
-                    let mut items = Vec::new();
-                    let mut i = 1;
-                    let skip = |i: &mut usize| {
-                        while b.get(*i) == Some(&b' ') {
-                            *i += 1;
-                        }
-                    };
-                    skip(&mut i);
-                    if b.get(i) != Some(&b']') {
-                        loop {
-                            let (item, used) = self.flow_value(&v[i..], at + i, level + 1)?;
-                            items.push(item);
-                            i += used;
-                            skip(&mut i);
-                            match b.get(i)? {
-                                b',' => {
-                                    i += 1;
-                                    skip(&mut i);
-                                }
-                                b']' => break,
-                                _ => return None,
-                            }
-                        }
-                    }
-                    Some((Lit::seq(items, self.cx.host(at..at + i + 1)), i + 1))
+                    let content = range.start + 1..range.end - 1;
+                    self.cx
+                        .str_lit(inner.to_string(), range.clone(), content, true)
                 }
-                _ => {
-                    let len = v
-                        .bytes()
-                        .position(|c| matches!(c, b',' | b']' | b' ' | b'[' | b'"' | b'\'' | b':'))
-                        .unwrap_or(v.len());
-                    let word = &v[..len];
-                    let range = at..at + len;
-                    let host = self.cx.host(range.clone());
-                    let lit = match scalar_kind(word)? {
-                        Kind::Int => {
-                            Lit::scalar(parse_int(word).map_or(Value::Expr, Value::Int), host)
-                        }
-                        Kind::Float => {
-                            Lit::scalar(parse_float(word).map_or(Value::Expr, Value::Float), host)
-                        }
-                        Kind::Bool => Lit::scalar(Value::Bool(word == "true"), host),
-                        Kind::Null => Lit::scalar(Value::Null, host),
-                        Kind::Str => self
-                            .cx
-                            .str_lit(word.to_string(), range.clone(), range, true),
-                    };
-                    Some((lit, len))
-                }
-            }
+                _ => return None,
+            };
+            Some((lit, range.end))
         }
     }
 
