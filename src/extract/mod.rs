@@ -10,6 +10,8 @@ pub mod curl;
 pub mod json;
 mod lit;
 pub mod markdown;
+#[cfg(test)]
+mod mutations;
 pub mod notebook;
 pub mod offset_map;
 pub(crate) mod parse;

@@ -763,28 +763,14 @@ mod tests {
         let mut accepted = 0;
         let mut compared = 0;
         for text in samples() {
-            let mut variants = vec![text.clone()];
-            let b = text.as_bytes();
-            let step = (b.len() / 60).max(1);
-            for i in (0..b.len()).step_by(step) {
-                let mut del = b.to_vec();
-                del.remove(i);
-                let mut dup = b.to_vec();
-                dup.insert(i, b[i]);
-                variants.extend(
-                    [del, dup]
-                        .into_iter()
-                        .filter_map(|v| String::from_utf8(v).ok()),
-                );
-                for c in [
-                    ":", "-", " ", "\n", "\"", "'", "[", "]", ",", "0", "~", "- ", ": ", "  ",
-                    "1.", "x",
-                ] {
-                    let mut v = b.to_vec();
-                    v.splice(i..i + 1, c.bytes());
-                    variants.extend(String::from_utf8(v).ok());
-                }
-            }
+            let variants = super::super::mutations::one_byte_variants(
+                &text,
+                60,
+                &[
+                    ":", "-", " ", "\n", "\"", "'", "[", "]", ",", "0", "~", "- ", ": ", " ", "1.",
+                    "x",
+                ],
+            );
             for v in variants {
                 compared += 1;
                 if let Some((fast, tree)) = both(&v) {
