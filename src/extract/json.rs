@@ -479,36 +479,12 @@ mod tests {
     /// Texts to compare: JSON fences of the Markdown and the JSON files under examples/ and
     /// tests/fixtures/, and generated values (escapes, numbers, nesting past `MAX_DEPTH`).
     fn samples() -> Vec<String> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut out = Vec::new();
-        let mut dirs = vec![root.join("examples"), root.join("tests/fixtures")];
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).expect("fixture folder").flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(&p) else {
-                    continue;
-                };
-                match p.extension().and_then(|x| x.to_str()) {
-                    Some("json" | "ipynb") if text.len() < 256 * 1024 => out.push(text),
-                    Some("md") => {
-                        for u in crate::extract::markdown::units(&text) {
-                            let t = u.body.trim_start();
-                            if u.kind == crate::extract::markdown::UnitKind::Fence("json".into())
-                                || t.starts_with('{')
-                                || t.starts_with('[')
-                            {
-                                out.push(u.body);
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+        let mut out = super::super::mutations::fixture_texts(&["json", "ipynb"], |u| {
+            let t = u.body.trim_start();
+            u.kind == crate::extract::markdown::UnitKind::Fence("json".into())
+                || t.starts_with('{')
+                || t.starts_with('[')
+        });
         let deep = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
         out.extend([
             deep(63),

@@ -1,4 +1,4 @@
-//! Test-only: one-byte mutations of a text, for the tests that compare a fast-path reader with
+//! Test-only: fixture texts and one-byte mutations of them, for the tests that compare a fast-path reader with
 //! tree-sitter's literal tree (`json::tests`, `yaml::tests`).
 
 /// `text` itself, then, at every `len / per`-th byte (at least every byte when `per` exceeds the
@@ -25,4 +25,38 @@ pub(crate) fn one_byte_variants(text: &str, per: usize, replacements: &[&str]) -
         }
     }
     variants
+}
+
+/// Texts under examples/ and tests/fixtures/: whole files whose extension is in `exts` (below
+/// 256 KiB), and the bodies of the Markdown units `unit` accepts.
+pub(crate) fn fixture_texts(
+    exts: &[&str],
+    unit: impl Fn(&super::markdown::Unit) -> bool,
+) -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut dirs = vec![root.join("examples"), root.join("tests/fixtures")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("fixture folder").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            match p.extension().and_then(|x| x.to_str()) {
+                Some("md") => out.extend(
+                    super::markdown::units(&text)
+                        .into_iter()
+                        .filter(|u| unit(u))
+                        .map(|u| u.body),
+                ),
+                Some(x) if exts.contains(&x) && text.len() < 256 * 1024 => out.push(text),
+                _ => {}
+            }
+        }
+    }
+    out
 }

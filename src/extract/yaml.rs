@@ -718,33 +718,10 @@ mod tests {
     /// YAML fences and files under examples/ and tests/fixtures/, and tool calls as skill
     /// files write them (benches/gen_skill.py).
     fn samples() -> Vec<String> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut out = Vec::new();
-        let mut dirs = vec![root.join("examples"), root.join("tests/fixtures")];
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).expect("fixture folder").flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                    continue;
-                }
-                let Ok(text) = std::fs::read_to_string(&p) else {
-                    continue;
-                };
-                match p.extension().and_then(|x| x.to_str()) {
-                    Some("yaml" | "yml") if text.len() < 256 * 1024 => out.push(text),
-                    Some("md") => out.extend(
-                        crate::extract::markdown::units(&text)
-                            .into_iter()
-                            .filter(|u| {
-                                matches!(&u.kind, crate::extract::markdown::UnitKind::Fence(l) if l == "yaml" || l == "yml")
-                            })
-                            .map(|u| u.body),
-                    ),
-                    _ => {}
-                }
-            }
-        }
+        let mut out = super::super::mutations::fixture_texts(
+            &["yaml", "yml"],
+            |u| matches!(&u.kind, crate::extract::markdown::UnitKind::Fence(l) if l == "yaml" || l == "yml"),
+        );
         out.extend([
             "- tool: netbox_get_objects\n  arguments:\n    object_type: ipam.fhrpgroup\n    filters:\n      auth_type: 42\n".to_string(),
             "tool: netbox_get_objects\nobject_type: dcim.device\nfilters:\n  status: [\"active\", \"planned\"]\n  site_id: [1, 2]\n  q: 'x'\n  tag:\n  latitude: -1.5\n  role: null\n  vc: ~\n  ok: true\n\n".into(),
