@@ -93,33 +93,12 @@ async fn poisoned_documents_do_not_take_the_server_down() {
         + &" ".repeat(260)
         + "v: 'open";
     let md = format!("```python\n{py}```\n\n```yaml\n{yaml}\n```\n");
-    let mut c = TestClient::in_process();
-    c.initialize(json!({}), default_capabilities(), Value::Null)
-        .await;
-    for (name, lang, text) in [
+    opened_then_still_serving(&[
         ("deep.py", "python", &py),
         ("deep.yaml", "yaml", &yaml),
         ("deep.md", "markdown", &md),
-    ] {
-        let uri = format!("file:///p/{name}");
-        c.open(&uri, lang, 1, text).await;
-        let _ = c.diagnostics(&uri, 1).await;
-    }
-    let uri = "file:///p/t.py";
-    c.open(
-        uri,
-        "python",
-        1,
-        "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n",
-    )
+    ])
     .await;
-    let diags = c.diagnostics(uri, 1).await;
-    assert!(
-        diags.iter().any(|d| d["code"] == "unknown-filter"),
-        "{diags:?}"
-    );
-    let labels = c.completion_labels(uri, 0, 46).await;
-    assert!(labels.iter().any(|l| l == "role_id"), "{labels:?}");
 }
 
 /// Python expressions nested 100,000 deep (`1+1+...`, `[[[...]]]`, `a.b.b...`), in a `.py`
@@ -136,10 +115,16 @@ async fn deeply_nested_python_expressions_do_not_take_the_server_down() {
         ".b".repeat(n)
     );
     let md = format!("```python\n{py}```\n");
+    opened_then_still_serving(&[("deep.py", "python", &py), ("deep.md", "markdown", &md)]).await;
+}
+
+/// Opens each `(name, language id, text)` document and waits for its diagnostics, then checks
+/// that the server still reports and completes in another document.
+async fn opened_then_still_serving(docs: &[(&str, &str, &String)]) {
     let mut c = TestClient::in_process();
     c.initialize(json!({}), default_capabilities(), Value::Null)
         .await;
-    for (name, lang, text) in [("deep.py", "python", &py), ("deep.md", "markdown", &md)] {
+    for (name, lang, text) in docs {
         let uri = format!("file:///p/{name}");
         c.open(&uri, lang, 1, text).await;
         let _ = c.diagnostics(&uri, 1).await;
