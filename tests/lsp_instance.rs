@@ -84,7 +84,7 @@ async fn user_instance_knowledge_in_the_editor() {
         .await;
     assert_eq!(
         init["capabilities"]["executeCommandProvider"]["commands"],
-        json!(["netbox-lsp.rebuildIndex"])
+        json!(["netbox-lsp.rebuildIndex", "netbox-lsp.verify"])
     );
     let uri = file_uri(&home.path().join("skill.py"));
     c.open(&uri, "python", 1, DOC).await;

@@ -169,6 +169,17 @@ impl Plan {
         (out, summary)
     }
 
+    /// Keeps only the calls and operations that `answers` has no answer for (a call edited
+    /// since the last verification).
+    pub fn unanswered(mut self, answers: &Answers) -> Plan {
+        self.calls.retain(|c| answers.get(&c.filtered).is_none());
+        for d in &mut self.documents {
+            d.operations.retain(|o| answers.get(&o.request).is_none());
+        }
+        self.documents.retain(|d| !d.operations.is_empty());
+        self
+    }
+
     /// Keeps only the calls and documents that overlap host bytes `range` (a "verify this
     /// call" request from the editor).
     pub fn only(mut self, range: &Range<usize>) -> Plan {

@@ -73,6 +73,23 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// A runner whose cache already holds `answers` (their requests are not sent again).
+    pub fn with_answers(
+        transport: &'a dyn Transport,
+        limits: Limits,
+        answers: &Answers,
+    ) -> Runner<'a> {
+        let r = Runner::new(transport, limits);
+        lock(&r.cache).extend(
+            answers
+                .by_request
+                .iter()
+                .filter(|(_, a)| matches!(a, Answer::Reply { .. }))
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        r
+    }
+
     /// Requests sent so far (not counting cache hits).
     pub fn sent(&self) -> usize {
         self.sent.load(Ordering::SeqCst)
