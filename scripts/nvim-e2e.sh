@@ -120,3 +120,44 @@ case "$rc" in
   124|137) echo "nvim-e2e: FAIL: the instance test did not finish within 120 s" >&2; exit 1 ;;
   *) echo "nvim-e2e: FAIL: instance test (exit $rc)" >&2; exit 1 ;;
 esac
+
+# Third test: "Verify against NetBox" (issue 21). scripts/live-replay.py replays what NetBox 4.6.8
+# answered to the ground-truth rows and logs every request; afterwards the log must hold only
+# the requests a live check may send (and the server's status check), each with the token.
+LOG="$TMP/live-requests.jsonl"
+python3 scripts/live-replay.py 4.6.8 "$TOKEN" "$LOG" >"$TMP/live-port" 2>"$TMP/live.err" &
+lpid=$!
+trap 'kill "$rpid" "$lpid" 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 100); do grep -q PORT "$TMP/live-port" 2>/dev/null && break; sleep 0.1; done
+LPORT="$(sed -n 's/^PORT //p' "$TMP/live-port")"
+[ -n "$LPORT" ] || die "the live replay server did not start: $(cat "$TMP/live.err")"
+say "live replay: http://127.0.0.1:$LPORT"
+set +e
+NETBOX_E2E_TOKEN="$TOKEN" XDG_CACHE_HOME="$TMP/live-cache" XDG_CONFIG_HOME="$TMP/live-config" \
+  NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" \
+  timeout --kill-after=5 90 "$NVIM_BIN" --headless --clean -u NONE -l editors/nvim/test/live_e2e.lua \
+  "$SERVER" "http://127.0.0.1:$LPORT" </dev/null &
+tpid=$!
+wait "$tpid"
+rc=$?
+kill -- -"$tpid" 2>/dev/null
+set -e
+case "$rc" in
+  0) ;;
+  124|137) echo "nvim-e2e: FAIL: the live test did not finish within 90 s" >&2; exit 1 ;;
+  *) echo "nvim-e2e: FAIL: live test (exit $rc)" >&2; exit 1 ;;
+esac
+python3 - "$LOG" <<'PY' || { echo "nvim-e2e: FAIL: live requests (above)" >&2; exit 1; }
+import json, sys
+seen = [json.loads(l) for l in open(sys.argv[1])]
+bad = [s for s in seen if s["violation"] or not s["auth_ok"]]
+live = [s["path"] for s in seen if s["path"] != "/api/status/"]
+want = ["/api/dcim/devices/?limit=1", "/api/dcim/devices/?role_id=6&limit=1", "/api/dcim/devices/?device_role_id=6&limit=1"]
+for s in seen:
+    print("nvim-e2e:   sent", s["method"], s["path"])
+if bad or sorted(set(live)) != sorted(want):
+    print("nvim-e2e: unexpected requests:", bad or live, file=sys.stderr)
+    sys.exit(1)
+PY
+say "PASS (live: only GETs of list endpoints with limit=1, each with the token)"
+
