@@ -51,14 +51,7 @@ struct Run {
 fn run(args: &[&str], dir: Option<&Path>) -> Run {
     let mut cmd = Command::new(BIN);
     cmd.args(args).env("NETBOX_TOKEN", V1);
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ] {
+    for v in instance_replay::PROXY_VARS {
         cmd.env_remove(v);
     }
     if let Some(d) = dir {

@@ -84,14 +84,7 @@ async fn verify_against_netbox_in_the_editor() {
     std::env::set_var("XDG_CACHE_HOME", home.path().join("cache"));
     std::env::set_var("MY_NB", V1);
     std::env::remove_var("NETBOX_LSP_LIVE");
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ] {
+    for v in PROXY_VARS {
         std::env::remove_var(v);
     }
     let record = Arc::new(Record::default());

@@ -24,7 +24,7 @@ pub struct LiveArgs {
     /// `GET <endpoint>?<filters>&limit=1` and `GET <endpoint>?limit=1`, compare the counts;
     /// GraphQL query operations only, with bounded lists. Needs --url; sends only GETs of list
     /// endpoints and POST /graphql/ with queries, only to that URL.
-    #[arg(long, requires = "url")]
+    #[arg(long, requires = "url", conflicts_with = "diff")]
     pub live: bool,
     #[command(flatten)]
     pub instance: InstanceArgs,

@@ -9,6 +9,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub const V1: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// The proxy variables a loopback test clears: the replay server must get its requests directly.
+pub const PROXY_VARS: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
 pub const V2: &str = "nbt_K3yK3yK3y.s3cr3ts3cr3ts3cr3t";
 
 pub fn fixture(name: &str) -> PathBuf {
