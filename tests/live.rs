@@ -656,3 +656,66 @@ fn no_redirect_to_another_origin_and_a_timeout_on_every_request() {
         "{findings:#?}"
     );
 }
+
+/// Two answers the replay rows cannot give, recorded from NetBox 4.6.8 with the bare demo data
+/// (`../shared/lab`, `build.sh 4.6.8`, where every device is active): a filter every object
+/// matches (`status=active`: 72 of 72, `status__n=active`: 0), and a GraphQL validation error
+/// after the `pagination` netbox-lsp added (its location is in the text sent).
+#[test]
+fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
+    let knowledge = Knowledge {
+        index: Some(embedded::embedded_index("4.6.8")),
+        graphql_embedded: Some("4.6.8"),
+        ..Default::default()
+    };
+    let list = |n: u64| Answer::Reply {
+        status: 200,
+        body: format!(r#"{{"count":{n},"next":null,"previous":null,"results":[]}}"#).into_bytes(),
+    };
+    let text = "/api/dcim/devices/?status=active\n";
+    let p = plan::plan(text, HostKind::Text, &knowledge, Bound::Refuse);
+    let c = &p.calls[0];
+    let negation = c.negation.clone().expect("status__n exists on devices");
+    assert_eq!(negation.path(), "/api/dcim/devices/?status__n=active&limit=1");
+    let mut answers = Answers::default();
+    answers.by_request.insert(c.bare.clone(), list(72));
+    answers.by_request.insert(c.filtered.clone(), list(72));
+    // Without the negation's answer the counts cannot tell.
+    let (f, _) = p.judge(&answers, text, HostKind::Text);
+    assert!(f[0].message.contains("either every object matches `status`, or NetBox ignored it"));
+    assert_eq!(p.follow_ups(&answers), [negation.clone()]);
+    answers.by_request.insert(negation, list(0));
+    let (f, s) = p.judge(&answers, text, HostKind::Text);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].code, "live-unchanged");
+    assert_eq!(f[0].severity, netbox_lsp::finding::Severity::Information);
+    assert!(f[0].message.ends_with("every object matches `status=active` here (its negation selects none)."));
+    assert_eq!((s.unchanged, s.differs), (1, 0));
+    // The same 72 with the negation too: NetBox ignored both, the knowledge says both exist.
+    answers.by_request.insert(c.negation.clone().unwrap(), list(72));
+    let (f, s) = p.judge(&answers, text, HostKind::Text);
+    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["live-differs", "live-unchanged"]);
+    assert_eq!(s.differs, 1);
+
+    let doc = "{ device_list { id nonexistent } }";
+    let p = plan::plan(doc, HostKind::Graphql, &knowledge, Bound::Limit(2));
+    let op = &p.documents[0].operations[0];
+    let netbox_lsp::live::Request::Graphql { body } = &op.request else {
+        unreachable!()
+    };
+    let sent: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(sent["query"], "{ device_list(pagination: {limit: 2}) { id nonexistent } }");
+    let mut answers = Answers::default();
+    answers.by_request.insert(
+        op.request.clone(),
+        Answer::Reply {
+            status: 200,
+            body: br#"{"data": null, "errors": [{"message": "Cannot query field 'nonexistent' on type 'DeviceType'.", "locations": [{"line": 1, "column": 44}]}]}"#.to_vec(),
+        },
+    );
+    let (f, _) = p.judge(&answers, doc, HostKind::Graphql);
+    let err = f.iter().find(|f| f.code == "live-graphql-error").unwrap();
+    assert_eq!(&doc[err.range.clone()], "nonexistent");
+    // The static check rejects it too: no disagreement.
+    assert!(!f.iter().any(|f| f.code == "live-differs"), "{f:?}");
+}

@@ -75,6 +75,15 @@ pub struct DocProbe {
     len: usize,
 }
 
+/// One query operation while it is planned: its range in the document text, name, root fields
+/// and variables (with any limit added).
+struct Op {
+    range: Range<usize>,
+    name: Option<String>,
+    roots: Vec<Root>,
+    variables: serde_json::Value,
+}
+
 /// What becomes of a document.
 #[derive(Debug)]
 pub enum Planned {
@@ -163,7 +172,7 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
     let statics = crate::graphql::check_document(doc, schema);
     let mut added: Vec<(usize, String)> = Vec::new();
     let mut refused = Vec::new();
-    let mut planned: Vec<(Range<usize>, Option<String>, Vec<Root>, serde_json::Value)> = Vec::new();
+    let mut planned: Vec<Op> = Vec::new();
     for o in &ops {
         let range = op_range(o);
         let mut variables = doc.variables.clone().unwrap_or(serde_json::json!({}));
@@ -219,7 +228,12 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
             roots.push(root);
         }
         let name = o.name.as_ref().map(|n| n.to_string());
-        planned.push((range, name, roots, variables));
+        planned.push(Op {
+            range,
+            name,
+            roots,
+            variables,
+        });
     }
     if !refused.is_empty() {
         return Planned::Refused(refused);
@@ -235,34 +249,41 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
     sent.push_str(&text[last..]);
     let operations = planned
         .into_iter()
-        .map(|(range, name, roots, variables)| {
-            let mut body = serde_json::json!({ "query": sent });
-            if variables.as_object().is_some_and(|v| !v.is_empty()) {
-                body["variables"] = variables;
-            }
-            if let Some(n) = &name {
-                body["operationName"] = serde_json::Value::String(n.clone());
-            }
-            let hr = host(range.clone());
-            let static_rejects = statics
-                .iter()
-                .filter(|f| {
-                    f.severity == Severity::Error
-                        && REJECTS.contains(&f.code)
-                        && f.range.start <= hr.end
-                        && hr.start <= f.range.end
-                })
-                .map(|f| f.code)
-                .collect();
-            OpProbe {
-                request: Request::Graphql {
-                    body: body.to_string(),
-                },
-                range: hr,
-                roots,
-                static_rejects,
-            }
-        })
+        .map(
+            |Op {
+                 range,
+                 name,
+                 roots,
+                 variables,
+             }| {
+                let mut body = serde_json::json!({ "query": sent });
+                if variables.as_object().is_some_and(|v| !v.is_empty()) {
+                    body["variables"] = variables;
+                }
+                if let Some(n) = &name {
+                    body["operationName"] = serde_json::Value::String(n.clone());
+                }
+                let hr = host(range.clone());
+                let static_rejects = statics
+                    .iter()
+                    .filter(|f| {
+                        f.severity == Severity::Error
+                            && REJECTS.contains(&f.code)
+                            && f.range.start <= hr.end
+                            && hr.start <= f.range.end
+                    })
+                    .map(|f| f.code)
+                    .collect();
+                OpProbe {
+                    request: Request::Graphql {
+                        body: body.to_string(),
+                    },
+                    range: hr,
+                    roots,
+                    static_rejects,
+                }
+            },
+        )
         .collect();
     Planned::Probe(DocProbe {
         range: whole,
