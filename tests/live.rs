@@ -676,25 +676,37 @@ fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
     let p = plan::plan(text, HostKind::Text, &knowledge, Bound::Refuse);
     let c = &p.calls[0];
     let negation = c.negation.clone().expect("status__n exists on devices");
-    assert_eq!(negation.path(), "/api/dcim/devices/?status__n=active&limit=1");
+    assert_eq!(
+        negation.path(),
+        "/api/dcim/devices/?status__n=active&limit=1"
+    );
     let mut answers = Answers::default();
     answers.by_request.insert(c.bare.clone(), list(72));
     answers.by_request.insert(c.filtered.clone(), list(72));
     // Without the negation's answer the counts cannot tell.
     let (f, _) = p.judge(&answers, text, HostKind::Text);
-    assert!(f[0].message.contains("either every object matches `status`, or NetBox ignored it"));
+    assert!(f[0]
+        .message
+        .contains("either every object matches `status`, or NetBox ignored it"));
     assert_eq!(p.follow_ups(&answers), [negation.clone()]);
     answers.by_request.insert(negation, list(0));
     let (f, s) = p.judge(&answers, text, HostKind::Text);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].code, "live-unchanged");
     assert_eq!(f[0].severity, netbox_lsp::finding::Severity::Information);
-    assert!(f[0].message.ends_with("every object matches `status=active` here (its negation selects none)."));
+    assert!(f[0]
+        .message
+        .ends_with("every object matches `status=active` here (its negation selects none)."));
     assert_eq!((s.unchanged, s.differs), (1, 0));
     // The same 72 with the negation too: NetBox ignored both, the knowledge says both exist.
-    answers.by_request.insert(c.negation.clone().unwrap(), list(72));
+    answers
+        .by_request
+        .insert(c.negation.clone().unwrap(), list(72));
     let (f, s) = p.judge(&answers, text, HostKind::Text);
-    assert_eq!(f.iter().map(|f| f.code).collect::<Vec<_>>(), ["live-differs", "live-unchanged"]);
+    assert_eq!(
+        f.iter().map(|f| f.code).collect::<Vec<_>>(),
+        ["live-differs", "live-unchanged"]
+    );
     assert_eq!(s.differs, 1);
 
     let doc = "{ device_list { id nonexistent } }";
@@ -704,7 +716,10 @@ fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
         unreachable!()
     };
     let sent: serde_json::Value = serde_json::from_str(body).unwrap();
-    assert_eq!(sent["query"], "{ device_list(pagination: {limit: 2}) { id nonexistent } }");
+    assert_eq!(
+        sent["query"],
+        "{ device_list(pagination: {limit: 2}) { id nonexistent } }"
+    );
     let mut answers = Answers::default();
     answers.by_request.insert(
         op.request.clone(),

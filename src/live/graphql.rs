@@ -444,7 +444,7 @@ pub(crate) fn judge(d: &DocProbe, answers: &Answers, summary: &mut Summary) -> V
                 out.push(f(
                     "live-no-answer",
                     Severity::Warning,
-                    format!("No answer from NetBox for POST /graphql/: {why}"),
+                    format!("No answer from NetBox: {why}"),
                 ));
                 continue;
             }

@@ -160,7 +160,8 @@ pub(crate) fn judge(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> 
             push(
                 "live-no-answer",
                 Severity::Warning,
-                format!("No answer from NetBox for {}: {why}", c.filtered.describe()),
+                // The reason names the request (`GET /api/…: …`).
+                format!("No answer from NetBox: {why}"),
             );
         }
         Outcome::Refused(status, netbox) => {
