@@ -688,7 +688,7 @@ fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
     assert!(f[0]
         .message
         .contains("either every object matches `status`, or NetBox ignored it"));
-    assert_eq!(p.follow_ups(&answers), [negation.clone()]);
+    assert_eq!(p.follow_ups(&answers), std::slice::from_ref(&negation));
     answers.by_request.insert(negation, list(0));
     let (f, s) = p.judge(&answers, text, HostKind::Text);
     assert_eq!(f.len(), 1);
