@@ -94,29 +94,67 @@ esac
 case "$SERVER" in
   *.py) say "SKIPPED: instance test (the server under test is a stand-in)"; exit 0 ;;
 esac
-command -v python3 >/dev/null 2>&1 || die "python3 is needed for the instance replay server"
+command -v python3 >/dev/null 2>&1 || die "python3 is needed for the replay servers"
 TMP="$(mktemp -d)"
 TOKEN="0123456789abcdef0123456789abcdef01234567"
-python3 scripts/instance-replay.py tests/fixtures/instance "$TOKEN" >"$TMP/port" 2>"$TMP/replay.err" &
-rpid=$!
-trap 'kill "$rpid" 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do grep -q PORT "$TMP/port" 2>/dev/null && break; sleep 0.1; done
-PORT="$(sed -n 's/^PORT //p' "$TMP/port")"
-[ -n "$PORT" ] || die "the replay server did not start: $(cat "$TMP/replay.err")"
-say "instance replay: http://127.0.0.1:$PORT"
-set +e
-# The replay is on loopback: a proxy from the environment must not get these requests.
-NETBOX_E2E_TOKEN="$TOKEN" XDG_CACHE_HOME="$TMP/cache" XDG_CONFIG_HOME="$TMP/config" \
-  NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" \
-  timeout --kill-after=5 120 "$NVIM_BIN" --headless --clean -u NONE -l editors/nvim/test/instance_e2e.lua \
-  "$SERVER" "http://127.0.0.1:$PORT" </dev/null &
-tpid=$!
-wait "$tpid"
-rc=$?
-kill -- -"$tpid" 2>/dev/null
-set -e
-case "$rc" in
-  0) say "PASS (instance)" ;;
-  124|137) echo "nvim-e2e: FAIL: the instance test did not finish within 120 s" >&2; exit 1 ;;
-  *) echo "nvim-e2e: FAIL: instance test (exit $rc)" >&2; exit 1 ;;
-esac
+PIDS=()
+trap 'kill "${PIDS[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+# replay NAME SCRIPT ARGS...: starts a replay server on loopback; sets REPLAY_URL.
+replay() {
+  local name=$1; shift
+  python3 "$@" >"$TMP/$name.port" 2>"$TMP/$name.err" &
+  PIDS+=($!)
+  for _ in $(seq 100); do grep -q PORT "$TMP/$name.port" 2>/dev/null && break; sleep 0.1; done
+  local port; port="$(sed -n 's/^PORT //p' "$TMP/$name.port")"
+  [ -n "$port" ] || die "the $name replay server did not start: $(cat "$TMP/$name.err")"
+  REPLAY_URL="http://127.0.0.1:$port"
+  say "$name replay: $REPLAY_URL"
+}
+
+# run_lua NAME SECONDS SCRIPT: runs the Lua test with the server and REPLAY_URL, fresh caches;
+# fails the whole run unless it passes. The replays are on loopback: a proxy from the
+# environment must not get these requests.
+run_lua() {
+  local name=$1 seconds=$2 script=$3 rc
+  set +e
+  NETBOX_E2E_TOKEN="$TOKEN" XDG_CACHE_HOME="$TMP/$name-cache" XDG_CONFIG_HOME="$TMP/$name-config" \
+    NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" \
+    timeout --kill-after=5 "$seconds" "$NVIM_BIN" --headless --clean -u NONE -l "$script" \
+    "$SERVER" "$REPLAY_URL" </dev/null &
+  local tpid=$!
+  wait "$tpid"
+  rc=$?
+  kill -- -"$tpid" 2>/dev/null
+  set -e
+  case "$rc" in
+    0) ;;
+    124|137) echo "nvim-e2e: FAIL: the $name test did not finish within $seconds s" >&2; exit 1 ;;
+    *) echo "nvim-e2e: FAIL: $name test (exit $rc)" >&2; exit 1 ;;
+  esac
+}
+
+replay instance scripts/instance-replay.py tests/fixtures/instance "$TOKEN"
+run_lua instance 120 editors/nvim/test/instance_e2e.lua
+say "PASS (instance)"
+
+# Third test: "Verify against NetBox" (issue 21). scripts/live-replay.py replays what NetBox 4.6.8
+# answered to the ground-truth rows and logs every request; afterwards the log must hold only
+# the requests a live check may send (and the server's status check), each with the token.
+LOG="$TMP/live-requests.jsonl"
+replay live scripts/live-replay.py 4.6.8 "$TOKEN" "$LOG"
+run_lua live 90 editors/nvim/test/live_e2e.lua
+python3 - "$LOG" <<'PY' || { echo "nvim-e2e: FAIL: live requests (above)" >&2; exit 1; }
+import json, sys
+seen = [json.loads(l) for l in open(sys.argv[1])]
+bad = [s for s in seen if s["violation"] or not s["auth_ok"]]
+live = [s["path"] for s in seen if s["path"] != "/api/status/"]
+want = ["/api/dcim/devices/?limit=1", "/api/dcim/devices/?role_id=6&limit=1", "/api/dcim/devices/?device_role_id=6&limit=1"]
+for s in seen:
+    print("nvim-e2e:   sent", s["method"], s["path"])
+if bad or sorted(set(live)) != sorted(want):
+    print("nvim-e2e: unexpected requests:", bad or live, file=sys.stderr)
+    sys.exit(1)
+PY
+say "PASS (live: only GETs of list endpoints with limit=1, each with the token)"
+

@@ -127,6 +127,9 @@ impl Settings {
                 "severity" => s.severity = severity_table(v, warnings, errors),
                 "exclude" => s.exclude = glob_list(key, v, warnings, errors),
                 "instance" => s.instance_url = instance_url(v, warnings, errors),
+                "live" => warnings.push(
+                    "`live` is ignored here: live checks against NetBox are turned on only in your user settings (the editor's user settings, `[live]` in ~/.config/netbox-lsp/config.toml, NETBOX_LSP_LIVE=1) or with `check --live`, never by a workspace".into(),
+                ),
                 _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
         }

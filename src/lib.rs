@@ -17,6 +17,7 @@ pub mod graphql;
 pub mod index;
 pub mod instance;
 pub mod lines;
+pub mod live;
 pub mod rest;
 pub mod rules;
 pub mod safe_read;

@@ -281,17 +281,10 @@ struct Run {
 fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
     let mut cmd = Command::new(BIN);
     cmd.args(args);
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-        "NO_PROXY",
-        "no_proxy",
-        "NETBOX_TOKEN",
-    ] {
+    for v in PROXY_VARS
+        .iter()
+        .chain(&["NO_PROXY", "no_proxy", "NETBOX_TOKEN"])
+    {
         cmd.env_remove(v);
     }
     for (k, v) in env {

@@ -40,14 +40,7 @@ async fn user_instance_knowledge_in_the_editor() {
     std::env::set_var("XDG_CONFIG_HOME", home.path().join("config"));
     std::env::set_var("XDG_CACHE_HOME", &cache);
     std::env::set_var("MY_NB", V1);
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ] {
+    for v in PROXY_VARS {
         std::env::remove_var(v);
     }
     let server = Server::start(netbox(V1, false));
@@ -84,7 +77,7 @@ async fn user_instance_knowledge_in_the_editor() {
         .await;
     assert_eq!(
         init["capabilities"]["executeCommandProvider"]["commands"],
-        json!(["netbox-lsp.rebuildIndex"])
+        json!(["netbox-lsp.rebuildIndex", "netbox-lsp.verify"])
     );
     let uri = file_uri(&home.path().join("skill.py"));
     c.open(&uri, "python", 1, DOC).await;

@@ -46,14 +46,7 @@ async fn workspace_instance_is_used_only_once_allowed() {
     std::env::set_var("XDG_CONFIG_HOME", &config);
     std::env::set_var("XDG_CACHE_HOME", home.path().join("cache"));
     std::env::set_var("MY_NB", V1);
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ] {
+    for v in PROXY_VARS {
         std::env::remove_var(v);
     }
     let approvals = config.join("netbox-lsp").join("approved-instances");

@@ -35,14 +35,7 @@ async fn embedded_serves_while_building_and_stale_knowledge_is_rebuilt() {
     std::env::set_var("XDG_CONFIG_HOME", home.path().join("config"));
     std::env::set_var("XDG_CACHE_HOME", home.path().join("cache"));
     std::env::set_var("MY_NB", V1);
-    for v in [
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "ALL_PROXY",
-        "http_proxy",
-        "https_proxy",
-        "all_proxy",
-    ] {
+    for v in PROXY_VARS {
         std::env::remove_var(v);
     }
     // The replay, with a status answer and a schema delay the test changes.

@@ -9,7 +9,11 @@
 //   3. completion of a filter name: `"rol` in a filters dict offers `role_id`; a .txt file
 //      (plaintext) gets its diagnostic;
 //   4. quick-fix: "Replace `device_role_id` with `role_id`" applied, saved, the file on disk
-//      changed and the diagnostic gone.
+//      changed and the diagnostic gone;
+//   5. live checks (user settings turn them on, run.sh): the "Verify against NetBox" code lens of
+//      the first call in live.md gives its verdict (live-narrowed, source netbox (live)) in the
+//      Problems panel and in hover with counts and time; the palette command verifies the
+//      document (the second call: live-unchanged).
 // Env: CS_URL, WS (workspace folder), SHOTS (screenshots folder). Exit 0 = PASS.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -179,6 +183,45 @@ const flat = (s) => s.replace(/\s+/g, ' ').trim();
       check(left.length >= expected.length - 1, `the other findings stay (${left.length} rows)`);
       await shot('after-fix');
     }
+
+    // 5. Live checks: a code lens on one call, then the palette command on the document.
+    await open('live.md');
+    const lensSel = '.codelens-decoration a';
+    const lenses = await page.waitForSelector(lensSel, { timeout: 30000 })
+      .then(() => page.locator(lensSel).allInnerTexts(), () => []);
+    log('code lenses:', lenses.join(' | '));
+    check(lenses.some((t) => t.includes('Verify document against NetBox (2 calls)')), 'the document lens is shown');
+    check(lenses.filter((t) => t.trim() === 'Verify against NetBox').length === 2, 'a lens above each call');
+    await page.locator(lensSel, { hasText: /^Verify against NetBox$/ }).first().click();
+    const liveRow = async (code, line) => {
+      for (let i = 0; i < 60; i++) {
+        const r = (await problems()).find((x) => x.includes(code) && x.includes(`[Ln ${line},`));
+        if (r) return r;
+        await page.waitForTimeout(250);
+      }
+      return '';
+    };
+    await page.keyboard.press('Control+Shift+M');
+    const narrowed = await liveRow('live-narrowed', 3);
+    log('problem:', narrowed);
+    check(/19 of 72 objects/.test(narrowed) && /netbox \(live\)/.test(narrowed), 'the lens verified the first call: live-narrowed, 19 of 72, source netbox (live)');
+    check(!(await problems()).some((x) => x.includes('live-') && x.includes('[Ln 5,')), 'the other call is not verified by that lens');
+    await shot('live-lens');
+    await page.keyboard.press('Control+1');
+    await goTo(3, 25);
+    const liveHover = await showHover();
+    log('hover:', liveHover.slice(0, 400));
+    check(/NetBox \(live\)/.test(liveHover) && /19 of 72/.test(liveHover) && /checked \d{4}-\d\d-\d\d/.test(liveHover), 'hover shows the verdict with counts and the time of the check');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+Shift+P');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 5000 });
+    await page.keyboard.type('NetBox LSP: Verify Document against My NetBox', { delay: 10 });
+    await page.waitForTimeout(500);
+    await page.keyboard.press('Enter');
+    const unchanged = await liveRow('live-unchanged', 5);
+    log('problem:', unchanged);
+    check(/ignored device_role_id|ignored `device_role_id`/.test(unchanged), 'the palette command verified the document: live-unchanged on device_role_id');
+    await shot('live-document');
   } catch (e) {
     failures.push(String(e && e.stack || e));
     console.error(e);

@@ -105,6 +105,18 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     }
 
+    if args.live.live {
+        match super::live::run(&args.live, &inputs, &knowledge, &overrides, &mut located) {
+            Ok(failed) => io_failed |= failed,
+            Err(e) => {
+                eprintln!("netbox-lsp: error: {e}");
+                return 2;
+            }
+        }
+    } else if args.live.instance.url.is_some() {
+        eprintln!("netbox-lsp: note: --url is used only with --live; nothing was sent");
+    }
+
     let rendered = if args.diff {
         // Only the diff on stdout, so that it can be piped to `git apply`.
         std::mem::take(&mut fixes.diff)
@@ -369,21 +381,27 @@ fn check_file(
     let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
     let mut located = output::locate(&shown, &text, &lines, findings);
     if bom {
-        let hide = |p: &mut output::Pos| {
-            if p.line == 0 {
-                p.char_col = p.char_col.saturating_sub(1);
-            }
-        };
-        for l in &mut located {
-            hide(&mut l.span.start);
-            hide(&mut l.span.end);
-            for e in l.fixes.iter_mut().flat_map(|f| f.edits.iter_mut()) {
-                hide(&mut e.span.start);
-                hide(&mut e.span.end);
-            }
-        }
+        hide_bom(&mut located);
     }
     Ok(Some(located))
+}
+
+/// Text-output columns of findings in a file that starts with a byte-order mark: the mark is
+/// not counted on the first line (editors that people read the columns in hide it).
+pub(super) fn hide_bom(located: &mut [Located]) {
+    let hide = |p: &mut output::Pos| {
+        if p.line == 0 {
+            p.char_col = p.char_col.saturating_sub(1);
+        }
+    };
+    for l in located {
+        hide(&mut l.span.start);
+        hide(&mut l.span.end);
+        for e in l.fixes.iter_mut().flat_map(|f| f.edits.iter_mut()) {
+            hide(&mut e.span.start);
+            hide(&mut e.span.end);
+        }
+    }
 }
 
 /// From this many bytes on, a file's line index is built beside its analysis.
@@ -437,7 +455,7 @@ pub fn decode(bytes: &[u8]) -> Decoded {
 }
 
 /// Applies `--severity code=level` overrides; `off` drops the code's findings.
-fn apply_overrides(
+pub(super) fn apply_overrides(
     findings: Vec<Finding>,
     overrides: &HashMap<&str, Option<Severity>>,
 ) -> Vec<Finding> {

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
     /// OpenAPI document (`.json` or `.json.gz`), as served at `/api/schema/?format=json`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "url")]
     pub openapi: Option<PathBuf>,
     /// GraphQL schema: SDL or introspection JSON (`.gz` accepted).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "url")]
     pub graphql: Option<PathBuf>,
     /// Output file (default: `netbox-<version>.index.json.gz` in the current folder).
     #[arg(short, long)]
@@ -21,10 +21,28 @@ pub struct BuildArgs {
     /// `info.version` is missing or not a version.
     #[arg(long)]
     pub netbox_version: Option<String>,
-    /// Build from a live NetBox: its base URL (`https://netbox.example.com`). Fetches
-    /// /api/status/, /api/schema/, /graphql/ and the custom fields; writes the index and the
-    /// GraphQL schema beside it.
-    #[arg(long, conflicts_with_all = ["openapi", "graphql", "status", "custom_fields", "choice_sets"])]
+    /// The live NetBox to build from (`--url`, token, TLS, timeout): fetches /api/status/,
+    /// /api/schema/, /graphql/ and the custom fields; writes the index and the GraphQL schema
+    /// beside it.
+    #[command(flatten)]
+    pub instance: InstanceArgs,
+    /// `/api/status/` answer saved as a file (stamps version and plugins).
+    #[arg(long, value_name = "FILE", conflicts_with = "url")]
+    pub status: Option<PathBuf>,
+    /// `/api/extras/custom-fields/` answer saved as a file (`cf_` filters are then checked).
+    #[arg(long, value_name = "FILE", conflicts_with = "url")]
+    pub custom_fields: Option<PathBuf>,
+    /// `/api/extras/custom-field-choice-sets/` answer saved as a file (choice values).
+    #[arg(long, value_name = "FILE", conflicts_with = "url")]
+    pub choice_sets: Option<PathBuf>,
+}
+
+/// How to reach a live NetBox: the options of `index build --url`, shared by `check --live` so
+/// both talk to the instance the same way (one client, [`crate::instance::http::Client`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct InstanceArgs {
+    /// A live NetBox: its base URL (`https://netbox.example.com`).
+    #[arg(long)]
     pub url: Option<String>,
     /// Environment variable holding the API token (default: NETBOX_TOKEN when set).
     #[arg(long, value_name = "NAME")]
@@ -42,18 +60,10 @@ pub struct BuildArgs {
     /// and cookies are shown as `<redacted>`.
     #[arg(long, short = 'v')]
     pub verbose: bool,
-    /// Seconds to wait for an answer to start (NetBox may take 30 s for its OpenAPI document).
-    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
-    pub timeout: u64,
-    /// `/api/status/` answer saved as a file (stamps version and plugins).
-    #[arg(long, value_name = "FILE")]
-    pub status: Option<PathBuf>,
-    /// `/api/extras/custom-fields/` answer saved as a file (`cf_` filters are then checked).
-    #[arg(long, value_name = "FILE")]
-    pub custom_fields: Option<PathBuf>,
-    /// `/api/extras/custom-field-choice-sets/` answer saved as a file (choice values).
-    #[arg(long, value_name = "FILE")]
-    pub choice_sets: Option<PathBuf>,
+    /// Seconds to wait for each answer to start (default: 120 for `index build`, whose
+    /// OpenAPI document NetBox may take 30 s to generate; 30 for `check --live`).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
 }
 
 /// Arguments of `index info`.
@@ -69,7 +79,7 @@ pub struct InfoArgs {
 
 /// Runs `index build`; returns the exit code (0 written, 2 usage, I/O or build error).
 pub fn build(args: &BuildArgs) -> i32 {
-    if args.url.is_some()
+    if args.instance.url.is_some()
         || args.status.is_some()
         || args.custom_fields.is_some()
         || args.choice_sets.is_some()

@@ -2,7 +2,7 @@
 //! --custom-fields F --choice-sets F [--graphql F]` (the same answers saved as files): one
 //! instance index plus the GraphQL schema beside it.
 
-use super::index_cmd::{describe, print_out, schema_path_beside, BuildArgs};
+use super::index_cmd::{describe, print_out, schema_path_beside, BuildArgs, InstanceArgs};
 use crate::index::build::BuildOptions;
 use crate::index::load::write_index;
 use crate::instance::http::{Client, Options};
@@ -22,8 +22,11 @@ pub fn build(args: &BuildArgs) -> i32 {
     }
 }
 
+/// Seconds `index build --url` waits for an answer to start unless `--timeout` says otherwise.
+const BUILD_TIMEOUT: u64 = 120;
+
 /// The token the user named: `--token-file`, `--token-env`, else `NETBOX_TOKEN` when set.
-fn token(args: &BuildArgs) -> Result<Option<Token>, String> {
+fn token(args: &InstanceArgs) -> Result<Option<Token>, String> {
     if let Some(f) = &args.token_file {
         return Token::from_file(f).map(Some);
     }
@@ -35,6 +38,33 @@ fn token(args: &BuildArgs) -> Result<Option<Token>, String> {
         .and_then(|v| Token::new(&v)))
 }
 
+/// The client for the NetBox at `url` with the instance options (`--token-env`/`--token-file`
+/// or `NETBOX_TOKEN`, `--ca-cert`, `--insecure` with a warning, `--timeout` else
+/// `default_timeout` seconds, `--verbose`); `progress` prints bytes and seconds on stderr.
+pub(crate) fn client(
+    args: &InstanceArgs,
+    url: &str,
+    default_timeout: u64,
+    progress: bool,
+) -> Result<Client, String> {
+    if args.insecure {
+        eprintln!(
+            "netbox-lsp: warning: --insecure: the certificate of {url} is NOT checked; anyone on the path can read the token and forge the answers"
+        );
+    }
+    Client::new(
+        url,
+        token(args)?,
+        Options {
+            timeout: Duration::from_secs(args.timeout.unwrap_or(default_timeout).max(1)),
+            ca_cert: args.ca_cert.clone(),
+            insecure: args.insecure,
+            progress,
+            verbose: args.verbose,
+        },
+    )
+}
+
 fn read(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
@@ -43,24 +73,9 @@ fn run(args: &BuildArgs) -> Result<(), String> {
     let options = BuildOptions {
         netbox_version: args.netbox_version.clone(),
     };
-    let (inputs, url) = match &args.url {
+    let (inputs, url) = match &args.instance.url {
         Some(url) => {
-            if args.insecure {
-                eprintln!(
-                    "netbox-lsp: warning: --insecure: the certificate of {url} is NOT checked; anyone on the path can read the token and forge the answers"
-                );
-            }
-            let client = Client::new(
-                url,
-                token(args)?,
-                Options {
-                    timeout: Duration::from_secs(args.timeout.max(1)),
-                    ca_cert: args.ca_cert.clone(),
-                    insecure: args.insecure,
-                    progress: true,
-                    verbose: args.verbose,
-                },
-            )?;
+            let client = client(&args.instance, url, BUILD_TIMEOUT, true)?;
             let base = client.base().to_string();
             (fetch(&client)?, base)
         }

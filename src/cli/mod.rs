@@ -6,6 +6,7 @@ pub mod fix;
 pub mod index_cmd;
 pub mod instance_build;
 pub mod knowledge;
+pub mod live;
 pub mod output;
 /// The code catalogue lives in the core ([`crate::rules`]); re-exported for SARIF and tests.
 pub use crate::rules;
@@ -88,6 +89,9 @@ pub struct CheckArgs {
     /// and change nothing; the exit code is that of a plain check.
     #[arg(long)]
     pub diff: bool,
+    /// `--live` and the NetBox to verify against (see docs/live.md).
+    #[command(flatten, next_help_heading = "Live check (--live)")]
+    pub live: live::LiveArgs,
 }
 
 /// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes

@@ -214,15 +214,28 @@ impl Client {
 
     /// `GET <base><path>`; the JSON body on HTTP 200.
     pub fn get(&self, path: &str) -> Result<Vec<u8>, String> {
-        self.request(path, None)
+        self.request(path, None, false).map(|r| r.body)
     }
 
     /// `POST <base><path>` with a JSON body; the JSON answer on HTTP 200.
     pub fn post_json(&self, path: &str, body: &[u8]) -> Result<Vec<u8>, String> {
-        self.request(path, Some(body))
+        self.request(path, Some(body), false).map(|r| r.body)
     }
 
-    fn request(&self, path: &str, body: Option<&[u8]>) -> Result<Vec<u8>, String> {
+    /// [`Client::get`] for a caller that judges NetBox's refusals itself: an HTTP 4xx or 5xx
+    /// answer (other than 401/403, which stay errors: the token is the run's problem, not the
+    /// request's) is a [`Reply`] with NetBox's body, the token redacted in it. Transport
+    /// failures, redirects to another origin and HTML pages on HTTP 200 are errors as for `get`.
+    pub fn get_reply(&self, path: &str) -> Result<Reply, String> {
+        self.request(path, None, true)
+    }
+
+    /// [`Client::post_json`] with the answers of [`Client::get_reply`].
+    pub fn post_json_reply(&self, path: &str, body: &[u8]) -> Result<Reply, String> {
+        self.request(path, Some(body), true)
+    }
+
+    fn request(&self, path: &str, body: Option<&[u8]>, replies: bool) -> Result<Reply, String> {
         let mut url = format!("{}{path}", self.base);
         let what = format!("{} {path}", if body.is_some() { "POST" } else { "GET" });
         for _ in 0..MAX_HOPS {
@@ -231,19 +244,19 @@ impl Client {
             let sent = self.send(&url, body);
             let result = match sent {
                 Err(e) => Err(self.transport_error(&what, &e)),
-                Ok(resp) => self.answer(&what, resp, &ticker.bytes),
+                Ok(resp) => self.answer(&what, resp, &ticker.bytes, replies),
             };
             ticker.stop();
             match result? {
-                Answer::Body(b) => {
+                Answer::Body(reply) => {
                     if self.options.progress {
                         eprintln!(
                             "netbox-lsp: {what}: {} bytes in {:.1} s",
-                            b.len(),
+                            reply.body.len(),
                             started.elapsed().as_secs_f64()
                         );
                     }
-                    return Ok(b);
+                    return Ok(reply);
                 }
                 Answer::Redirect(location) => url = self.same_origin(&what, &url, &location)?,
             }
@@ -336,6 +349,7 @@ impl Client {
         what: &str,
         resp: ureq::http::Response<ureq::Body>,
         progress: &AtomicU64,
+        replies: bool,
     ) -> Result<Answer, String> {
         let status = resp.status().as_u16();
         if self.options.verbose {
@@ -396,7 +410,14 @@ impl Client {
                 "{what}: {} answered with an HTML page, not JSON (a login page, a proxy or not the NetBox base URL?). Give the URL you open NetBox at, e.g. https://netbox.example.com.",
                 self.base
             )),
-            200 => Ok(Answer::Body(body)),
+            200 => Ok(Answer::Body(Reply { status, body })),
+            400..=599 if replies && status != 401 && status != 403 => {
+                let body = match &self.token {
+                    Some(t) => t.redact(&String::from_utf8_lossy(&body)).into_bytes(),
+                    None => body,
+                };
+                Ok(Answer::Body(Reply { status, body }))
+            }
             401 | 403 => {
                 let d = detail();
                 let hint = if self.token.is_none() {
@@ -526,8 +547,17 @@ impl Client {
     }
 }
 
+/// A final answer: its HTTP status and body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// HTTP status (200, or 4xx/5xx from [`Client::get_reply`] / [`Client::post_json_reply`]).
+    pub status: u16,
+    /// The body as received (ureq undoes gzip), at most the client's body cap.
+    pub body: Vec<u8>,
+}
+
 enum Answer {
-    Body(Vec<u8>),
+    Body(Reply),
     Redirect(String),
 }
 

@@ -32,7 +32,7 @@ pub fn debounce() -> Duration {
         .map_or(DEBOUNCE, Duration::from_millis)
 }
 
-/// The `source` of every diagnostic.
+/// The `source` of every diagnostic but the live ones ([`crate::live::SOURCE`]).
 pub const SOURCE: &str = "netbox-lsp";
 
 /// Schedules diagnostics for `uri` after `delay`, aborting any run still pending for it.
@@ -164,8 +164,10 @@ async fn run(backend: &Backend, uri: Uri) {
         let loaded = knowledge_for(backend, &settings).await;
         let b = backend.clone();
         let snap = snapshot.clone();
+        let live = super::live::for_analysis(backend, &uri);
         let result = tokio::task::spawn_blocking(move || {
             analyze_guarded(&b, &snap.text, kind, &loaded, &units)
+                .map(|f| super::live::merged(f, &snap.text, kind, &loaded.knowledge, live.as_ref()))
         })
         .await;
         match result {
@@ -244,7 +246,14 @@ pub fn to_diagnostics_with(
                 range: range(&f.range),
                 severity: Some(severity(sev)),
                 code: Some(NumberOrString::String(f.code.to_string())),
-                source: Some(SOURCE.to_string()),
+                source: Some(
+                    if crate::live::is_live_code(f.code) {
+                        crate::live::SOURCE
+                    } else {
+                        SOURCE
+                    }
+                    .to_string(),
+                ),
                 message: f.message.clone(),
                 data: (!fixes.is_empty()).then(|| json!({ "fixes": fixes })),
                 ..Diagnostic::default()

@@ -8,6 +8,7 @@ use tower_lsp_server::ls_types::DidCloseTextDocumentParams;
 pub async fn handle(backend: &Backend, params: DidCloseTextDocumentParams) {
     let uri = params.text_document.uri;
     lock(&backend.state.docs).remove(&uri);
+    super::live::forget(backend, &uri);
     if let Some(task) = lock(&backend.state.pending).remove(&uri) {
         task.abort();
     }

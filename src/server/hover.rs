@@ -23,8 +23,9 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
     let enc = backend.state.encoding();
     let findings = view.findings.clone().unwrap_or_default();
     let snap = view.snap.clone();
+    let offset = snap.offset(pos.position, enc);
+    let live = super::live::hover_section(&findings, offset);
     let result = guarded(|| {
-        let offset = snap.offset(pos.position, enc);
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
             if let Some((doc, at)) = graphql_site::locate_in(&snap, view.kind, offset) {
                 let text = crate::graphql::hover(&doc.text, at, schema)?;
@@ -46,6 +47,23 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
             }),
             range: Some(snap.range(&range, enc)),
         })
+    });
+    // The live verdicts at the cursor (counts and the time of the check) after the rest.
+    let result = result.map(|h| match (h, live) {
+        (Some(mut h), Some(live)) => {
+            if let HoverContents::Markup(m) = &mut h.contents {
+                m.value = format!("{}\n\n---\n\n{live}", m.value);
+            }
+            Some(h)
+        }
+        (None, Some(live)) => Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: live,
+            }),
+            range: None,
+        }),
+        (h, None) => h,
     });
     match result {
         Ok(h) => Ok(h),

@@ -28,6 +28,9 @@ pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<Initi
     let (user_instance, problems) = super::instance::take_from_init(&mut options);
     *lock(&backend.state.instance.from_init) = user_instance;
     messages.extend(problems);
+    let (live, problems) = super::live::take_from_init(&mut options);
+    *lock(&backend.state.live.from_init) = live;
+    messages.extend(problems);
     let init = match options.as_ref() {
         None => Settings::default(),
         Some(v) => {
@@ -132,6 +135,8 @@ pub fn capabilities(enc: Encoding) -> ServerCapabilities {
             TextDocumentSyncOptions {
                 open_close: Some(true),
                 change: Some(TextDocumentSyncKind::INCREMENTAL),
+                // Verify on save (live checks), when the user turned it on.
+                save: Some(TextDocumentSyncSaveOptions::Supported(true)),
                 ..TextDocumentSyncOptions::default()
             },
         )),
@@ -141,6 +146,10 @@ pub fn capabilities(enc: Encoding) -> ServerCapabilities {
             ..CompletionOptions::default()
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        // "Verify against NetBox" lenses; none unless the user turned live checks on.
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
         code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
             code_action_kinds: Some(vec![
                 CodeActionKind::QUICKFIX,
@@ -150,7 +159,10 @@ pub fn capabilities(enc: Encoding) -> ServerCapabilities {
             work_done_progress_options: WorkDoneProgressOptions::default(),
         })),
         execute_command_provider: Some(ExecuteCommandOptions {
-            commands: vec![super::instance::REBUILD_COMMAND.to_string()],
+            commands: vec![
+                super::instance::REBUILD_COMMAND.to_string(),
+                super::live::VERIFY_COMMAND.to_string(),
+            ],
             work_done_progress_options: WorkDoneProgressOptions::default(),
         }),
         workspace: Some(WorkspaceServerCapabilities {

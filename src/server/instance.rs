@@ -50,7 +50,8 @@ pub struct UserInstance {
 }
 
 impl UserInstance {
-    fn token(&self) -> Result<Option<Token>, String> {
+    /// The token from the user's token source (`None` without one).
+    pub(super) fn token(&self) -> Result<Option<Token>, String> {
         if let Some(f) = &self.token_file {
             return Token::from_file(f).map(Some);
         }
@@ -190,6 +191,12 @@ fn user_instance(backend: &Backend) -> (Option<UserInstance>, Vec<String>) {
     }
     let (user, problems) = own_instance(backend);
     (user.filter(|u| !u.url.is_empty()), problems)
+}
+
+/// The instance live checks are sent to: the one the knowledge comes from (an allowed
+/// workspace URL, else the user's own), `None` without one.
+pub(super) fn live_instance(backend: &Backend) -> Option<UserInstance> {
+    user_instance(backend).0
 }
 
 /// `$XDG_CONFIG_HOME/netbox-lsp/approved-instances` (else `~/.config/…`): the workspace-named

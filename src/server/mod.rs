@@ -30,6 +30,7 @@ pub mod hover;
 pub mod initialize;
 pub mod instance;
 pub mod knowledge;
+pub mod live;
 pub mod position;
 pub mod transport;
 
@@ -170,6 +171,8 @@ pub struct State {
     pub shown_problems: Mutex<std::collections::HashSet<String>>,
     /// The user's own NetBox and the knowledge built from it.
     pub instance: instance::Slot,
+    /// Live checks: the user's opt-in and the answers per document.
+    pub live: live::Slot,
 }
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
@@ -300,7 +303,22 @@ impl LanguageServer for Backend {
     }
 
     async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command == live::VERIFY_COMMAND {
+            // Not awaited (handlers run one at a time): the verification reports with
+            // `window/showMessage` and new diagnostics when it is done.
+            let b = self.clone();
+            tokio::spawn(async move { live::execute(&b, &params.arguments).await });
+            return Ok(Some(serde_json::json!({ "started": true })));
+        }
         Ok(instance::execute_command(self, params).await)
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        live::did_save(self, params).await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        live::code_lens(self, params).await
     }
 }
 

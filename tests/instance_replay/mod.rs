@@ -9,6 +9,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub const V1: &str = "0123456789abcdef0123456789abcdef01234567";
+
+/// The proxy variables a loopback test clears: the replay server must get its requests directly.
+pub const PROXY_VARS: &[&str] = &[
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+];
 pub const V2: &str = "nbt_K3yK3yK3y.s3cr3ts3cr3ts3cr3t";
 
 pub fn fixture(name: &str) -> PathBuf {
@@ -36,6 +46,9 @@ pub struct Seen {
     pub path: String,
     pub authorization: Option<String>,
     pub accept_encoding: Option<String>,
+    /// The `Host` header.
+    pub host: Option<String>,
+    pub body: Vec<u8>,
 }
 
 /// What to answer.
@@ -174,7 +187,7 @@ fn serve_io<S: Read + Write>(stream: S, seen: &Mutex<Vec<Seen>>, route: &Route) 
     let mut parts = line.split_whitespace();
     let method = parts.next().unwrap_or_default().to_string();
     let path = parts.next().unwrap_or_default().to_string();
-    let (mut auth, mut enc, mut len) = (None, None, 0usize);
+    let (mut auth, mut enc, mut host, mut len) = (None, None, None, 0usize);
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
@@ -185,6 +198,7 @@ fn serve_io<S: Read + Write>(stream: S, seen: &Mutex<Vec<Seen>>, route: &Route) 
             match k.trim().to_ascii_lowercase().as_str() {
                 "authorization" => auth = Some(v),
                 "accept-encoding" => enc = Some(v),
+                "host" => host = Some(v),
                 "content-length" => len = v.parse().unwrap_or(0),
                 _ => {}
             }
@@ -197,6 +211,8 @@ fn serve_io<S: Read + Write>(stream: S, seen: &Mutex<Vec<Seen>>, route: &Route) 
         path,
         authorization: auth,
         accept_encoding: enc,
+        host,
+        body,
     };
     seen.lock().unwrap().push(req.clone());
     let out = reader.get_mut();

@@ -14,6 +14,11 @@
 -- Your own NetBox (init_options only, from your own config: the token is sent only to this URL):
 --   instance = { url = 'https://netbox.example.com', tokenEnv = 'NETBOX_TOKEN' },
 -- :NetboxRebuildIndex rebuilds the knowledge from it (workspace/executeCommand netbox-lsp.rebuildIndex).
+-- Live checks against it (off unless you turn them on here, or with NETBOX_LSP_LIVE=1):
+--   live = { enabled = true, verifyOnSave = false, maxRequests = 200, graphqlLimit = 50 },
+-- :NetboxVerify verifies the buffer's calls against your NetBox, :NetboxVerifyCall the call under
+-- the cursor (workspace/executeCommand netbox-lsp.verify); the code lenses "Verify against NetBox"
+-- are shown (vim.lsp.codelens) and run with vim.lsp.codelens.run().
 -- The defaults are vim.empty_dict() rather than {} so that, left empty, they reach the server as a
 -- JSON object ({}), not as an empty array ([]).
 
@@ -30,5 +35,25 @@ return {
     vim.api.nvim_buf_create_user_command(bufnr, 'NetboxRebuildIndex', function()
       client:request('workspace/executeCommand', { command = 'netbox-lsp.rebuildIndex', arguments = {} }, nil, bufnr)
     end, { desc = 'netbox-lsp: rebuild the knowledge from your NetBox' })
+    local function verify(args)
+      client:request('workspace/executeCommand', { command = 'netbox-lsp.verify', arguments = args }, nil, bufnr)
+    end
+    vim.api.nvim_buf_create_user_command(bufnr, 'NetboxVerify', function()
+      verify({ vim.uri_from_bufnr(bufnr) })
+    end, { desc = 'netbox-lsp: verify the calls of this buffer against your NetBox' })
+    vim.api.nvim_buf_create_user_command(bufnr, 'NetboxVerifyCall', function()
+      local pos = vim.lsp.util.make_position_params(0, client.offset_encoding).position
+      verify({ vim.uri_from_bufnr(bufnr), { start = pos, ['end'] = pos } })
+    end, { desc = 'netbox-lsp: verify the call under the cursor against your NetBox' })
+    -- The "Verify against NetBox" lenses (none unless live checks are on).
+    if client:supports_method('textDocument/codeLens') then
+      vim.lsp.codelens.refresh({ bufnr = bufnr })
+      vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost' }, {
+        buffer = bufnr,
+        callback = function()
+          vim.lsp.codelens.refresh({ bufnr = bufnr })
+        end,
+      })
+    end
   end,
 }

@@ -10,41 +10,8 @@ local TIMEOUT_MS = 60000
 local server, url = arg[1], arg[2]
 local here = vim.fs.dirname(vim.fs.normalize(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p')))
 local fixture = vim.fs.joinpath(here, 'instance', 'skill.py')
-local start = vim.uv.hrtime()
-local stderr_file = vim.fn.tempname()
-
-local function log(fmt, ...)
-  io.stdout:write(string.format('[%5d ms] ' .. fmt .. '\n', math.floor((vim.uv.hrtime() - start) / 1e6), ...))
-end
-
-local function finish(code, msg)
-  if code ~= 0 then
-    io.stderr:write('nvim-instance-e2e: FAIL: ' .. msg .. '\n')
-    local lines = vim.fn.filereadable(stderr_file) == 1 and vim.fn.readfile(stderr_file, '', -20) or {}
-    for _, l in ipairs(lines) do
-      io.stderr:write('    ' .. l .. '\n')
-    end
-    for _, d in ipairs(vim.diagnostic.get(0)) do
-      io.stderr:write(string.format('  diag %d:%d [%s] %s\n', d.lnum + 1, d.col + 1, tostring(d.code), d.message))
-    end
-  else
-    log('PASS: %s', msg)
-  end
-  io.stdout:flush()
-  for _, c in ipairs(vim.lsp.get_clients({ _uninitialized = true })) do
-    c:stop(true)
-  end
-  vim.wait(500, function()
-    return #vim.lsp.get_clients({ _uninitialized = true }) == 0
-  end, 20)
-  os.exit(code)
-end
-
-local function wait_for(what, pred)
-  if not vim.wait(TIMEOUT_MS, pred, 50) then
-    finish(1, 'timed out waiting for ' .. what)
-  end
-end
+local H = dofile(vim.fs.joinpath(here, 'harness.lua'))('nvim-instance-e2e', TIMEOUT_MS)
+local log, finish, wait_for, stderr_file = H.log, H.finish, H.wait_for, H.stderr_file
 
 -- Count the server's "knowledge … ready" messages (one per build).
 local ready = 0

@@ -160,6 +160,39 @@ export function toUserInstance(settings: UserInstanceSettings): { instance?: Use
   return Object.keys(instance).length > 0 ? { instance } : {};
 }
 
+/** The user-level (global) `netboxLsp.live.*` values; workspace values are never passed in. */
+export interface UserLiveSettings {
+  enabled?: unknown;
+  verifyOnSave?: unknown;
+  maxRequests?: unknown;
+  graphqlLimit?: unknown;
+}
+
+/** `initializationOptions.live` as the server reads it. */
+export interface UserLive {
+  enabled: true;
+  verifyOnSave?: boolean;
+  maxRequests?: number;
+  graphqlLimit?: number;
+}
+
+/**
+ * `{ live }` for `initializationOptions` from the user's own settings, only when they turn live
+ * checks on (`enabled: true`); otherwise `{}` and the server sends nothing to NetBox for them.
+ */
+export function toUserLive(settings: UserLiveSettings): { live?: UserLive } {
+  if (settings.enabled !== true) return {};
+  const live: UserLive = { enabled: true };
+  if (settings.verifyOnSave === true) live.verifyOnSave = true;
+  const positive = (v: unknown): number | undefined =>
+    typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined;
+  const max = positive(settings.maxRequests);
+  if (max !== undefined) live.maxRequests = max;
+  const limit = positive(settings.graphqlLimit);
+  if (limit !== undefined) live.graphqlLimit = limit;
+  return { live };
+}
+
 /** Expands a leading `~` (home folder) and every `${workspaceFolder}`; other text is kept. */
 export function expandPath(
   p: string,

@@ -6,6 +6,7 @@
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
   type ServerOptions as ClientServerOptions,
@@ -17,8 +18,10 @@ import {
   resolveServerPath,
   toServerOptions,
   toUserInstance,
+  toUserLive,
   type ServerOptions,
   type UserInstance,
+  type UserLive,
 } from "./config";
 
 /** Settings section shared with the server (`workspace/configuration`). */
@@ -35,9 +38,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     vscode.commands.registerCommand("netboxLsp.restartServer", () => restart(context)),
     vscode.commands.registerCommand("netboxLsp.showOutput", () => output?.show(true)),
+    // "Verify against NetBox" from the palette: the server's netbox-lsp.verify on the active
+    // document, or on the call at the cursor (the code lenses call it with the call's range).
+    vscode.commands.registerCommand("netboxLsp.verifyDocument", () => verify(false)),
+    vscode.commands.registerCommand("netboxLsp.verifyCall", () => verify(true)),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      // Everything but the binary is applied live through didChangeConfiguration.
-      if (e.affectsConfiguration(`${SECTION}.server.path`) || e.affectsConfiguration(`${SECTION}.instance`)) {
+      // Everything but the binary and the user-level instance and live settings is applied
+      // live through didChangeConfiguration.
+      if (
+        e.affectsConfiguration(`${SECTION}.server.path`) ||
+        e.affectsConfiguration(`${SECTION}.instance`) ||
+        e.affectsConfiguration(`${SECTION}.live`)
+      ) {
         void restart(context);
       }
     }),
@@ -67,7 +79,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ language, scheme }))),
-    initializationOptions: { ...optionsFor(folder?.uri), ...userInstance() },
+    initializationOptions: { ...optionsFor(folder?.uri), ...userInstance(), ...userLive() },
     outputChannel: output,
     traceOutputChannel: output,
     middleware: {
@@ -136,6 +148,31 @@ function optionsFor(scope: vscode.Uri | undefined): ServerOptions {
     process.env,
     folder?.uri.fsPath,
   );
+}
+
+/** Sends `netbox-lsp.verify` for the active document (or the call at its cursor). */
+async function verify(atCursor: boolean): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!client || !editor) return;
+  const uri = client.code2ProtocolConverter.asUri(editor.document.uri);
+  const args: unknown[] = [uri];
+  if (atCursor) {
+    const at = client.code2ProtocolConverter.asPosition(editor.selection.active);
+    args.push({ start: at, end: at });
+  }
+  await client.sendRequest(ExecuteCommandRequest.type, { command: "netbox-lsp.verify", arguments: args });
+}
+
+/** `live` for `initializationOptions`, from the user's own (global) settings only. */
+function userLive(): { live?: UserLive } {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const user = (key: string): unknown => cfg.inspect(key)?.globalValue;
+  return toUserLive({
+    enabled: user("live.enabled"),
+    verifyOnSave: user("live.verifyOnSave"),
+    maxRequests: user("live.maxRequests"),
+    graphqlLimit: user("live.graphqlLimit"),
+  });
 }
 
 /**

@@ -13,9 +13,9 @@ pub fn range(span: &Span) -> Value {
     })
 }
 
-/// One finding as a JSON object.
+/// One finding as a JSON object; a live finding (`live-…`) also has `"source": "netbox (live)"`.
 pub fn finding(f: &Located) -> Value {
-    json!({
+    let mut v = json!({
         "path": f.path,
         "range": range(&f.span),
         "severity": f.severity.as_str(),
@@ -29,7 +29,11 @@ pub fn finding(f: &Located) -> Value {
                 "new_text": e.new_text,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-    })
+    });
+    if crate::live::is_live_code(f.code) {
+        v["source"] = json!(crate::live::SOURCE);
+    }
+    v
 }
 
 /// The whole output: a pretty-printed array and a final newline.

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
-import { expandPath, resolveServerPath, toServerOptions, toUserInstance, type ServerPathInputs } from "../config";
+import { expandPath, resolveServerPath, toServerOptions, toUserInstance, toUserLive, type ServerPathInputs } from "../config";
 
 const EXT = path.join("/opt", "ext");
 const BUNDLED = path.join(EXT, "bin", "netbox-lsp");
@@ -135,4 +135,20 @@ test("user instance: a token source alone is passed (for a workspace URL the use
 test("user instance: nothing set gives no instance (no network access)", () => {
   assert.deepEqual(toUserInstance({}), {});
   assert.deepEqual(toUserInstance({ url: "  ", tokenEnv: undefined }), {});
+});
+
+test("user live: only an explicit `enabled: true` turns live checks on", () => {
+  assert.deepEqual(toUserLive({}), {});
+  assert.deepEqual(toUserLive({ enabled: false, verifyOnSave: true }), {});
+  assert.deepEqual(toUserLive({ enabled: "true" }), {});
+  assert.deepEqual(toUserLive({ enabled: true }), { live: { enabled: true } });
+});
+
+test("user live: options kept when valid, dropped otherwise", () => {
+  assert.deepEqual(toUserLive({ enabled: true, verifyOnSave: true, maxRequests: 50, graphqlLimit: 20 }), {
+    live: { enabled: true, verifyOnSave: true, maxRequests: 50, graphqlLimit: 20 },
+  });
+  assert.deepEqual(toUserLive({ enabled: true, maxRequests: 0, graphqlLimit: -1, verifyOnSave: "yes" }), {
+    live: { enabled: true },
+  });
 });

@@ -40,3 +40,14 @@ test("manifest: the instance settings are user-level only and the rebuild comman
   const commands = manifest.contributes.commands.map((c: { command: string }) => c.command);
   assert.ok(commands.includes("netbox-lsp.rebuildIndex"), commands.join(", "));
 });
+
+test("manifest: the live-check settings are user-level only and the verify commands are in the palette", () => {
+  for (const key of ["netboxLsp.live.enabled", "netboxLsp.live.verifyOnSave", "netboxLsp.live.maxRequests", "netboxLsp.live.graphqlLimit"]) {
+    assert.equal(manifest.contributes.configuration.properties[key].scope, "application", key);
+  }
+  assert.equal(manifest.contributes.configuration.properties["netboxLsp.live.enabled"].default, false);
+  const commands = manifest.contributes.commands.map((c: { command: string }) => c.command);
+  for (const c of ["netboxLsp.verifyDocument", "netboxLsp.verifyCall"]) {
+    assert.ok(commands.includes(c), commands.join(", "));
+  }
+});

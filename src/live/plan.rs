@@ -1,0 +1,369 @@
+//! Which requests a document's calls need: per REST call the filtered request, the bare
+//! request of its endpoint and, for a single filter, the request with the filter negated (sent
+//! only when the first two tell nothing apart); per GraphQL document its query operations.
+//! Also what the static knowledge says of each filter, for the comparison in [`super::verdict`].
+//! Pure: a document and the knowledge in, requests out.
+
+use super::graphql::{self, DocProbe};
+use super::{wire, Answers, Bound, Request, Summary};
+use crate::analysis::Knowledge;
+use crate::extract::{self, CallForm, HostKind, RestCall, Site};
+use crate::finding::{Finding, Severity};
+use crate::index::FilterIndex;
+use std::ops::Range;
+
+/// Query parameters that only page the list: the live request sets `limit=1` itself, and the
+/// count does not depend on them (with `start`, NetBox 4.6's cursor paging, NetBox answers
+/// `"count": null`: 4.6.8 sweep, `start=999999`).
+const PAGING: &[&str] = &["limit", "offset", "start"];
+
+/// What the static knowledge says NetBox does with one filter (from the static findings on it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Static {
+    /// No finding that says otherwise: NetBox filters by it.
+    Honoured,
+    /// NetBox ignores it (the code that says so: `unknown-filter`, `unsupported-lookup`, …).
+    Ignored(&'static str),
+    /// NetBox refuses it with HTTP 400 or 500 (`invalid-choice`, `invalid-value`, …).
+    Rejected(&'static str),
+    /// A finding whose outcome the counts cannot confirm (`server-fault`, `dropped-value`,
+    /// `single-value-filter`, …): not compared.
+    Unclear,
+}
+
+impl Static {
+    /// The static verdict a finding code stands for.
+    fn of(code: &'static str, severity: Severity) -> Static {
+        match code {
+            "unknown-filter"
+            | "unsupported-lookup"
+            | "multi-hop"
+            | "null-relation"
+            | "wrong-filter-for-type"
+            | "version-only"
+            | "ignored-parameter"
+            | "boolean-value" => Static::Ignored(code),
+            "invalid-choice" | "comma-list" | "invalid-value" | "vrf-needs-rd"
+            | "slug-expected" | "invalid-regex" => Static::Rejected(code),
+            _ if matches!(severity, Severity::Information | Severity::Hint) => Static::Honoured,
+            _ => Static::Unclear,
+        }
+    }
+
+    fn rank(self) -> u8 {
+        match self {
+            Static::Honoured => 0,
+            Static::Unclear => 1,
+            Static::Ignored(_) => 2,
+            Static::Rejected(_) => 3,
+        }
+    }
+}
+
+/// One filter of a probed call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeFilter {
+    /// The key as sent (`role_id`).
+    pub key: String,
+    /// Host bytes of the `key: value` pair.
+    pub range: Range<usize>,
+    /// What the knowledge says of it.
+    pub knowledge: Static,
+}
+
+/// The requests of one REST call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallProbe {
+    /// Host bytes of the whole call.
+    pub call_range: Range<usize>,
+    /// Host bytes the call's live findings are reported on (its filters, else the call).
+    pub anchor: Range<usize>,
+    /// Index key of the endpoint (`dcim/devices`).
+    pub endpoint: String,
+    pub filters: Vec<ProbeFilter>,
+    /// The pairs sent, in order (without `limit=1`).
+    pub sent: Vec<(String, String)>,
+    /// `GET /api/<endpoint>/?<sent>&limit=1`.
+    pub filtered: Request,
+    /// `GET /api/<endpoint>/?limit=1`.
+    pub bare: Request,
+    /// The one filter negated (`status__n=active`), when the call has one filter the knowledge
+    /// says NetBox honours and the endpoint has the negated lookup: tells "every object
+    /// matches" (the negation selects none) from "NetBox ignores it" (it selects all).
+    pub negation: Option<Request>,
+}
+
+/// The live plan of one document.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub calls: Vec<CallProbe>,
+    pub documents: Vec<DocProbe>,
+    /// REST calls read but not checkable live: their host range and why.
+    pub not_checkable: Vec<(Range<usize>, String)>,
+    /// Findings made without any request: operations refused before sending (a mutation, an
+    /// unbounded list).
+    pub refused: Vec<Finding>,
+    /// Host ranges of every REST call and of the Markdown code blocks (for suppression
+    /// comments, as for static findings).
+    call_ranges: Vec<Range<usize>>,
+    blocks: Vec<Range<usize>>,
+}
+
+impl Plan {
+    /// The first requests to send, in document order: per call its bare and filtered request,
+    /// per GraphQL operation its request. A call's two requests are sent together or not at
+    /// all (see [`super::run`]).
+    pub fn requests(&self) -> Vec<Vec<Request>> {
+        let mut out: Vec<(usize, Vec<Request>)> = self
+            .calls
+            .iter()
+            .map(|c| (c.call_range.start, vec![c.bare.clone(), c.filtered.clone()]))
+            .collect();
+        out.extend(self.documents.iter().flat_map(|d| {
+            d.operations
+                .iter()
+                .map(|o| (o.range.start, vec![o.request.clone()]))
+        }));
+        out.sort_by_key(|(at, _)| *at);
+        out.into_iter().map(|(_, g)| g).collect()
+    }
+
+    /// The requests that the first answers leave open: the negation of a single honoured filter
+    /// whose call came back unchanged.
+    pub fn follow_ups(&self, answers: &Answers) -> Vec<Request> {
+        self.calls
+            .iter()
+            .filter(|c| super::verdict::needs_negation(c, answers))
+            .filter_map(|c| c.negation.clone())
+            .collect()
+    }
+
+    /// Every request the plan may send.
+    pub fn all_requests(&self) -> Vec<Request> {
+        let mut out: Vec<Request> = self.requests().into_iter().flatten().collect();
+        out.extend(self.calls.iter().filter_map(|c| c.negation.clone()));
+        out
+    }
+
+    /// The findings `answers` give (a call or operation without an answer gives none), with
+    /// the document's suppression comments applied, sorted by position; and their tally.
+    pub fn judge(&self, answers: &Answers, text: &str, kind: HostKind) -> (Vec<Finding>, Summary) {
+        let mut summary = Summary {
+            not_checkable: self.not_checkable.len(),
+            not_sent: self.refused.len(),
+            ..Summary::default()
+        };
+        let mut out = self.refused.clone();
+        for c in &self.calls {
+            out.extend(super::verdict::judge(c, answers, &mut summary));
+        }
+        for d in &self.documents {
+            out.extend(graphql::judge(d, answers, &mut summary));
+        }
+        let out = crate::suppress::apply(text, kind, &self.blocks, out);
+        let mut out = crate::suppress::apply_to_calls(text, &self.call_ranges, out);
+        out.sort_by(|a, b| {
+            (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
+        });
+        out.dedup();
+        (out, summary)
+    }
+
+    /// Keeps only the calls and operations that `answers` has no answer for (a call edited
+    /// since the last verification).
+    pub fn unanswered(mut self, answers: &Answers) -> Plan {
+        self.calls.retain(|c| answers.get(&c.filtered).is_none());
+        for d in &mut self.documents {
+            d.operations.retain(|o| answers.get(&o.request).is_none());
+        }
+        self.documents.retain(|d| !d.operations.is_empty());
+        self
+    }
+
+    /// Keeps only the calls and documents that overlap host bytes `range` (a "verify this
+    /// call" request from the editor).
+    pub fn only(mut self, range: &Range<usize>) -> Plan {
+        let hit = |r: &Range<usize>| overlaps(r, range);
+        self.calls
+            .retain(|c| hit(&c.call_range) || c.filters.iter().any(|f| hit(&f.range)));
+        self.documents.retain(|d| hit(&d.range));
+        self.not_checkable.retain(|(r, _)| hit(r));
+        self.refused.retain(|f| hit(&f.range));
+        self
+    }
+}
+
+/// The live plan of `text`, a host document of `kind`, under `knowledge`.
+pub fn plan(text: &str, kind: HostKind, knowledge: &Knowledge, bound: Bound) -> Plan {
+    if crate::analysis::is_binary(text.as_bytes()) {
+        return Plan::default();
+    }
+    let ex = extract::extract(text, kind);
+    let mut plan = Plan {
+        blocks: ex.blocks.clone(),
+        ..Plan::default()
+    };
+    let schema = ex
+        .sites
+        .iter()
+        .any(|s| matches!(s, Site::Graphql(_)))
+        .then(|| knowledge.schema())
+        .flatten();
+    for site in &ex.sites {
+        match site {
+            Site::Rest(call) => {
+                plan.call_ranges.push(call.call_range.clone());
+                let Some(index) = knowledge.index.as_deref() else {
+                    continue;
+                };
+                match call_probe(call, index, text) {
+                    Ok(p) => plan.calls.push(p),
+                    Err(why) => plan.not_checkable.push((call.call_range.clone(), why)),
+                }
+            }
+            Site::Graphql(doc) => {
+                let Some(schema) = schema.as_deref() else {
+                    continue;
+                };
+                match graphql::doc_probe(doc, schema, bound) {
+                    graphql::Planned::Probe(p) => plan.documents.push(p),
+                    graphql::Planned::Refused(f) => plan.refused.extend(f),
+                    graphql::Planned::NotCheckable(why) => plan
+                        .not_checkable
+                        .push((doc.map.range_to_host(0..doc.text.len()), why)),
+                }
+            }
+        }
+    }
+    plan
+}
+
+/// True when host ranges `a` and `b` overlap or touch (an empty range at either end counts).
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start <= b.end && b.start <= a.end
+}
+
+/// The probe of one REST call of host document `text`, or why it cannot be checked live.
+pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<CallProbe, String> {
+    match call.form.tool_like() {
+        CallForm::GetObjectById | CallForm::SearchObjects => {
+            return Err("a detail or search call, not a list: never sent".into())
+        }
+        CallForm::Snippet => return Err("filters without an endpoint".into()),
+        CallForm::InventoryBoth => {
+            return Err("nb_inventory `query_filters` go to two endpoints: not checked live".into())
+        }
+        _ => {}
+    }
+    let (target, _) = call
+        .target
+        .as_ref()
+        .ok_or("the endpoint is not a literal")?;
+    let (endpoint, ep) = index
+        .resolve(target)
+        .ok_or_else(|| format!("`{target}` is not a list endpoint the knowledge knows"))?;
+    if call.form == CallForm::Pynetbox {
+        if call.args.iter().any(|a| a.name == "id") {
+            return Err("`.get(<id>)` reads one object by id: never sent".into());
+        }
+        // `**kwargs`: read only when it is a dict literal just above; either way not sure.
+        let args = call
+            .filters_range
+            .as_ref()
+            .and_then(|r| text.get(r.clone()));
+        if args.is_some_and(|a| a.contains("**")) {
+            return Err("the filters come (partly) from `**kwargs`: not all literal".into());
+        }
+    }
+    let mut sent = Vec::new();
+    let mut filters = Vec::new();
+    for e in &call.filters {
+        if PAGING.contains(&e.key.as_str()) {
+            continue;
+        }
+        if e.key.is_empty() {
+            return Err("a filter name is not a literal".into());
+        }
+        let values = wire::values(call.form, &e.value)
+            .ok_or_else(|| format!("the value of `{}` is not a literal", e.key))?;
+        for v in values {
+            sent.push((e.key.clone(), v));
+        }
+        filters.push(ProbeFilter {
+            key: e.key.clone(),
+            range: e.key_range.start.min(e.value_range.start)
+                ..e.key_range.end.max(e.value_range.end),
+            knowledge: Static::Honoured,
+        });
+    }
+    if filters.is_empty() {
+        return Err("no filters to verify".into());
+    }
+    // The static verdict of each filter, from the static findings on its pair.
+    for f in crate::rest::check_call(call, index) {
+        let s = Static::of(f.code, f.severity);
+        for pf in filters
+            .iter_mut()
+            .filter(|pf| overlaps(&pf.range, &f.range))
+        {
+            if s.rank() > pf.knowledge.rank() {
+                pf.knowledge = s;
+            }
+        }
+    }
+    let with_limit = |pairs: &[(String, String)]| {
+        let mut q = pairs.to_vec();
+        q.push(("limit".into(), "1".into()));
+        wire::query(&q)
+    };
+    let list = |pairs: &[(String, String)]| Request::List {
+        endpoint: endpoint.to_string(),
+        query: with_limit(pairs),
+    };
+    let negation = match filters.as_slice() {
+        [one] if one.knowledge == Static::Honoured => negated(&one.key)
+            .filter(|n| ep.params.contains_key(n))
+            .map(|n| {
+                let pairs: Vec<(String, String)> =
+                    sent.iter().map(|(_, v)| (n.clone(), v.clone())).collect();
+                list(&pairs)
+            }),
+        _ => None,
+    };
+    Ok(CallProbe {
+        call_range: call.call_range.clone(),
+        anchor: call
+            .filters_range
+            .clone()
+            .unwrap_or_else(|| call.call_range.clone()),
+        endpoint: endpoint.to_string(),
+        filtered: list(&sent),
+        bare: list(&[]),
+        negation,
+        filters,
+        sent,
+    })
+}
+
+/// The negated form of a filter key: `status` → `status__n`, `name__ic` → `name__nic`
+/// (NetBox's negated lookups, netbox-facts.md §1.3); `None` for other lookups.
+fn negated(key: &str) -> Option<String> {
+    match key.rsplit_once("__") {
+        None => Some(format!("{key}__n")),
+        Some((base, l @ ("ic" | "ie" | "isw" | "iew"))) => Some(format!("{base}__n{l}")),
+        Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negations() {
+        assert_eq!(negated("status").as_deref(), Some("status__n"));
+        assert_eq!(negated("name__ic").as_deref(), Some("name__nic"));
+        assert_eq!(negated("id__gte"), None);
+        assert_eq!(negated("site_id__n"), None);
+    }
+}
