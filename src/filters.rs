@@ -296,11 +296,10 @@ impl FiltersCheck {
     /// could not see. With no error or warning, the filters as given.
     pub fn corrected_checked(&self, knowledge: &Knowledge) -> Option<Corrected> {
         let mut fixed = self.corrected()?;
-        let mut check = self.clone();
+        if !self.findings.iter().any(blocks) {
+            return Some(fixed);
+        }
         for _ in 0..MAX_ROUNDS {
-            if !check.findings.iter().any(blocks) {
-                return Some(fixed);
-            }
             let filters: Vec<(String, Value)> = fixed
                 .filters
                 .iter()
@@ -313,7 +312,10 @@ impl FiltersCheck {
                 })
                 .collect();
             let target = fixed.target.as_deref().unwrap_or(&self.target);
-            check = check_filters(knowledge, target, filters);
+            let check = check_filters(knowledge, target, filters);
+            if !check.findings.iter().any(blocks) {
+                return Some(fixed);
+            }
             let next = check.corrected()?;
             // Compose: `next` indexes this round's filters, which index the given ones.
             fixed = Corrected {

@@ -112,14 +112,15 @@ enum Source {
     Call {
         check: FiltersCheck,
         given: Vec<(Py<PyAny>, Py<PyAny>)>,
-        /// The core's re-checked correction (`FiltersCheck::corrected_checked`).
-        fixed: Option<filters::Corrected>,
+        /// The core's re-checked correction (`FiltersCheck::corrected_checked`); not computed
+        /// (`None`) for a call without findings, whose correction is itself (built on access).
+        fixed: Option<Option<filters::Corrected>>,
     },
     /// `check_tool_call`: the corrected JSON text ([`corrected_text`]), read back with
-    /// `json.loads`.
-    ToolCall(Option<String>),
-    /// `check_text`: the corrected text ([`corrected_text`]).
-    Text(Option<String>),
+    /// `json.loads`; not computed (`None`) without findings (the text as given).
+    ToolCall(Option<Option<String>>),
+    /// `check_text`: the corrected text ([`corrected_text`]), as for `ToolCall`.
+    Text(Option<Option<String>>),
 }
 
 /// The findings of one check: a sequence of `Finding` (empty when all is well), the text their
@@ -193,12 +194,24 @@ impl Report {
     #[getter]
     fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         match &self.source {
-            Source::Call { given, fixed, .. } => {
+            Source::Call {
+                check,
+                given,
+                fixed,
+            } => {
+                let identity;
+                let fixed = match fixed {
+                    Some(f) => f.as_ref(),
+                    None => {
+                        identity = check.corrected();
+                        identity.as_ref()
+                    }
+                };
                 // A target that needs a fix is not the call's to keep: the filters dict alone
                 // cannot carry the new target, and sent to the old one it fails or goes
                 // unchecked. The findings name the target's fix (and the filters were checked
                 // against it, `endpoint`).
-                let Some(fixed) = fixed.as_ref().filter(|f| f.target.is_none()) else {
+                let Some(fixed) = fixed.filter(|f| f.target.is_none()) else {
                     return Ok(None);
                 };
                 let d = PyDict::new(py);
@@ -219,15 +232,21 @@ impl Report {
                 Ok(Some(d.into_any().unbind()))
             }
             Source::ToolCall(fixed) => match fixed {
-                Some(t) => {
+                Some(None) => Ok(None),
+                Some(Some(t)) => {
                     let loads = py.import("json")?.getattr("loads")?;
                     Ok(Some(loads.call1((t.as_str(),))?.unbind()))
                 }
-                None => Ok(None),
+                None => {
+                    let loads = py.import("json")?.getattr("loads")?;
+                    Ok(Some(loads.call1((self.text.as_str(),))?.unbind()))
+                }
             },
-            Source::Text(fixed) => Ok(fixed
-                .as_ref()
-                .map(|t| PyString::new(py, t).into_any().unbind())),
+            Source::Text(fixed) => Ok(match fixed {
+                Some(None) => None,
+                Some(Some(t)) => Some(PyString::new(py, t).into_any().unbind()),
+                None => Some(PyString::new(py, &self.text).into_any().unbind()),
+            }),
         }
     }
 
@@ -342,7 +361,7 @@ impl Checker {
                 .filter_of(f)
                 .and_then(|i| given[i].0.bind(py).extract::<String>().ok())
         })?;
-        let fixed = check.corrected_checked(&self.knowledge);
+        let fixed = (!check.findings.is_empty()).then(|| check.corrected_checked(&self.knowledge));
         Ok(Report {
             findings: list,
             // Held by `check` (the getter reads it there): no copy per call.
@@ -380,7 +399,8 @@ impl Checker {
             (found, sites)
         });
         let list = findings_list(py, &found, &text, |f| key_in_sites(&sites, &f.range))?;
-        let fixed = py.detach(|| corrected_text(&text, HostKind::Json, &found, knowledge));
+        let fixed = (!found.is_empty())
+            .then(|| py.detach(|| corrected_text(&text, HostKind::Json, &found, knowledge)));
         Ok(Report {
             findings: list,
             text,
@@ -408,7 +428,8 @@ impl Checker {
         let knowledge = &self.knowledge;
         let found = py.detach(|| analysis::analyze(&text, host, knowledge));
         let list = findings_list(py, &found, &text, |_| None)?;
-        let fixed = py.detach(|| corrected_text(&text, host, &found, knowledge));
+        let fixed = (!found.is_empty())
+            .then(|| py.detach(|| corrected_text(&text, host, &found, knowledge)));
         Ok(Report {
             findings: list,
             text,
@@ -581,9 +602,6 @@ fn corrected_text(
             finding::Severity::Error | finding::Severity::Warning
         )
     };
-    if found.is_empty() {
-        return Some(text.to_string());
-    }
     // An error or warning without a certain fix: no rounds needed to say so.
     netbox_lsp::fix::all_certain_edits(found)?;
     let planned = netbox_lsp::cli::fix::plan(text, host, knowledge, &|f| f);
