@@ -198,8 +198,10 @@ fn extension_lists_match_what_the_walker_reads() {
     let want = extensions();
     // `check --help` (the PATHS argument).
     let help = check_help();
-    let paths_help = &help[help.find("[PATHS]").expect("PATHS in help")..];
-    let paths_help = &paths_help[..paths_help.find("--stdin-filename").expect("next option")];
+    let paths_help = &help[help
+        .find("files ending in")
+        .expect("the extensions in --help")..];
+    let paths_help = &paths_help[..paths_help.find("are read").expect("end of the list")];
     assert_eq!(
         dotted_extensions(paths_help),
         want,
@@ -208,12 +210,14 @@ fn extension_lists_match_what_the_walker_reads() {
     // README's `check` section and docs/output-formats.md's PATHS paragraph.
     let readme = read("README.md");
     let check = section(&readme, "## `netbox-lsp check` (CI)");
-    let sentence = &check[check.find("walks folders").expect("walks folders")..];
+    let sentence = &check[check.find("), checks `").expect("checks `")..];
     let sentence = &sentence[..sentence.find("exits").expect("exits")];
     assert_eq!(dotted_extensions(sentence), want, "README: {sentence}");
     let formats = read("docs/output-formats.md");
-    let para = &formats[formats.find("- `PATHS` default").expect("PATHS paragraph")..];
-    let para = &para[..para.find("\n- ").expect("next item")];
+    let para = &formats[formats
+        .find("Only files with a known extension are read:")
+        .expect("PATHS paragraph")..];
+    let para = &para[..para.find(". A named folder").expect("end of the list")];
     assert_eq!(
         dotted_extensions(para),
         want,
