@@ -106,6 +106,8 @@ impl Finding {
 }
 
 /// What the lazy `Report.corrected` is computed from.
+// One per Report, moved in once: boxing the large variant would cost an allocation per call.
+#[allow(clippy::large_enum_variant)]
 enum Source {
     /// `check_call`: the core's result and the keys and values as given (kept for unchanged
     /// filters).
