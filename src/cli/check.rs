@@ -101,9 +101,10 @@ pub fn run(args: &CheckArgs) -> i32 {
     if let (Some(stdin), true) = (&stdin, args.diff) {
         diff_stdin(stdin, &knowledge, &overrides, &mut fixes);
     }
-    if let Some(stdin) = stdin {
-        let mut sites = Sites::default();
+    // Standard input first, then the files.
+    let from_stdin = stdin.map(|stdin| {
         let mut notes = Vec::new();
+        let mut sites = Sites::default();
         let r = check_bytes(
             &stdin.shown,
             stdin.bytes,
@@ -113,22 +114,8 @@ pub fn run(args: &CheckArgs) -> i32 {
             &mut sites,
             &mut notes,
         );
-        for note in notes {
-            eprintln!("netbox-lsp: note: {note}");
-        }
-        found_sites.add(sites);
-        match r {
-            Ok(Some(found)) => {
-                checked += 1;
-                located.extend(found);
-            }
-            Ok(None) => {}
-            Err(e) => {
-                eprintln!("netbox-lsp: error: {e}");
-                io_failed = true;
-            }
-        }
-    }
+        (r, notes, sites)
+    });
     // Files are read and checked on all cores; their results (and notes) are taken in path
     // order, so the output is the same as one file after another.
     let results: Vec<(FileResult, Vec<String>, Sites)> = inputs
@@ -140,7 +127,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             (r, notes, sites)
         })
         .collect();
-    for (result, notes, sites) in results {
+    for (result, notes, sites) in from_stdin.into_iter().chain(results) {
         for note in notes {
             eprintln!("netbox-lsp: note: {note}");
         }
