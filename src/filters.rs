@@ -21,10 +21,18 @@ pub struct FiltersCheck {
     pub findings: Vec<Finding>,
     /// The canonical JSON text: the target as a JSON string, a space, the filters as a JSON object.
     pub text: String,
+    /// The target as given.
+    pub target: String,
     /// Byte range of the target inside its quotes.
     pub target_range: Range<usize>,
     /// Per filter (in the order given): byte range of the key inside its quotes, and of the value.
     pub entries: Vec<(Range<usize>, Range<usize>)>,
+    /// Per filter, the value as given (list elements' ranges set to the canonical text's).
+    pub values: Vec<Value>,
+    /// The endpoint key (`ipam/ip-addresses`) the filters were checked against: the target's,
+    /// or the one the target's certain fix names. `None` when none was found (then a finding
+    /// says the filters are not checked) or without an index.
+    pub endpoint: Option<String>,
 }
 
 /// A value of the corrected filters.
@@ -95,16 +103,55 @@ pub fn check_filters(
         filters: call_filters,
         args: Vec::new(),
     };
-    let findings = match &knowledge.index {
-        Some(index) => crate::approx::soften(knowledge, crate::rest::check_call(&call, index)),
-        None => Vec::new(),
+    let (findings, endpoint) = match &knowledge.index {
+        Some(index) => {
+            let (mut found, endpoint) = crate::rest::check_call_resolved(&call, index);
+            if endpoint.is_none() && !index.endpoints.is_empty() && !call.filters.is_empty() {
+                unchecked_target(&mut found, &call, index, &target_range);
+            }
+            (crate::approx::soften(knowledge, found), endpoint)
+        }
+        None => (Vec::new(), None),
     };
     FiltersCheck {
         findings,
         text,
+        target: target.to_string(),
         target_range,
         entries,
+        values: call.filters.into_iter().map(|e| e.value).collect(),
+        endpoint,
     }
+}
+
+/// A target that resolves to no endpoint and that no error or warning is about yet (a
+/// placeholder, an empty or odd string, a plugin path stock knowledge does not hold): in a
+/// file that fails open, but a call about to be sent must not pass with filters nobody checked.
+fn unchecked_target(
+    found: &mut Vec<Finding>,
+    call: &RestCall,
+    index: &crate::index::FilterIndex,
+    target_range: &Range<usize>,
+) {
+    let flagged = found.iter().any(|f| f.range == *target_range && blocks(f));
+    if flagged {
+        return;
+    }
+    let (code, what) = if call.form == CallForm::Url {
+        ("unknown-endpoint", "endpoint")
+    } else {
+        ("unknown-object-type", "object type")
+    };
+    let target = call.target.as_ref().map_or("", |(t, _)| t.as_str());
+    found.push(Finding::new(
+        target_range.clone(),
+        code,
+        crate::finding::Severity::Warning,
+        format!(
+            "`{target}` is no {what} of NetBox {} known here: the filters are not checked, and NetBox may ignore them and return every object.",
+            index.netbox_version
+        ),
+    ));
 }
 
 /// Appends `s` as a JSON string; returns the byte range inside the quotes.
@@ -236,6 +283,92 @@ impl FiltersCheck {
     }
 }
 
+/// Rounds of fixes [`FiltersCheck::corrected_checked`] applies before it gives up: a rename can
+/// show a value rule the old name hid (`rol__in` → `role` → the role's slug), whose own certain
+/// fix is the next round.
+const MAX_ROUNDS: usize = 4;
+
+impl FiltersCheck {
+    /// [`Self::corrected`], re-checked: the certain fixes are applied and the result checked
+    /// again against the (fixed) target, round after round, until it has no error or warning;
+    /// `None` when a round leaves one without a certain fix. So what it returns is a call that
+    /// checks clean: never one whose renamed filter or fixed target has a value the first check
+    /// could not see. With no error or warning, the filters as given.
+    pub fn corrected_checked(&self, knowledge: &Knowledge) -> Option<Corrected> {
+        let mut fixed = self.corrected()?;
+        if !self.findings.iter().any(blocks) {
+            return Some(fixed);
+        }
+        for _ in 0..MAX_ROUNDS {
+            let filters: Vec<(String, Value)> = fixed
+                .filters
+                .iter()
+                .map(|(i, key, value)| {
+                    let v = match value {
+                        NewValue::Same => self.values[*i].clone(),
+                        NewValue::Json(j) => value_of_json(j, 0),
+                    };
+                    (key.clone(), v)
+                })
+                .collect();
+            let target = fixed.target.as_deref().unwrap_or(&self.target);
+            let check = check_filters(knowledge, target, filters);
+            if !check.findings.iter().any(blocks) {
+                return Some(fixed);
+            }
+            let next = check.corrected()?;
+            // Compose: `next` indexes this round's filters, which index the given ones.
+            fixed = Corrected {
+                target: next.target.or(fixed.target),
+                filters: next
+                    .filters
+                    .into_iter()
+                    .map(|(j, key, value)| {
+                        let (i, _, before) = &fixed.filters[j];
+                        let value = match value {
+                            NewValue::Same => before.clone(),
+                            json => json,
+                        };
+                        (*i, key, value)
+                    })
+                    .collect(),
+            };
+        }
+        None
+    }
+}
+
+/// An error or a warning: what a corrected call must not have.
+fn blocks(f: &Finding) -> bool {
+    matches!(
+        f.severity,
+        crate::finding::Severity::Error | crate::finding::Severity::Warning
+    )
+}
+
+/// A value a fix wrote (JSON) as the checks read a literal.
+fn value_of_json(v: &serde_json::Value, depth: usize) -> Value {
+    use serde_json::Value as J;
+    match v {
+        J::Null => Value::Null,
+        J::Bool(b) => Value::Bool(*b),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(f)) => Value::Float(f),
+            _ => Value::Expr,
+        },
+        J::String(s) => Value::Str(s.clone()),
+        J::Array(items) if depth < 64 => Value::List(
+            items
+                .iter()
+                .map(|i| (value_of_json(i, depth + 1), 0..0))
+                .collect(),
+        ),
+        J::Array(_) => Value::Expr,
+        J::Object(_) => Value::Map,
+    }
+}
+
 /// The string a key or target text inside its quotes stands for (JSON escapes read).
 fn unquote(s: &str) -> String {
     if !s.contains('\\') {
@@ -360,6 +493,52 @@ mod tests {
             c.corrected().unwrap().target.as_deref(),
             Some("dcim.device")
         );
+    }
+
+    /// Issue 22: a misspelled object type's filters are checked against the type its certain
+    /// fix names, so the corrected call carries both fixes (never `within` sent as corrected).
+    #[test]
+    fn a_fixed_object_type_has_its_filters_checked_against_the_fix() {
+        let c = check("ipam.ip_address", &[("within", s("10.0.0.0/8"))]);
+        assert_eq!(
+            codes(&c),
+            vec!["unknown-object-type", "wrong-filter-for-type"]
+        );
+        assert!(c.findings[0]
+            .message
+            .ends_with("The filters are checked as filters of /api/ipam/ip-addresses/."));
+        assert_eq!(c.endpoint.as_deref(), Some("ipam/ip-addresses"));
+        let fixed = c.corrected().unwrap();
+        assert_eq!(fixed.target.as_deref(), Some("ipam.ipaddress"));
+        assert_eq!(fixed.filters[0].1, "parent");
+        let again = check("ipam.ipaddress", &[("parent", s("10.0.0.0/8"))]);
+        assert_eq!(codes(&again), Vec::<&str>::new());
+        // The same for a path with underscores.
+        let c = check("/api/ipam/ip_addresses/", &[("within", s("10.0.0.0/8"))]);
+        assert_eq!(codes(&c), vec!["unknown-endpoint", "wrong-filter-for-type"]);
+    }
+
+    /// A target that names nothing known gives no finding in a file (fail open), but a call
+    /// about to be sent is never passed with unchecked filters.
+    #[test]
+    fn an_unresolved_target_is_never_passed_unchecked() {
+        for target in [
+            "",
+            "<object type>",
+            "netbox_bgp.session",
+            "/api/plugins/bgp/session/",
+        ] {
+            let c = check(target, &[("within", s("10.0.0.0/8"))]);
+            assert_eq!(c.endpoint, None, "{target}");
+            assert!(
+                c.findings.iter().any(|f| f.range == c.target_range
+                    && f.severity == crate::finding::Severity::Warning
+                    && f.message.contains("not checked")),
+                "{target}: {:?}",
+                c.findings
+            );
+            assert_eq!(c.corrected(), None, "{target}");
+        }
     }
 
     #[test]

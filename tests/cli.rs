@@ -858,3 +858,165 @@ fn summary_uses_the_severity_words() {
     );
     assert!(!summary.contains("note"), "{summary}");
 }
+
+/// Runs `netbox-lsp <args>` in the crate root with `input` on standard input.
+fn run_stdin(args: &[&str], input: &str) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run netbox-lsp");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("wait");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Issue 22 §4: `check -` reads standard input, read and shown as `--stdin-filename` says.
+#[test]
+fn stdin_is_checked_as_the_named_file() {
+    let md =
+        "List leaves: `netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})`\n";
+    let r = run_stdin(
+        &["check", "-", "--stdin-filename", "skills/leaves/SKILL.md"],
+        md,
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stdout.starts_with("skills/leaves/SKILL.md:1:")
+            && r.stdout
+                .contains(": error[unknown-filter] `device_role_id`"),
+        "{}",
+        r.stdout
+    );
+    // Without a name: Markdown, shown as `-`.
+    let r = run_stdin(&["check", "-", "--format", "json"], md);
+    assert_eq!(
+        summary_of(&json(&r)),
+        [("-".into(), 1, "unknown-filter".into())]
+    );
+    // The name's extension picks the reader: the same call as Python code.
+    let py = "nb.dcim.devices.filter(site_id__in=[1, 2])\n";
+    let r = run_stdin(&["check", "-", "--stdin-filename", "x.py"], py);
+    assert!(
+        r.stdout.starts_with("x.py:1:24: error[unsupported-lookup]"),
+        "{}",
+        r.stdout
+    );
+    let r = run_stdin(&["check", "-", "--stdin-filename", "x.md"], py);
+    assert_eq!(r.code, 0, "prose is not Python: {}", r.stdout);
+    // --diff works on it; --fix cannot write back.
+    let r = run_stdin(&["check", "-", "--stdin-filename", "x.py", "--diff"], py);
+    assert!(
+        r.stdout.starts_with("--- a/x.py\n+++ b/x.py\n")
+            && r.stdout.contains("+nb.dcim.devices.filter(site_id=[1, 2])"),
+        "{}",
+        r.stdout
+    );
+    let r = run_stdin(&["check", "-", "--fix"], py);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("--fix cannot write back to standard input"),
+        "{}",
+        r.stderr
+    );
+    // Files and `-` together.
+    let r = run_stdin(
+        &[
+            "check",
+            "-",
+            "tests/fixtures/cli/clean/ok.md",
+            "--stdin-filename",
+            "x.py",
+        ],
+        py,
+    );
+    assert_eq!(files_checked(&r.stderr), 2, "{}", r.stderr);
+}
+
+/// Issue 22 §4: a folder with no file the tool reads says so on stderr (exit 0).
+#[test]
+fn a_folder_with_nothing_to_read_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(dir.path().join("notes.md"), "nothing here\n").unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "\n").unwrap();
+    let r = run_in(dir.path(), &["check", "src", "."]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("note: src: no file here has an extension netbox-lsp reads (.md .markdown"),
+        "{}",
+        r.stderr
+    );
+    // `.` has notes.md: no note for it.
+    assert_eq!(r.stderr.matches("no file here").count(), 1, "{}", r.stderr);
+}
+
+/// Issue 22 §4: `--index FILE` uses the GraphQL schema `index build` wrote beside it.
+#[test]
+fn index_picks_up_the_schema_beside_it() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("my.index.json.gz");
+    std::fs::copy(root().join("index/netbox-4.6.8.index.json.gz"), &index).unwrap();
+    let doc = dir.path().join("q.graphql");
+    std::fs::write(&doc, "{ device_list { id } }\n").unwrap();
+    let (i, d) = (index.to_str().unwrap(), doc.to_str().unwrap());
+    // The embedded schema of the index's version knows `device_list`.
+    let r = run(&["check", d, "--index", i]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // A schema beside the index that has no `device_list`: now an error, and a note names it.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"type Query { site_list: [Int] }\n").unwrap();
+    std::fs::write(
+        dir.path().join("my.schema.graphql.gz"),
+        gz.finish().unwrap(),
+    )
+    .unwrap();
+    let r = run(&["check", d, "--index", i]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("error[graphql-validation]"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("using the GraphQL schema beside the index: ")
+            && r.stderr.contains("my.schema.graphql.gz"),
+        "{}",
+        r.stderr
+    );
+    // A named schema wins.
+    let named = dir.path().join("other.graphql");
+    std::fs::write(
+        &named,
+        "type D { id: ID }\ntype Query { device_list: [D] }\n",
+    )
+    .unwrap();
+    let r = run(&[
+        "check",
+        d,
+        "--index",
+        i,
+        "--graphql-schema",
+        named.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stderr.contains("beside the index"), "{}", r.stderr);
+}

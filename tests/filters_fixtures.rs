@@ -214,7 +214,28 @@ fn check_filters_on_every_fixture_call() {
             .iter()
             .map(|f| f.code)
             .collect();
-        let got: Vec<&str> = c.findings.iter().map(|f| f.code).collect();
+        // check_filters adds one warning for a target that resolves to no endpoint and that no
+        // error or warning is about (a call about to be sent is never passed with unchecked
+        // filters); rest::check_call, for files, fails open there.
+        let unchecked = |f: &&netbox_lsp::finding::Finding| {
+            f.message
+                .contains("known here: the filters are not checked")
+        };
+        let flagged_target = c.findings.iter().any(|f| {
+            !unchecked(&f) && f.range == c.target_range && f.severity <= Severity::Warning
+        });
+        assert_eq!(
+            c.findings.iter().filter(unchecked).count(),
+            usize::from(c.endpoint.is_none() && !filters.is_empty() && !flagged_target),
+            "{name}: {}",
+            c.text
+        );
+        let got: Vec<&str> = c
+            .findings
+            .iter()
+            .filter(|f| !unchecked(f))
+            .map(|f| f.code)
+            .collect();
         if same_form {
             compared += 1;
             assert_eq!(got, want, "{name}: {}", c.text);

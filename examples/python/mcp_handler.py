@@ -42,10 +42,11 @@ def guarded_get_objects(
             + "; ".join(f"{f.key}: {f.fixes[0].title}" for f in report if f.fixes),
             "filters_sent": corrected,
         }
-    # A fix needs a choice (several candidate names, or no safe rewrite): refuse, so the model
-    # never reads an unfiltered list as the answer.
+    # A fix needs a choice (several candidate names, or no safe rewrite), or the object type
+    # itself is wrong (`ipam.ip_address`: `corrected` is None, the findings name the type and
+    # what its filters need): refuse, so the model never reads an unfiltered list as the answer.
     return {
-        "error": "NetBox would ignore or reject these filters; nothing was sent.",
+        "error": "NetBox would ignore or reject this call; nothing was sent.",
         "findings": [
             {
                 "filter": f.key,
@@ -76,5 +77,8 @@ if __name__ == "__main__":
         {"rol": 3},                                 # refused: `role` is near, but takes a slug
     ):
         print(filters, "→", guarded_get_objects("dcim.device", filters, fake_send))
+    # Refused: a misspelled object type, whose filters are checked against `ipam.ipaddress`
+    # (`within` is a prefix filter: `parent` is meant).
+    print(guarded_get_objects("ipam.ip_address", {"within": "10.0.0.0/8"}, fake_send))
     print(guarded_tool_call({"name": "netbox_get_objects",
                              "arguments": {"object_type": "ipam.ipaddress", "filters": {"within": "10.0.0.0/8"}}}))

@@ -106,17 +106,23 @@ impl Finding {
 }
 
 /// What the lazy `Report.corrected` is computed from.
+// One per Report, moved in once: boxing the large variant would cost an allocation per call.
+#[allow(clippy::large_enum_variant)]
 enum Source {
     /// `check_call`: the core's result and the keys and values as given (kept for unchanged
     /// filters).
     Call {
         check: FiltersCheck,
         given: Vec<(Py<PyAny>, Py<PyAny>)>,
+        /// The core's re-checked correction (`FiltersCheck::corrected_checked`); not computed
+        /// (`None`) for a call without findings, whose correction is itself (built on access).
+        fixed: Option<Option<filters::Corrected>>,
     },
-    /// `check_tool_call`: the corrected JSON text is read back with `json.loads`.
-    ToolCall(Vec<finding::Finding>),
-    /// `check_text`: the corrected text.
-    Text(Vec<finding::Finding>),
+    /// `check_tool_call`: the corrected JSON text ([`corrected_text`]), read back with
+    /// `json.loads`; not computed (`None`) without findings (the text as given).
+    ToolCall(Option<Option<String>>),
+    /// `check_text`: the corrected text ([`corrected_text`]), as for `ToolCall`.
+    Text(Option<Option<String>>),
 }
 
 /// The findings of one check: a sequence of `Finding` (empty when all is well), the text their
@@ -157,6 +163,18 @@ impl Report {
         }
     }
 
+    /// `check_call`: the endpoint path the filters were checked against
+    /// (`/api/ipam/ip-addresses/`: the target's, or the one its certain fix names); `None` when
+    /// none was found (a finding then says the filters are not checked), and for the other
+    /// checks.
+    #[getter]
+    fn endpoint(&self) -> Option<String> {
+        match &self.source {
+            Source::Call { check, .. } => check.endpoint.as_ref().map(|k| format!("/api/{k}/")),
+            _ => None,
+        }
+    }
+
     /// True when no finding is an error or a warning.
     #[getter]
     fn ok(&self, py: Python<'_>) -> PyResult<bool> {
@@ -171,40 +189,66 @@ impl Report {
 
     /// The input with every certain fix applied, in the shape it was given (the filters dict for
     /// `check_call`, the tool-call dict for `check_tool_call`, the text for `check_text`); `None`
-    /// when an error or warning has no certain fix. Equal to the input when there is no finding.
+    /// when an error or warning has no certain fix, and for `check_call` when the target itself
+    /// needs a fix or names no endpoint. Re-checked: given only when, with the certain fixes
+    /// applied round after round, the call or text checks with no error or warning. Equal to
+    /// the input when there is no finding.
     #[getter]
     fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         match &self.source {
-            Source::Call { check, given } => {
-                let Some(fixed) = check.corrected() else {
+            Source::Call {
+                check,
+                given,
+                fixed,
+            } => {
+                let identity;
+                let fixed = match fixed {
+                    Some(f) => f.as_ref(),
+                    None => {
+                        identity = check.corrected();
+                        identity.as_ref()
+                    }
+                };
+                // A target that needs a fix is not the call's to keep: the filters dict alone
+                // cannot carry the new target, and sent to the old one it fails or goes
+                // unchecked. The findings name the target's fix (and the filters were checked
+                // against it, `endpoint`).
+                let Some(fixed) = fixed.filter(|f| f.target.is_none()) else {
                     return Ok(None);
                 };
                 let d = PyDict::new(py);
-                for (i, key, value) in fixed.filters {
+                for (i, key, value) in &fixed.filters {
+                    let (i, key) = (*i, key.as_str());
                     let (given_key, given_value) = &given[i];
                     let same_key = given_key.bind(py).cast::<PyString>()?.to_str()? == key;
                     let k: Bound<'_, PyAny> = if same_key {
                         given_key.bind(py).clone()
                     } else {
-                        PyString::new(py, &key).into_any()
+                        PyString::new(py, key).into_any()
                     };
                     match value {
                         NewValue::Same => d.set_item(k, given_value.bind(py))?,
-                        NewValue::Json(v) => d.set_item(k, json_to_py(py, &v)?)?,
+                        NewValue::Json(v) => d.set_item(k, json_to_py(py, v)?)?,
                     }
                 }
                 Ok(Some(d.into_any().unbind()))
             }
-            Source::ToolCall(found) => match fixed_text(&self.text, found) {
-                Some(t) => {
+            Source::ToolCall(fixed) => match fixed {
+                Some(None) => Ok(None),
+                Some(Some(t)) => {
                     let loads = py.import("json")?.getattr("loads")?;
-                    Ok(Some(loads.call1((t,))?.unbind()))
+                    Ok(Some(loads.call1((t.as_str(),))?.unbind()))
                 }
-                None => Ok(None),
+                None => {
+                    let loads = py.import("json")?.getattr("loads")?;
+                    Ok(Some(loads.call1((self.text.as_str(),))?.unbind()))
+                }
             },
-            Source::Text(found) => Ok(
-                fixed_text(&self.text, found).map(|t| PyString::new(py, &t).into_any().unbind())
-            ),
+            Source::Text(fixed) => Ok(match fixed {
+                Some(None) => None,
+                Some(Some(t)) => Some(PyString::new(py, t).into_any().unbind()),
+                None => Some(PyString::new(py, &self.text).into_any().unbind()),
+            }),
         }
     }
 
@@ -319,11 +363,16 @@ impl Checker {
                 .filter_of(f)
                 .and_then(|i| given[i].0.bind(py).extract::<String>().ok())
         })?;
+        let fixed = (!check.findings.is_empty()).then(|| check.corrected_checked(&self.knowledge));
         Ok(Report {
             findings: list,
             // Held by `check` (the getter reads it there): no copy per call.
             text: String::new(),
-            source: Source::Call { check, given },
+            source: Source::Call {
+                check,
+                given,
+                fixed,
+            },
         })
     }
 
@@ -352,10 +401,12 @@ impl Checker {
             (found, sites)
         });
         let list = findings_list(py, &found, &text, |f| key_in_sites(&sites, &f.range))?;
+        let fixed = (!found.is_empty())
+            .then(|| py.detach(|| corrected_text(&text, HostKind::Json, &found, knowledge)));
         Ok(Report {
             findings: list,
             text,
-            source: Source::ToolCall(found),
+            source: Source::ToolCall(fixed),
         })
     }
 
@@ -379,10 +430,12 @@ impl Checker {
         let knowledge = &self.knowledge;
         let found = py.detach(|| analysis::analyze(&text, host, knowledge));
         let list = findings_list(py, &found, &text, |_| None)?;
+        let fixed = (!found.is_empty())
+            .then(|| py.detach(|| corrected_text(&text, host, &found, knowledge)));
         Ok(Report {
             findings: list,
             text,
-            source: Source::Text(found),
+            source: Source::Text(fixed),
         })
     }
 }
@@ -536,16 +589,26 @@ fn key_in_sites(sites: &[Site], range: &Range<usize>) -> Option<String> {
     })
 }
 
-/// `text` with every certain fix applied; `None` when an error or warning has no certain fix
-/// or two fixes overlap.
-fn fixed_text(text: &str, found: &[finding::Finding]) -> Option<String> {
-    let edits = netbox_lsp::fix::all_certain_edits(found)?;
-    let mut out = text.to_string();
-    for e in edits.iter().rev() {
-        out.get(e.range.clone())?;
-        out.replace_range(e.range.clone(), &e.new_text);
-    }
-    Some(out)
+/// `text` (whose findings are `found`) with fix-all applied as `netbox-lsp check --fix` applies
+/// it (rounds of certain fixes), when the result checks with no error or warning; `None`
+/// otherwise (a fix needs a choice, or a fix shows a problem the first check could not see).
+fn corrected_text(
+    text: &str,
+    host: HostKind,
+    found: &[finding::Finding],
+    knowledge: &Knowledge,
+) -> Option<String> {
+    let blocks = |f: &finding::Finding| {
+        matches!(
+            f.severity,
+            finding::Severity::Error | finding::Severity::Warning
+        )
+    };
+    // An error or warning without a certain fix: no rounds needed to say so.
+    netbox_lsp::fix::all_certain_edits(found)?;
+    let planned = netbox_lsp::cli::fix::plan(text, host, knowledge, &|f| f);
+    let again = analysis::analyze(&planned.fixed, host, knowledge);
+    (!again.iter().any(blocks)).then_some(planned.fixed)
 }
 
 /// Byte offsets in `text` → Python str indices (code points), for sorted or unsorted offsets.

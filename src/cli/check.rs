@@ -48,16 +48,38 @@ pub fn run(args: &CheckArgs) -> i32 {
     } else {
         args.paths.clone()
     };
-    let (inputs, problems) = match walk::collect(&paths, &args.exclude) {
+    // `-` is standard input, read once (a second `-` adds nothing).
+    let (stdin_named, paths): (Vec<PathBuf>, Vec<PathBuf>) =
+        paths.into_iter().partition(|p| p.as_os_str() == "-");
+    let stdin = match stdin_input(args, !stdin_named.is_empty()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("netbox-lsp: error: {e}");
+            return 2;
+        }
+    };
+    let found = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
             eprintln!("netbox-lsp: error: {e}");
             return 2;
         }
     };
-    let mut io_failed = !problems.is_empty();
-    for p in problems {
+    let inputs = found.inputs;
+    let mut io_failed = !found.problems.is_empty();
+    for p in found.problems {
         eprintln!("netbox-lsp: error: {p}");
+    }
+    for dir in found.empty_folders {
+        eprintln!(
+            "netbox-lsp: note: {}: no file here has an extension netbox-lsp reads ({})",
+            display_path(&dir),
+            crate::extract::EXTENSIONS
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
     }
     let overrides: HashMap<&str, Option<Severity>> = args
         .severity
@@ -76,6 +98,24 @@ pub fn run(args: &CheckArgs) -> i32 {
             fix_file(input, &knowledge, &overrides, args.fix, &mut fixes);
         }
     }
+    if let (Some(stdin), true) = (&stdin, args.diff) {
+        diff_stdin(stdin, &knowledge, &overrides, &mut fixes);
+    }
+    // Standard input first, then the files.
+    let from_stdin = stdin.map(|stdin| {
+        let mut notes = Vec::new();
+        let mut sites = Sites::default();
+        let r = check_bytes(
+            &stdin.shown,
+            stdin.bytes,
+            stdin.kind,
+            &knowledge,
+            &overrides,
+            &mut sites,
+            &mut notes,
+        );
+        (r, notes, sites)
+    });
     // Files are read and checked on all cores; their results (and notes) are taken in path
     // order, so the output is the same as one file after another.
     let results: Vec<(FileResult, Vec<String>, Sites)> = inputs
@@ -87,7 +127,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             (r, notes, sites)
         })
         .collect();
-    for (result, notes, sites) in results {
+    for (result, notes, sites) in from_stdin.into_iter().chain(results) {
         for note in notes {
             eprintln!("netbox-lsp: note: {note}");
         }
@@ -316,6 +356,82 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     Ok(out)
 }
 
+/// Standard input named as `-`: its bytes, the host kind and the path shown for it.
+struct Stdin {
+    bytes: Vec<u8>,
+    kind: crate::extract::HostKind,
+    /// `--stdin-filename` as shown in the output, else `-`.
+    shown: String,
+}
+
+/// Most bytes read from standard input (a stream that never ends is refused, not buffered).
+const STDIN_CAP: u64 = 256 * 1024 * 1024;
+
+/// Reads standard input when `-` is among the paths. Its kind is that of `--stdin-filename`'s
+/// extension (any other name, or none: Markdown, which also reads URLs and fences in prose).
+/// `--fix` cannot write back to a pipe: a usage error (`--diff` works).
+fn stdin_input(args: &CheckArgs, named: bool) -> Result<Option<Stdin>, String> {
+    if !named {
+        if args.stdin_filename.is_some() {
+            eprintln!("netbox-lsp: note: --stdin-filename is used only with `-` among the paths");
+        }
+        return Ok(None);
+    }
+    if args.fix {
+        return Err("--fix cannot write back to standard input (`-`); use --diff".into());
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(std::io::stdin().lock(), STDIN_CAP + 1),
+        &mut bytes,
+    )
+    .map_err(|e| format!("reading standard input: {e}"))?;
+    if bytes.len() as u64 > STDIN_CAP {
+        return Err(format!(
+            "standard input is larger than {} MiB",
+            STDIN_CAP / 1024 / 1024
+        ));
+    }
+    let name = args.stdin_filename.as_deref();
+    Ok(Some(Stdin {
+        bytes,
+        kind: name
+            .and_then(crate::extract::HostKind::from_path)
+            .unwrap_or(crate::extract::HostKind::Markdown),
+        shown: name.map_or_else(|| "-".to_string(), display_path),
+    }))
+}
+
+/// `--diff` for standard input: its certain fixes as a diff of the shown path.
+fn diff_stdin(
+    stdin: &Stdin,
+    knowledge: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+    out: &mut FixOutput,
+) {
+    let Decoded::Utf8(text) = decode(&stdin.bytes) else {
+        return;
+    };
+    let planned = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        super::fix::plan(&text, stdin.kind, knowledge, &|f| {
+            apply_overrides(f, overrides)
+        })
+    })) {
+        Ok(p) => p,
+        Err(_) => return, // the check that follows reports the internal error
+    };
+    if planned.fixed == text {
+        return;
+    }
+    out.diff.push_str(&super::fix::unified_diff(
+        &stdin.shown,
+        &text,
+        &planned.fixed,
+    ));
+    out.count += planned.changes.len();
+    out.files += 1;
+}
+
 /// What [`check_file`] gives for one file.
 type FileResult = Result<Option<Vec<Located>>, String>;
 
@@ -335,6 +451,21 @@ fn check_file(
         return Err(format!("{shown}: not a regular file"));
     }
     let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    check_bytes(
+        &shown, bytes, input.kind, knowledge, overrides, sites, notes,
+    )
+}
+
+/// Analyses the bytes of one file (or of standard input) shown as `shown`; see [`check_file`].
+fn check_bytes(
+    shown: &str,
+    bytes: Vec<u8>,
+    kind: crate::extract::HostKind,
+    knowledge: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+    sites: &mut Sites,
+    notes: &mut Vec<String>,
+) -> FileResult {
     let text = match decode(&bytes) {
         Decoded::Binary => {
             notes.push(format!("{shown}: binary file skipped"));
@@ -356,7 +487,7 @@ fn check_file(
     // The core must not panic; if it does, report that file and keep the others.
     let analysed = || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            analyze_counted(&text, input.kind, knowledge)
+            analyze_counted(&text, kind, knowledge)
         }))
     };
     // A large file's line index is built on the other core while it is analysed (it is needed
@@ -379,7 +510,7 @@ fn check_file(
         return Ok(Some(Vec::new()));
     }
     let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
-    let mut located = output::locate(&shown, &text, &lines, findings);
+    let mut located = output::locate(shown, &text, &lines, findings);
     if bom {
         hide_bom(&mut located);
     }
@@ -475,24 +606,27 @@ pub(super) fn apply_overrides(
         .collect()
 }
 
-/// The path as shown in the output: `/`-separated, without leading `./`.
+/// The path as shown in the output: `/`-separated, without leading `./`; a Windows drive or
+/// share stays in front (`C:\skills\a.md` → `C:/skills/a.md`).
 pub fn display_path(path: &Path) -> String {
-    let parts: Vec<String> = path
-        .components()
-        .filter(|c| !matches!(c, Component::CurDir))
-        .map(|c| match c {
-            Component::RootDir => String::new(),
-            other => other.as_os_str().to_string_lossy().into_owned(),
-        })
-        .collect();
-    if parts.is_empty() {
-        return ".".to_string();
+    let mut out = String::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::Prefix(p) => out.push_str(&p.as_os_str().to_string_lossy()),
+            Component::RootDir => out.push('/'),
+            Component::ParentDir | Component::Normal(_) => {
+                if !out.is_empty() && !out.ends_with('/') {
+                    out.push('/');
+                }
+                out.push_str(&c.as_os_str().to_string_lossy());
+            }
+        }
     }
-    let joined = parts.join("/");
-    if path.has_root() && !joined.starts_with('/') {
-        format!("/{joined}")
+    if out.is_empty() {
+        ".".to_string()
     } else {
-        joined
+        out
     }
 }
 
@@ -543,5 +677,12 @@ mod tests {
         assert_eq!(display_path(Path::new("./examples/a.md")), "examples/a.md");
         assert_eq!(display_path(Path::new("/tmp/x/a.md")), "/tmp/x/a.md");
         assert_eq!(display_path(Path::new(".")), ".");
+        assert_eq!(display_path(Path::new("../a/./b.md")), "../a/b.md");
+        #[cfg(windows)]
+        {
+            assert_eq!(display_path(Path::new(r"C:\s\a.md")), "C:/s/a.md");
+            assert_eq!(display_path(Path::new(r".\s\a.md")), "s/a.md");
+            assert_eq!(display_path(Path::new(r"C:s\a.md")), "C:s/a.md");
+        }
     }
 }

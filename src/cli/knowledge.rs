@@ -67,7 +67,19 @@ pub fn knowledge_for(
         },
     };
 
-    knowledge.graphql = match graphql_schema {
+    // `index build` writes the instance's GraphQL schema beside the index: use it unless a
+    // schema is named.
+    let beside = match (graphql_schema, index) {
+        (None, Some(index)) => schema_beside(index),
+        _ => None,
+    };
+    if let Some(path) = &beside {
+        notes.push(format!(
+            "using the GraphQL schema beside the index: {}",
+            path.display()
+        ));
+    }
+    knowledge.graphql = match graphql_schema.or(beside.as_deref()) {
         Some(path) => {
             let mut schema = load_schema_file(path)?;
             // The file says nothing about its version; an explicit --netbox-version does.
@@ -85,6 +97,13 @@ pub fn knowledge_for(
         }
     };
     Ok((knowledge, notes))
+}
+
+/// The GraphQL schema `index build` writes beside the index file `index`
+/// (`x/netbox.index.json.gz` → `x/netbox.schema.graphql.gz`), when it is there.
+pub fn schema_beside(index: &Path) -> Option<std::path::PathBuf> {
+    let path = super::index_cmd::schema_path_beside(index);
+    path.is_file().then_some(path)
 }
 
 /// Reads and decodes an index file; errors name the file.

@@ -54,8 +54,15 @@ pub enum Command {
 /// Arguments of `check`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CheckArgs {
-    /// Files and folders to check (folders are walked, honouring .gitignore). Default: `.`.
+    /// Files and folders to check (folders are walked, honouring .gitignore); `-` reads
+    /// standard input. Default: `.`. In folders, files ending in .md .markdown .mdx .py .pyi
+    /// .yaml .yml .json .ipynb .graphql .gql .txt .prompt .j2 .jinja .jinja2 .tmpl .sh .bash
+    /// are read; a file named here is read whatever its extension.
     pub paths: Vec<PathBuf>,
+    /// With `-` among the paths: the file name standard input stands for, shown in the output
+    /// and choosing how it is read by its extension (default: Markdown, shown as `-`).
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
     /// NetBox version whose embedded index and schema to use (`4.3`, `4.3.3`); default: newest.
     #[arg(long)]
     pub netbox_version: Option<String>,
@@ -156,6 +163,9 @@ pub enum IndexCommand {
     Info(index_cmd::InfoArgs),
 }
 
+/// The one line a bare `netbox-lsp` prints on stderr when its standard input is a terminal.
+pub const SERVER_ON_A_TERMINAL: &str = "netbox-lsp: this is the language server, waiting for an editor (LSP client) on stdin/stdout; to check files run `netbox-lsp check PATH...` (`netbox-lsp --help`); Ctrl-C quits";
+
 /// Runs the command line; returns the process exit code (0 ok, 1 error findings, 2 usage or I/O).
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -167,7 +177,13 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        None | Some(Command::Serve { .. }) => crate::server::run_stdio(),
+        None | Some(Command::Serve { .. }) => {
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                // Started by hand: say what is waiting, instead of seeming to hang.
+                eprintln!("{SERVER_ON_A_TERMINAL}");
+            }
+            crate::server::run_stdio()
+        }
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Index {
             command: IndexCommand::Build(args),

@@ -14,12 +14,24 @@ pub struct Input {
     pub kind: HostKind,
 }
 
-/// The files to check and the problems met finding them (missing paths, unreadable folders),
-/// each a one-line message. Files are deduplicated and sorted by path.
-pub fn collect(paths: &[PathBuf], exclude: &[String]) -> Result<(Vec<Input>, Vec<String>), String> {
+/// What [`collect`] found.
+#[derive(Debug, Default)]
+pub struct Collected {
+    /// The files, deduplicated and sorted by path.
+    pub inputs: Vec<Input>,
+    /// Problems met finding them (missing paths, unreadable folders), one-line messages.
+    pub problems: Vec<String>,
+    /// Named folders in which no file has an extension the tool reads (after `--exclude` and
+    /// `.gitignore`): said on stderr, so that "0 errors" never hides "nothing read".
+    pub empty_folders: Vec<PathBuf>,
+}
+
+/// The files to check under `paths` (see [`Collected`]). Errors on a bad `--exclude` glob.
+pub fn collect(paths: &[PathBuf], exclude: &[String]) -> Result<Collected, String> {
     let excludes = build_excludes(exclude)?;
     let mut inputs = Vec::new();
     let mut problems = Vec::new();
+    let mut empty_folders = Vec::new();
     for root in paths {
         match std::fs::metadata(root) {
             Err(e) => problems.push(format!("{}: {e}", root.display())),
@@ -29,14 +41,24 @@ pub fn collect(paths: &[PathBuf], exclude: &[String]) -> Result<(Vec<Input>, Vec
                 path: root.clone(),
                 kind: HostKind::from_path(root).unwrap_or(HostKind::Text),
             }),
-            Ok(meta) if meta.is_dir() => walk_dir(root, &excludes, &mut inputs, &mut problems),
+            Ok(meta) if meta.is_dir() => {
+                let before = inputs.len();
+                walk_dir(root, &excludes, &mut inputs, &mut problems);
+                if inputs.len() == before {
+                    empty_folders.push(root.clone());
+                }
+            }
             // A FIFO, socket or device would block or never end: refuse it instead of reading.
             Ok(_) => problems.push(format!("{}: not a regular file", root.display())),
         }
     }
     inputs.sort_by(|a, b| a.path.cmp(&b.path));
     inputs.dedup_by(|a, b| a.path == b.path);
-    Ok((inputs, problems))
+    Ok(Collected {
+        inputs,
+        problems,
+        empty_folders,
+    })
 }
 
 fn build_excludes(globs: &[String]) -> Result<GlobSet, String> {

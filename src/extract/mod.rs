@@ -48,7 +48,13 @@ impl HostKind {
     /// `check` skips.
     pub fn from_path(path: &Path) -> Option<HostKind> {
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
+        Self::from_extension(&ext)
+    }
+
+    /// Host kind from a lower-case file extension without the dot (`md`, `sh`); `None` for
+    /// one that is not read ([`EXTENSIONS`] lists those that are).
+    pub fn from_extension(ext: &str) -> Option<HostKind> {
+        Some(match ext {
             "md" | "markdown" | "mdx" => HostKind::Markdown,
             "py" | "pyi" => HostKind::Python,
             "yaml" | "yml" => HostKind::Yaml,
@@ -76,6 +82,14 @@ impl HostKind {
         })
     }
 }
+
+/// The file extensions a walked folder's files are read by (without the dot), in the order the
+/// docs list them; [`HostKind::from_extension`] maps each to its host kind. README, the pre-commit
+/// hook's `files:` and the editors' file types are tested against this list (tests/docs.rs).
+pub const EXTENSIONS: &[&str] = &[
+    "md", "markdown", "mdx", "py", "pyi", "yaml", "yml", "json", "ipynb", "graphql", "gql", "txt",
+    "prompt", "j2", "jinja", "jinja2", "tmpl", "sh", "bash",
+];
 
 /// How a literal is written in the host, so fixes can render values (`"null"` in Python/JSON/YAML,
 /// `null` in a query string).

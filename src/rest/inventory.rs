@@ -54,11 +54,11 @@ pub(crate) fn check_both(
     // Without both endpoints in the index (a partial or plugin-only index) nothing can be said
     // about the scope: check the devices query alone.
     if BOTH.iter().any(|(p, _)| index.resolve(p).is_none()) {
-        return run(&single(BOTH[0].0), index, others);
+        return run(&single(BOTH[0].0), index, others).0;
     }
     let runs: Vec<Vec<Finding>> = BOTH
         .iter()
-        .map(|(path, _)| run(&single(path), index, others))
+        .map(|(path, _)| run(&single(path), index, others).0)
         .collect();
     let unknown = |run: &[Finding], key: &std::ops::Range<usize>| {
         run.iter().any(|f| {

@@ -70,7 +70,16 @@ impl Ctx<'_> {
 /// endpoint or object type gives no name findings. Findings are in filter order, then the
 /// call-level and argument findings.
 pub fn check_call(call: &RestCall, index: &FilterIndex) -> Vec<Finding> {
-    run(call, index, None)
+    run(call, index, None).0
+}
+
+/// [`check_call`], also giving the endpoint key (`ipam/ip-addresses`) the filters were checked
+/// against: the target's, or the one its certain fix names (`ipam.ip_address` →
+/// `ipam/ip-addresses`). `None` when no endpoint of `index` was found, so no filter name or
+/// value was checked (and for the inventory form, which checks two endpoints).
+pub fn check_call_resolved(call: &RestCall, index: &FilterIndex) -> (Vec<Finding>, Option<String>) {
+    let (found, key) = run(call, index, None);
+    (found, key.map(str::to_string))
 }
 
 /// [`check_call`] with the other versions given explicitly (tests; callers that manage their
@@ -80,12 +89,16 @@ pub fn check_call_with(
     index: &FilterIndex,
     others: &[&FilterIndex],
 ) -> Vec<Finding> {
-    run(call, index, Some(others))
+    run(call, index, Some(others)).0
 }
 
-fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) -> Vec<Finding> {
+fn run<'a>(
+    call: &'a RestCall,
+    index: &'a FilterIndex,
+    others: Option<&'a [&'a FilterIndex]>,
+) -> (Vec<Finding>, Option<&'a str>) {
     if call.form == CallForm::InventoryBoth {
-        return inventory::check_both(call, index, others);
+        return (inventory::check_both(call, index, others), None);
     }
     let ctx = Ctx {
         call,
@@ -140,7 +153,7 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
     if call.form == CallForm::Inventory {
         inventory::reword(&mut out);
     }
-    out
+    (out, view.map(|v| v.key))
 }
 
 /// Builds a finding with the code's default severity.

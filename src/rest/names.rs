@@ -366,7 +366,9 @@ fn other_lookup(
             ),
         );
         if view.has(&to) {
-            f = f.with_fix(format!("Replace with `{to}`"), r, to, true);
+            // Certain only for a value `__empty` takes as written (`true`, not `0`).
+            let certain = view.value_fits(&to, &entry.value) == Fit::Yes;
+            f = f.with_fix(format!("Replace with `{to}`"), r, to, certain);
         }
         return Some(f);
     }

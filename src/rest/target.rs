@@ -10,8 +10,54 @@ use crate::finding::{Finding, Severity};
 use crate::index::FilterIndex;
 use std::ops::Range;
 
-/// Resolves the call's endpoint; reports MCP object types the server would reject.
+/// Resolves the call's endpoint; reports MCP object types the server would reject and paths
+/// that are no endpoint. A target whose finding has one certain fix is resolved to the fixed
+/// target, so the filters are checked as those of the call that fix-all (or an agent retrying
+/// with the fix) sends: `ipam.ip_address` with `within` gets `within` → `parent` too, never a
+/// call that passes with unchecked filters. The finding says which way it went.
 pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<'a>> {
+    let before = out.len();
+    let view = resolve_as_written(ctx, out);
+    let Some((_, target_range)) = &ctx.call.target else {
+        return view;
+    };
+    let Some(f) = out.get_mut(before..).and_then(|found| {
+        found.iter_mut().rev().find(|f| {
+            f.range == *target_range && matches!(f.code, "unknown-object-type" | "unknown-endpoint")
+        })
+    }) else {
+        return view;
+    };
+    let view = view.or_else(|| fixed_target(ctx.index, f));
+    if !ctx.call.filters.is_empty() {
+        match &view {
+            Some(v) => f.message.push_str(&format!(
+                " The filters are checked as filters of /api/{}/.",
+                v.key
+            )),
+            None => f.message.push_str(" The filters are not checked."),
+        }
+    }
+    view
+}
+
+/// The endpoint the one certain fix of a target finding names, if the index has it.
+fn fixed_target<'a>(index: &'a FilterIndex, f: &Finding) -> Option<View<'a>> {
+    let [fix] = f.fixes.as_slice() else {
+        return None;
+    };
+    let [edit] = fix.edits.as_slice() else {
+        return None;
+    };
+    if !fix.certain {
+        return None;
+    }
+    index
+        .resolve(&edit.new_text)
+        .map(|(key, ep)| View { key, ep, index })
+}
+
+fn resolve_as_written<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<'a>> {
     let index = ctx.index;
     if ctx.call.form.tool_like() == CallForm::SearchObjects {
         check_search_types(ctx, out);

@@ -105,7 +105,12 @@ fn graphql_schema(
     version: Option<&str>,
     notes: &mut Vec<String>,
 ) -> Option<Arc<crate::graphql::NetboxSchema>> {
-    if let Some(path) = &settings.graphql_schema {
+    // As `check --index`: the schema `index build` wrote beside the index, unless one is named.
+    let beside = match (&settings.graphql_schema, &settings.index) {
+        (None, Some(index)) => crate::cli::knowledge::schema_beside(index),
+        _ => None,
+    };
+    if let Some(path) = settings.graphql_schema.as_ref().or(beside.as_ref()) {
         let loaded = crate::safe_read::read(path, crate::safe_read::FileKind::Schema)
             .and_then(|b| crate::graphql::load_schema_file(&b));
         match loaded {

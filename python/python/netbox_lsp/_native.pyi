@@ -58,14 +58,26 @@ class Report(Sequence[Finding]):
         """The text the ranges index: the text given to ``check_text``, else the canonical JSON
         of the call (``'"dcim.device" {"role_id": 3}'``)."""
     @property
+    def endpoint(self) -> Optional[str]:
+        """``check_call``: the endpoint path the filters were checked against
+        (``"/api/ipam/ip-addresses/"``: the target's, or the one its certain fix names, so
+        ``"ipam.ip_address"`` still has its filters checked). ``None`` when the target names no
+        endpoint known here (a warning then says the filters are not checked), and for the other
+        checks."""
+    @property
     def ok(self) -> bool:
         """True when no finding is an error or a warning (hints and information may remain)."""
     @property
     def corrected(self) -> Any:
         """The input with every certain fix applied, in the shape given: the filters dict for
         ``check_call``, the tool-call dict for ``check_tool_call``, the text for ``check_text``.
-        ``None`` when an error or warning has no certain fix (a human or the agent must choose).
-        Equal to the input when there is no finding. Computed on access."""
+        ``None`` when an error or warning has no certain fix (a human or the agent must choose),
+        and for ``check_call`` when the target itself needs a fix (``"ipam.ip_address"``,
+        ``"dcim.devices"``: the dict cannot carry the new target; the findings name it) or names
+        no endpoint. What it returns is re-checked: the certain fixes are applied round after
+        round (as ``netbox-lsp check --fix`` does) and the result is given only when it then
+        checks with no error or warning (a renamed filter can show a value rule the old name
+        hid). Equal to the input when there is no finding."""
     def __len__(self) -> int: ...
     def __bool__(self) -> bool: ...
     def __getitem__(self, i: int, /) -> Finding: ...  # type: ignore[override]

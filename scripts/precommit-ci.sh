@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The pre-commit hook exactly as README writes it (issue 22 §2): a scratch repository whose
+# .pre-commit-config.yaml has `repo: <url>` and `rev: v0.1.0`, then `pre-commit run --all-files`
+# with no PIP_FIND_LINKS and no wheel on any index, so pre-commit clones the repository at the
+# tag and pip builds the wheel from source (pyproject.toml's backend: cargo builds the binary,
+# maturin the Python API). The URL is a scratch clone of this checkout's HEAD in which the tag
+# is made, so the test never depends on the real tag existing.
+#
+# Build cost: set CARGO_TARGET_DIR to reuse a target folder (.ci/run passes its own, and runs
+# this before `cargo test --release`, which then reuses the build: same features, and the
+# clone's sources are older than what the hook's build wrote).
+# Usage: scripts/precommit-ci.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=${PYTHON:-python3}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+say() { printf -- '--- %s\n' "$*"; }
+t0=$SECONDS
+version=$(sed -n 's/^version = "\([^"]*\)".*/\1/p' Cargo.toml | head -1)
+tag="v$version"
+
+say "pre-commit from PyPI"
+"$PY" -m venv "$WORK/tools"
+"$WORK/tools/bin/pip" install -q --disable-pip-version-check "pre-commit>=4,<5"
+
+say "the repository at $tag (a scratch clone of HEAD $(git rev-parse --short HEAD), tag made there)"
+git init -q --bare "$WORK/netbox-lsp.git"
+git -C "$WORK/netbox-lsp.git" fetch -q "$ROOT" HEAD
+git -C "$WORK/netbox-lsp.git" tag "$tag" FETCH_HEAD
+url="file://$WORK/netbox-lsp.git"
+
+say "a repository of skills with README's .pre-commit-config.yaml"
+sample="$WORK/skills-repo"
+mkdir -p "$sample/skills/right" "$sample/skills/wrong"
+# README's snippet, with the URL filled in.
+awk '/^```yaml$/{y=1; next} y&&/^```$/{if(p) exit; y=0} y&&/^repos:/{p=1} p' README.md \
+  | sed "s|repo: <url>|repo: $url|" > "$sample/.pre-commit-config.yaml"
+grep -q "rev: $tag" "$sample/.pre-commit-config.yaml" && grep -q "repo: $url" "$sample/.pre-commit-config.yaml" \
+  || { cat "$sample/.pre-commit-config.yaml"; echo "README's pre-commit snippet is not 'repo: <url>' / 'rev: $tag'"; exit 1; }
+cat "$sample/.pre-commit-config.yaml"
+cat > "$sample/skills/right/SKILL.md" <<'MD'
+# Leaf switches
+```python
+netbox_get_objects("dcim.device", filters={"role_id": 3, "status": "active"})
+```
+MD
+cat > "$sample/skills/wrong/SKILL.md" <<'MD'
+# Leaf switches
+```python
+netbox_get_objects("dcim.device", filters={"device_role_id": 3, "status": "active"})
+```
+MD
+git -C "$sample" init -q
+git -C "$sample" add .pre-commit-config.yaml skills/right/SKILL.md
+git -C "$sample" -c user.name=ci -c user.email=ci@localhost commit -qm right
+
+say "pre-commit run --all-files (installs the hook: clone at $tag, pip builds the wheel from source)"
+unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_NO_INDEX
+export PRE_COMMIT_HOME="$WORK/pre-commit-home"
+t1=$SECONDS
+(cd "$sample" && "$WORK/tools/bin/pre-commit" run --all-files) > "$WORK/pc-right.txt" 2>&1 \
+  || { cat "$WORK/pc-right.txt"; echo "pre-commit failed on the right skill file"; exit 1; }
+grep -q "Passed" "$WORK/pc-right.txt" || { cat "$WORK/pc-right.txt"; exit 1; }
+echo "hook installed and passed in $((SECONDS - t1)) s"
+# What the hook's environment holds: the binary and the Python API, from the source build.
+env_py=$(ls -d "$PRE_COMMIT_HOME"/repo*/py_env-*/bin/python | head -1)
+"$env_py" -c 'import netbox_lsp, sys; r = netbox_lsp.Checker().check_call("dcim.device", {"device_role_id": 3}); assert r.corrected == {"role_id": 3}, r; print("hook env: netbox_lsp", netbox_lsp.__version__, "API ok")'
+"$(dirname "$env_py")/netbox-lsp" --version
+"$env_py" -m pip show netbox-lsp | grep -E "^(Name|Version|Location)"
+if "$env_py" -m pip download --no-deps --only-binary :all: -d "$WORK/none" "netbox-lsp==$version" -q >/dev/null 2>&1; then
+  echo "note: a netbox-lsp $version wheel is on the package index; the hook built from source all the same"
+fi
+
+git -C "$sample" add skills/wrong/SKILL.md
+if (cd "$sample" && "$WORK/tools/bin/pre-commit" run --all-files) > "$WORK/pc-wrong.txt" 2>&1; then
+  cat "$WORK/pc-wrong.txt"; echo "pre-commit passed a wrong skill file"; exit 1
+fi
+grep -q 'skills/wrong/SKILL.md:3:.*error\[unknown-filter\] `device_role_id`' "$WORK/pc-wrong.txt" \
+  || { cat "$WORK/pc-wrong.txt"; exit 1; }
+if grep -q 'skills/right' "$WORK/pc-wrong.txt"; then cat "$WORK/pc-wrong.txt"; exit 1; fi
+echo "pre-commit: right file passed, wrong file failed with unknown-filter"
+say "pre-commit ci done in $((SECONDS - t0)) s"
