@@ -814,7 +814,8 @@ fn newer_release_uses_the_closest_and_softens_name_errors() {
     );
     let gap = run(&["check", "--netbox-version", "4.7.1", file]);
     assert!(
-        gap.stderr.contains("using 4.7.3, the closest shipped release (newer than 4.7.1)"),
+        gap.stderr
+            .contains("using 4.7.3, the closest shipped release (newer than 4.7.1)"),
         "{}",
         gap.stderr
     );

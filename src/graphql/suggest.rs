@@ -78,10 +78,9 @@ fn prefix_dropped(a: &str, b: &str) -> bool {
             && s.bytes()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
     };
-    let drop = |s: &'_ str| -> Option<String> { s.split_once('_').map(|(_, rest)| rest.to_string()) };
-    upper(a)
-        && upper(b)
-        && (drop(a).as_deref() == Some(b) || drop(b).as_deref() == Some(a))
+    let drop =
+        |s: &'_ str| -> Option<String> { s.split_once('_').map(|(_, rest)| rest.to_string()) };
+    upper(a) && upper(b) && (drop(a).as_deref() == Some(b) || drop(b).as_deref() == Some(a))
 }
 
 /// Renders candidates as "`a`", "`a` or `b`", "`a`, `b` or `c`".

@@ -180,7 +180,10 @@ fn fault_of(view: &View, key: &str) -> Option<(&'static ServerFault, &'static st
         _ => return None,
     };
     SERVER_FAULTS.iter().find_map(|f| {
-        if !(f.endpoints.contains(&view.key) && f.filter == key.base() && f.lookups.contains(&lookup)) {
+        if !(f.endpoints.contains(&view.key)
+            && f.filter == key.base()
+            && f.lookups.contains(&lookup))
+        {
             return None;
         }
         let (what, evidence) = has(f.releases, view.version())?;
@@ -500,7 +503,8 @@ fn is_small_integer(s: &str) -> bool {
 /// 4.7's bounded rack unit: a number from 0 to 32767 (other non-numbers are `invalid-value`'s
 /// job).
 fn is_rack_unit(s: &str) -> bool {
-    s.parse::<f64>().map_or(true, |n| (0.0..=32767.0).contains(&n))
+    s.parse::<f64>()
+        .map_or(true, |n| (0.0..=32767.0).contains(&n))
 }
 
 /// `ServiceProtocolChoices` (netbox/ipam/choices.py): the values, case-sensitive.
@@ -626,7 +630,10 @@ mod tests {
             .chain(VALUE_FORMS.iter().map(|f| (f.filter, f.releases)));
         for (filter, releases) in rows {
             let listed: Vec<&str> = releases.iter().map(|(v, _)| *v).collect();
-            assert_eq!(listed, shipped, "{filter}: review the row for every shipped release");
+            assert_eq!(
+                listed, shipped,
+                "{filter}: review the row for every shipped release"
+            );
             let mut seen = 0;
             for (v, at) in releases {
                 match at {
@@ -635,7 +642,8 @@ mod tests {
                         assert!(!answer.is_empty(), "{filter} {v}");
                         // A source line or a live row, of that release.
                         assert!(
-                            evidence.contains(&format!("v{v}")) && (evidence.contains(".py") || evidence.contains("sweep")),
+                            evidence.contains(&format!("v{v}"))
+                                && (evidence.contains(".py") || evidence.contains("sweep")),
                             "{filter} {v}: {evidence}"
                         );
                     }
@@ -649,7 +657,11 @@ mod tests {
     #[test]
     fn value_forms_take_one_code() {
         for f in VALUE_FORMS {
-            assert!(matches!(f.code, "invalid-value" | "invalid-choice"), "{}", f.filter);
+            assert!(
+                matches!(f.code, "invalid-value" | "invalid-choice"),
+                "{}",
+                f.filter
+            );
         }
         assert!(is_rack_unit("0") && is_rack_unit("32767") && !is_rack_unit("-1"));
         assert!(!is_rack_unit("32768") && is_rack_unit("abc"));

@@ -530,10 +530,17 @@ fn removed_fix(
     let [one] = hits.as_slice() else {
         return None;
     };
-    if needle.is_empty() || entry.value_range.is_empty() || entry.value_range.start < entry.key_range.end {
+    if needle.is_empty()
+        || entry.value_range.is_empty()
+        || entry.value_range.start < entry.key_range.end
+    {
         return None;
     }
-    let key = if negated { format!("{to}__n") } else { to.to_string() };
+    let key = if negated {
+        format!("{to}__n")
+    } else {
+        to.to_string()
+    };
     Some(crate::finding::Fix {
         title: format!("Replace `{}={v}` with `{key}={one}`", entry.key),
         edits: vec![
