@@ -73,11 +73,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         .iter()
         .map(|(code, sev)| (code.as_str(), *sev))
         .collect();
-    let results: Vec<(
-        String,
-        Result<Option<Vec<(Located, Kind)>>, String>,
-        Vec<String>,
-    )> = inputs
+    let results: Vec<(String, FileChanges, Vec<String>)> = inputs
         .par_iter()
         .map(|input| {
             let mut notes = Vec::new();
@@ -158,6 +154,10 @@ fn newer(a: &str, b: &str) -> bool {
     }
 }
 
+/// What [`check_file`] gives for one file: its changes with their kinds, `Ok(None)` for a
+/// skipped (binary) file, or a one-line error naming the file.
+type FileChanges = Result<Option<Vec<(Located, Kind)>>, String>;
+
 /// Reads one file and compares it on both releases. `Ok(None)` for a skipped (binary) file.
 fn check_file(
     input: &Input,
@@ -165,7 +165,7 @@ fn check_file(
     next: &Knowledge,
     overrides: &HashMap<&str, Option<Severity>>,
     notes: &mut Vec<String>,
-) -> Result<Option<Vec<(Located, Kind)>>, String> {
+) -> FileChanges {
     let shown = display_path(&input.path);
     let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
     if !meta.is_file() {
