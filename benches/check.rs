@@ -1,7 +1,8 @@
 //! Benchmarks of issue 2 §5, each beside a baseline measured in the same run:
 //!
 //! - `index_load/*`: decoding the embedded NetBox 4.6.8 filter index from its bytes (goal ≤ 2 ms)
-//!   vs plain gunzip + `serde_json::Value` of the same bytes.
+//!   vs plain gunzip + `serde_json::Value` of the same bytes; and each other shipped release's
+//!   index (`embedded_<version>`, the default among them).
 //! - `skill_md/*`: `analyze()` of a generated 5,000-line SKILL.md (goal ≤ 10 ms) vs the
 //!   pulldown-cmark event stream of the same text (reading its structure, the floor of any
 //!   Markdown host); `extract` alone (one thread), REST-only analysis and analysis on one thread
@@ -53,6 +54,12 @@ fn bench_index_load(c: &mut Criterion) {
     g.bench_function("embedded_4.6.8", |b| {
         b.iter(|| load_index(black_box(bytes)).unwrap())
     });
+    // Every other shipped release (the default among them), for the goal with all embedded.
+    for r in RELEASES.iter().filter(|r| r.version != VERSION) {
+        g.bench_function(format!("embedded_{}", r.version), |b| {
+            b.iter(|| load_index(black_box(r.index_gz)).unwrap())
+        });
+    }
     g.bench_function("baseline_gunzip_serde_value", |b| {
         b.iter(|| {
             let mut json = Vec::new();

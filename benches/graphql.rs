@@ -6,7 +6,8 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use netbox_lsp::graphql::check::check_text;
-use netbox_lsp::graphql::embedded::{build, SCHEMAS};
+use netbox_lsp::graphql::embedded::build;
+use netbox_lsp::index::embedded::RELEASES;
 
 fn documents() -> Vec<String> {
     include_str!("graphql-docs/documents.txt")
@@ -17,10 +18,11 @@ fn documents() -> Vec<String> {
 }
 
 fn bench(c: &mut Criterion) {
-    let (version, gz) = SCHEMAS
+    let release = RELEASES
         .iter()
-        .find(|(v, _)| *v == "4.6.8")
+        .find(|r| r.version == "4.6.8")
         .expect("4.6.8 shipped");
+    let (version, gz) = (release.version, release.schema_gz);
     c.bench_function("graphql_schema_load_4.6.8", |b| {
         b.iter(|| build(version, black_box(gz)).unwrap())
     });

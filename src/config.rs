@@ -3,8 +3,10 @@
 //! Pure: text or JSON in, [`Settings`] (or a message saying what is wrong) out; no I/O.
 //!
 //! Keys: `netbox_version` (string), `index` (path), `graphql_schema` (path), `severity` (table
-//! code → `error|warning|information|hint|off`), `exclude` (list of globs). Editors that use
-//! camelCase may write `netboxVersion` and `graphqlSchema`.
+//! code → `error|warning|information|hint|off`), `exclude` (list of globs), `upgrade_to`
+//! (string: the editor also reports what breaks on that newer release; `check` takes
+//! `--upgrade-to` instead). Editors that use camelCase may write `netboxVersion`,
+//! `graphqlSchema` and `upgradeTo`.
 
 use crate::finding::Severity;
 use std::collections::BTreeMap;
@@ -47,6 +49,9 @@ pub struct Settings {
     /// Globs of files not to check, matched against the path relative to the workspace folder
     /// (and against the absolute path).
     pub exclude: Vec<String>,
+    /// A newer NetBox release (`4.7`) to report upgrade findings for (`upgrade-breaks`,
+    /// `upgrade-changes`, see `crate::upgrade`) beside the normal ones; unset: none.
+    pub upgrade_to: Option<String>,
     /// `instance.url` named by a workspace (`netbox-lsp.toml`): the server contacts it only when
     /// the user's own settings name the same URL; token settings are never read from here.
     pub instance_url: Option<String>,
@@ -72,6 +77,7 @@ const KEYS: &[&str] = &[
     "severity",
     "exclude",
     "instance",
+    "upgrade_to",
 ];
 
 /// camelCase spellings accepted from editor settings.
@@ -79,6 +85,7 @@ fn canonical_key(k: &str) -> &str {
     match k {
         "netboxVersion" => "netbox_version",
         "graphqlSchema" => "graphql_schema",
+        "upgradeTo" => "upgrade_to",
         other => other,
     }
 }
@@ -130,6 +137,7 @@ impl Settings {
                 "live" => warnings.push(
                     "`live` is ignored here: live checks against NetBox are turned on only in your user settings (the editor's user settings, `[live]` in ~/.config/netbox-lsp/config.toml, NETBOX_LSP_LIVE=1) or with `check --live`, never by a workspace".into(),
                 ),
+                "upgrade_to" => s.upgrade_to = keep(opt_string(key, v), errors),
                 _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
         }
@@ -145,6 +153,9 @@ impl Settings {
         }
         if over.netbox_version.is_some() {
             out.netbox_version = over.netbox_version.clone();
+        }
+        if over.upgrade_to.is_some() {
+            out.upgrade_to = over.upgrade_to.clone();
         }
         if over.index.is_some() {
             out.index = over.index.clone();
@@ -221,7 +232,9 @@ fn opt_string(key: &str, v: &serde_json::Value) -> Result<Option<String>, String
         serde_json::Value::String(s) if s.trim().is_empty() => Ok(None),
         serde_json::Value::String(s) => Ok(Some(s.trim().to_string())),
         // `netbox_version = 4.3` in TOML is a float; accept it as written.
-        serde_json::Value::Number(n) if key == "netbox_version" => Ok(Some(n.to_string())),
+        serde_json::Value::Number(n) if key == "netbox_version" || key == "upgrade_to" => {
+            Ok(Some(n.to_string()))
+        }
         other => Err(format!("`{key}` must be a string, found {other}")),
     }
 }

@@ -23,6 +23,7 @@ pub mod rules;
 pub mod safe_read;
 pub mod server;
 pub mod suppress;
+pub mod upgrade;
 
 /// mimalloc for every binary built on this crate (the server, `check`, tests and benches
 /// alike): parsing the code of a skill file makes many small short-lived allocations, and

@@ -762,7 +762,12 @@ fn newer_release_uses_the_closest_and_softens_name_errors() {
         "{exact_sev:?}"
     );
     assert!(exact.stderr.is_empty() || !exact.stderr.contains("not shipped"));
-    for req in ["4.7.3", "4.6.0", "5.0"] {
+    for (req, used) in [
+        ("4.7.1", "4.7.3"),
+        ("4.8.2", "4.7.3"),
+        ("4.6.0", "4.6.8"),
+        ("5.0", "4.7.3"),
+    ] {
         let r = run(&[
             "check",
             "--format",
@@ -789,18 +794,30 @@ fn newer_release_uses_the_closest_and_softens_name_errors() {
         );
         assert!(
             r.stderr
-                .contains("using 4.6.8, the closest shipped release"),
+                .contains(&format!("using {used}, the closest shipped release")),
             "{}",
             r.stderr
         );
         assert!(r.stderr.contains("index build --url"), "{}", r.stderr);
         assert_eq!(r.code, 1, "{req}: the value error still fails the run");
     }
-    let newer = run(&["check", "--netbox-version", "4.7.3", file]);
+    // 4.7 and 4.7.3 are shipped: exact knowledge, no note.
+    for req in ["4.7", "4.7.3"] {
+        let r = run(&["check", "--netbox-version", req, file]);
+        assert!(!r.stderr.contains("is not shipped"), "{req}: {}", r.stderr);
+    }
+    let newer = run(&["check", "--netbox-version", "4.8.2", file]);
     assert!(
-        newer.stderr.contains("(older than 4.7.3)"),
+        newer.stderr.contains("(older than 4.8.2)"),
         "{}",
         newer.stderr
+    );
+    let gap = run(&["check", "--netbox-version", "4.7.1", file]);
+    assert!(
+        gap.stderr
+            .contains("using 4.7.3, the closest shipped release (newer than 4.7.1)"),
+        "{}",
+        gap.stderr
     );
     let older = run(&["check", "--netbox-version", "4.6.0", file]);
     assert!(

@@ -38,7 +38,7 @@ fn shared() -> Option<PathBuf> {
 #[test]
 fn ground_truth_rows() {
     let mut tally = Vec::new();
-    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+    for v in netbox_lsp::index::embedded::versions() {
         let s = schema(v);
         let path = fixtures().join(format!("graphql-ground-truth/v{v}.tsv"));
         let text = std::fs::read_to_string(&path).unwrap();
@@ -277,7 +277,7 @@ fn assert_same_types(
 #[test]
 fn introspection_round_trip_on_shipped_schemas() {
     use apollo_compiler::{introspection, validation::Valid, ExecutableDocument};
-    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+    for v in netbox_lsp::index::embedded::versions() {
         let original = schema(v);
         let s = &original.schema;
         let doc = ExecutableDocument::parse_and_validate(s, INTROSPECTION_QUERY, "q.graphql")
@@ -309,7 +309,7 @@ fn real_introspection_results_load_and_match_sdl() {
         "4.6.8 json",
     );
     let Some(shared) = shared() else { return };
-    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+    for v in netbox_lsp::index::embedded::versions() {
         let bytes =
             std::fs::read(shared.join(format!("v{v}/graphql-introspection.json.gz"))).unwrap();
         let s = load_schema_file(&bytes).unwrap_or_else(|e| panic!("{v}: {e}"));
@@ -558,7 +558,7 @@ fn did_you_mean_fixes_validate() {
 /// `comparison_lookup`; every certain fix validates.
 #[test]
 fn integer_lookup_fixes_validate() {
-    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+    for v in netbox_lsp::index::embedded::versions() {
         for (q, want) in [
             (
                 "{ vlan_list(filters: {vid: {gte: 100}}) { id } }",
@@ -687,7 +687,7 @@ fn apply(text: &str, edits: &[(std::ops::Range<usize>, String)]) -> String {
 #[test]
 fn certain_fixes_keep_meaning_and_converge() {
     let mut docs: Vec<(String, String, Option<serde_json::Value>)> = Vec::new();
-    for v in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+    for v in netbox_lsp::index::embedded::versions() {
         let gt = std::fs::read_to_string(fixtures().join(format!("graphql-ground-truth/v{v}.tsv")))
             .unwrap();
         for line in gt.lines().filter(|l| !l.starts_with('#')).skip(1) {

@@ -450,7 +450,61 @@ fn load_errors_are_errors_not_panics() {
 #[test]
 fn shipped_releases() {
     let v: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
-    assert_eq!(v, ["4.3.3", "4.4.10", "4.5.10", "4.6.8"]);
+    assert_eq!(v, ["4.3.3", "4.4.10", "4.5.10", "4.6.8", "4.7.3"]);
+    assert_eq!(embedded::default_version(), "4.7.3");
+    assert_eq!(select(None).unwrap().version, embedded::default_version());
+}
+
+/// README's table of shipped releases ("## Shipped NetBox versions") is the release table's:
+/// one row per release, oldest first, the default marked, and each count that of the embedded
+/// index (as `netbox-lsp index info` prints them).
+#[test]
+fn readme_release_table_is_the_release_table() {
+    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap();
+    let header = "| NetBox | endpoints | object types | filter parameters | with choices |";
+    let start = readme
+        .find(header)
+        .expect("README.md has the table of shipped releases");
+    let rows: Vec<&str> = readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let thousands = |n: usize| {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let want: Vec<String> = RELEASES
+        .iter()
+        .map(|r| {
+            let i = embedded::embedded_index(r.version);
+            let name = if r.version == embedded::default_version() {
+                format!("{} (default)", r.version)
+            } else {
+                r.version.to_string()
+            };
+            format!(
+                "| {name} | {} | {} | {} | {} |",
+                i.endpoints.len(),
+                i.object_types.len(),
+                thousands(i.parameter_count()),
+                thousands(i.parameters_with_choices())
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        want,
+        "README.md's release table differs from the embedded releases; write these rows:\n{}",
+        want.join("\n")
+    );
 }
 
 #[test]
@@ -458,8 +512,8 @@ fn select_table() {
     // (requested, Some((version, has note)) | None for an error)
     type Case = (Option<&'static str>, Option<(&'static str, bool)>);
     let cases: &[Case] = &[
-        (None, Some(("4.6.8", false))),
-        (Some(""), Some(("4.6.8", false))),
+        (None, Some(("4.7.3", false))),
+        (Some(""), Some(("4.7.3", false))),
         (Some("4.3"), Some(("4.3.3", false))),
         (Some("4.3.3"), Some(("4.3.3", false))),
         (Some("v4.3.3"), Some(("4.3.3", false))),
@@ -471,10 +525,14 @@ fn select_table() {
         (Some("4.4.12"), Some(("4.4.10", true))),
         (Some("4.6.9"), Some(("4.6.8", true))),
         (Some("4.6.2"), Some(("4.6.8", true))),
-        (Some("4.7"), Some(("4.6.8", true))),
-        (Some("4.7.0"), Some(("4.6.8", true))),
-        (Some("4.7.3"), Some(("4.6.8", true))),
-        (Some("5.0"), Some(("4.6.8", true))),
+        (Some("4.7"), Some(("4.7.3", false))),
+        (Some("4.7.3"), Some(("4.7.3", false))),
+        (Some("v4.7.3"), Some(("4.7.3", false))),
+        (Some("4.7.0"), Some(("4.7.3", true))),
+        (Some("4.7.1"), Some(("4.7.3", true))),
+        (Some("4.7.5"), Some(("4.7.3", true))),
+        (Some("4.8"), Some(("4.7.3", true))),
+        (Some("5.0"), Some(("4.7.3", true))),
         (Some("4.2"), None),
         (Some("3.7"), None),
         (Some("4"), None),
@@ -492,7 +550,7 @@ fn select_table() {
                 assert_eq!(sel.approximate.is_some(), *note, "{req:?}");
             }
             (None, Err(msg)) => {
-                for shipped in ["4.3.3", "4.4.10", "4.5.10", "4.6.8"] {
+                for shipped in embedded::versions() {
                     assert!(msg.contains(shipped), "{req:?}: {msg}");
                 }
             }
@@ -512,15 +570,21 @@ fn select_table() {
         "{note}"
     );
     assert!(!note.contains("older"), "{note}");
-    let sel = select(Some("4.7.3")).unwrap();
-    assert_eq!(sel.approximate.as_deref(), Some("4.7.3"));
+    let sel = select(Some("4.8.1")).unwrap();
+    assert_eq!(sel.approximate.as_deref(), Some("4.8.1"));
     let note = sel.note.unwrap();
     assert!(
-        note.contains("using 4.6.8, the closest shipped release (older than 4.7.3)"),
+        note.contains("using 4.7.3, the closest shipped release (older than 4.8.1)"),
         "{note}"
     );
     assert!(note.contains("are warnings, not errors"), "{note}");
     assert!(note.contains("netbox-lsp index build --url"), "{note}");
+    // A patch of the newest minor before the shipped one: the patch-gap wording.
+    let note = select(Some("4.7.1")).unwrap().note.unwrap();
+    assert!(
+        note.starts_with("NetBox 4.7.1 is not shipped; using 4.7.3, the closest shipped release (newer than 4.7.1): filters and choices added after 4.7.1 pass here"),
+        "{note}"
+    );
 }
 
 // ---------------------------------------------------------------- the shipped indexes
@@ -869,7 +933,10 @@ fn index_build_and_info_commands() {
     let (code, out, _) = run(&["index", "info"], tmp.path());
     assert_eq!(code, 0);
     assert!(
-        out.starts_with("NetBox version:            4.6.8\n"),
+        out.starts_with(&format!(
+            "NetBox version:            {}\n",
+            embedded::default_version()
+        )),
         "{out}"
     );
     let (code, out, err) = run(&["index", "info", "--netbox-version", "4.3.5"], tmp.path());

@@ -107,14 +107,18 @@ async fn plugin_and_custom_field_completion_and_hover() {
     assert!(h.contains("BGPSession"), "{h}");
 }
 
-/// Issue 10 §5 in the editor: a release newer than the shipped ones (`4.7.3`), or a patch older
-/// than the shipped one of its minor (`4.6.0`), is checked with the closest shipped release; the
+/// Issue 10 §5 in the editor: a release newer than the shipped ones (`4.8.2`), or a patch older
+/// than the shipped one of its minor (`4.6.0`, `4.7.1`), is checked with the closest shipped release; the
 /// user is told once, findings a newer release may have made valid are warnings, and the note
 /// points to `index build --url`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn releases_not_shipped_are_said_once_and_soften_errors() {
     let doc = "GET /api/dcim/devices/?statuss=active\n";
-    for (version, side) in [("4.7.3", "older than 4.7.3"), ("4.6.0", "newer than 4.6.0")] {
+    for (version, side) in [
+        ("4.8.2", "older than 4.8.2"),
+        ("4.6.0", "newer than 4.6.0"),
+        ("4.7.1", "newer than 4.7.1"),
+    ] {
         let mut c = TestClient::in_process();
         c.initialize(
             json!({"netbox_version": version}),

@@ -250,8 +250,18 @@ fn typical_values_are_clean() {
                     (ValueKind::String, _) if name.starts_with("primary_ip6") => {
                         "2001:db8::1".into()
                     }
-                    (ValueKind::String, _) if name.starts_with("primary_mac_address") => {
+                    (ValueKind::String, _)
+                        if name.starts_with("primary_mac_address")
+                            || name.starts_with("mac_address") =>
+                    {
                         "00:1a:2b:3c:4d:5e".into()
+                    }
+                    (ValueKind::String, _) if name.starts_with("ip_address") => {
+                        "10.0.0.1/24".into()
+                    }
+                    // 4.7's service protocol: choices the OpenAPI document does not declare.
+                    (ValueKind::String, _) if name == "protocol" || name == "protocol__n" => {
+                        "tcp".into()
                     }
                     (ValueKind::String, _) if name.starts_with("wwn") => {
                         "50:01:43:80:12:34:56:78".into()

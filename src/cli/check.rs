@@ -29,6 +29,9 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     };
     let args = &args;
+    if let Some(target) = &args.upgrade_to {
+        return super::upgrade::run(args, target);
+    }
     let (knowledge, notes) = match knowledge_for(
         args.netbox_version.as_deref(),
         args.index.as_deref(),
@@ -306,7 +309,7 @@ fn fix_file(
 /// an error; a broken default file is an error too (silently ignoring it would change results),
 /// and so is any bad value in it (the editor drops such a value and carries on; CI must not).
 /// Remarks (unknown keys, unknown severity codes) are printed as notes.
-fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
+pub(super) fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     let path = match &args.config {
         Some(p) => p.clone(),
         None => {

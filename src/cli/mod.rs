@@ -8,6 +8,7 @@ pub mod instance_build;
 pub mod knowledge;
 pub mod live;
 pub mod output;
+pub mod upgrade;
 /// The code catalogue lives in the core ([`crate::rules`]); re-exported for SARIF and tests.
 pub use crate::rules;
 pub mod walk;
@@ -99,6 +100,13 @@ pub struct CheckArgs {
     /// `--live` and the NetBox to verify against (see docs/live.md).
     #[command(flatten, next_help_heading = "Live check (--live)")]
     pub live: live::LiveArgs,
+    /// Upgrade readiness: check every file against the current release (`--netbox-version`,
+    /// the settings file's, or the default) and this newer one (`4.7`, `4.7.3`), and report
+    /// only what changes: `upgrade-breaks` (works now, wrong after the upgrade; exit 1) and
+    /// `upgrade-changes` (becomes a no-op or starts to work), with a summary per file and kind.
+    /// See docs/upgrade.md.
+    #[arg(long, value_name = "VERSION", conflicts_with_all = ["fix", "diff"])]
+    pub upgrade_to: Option<String>,
 }
 
 /// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes

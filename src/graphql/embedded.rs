@@ -1,47 +1,25 @@
 //! The NetBox GraphQL schemas shipped in `index/` (SDL, gzip; copied unchanged from
 //! `netbox/v<version>/schema.graphql.gz`, as printed by each release's Strawberry), embedded in
-//! the binary and built once per process on first use.
+//! the binary and built once per process on first use. Which releases they are is the release
+//! table's ([`crate::index::embedded::RELEASES`], one schema per row).
 
 use super::schema::{maybe_gunzip, NetboxSchema};
+use crate::index::embedded::{position, RELEASES};
 use std::sync::{Arc, OnceLock};
 
-/// Shipped schemas, oldest first: `(version, gzip SDL)`. The version strings are the ones
-/// `crate::index::embedded::select()` returns.
-pub const SCHEMAS: &[(&str, &[u8])] = &[
-    (
-        "4.3.3",
-        include_bytes!("../../index/netbox-4.3.3.schema.graphql.gz"),
-    ),
-    (
-        "4.4.10",
-        include_bytes!("../../index/netbox-4.4.10.schema.graphql.gz"),
-    ),
-    (
-        "4.5.10",
-        include_bytes!("../../index/netbox-4.5.10.schema.graphql.gz"),
-    ),
-    (
-        "4.6.8",
-        include_bytes!("../../index/netbox-4.6.8.schema.graphql.gz"),
-    ),
-];
-
 type Slot = OnceLock<Option<Arc<NetboxSchema>>>;
-static CACHE: [Slot; 4] = [
-    OnceLock::new(),
-    OnceLock::new(),
-    OnceLock::new(),
-    OnceLock::new(),
-];
+/// One built schema per [`RELEASES`] row.
+static CACHE: [Slot; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
 
-/// The shipped schema of NetBox `version` (exactly one of [`SCHEMAS`]' versions), built on the
+/// The shipped schema of NetBox `version` (exactly one of [`RELEASES`]' versions), built on the
 /// first call and cached for the process (later calls are a clone of an `Arc`). The first call
 /// costs the schema build (see `benches/graphql.rs`), so call it off the request path.
 /// `None` for a version that is not shipped.
 pub fn embedded_schema(version: &str) -> Option<Arc<NetboxSchema>> {
-    let i = SCHEMAS.iter().position(|(v, _)| *v == version)?;
+    let i = position(version)?;
+    let release = &RELEASES[i];
     CACHE[i]
-        .get_or_init(|| build(SCHEMAS[i].0, SCHEMAS[i].1).ok().map(Arc::new))
+        .get_or_init(|| build(release.version, release.schema_gz).ok().map(Arc::new))
         .clone()
 }
 
@@ -54,9 +32,9 @@ pub fn build(version: &str, gz: &[u8]) -> Result<NetboxSchema, String> {
     Ok(schema)
 }
 
-/// Versions of the shipped schemas, oldest first.
+/// Versions of the shipped schemas, oldest first (every shipped release has one).
 pub fn versions() -> impl Iterator<Item = &'static str> {
-    SCHEMAS.iter().map(|(v, _)| *v)
+    crate::index::embedded::versions()
 }
 
 #[cfg(test)]
@@ -65,7 +43,6 @@ mod tests {
 
     #[test]
     fn every_shipped_schema_builds() {
-        assert_eq!(SCHEMAS.len(), CACHE.len());
         for v in versions() {
             let s = embedded_schema(v).unwrap_or_else(|| panic!("{v} does not build"));
             assert_eq!(s.netbox_version, v);
@@ -76,5 +53,6 @@ mod tests {
         assert!(embedded_schema("4.5.10").unwrap().pagination_has_start);
         assert!(embedded_schema("4.6.8").unwrap().caps_unpaginated_lists());
         assert!(!embedded_schema("4.4.10").unwrap().caps_unpaginated_lists());
+        assert!(embedded_schema("4.7.3").unwrap().caps_unpaginated_lists());
     }
 }

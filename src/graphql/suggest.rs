@@ -23,7 +23,7 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
         cl.make_ascii_lowercase();
         let contains =
             lower.len() >= 4 && cl.len() >= 4 && (cl.contains(&lower) || lower.contains(&cl));
-        let stripped = strip_common(&lower, &cl);
+        let stripped = strip_common(&lower, &cl) || prefix_dropped(input, c);
         // The string distances are the cost (a type has up to ~200 fields), so each is measured
         // only where it can decide. Damerau-Levenshtein is at least the length difference: not
         // within `max_edits` for a name of another length, where it only orders names that
@@ -68,6 +68,21 @@ fn strip_common(a: &str, b: &str) -> bool {
     na.len() >= 4 && na == nb
 }
 
+/// Enum members one release writes with a type prefix and another without (`ROLE_TCP` and
+/// `TCP`: 4.7.0 dropped the prefix of `ServiceProtocolEnum`, release notes 4.7.0, netbox#20285):
+/// equal once the first `WORD_` of one is dropped. Only between upper-case names (enum values),
+/// so a field `site_id` never suggests `id`.
+fn prefix_dropped(a: &str, b: &str) -> bool {
+    let upper = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+    };
+    let drop =
+        |s: &'_ str| -> Option<String> { s.split_once('_').map(|(_, rest)| rest.to_string()) };
+    upper(a) && upper(b) && (drop(a).as_deref() == Some(b) || drop(b).as_deref() == Some(a))
+}
+
 /// Renders candidates as "`a`", "`a` or `b`", "`a`, `b` or `c`".
 pub fn or_list(names: &[String]) -> String {
     match names {
@@ -91,7 +106,7 @@ pub fn clear_winner(input: &str, candidates: &[String]) -> bool {
     let lower = input.to_ascii_lowercase();
     let d = |c: &String| strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase());
     match candidates {
-        [a] => d(a) <= (lower.chars().count() / 3).max(1),
+        [a] => d(a) <= (lower.chars().count() / 3).max(1) || prefix_dropped(input, a),
         [a, b, ..] => d(a) <= 1 && d(b) >= 3,
         [] => false,
     }
@@ -100,6 +115,15 @@ pub fn clear_winner(input: &str, candidates: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn enum_prefix_renames() {
+        assert!(prefix_dropped("ROLE_TCP", "TCP") && prefix_dropped("TCP", "ROLE_TCP"));
+        assert!(!prefix_dropped("site_id", "id") && !prefix_dropped("ROLE_TCP", "UDP"));
+        let c = did_you_mean("ROLE_TCP", ["TCP", "UDP", "SCTP"]);
+        assert_eq!(c, ["TCP"]);
+        assert!(clear_winner("ROLE_TCP", &c));
+    }
 
     #[test]
     fn suggestions() {
@@ -138,7 +162,7 @@ mod tests {
                 let contains = lower.len() >= 4
                     && cl.len() >= 4
                     && (cl.contains(&lower) || lower.contains(&cl));
-                let stripped = strip_common(&lower, &cl);
+                let stripped = strip_common(&lower, &cl) || prefix_dropped(input, c);
                 (edits <= max_edits || jw >= 0.94 || contains || stripped)
                     .then_some((edits as f64 - jw, c))
             })

@@ -1,9 +1,18 @@
-//! The index files shipped in `index/`, embedded in the binary, and version selection.
+//! The one table of shipped NetBox releases ([`RELEASES`]): each release's version and its two
+//! embedded files, the filter index and the GraphQL schema. Everything else that depends on which
+//! releases are shipped is derived from it: the default (the newest, [`default_version`]), the
+//! fallback for a release that is not shipped ([`select`]), the decoded-index and schema caches
+//! (one slot per row), `--help` (`cli::shipped_versions`), `index/version-differences.tsv`
+//! (`rest::versions`, checked by a test), the per-release rules' list of shipped releases
+//! (`rest::faults`), the ground-truth tests and README's release table (`tests/index.rs`).
 //!
-//! Each file is built by `netbox-lsp index build --openapi ../shared/netbox/v<version>/openapi.json.gz`
-//! (a test checks it still equals a fresh build when `../shared` is present).
-//! After adding or rebuilding one, regenerate `index/version-differences.tsv` (see
-//! `rest::versions`; a test fails until it matches the shipped indexes).
+//! Adding a release is one row here plus its two files (CONTRIBUTING.md, "Adding a NetBox
+//! release"): `index/netbox-<version>.index.json.gz`, built by
+//! `netbox-lsp index build --openapi ../shared/netbox/v<version>/openapi.json.gz` (a test checks
+//! it still equals a fresh build when `../shared` is present), and
+//! `index/netbox-<version>.schema.graphql.gz`, the release's SDL copied unchanged. Then
+//! regenerate `index/version-differences.tsv` (see `rest::versions`; a test fails until it
+//! matches the shipped indexes).
 
 use super::load::{load_index, IndexError};
 use super::FilterIndex;
@@ -16,27 +25,53 @@ pub struct Release {
     pub version: &'static str,
     /// The gzip-compressed index file (`index/netbox-<version>.index.json.gz`).
     pub index_gz: &'static [u8],
+    /// The gzip-compressed GraphQL SDL (`index/netbox-<version>.schema.graphql.gz`, as printed by
+    /// that release's Strawberry: `../shared/netbox/v<version>/schema.graphql.gz`).
+    pub schema_gz: &'static [u8],
 }
 
-/// Shipped releases, oldest first.
+/// A row of [`RELEASES`]: the version and its two files under `index/`, named by the version.
+macro_rules! release {
+    ($version:literal) => {
+        Release {
+            version: $version,
+            index_gz: include_bytes!(concat!("../../index/netbox-", $version, ".index.json.gz")),
+            schema_gz: include_bytes!(concat!(
+                "../../index/netbox-",
+                $version,
+                ".schema.graphql.gz"
+            )),
+        }
+    };
+}
+
+/// Shipped releases, oldest first; the last one is the default. The only list of releases in
+/// the code: add a release here (and its two files).
 pub const RELEASES: &[Release] = &[
-    Release {
-        version: "4.3.3",
-        index_gz: include_bytes!("../../index/netbox-4.3.3.index.json.gz"),
-    },
-    Release {
-        version: "4.4.10",
-        index_gz: include_bytes!("../../index/netbox-4.4.10.index.json.gz"),
-    },
-    Release {
-        version: "4.5.10",
-        index_gz: include_bytes!("../../index/netbox-4.5.10.index.json.gz"),
-    },
-    Release {
-        version: "4.6.8",
-        index_gz: include_bytes!("../../index/netbox-4.6.8.index.json.gz"),
-    },
+    release!("4.3.3"),
+    release!("4.4.10"),
+    release!("4.5.10"),
+    release!("4.6.8"),
+    release!("4.7.3"),
 ];
+
+const _: () = assert!(!RELEASES.is_empty(), "RELEASES needs at least one release");
+
+/// The release used when none is asked for: the newest shipped one (`4.7.3`).
+pub const fn default_version() -> &'static str {
+    RELEASES[RELEASES.len() - 1].version
+}
+
+/// The position of shipped release `version` in [`RELEASES`] (exact version), for the
+/// per-release caches and masks.
+pub fn position(version: &str) -> Option<usize> {
+    RELEASES.iter().position(|r| r.version == version)
+}
+
+/// The shipped versions, oldest first.
+pub fn versions() -> impl Iterator<Item = &'static str> {
+    RELEASES.iter().map(|r| r.version)
+}
 
 /// The result of choosing a shipped release for a requested version.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +98,7 @@ pub fn parse_version(v: &str) -> Option<Vec<u32>> {
 }
 
 fn shipped_list() -> String {
-    let v: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
+    let v: Vec<&str> = versions().collect();
     if v.is_empty() {
         "none".into()
     } else {
@@ -166,24 +201,22 @@ pub fn load(version: &str) -> Result<FilterIndex, IndexError> {
     load_index(release.index_gz)
 }
 
-/// One decoded index per shipped release, decoded on first use.
-static CACHE: [OnceLock<Arc<FilterIndex>>; 8] = [const { OnceLock::new() }; 8];
-const _: () = assert!(RELEASES.len() <= 8, "grow CACHE with RELEASES");
+/// One decoded index per shipped release, decoded on first use (one slot per [`RELEASES`] row).
+static CACHE: [OnceLock<Arc<FilterIndex>>; RELEASES.len()] =
+    [const { OnceLock::new() }; RELEASES.len()];
 
 /// The process-wide decoded index of a shipped release (`version` as in [`Selection::version`]).
 /// Decoded once per process. A version that is not shipped, or an embedded file that fails to
 /// decode (prevented by tests), gives an empty index so callers fail open.
 pub fn embedded_index(version: &'static str) -> Arc<FilterIndex> {
-    let Some(pos) = RELEASES.iter().position(|r| r.version == version) else {
+    let Some(pos) = position(version) else {
         return Arc::new(FilterIndex::empty(version));
     };
-    let Some(slot) = CACHE.get(pos) else {
-        return Arc::new(
-            load_index(RELEASES[pos].index_gz).unwrap_or_else(|_| FilterIndex::empty(version)),
-        );
-    };
-    slot.get_or_init(|| {
-        Arc::new(load_index(RELEASES[pos].index_gz).unwrap_or_else(|_| FilterIndex::empty(version)))
-    })
-    .clone()
+    CACHE[pos]
+        .get_or_init(|| {
+            Arc::new(
+                load_index(RELEASES[pos].index_gz).unwrap_or_else(|_| FilterIndex::empty(version)),
+            )
+        })
+        .clone()
 }

@@ -32,7 +32,11 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
         }
         if matches!(lookup, "isnull" | "null" | "empty") {
             if let Some(nk) = view.null_key(base) {
-                out.push(null_relation(ctx, view, entry, lookup, &nk));
+                // A key another shipped release has is a removed filter, whatever the base looks
+                // like here (`protocol__empty` on 4.7 services, where `protocol` has only `__n`).
+                let f = version_only(ctx, view, entry)
+                    .unwrap_or_else(|| null_relation(ctx, view, entry, lookup, &nk));
+                out.push(f);
                 return;
             }
         }
@@ -462,6 +466,25 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
         );
         return Some(f);
     }
+    if let Some(r) = super::renames::removed(view.key, &entry.key)
+        .filter(|r| version_key(view.version()) >= version_key(r.release))
+    {
+        // Removed by this release: the release notes' replacement, not a spelling guess.
+        f.message = format!(
+            "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}; NetBox {} removed it, {}): {}. Instead, {}.{}",
+            entry.key,
+            view.path(),
+            view.version(),
+            versions.join(", "),
+            r.release,
+            r.source,
+            ignored(view),
+            r.instead,
+            super::versions::switch_advice(ctx.index)
+        );
+        f.fixes = removed_fix(ctx, entry, &k, r).into_iter().collect();
+        return Some(f);
+    }
     f.message = format!(
         "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}): {}.{}{}",
         entry.key,
@@ -473,6 +496,67 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
         super::versions::switch_advice(ctx.index)
     );
     Some(f)
+}
+
+/// The certain rewrite of a removed text lookup on a choice filter (`protocol__ic=tc` →
+/// `protocol=tcp`): only when the value is one plain string that selects exactly one choice
+/// under that lookup (case-insensitive, as NetBox's `i` lookups are), so the rewrite selects
+/// the same objects. The negated lookups become `<filter>__n`.
+fn removed_fix(
+    ctx: &Ctx,
+    entry: &FilterEntry,
+    k: &Key,
+    r: &super::renames::Removed,
+) -> Option<crate::finding::Fix> {
+    let (to, choices) = r.to?;
+    let Value::Str(v) = &entry.value else {
+        return None;
+    };
+    let lookup = k.lookup()?;
+    let (negated, test) = match lookup.strip_prefix('n') {
+        Some(rest) if lookup != "n" => (true, rest),
+        _ => (false, lookup),
+    };
+    let needle = v.to_ascii_lowercase();
+    let hits: Vec<&str> = choices
+        .iter()
+        .copied()
+        .filter(|c| match test {
+            "ie" => *c == needle,
+            "ic" => c.contains(needle.as_str()),
+            "isw" => c.starts_with(needle.as_str()),
+            "iew" => c.ends_with(needle.as_str()),
+            _ => false,
+        })
+        .collect();
+    let [one] = hits.as_slice() else {
+        return None;
+    };
+    if needle.is_empty()
+        || entry.value_range.is_empty()
+        || entry.value_range.start < entry.key_range.end
+    {
+        return None;
+    }
+    let key = if negated {
+        format!("{to}__n")
+    } else {
+        to.to_string()
+    };
+    Some(crate::finding::Fix {
+        title: format!("Replace `{}={v}` with `{key}={one}`", entry.key),
+        edits: vec![
+            crate::finding::Edit {
+                range: entry.key_range.clone(),
+                new_text: key,
+            },
+            crate::finding::Edit {
+                range: entry.value_range.clone(),
+                new_text: render::string(one, ctx.syntax()),
+            },
+        ],
+        certain: true,
+    })
 }
 
 /// Sort key for `4.10.2` > `4.9.1`.

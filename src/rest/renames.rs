@@ -194,6 +194,81 @@ pub(crate) const RENAMES: &[Rename] = &[
     ),
 ];
 
+/// A filter a NetBox release removed without a rename, with what to write instead.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Removed {
+    /// Endpoint keys.
+    pub endpoints: &'static [&'static str],
+    /// The filter without lookup (`protocol`).
+    pub base: &'static str,
+    /// The lookups removed (`""` = the bare filter).
+    pub lookups: &'static [&'static str],
+    /// The release that removed them (`4.7.0`).
+    pub release: &'static str,
+    /// The filter the values map to on that release, when each value names exactly one of its
+    /// `choices`: `protocol__ic=tc` → `protocol=tcp` (the negated lookups map to `<to>__n`).
+    pub to: Option<(&'static str, &'static [&'static str])>,
+    /// What to write instead, for the message.
+    pub instead: &'static str,
+    /// The release notes that say so.
+    pub source: &'static str,
+}
+
+const SERVICES: &[&str] = &["ipam/services", "ipam/service-templates"];
+
+/// Filters removed by a release (release notes, "Breaking Changes"; the removed parameters are
+/// the difference of the two releases' OpenAPI documents, `index/version-differences.tsv`).
+pub(crate) const REMOVED: &[Removed] = &[
+    Removed {
+        endpoints: SERVICES,
+        base: "protocol",
+        lookups: &[
+            "ic", "nic", "ie", "nie", "isw", "nisw", "iew", "niew", "regex", "iregex", "empty",
+        ],
+        release: "4.7.0",
+        // ServiceProtocolChoices (ipam/choices.py of 4.7.3): `tcp`, `udp`, `sctp`.
+        to: Some(("protocol", &["tcp", "udp", "sctp"])),
+        instead: "`protocol` takes the protocol itself (`protocol=tcp`, repeated for several), `protocol__n` leaves one out; both match any of a service's port mappings",
+        source: "release notes 4.7.0, netbox#20285: protocol is filtered against the port_mappings array, so its character-based lookups are no longer available",
+    },
+    Removed {
+        endpoints: SERVICES,
+        base: "port",
+        lookups: &["empty"],
+        release: "4.7.0",
+        to: None,
+        instead: "every service has a port mapping; filter by `port`, `port__gte`/`port__lte` or `port_mappings` (`tcp/22`)",
+        source: "release notes 4.7.0, netbox#20285: the port__empty lookup has been removed",
+    },
+    Removed {
+        endpoints: &["dcim/front-ports", "dcim/front-port-templates"],
+        base: "rear_port_position",
+        lookups: &["", "n", "empty", "gt", "gte", "lt", "lte"],
+        release: "4.5.0",
+        to: None,
+        instead: "front and rear ports are joined by port mappings; filter front ports by `rear_port_id`",
+        source: "release notes 4.5.0: the rear_port and rear_port_position fields of front ports were replaced by the PortMapping model",
+    },
+    Removed {
+        endpoints: &["users/users"],
+        base: "is_staff",
+        lookups: &["", "n"],
+        release: "4.5.0",
+        to: None,
+        instead: "filter by `is_superuser` or by the user's permissions (`permission_id`)",
+        source: "release notes 4.5.0, netbox#16137: the obsolete is_staff field was removed from the User model",
+    },
+];
+
+/// The removal row of filter `key` (with its lookup) on endpoint `endpoint`, if a release
+/// removed it.
+pub(crate) fn removed(endpoint: &str, key: &str) -> Option<&'static Removed> {
+    let (base, lookup) = key.split_once("__").unwrap_or((key, ""));
+    REMOVED
+        .iter()
+        .find(|r| r.base == base && r.lookups.contains(&lookup) && r.endpoints.contains(&endpoint))
+}
+
 /// A name borrowed from another concept: `(endpoint keys, written, filter, what the filter is)`.
 pub(crate) type Concept = (
     &'static [&'static str],

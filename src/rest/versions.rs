@@ -99,6 +99,22 @@ fn from_indexes<'a>(
         .collect()
 }
 
+/// A set of shipped releases: bit `i` for `RELEASES[i]`.
+type Mask = u64;
+const _: () = assert!(
+    RELEASES.len() <= Mask::BITS as usize,
+    "more shipped releases than bits in rest::versions::Mask: widen the type"
+);
+
+/// Every shipped release's bit, for `n` releases.
+const fn all_of(n: usize) -> Mask {
+    if n >= Mask::BITS as usize {
+        Mask::MAX
+    } else {
+        (1 << n) - 1
+    }
+}
+
 /// The vendored table of names that differ between shipped releases.
 const TABLE: &str = include_str!("../../index/version-differences.tsv");
 
@@ -107,7 +123,7 @@ const TABLE: &str = include_str!("../../index/version-differences.tsv");
 /// a mask has bit `i` set for `RELEASES[i]`.
 struct Differences {
     /// Every shipped release's bit.
-    all: u8,
+    all: Mask,
     /// The rows: `endpoint\tE\tversions`, then `filter\tE\tN\tversions`, one a line, sorted by
     /// their tab-separated fields before the versions.
     body: &'static str,
@@ -116,16 +132,16 @@ struct Differences {
 impl Differences {
     /// `Some(None)`: no row (the endpoint exists in all shipped releases or in none); `None`: a
     /// malformed row (the caller then looks in the indexes).
-    fn endpoint_mask(&self, endpoint: &str) -> Option<Option<u8>> {
+    fn endpoint_mask(&self, endpoint: &str) -> Option<Option<Mask>> {
         self.find(&["endpoint", endpoint])
     }
 
     /// As [`Differences::endpoint_mask`], for filter `name` of `endpoint`.
-    fn filter_mask(&self, endpoint: &str, name: &str) -> Option<Option<u8>> {
+    fn filter_mask(&self, endpoint: &str, name: &str) -> Option<Option<Mask>> {
         self.find(&["filter", endpoint, name])
     }
 
-    fn find(&self, fields: &[&str]) -> Option<Option<u8>> {
+    fn find(&self, fields: &[&str]) -> Option<Option<Mask>> {
         let body = self.body.as_bytes();
         // Rows that start in lo..hi; lo and hi are always row starts. Byte loops, not `str`
         // searchers: rows are ~50 bytes, where a searcher's set-up costs more than the scan.
@@ -152,7 +168,7 @@ impl Differences {
     }
 
     /// The releases of `mask` except `own`, oldest first.
-    fn versions(&self, mask: u8, own: &str) -> Vec<String> {
+    fn versions(&self, mask: Mask, own: &str) -> Vec<String> {
         RELEASES
             .iter()
             .enumerate()
@@ -178,8 +194,8 @@ fn compare_row<'r>(row: &'r [u8], fields: &[&str]) -> Option<(Ordering, &'r [u8]
 }
 
 /// `4.4.10,4.6.8` → the mask of those shipped releases; `None` for a version not shipped.
-fn mask_of(list: &str) -> Option<u8> {
-    list.split(',').try_fold(0u8, |m, v| {
+fn mask_of(list: &str) -> Option<Mask> {
+    list.split(',').try_fold(0 as Mask, |m, v| {
         Some(m | 1 << RELEASES.iter().position(|r| r.version == v)?)
     })
 }
@@ -204,11 +220,11 @@ fn parse_table(text: &'static str) -> Option<Differences> {
     }
     let (releases, body) = rest.split_once('\n').unwrap_or((rest, ""));
     let releases = releases.strip_prefix("releases\t")?;
-    if RELEASES.len() > 8 || !releases.split('\t').eq(RELEASES.iter().map(|r| r.version)) {
+    if !releases.split('\t').eq(RELEASES.iter().map(|r| r.version)) {
         return None;
     }
     Some(Differences {
-        all: (((1u16 << RELEASES.len()) - 1) & 0xff) as u8,
+        all: all_of(RELEASES.len()),
         body,
     })
 }
@@ -218,9 +234,9 @@ fn parse_table(text: &'static str) -> Option<Differences> {
 #[cfg(test)]
 fn render_table(indexes: &[&FilterIndex]) -> String {
     use std::collections::BTreeMap;
-    let all: u8 = (((1u16 << indexes.len()) - 1) & 0xff) as u8;
-    let mut endpoints: BTreeMap<&str, u8> = BTreeMap::new();
-    let mut filters: BTreeMap<(&str, &str), u8> = BTreeMap::new();
+    let all = all_of(indexes.len());
+    let mut endpoints: BTreeMap<&str, Mask> = BTreeMap::new();
+    let mut filters: BTreeMap<(&str, &str), Mask> = BTreeMap::new();
     for (i, index) in indexes.iter().enumerate() {
         for (key, ep) in &index.endpoints {
             *endpoints.entry(key).or_default() |= 1 << i;
@@ -229,7 +245,7 @@ fn render_table(indexes: &[&FilterIndex]) -> String {
             }
         }
     }
-    let list = |mask: u8| -> String {
+    let list = |mask: Mask| -> String {
         indexes
             .iter()
             .enumerate()

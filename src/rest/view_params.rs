@@ -1,8 +1,9 @@
 //! Query parameters NetBox reads outside its filtersets: in the paginator, the viewsets, the
 //! serializers and Django REST framework. They are not filters: where they apply they never
 //! narrow the result, and where they do not apply NetBox ignores them without narrowing either.
-//! Each row cites the NetBox source (files at the shipped tags v4.3.3, v4.4.10, v4.5.10, v4.6.8)
-//! and says where it applies, so a parameter is accepted exactly there and reported elsewhere
+//! Each row cites the NetBox source (files at the shipped tags v4.3.3, v4.4.10, v4.5.10, v4.6.8;
+//! 4.7.3 from the PyPI wheel, the same paths without `netbox/`) and says in which releases and
+//! where it applies, so a parameter is accepted exactly there and reported elsewhere
 //! (`ignored-parameter`), with what NetBox really does.
 //!
 //! `q` is not here: it is a filterset filter (`q = MultiValueCharFilter(method='search')`) that
@@ -29,6 +30,9 @@ pub(crate) struct ViewParam {
     pub name: &'static str,
     /// First NetBox release that reads it (`x.y.z`); the shipped releases before it ignore it.
     pub since: &'static str,
+    /// First NetBox release that no longer reads it (`x.y.z`), with what to use there instead
+    /// and the source; `None` while every release from `since` reads it.
+    pub until: Option<Gone>,
     pub applies: Applies,
     /// The only value that has an effect (`exclude=config_context`); `None` = any value.
     pub effective_value: Option<&'static str>,
@@ -38,11 +42,24 @@ pub(crate) struct ViewParam {
     pub source: &'static str,
 }
 
+/// A parameter a release stopped reading.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gone {
+    /// The first release that ignores it (`4.7.0`).
+    pub release: &'static str,
+    /// The parameter that does the job there, if one does (`omit`), as a key replacement that
+    /// keeps the value: certain when the replacement reads the same values.
+    pub instead: Option<&'static str>,
+    /// The release notes or source that say so.
+    pub source: &'static str,
+}
+
 /// The parameters, per release. Sources are paths in the netbox-community/netbox repository.
 pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "limit",
         since: "4.0.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "page size (`0` = up to MAX_PAGE_SIZE)",
@@ -52,6 +69,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "offset",
         since: "4.0.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "number of objects to skip (offset pagination)",
@@ -61,6 +79,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "start",
         since: "4.6.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "cursor pagination: objects with id >= start, ordered by id",
@@ -71,6 +90,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "ordering",
         since: "4.0.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "sort order",
@@ -80,6 +100,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "brief",
         since: "4.0.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "brief representation",
@@ -89,6 +110,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "fields",
         since: "4.0.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "the fields to return",
@@ -98,6 +120,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "omit",
         since: "4.5.2",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "fields to leave out of each object",
@@ -108,6 +131,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "format",
         since: "4.0.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "response format (`json`, `api`)",
@@ -117,6 +141,7 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "export",
         since: "4.0.0",
+        until: None,
         applies: Applies::All,
         effective_value: None,
         does: "renders the named export template over the filtered objects (404 when no template has that name)",
@@ -126,6 +151,16 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
         name: "exclude",
         since: "4.0.0",
+        until: Some(Gone {
+            release: "4.7.0",
+            instead: Some("omit"),
+            // Release notes 4.7.0 "Breaking Changes" (netbox#21025: config context is pre-rendered
+            // and always included; "the ?exclude=config_context query parameter is now silently
+            // ignored"); ConfigContextQuerySetMixin (extras/api/mixins.py L31-57 of 4.7.3) reads
+            // only `fields`/`omit`. Live 4.7.3: exclude=config_context → 50 of 50 carry it,
+            // omit=config_context → 0 of 50 (ground truth).
+            source: "release notes 4.7.0, netbox#21025",
+        }),
         applies: Applies::Only(&["dcim/devices", "virtualization/virtual-machines"]),
         effective_value: Some("config_context"),
         does: "skips rendering config contexts (`exclude=config_context`)",
@@ -161,10 +196,17 @@ pub(crate) fn check(
     let version = ctx.index.netbox_version.as_str();
     let r = ctx.pair_range(entry);
     let too_old = version_key(version) < version_key(p.since);
+    let gone = p
+        .until
+        .filter(|g| version_key(version) >= version_key(g.release));
     let elsewhere =
         matches!((p.applies, view), (Applies::Only(keys), Some(v)) if !keys.contains(&v.key));
-    if (too_old || elsewhere) && view.is_some_and(|v| v.has(p.name)) {
+    if (too_old || gone.is_some() || elsewhere) && view.is_some_and(|v| v.has(p.name)) {
         return false;
+    }
+    if let Some(g) = gone {
+        out.push(no_longer_read(version, p, &g, entry, r));
+        return true;
     }
     if too_old {
         let what = match p.name {
@@ -230,6 +272,61 @@ pub(crate) fn check(
     true
 }
 
+/// `ignored-parameter` for a parameter NetBox `version` no longer reads (`exclude` from 4.7.0),
+/// with the parameter that does the job there as the fix: certain when it reads the same value
+/// (`omit=config_context` for `exclude=config_context`).
+fn no_longer_read(
+    version: &str,
+    p: &ViewParam,
+    g: &Gone,
+    entry: &FilterEntry,
+    r: std::ops::Range<usize>,
+) -> Finding {
+    let effective = p.effective_value.is_none_or(|want| match &entry.value {
+        Value::Str(s) => s.contains(want),
+        Value::List(items) => items
+            .iter()
+            .any(|(v, _)| matches!(v, Value::Str(s) if s.contains(want))),
+        _ => false,
+    });
+    let instead = g.instead.filter(|_| effective);
+    // Only the value NetBox read keeps its meaning under the new key (`exclude=config_context,x`
+    // never left `x` out; `omit` would).
+    let exact = match (&entry.value, p.effective_value) {
+        (Value::Str(s), Some(want)) => s == want,
+        (_, None) => true,
+        _ => false,
+    };
+    let advice = match instead {
+        Some(i) => format!(
+            " To leave the field out, use `{i}={}` ({}).",
+            p.effective_value.unwrap_or("…"),
+            get(i).map_or("", |q| q.does)
+        ),
+        None => String::new(),
+    };
+    let f = finding(
+        r,
+        "ignored-parameter",
+        format!(
+            "NetBox {version} no longer reads `{}` (ignored from NetBox {}, {}): the response is as without it{}. It filters nothing.{advice}",
+            p.name,
+            g.release,
+            g.source,
+            if p.name == "exclude" { ", with `config_context` in every object" } else { "" },
+        ),
+    );
+    match instead {
+        Some(i) if exact => f.with_fix(
+            format!("Replace `{}` with `{i}`", p.name),
+            entry.key_range.clone(),
+            i,
+            true,
+        ),
+        _ => f,
+    }
+}
+
 /// `start` with `offset` or `ordering` on 4.6+: NetBoxPagination.paginate_queryset answers
 /// HTTP 400 ("'start' and 'offset' are mutually exclusive.", "Ordering cannot be specified in
 /// conjunction with cursor-based pagination.").
@@ -267,6 +364,12 @@ mod tests {
             assert_eq!(version_key(p.since).len(), 3, "{}", p.since);
         }
         assert!(get("q").is_none(), "q is a filterset filter");
+        for p in VIEW_PARAMS {
+            if let Some(g) = p.until {
+                assert!(version_key(g.release) > version_key(p.since), "{}", p.name);
+                assert!(g.instead.is_none_or(|i| get(i).is_some()), "{}", p.name);
+            }
+        }
         assert!(version_key("4.5.10") > version_key("4.5.2"));
     }
 }

@@ -105,6 +105,29 @@ pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded
     }
 }
 
+/// The knowledge of the `upgradeTo` release, when the setting names a shipped release newer
+/// than the one in use (else `None`: no upgrade findings; a release that is not a version is
+/// told once by the knowledge loader).
+async fn upgrade_knowledge(
+    backend: &Backend,
+    settings: &Settings,
+    current: &Loaded,
+) -> Option<Arc<Loaded>> {
+    let target = settings.upgrade_to.as_deref()?;
+    let mut s = settings.clone();
+    s.netbox_version = Some(target.to_string());
+    s.index = None;
+    s.graphql_schema = None;
+    s.upgrade_to = None;
+    let next = knowledge_for(backend, &s).await;
+    let parse = crate::index::embedded::parse_version;
+    let newer = match (parse(&next.index_version), parse(&current.index_version)) {
+        (Some(a), Some(b)) => a > b,
+        _ => false,
+    };
+    newer.then_some(next)
+}
+
 /// Analyses `text` under a panic guard, reusing the document's `units` cache; the test hook can
 /// make it panic once. A cache busy with another analysis of the same document is not waited
 /// for (a throwaway one is used), and one left by a panic is emptied.
@@ -162,12 +185,32 @@ async fn run(backend: &Backend, uri: Uri) {
         Arc::new(Vec::new())
     } else {
         let loaded = knowledge_for(backend, &settings).await;
+        let next = upgrade_knowledge(backend, &settings, &loaded).await;
         let b = backend.clone();
         let snap = snapshot.clone();
         let live = super::live::for_analysis(backend, &uri);
         let result = tokio::task::spawn_blocking(move || {
-            analyze_guarded(&b, &snap.text, kind, &loaded, &units)
-                .map(|f| super::live::merged(f, &snap.text, kind, &loaded.knowledge, live.as_ref()))
+            let mut found = analyze_guarded(&b, &snap.text, kind, &loaded, &units)?;
+            if let Some(next) = next {
+                let changes = guarded(|| {
+                    crate::upgrade::compare_with(
+                        &snap.text,
+                        kind,
+                        &found,
+                        &loaded.knowledge,
+                        &next.knowledge,
+                    )
+                })?;
+                found.extend(changes.into_iter().map(|c| c.finding));
+                found.sort_by_key(|f| f.range.start);
+            }
+            Ok::<_, String>(super::live::merged(
+                found,
+                &snap.text,
+                kind,
+                &loaded.knowledge,
+                live.as_ref(),
+            ))
         })
         .await;
         match result {

@@ -11,6 +11,7 @@
 --   graphql_schema = '/path/to/schema.graphql',
 --   severity = { ['unknown-filter'] = 'warning' },
 --   exclude = { 'vendor/**' },
+--   upgrade_to = '4.7',                     -- also report what breaks on that newer release
 -- Your own NetBox (init_options only, from your own config: the token is sent only to this URL):
 --   instance = { url = 'https://netbox.example.com', tokenEnv = 'NETBOX_TOKEN' },
 -- :NetboxRebuildIndex rebuilds the knowledge from it (workspace/executeCommand netbox-lsp.rebuildIndex).

@@ -77,6 +77,7 @@ export function isFile(p: string): boolean {
 /** The `netboxLsp.*` settings as read from the workspace configuration (all optional, any shape). */
 export interface Settings {
   netboxVersion?: unknown;
+  upgradeTo?: unknown;
   index?: unknown;
   graphqlSchema?: unknown;
   severity?: unknown;
@@ -90,6 +91,8 @@ export interface Settings {
  */
 export interface ServerOptions {
   netbox_version?: string;
+  /** A newer NetBox release to report upgrade findings for (`4.7`). */
+  upgrade_to?: string;
   index?: string;
   graphql_schema?: string;
   /** Diagnostic code (e.g. `unknown-filter`) → `error` | `warning` | `information` | `hint` | `off`. */
@@ -111,6 +114,8 @@ export function toServerOptions(
   const out: ServerOptions = {};
   const version = nonEmpty(settings.netboxVersion);
   if (version !== undefined) out.netbox_version = version;
+  const upgradeTo = nonEmpty(settings.upgradeTo);
+  if (upgradeTo !== undefined) out.upgrade_to = upgradeTo;
   const index = nonEmpty(settings.index);
   if (index !== undefined) out.index = expandPath(index, env, workspaceFolder);
   const schema = nonEmpty(settings.graphqlSchema);

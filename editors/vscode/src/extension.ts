@@ -140,6 +140,7 @@ function optionsFor(scope: vscode.Uri | undefined): ServerOptions {
   return toServerOptions(
     {
       netboxVersion: cfg.get("netboxVersion"),
+      upgradeTo: cfg.get("upgradeTo"),
       index: cfg.get("index"),
       graphqlSchema: cfg.get("graphqlSchema"),
       severity: cfg.get("severity"),

@@ -73,6 +73,7 @@ test("options: every key maps to the server's snake_case name", () => {
   const got = toServerOptions(
     {
       netboxVersion: "4.3",
+      upgradeTo: "4.7",
       index: "/idx/netbox.idx",
       graphqlSchema: "/s/schema.graphql",
       severity: { "unknown-filter": "Warning", "graphql-pagination": "off" },
@@ -82,6 +83,7 @@ test("options: every key maps to the server's snake_case name", () => {
   );
   assert.deepEqual(got, {
     netbox_version: "4.3",
+    upgrade_to: "4.7",
     index: "/idx/netbox.idx",
     graphql_schema: "/s/schema.graphql",
     severity: { "unknown-filter": "warning", "graphql-pagination": "off" },
@@ -101,6 +103,7 @@ test("options: paths expand ~ and ${workspaceFolder}; the version is not a path"
 test("options: wrongly typed values from a hand-edited settings.json are dropped", () => {
   const got = toServerOptions({
     netboxVersion: 4.3,
+    upgradeTo: 4.7,
     index: ["a"],
     graphqlSchema: null,
     severity: ["unknown-filter"],

@@ -1,0 +1,277 @@
+//! `netbox-lsp check --upgrade-to VERSION`: upgrade readiness of files and folders. Every file is
+//! checked against the current release (`--netbox-version`, `--index`, the settings file's, or
+//! the default) and the shipped target release, and only what changes is reported
+//! ([`crate::upgrade`]): `upgrade-breaks` and `upgrade-changes` findings in the formats of
+//! `check`, then a summary per file and per kind on stderr. Exit code: 1 if any finding is an
+//! error (something breaks), 2 on usage or I/O errors, 0 otherwise.
+
+use super::check::{apply_overrides, decode, display_path, Decoded};
+use super::knowledge::knowledge_for;
+use super::output::{self, Located};
+use super::walk::{self, Input};
+use super::{CheckArgs, Format};
+use crate::analysis::Knowledge;
+use crate::finding::Severity;
+use crate::index::embedded;
+use crate::lines::LineIndex;
+use crate::upgrade::{self, Change, Kind};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Runs upgrade readiness for `args` (settings file already applied) towards `target`.
+pub fn run(args: &CheckArgs, target: &str) -> i32 {
+    let (current, notes) = match knowledge_for(
+        args.netbox_version.as_deref(),
+        args.index.as_deref(),
+        args.graphql_schema.as_deref(),
+    ) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("netbox-lsp: error: {e}");
+            return 2;
+        }
+    };
+    let (next, next_notes) = match target_knowledge(target) {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("netbox-lsp: error: --upgrade-to: {e}");
+            return 2;
+        }
+    };
+    let (from, to) = (upgrade::release_of(&current), upgrade::release_of(&next));
+    if !newer(&to, &from) {
+        eprintln!(
+            "netbox-lsp: error: --upgrade-to {target}: NetBox {to} is not newer than the current release {from} (set the current one with --netbox-version)"
+        );
+        return 2;
+    }
+    for note in notes.iter().chain(&next_notes) {
+        eprintln!("netbox-lsp: note: {note}");
+    }
+    eprintln!("netbox-lsp: note: upgrade readiness from NetBox {from} to {to}: only calls whose verdict differs are reported");
+
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let (inputs, problems) = match walk::collect(&paths, &args.exclude) {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("netbox-lsp: error: {e}");
+            return 2;
+        }
+    };
+    let mut io_failed = !problems.is_empty();
+    for p in problems {
+        eprintln!("netbox-lsp: error: {p}");
+    }
+    let overrides: HashMap<&str, Option<Severity>> = args
+        .severity
+        .iter()
+        .map(|(code, sev)| (code.as_str(), *sev))
+        .collect();
+    let results: Vec<(String, FileChanges, Vec<String>)> = inputs
+        .par_iter()
+        .map(|input| {
+            let mut notes = Vec::new();
+            let r = check_file(input, &current, &next, &overrides, &mut notes);
+            (display_path(&input.path), r, notes)
+        })
+        .collect();
+
+    let mut located = Vec::new();
+    let mut per_file: BTreeMap<String, BTreeMap<Kind, usize>> = BTreeMap::new();
+    let mut checked = 0usize;
+    for (shown, result, notes) in results {
+        for note in notes {
+            eprintln!("netbox-lsp: note: {note}");
+        }
+        match result {
+            Ok(Some(found)) => {
+                checked += 1;
+                for (l, kind) in found {
+                    *per_file
+                        .entry(shown.clone())
+                        .or_default()
+                        .entry(kind)
+                        .or_default() += 1;
+                    located.push(l);
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("netbox-lsp: error: {e}");
+                io_failed = true;
+            }
+        }
+    }
+    let rendered = match args.format {
+        Format::Text => output::text::render(&located),
+        Format::Json => output::json::render(&located),
+        Format::Sarif => output::sarif::render(&located),
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(rendered.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("netbox-lsp: error: writing the output: {e}");
+        }
+        return 2;
+    }
+    eprint!("{}", summary(&from, &to, &per_file, checked));
+    if io_failed {
+        2
+    } else if located.iter().any(|f| f.severity == Severity::Error) {
+        1
+    } else {
+        0
+    }
+}
+
+/// The shipped knowledge of the target release (the closest shipped one, with a note, for a
+/// release that is not shipped).
+fn target_knowledge(target: &str) -> Result<(Knowledge, Vec<String>), String> {
+    let sel = embedded::select(Some(target))?;
+    knowledge_for(Some(sel.version), None, None).map(|(k, mut notes)| {
+        if let Some(note) = sel.note {
+            notes.insert(0, note);
+        }
+        (k, notes)
+    })
+}
+
+/// True when release `a` is newer than `b` (both `X.Y.Z`); true when `b` is not a version (an
+/// index without one: the comparison cannot refuse it).
+fn newer(a: &str, b: &str) -> bool {
+    match (embedded::parse_version(a), embedded::parse_version(b)) {
+        (Some(a), Some(b)) => a > b,
+        _ => true,
+    }
+}
+
+/// What [`check_file`] gives for one file: its changes with their kinds, `Ok(None)` for a
+/// skipped (binary) file, or a one-line error naming the file.
+type FileChanges = Result<Option<Vec<(Located, Kind)>>, String>;
+
+/// Reads one file and compares it on both releases. `Ok(None)` for a skipped (binary) file.
+fn check_file(
+    input: &Input,
+    current: &Knowledge,
+    next: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+    notes: &mut Vec<String>,
+) -> FileChanges {
+    let shown = display_path(&input.path);
+    let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown}: not a regular file"));
+    }
+    let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    let text = match decode(&bytes) {
+        Decoded::Binary => {
+            notes.push(format!("{shown}: binary file skipped"));
+            return Ok(None);
+        }
+        Decoded::Lossy(text) => {
+            notes.push(format!(
+                "{shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
+            ));
+            text
+        }
+        Decoded::Utf8(text) => text,
+    };
+    let changes: Vec<Change> = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        upgrade::compare(&text, input.kind, current, next)
+    }))
+    .map_err(|_| format!("{shown}: internal error while checking this file (please report it)"))?;
+    let (findings, kinds): (Vec<_>, Vec<_>) =
+        changes.into_iter().map(|c| (c.finding, c.kind)).unzip();
+    // Severity overrides may drop findings: keep each kind with its finding.
+    let mut kept = Vec::new();
+    for (f, kind) in findings.into_iter().zip(kinds) {
+        if let Some(f) = apply_overrides(vec![f], overrides).pop() {
+            kept.push((f, kind));
+        }
+    }
+    if kept.is_empty() {
+        return Ok(Some(Vec::new()));
+    }
+    let lines = LineIndex::new(&text);
+    let (findings, kinds): (Vec<_>, Vec<_>) = kept.into_iter().unzip();
+    let located = output::locate(&shown, &text, &lines, findings);
+    Ok(Some(located.into_iter().zip(kinds).collect()))
+}
+
+/// The stderr summary: one line per file with its counts per kind, then the totals.
+fn summary(
+    from: &str,
+    to: &str,
+    per_file: &BTreeMap<String, BTreeMap<Kind, usize>>,
+    checked: usize,
+) -> String {
+    let counts = |m: &BTreeMap<Kind, usize>| -> String {
+        Kind::ALL
+            .iter()
+            .filter_map(|k| m.get(k).map(|n| format!("{n} {}", k.as_str())))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = String::new();
+    let mut total: BTreeMap<Kind, usize> = BTreeMap::new();
+    for (path, kinds) in per_file {
+        out.push_str(&format!("{path}: {}\n", counts(kinds)));
+        for (k, n) in kinds {
+            *total.entry(*k).or_default() += n;
+        }
+    }
+    let breaks: usize = total
+        .iter()
+        .filter(|(k, _)| k.code() == upgrade::BREAKS)
+        .map(|(_, n)| n)
+        .sum();
+    let changes: usize = total.values().sum::<usize>() - breaks;
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    out.push_str(&format!(
+        "NetBox {from} → {to}: {} and {} in {} of {}{}\n",
+        plural(breaks, "call breaks", "calls break"),
+        plural(changes, "change", "changes"),
+        plural(per_file.len(), "file", "files"),
+        plural(checked, "file checked", "files checked"),
+        if total.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", counts(&total))
+        }
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_counts_per_file_and_kind() {
+        let mut per_file = BTreeMap::new();
+        per_file.insert(
+            "a.md".to_string(),
+            BTreeMap::from([(Kind::RemovedFilter, 2), (Kind::NoOp, 1)]),
+        );
+        per_file.insert(
+            "b.py".to_string(),
+            BTreeMap::from([(Kind::StartsToWork, 1)]),
+        );
+        assert_eq!(
+            summary("4.6.8", "4.7.3", &per_file, 3),
+            "a.md: 2 removed-filter, 1 no-op\nb.py: 1 starts-to-work\n\
+             NetBox 4.6.8 → 4.7.3: 2 calls break and 2 changes in 2 files of 3 files checked (2 removed-filter, 1 no-op, 1 starts-to-work)\n"
+        );
+        assert!(newer("4.7.3", "4.6.8") && !newer("4.6.8", "4.6.8") && !newer("4.5.10", "4.6.8"));
+    }
+}
