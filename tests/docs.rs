@@ -108,7 +108,10 @@ fn neovim_snippets_match_the_shipped_config() {
         .skip(1)
         .map(|s| &s[..s.find('\'').unwrap()])
         .collect();
-    assert_eq!(commands, ["NetboxRebuildIndex"]);
+    assert_eq!(
+        commands,
+        ["NetboxRebuildIndex", "NetboxVerify", "NetboxVerifyCall"]
+    );
     for (doc, heading) in [
         ("README.md", Some("**Neovim 0.11** —")),
         ("docs/editor.md", Some("## Neovim")),

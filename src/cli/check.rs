@@ -74,15 +74,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         eprintln!("netbox-lsp: error: {p}");
     }
     for dir in found.empty_folders {
-        eprintln!(
-            "netbox-lsp: note: {}: no file here has an extension netbox-lsp reads ({})",
-            display_path(&dir),
-            crate::extract::EXTENSIONS
-                .iter()
-                .map(|e| format!(".{e}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        );
+        say_empty_folder(&dir);
     }
     let overrides: HashMap<&str, Option<Severity>> = args
         .severity
@@ -688,4 +680,18 @@ mod tests {
             assert_eq!(display_path(Path::new(r"C:s\a.md")), "C:s/a.md");
         }
     }
+}
+
+/// The stderr note for a named folder with no file the tool reads, so that "0 errors" never
+/// hides "nothing read" (`check` and `check --upgrade-to`).
+pub(super) fn say_empty_folder(dir: &std::path::Path) {
+    eprintln!(
+        "netbox-lsp: note: {}: no file here has an extension netbox-lsp reads ({})",
+        display_path(dir),
+        crate::extract::EXTENSIONS
+            .iter()
+            .map(|e| format!(".{e}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
 }

@@ -57,7 +57,11 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     } else {
         args.paths.clone()
     };
-    let (inputs, problems) = match walk::collect(&paths, &args.exclude) {
+    let walk::Collected {
+        inputs,
+        problems,
+        empty_folders,
+    } = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
             eprintln!("netbox-lsp: error: {e}");
@@ -67,6 +71,9 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     let mut io_failed = !problems.is_empty();
     for p in problems {
         eprintln!("netbox-lsp: error: {p}");
+    }
+    for dir in empty_folders {
+        super::check::say_empty_folder(&dir);
     }
     let overrides: HashMap<&str, Option<Severity>> = args
         .severity
