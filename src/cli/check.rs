@@ -625,6 +625,20 @@ pub fn display_path(path: &Path) -> String {
     }
 }
 
+/// The stderr note for a named folder with no file the tool reads, so that "0 errors" never
+/// hides "nothing read" (`check` and `check --upgrade-to`).
+pub(super) fn say_empty_folder(dir: &std::path::Path) {
+    eprintln!(
+        "netbox-lsp: note: {}: no file here has an extension netbox-lsp reads ({})",
+        display_path(dir),
+        crate::extract::EXTENSIONS
+            .iter()
+            .map(|e| format!(".{e}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -680,18 +694,4 @@ mod tests {
             assert_eq!(display_path(Path::new(r"C:s\a.md")), "C:s/a.md");
         }
     }
-}
-
-/// The stderr note for a named folder with no file the tool reads, so that "0 errors" never
-/// hides "nothing read" (`check` and `check --upgrade-to`).
-pub(super) fn say_empty_folder(dir: &std::path::Path) {
-    eprintln!(
-        "netbox-lsp: note: {}: no file here has an extension netbox-lsp reads ({})",
-        display_path(dir),
-        crate::extract::EXTENSIONS
-            .iter()
-            .map(|e| format!(".{e}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
 }
