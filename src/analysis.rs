@@ -64,7 +64,16 @@ impl Knowledge {
 /// start offset, and exclude those suppressed by `netbox-lsp: ignore` comments. Never panics on
 /// user input.
 pub fn analyze(text: &str, kind: HostKind, knowledge: &Knowledge) -> Vec<Finding> {
-    analyze_with(text, kind, knowledge, None).0
+    analyze_with(text, kind, knowledge, None, false).0
+}
+
+/// [`analyze`] for a JSON tool call about to be sent (the Python API's `check_tool_call`): a REST
+/// call whose target resolves to no endpoint (a placeholder, a plugin type stock knowledge does
+/// not hold) also gets the warning `Checker.check_call` gives for it
+/// ([`crate::filters::check_filters`]; one rule, `filters::unchecked_target`), where a file
+/// fails open. Findings as [`analyze`]'s.
+pub fn analyze_outgoing(text: &str, knowledge: &Knowledge) -> Vec<Finding> {
+    analyze_with(text, HostKind::Json, knowledge, None, true).0
 }
 
 /// What an analysis found to check: so that "0 errors" cannot hide "nothing read".
@@ -79,7 +88,7 @@ pub struct Found {
 /// [`analyze`], also saying how many REST calls and GraphQL documents the text holds (from the
 /// same extraction: nothing is read twice).
 pub fn analyze_counted(text: &str, kind: HostKind, knowledge: &Knowledge) -> (Vec<Finding>, Found) {
-    analyze_with(text, kind, knowledge, None)
+    analyze_with(text, kind, knowledge, None, false)
 }
 
 /// [`analyze`], reusing from `cache` the findings of Markdown units analysed before with the
@@ -91,7 +100,7 @@ pub fn analyze_cached(
     knowledge: &Knowledge,
     cache: &mut UnitCache,
 ) -> Vec<Finding> {
-    analyze_with(text, kind, knowledge, Some(cache)).0
+    analyze_with(text, kind, knowledge, Some(cache), false).0
 }
 
 /// Call forms a document's text rules out as NetBox calls: another product or client whose
@@ -153,6 +162,7 @@ fn analyze_with(
     kind: HostKind,
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
+    outgoing: bool,
 ) -> (Vec<Finding>, Found) {
     if is_binary(text.as_bytes()) {
         return (Vec::new(), Found::default());
@@ -161,7 +171,7 @@ fn analyze_with(
     // follows it, and report positions in the text as given.
     if let Some(rest) = text.strip_prefix('\u{feff}') {
         let bom = text.len() - rest.len();
-        let (findings, found) = analyze_with(rest, kind, knowledge, cache);
+        let (findings, found) = analyze_with(rest, kind, knowledge, cache, outgoing);
         return (
             findings.iter().map(|f| moved_finding(f, 0, bom)).collect(),
             found,
@@ -178,7 +188,7 @@ fn analyze_with(
             let mut ex = extract::extract(text, kind);
             let foreign = Foreign::of(text);
             ex.sites.retain(|s| !foreign.rules_out(s));
-            let mut checked = check_sites(&ex.sites, knowledge, text, &OnceLock::new());
+            let mut checked = check_sites(&ex.sites, knowledge, text, &OnceLock::new(), outgoing);
             if kind == HostKind::Notebook {
                 // Every cell's code sits in JSON strings: fixes are written escaped.
                 checked
@@ -325,12 +335,14 @@ fn bare_path(site: &Site) -> Option<&std::ops::Range<usize>> {
 }
 
 /// `urlencode`: whether `text` holds `--data-urlencode`, filled on first need and shared by
-/// every call of one analysis.
+/// every call of one analysis. `outgoing`: the calls are about to be sent
+/// ([`analyze_outgoing`]).
 fn check_sites(
     sites: &[Site],
     knowledge: &Knowledge,
     text: &str,
     urlencode: &OnceLock<bool>,
+    outgoing: bool,
 ) -> Checked {
     // A bare path that is the target of another call (`requests.get(f"{NB}/api/dcim/devices/",
     // params=...)`) is that call, not a second one.
@@ -381,7 +393,13 @@ fn check_sites(
                 let Some(index) = &knowledge.index else {
                     return Vec::new();
                 };
-                let mut found = crate::rest::check_call(call, index);
+                let mut found = if outgoing {
+                    let (mut found, endpoint) = crate::rest::check_call_resolved(call, index);
+                    crate::filters::unchecked_target(&mut found, call, index, endpoint.as_deref());
+                    found
+                } else {
+                    crate::rest::check_call(call, index)
+                };
                 if call.syntax == Syntax::JsonInString {
                     found.iter_mut().for_each(|f| escape_fixes(f, text));
                 }
@@ -509,13 +527,13 @@ fn markdown_findings(
         let Some(entries) = entries else {
             return (
                 None,
-                check_sites(&sites_of(unit), knowledge, text, &urlencode),
+                check_sites(&sites_of(unit), knowledge, text, &urlencode, false),
             );
         };
         let key = UnitKey::of(unit);
         let done = match entries.get(&key) {
             Some((start, done)) => done.moved(*start, unit.range.start),
-            None => check_sites(&sites_of(unit), knowledge, text, &urlencode),
+            None => check_sites(&sites_of(unit), knowledge, text, &urlencode, false),
         };
         (Some(key), done)
     };
@@ -603,7 +621,7 @@ fn markdown_findings(
             Site::Graphql(_) => true,
         })
         .collect();
-    let rest = check_sites(&prose, knowledge, text, &urlencode);
+    let rest = check_sites(&prose, knowledge, text, &urlencode, false);
     calls.extend(rest.calls);
     findings.extend(rest.findings);
     Parts {

@@ -106,9 +106,7 @@ pub fn check_filters(
     let (findings, endpoint) = match &knowledge.index {
         Some(index) => {
             let (mut found, endpoint) = crate::rest::check_call_resolved(&call, index);
-            if endpoint.is_none() && !index.endpoints.is_empty() && !call.filters.is_empty() {
-                unchecked_target(&mut found, &call, index, &target_range);
-            }
+            unchecked_target(&mut found, &call, index, endpoint.as_deref());
             (crate::approx::soften(knowledge, found), endpoint)
         }
         None => (Vec::new(), None),
@@ -124,15 +122,26 @@ pub fn check_filters(
     }
 }
 
-/// A target that resolves to no endpoint and that no error or warning is about yet (a
-/// placeholder, an empty or odd string, a plugin path stock knowledge does not hold): in a
-/// file that fails open, but a call about to be sent must not pass with filters nobody checked.
-fn unchecked_target(
+/// The rule for a call about to be sent (`check_filters`, and
+/// [`crate::analysis::analyze_outgoing`] for a tool call): a target that resolves to no endpoint
+/// (`endpoint`: what [`crate::rest::check_call_resolved`] gave) with filters, and that no error or
+/// warning is about yet (a placeholder, an empty or odd string, a plugin path stock knowledge
+/// does not hold), gets an `unknown-object-type` / `unknown-endpoint` warning at its range. A file
+/// fails open there, but a call about to be sent must not pass with filters nobody checked.
+pub(crate) fn unchecked_target(
     found: &mut Vec<Finding>,
     call: &RestCall,
     index: &crate::index::FilterIndex,
-    target_range: &Range<usize>,
+    endpoint: Option<&str>,
 ) {
+    let Some((target, target_range)) = &call.target else {
+        return;
+    };
+    // The inventory form checks two endpoints and names none; a snippet has no target.
+    let two_or_none = matches!(call.form, CallForm::InventoryBoth | CallForm::Snippet);
+    if two_or_none || endpoint.is_some() || index.endpoints.is_empty() || call.filters.is_empty() {
+        return;
+    }
     let flagged = found.iter().any(|f| f.range == *target_range && blocks(f));
     if flagged {
         return;
@@ -142,7 +151,6 @@ fn unchecked_target(
     } else {
         ("unknown-object-type", "object type")
     };
-    let target = call.target.as_ref().map_or("", |(t, _)| t.as_str());
     found.push(Finding::new(
         target_range.clone(),
         code,
@@ -539,6 +547,32 @@ mod tests {
             );
             assert_eq!(c.corrected(), None, "{target}");
         }
+    }
+
+    /// The same rule for the same call sent as a JSON tool call (the Python API's
+    /// `check_tool_call`): the unresolved object type is a warning there too, while a file that
+    /// holds that call fails open.
+    #[test]
+    fn a_tool_call_with_an_unresolved_target_gets_the_same_warning() {
+        for target in ["<object type>", "{{ object_type }}", "netbox_bgp.session", ""] {
+            let direct = check(target, &[("within", s("10.0.0.0/8"))]);
+            let call = format!(
+                r#"{{"name": "netbox_get_objects", "arguments": {{"object_type": {}, "filters": {{"within": "10.0.0.0/8"}}}}}}"#,
+                serde_json::to_string(target).unwrap()
+            );
+            let sent = crate::analysis::analyze_outgoing(&call, &knowledge());
+            let brief = |fs: &[Finding]| -> Vec<(&str, crate::finding::Severity, String)> {
+                fs.iter()
+                    .map(|f| (f.code, f.severity, f.message.clone()))
+                    .collect()
+            };
+            assert_eq!(brief(&sent), brief(&direct.findings), "{target}");
+            let file = crate::analysis::analyze(&call, crate::extract::HostKind::Json, &knowledge());
+            assert!(!file.iter().any(blocks), "{target}: {file:?}");
+        }
+        // No filters: nothing goes unchecked, no warning (as `check_filters`).
+        let bare = r#"{"name": "netbox_get_objects", "arguments": {"object_type": "<object type>", "filters": {}}}"#;
+        assert!(crate::analysis::analyze_outgoing(bare, &knowledge()).is_empty());
     }
 
     #[test]

@@ -392,7 +392,9 @@ impl Checker {
         };
         let knowledge = &self.knowledge;
         let (found, sites) = py.detach(|| {
-            let found = analysis::analyze(&text, HostKind::Json, knowledge);
+            // As a call about to be sent: an object type that resolves to nothing (a
+            // placeholder) is a warning here, as in `check_call`, where a file fails open.
+            let found = analysis::analyze_outgoing(&text, knowledge);
             let sites = if found.is_empty() {
                 Vec::new()
             } else {
@@ -402,7 +404,7 @@ impl Checker {
         });
         let list = findings_list(py, &found, &text, |f| key_in_sites(&sites, &f.range))?;
         let fixed = (!found.is_empty())
-            .then(|| py.detach(|| corrected_text(&text, HostKind::Json, &found, knowledge)));
+            .then(|| py.detach(|| corrected_text(&text, HostKind::Json, &found, knowledge, true)));
         Ok(Report {
             findings: list,
             text,
@@ -431,7 +433,7 @@ impl Checker {
         let found = py.detach(|| analysis::analyze(&text, host, knowledge));
         let list = findings_list(py, &found, &text, |_| None)?;
         let fixed = (!found.is_empty())
-            .then(|| py.detach(|| corrected_text(&text, host, &found, knowledge)));
+            .then(|| py.detach(|| corrected_text(&text, host, &found, knowledge, false)));
         Ok(Report {
             findings: list,
             text,
@@ -592,11 +594,13 @@ fn key_in_sites(sites: &[Site], range: &Range<usize>) -> Option<String> {
 /// `text` (whose findings are `found`) with fix-all applied as `netbox-lsp check --fix` applies
 /// it (rounds of certain fixes), when the result checks with no error or warning; `None`
 /// otherwise (a fix needs a choice, or a fix shows a problem the first check could not see).
+/// `outgoing`: re-checked as a tool call about to be sent ([`analysis::analyze_outgoing`]).
 fn corrected_text(
     text: &str,
     host: HostKind,
     found: &[finding::Finding],
     knowledge: &Knowledge,
+    outgoing: bool,
 ) -> Option<String> {
     let blocks = |f: &finding::Finding| {
         matches!(
@@ -607,7 +611,11 @@ fn corrected_text(
     // An error or warning without a certain fix: no rounds needed to say so.
     netbox_lsp::fix::all_certain_edits(found)?;
     let planned = netbox_lsp::cli::fix::plan(text, host, knowledge, &|f| f);
-    let again = analysis::analyze(&planned.fixed, host, knowledge);
+    let again = if outgoing {
+        analysis::analyze_outgoing(&planned.fixed, knowledge)
+    } else {
+        analysis::analyze(&planned.fixed, host, knowledge)
+    };
     (!again.iter().any(blocks)).then_some(planned.fixed)
 }
 

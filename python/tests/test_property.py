@@ -89,3 +89,19 @@ def test_check_tool_call_corrected_rechecks_clean(target, filters):
     json.dumps(corrected)
     again = CHECKER.check_tool_call(corrected)
     assert not blocking(again), (call, corrected, blocking(again))
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(target=st.sampled_from([t for t in TYPES if "/" not in t] + ["{{ object_type }}", "OBJECT_TYPE"]),
+       filters=FILTERS)
+def test_check_call_and_check_tool_call_agree(target, filters):
+    # One rule for a call about to be sent, whichever entry point the agent uses: the same
+    # findings (an object type that resolves to nothing, a placeholder included, is a warning in
+    # both, never a clean pass), and a corrected call only from check_tool_call, which can carry
+    # the new object type.
+    call = {"name": "netbox_get_objects", "arguments": {"object_type": target, "filters": filters}}
+    direct = CHECKER.check_call(target, filters)
+    tool = CHECKER.check_tool_call(call)
+    assert sorted((f.code, f.severity) for f in direct) == sorted((f.code, f.severity) for f in tool), (
+        call, [(f.code, f.key) for f in direct], [(f.code, f.key) for f in tool])
+    assert direct.ok == tool.ok

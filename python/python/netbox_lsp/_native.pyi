@@ -126,7 +126,8 @@ class Checker:
         ``netbox_get_changelogs``, ``netbox_get_object_by_id``, ``netbox_search_objects`` and the
         GraphQL tool), recognised exactly as the ``check`` command reads a JSON tool call. The
         call may also be given as its JSON text. ``Report.corrected`` is the whole call (a dict)
-        with the certain fixes applied.
+        with the certain fixes applied. As in ``check_call``, an object type that names nothing
+        known (a placeholder, a plugin type) with filters is an ``unknown-object-type`` warning.
         Raises ``TypeError`` / ``ValueError`` for a value JSON cannot hold.
         """
     def check_text(self, text: str, kind: _Kind = "markdown") -> Report:
