@@ -8,6 +8,7 @@ use ruff_python_ast::{self as ast, ArgOrKeyword, Expr};
 use ruff_text_size::Ranged;
 
 use super::{span, Reader};
+use crate::extract::forms;
 use crate::extract::lit::Lit;
 use crate::extract::tools::Arg;
 use crate::extract::Value;
@@ -62,7 +63,7 @@ impl Reader<'_> {
                         args.ordered
                             .push(KeywordOrSplat::Keyword(args.keywords.len()));
                         let name = self.text(id.range);
-                        let dicts = matches!(name, "variables" | "json");
+                        let dicts = forms::holds_graphql_dict(name);
                         args.keywords.push((
                             name.to_string(),
                             self.host(span(id.range)),
@@ -108,7 +109,7 @@ impl Reader<'_> {
     /// The offset of the `=` of a keyword argument written without its name (`f(a=1, =x)`,
     /// a syntax error ruff reads as the positional argument `x`; tree-sitter read a keyword
     /// argument with an empty name there, where completion looks for the name being typed).
-    pub(super) fn nameless_keyword(&self, e: &Expr, open: Option<usize>) -> Option<usize> {
+    fn nameless_keyword(&self, e: &Expr, open: Option<usize>) -> Option<usize> {
         let b = self.src.as_bytes();
         let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');
         let mut i = e.range().start().to_usize();

@@ -22,7 +22,7 @@ pub(super) struct ModuleWalk<'s, 't> {
 }
 
 impl<'s, 't> ModuleWalk<'s, 't> {
-    pub(super) fn bind(&mut self, target: &Expr, value: Option<&'t Expr>) {
+    fn bind(&mut self, target: &Expr, value: Option<&'t Expr>) {
         if let Expr::Name(n) = target {
             if let Some(t) = self.src.get(span(n.range)) {
                 self.names.insert(t, value);
@@ -69,7 +69,7 @@ impl<'t> SourceOrderVisitor<'t> for ModuleWalk<'_, 't> {
 
 /// True when statement `s` binds identifier `want` anywhere inside (`want = ...`,
 /// `want += ...`, `want: T`, `for want in ...`).
-pub(super) struct BindsName<'s> {
+struct BindsName<'s> {
     src: &'s str,
     want: &'s str,
     found: bool,
@@ -137,7 +137,7 @@ impl Reader<'_> {
 
     /// True when statement `s` binds identifier `want` anywhere inside (`want = ...`,
     /// `want += ...`, `for want in ...`).
-    pub(super) fn assigns(&self, s: &Stmt, want: &str) -> bool {
+    fn assigns(&self, s: &Stmt, want: &str) -> bool {
         if !self.text(s.range()).contains(want) {
             return false;
         }

@@ -12,9 +12,9 @@ use super::bindings::StmtAt;
 use super::strings::{single_string, string_parts};
 use super::urls::{api_app_in, wrapper_path};
 use super::{span, Reader};
-use crate::extract::forms::{self, Callee, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
+use crate::extract::forms::{self, Callee, Carries, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
 use crate::extract::lit::{Lit, Pair};
-use crate::extract::tools::{self, positional_names, Tool};
+use crate::extract::tools::{self, Tool};
 use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax};
 
 impl Reader<'_> {
@@ -49,88 +49,65 @@ impl Reader<'_> {
             args: &args,
             names,
         };
-        if let Some(site) = self.wrapped_call(&call) {
-            return vec![site];
-        }
         for form in FORMS {
             if !self.spelled(form, &call) {
                 continue;
             }
-            let found = self.form_call(form, &call);
+            let found = match form.carries {
+                Carries::Rest(rest) => self.rest_call(form, rest, &call),
+                Carries::Graphql => {
+                    let named = self.name_args(form.params, call.args);
+                    tools::graphql_call(form, &named).into_iter().collect()
+                }
+                Carries::NamedTool => self.named_tool_call(form, &call).into_iter().collect(),
+            };
             if !found.is_empty() {
                 return found;
             }
         }
-        self.graphql_post(&call).into_iter().collect()
+        Vec::new()
     }
 
-    /// Tool calls (by name, as LangChain tools, through an MCP client) and GraphQL helpers.
-    pub(super) fn wrapped_call<'t>(&self, call: &Call<'_, 't>) -> Option<Site> {
-        let (name, args, call_range) = (call.name, call.args, call.call_range.clone());
-        let name_range = self.host(span(call.name_range));
-        if let Some(tool) = tools::tool_from_name(name) {
-            let named = self.name_args(positional_names(tool), args);
-            return tools::build(tool, Syntax::Python, name_range, call_range, &named);
-        }
-        // `netbox_get_objects.invoke({...})`: LangChain tools take one dict of arguments.
-        if let Some(obj) = call.object {
-            let obj_name = match obj {
-                Expr::Attribute(a) => Some(a.attr.range),
-                Expr::Name(n) => Some(n.range),
-                _ => None,
-            };
-            if let Some((tool, tool_range)) =
-                obj_name.and_then(|r| Some((tools::tool_from_name(self.text(r))?, r)))
-            {
-                if matches!(name, "invoke" | "ainvoke" | "run" | "arun" | "call") {
-                    let dict = args.positional.first()?;
-                    let named = pair_args(dict)?;
-                    let name_range = self.host(span(tool_range));
-                    return tools::build(tool, Syntax::Python, name_range, call_range, &named);
-                }
+    /// A call of the MCP tool that `call` names (a [`Carries::NamedTool`] row): by its
+    /// receiver (`netbox_get_objects.invoke({...})`: LangChain tools take one dict of
+    /// arguments) or by a string argument (`session.call_tool("netbox_get_objects", {...})`),
+    /// its arguments in a dict, read as the tool's own row reads them.
+    fn named_tool_call(&self, form: &Form, call: &Call<'_, '_>) -> Option<Site> {
+        let args = call.args;
+        let (tool, tool_range) = match form.target {
+            TargetAt::Receiver => {
+                let receiver = match call.object? {
+                    Expr::Attribute(a) => a.attr.range,
+                    Expr::Name(n) => n.range,
+                    _ => return None,
+                };
+                let tool = tools::tool_from_name(self.text(receiver))?;
+                (tool, self.host(span(receiver)))
             }
-        }
-        // MCP client: `session.call_tool("netbox_get_objects", {...})`.
-        if name == "call_tool" {
-            let tool_lit = args.positional.first().or_else(|| args.keyword("name"))?;
-            let (tool_name, tool_range) = tool_lit.as_str()?;
-            let tool = tools::tool_from_name(tool_name)?;
-            let dict = args
-                .positional
-                .get(1)
-                .or_else(|| args.keyword("arguments"))?;
-            let named = pair_args(dict)?;
-            return tools::build(tool, Syntax::Python, tool_range, call_range, &named);
-        }
-        if name == "gql" {
-            return tools::graphql_doc(args.positional.first()?, None);
-        }
-        // Platform MCP code mode: `graphql(query, variables=None, analyze=True)`.
-        if name == "graphql" && call.object.is_none() {
-            let named = self.name_args(&["query", "variables"], args);
-            return tools::graphql_site(&named);
-        }
-        None
-    }
-
-    /// `requests.post(".../graphql/", json={"query": ..., "variables": ...})`.
-    pub(super) fn graphql_post<'t>(&self, call: &Call<'_, 't>) -> Option<Site> {
-        if call.name != "post" || call.object.is_none() {
+            TargetAt::ToolName(i, kw) => {
+                let named = args.positional.get(i).or_else(|| args.keyword(kw))?;
+                let (name, range) = named.as_str()?;
+                (tools::tool_from_name(name)?, range)
+            }
+            _ => return None,
+        };
+        let FiltersAt::ToolArguments { at, keyword } = form.filters else {
             return None;
-        }
-        let body = call.args.keyword("json")?;
-        let query = &body.get("query")?.value;
-        let variables = body
-            .get("variables")
-            .and_then(|v| v.value.to_json())
-            .filter(|v| v.is_object());
-        tools::graphql_doc(query, variables)
+        };
+        let dict = args
+            .positional
+            .get(at)
+            .or_else(|| keyword.and_then(|k| args.keyword(k)))?;
+        let named = pair_args(dict)?;
+        let call_range = call.call_range.clone();
+        tools::build(tool, Syntax::Python, tool_range, call_range, &named)
     }
 
     /// True when the call is spelled as `form` says and meets its guard.
-    pub(super) fn spelled<'t>(&self, form: &Form, call: &Call<'_, 't>) -> bool {
+    fn spelled<'t>(&self, form: &Form, call: &Call<'_, 't>) -> bool {
         let spelled = match form.callee {
-            Callee::Tool(_) => false,
+            Callee::Tool(_) => tools::tool_row(call.name).is_some_and(|row| row.name == form.name),
+            Callee::ToolMethod(methods) => call.object.is_some() && methods.contains(&call.name),
             Callee::Bare(n) => call.object.is_none() && call.name == n,
             Callee::Method(n) => call.object.is_some() && call.name == n,
             Callee::Function(n) => call.name == n,
@@ -173,28 +150,28 @@ impl Reader<'_> {
         }
     }
 
-    /// The sites of a call of `form`.
-    pub(super) fn form_call<'t>(&self, form: &Form, call: &Call<'_, 't>) -> Vec<Site> {
+    /// The REST calls of a call of `form`, which sends REST calls of `rest`.
+    fn rest_call(&self, form: &Form, rest: CallForm, call: &Call<'_, '_>) -> Vec<Site> {
         let args = call.args;
         match form.target {
             TargetAt::ObjectType | TargetAt::Fixed(_) | TargetAt::Nothing => {
                 let mut named = self.name_args(form.params, args);
-                // The MCP server's `limit` range (1–100) is not code mode's: its published
-                // workflows ask for `limit=1000` (netboxlabs/skills code-mode-workflows.md).
+                // Code mode (called bare): the MCP server's `limit` range (1–100) is not code
+                // mode's, whose published workflows ask for `limit=1000` (netboxlabs/skills
+                // code-mode-workflows.md); and code mode names its parameters `type` and `id`.
                 if matches!(form.callee, Callee::Bare(_)) {
                     named.retain(|a| a.name != "limit");
-                }
-                for a in &mut named {
-                    // Code mode names its parameters `type` and `id`.
-                    match a.name.as_str() {
-                        "type" => a.name = "object_type".into(),
-                        "id" => a.name = "object_id".into(),
-                        _ => {}
+                    for a in &mut named {
+                        match a.name.as_str() {
+                            "type" => a.name = "object_type".into(),
+                            "id" => a.name = "object_id".into(),
+                            _ => {}
+                        }
                     }
                 }
                 let name_range = self.host(span(call.name_range));
                 tools::build(
-                    Tool::Rest(form.form),
+                    Tool::Rest(rest),
                     Syntax::Python,
                     name_range,
                     call.call_range.clone(),
@@ -212,35 +189,53 @@ impl Reader<'_> {
                 let Some(url) = args.node(i, kw) else {
                     return Vec::new();
                 };
-                let bound;
-                let params = match form.filters {
-                    FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p) => {
-                        bound = self.params_bound_above(p, call);
-                        bound.as_ref().or_else(|| args.keyword(p)).or_else(|| {
-                            form.params
-                                .iter()
-                                .position(|n| *n == p)
-                                .and_then(|k| args.positional.get(k))
-                                .filter(|l| l.pairs().is_some())
-                        })
-                    }
-                    _ => None,
-                };
+                let mut bound = None;
+                let params = self.params_dict(form, call, &mut bound, |p| {
+                    form.params
+                        .iter()
+                        .position(|n| *n == p)
+                        .and_then(|k| args.positional.get(k))
+                        .filter(|l| l.pairs().is_some())
+                });
                 let api_relative = matches!(form.target, TargetAt::ApiPath(..));
                 self.url_call(url, api_relative, params, call)
             }
             TargetAt::WrapperPath(i) => self.wrapper_call(form, i, call),
-            TargetAt::Terms { .. }
+            TargetAt::Receiver
+            | TargetAt::ToolName(..)
+            | TargetAt::Document { .. }
+            | TargetAt::Terms { .. }
             | TargetAt::Both(..)
             | TargetAt::UrlWord { .. }
             | TargetAt::UrlPath => Vec::new(),
         }
     }
 
+    /// The filters dict of `form`'s `params=` keyword ([`FiltersAt::Params`],
+    /// [`FiltersAt::ParamsOrNext`]): the dict literal its name is bound to just above (kept in
+    /// `bound`), the keyword's own dict, else what `positional` finds for the keyword's name.
+    fn params_dict<'l>(
+        &self,
+        form: &Form,
+        call: &Call<'l, '_>,
+        bound: &'l mut Option<Lit>,
+        positional: impl FnOnce(&'static str) -> Option<&'l Lit>,
+    ) -> Option<&'l Lit> {
+        let (FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p)) = form.filters else {
+            return None;
+        };
+        *bound = self.params_bound_above(p, call);
+        let bound: &'l Option<Lit> = bound;
+        bound
+            .as_ref()
+            .or_else(|| call.args.keyword(p))
+            .or_else(|| positional(p))
+    }
+
     /// `params=name` where `name` is bound to a dict literal by the nearest assignment above
     /// the call in the same block (`params = {...}` then `requests.get(url, params=params)`):
     /// that dict, so positions and fixes land in it.
-    pub(super) fn params_bound_above<'t>(&self, kw: &str, call: &Call<'_, 't>) -> Option<Lit> {
+    fn params_bound_above<'t>(&self, kw: &str, call: &Call<'_, 't>) -> Option<Lit> {
         let k = call.args.keywords.iter().position(|k| k.0 == kw)?;
         if call.args.keywords[k].2.pairs().is_some() {
             return None;
@@ -254,7 +249,7 @@ impl Reader<'_> {
     /// endpoint by itself (see [`TargetAt::WrapperPath`]), its filters in `params=` or, for
     /// [`FiltersAt::ParamsOrNext`] and a read-like name, in a dict literal right after it.
     /// Anything else (another API's path, a detail path, a write) is no call.
-    pub(super) fn wrapper_call<'t>(&self, form: &Form, i: usize, call: &Call<'_, 't>) -> Vec<Site> {
+    fn wrapper_call<'t>(&self, form: &Form, i: usize, call: &Call<'_, 't>) -> Vec<Site> {
         let args = call.args;
         let Some(node) = args.positional_nodes.get(i).copied() else {
             return Vec::new();
@@ -273,30 +268,19 @@ impl Reader<'_> {
         if !named {
             return Vec::new();
         }
-        let bound;
-        let params = match form.filters {
-            FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p) => {
-                bound = self.params_bound_above(p, call);
-                bound.as_ref().or_else(|| args.keyword(p)).or_else(|| {
-                    let next = args.positional.get(i + 1).filter(|l| l.pairs().is_some());
-                    next.filter(|_| {
-                        matches!(form.filters, FiltersAt::ParamsOrNext(_))
-                            && forms::name_has_word(call.name, forms::READ_WORDS)
-                    })
-                })
-            }
-            _ => None,
-        };
+        let mut bound = None;
+        let params = self.params_dict(form, call, &mut bound, |_| {
+            let next = args.positional.get(i + 1).filter(|l| l.pairs().is_some());
+            next.filter(|_| {
+                matches!(form.filters, FiltersAt::ParamsOrNext(_))
+                    && forms::name_has_word(call.name, forms::READ_WORDS)
+            })
+        });
         self.url_call(node, plain.is_some(), params, call)
     }
 
     /// pynetbox `<x>.<app>.<endpoint>.<method>(...)` (also `<x>.plugins.<plugin>.<endpoint>`).
-    pub(super) fn pynetbox<'t>(
-        &self,
-        obj: &'t Expr,
-        method: &str,
-        call: &Call<'_, 't>,
-    ) -> Option<Site> {
+    fn pynetbox<'t>(&self, obj: &'t Expr, method: &str, call: &Call<'_, 't>) -> Option<Site> {
         let args = call.args;
         let Expr::Attribute(obj) = obj else {
             return None;

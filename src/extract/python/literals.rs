@@ -52,7 +52,7 @@ impl Reader<'_> {
 
     /// Replaces the values of `lit` (the literal of `dict`) that are identifiers bound to a
     /// string literal with that literal.
-    pub(super) fn resolve_string_values<'t>(
+    fn resolve_string_values<'t>(
         &self,
         dict: &'t ast::ExprDict,
         lit: &mut Lit,
@@ -93,7 +93,7 @@ impl Reader<'_> {
 
     /// The literal of `n` with the range of `n` alone (see [`Reader::literal`]); past
     /// [`MAX_DEPTH`] levels, or for anything not a literal, [`Value::Expr`].
-    pub(super) fn literal_unparenthesized(&self, n: &Expr, depth: usize) -> Lit {
+    fn literal_unparenthesized(&self, n: &Expr, depth: usize) -> Lit {
         let range = self.host(span(n.range()));
         if depth > MAX_DEPTH {
             return Lit::scalar(Value::Expr, range);
@@ -179,7 +179,7 @@ impl Reader<'_> {
 
     /// `dict(a=1, b="x")`: a mapping whose keys are the keyword names; `None` for any other
     /// call or when positional or `**` arguments make the keys unknown.
-    pub(super) fn dict_call(&self, n: &ast::ExprCall, depth: usize) -> Option<Lit> {
+    fn dict_call(&self, n: &ast::ExprCall, depth: usize) -> Option<Lit> {
         let Expr::Name(func) = &*n.func else {
             return None;
         };
@@ -199,7 +199,7 @@ impl Reader<'_> {
     }
 }
 
-pub(super) fn parse_int(t: &str) -> Option<i64> {
+fn parse_int(t: &str) -> Option<i64> {
     let t = t.replace('_', "");
     let lower = t.to_ascii_lowercase();
     if let Some(h) = lower.strip_prefix("0x") {

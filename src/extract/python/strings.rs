@@ -41,7 +41,7 @@ pub(super) fn single_string(e: &Expr) -> bool {
 
 impl<'a> Reader<'a> {
     /// The prefix (`rb`, `f`, ...) and the content range of a one-part string literal at `r`.
-    pub(super) fn string_layout(&self, r: TextRange) -> (&'a str, Range<usize>) {
+    fn string_layout(&self, r: TextRange) -> (&'a str, Range<usize>) {
         let (start, end) = (r.start().to_usize(), r.end().to_usize());
         let t = self.src.get(start..end).unwrap_or("");
         let prefix_len = t.find(['"', '\'']).unwrap_or(t.len());
@@ -106,7 +106,7 @@ impl<'a> Reader<'a> {
 
     /// The decoded text of a string's content `content` with its escapes (embedded ranges) and
     /// a piecewise map to the host, when every escape decodes to at most one ASCII character.
-    pub(super) fn escaped_text(
+    fn escaped_text(
         &self,
         content: Range<usize>,
         escapes: &[Range<usize>],
@@ -137,7 +137,7 @@ impl<'a> Reader<'a> {
 /// The escape sequences of a string's content `raw` (starting at embedded offset `at`), as
 /// tree-sitter-python's grammar reads them: `\` then `u` + 4 hex digits, `U` + 8, `x` + 2, 1–3
 /// digits, a line end, one of `'"abfrntv\`, or `N{...}`. Other backslashes are plain text.
-pub(super) fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
+fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
     let b = raw.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -182,7 +182,7 @@ pub(super) fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
 }
 
 /// Decodes Python's simple escapes; unknown escapes stay as written (as Python does).
-pub(super) fn decode_escapes(s: &str) -> String {
+fn decode_escapes(s: &str) -> String {
     if !s.contains('\\') {
         return s.to_string();
     }
@@ -240,7 +240,7 @@ mod tests {
     use super::*;
 
     #[test]
-    pub(super) fn escapes() {
+    fn escapes() {
         assert_eq!(decode_escapes(r"a\nb\x41\u00e9\q"), "a\nbAé\\q");
     }
 }

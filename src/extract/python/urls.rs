@@ -108,7 +108,7 @@ impl Reader<'_> {
     /// The endpoint path in `parts`: the part index, the path's embedded range, and whether it
     /// is base-relative (`/dcim/devices/` after an interpolated or concatenated base that ends
     /// in `/api`) rather than written with `/api/`.
-    pub(super) fn url_path(&self, parts: &[UrlPart]) -> Option<(usize, Range<usize>, bool)> {
+    fn url_path(&self, parts: &[UrlPart]) -> Option<(usize, Range<usize>, bool)> {
         for (k, part) in parts.iter().enumerate() {
             let UrlPart::Text(r) = part else {
                 continue;
@@ -152,7 +152,7 @@ impl Reader<'_> {
 
     /// Flattens a URL expression into literal text pieces (embedded ranges of string content),
     /// run-time pieces and `urlencode({...})` pieces, in order.
-    pub(super) fn url_parts<'t>(
+    fn url_parts<'t>(
         &self,
         n: &'t Expr,
         names: &HashMap<&str, Option<&'t Expr>>,
@@ -260,7 +260,7 @@ impl Reader<'_> {
         }
     }
 
-    pub(super) fn is_urlencode(&self, n: &Expr) -> bool {
+    fn is_urlencode(&self, n: &Expr) -> bool {
         let Expr::Call(c) = n else {
             return false;
         };
@@ -322,7 +322,7 @@ pub(super) fn api_app_in(src: &str) -> bool {
 
 /// A piece of a URL expression.
 #[derive(Clone)]
-pub(super) enum UrlPart {
+enum UrlPart {
     /// Literal text: the embedded range of a string's content.
     Text(Range<usize>),
     /// Known only at run time (an interpolation, a variable, a call).
