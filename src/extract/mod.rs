@@ -105,6 +105,11 @@ impl Syntax {
     }
 }
 
+/// The endpoint `netbox_get_changelogs` and code mode's `changelogs` query: NetBox MCP server
+/// v1.2.1 `server.py` sends `GET core/object-changes/` (netbox-facts.md §4.1; the endpoint of
+/// `core.objectchange`, moved from `extras/` in NetBox 4.1).
+pub const CHANGELOG_TARGET: &str = "core/object-changes";
+
 /// Which client sends the filters, because the wire encoding differs (see ARCHITECTURE.md,
 /// "Wire encoding depends on the client").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,10 +9,9 @@ use std::ops::Range;
 
 use super::forms::{self, Callee, Carries, FiltersAt, Form, TargetAt};
 use super::lit::{looks_like_graphql, Lit};
-use super::{Argument, CallForm, FilterEntry, GraphqlDoc, RestCall, Site, Syntax};
-
-/// The endpoint `netbox_get_changelogs` queries.
-pub(crate) const CHANGELOG_TARGET: &str = "core/object-changes";
+use super::{
+    Argument, CallForm, FilterEntry, GraphqlDoc, RestCall, Site, Syntax, CHANGELOG_TARGET,
+};
 
 /// What a tool name stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

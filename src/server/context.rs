@@ -54,8 +54,7 @@ const WINDOW: usize = 16 * 1024;
 /// How far forward a dict's object type is looked for, in bytes.
 const LOOK_AHEAD: usize = 2048;
 
-/// Endpoint of `netbox_get_changelogs`.
-pub const CHANGELOG_TARGET: &str = "core/object-changes";
+pub use crate::extract::CHANGELOG_TARGET;
 
 macro_rules! re {
     ($name:ident, $pat:expr) => {
