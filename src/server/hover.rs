@@ -9,6 +9,7 @@ use super::context::{self, Expect};
 use super::{graphql_site, guarded, Backend};
 use crate::finding::Finding;
 use crate::index::FilterIndex;
+use crate::rest::lookups;
 use std::ops::Range;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -57,11 +58,6 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
         }
     }
 }
-
-/// Parameters every list endpoint accepts that are not filters (never flagged).
-const EXEMPT: &[&str] = &[
-    "limit", "offset", "ordering", "q", "fields", "brief", "omit", "format", "export",
-];
 
 /// The word under `offset` (filter names, object types, endpoint paths).
 fn word_at(text: &str, offset: usize) -> Range<usize> {
@@ -152,9 +148,14 @@ pub fn describe(
                 None if name.starts_with("cf_") => format!(
                     "`{name}` filters on a custom field: custom fields are defined per NetBox instance, so the shipped index cannot check it.\n\n_NetBox {version} filter index_"
                 ),
-                None if EXEMPT.contains(&name) => format!(
-                    "`{name}` is a list-view parameter of every NetBox endpoint (pagination, ordering, search or output shape), not a filter.\n\n_NetBox {version} filter index_"
-                ),
+                // As the checker reads it: where NetBox does not read it here (another
+                // release or endpoint), its `ignored-parameter` diagnostic says so beside this.
+                None if lookups::view_parameter(name).is_some() => {
+                    let (does, since, source) = lookups::view_parameter(name)?;
+                    format!(
+                        "`{name}` is not a filter: a list-view parameter NetBox reads outside its filters since NetBox {since} — {does} (`{source}`).\n\n_NetBox {version} filter index_"
+                    )
+                }
                 None => {
                     let flagged: Vec<&Finding> = findings
                         .iter()
@@ -233,7 +234,7 @@ fn nearest_filters<'a>(
     let mut scored: Vec<(f64, &'a str)> = ep
         .params
         .keys()
-        .filter(|p| p.contains("__") == with_lookup && !EXEMPT.contains(p))
+        .filter(|p| p.contains("__") == with_lookup && !lookups::is_exempt(p))
         .map(|p| (strsim::jaro_winkler(name, p), p))
         .filter(|(s, _)| *s >= 0.7)
         .collect();
@@ -322,5 +323,43 @@ mod tests {
         );
         assert!(alone.contains("unfiltered"), "{alone}");
         assert!(alone.contains("- `role_id`: "), "{alone}");
+    }
+
+    /// Hover says of `q`, `start` and `exclude` what the checker says (`rest::lookups`): `q` is
+    /// a filter, unknown where the endpoint lacks it; `start` and `exclude` are list-view
+    /// parameters, not unknown filters (where NetBox does not read them, the checker's
+    /// `ignored-parameter` says so beside the hover).
+    #[test]
+    fn view_parameters_as_the_checker_reads_them() {
+        type Case<'a> = (&'a str, &'a str, &'a str, &'a str, Option<&'a str>, &'a str);
+        let cases: [Case; 4] = [
+            ("4.6.8", "dcim/cable-terminations", "q", "x", Some("unknown-filter"), "is not a filter of `/api/dcim/cable-terminations/`"),
+            ("4.5.10", "dcim/devices", "start", "100", Some("ignored-parameter"), "list-view parameter NetBox reads outside its filters since NetBox 4.6.0 — cursor pagination"),
+            ("4.6.8", "dcim/devices", "exclude", "config_context", None, "list-view parameter NetBox reads outside its filters since NetBox 4.0.0 — skips rendering config contexts"),
+            ("4.6.8", "dcim/sites", "exclude", "config_context", Some("ignored-parameter"), "skips rendering config contexts"),
+        ];
+        for (version, endpoint, key, value, code, says) in cases {
+            let index = crate::index::embedded::embedded_index(version);
+            let k = Knowledge {
+                index: Some(index.clone()),
+                ..Default::default()
+            };
+            let text = format!("GET /api/{endpoint}/?{key}={value}\n");
+            let findings = analyze(&text, HostKind::Markdown, &k);
+            let at = text.find(&format!("?{key}=")).unwrap() + 1;
+            let on_key: Vec<&str> = findings
+                .iter()
+                .filter(|f| f.range.start <= at && at < f.range.end)
+                .map(|f| f.code)
+                .collect();
+            assert_eq!(
+                on_key.first().copied(),
+                code,
+                "{version} {key}: {findings:?}"
+            );
+            // Without the diagnostic beside it (suppressed, or severity off), hover says it all.
+            let (_, h) = describe(&text, at, HostKind::Markdown, &index, &[]).unwrap();
+            assert!(h.contains(says), "{version} {key}: {h}");
+        }
     }
 }
