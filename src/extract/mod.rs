@@ -19,6 +19,7 @@ pub mod python;
 mod scanner_guard;
 pub mod text;
 mod tools;
+pub mod unit;
 pub mod yaml;
 
 pub use offset_map::OffsetMap;
