@@ -6,7 +6,8 @@
 
 use super::completion::{detail, param_doc};
 use super::context::{self, Expect};
-use super::{graphql_site, guarded, Backend};
+use super::request::{self, Request};
+use super::{graphql_site, Backend};
 use crate::finding::Finding;
 use crate::index::FilterIndex;
 use crate::rest::lookups;
@@ -17,17 +18,16 @@ use tower_lsp_server::ls_types::*;
 /// Handles `textDocument/hover`.
 pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let pos = params.text_document_position_params;
-    let Some(view) = backend.view(&pos.text_document.uri) else {
+    let Some(req) = Request::open(backend, &pos.text_document.uri) else {
         return Ok(None);
     };
-    let (_, loaded) = backend.knowledge_of(&view).await;
-    let enc = backend.state.encoding();
-    let findings = view.findings.clone().unwrap_or_default();
-    let snap = view.snap.clone();
-    let result = guarded(|| {
-        let offset = snap.offset(pos.position, enc);
+    let (_, loaded) = backend.knowledge_of(&req.view).await;
+    let findings = req.view.findings.clone().unwrap_or_default();
+    Ok(request::run(backend, "hover", move || {
+        let (snap, kind, enc) = (&req.view.snap, req.view.kind, req.enc);
+        let offset = req.offset(pos.position);
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
-            if let Some((doc, at)) = graphql_site::locate_in(&snap, view.kind, offset) {
+            if let Some((doc, at)) = graphql_site::locate_in(snap, kind, offset) {
                 let text = crate::graphql::hover(&doc.text, at, schema)?;
                 return Some(Hover {
                     contents: HoverContents::Markup(MarkupContent {
@@ -39,7 +39,7 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
             }
         }
         let index = loaded.knowledge.index.as_deref()?;
-        let (range, text) = describe(&snap.text, offset, view.kind, index, &findings)?;
+        let (range, text) = describe(&snap.text, offset, kind, index, &findings)?;
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent {
                 kind: MarkupKind::Markdown,
@@ -47,16 +47,8 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
             }),
             range: Some(snap.range(&range, enc)),
         })
-    });
-    match result {
-        Ok(h) => Ok(h),
-        Err(why) => {
-            backend
-                .log(MessageType::ERROR, format!("hover panicked: {why}"))
-                .await;
-            Ok(None)
-        }
-    }
+    })
+    .await)
 }
 
 /// The word under `offset` (filter names, object types, endpoint paths).

@@ -31,6 +31,7 @@ pub mod initialize;
 pub mod instance;
 pub mod knowledge;
 pub mod position;
+pub mod request;
 pub mod transport;
 
 use config::Settings;
