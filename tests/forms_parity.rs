@@ -1,12 +1,14 @@
 //! Issue 11 §1 parity: every host form of `tests/fixtures/forms/parity.txt` gets diagnostics,
 //! completion of filter names and choice values (typed half-way, the text cut at the cursor),
-//! and hover — all from the one call-form table. Prints the table of forms it ran.
+//! and hover — all from the one call-form table; every form of
+//! `tests/fixtures/forms/parity-graphql.txt` that carries a GraphQL document gets its
+//! diagnostics, completion and hover likewise. Prints the table of forms it ran.
 
 use netbox_lsp::analysis::{analyze, Knowledge};
 use netbox_lsp::extract::HostKind;
 use netbox_lsp::index::embedded::embedded_index;
 use netbox_lsp::server::position::{Encoding, Snapshot};
-use netbox_lsp::server::{completion, context, hover};
+use netbox_lsp::server::{completion, context, graphql_site, hover};
 
 struct Case {
     name: String,
@@ -17,11 +19,15 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/forms/parity.txt"
-    );
-    let src = std::fs::read_to_string(path).expect("parity fixture");
+    let out = cases_of("parity.txt");
+    assert!(out.len() >= 20, "only {} forms", out.len());
+    out
+}
+
+/// The sections of `tests/fixtures/forms/<file>`.
+fn cases_of(file: &str) -> Vec<Case> {
+    let path = format!("{}/tests/fixtures/forms/{file}", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(&path).expect("parity fixture");
     let mut out: Vec<Case> = Vec::new();
     for line in src.lines() {
         if let Some(head) = line.strip_prefix("## ") {
@@ -50,7 +56,6 @@ fn cases() -> Vec<Case> {
             c.text.push('\n');
         }
     }
-    assert!(out.len() >= 20, "only {} forms", out.len());
     out
 }
 
@@ -125,6 +130,49 @@ fn every_form_gets_diagnostics_completion_and_hover() {
     assert!(
         failures.is_empty(),
         "forms without parity: {failures:?}\n{table}"
+    );
+}
+
+/// Every form that carries a GraphQL document (the `Carries::Graphql` rows of the call-form
+/// table, the GraphQL tool through its wrappers, a Markdown fence) gets the GraphQL diagnostic,
+/// completion and hover at the document's positions in the host.
+#[test]
+fn every_graphql_carrier_gets_diagnostics_completion_and_hover() {
+    let schema = netbox_lsp::graphql::embedded_schema("4.6.8").expect("4.6.8 schema");
+    let knowledge = Knowledge {
+        graphql: Some(schema.clone()),
+        ..Default::default()
+    };
+    let cases = cases_of("parity-graphql.txt");
+    assert!(cases.len() >= 10, "only {} forms", cases.len());
+    let mut failures = Vec::new();
+    for c in cases {
+        let findings = analyze(&c.text, c.kind, &knowledge);
+        let at = c.text.find("device_role").expect("device_role");
+        let diag = findings
+            .iter()
+            .any(|f| f.range.start <= at && at < f.range.end && f.message.contains("device_role"));
+        let locate = |offset: usize| graphql_site::locate(&c.text, c.kind, offset);
+        let status = c.text.find("status").expect("status") + 3;
+        let completes = locate(status).is_some_and(|(doc, e)| {
+            netbox_lsp::graphql::complete(&doc.text, e, &schema)
+                .iter()
+                .any(|i| i.label == "status")
+        });
+        let list = c.text.find("device_list").expect("device_list") + 2;
+        let hovers = locate(list)
+            .and_then(|(doc, e)| netbox_lsp::graphql::hover(&doc.text, e, &schema))
+            .is_some_and(|t| t.contains("Query.device_list(filters: DeviceFilter"));
+        if !(diag && completes && hovers) {
+            failures.push(format!(
+                "{} (diagnostic {diag}, completion {completes}, hover {hovers})",
+                c.name
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "GraphQL forms without parity: {failures:#?}"
     );
 }
 

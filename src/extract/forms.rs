@@ -1,9 +1,11 @@
-//! The call-form table: every way a NetBox REST call is spelled in Python (and the tool names of
-//! JSON/YAML tool-call objects), as data. For each form: how it is called, where its object type
-//! or endpoint is, where its filters are, and how its values reach NetBox. The Python extractor
-//! ([`super::python`]) recognises calls only through this table; the server's completion and
-//! hover read the same extraction (on the error-tolerant parse of the unit under the cursor), so
-//! a form added here is checked, completed and hovered alike.
+//! The call-form table: every way a NetBox REST call or GraphQL document is carried in Python
+//! (MCP tools, their LangChain and MCP-client wrappers, code mode, pynetbox, HTTP clients, GraphQL
+//! helpers), the tool names of JSON/YAML tool-call objects, and the Ansible, curl and URL forms
+//! of other hosts, as data. For each form: how it is called, what it carries, where its object
+//! type, endpoint or document is, where its filters or variables are, and how its values reach
+//! NetBox. The Python extractor ([`super::python`]) recognises calls only through this table; the
+//! server's completion and hover read the same extraction (on the error-tolerant parse of the
+//! unit under the cursor), so a form added here is checked, completed and hovered alike.
 //!
 //! Sources: NetBox MCP server v1.2.1 `server.py` (tool signatures); NetBox Labs Platform MCP
 //! "code mode" helpers as published in netboxlabs/skills
@@ -11,9 +13,23 @@
 //! fields=[], limit=50, offset=0, ordering=None)`, `get_by_id(type, id, fields=[])`,
 //! `search(query, object_types=[], limit=5)`, `changelogs(filters={}, limit=50, offset=0)`,
 //! `graphql(query, variables=None, analyze=True)`, `api(method, endpoint, params=None,
-//! data=None)`); pynetbox 7 `core/endpoint.py`; requests / httpx / aiohttp / urllib docs.
+//! data=None)`); pynetbox 7 `core/endpoint.py`; requests / httpx / aiohttp / urllib docs;
+//! LangChain `BaseTool.invoke(input)` / `run(tool_input)`; the MCP Python SDK
+//! `ClientSession.call_tool(name, arguments)`; graphql-python/gql `gql(request_string)`.
 
 use super::CallForm;
+
+/// What a form's call carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Carries {
+    /// A REST call of this form.
+    Rest(CallForm),
+    /// A GraphQL document (and its variables).
+    Graphql,
+    /// A call of the MCP tool the call names (by its receiver or an argument), read as that
+    /// tool's row reads its arguments.
+    NamedTool,
+}
 
 /// The host language a form is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +55,9 @@ pub(crate) enum Callee {
     /// An MCP tool name, called bare or on any object and in any casing or namespace
     /// (`netbox_get_objects`, `tools.netboxGetObjects`, `mcp__netbox__netbox_get_objects`).
     Tool(&'static [&'static str]),
+    /// A method of an MCP tool object, the receiver named as a tool in any casing or namespace
+    /// (LangChain `netbox_get_objects.invoke({...})`, `tools.netbox_get_objects.ainvoke(...)`).
+    ToolMethod(&'static [&'static str]),
     /// A function called by its bare name only (`get(...)`, never `x.get(...)`).
     Bare(&'static str),
     /// A method of any receiver (`requests.get`, `session.get`, `client.get`).
@@ -91,6 +110,17 @@ pub(crate) enum TargetAt {
     WrapperPath(usize),
     /// None (searches across object types).
     Nothing,
+    /// The tool the receiver names ([`Callee::ToolMethod`]): what that tool's row reads.
+    Receiver,
+    /// A string naming the tool at this positional index or keyword
+    /// (`call_tool("netbox_get_objects", ...)`): what that tool's row reads.
+    ToolName(usize, &'static str),
+    /// A GraphQL document: the argument `arg` of the signature (positional or keyword), or the
+    /// key `key` of that argument when it is a dict (`json={"query": ...}`).
+    Document {
+        arg: &'static str,
+        key: Option<&'static str>,
+    },
     /// Ansible lookup terms: every positional argument after the plugin name, in the
     /// collection's own endpoint names (`devices`, `ip-addresses`; see
     /// [`super::ansible::TERMS`]); with keyword `plugin_kw` a plugin's endpoint.
@@ -133,6 +163,17 @@ pub(crate) enum FiltersAt {
     },
     /// The URL's query string (`?k=v&k=v`).
     Query,
+    /// A dict of the named tool's arguments at this positional index, or at `keyword`.
+    ToolArguments {
+        at: usize,
+        keyword: Option<&'static str>,
+    },
+    /// GraphQL variables: a dict in the argument `arg` of the signature, or in its key `key`
+    /// (as [`TargetAt::Document`]).
+    Variables {
+        arg: &'static str,
+        key: Option<&'static str>,
+    },
 }
 
 /// How values reach NetBox.
@@ -157,6 +198,8 @@ pub(crate) enum Sent {
     /// repeated key a list (curl `--data-urlencode` values are encoded by curl: see
     /// [`FiltersAt::Data`]).
     Written,
+    /// A GraphQL request: the document and its variables as JSON (`POST /graphql/`).
+    Graphql,
 }
 
 /// Extra condition a match must meet, for names too common to trust alone.
@@ -213,7 +256,7 @@ pub(crate) struct Form {
     pub name: &'static str,
     pub host: Host,
     pub callee: Callee,
-    pub form: CallForm,
+    pub carries: Carries,
     /// Positional parameter names, in order (the signature).
     pub params: &'static [&'static str],
     pub target: TargetAt,
@@ -232,13 +275,25 @@ const GET_OBJECTS: &[&str] = &[
     "ordering",
 ];
 
+/// The GraphQL tool's and code mode's `query` argument.
+const QUERY_DOCUMENT: TargetAt = TargetAt::Document {
+    arg: "query",
+    key: None,
+};
+
+/// The GraphQL tool's and code mode's `variables` argument.
+const VARIABLES: FiltersAt = FiltersAt::Variables {
+    arg: "variables",
+    key: None,
+};
+
 /// The table. Order matters where spellings overlap: the first match wins.
 pub(crate) const FORMS: &[Form] = &[
     Form {
         name: "MCP netbox_get_objects",
         host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_get_objects"]),
-        form: CallForm::GetObjects,
+        carries: Carries::Rest(CallForm::GetObjects),
         params: GET_OBJECTS,
         target: TargetAt::ObjectType,
         filters: FiltersAt::Filters,
@@ -249,9 +304,9 @@ pub(crate) const FORMS: &[Form] = &[
         name: "MCP netbox_get_changelogs",
         host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_get_changelogs"]),
-        form: CallForm::GetChangelogs,
+        carries: Carries::Rest(CallForm::GetChangelogs),
         params: &["filters"],
-        target: TargetAt::Fixed(super::tools::CHANGELOG_TARGET),
+        target: TargetAt::Fixed(super::CHANGELOG_TARGET),
         filters: FiltersAt::Filters,
         sent: Sent::McpJson,
         guard: Guard::Always,
@@ -260,7 +315,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "MCP netbox_get_object_by_id",
         host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_get_object_by_id"]),
-        form: CallForm::GetObjectById,
+        carries: Carries::Rest(CallForm::GetObjectById),
         params: &["object_type", "object_id", "fields", "brief"],
         target: TargetAt::ObjectType,
         filters: FiltersAt::Nothing,
@@ -271,7 +326,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "MCP netbox_search_objects",
         host: Host::PythonAndToolCalls,
         callee: Callee::Tool(&["netbox_search_objects"]),
-        form: CallForm::SearchObjects,
+        carries: Carries::Rest(CallForm::SearchObjects),
         params: &["query", "object_types", "fields", "limit"],
         target: TargetAt::Nothing,
         filters: FiltersAt::Nothing,
@@ -279,10 +334,63 @@ pub(crate) const FORMS: &[Form] = &[
         guard: Guard::Always,
     },
     Form {
+        name: "MCP netbox_graphql",
+        host: Host::PythonAndToolCalls,
+        callee: Callee::Tool(&["netbox_graphql", "netbox_graphql_query"]),
+        carries: Carries::Graphql,
+        params: &["query", "variables"],
+        target: QUERY_DOCUMENT,
+        filters: VARIABLES,
+        sent: Sent::Graphql,
+        guard: Guard::Always,
+    },
+    Form {
+        name: "LangChain tool invoke",
+        host: Host::Python,
+        callee: Callee::ToolMethod(&["invoke", "ainvoke", "run", "arun", "call"]),
+        carries: Carries::NamedTool,
+        params: &["input"],
+        target: TargetAt::Receiver,
+        filters: FiltersAt::ToolArguments {
+            at: 0,
+            keyword: None,
+        },
+        sent: Sent::McpJson,
+        guard: Guard::Always,
+    },
+    Form {
+        name: "MCP client call_tool",
+        host: Host::Python,
+        callee: Callee::Function("call_tool"),
+        carries: Carries::NamedTool,
+        params: &["name", "arguments"],
+        target: TargetAt::ToolName(0, "name"),
+        filters: FiltersAt::ToolArguments {
+            at: 1,
+            keyword: Some("arguments"),
+        },
+        sent: Sent::McpJson,
+        guard: Guard::Always,
+    },
+    Form {
+        name: "gql",
+        host: Host::Python,
+        callee: Callee::Function("gql"),
+        carries: Carries::Graphql,
+        params: &["request_string"],
+        target: TargetAt::Document {
+            arg: "request_string",
+            key: None,
+        },
+        filters: FiltersAt::Nothing,
+        sent: Sent::Graphql,
+        guard: Guard::Always,
+    },
+    Form {
         name: "code-mode get",
         host: Host::Python,
         callee: Callee::Bare("get"),
-        form: CallForm::CodeModeGet,
+        carries: Carries::Rest(CallForm::CodeModeGet),
         params: &[
             "object_type",
             "filters",
@@ -300,7 +408,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "code-mode get_by_id",
         host: Host::Python,
         callee: Callee::Bare("get_by_id"),
-        form: CallForm::CodeModeGetById,
+        carries: Carries::Rest(CallForm::CodeModeGetById),
         params: &["object_type", "object_id", "fields"],
         target: TargetAt::ObjectType,
         filters: FiltersAt::Nothing,
@@ -311,9 +419,9 @@ pub(crate) const FORMS: &[Form] = &[
         name: "code-mode changelogs",
         host: Host::Python,
         callee: Callee::Bare("changelogs"),
-        form: CallForm::GetChangelogs,
+        carries: Carries::Rest(CallForm::GetChangelogs),
         params: &["filters", "limit", "offset"],
-        target: TargetAt::Fixed(super::tools::CHANGELOG_TARGET),
+        target: TargetAt::Fixed(super::CHANGELOG_TARGET),
         filters: FiltersAt::Filters,
         sent: Sent::McpJson,
         guard: Guard::HasFilters,
@@ -322,7 +430,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "code-mode search",
         host: Host::Python,
         callee: Callee::Bare("search"),
-        form: CallForm::CodeModeSearch,
+        carries: Carries::Rest(CallForm::CodeModeSearch),
         params: &["query", "object_types", "limit"],
         target: TargetAt::Nothing,
         filters: FiltersAt::Nothing,
@@ -330,10 +438,21 @@ pub(crate) const FORMS: &[Form] = &[
         guard: Guard::HasObjectTypes,
     },
     Form {
+        name: "code-mode graphql",
+        host: Host::Python,
+        callee: Callee::Bare("graphql"),
+        carries: Carries::Graphql,
+        params: &["query", "variables"],
+        target: QUERY_DOCUMENT,
+        filters: VARIABLES,
+        sent: Sent::Graphql,
+        guard: Guard::Always,
+    },
+    Form {
         name: "code-mode api",
         host: Host::Python,
         callee: Callee::Bare("api"),
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &["method", "endpoint", "params", "data"],
         target: TargetAt::ApiPath(1, "endpoint"),
         filters: FiltersAt::Params("params"),
@@ -344,7 +463,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "pynetbox filter",
         host: Host::Python,
         callee: Callee::Chain("filter"),
-        form: CallForm::Pynetbox,
+        carries: Carries::Rest(CallForm::Pynetbox),
         params: &["q"],
         target: TargetAt::Chain,
         filters: FiltersAt::Kwargs,
@@ -355,7 +474,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "pynetbox count",
         host: Host::Python,
         callee: Callee::Chain("count"),
-        form: CallForm::Pynetbox,
+        carries: Carries::Rest(CallForm::Pynetbox),
         params: &["q"],
         target: TargetAt::Chain,
         filters: FiltersAt::Kwargs,
@@ -366,7 +485,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "pynetbox get",
         host: Host::Python,
         callee: Callee::Chain("get"),
-        form: CallForm::Pynetbox,
+        carries: Carries::Rest(CallForm::Pynetbox),
         params: &["id"],
         target: TargetAt::Chain,
         filters: FiltersAt::Kwargs,
@@ -377,7 +496,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "HTTP get (requests, httpx, aiohttp, Session, Client, AsyncClient)",
         host: Host::Python,
         callee: Callee::Method("get"),
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &["url", "params"],
         target: TargetAt::Url(0, "url"),
         filters: FiltersAt::Params("params"),
@@ -388,7 +507,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "HTTP request(\"GET\", ...) (requests, httpx, aiohttp)",
         host: Host::Python,
         callee: Callee::Method("request"),
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &["method", "url", "params"],
         target: TargetAt::Url(1, "url"),
         filters: FiltersAt::Params("params"),
@@ -399,7 +518,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "client wrapper, method then path",
         host: Host::Python,
         callee: Callee::Any,
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &["method", "path", "params"],
         target: TargetAt::WrapperPath(1),
         filters: FiltersAt::Params("params"),
@@ -410,7 +529,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "urllib urlopen",
         host: Host::Python,
         callee: Callee::Function("urlopen"),
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &["url"],
         target: TargetAt::Url(0, "url"),
         filters: FiltersAt::Nothing,
@@ -421,7 +540,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "urllib Request",
         host: Host::Python,
         callee: Callee::Function("Request"),
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &["url"],
         target: TargetAt::Url(0, "url"),
         filters: FiltersAt::Nothing,
@@ -432,19 +551,36 @@ pub(crate) const FORMS: &[Form] = &[
         name: "client wrapper, path first",
         host: Host::Python,
         callee: Callee::Any,
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &["path", "params"],
         target: TargetAt::WrapperPath(0),
         filters: FiltersAt::ParamsOrNext("params"),
         sent: Sent::Query,
         guard: Guard::NotWrite,
     },
+    Form {
+        name: "GraphQL over HTTP POST (requests, httpx, aiohttp)",
+        host: Host::Python,
+        callee: Callee::Method("post"),
+        carries: Carries::Graphql,
+        params: &["url"],
+        target: TargetAt::Document {
+            arg: "json",
+            key: Some("query"),
+        },
+        filters: FiltersAt::Variables {
+            arg: "json",
+            key: Some("variables"),
+        },
+        sent: Sent::Graphql,
+        guard: Guard::Always,
+    },
     NB_LOOKUP,
     Form {
         name: "Ansible nb_inventory query_filters",
         host: Host::Yaml,
         callee: INVENTORY_PLUGIN,
-        form: CallForm::InventoryBoth,
+        carries: Carries::Rest(CallForm::InventoryBoth),
         params: &[],
         target: TargetAt::Both(
             "/api/dcim/devices/",
@@ -458,7 +594,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "Ansible nb_inventory device_query_filters",
         host: Host::Yaml,
         callee: INVENTORY_PLUGIN,
-        form: CallForm::Inventory,
+        carries: Carries::Rest(CallForm::Inventory),
         params: &[],
         target: TargetAt::Fixed("/api/dcim/devices/"),
         filters: FiltersAt::YamlList("device_query_filters"),
@@ -469,7 +605,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "Ansible nb_inventory vm_query_filters",
         host: Host::Yaml,
         callee: INVENTORY_PLUGIN,
-        form: CallForm::Inventory,
+        carries: Carries::Rest(CallForm::Inventory),
         params: &[],
         target: TargetAt::Fixed("/api/virtualization/virtual-machines/"),
         filters: FiltersAt::YamlList("vm_query_filters"),
@@ -481,7 +617,7 @@ pub(crate) const FORMS: &[Form] = &[
         name: "REST URL with a query string (prose, strings, comments, curl)",
         host: Host::Text,
         callee: Callee::Url,
-        form: CallForm::Url,
+        carries: Carries::Rest(CallForm::Url),
         params: &[],
         target: TargetAt::UrlPath,
         filters: FiltersAt::Query,
@@ -499,7 +635,7 @@ pub(crate) const NB_LOOKUP: Form = Form {
         calls: &["query", "lookup", "q"],
         plugins: &["netbox.netbox.nb_lookup", "nb_lookup"],
     },
-    form: CallForm::AnsibleLookup,
+    carries: Carries::Rest(CallForm::AnsibleLookup),
     params: &["plugin name", "term"],
     target: TargetAt::Terms {
         plugin_kw: "plugin",
@@ -521,7 +657,7 @@ pub(crate) const CURL_GET: Form = Form {
         name: "curl",
         get: &["-G", "--get"],
     },
-    form: CallForm::Url,
+    carries: Carries::Rest(CallForm::Url),
     params: &[],
     target: TargetAt::UrlWord {
         url_option: "--url",
@@ -551,12 +687,13 @@ pub(crate) fn inventory_rows() -> impl Iterator<
 > {
     FORMS
         .iter()
-        .filter_map(|f| match (f.callee, f.filters, f.target) {
+        .filter_map(|f| match (f.callee, f.carries, f.filters, f.target) {
             (
                 Callee::InventoryPlugin(names),
+                Carries::Rest(form),
                 FiltersAt::YamlList(key),
                 TargetAt::Fixed(t) | TargetAt::Both(t, _),
-            ) => Some((names, key, f.form, t)),
+            ) => Some((names, key, form, t)),
             _ => None,
         })
 }
@@ -578,6 +715,7 @@ pub fn table_markdown() -> String {
         };
         let spelled = match f.callee {
             Callee::Tool(n) => format!("`{}(...)` (any casing, namespace)", n.join("/")),
+            Callee::ToolMethod(m) => format!("`<tool>.{}({{...}})`", m.join("/")),
             Callee::Bare(n) => format!("`{n}(...)`"),
             Callee::Method(n) => format!("`<x>.{n}(...)`"),
             Callee::Function(n) => format!("`{n}(...)` / `<x>.{n}(...)`"),
@@ -602,7 +740,9 @@ pub fn table_markdown() -> String {
             Callee::Url => "`/api/<app>/<endpoint>/?...` in the text".to_string(),
         };
         let target = match f.target {
-            TargetAt::ObjectType if f.form.is_code_mode() => {
+            TargetAt::ObjectType
+                if matches!(f.carries, Carries::Rest(form) if form.is_code_mode()) =>
+            {
                 "`type` (1st): `dcim.device` or path `dcim/devices`".to_string()
             }
             TargetAt::ObjectType => "`object_type` (1st)".to_string(),
@@ -623,6 +763,15 @@ pub fn table_markdown() -> String {
                 i + 1
             ),
             TargetAt::Nothing => "none".to_string(),
+            TargetAt::Receiver => "the tool the receiver names, as its row".to_string(),
+            TargetAt::ToolName(i, k) => {
+                format!("the tool named by arg {} (`{k}=`), as its row", i + 1)
+            }
+            TargetAt::Document { arg, key: None } => format!("GraphQL document: `{arg}`"),
+            TargetAt::Document {
+                arg,
+                key: Some(key),
+            } => format!("GraphQL document: `{arg}={{\"{key}\": ...}}`"),
         };
         let filters = match f.filters {
             FiltersAt::Filters => "`filters`".to_string(),
@@ -643,6 +792,18 @@ pub fn table_markdown() -> String {
                 "the URL's query string, `urlencode({...})`".to_string()
             }
             FiltersAt::Nothing => "none".to_string(),
+            FiltersAt::ToolArguments { at, keyword: None } => {
+                format!("the tool's arguments: a dict (arg {})", at + 1)
+            }
+            FiltersAt::ToolArguments {
+                at,
+                keyword: Some(k),
+            } => format!("the tool's arguments: a dict (arg {}, `{k}=`)", at + 1),
+            FiltersAt::Variables { arg, key: None } => format!("GraphQL variables: `{arg}`"),
+            FiltersAt::Variables {
+                arg,
+                key: Some(key),
+            } => format!("GraphQL variables: `{arg}={{\"{key}\": ...}}`"),
         };
         let sent = match f.sent {
             Sent::McpJson => "MCP: lists repeated, `None` dropped",
@@ -651,6 +812,7 @@ pub fn table_markdown() -> String {
             Sent::ApiFilter => "every value a string; a repeated key is a list (repeated keys)",
             Sent::Inventory => "`str()` of the YAML value, url-encoded; repeated entries repeated keys; keys unknown to the endpoint dropped",
             Sent::Written => "as written (percent-encoded by the writer); a repeated key is a list",
+            Sent::Graphql => "GraphQL: the document and its variables as JSON",
         };
         out.push_str(&format!(
             "| {} | {host} | {spelled} | {target} | {filters} | {sent} |\n",
@@ -694,11 +856,21 @@ pub(crate) fn known_endpoint(key: &str) -> bool {
     super::ansible::term_of(key).is_some()
 }
 
-/// The form a tool name stands for (MCP tool names only).
+/// The row of an MCP tool name in snake case (`netbox_get_objects`, `netbox_graphql`).
 pub(crate) fn tool_form(snake: &str) -> Option<&'static Form> {
     FORMS
         .iter()
         .find(|f| matches!(f.callee, Callee::Tool(names) if names.contains(&snake)))
+}
+
+/// True when a keyword argument named `keyword` holds a GraphQL request part that is a dict
+/// (`variables=`, the body `json={"query": ..., "variables": ...}`) in some row: a name bound
+/// to a dict literal is read through there, as a document kept in a constant is.
+pub(crate) fn holds_graphql_dict(keyword: &str) -> bool {
+    FORMS.iter().any(|f| {
+        matches!(f.target, TargetAt::Document { arg, key: Some(_) } if arg == keyword)
+            || matches!(f.filters, FiltersAt::Variables { arg, key: None } if arg == keyword)
+    })
 }
 
 #[cfg(test)]
@@ -743,12 +915,22 @@ mod tests {
     }
 
     #[test]
+    fn graphql_dicts_are_the_rows_variables_and_bodies() {
+        assert!(holds_graphql_dict("variables"));
+        assert!(holds_graphql_dict("json"));
+        assert!(!holds_graphql_dict("query"));
+        assert!(!holds_graphql_dict("params"));
+    }
+
+    #[test]
     fn every_mcp_tool_has_one_form() {
         for t in [
             "netbox_get_objects",
             "netbox_get_changelogs",
             "netbox_get_object_by_id",
             "netbox_search_objects",
+            "netbox_graphql",
+            "netbox_graphql_query",
         ] {
             assert!(tool_form(t).is_some(), "{t}");
         }

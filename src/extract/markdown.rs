@@ -1,8 +1,12 @@
-//! Extraction from Markdown (SKILL.md files, prompts): fenced code blocks by language
-//! (```python / ```py, ```json, ```yaml / ```yml, ```graphql / ```gql; an unlabelled fence is read as
-//! JSON when it starts with `{` or `[`, else as Python), also inside list items and block
-//! quotes, indented code blocks that mention `netbox` or `nb.` (read like an unlabelled fence),
-//! inline code spans that read as a call, and REST URLs anywhere in the text.
+//! Extraction from Markdown (SKILL.md files, prompts): fenced code blocks by language (see
+//! [`Code::of_fence`]: ```python / ```py / ```py3 / ```pycon, ```json / ```jsonl, ```yaml,
+//! ```graphql / ```gql, shell and Jinja fences; `{.python}` and `python:file.py` info strings;
+//! an unlabelled fence is read as JSON when it starts with `{` or `[`, else as Python), also
+//! inside list items and block quotes, indented code blocks that mention `netbox` or `nb.` (read
+//! like an unlabelled fence), inline code spans that read as a call, and REST URLs anywhere in
+//! the text. Which spans are code and in which language is decided here once ([`units`],
+//! [`Code::of`]): the checker reads every unit so, and the server's completion and hover read
+//! the unit under the cursor so (`extract::unit`).
 //!
 //! The document structure comes from pulldown-cmark (CommonMark with GFM tables and YAML front
 //! matter), which reads skill files at hundreds of MB/s; tree-sitter-md took 35 ms for the
@@ -165,16 +169,115 @@ fn fence_language(info: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// The language a unit's code is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    Python,
+    Json,
+    Yaml,
+    Graphql,
+    /// Shell commands: curl `-G` calls.
+    Shell,
+    /// Jinja templates: Ansible `nb_lookup` calls.
+    Jinja,
+    /// A fence in a language no extractor reads (only the host-wide URL scan sees it).
+    Other,
+}
+
+impl Code {
+    /// The language of `unit`: a fence's by its info string, indented code and unlabelled
+    /// fences by their first character, inline code as Python.
+    pub fn of(unit: &Unit) -> Code {
+        match &unit.kind {
+            UnitKind::Fence(lang) => Code::of_fence(lang, &unit.body),
+            UnitKind::Indented => Code::unlabelled(&unit.body),
+            UnitKind::Span => Code::Python,
+        }
+    }
+
+    /// The language of a fence whose info string names `lang` (lowercased first word, see
+    /// [`fence_language`]) and whose code is `body`.
+    pub fn of_fence(lang: &str, body: &str) -> Code {
+        match lang {
+            "python" | "py" | "python3" | "py3" | "ipython" | "pycon" => Code::Python,
+            "json" | "jsonc" | "json5" | "jsonl" => Code::Json,
+            "yaml" | "yml" => Code::Yaml,
+            "bash" | "sh" | "shell" | "console" | "zsh" | "shell-session" | "terminal" => {
+                Code::Shell
+            }
+            "jinja" | "jinja2" | "j2" => Code::Jinja,
+            "graphql" | "gql" => Code::Graphql,
+            "" => Code::unlabelled(body),
+            _ => Code::Other,
+        }
+    }
+
+    /// Code without a language: JSON when it starts with `{` or `[`, else Python.
+    fn unlabelled(body: &str) -> Code {
+        let t = body.trim_start();
+        if t.starts_with('{') || t.starts_with('[') {
+            Code::Json
+        } else {
+            Code::Python
+        }
+    }
+}
+
 /// The sites of one unit (host ranges). Never panics; an empty fence gives none.
 pub fn unit_sites(unit: &Unit) -> Vec<Site> {
     if unit.body.trim().is_empty() {
         return Vec::new();
     }
-    match &unit.kind {
-        UnitKind::Fence(lang) => fence(lang, &unit.body, &unit.map),
-        UnitKind::Indented => unlabelled(&unit.body, &unit.map),
-        UnitKind::Span => python::extract_calls(&unit.body, &unit.map),
+    let (body, map) = (&unit.body, &unit.map);
+    match Code::of(unit) {
+        Code::Python => python::extract_calls(body, map),
+        Code::Json => json::extract_calls(body, map),
+        Code::Yaml => yaml::extract_calls(body, map),
+        // curl `-G` commands. A curl call's range is its URL's, so the host-wide URL scan's
+        // site for the same URL is dropped as a duplicate.
+        Code::Shell => super::curl::extract(body, map),
+        Code::Jinja => super::ansible::lookups(body, map),
+        Code::Graphql => vec![Site::Graphql(GraphqlDoc {
+            text: body.to_string(),
+            map: map.clone(),
+            variables: None,
+        })],
+        Code::Other => Vec::new(),
     }
+}
+
+/// The sites of one unit as the whole document's extraction has them there: [`unit_sites`]
+/// and the REST URLs of the unit's code (the host-wide URL scan's, which no unit's extractor
+/// finds twice).
+pub fn unit_sites_with_urls(unit: &Unit) -> Vec<Site> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for site in unit_sites(unit) {
+        push_unique(&mut out, &mut seen, site);
+    }
+    for site in text::extract(&unit.body, &unit.map) {
+        push_unique(&mut out, &mut seen, site);
+    }
+    out
+}
+
+/// The units of `text` whose host range holds `offset` (its ends included; two only where
+/// one ends where the next begins), and where the prose around `offset` begins when none
+/// does: the end of the last unit before it (0 when there is none).
+pub fn units_at(text: &str, offset: usize) -> (Vec<Unit>, usize) {
+    let mut prose_start = 0;
+    let mut holding = Vec::new();
+    for u in units(text) {
+        if u.range.start > offset {
+            break;
+        }
+        if offset <= u.range.end {
+            holding.push(u);
+        } else {
+            prose_start = u.range.end;
+        }
+    }
+    (holding, prose_start)
 }
 
 /// End of the YAML front matter (after its closing `---` or `...` line) when `text` starts with
@@ -215,38 +318,6 @@ fn push_unique(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
     };
     if seen.insert(key) {
         sites.push(site);
-    }
-}
-
-/// The sites of a fence whose info string names `lang` (lowercased first word).
-fn fence(lang: &str, body: &str, map: &OffsetMap) -> Vec<Site> {
-    match lang {
-        "python" | "py" | "python3" | "py3" | "ipython" => python::extract_calls(body, map),
-        "json" | "jsonc" | "json5" | "jsonl" => json::extract_calls(body, map),
-        "yaml" | "yml" => yaml::extract_calls(body, map),
-        // curl `-G` commands. A curl call's range is its URL's, so the host-wide URL scan's
-        // site for the same URL is dropped as a duplicate.
-        "bash" | "sh" | "shell" | "console" | "zsh" | "shell-session" | "terminal" => {
-            super::curl::extract(body, map)
-        }
-        "jinja" | "jinja2" | "j2" => super::ansible::lookups(body, map),
-        "graphql" | "gql" => vec![Site::Graphql(GraphqlDoc {
-            text: body.to_string(),
-            map: map.clone(),
-            variables: None,
-        })],
-        "" => unlabelled(body, map),
-        _ => Vec::new(),
-    }
-}
-
-/// Code without a language: JSON when it starts with `{` or `[`, else Python.
-fn unlabelled(body: &str, map: &OffsetMap) -> Vec<Site> {
-    let t = body.trim_start();
-    if t.starts_with('{') || t.starts_with('[') {
-        json::extract_calls(body, map)
-    } else {
-        python::extract_calls(body, map)
     }
 }
 

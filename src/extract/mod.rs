@@ -19,6 +19,7 @@ pub mod python;
 mod scanner_guard;
 pub mod text;
 mod tools;
+pub mod unit;
 pub mod yaml;
 
 pub use offset_map::OffsetMap;
@@ -118,6 +119,11 @@ impl Syntax {
         matches!(self, Syntax::Query | Syntax::ApiFilter)
     }
 }
+
+/// The endpoint `netbox_get_changelogs` and code mode's `changelogs` query: NetBox MCP server
+/// v1.2.1 `server.py` sends `GET core/object-changes/` (netbox-facts.md §4.1; the endpoint of
+/// `core.objectchange`, moved from `extras/` in NetBox 4.1).
+pub const CHANGELOG_TARGET: &str = "core/object-changes";
 
 /// Which client sends the filters, because the wire encoding differs (see ARCHITECTURE.md,
 /// "Wire encoding depends on the client").

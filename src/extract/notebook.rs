@@ -97,7 +97,7 @@ fn cell_text(source: &Lit) -> Option<(String, OffsetMap)> {
 }
 
 /// `site` (ranges into the cell text) with every range mapped into the host through `map`.
-fn remap(site: Site, map: &OffsetMap) -> Site {
+pub(crate) fn remap(site: Site, map: &OffsetMap) -> Site {
     let r = |x: &Range<usize>| map.range_to_host(x.clone());
     match site {
         Site::Rest(c) => Site::Rest(RestCall {

@@ -7,11 +7,11 @@
 
 use std::ops::Range;
 
+use super::forms::{self, Callee, Carries, FiltersAt, Form, TargetAt};
 use super::lit::{looks_like_graphql, Lit};
-use super::{Argument, CallForm, FilterEntry, GraphqlDoc, RestCall, Site, Syntax};
-
-/// The endpoint `netbox_get_changelogs` queries.
-pub(crate) const CHANGELOG_TARGET: &str = "core/object-changes";
+use super::{
+    Argument, CallForm, FilterEntry, GraphqlDoc, RestCall, Site, Syntax, CHANGELOG_TARGET,
+};
 
 /// What a tool name stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,9 +21,10 @@ pub(crate) enum Tool {
     Graphql,
 }
 
-/// The tool a name refers to. Accepts `netbox_get_objects`, camelCase `netboxGetObjects`, and
-/// namespaced names such as `mcp__netbox__netbox_get_objects` or `netbox.netbox_get_objects`.
-pub(crate) fn tool_from_name(name: &str) -> Option<Tool> {
+/// The call-form row of a tool name (a [`Callee::Tool`] row). Accepts `netbox_get_objects`,
+/// camelCase `netboxGetObjects`, and namespaced names such as `mcp__netbox__netbox_get_objects`
+/// or `netbox.netbox_get_objects`.
+pub(crate) fn tool_row(name: &str) -> Option<&'static Form> {
     let last = name
         .rsplit("__")
         .next()
@@ -31,13 +32,15 @@ pub(crate) fn tool_from_name(name: &str) -> Option<Tool> {
         .rsplit(['.', '/', ':'])
         .next()
         .unwrap_or(name);
-    let snake = to_snake(last);
-    if let Some(form) = super::forms::tool_form(&snake) {
-        return Some(Tool::Rest(form.form));
-    }
-    match snake.as_str() {
-        "netbox_graphql" | "netbox_graphql_query" => Some(Tool::Graphql),
-        _ => None,
+    forms::tool_form(&to_snake(last))
+}
+
+/// The tool a name refers to (see [`tool_row`]).
+pub(crate) fn tool_from_name(name: &str) -> Option<Tool> {
+    match tool_row(name)?.carries {
+        Carries::Rest(form) => Some(Tool::Rest(form)),
+        Carries::Graphql => Some(Tool::Graphql),
+        Carries::NamedTool => None,
     }
 }
 
@@ -56,15 +59,20 @@ fn to_snake(s: &str) -> String {
     out
 }
 
+/// The row of a tool.
+fn row_of(tool: Tool) -> Option<&'static Form> {
+    let carries = match tool {
+        Tool::Rest(form) => Carries::Rest(form),
+        Tool::Graphql => Carries::Graphql,
+    };
+    forms::FORMS
+        .iter()
+        .find(|f| matches!(f.callee, Callee::Tool(_)) && f.carries == carries)
+}
+
 /// Positional parameter names of a tool, in order (from the call-form table).
 pub(crate) fn positional_names(tool: Tool) -> &'static [&'static str] {
-    match tool {
-        Tool::Graphql => &["query", "variables"],
-        Tool::Rest(form) => super::forms::FORMS
-            .iter()
-            .find(|f| matches!(f.callee, super::forms::Callee::Tool(_)) && f.form == form)
-            .map_or(&[], |f| f.params),
-    }
+    row_of(tool).map_or(&[], |f| f.params)
 }
 
 /// One argument of a tool call: its name (and name range; empty at the value for positional
@@ -88,7 +96,7 @@ pub(crate) fn build(
 ) -> Option<Site> {
     let form = match tool {
         Tool::Rest(form) => form,
-        Tool::Graphql => return graphql_site(args),
+        Tool::Graphql => return row_of(tool).and_then(|row| graphql_call(row, args)),
     };
     let get = |n: &str| args.iter().find(|a| a.name == n);
     // Code-mode helpers take their arguments as the MCP tool they mirror.
@@ -149,16 +157,28 @@ pub(crate) fn entries(pairs: &[super::lit::Pair]) -> Vec<FilterEntry> {
         .collect()
 }
 
-/// A GraphQL document from a `query` argument that reads as GraphQL and maps exactly, with a
-/// literal `variables` argument beside it.
-pub(crate) fn graphql_site(args: &[Arg<'_>]) -> Option<Site> {
-    let query = args.iter().find(|a| a.name == "query")?;
-    let variables = args
-        .iter()
-        .find(|a| a.name == "variables")
-        .and_then(|a| a.value.to_json())
-        .filter(|v| v.is_object());
-    graphql_doc(query.value, variables)
+/// The GraphQL document of a call of `row` (a [`Carries::Graphql`] row) with `args` named after
+/// its signature: the document where [`TargetAt::Document`] says, when it reads as GraphQL and
+/// maps exactly, with the literal variables object where [`FiltersAt::Variables`] says.
+pub(crate) fn graphql_call(row: &Form, args: &[Arg<'_>]) -> Option<Site> {
+    let part = |arg: &str, key: Option<&str>| {
+        let value = args.iter().find(|a| a.name == arg)?.value;
+        match key {
+            Some(k) => value.get(k).map(|p| &p.value),
+            None => Some(value),
+        }
+    };
+    let TargetAt::Document { arg, key } = row.target else {
+        return None;
+    };
+    let query = part(arg, key)?;
+    let variables = match row.filters {
+        FiltersAt::Variables { arg, key } => part(arg, key)
+            .and_then(|v| v.to_json())
+            .filter(|v| v.is_object()),
+        _ => None,
+    };
+    graphql_doc(query, variables)
 }
 
 /// A GraphQL document from a string literal, when it reads as GraphQL and maps exactly.

@@ -37,6 +37,14 @@ pub(crate) fn is_exempt(key: &str) -> bool {
     super::view_params::get(key).is_some() || key.starts_with("cf_")
 }
 
+/// A parameter NetBox reads outside its filtersets (a `view_params` row): what it does, the
+/// first release that reads it (`x.y.z`) and the NetBox source that reads it. `None` for
+/// filters (`q` among them) and custom fields. Whether it applies on a given release and
+/// endpoint is the checker's (`ignored-parameter`).
+pub(crate) fn view_parameter(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    super::view_params::get(key).map(|p| (p.does, p.since, p.source))
+}
+
 /// True when `name` holds `__` (a lookup or a relation path). A byte scan: `str::contains`
 /// sets up a substring searcher per call, and the suggestion steps ask this for every
 /// parameter of an endpoint (8 % of a check of 10,000 calls).

@@ -15,7 +15,7 @@ mod faults;
 mod filler;
 mod instance;
 mod inventory;
-mod lookups;
+pub(crate) mod lookups;
 mod names;
 mod notes;
 mod nullable;

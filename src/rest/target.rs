@@ -5,7 +5,7 @@
 
 use super::endpoint::View;
 use super::{finding, finding_sev, Ctx};
-use crate::extract::{CallForm, Value};
+use crate::extract::{CallForm, Value, CHANGELOG_TARGET};
 use crate::finding::{Finding, Severity};
 use crate::index::FilterIndex;
 use std::ops::Range;
@@ -64,7 +64,7 @@ fn resolve_as_written<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
     }
     let (target, range) = match (&ctx.call.target, ctx.call.form) {
         (Some((t, r)), _) => (t.as_str(), Some(r.clone())),
-        (None, CallForm::GetChangelogs) => ("core/object-changes", None),
+        (None, CallForm::GetChangelogs) => (CHANGELOG_TARGET, None),
         (None, _) => return None,
     };
     if let (Some(range), true) = (range.clone(), is_tool_type(ctx.call.form)) {

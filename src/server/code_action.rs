@@ -6,7 +6,8 @@ use super::config::Settings;
 use super::diagnostics::{effective, to_diagnostics_with};
 use super::initialize::FIX_ALL_KIND;
 use super::position::{Encoding, Snapshot};
-use super::{guarded, Backend};
+use super::request::{self, Request};
+use super::Backend;
 use crate::extract::HostKind;
 use crate::finding::{Edit, Finding};
 use crate::suppress;
@@ -21,30 +22,18 @@ pub async fn handle(
     params: CodeActionParams,
 ) -> Result<Option<CodeActionResponse>> {
     let uri = params.text_document.uri.clone();
-    let Some(view) = backend.view(&uri) else {
+    let Some(req) = Request::open(backend, &uri) else {
         return Ok(None);
     };
-    let findings = backend.findings_of(&view).await;
-    let (settings, _) = backend.state.settings_for(view.path.as_deref());
-    let enc = backend.state.encoding();
-    // Off the async threads: a large document's actions take time, and a request cancelled
-    // meanwhile (`$/cancelRequest`) must free the server for the next one.
-    let (snap, kind) = (view.snap.clone(), view.kind);
-    let result = tokio::task::spawn_blocking(move || {
-        guarded(|| actions(&uri, &snap, kind, &findings, &settings, enc, &params))
+    let findings = backend.findings_of(&req.view).await;
+    let (settings, _) = backend.state.settings_for(req.view.path.as_deref());
+    // A large document's actions take time: off the async threads (see `request`).
+    Ok(request::run(backend, "code action", move || {
+        let (snap, kind) = (&req.view.snap, req.view.kind);
+        let a = actions(&uri, snap, kind, &findings, &settings, req.enc, &params);
+        (!a.is_empty()).then_some(a)
     })
-    .await
-    .unwrap_or_else(|e| Err(e.to_string()));
-    match result {
-        Ok(a) if a.is_empty() => Ok(None),
-        Ok(a) => Ok(Some(a)),
-        Err(why) => {
-            backend
-                .log(MessageType::ERROR, format!("code action panicked: {why}"))
-                .await;
-            Ok(None)
-        }
-    }
+    .await)
 }
 
 fn wants(only: &Option<Vec<CodeActionKind>>, kind: &str) -> bool {

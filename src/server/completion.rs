@@ -5,7 +5,8 @@
 
 use super::context::{self, Context, Expect, Quote};
 use super::position::{Encoding, Snapshot};
-use super::{graphql_site, guarded, Backend};
+use super::request::{self, Request};
+use super::{graphql_site, Backend};
 use crate::extract::GraphqlDoc;
 use crate::graphql::{GqlCompletionKind, NetboxSchema};
 use crate::index::{FilterIndex, Parameter};
@@ -19,36 +20,27 @@ pub async fn handle(
     params: CompletionParams,
 ) -> Result<Option<CompletionResponse>> {
     let pos = params.text_document_position;
-    let Some(view) = backend.view(&pos.text_document.uri) else {
+    let Some(req) = Request::open(backend, &pos.text_document.uri) else {
         return Ok(None);
     };
-    let (_, loaded) = backend.knowledge_of(&view).await;
-    let enc = backend.state.encoding();
-    let snap = view.snap.clone();
-    let kind = view.kind;
-    let result = guarded(|| {
-        let offset = snap.offset(pos.position, enc);
+    let (_, loaded) = backend.knowledge_of(&req.view).await;
+    let items = request::run(backend, "completion", move || {
+        let (snap, kind, enc) = (&req.view.snap, req.view.kind, req.enc);
+        let offset = req.offset(pos.position);
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
-            if let Some((doc, at)) = graphql_site::locate_in(&snap, kind, offset) {
-                let items = graphql_items(&doc, at, schema, &snap, enc);
+            if let Some((doc, at)) = graphql_site::locate_in(snap, kind, offset) {
+                let items = graphql_items(&doc, at, schema, snap, enc);
                 return (!items.is_empty()).then_some(items);
             }
         }
         let ctx = context::at(&snap.text, offset, kind)
             .or_else(|| super::form_context::at(&snap.text, offset, kind))?;
         let index = loaded.knowledge.index.as_deref()?;
-        let items = items(&ctx, index, &snap, enc);
+        let items = items(&ctx, index, snap, enc);
         (!items.is_empty()).then_some(items)
-    });
-    match result {
-        Ok(items) => Ok(items.map(CompletionResponse::Array)),
-        Err(why) => {
-            backend
-                .log(MessageType::ERROR, format!("completion panicked: {why}"))
-                .await;
-            Ok(None)
-        }
-    }
+    })
+    .await;
+    Ok(items.map(CompletionResponse::Array))
 }
 
 /// Completion items for `ctx` from `index`.

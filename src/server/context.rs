@@ -9,6 +9,8 @@
 //! half-typed call completes as a finished one is checked. Anything not recognised gives `None`
 //! (no completion outside a NetBox call).
 
+use crate::extract::markdown::Code;
+use crate::extract::unit::{CodeUnit, Reading};
 use crate::extract::{CallForm, HostKind, Site, Syntax};
 use regex::Regex;
 use std::ops::Range;
@@ -54,8 +56,7 @@ const WINDOW: usize = 16 * 1024;
 /// How far forward a dict's object type is looked for, in bytes.
 const LOOK_AHEAD: usize = 2048;
 
-/// Endpoint of `netbox_get_changelogs`.
-pub const CHANGELOG_TARGET: &str = "core/object-changes";
+pub use crate::extract::CHANGELOG_TARGET;
 
 macro_rules! re {
     ($name:ident, $pat:expr) => {
@@ -87,14 +88,47 @@ re!(
     r#"^(\s*(?:-\s+)?)["']?(\w+)["']?:\s*["']?([\w./ -]*)$"#
 );
 
-/// The context at byte `offset` of `text` (a host document of `kind`).
+/// The context at byte `offset` of `text` (a host document of `kind`), read in the unit that
+/// holds the offset ([`crate::extract::unit::at`]: a Markdown code block or span in its
+/// language, a notebook cell, the whole document) with the prefix mapped back to the host.
 pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
-    if kind == HostKind::Notebook {
-        return in_notebook(text, offset);
-    }
-    if kind == HostKind::Graphql || offset > text.len() || !text.is_char_boundary(offset) {
+    if !text.is_char_boundary(offset.min(text.len())) {
         return None;
     }
+    let unit = crate::extract::unit::at(text, kind, offset)?;
+    let c = in_unit(&unit)?;
+    // A completion that would insert quotes is not offered in a notebook cell (they would need
+    // escaping inside the JSON string).
+    if unit.in_json_string && c.quote == Quote::Needed {
+        return None;
+    }
+    let mut prefix = unit.map.range_to_host(c.prefix.clone());
+    if prefix.start > offset {
+        // An empty prefix at the start of a line of a code block in a list item or block quote:
+        // the unit's offset maps forward past the container prefix the unit's text drops, but
+        // the insertion belongs at the cursor.
+        prefix = offset..offset;
+    }
+    Some(Context { prefix, ..c })
+}
+
+/// The context at the unit's offset, in the unit's text. Calls are probed in Python, JSON and
+/// YAML code (calls in text and prose are written as Python); in a code block of another
+/// language only what its line and brackets say (a REST query string, a pynetbox attribute,
+/// an `object_type` key); GraphQL code has none.
+fn in_unit(unit: &CodeUnit) -> Option<Context> {
+    let (text, offset) = (unit.text.as_ref(), unit.offset);
+    if !text.is_char_boundary(offset) {
+        return None;
+    }
+    let lang = match unit.reading {
+        Reading::Code(Code::Python) | Reading::Text | Reading::Prose => Some(HostKind::Python),
+        Reading::Code(Code::Json) => Some(HostKind::Json),
+        Reading::Code(Code::Yaml) => Some(HostKind::Yaml),
+        // GraphQL is completed from the schema (`graphql_site`), never as REST.
+        Reading::Code(Code::Graphql) => return None,
+        Reading::Code(_) => None,
+    };
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let line = &text[line_start..offset];
     if let Some(c) = query_context(line, line_start) {
@@ -103,15 +137,15 @@ pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
     if let Some(c) = pynetbox_attr(line, line_start) {
         return Some(c);
     }
-    let start = window_start(text, offset, kind);
-    let scan = Scan::run(text, start, offset, kind);
+    let start = ceil_boundary(text, offset.saturating_sub(WINDOW)).max(unit.start);
+    let scan = Scan::run(text, start, offset, lang != Some(HostKind::Json));
     if scan.in_triple {
         return None;
     }
     if let Some(c) = object_type_key(text, &scan, offset) {
         return Some(c);
     }
-    probe(text, start, offset, kind, &scan)
+    probe(text, start, offset, lang?, &scan)
 }
 
 /// `"object_type": "|` in a JSON/YAML object and `object_type: |` in YAML: the MCP tools'
@@ -137,41 +171,6 @@ fn object_type_key(text: &str, scan: &Scan, offset: usize) -> Option<Context> {
     }
 }
 
-/// The context in the notebook cell at `offset`, read as the cell's language with positions
-/// mapped back into the JSON file. A completion that would insert quotes is not offered there
-/// (they would need escaping inside the JSON string).
-fn in_notebook(text: &str, offset: usize) -> Option<Context> {
-    let (cell, map, kind) = crate::extract::notebook::cell_at(text, offset)?;
-    let at_cell = map.to_embedded(offset)?;
-    let c = at(&cell, at_cell, kind)?;
-    if c.quote == Quote::Needed {
-        return None;
-    }
-    Some(Context {
-        prefix: map.range_to_host(c.prefix.clone()),
-        ..c
-    })
-}
-
-/// Start of the scan: a window before the cursor, and in Markdown no earlier than the last
-/// fence line (so prose before a code block does not leave brackets open).
-fn window_start(text: &str, offset: usize, kind: HostKind) -> usize {
-    let start = ceil_boundary(text, offset.saturating_sub(WINDOW));
-    if kind == HostKind::Markdown {
-        let mut pos = start;
-        let mut after_fence = start;
-        for line in text[start..offset].split_inclusive('\n') {
-            pos += line.len();
-            let l = line.trim_start_matches([' ', '\t', '>']);
-            if line.ends_with('\n') && (l.starts_with("```") || l.starts_with("~~~")) {
-                after_fence = pos;
-            }
-        }
-        return after_fence;
-    }
-    start
-}
-
 /// An open bracket seen by the scan.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
@@ -192,13 +191,11 @@ struct Scan {
 }
 
 impl Scan {
-    fn run(text: &str, start: usize, end: usize, kind: HostKind) -> Scan {
+    /// Scans `text[start..end]`; `hash_comments`: `#` starts a comment after whitespace
+    /// (Python, YAML, shell; not JSON).
+    fn run(text: &str, start: usize, end: usize, hash_comments: bool) -> Scan {
         let b = text.as_bytes();
         let mut s = Scan::default();
-        let hash_comments = matches!(
-            kind,
-            HostKind::Python | HostKind::Yaml | HostKind::Markdown | HostKind::Text
-        );
         let mut i = start;
         while i < end {
             let c = b[i];
@@ -428,70 +425,13 @@ fn token(text: &str, scan: &Scan, offset: usize, lang: HostKind) -> Option<Token
     })
 }
 
-/// The language of the code at the cursor, and the host offset its unit starts at: the line
-/// of the outermost open bracket (the statement), or for YAML the start of the scanned region.
-fn unit_of(
-    text: &str,
-    start: usize,
-    offset: usize,
-    kind: HostKind,
-    scan: &Scan,
-) -> Option<(HostKind, usize)> {
-    let lang = match kind {
-        HostKind::Markdown => markdown_lang(text, start),
-        HostKind::Python | HostKind::Json | HostKind::Yaml => kind,
-        // Calls in prompts and other text are written as Python.
-        HostKind::Text => HostKind::Python,
-        HostKind::Graphql | HostKind::Notebook => return None,
-    };
-    let unit_start = match (scan.stack.first(), lang) {
+/// The offset the probed text starts at: the line of the outermost open bracket (the
+/// statement), or for YAML the start of the scanned region.
+fn unit_start(text: &str, start: usize, offset: usize, lang: HostKind, scan: &Scan) -> usize {
+    match (scan.stack.first(), lang) {
         (_, HostKind::Yaml) => start,
         (Some(f), _) => text[..f.pos].rfind('\n').map_or(0, |i| i + 1).max(start),
         (None, _) => text[..offset].rfind('\n').map_or(0, |i| i + 1).max(start),
-    };
-    matches!(lang, HostKind::Python | HostKind::Json | HostKind::Yaml).then_some((lang, unit_start))
-}
-
-/// The language of a Markdown region that starts at `after_fence` (see [`window_start`]): a
-/// fence's language when a fence opens there, else Python (inline code and indented calls).
-fn markdown_lang(text: &str, after_fence: usize) -> HostKind {
-    fn fence_line(l: &str) -> Option<&str> {
-        let t = l.trim_start_matches([' ', '\t', '>']);
-        (t.starts_with("```") || t.starts_with("~~~"))
-            .then(|| t.trim_start_matches(['`', '~']).trim())
-    }
-    // The fence line just before the region; one with an info string always opens a block
-    // (a closing fence has none), so only a bare fence needs the count from the start.
-    let last = text[..after_fence]
-        .trim_end_matches(['\n', '\r'])
-        .rsplit('\n')
-        .next()
-        .and_then(fence_line);
-    let opening = match last {
-        Some(info) if !info.is_empty() => Some(info),
-        Some(_) => {
-            let fences = text[..after_fence]
-                .split_inclusive('\n')
-                .filter(|l| fence_line(l).is_some())
-                .count();
-            (fences % 2 == 1).then_some("")
-        }
-        None => None,
-    };
-    let Some(info) = opening else {
-        return HostKind::Python;
-    };
-    let word = info
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    match word.as_str() {
-        "json" | "jsonc" | "json5" => HostKind::Json,
-        "yaml" | "yml" => HostKind::Yaml,
-        "" if text[after_fence..].trim_start().starts_with(['{', '[']) => HostKind::Json,
-        "" | "python" | "py" | "python3" | "ipython" | "pycon" => HostKind::Python,
-        _ => HostKind::Text,
     }
 }
 
@@ -522,9 +462,10 @@ fn key_filler(lang: HostKind) -> &'static str {
     }
 }
 
-/// The context at the cursor from the extraction of the unit with the typed token made whole.
-fn probe(text: &str, start: usize, offset: usize, kind: HostKind, scan: &Scan) -> Option<Context> {
-    let (lang, unit_start) = unit_of(text, start, offset, kind, scan)?;
+/// The context at the cursor from the extraction of the statement (code of `lang`: Python,
+/// JSON or YAML) with the typed token made whole.
+fn probe(text: &str, start: usize, offset: usize, lang: HostKind, scan: &Scan) -> Option<Context> {
+    let unit_start = unit_start(text, start, offset, lang, scan);
     let tok = token(text, scan, offset, lang)?;
     let typed = &text[tok.prefix.start..offset];
     let head_end = tok.prefix.start;

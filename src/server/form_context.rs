@@ -2,8 +2,10 @@
 //! (Ansible `nb_lookup` `api_filter` words, nb_inventory filter lists, curl `-G` data), taken
 //! from the extractor itself so the two cannot drift: the REST call whose filter key or value
 //! holds the cursor. The forms' spellings are rows of the call-form table (`extract::forms`);
-//! only consulted when `context::at` finds nothing. An `nb_lookup` call being typed (its
-//! `api_filter` quote still open) is read from its line up to the cursor, closed.
+//! only consulted when `context::at` finds nothing. The cursor's unit (a Markdown code block or
+//! span, a notebook cell, the whole document) is `extract::unit`'s, as for `context`. An
+//! `nb_lookup` call being typed (its `api_filter` quote still open) is read from its line up to
+//! the cursor, closed.
 
 use super::context::{Context, Expect, Quote};
 use crate::extract::{self, forms, CallForm, HostKind, Site};
@@ -25,8 +27,9 @@ pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
     if let Some(c) = open_lookup(text, offset) {
         return Some(c);
     }
-    let ex = extract::extract(text, kind);
-    entry_at(&ex.sites, offset)
+    // The sites of the unit holding the cursor, as the checker finds them there.
+    let unit = extract::unit::at(text, kind, offset)?;
+    entry_at(&unit.sites(), offset)
 }
 
 /// How far back from the cursor an `nb_lookup` call may start, in bytes.

@@ -2,7 +2,8 @@
 //! so completion and hover can hand GraphQL positions to the `graphql` module.
 
 use super::position::Snapshot;
-use crate::extract::{self, markdown, GraphqlDoc, HostKind, Site};
+use crate::extract::unit::{self, Reading};
+use crate::extract::{self, GraphqlDoc, HostKind, Site};
 
 /// The GraphQL document containing host byte `offset`, and the offset inside its text.
 ///
@@ -66,12 +67,12 @@ enum Fast {
 fn fast(text: &str, kind: HostKind, offset: usize) -> Fast {
     match kind {
         HostKind::Graphql => Fast::Found(find(graphql_docs(text, kind).into_iter(), offset)),
-        HostKind::Markdown => markdown_fast(text, offset),
+        HostKind::Markdown | HostKind::Notebook => unit_fast(text, kind, offset),
         // Plain text yields REST URLs only (extract::text).
         HostKind::Text => Fast::Found(None),
         // A GraphQL document there comes from a `query` argument / key, a `gql(...)` call or a
         // GraphQL tool name (see extract::tools): none of them without these words.
-        HostKind::Python | HostKind::Yaml | HostKind::Json | HostKind::Notebook => {
+        HostKind::Python | HostKind::Yaml | HostKind::Json => {
             let lower = text.to_ascii_lowercase();
             if ["query", "graphql", "gql"]
                 .iter()
@@ -85,14 +86,17 @@ fn fast(text: &str, kind: HostKind, offset: usize) -> Fast {
     }
 }
 
-/// Markdown: one pulldown-cmark pass (well under a millisecond on a 5,000-line skill file)
-/// finds the code block or span under the cursor, and only its code is extracted: units are
-/// independent, so this is exactly what the full extraction finds there.
-fn markdown_fast(text: &str, offset: usize) -> Fast {
-    let docs = markdown::units(text)
+/// Markdown and notebooks: one pulldown-cmark pass (well under a millisecond on a 5,000-line
+/// skill file) or one JSON read finds the code block, span or cell under the cursor
+/// (`extract::unit`, as completion and hover find it), and only its code is extracted: units
+/// are independent, so this is exactly what the full extraction finds there. Markdown prose
+/// holds no GraphQL document.
+fn unit_fast(text: &str, kind: HostKind, offset: usize) -> Fast {
+    let docs = unit::at(text, kind, offset)
+        .filter(|u| u.reading != Reading::Prose)
+        .map(|u| u.sites())
+        .unwrap_or_default()
         .into_iter()
-        .filter(|u| u.range.start <= offset && offset <= u.range.end)
-        .flat_map(|u| markdown::unit_sites(&u))
         .filter_map(|site| match site {
             Site::Graphql(doc) => Some(doc),
             Site::Rest(_) => None,

@@ -6,9 +6,11 @@
 
 use super::completion::{detail, param_doc};
 use super::context::{self, Expect};
-use super::{graphql_site, guarded, Backend};
+use super::request::{self, Request};
+use super::{graphql_site, Backend};
 use crate::finding::Finding;
 use crate::index::FilterIndex;
+use crate::rest::lookups;
 use std::ops::Range;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -16,18 +18,17 @@ use tower_lsp_server::ls_types::*;
 /// Handles `textDocument/hover`.
 pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hover>> {
     let pos = params.text_document_position_params;
-    let Some(view) = backend.view(&pos.text_document.uri) else {
+    let Some(req) = Request::open(backend, &pos.text_document.uri) else {
         return Ok(None);
     };
-    let (_, loaded) = backend.knowledge_of(&view).await;
-    let enc = backend.state.encoding();
-    let findings = view.findings.clone().unwrap_or_default();
-    let snap = view.snap.clone();
-    let offset = snap.offset(pos.position, enc);
-    let live = super::live::hover_section(&findings, offset);
-    let result = guarded(|| {
+    let (_, loaded) = backend.knowledge_of(&req.view).await;
+    let findings = req.view.findings.clone().unwrap_or_default();
+    let live = super::live::hover_section(&findings, req.offset(pos.position));
+    let found = request::run(backend, "hover", move || {
+        let (snap, kind, enc) = (&req.view.snap, req.view.kind, req.enc);
+        let offset = req.offset(pos.position);
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
-            if let Some((doc, at)) = graphql_site::locate_in(&snap, view.kind, offset) {
+            if let Some((doc, at)) = graphql_site::locate_in(snap, kind, offset) {
                 let text = crate::graphql::hover(&doc.text, at, schema)?;
                 return Some(Hover {
                     contents: HoverContents::Markup(MarkupContent {
@@ -39,7 +40,7 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
             }
         }
         let index = loaded.knowledge.index.as_deref()?;
-        let (range, text) = describe(&snap.text, offset, view.kind, index, &findings)?;
+        let (range, text) = describe(&snap.text, offset, kind, index, &findings)?;
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent {
                 kind: MarkupKind::Markdown,
@@ -47,9 +48,10 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
             }),
             range: Some(snap.range(&range, enc)),
         })
-    });
+    })
+    .await;
     // The live verdicts at the cursor (counts and the time of the check) after the rest.
-    let result = result.map(|h| match (h, live) {
+    Ok(match (found, live) {
         (Some(mut h), Some(live)) => {
             if let HoverContents::Markup(m) = &mut h.contents {
                 m.value = format!("{}\n\n---\n\n{live}", m.value);
@@ -64,22 +66,8 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
             range: None,
         }),
         (h, None) => h,
-    });
-    match result {
-        Ok(h) => Ok(h),
-        Err(why) => {
-            backend
-                .log(MessageType::ERROR, format!("hover panicked: {why}"))
-                .await;
-            Ok(None)
-        }
-    }
+    })
 }
-
-/// Parameters every list endpoint accepts that are not filters (never flagged).
-const EXEMPT: &[&str] = &[
-    "limit", "offset", "ordering", "q", "fields", "brief", "omit", "format", "export",
-];
 
 /// The word under `offset` (filter names, object types, endpoint paths).
 fn word_at(text: &str, offset: usize) -> Range<usize> {
@@ -170,9 +158,14 @@ pub fn describe(
                 None if name.starts_with("cf_") => format!(
                     "`{name}` filters on a custom field: custom fields are defined per NetBox instance, so the shipped index cannot check it.\n\n_NetBox {version} filter index_"
                 ),
-                None if EXEMPT.contains(&name) => format!(
-                    "`{name}` is a list-view parameter of every NetBox endpoint (pagination, ordering, search or output shape), not a filter.\n\n_NetBox {version} filter index_"
-                ),
+                // As the checker reads it: where NetBox does not read it here (another
+                // release or endpoint), its `ignored-parameter` diagnostic says so beside this.
+                None if lookups::view_parameter(name).is_some() => {
+                    let (does, since, source) = lookups::view_parameter(name)?;
+                    format!(
+                        "`{name}` is not a filter: a list-view parameter NetBox reads outside its filters since NetBox {since} — {does} (`{source}`).\n\n_NetBox {version} filter index_"
+                    )
+                }
                 None => {
                     let flagged: Vec<&Finding> = findings
                         .iter()
@@ -251,7 +244,7 @@ fn nearest_filters<'a>(
     let mut scored: Vec<(f64, &'a str)> = ep
         .params
         .keys()
-        .filter(|p| p.contains("__") == with_lookup && !EXEMPT.contains(p))
+        .filter(|p| p.contains("__") == with_lookup && !lookups::is_exempt(p))
         .map(|p| (strsim::jaro_winkler(name, p), p))
         .filter(|(s, _)| *s >= 0.7)
         .collect();
@@ -340,5 +333,43 @@ mod tests {
         );
         assert!(alone.contains("unfiltered"), "{alone}");
         assert!(alone.contains("- `role_id`: "), "{alone}");
+    }
+
+    /// Hover says of `q`, `start` and `exclude` what the checker says (`rest::lookups`): `q` is
+    /// a filter, unknown where the endpoint lacks it; `start` and `exclude` are list-view
+    /// parameters, not unknown filters (where NetBox does not read them, the checker's
+    /// `ignored-parameter` says so beside the hover).
+    #[test]
+    fn view_parameters_as_the_checker_reads_them() {
+        type Case<'a> = (&'a str, &'a str, &'a str, &'a str, Option<&'a str>, &'a str);
+        let cases: [Case; 4] = [
+            ("4.6.8", "dcim/cable-terminations", "q", "x", Some("unknown-filter"), "is not a filter of `/api/dcim/cable-terminations/`"),
+            ("4.5.10", "dcim/devices", "start", "100", Some("ignored-parameter"), "list-view parameter NetBox reads outside its filters since NetBox 4.6.0 — cursor pagination"),
+            ("4.6.8", "dcim/devices", "exclude", "config_context", None, "list-view parameter NetBox reads outside its filters since NetBox 4.0.0 — skips rendering config contexts"),
+            ("4.6.8", "dcim/sites", "exclude", "config_context", Some("ignored-parameter"), "skips rendering config contexts"),
+        ];
+        for (version, endpoint, key, value, code, says) in cases {
+            let index = crate::index::embedded::embedded_index(version);
+            let k = Knowledge {
+                index: Some(index.clone()),
+                ..Default::default()
+            };
+            let text = format!("GET /api/{endpoint}/?{key}={value}\n");
+            let findings = analyze(&text, HostKind::Markdown, &k);
+            let at = text.find(&format!("?{key}=")).unwrap() + 1;
+            let on_key: Vec<&str> = findings
+                .iter()
+                .filter(|f| f.range.start <= at && at < f.range.end)
+                .map(|f| f.code)
+                .collect();
+            assert_eq!(
+                on_key.first().copied(),
+                code,
+                "{version} {key}: {findings:?}"
+            );
+            // Without the diagnostic beside it (suppressed, or severity off), hover says it all.
+            let (_, h) = describe(&text, at, HostKind::Markdown, &index, &[]).unwrap();
+            assert!(h.contains(says), "{version} {key}: {h}");
+        }
     }
 }

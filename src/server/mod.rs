@@ -32,6 +32,7 @@ pub mod instance;
 pub mod knowledge;
 pub mod live;
 pub mod position;
+pub mod request;
 pub mod transport;
 
 use config::Settings;

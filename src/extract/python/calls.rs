@@ -1,0 +1,385 @@
+//! Which call form a call is: each call is matched against the rows of the call-form table
+//! ([`crate::extract::forms::FORMS`]) in order, and read as the first row that finds a site in it.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::{Ranged, TextRange};
+
+use super::arguments::{pair_args, CallArgs, KeywordOrSplat};
+use super::bindings::StmtAt;
+use super::strings::{single_string, string_parts};
+use super::urls::{api_app_in, wrapper_path};
+use super::{span, Reader};
+use crate::extract::forms::{self, Callee, Carries, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
+use crate::extract::lit::{Lit, Pair};
+use crate::extract::tools::{self, Tool};
+use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax};
+
+impl Reader<'_> {
+    /// The sites of `expr`, the first call form of the table that finds any (`stmt`: the
+    /// statement holding it; `names`: the module's name bindings).
+    pub(super) fn call_sites<'t>(
+        &self,
+        expr: &'t ast::ExprCall,
+        stmt: StmtAt<'t>,
+        names: &HashMap<&str, Option<&'t Expr>>,
+    ) -> Vec<Site> {
+        let arglist = &expr.arguments;
+        // `f(x for x in y)`: a generator, not an argument list.
+        if let [Expr::Generator(g)] = &*arglist.args {
+            if !g.parenthesized && arglist.keywords.is_empty() {
+                return Vec::new();
+            }
+        }
+        let (name_range, object) = match &*expr.func {
+            Expr::Name(n) => (n.range, None),
+            Expr::Attribute(a) => (a.attr.range, Some(&*a.value)),
+            _ => return Vec::new(),
+        };
+        let args = self.arguments(arglist, names);
+        let call = Call {
+            name: self.text(name_range),
+            name_range,
+            object,
+            arglist,
+            stmt,
+            call_range: self.host(span(expr.range())),
+            args: &args,
+            names,
+        };
+        for form in FORMS {
+            if !self.spelled(form, &call) {
+                continue;
+            }
+            let found = match form.carries {
+                Carries::Rest(rest) => self.rest_call(form, rest, &call),
+                Carries::Graphql => {
+                    let named = self.name_args(form.params, call.args);
+                    tools::graphql_call(form, &named).into_iter().collect()
+                }
+                Carries::NamedTool => self.named_tool_call(form, &call).into_iter().collect(),
+            };
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    /// A call of the MCP tool that `call` names (a [`Carries::NamedTool`] row): by its
+    /// receiver (`netbox_get_objects.invoke({...})`: LangChain tools take one dict of
+    /// arguments) or by a string argument (`session.call_tool("netbox_get_objects", {...})`),
+    /// its arguments in a dict, read as the tool's own row reads them.
+    fn named_tool_call(&self, form: &Form, call: &Call<'_, '_>) -> Option<Site> {
+        let args = call.args;
+        let (tool, tool_range) = match form.target {
+            TargetAt::Receiver => {
+                let receiver = match call.object? {
+                    Expr::Attribute(a) => a.attr.range,
+                    Expr::Name(n) => n.range,
+                    _ => return None,
+                };
+                let tool = tools::tool_from_name(self.text(receiver))?;
+                (tool, self.host(span(receiver)))
+            }
+            TargetAt::ToolName(i, kw) => {
+                let named = args.positional.get(i).or_else(|| args.keyword(kw))?;
+                let (name, range) = named.as_str()?;
+                (tools::tool_from_name(name)?, range)
+            }
+            _ => return None,
+        };
+        let FiltersAt::ToolArguments { at, keyword } = form.filters else {
+            return None;
+        };
+        let dict = args
+            .positional
+            .get(at)
+            .or_else(|| keyword.and_then(|k| args.keyword(k)))?;
+        let named = pair_args(dict)?;
+        let call_range = call.call_range.clone();
+        tools::build(tool, Syntax::Python, tool_range, call_range, &named)
+    }
+
+    /// True when the call is spelled as `form` says and meets its guard.
+    fn spelled<'t>(&self, form: &Form, call: &Call<'_, 't>) -> bool {
+        let spelled = match form.callee {
+            Callee::Tool(_) => tools::tool_row(call.name).is_some_and(|row| row.name == form.name),
+            Callee::ToolMethod(methods) => call.object.is_some() && methods.contains(&call.name),
+            Callee::Bare(n) => call.object.is_none() && call.name == n,
+            Callee::Method(n) => call.object.is_some() && call.name == n,
+            Callee::Function(n) => call.name == n,
+            Callee::Chain(m) => call.name == m && call.object.is_some(),
+            Callee::Any => true,
+            // Other hosts' forms (read by `ansible`, `curl`, `text`).
+            Callee::Lookup { .. }
+            | Callee::InventoryPlugin(_)
+            | Callee::Command { .. }
+            | Callee::Url => false,
+        };
+        if !spelled {
+            return false;
+        }
+        let arg = |i: usize, kw: &str| {
+            call.args
+                .positional
+                .get(i)
+                .or_else(|| call.args.keyword(kw))
+        };
+        match form.guard {
+            Guard::Always => true,
+            Guard::ObjectTypeShape => arg(0, "type")
+                .or_else(|| call.args.keyword("object_type"))
+                .and_then(|l| l.as_str())
+                .is_some_and(|(s, _)| forms::object_type_shaped(s)),
+            Guard::HasFilters => {
+                call.args.keyword("filters").is_some()
+                    || call
+                        .args
+                        .positional
+                        .first()
+                        .is_some_and(|l| l.pairs().is_some())
+            }
+            Guard::HasObjectTypes => call.args.keyword("object_types").is_some(),
+            Guard::MethodGet => arg(0, "method")
+                .and_then(|l| l.as_str())
+                .is_some_and(|(s, _)| s.eq_ignore_ascii_case("get")),
+            Guard::NotWrite => !forms::name_has_word(call.name, forms::WRITE_WORDS),
+        }
+    }
+
+    /// The REST calls of a call of `form`, which sends REST calls of `rest`.
+    fn rest_call(&self, form: &Form, rest: CallForm, call: &Call<'_, '_>) -> Vec<Site> {
+        let args = call.args;
+        match form.target {
+            TargetAt::ObjectType | TargetAt::Fixed(_) | TargetAt::Nothing => {
+                let mut named = self.name_args(form.params, args);
+                // Code mode (called bare): the MCP server's `limit` range (1–100) is not code
+                // mode's, whose published workflows ask for `limit=1000` (netboxlabs/skills
+                // code-mode-workflows.md); and code mode names its parameters `type` and `id`.
+                if matches!(form.callee, Callee::Bare(_)) {
+                    named.retain(|a| a.name != "limit");
+                    for a in &mut named {
+                        match a.name.as_str() {
+                            "type" => a.name = "object_type".into(),
+                            "id" => a.name = "object_id".into(),
+                            _ => {}
+                        }
+                    }
+                }
+                let name_range = self.host(span(call.name_range));
+                tools::build(
+                    Tool::Rest(rest),
+                    Syntax::Python,
+                    name_range,
+                    call.call_range.clone(),
+                    &named,
+                )
+                .into_iter()
+                .collect()
+            }
+            TargetAt::Chain => call
+                .object
+                .and_then(|obj| self.pynetbox(obj, call.name, call))
+                .into_iter()
+                .collect(),
+            TargetAt::Url(i, kw) | TargetAt::ApiPath(i, kw) => {
+                let Some(url) = args.node(i, kw) else {
+                    return Vec::new();
+                };
+                let mut bound = None;
+                let params = self.params_dict(form, call, &mut bound, |p| {
+                    form.params
+                        .iter()
+                        .position(|n| *n == p)
+                        .and_then(|k| args.positional.get(k))
+                        .filter(|l| l.pairs().is_some())
+                });
+                let api_relative = matches!(form.target, TargetAt::ApiPath(..));
+                self.url_call(url, api_relative, params, call)
+            }
+            TargetAt::WrapperPath(i) => self.wrapper_call(form, i, call),
+            TargetAt::Receiver
+            | TargetAt::ToolName(..)
+            | TargetAt::Document { .. }
+            | TargetAt::Terms { .. }
+            | TargetAt::Both(..)
+            | TargetAt::UrlWord { .. }
+            | TargetAt::UrlPath => Vec::new(),
+        }
+    }
+
+    /// The filters dict of `form`'s `params=` keyword ([`FiltersAt::Params`],
+    /// [`FiltersAt::ParamsOrNext`]): the dict literal its name is bound to just above (kept in
+    /// `bound`), the keyword's own dict, else what `positional` finds for the keyword's name.
+    fn params_dict<'l>(
+        &self,
+        form: &Form,
+        call: &Call<'l, '_>,
+        bound: &'l mut Option<Lit>,
+        positional: impl FnOnce(&'static str) -> Option<&'l Lit>,
+    ) -> Option<&'l Lit> {
+        let (FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p)) = form.filters else {
+            return None;
+        };
+        *bound = self.params_bound_above(p, call);
+        let bound: &'l Option<Lit> = bound;
+        bound
+            .as_ref()
+            .or_else(|| call.args.keyword(p))
+            .or_else(|| positional(p))
+    }
+
+    /// `params=name` where `name` is bound to a dict literal by the nearest assignment above
+    /// the call in the same block (`params = {...}` then `requests.get(url, params=params)`):
+    /// that dict, so positions and fixes land in it.
+    fn params_bound_above<'t>(&self, kw: &str, call: &Call<'_, 't>) -> Option<Lit> {
+        let k = call.args.keywords.iter().position(|k| k.0 == kw)?;
+        if call.args.keywords[k].2.pairs().is_some() {
+            return None;
+        }
+        let node = *call.args.keyword_nodes.get(k)?;
+        let dict = self.dict_assigned_above(node, call.stmt)?;
+        Some(self.literal(dict, None, 0))
+    }
+
+    /// A client wrapper's call: a string literal at positional `i` that names a NetBox
+    /// endpoint by itself (see [`TargetAt::WrapperPath`]), its filters in `params=` or, for
+    /// [`FiltersAt::ParamsOrNext`] and a read-like name, in a dict literal right after it.
+    /// Anything else (another API's path, a detail path, a write) is no call.
+    fn wrapper_call<'t>(&self, form: &Form, i: usize, call: &Call<'_, 't>) -> Vec<Site> {
+        let args = call.args;
+        let Some(node) = args.positional_nodes.get(i).copied() else {
+            return Vec::new();
+        };
+        let plain = args.positional.get(i).and_then(|l| l.as_str());
+        let open = Some(call.arglist.range.start().to_usize());
+        let own = !self.parenthesized(node, open);
+        let named = match plain {
+            Some((path, _)) => own && single_string(node) && wrapper_path(path),
+            // An f-string or concatenation: its literal text must hold `/api/<app>/`.
+            None => {
+                own && (string_parts(node).is_some() || matches!(node, Expr::BinOp(_)))
+                    && api_app_in(self.text(node.range()))
+            }
+        };
+        if !named {
+            return Vec::new();
+        }
+        let mut bound = None;
+        let params = self.params_dict(form, call, &mut bound, |_| {
+            let next = args.positional.get(i + 1).filter(|l| l.pairs().is_some());
+            next.filter(|_| {
+                matches!(form.filters, FiltersAt::ParamsOrNext(_))
+                    && forms::name_has_word(call.name, forms::READ_WORDS)
+            })
+        });
+        self.url_call(node, plain.is_some(), params, call)
+    }
+
+    /// pynetbox `<x>.<app>.<endpoint>.<method>(...)` (also `<x>.plugins.<plugin>.<endpoint>`).
+    fn pynetbox<'t>(&self, obj: &'t Expr, method: &str, call: &Call<'_, 't>) -> Option<Site> {
+        let args = call.args;
+        let Expr::Attribute(obj) = obj else {
+            return None;
+        };
+        let endpoint = obj.attr.range;
+        let Expr::Attribute(parent) = &*obj.value else {
+            return None;
+        };
+        let app = parent.attr.range;
+        let app_name = self.text(app);
+        let plugins = match &*parent.value {
+            Expr::Attribute(g) if self.text(g.attr.range) == "plugins" => Some(g.attr.range),
+            _ => None,
+        };
+        let (prefix, start) = if APPS.contains(&app_name) {
+            (app_name.to_string(), app.start())
+        } else if let Some(plugins) = plugins {
+            (format!("plugins/{app_name}"), plugins.start())
+        } else {
+            return None;
+        };
+        let target = format!("{prefix}/{}", self.text(endpoint).replace('_', "-"));
+        let target_range = self.host(start.to_usize()..endpoint.end().to_usize());
+        let mut filters = Vec::new();
+        let mut extra = Vec::new();
+        for (i, lit) in args.positional.iter().enumerate() {
+            let at = lit.range.start..lit.range.start;
+            if method == "get" {
+                extra.push(crate::extract::Argument {
+                    name: if i == 0 {
+                        "id".into()
+                    } else {
+                        format!("arg{i}")
+                    },
+                    name_range: at,
+                    value: lit.value.clone(),
+                    value_range: lit.range.clone(),
+                });
+            } else if i == 0 {
+                // pynetbox sends the first positional argument of filter()/count() as `q`.
+                filters.push(FilterEntry {
+                    key: "q".into(),
+                    key_range: at,
+                    value: lit.value.clone(),
+                    value_range: lit.range.clone(),
+                });
+            }
+        }
+        for item in &args.ordered {
+            match item {
+                KeywordOrSplat::Keyword(i) => {
+                    let (k, r, lit) = &args.keywords[*i];
+                    // pynetbox's own option: popped before the request
+                    // (pynetbox/core/endpoint.py `kwargs.pop("strict_filters")`).
+                    if k == "strict_filters" {
+                        continue;
+                    }
+                    filters.push(FilterEntry {
+                        key: k.clone(),
+                        key_range: r.clone(),
+                        value: crate::extract::unjudged(&lit.value, k),
+                        value_range: lit.range.clone(),
+                    });
+                }
+                KeywordOrSplat::Splat(i) => {
+                    let pairs = args.splats[*i].pairs().map(<[Pair]>::to_vec).or_else(|| {
+                        // `**params` with `params = {...}` assigned just above.
+                        let node = args.splat_nodes.get(*i)?;
+                        let dict = self.dict_assigned_above(node, call.stmt)?;
+                        self.literal(dict, None, 0).pairs().map(<[Pair]>::to_vec)
+                    });
+                    if let Some(pairs) = pairs {
+                        filters.extend(tools::entries(&pairs));
+                    }
+                }
+            }
+        }
+        Some(Site::Rest(RestCall {
+            form: CallForm::Pynetbox,
+            syntax: Syntax::Python,
+            target: Some((target, target_range)),
+            call_range: call.call_range.clone(),
+            filters_range: Some(self.host(span(call.arglist.range))),
+            filters,
+            args: extra,
+        }))
+    }
+}
+
+/// One call being recognised: its name, receiver, arguments and host range.
+pub(super) struct Call<'c, 't> {
+    pub(super) name: &'c str,
+    /// Embedded range of the called name (the attribute of `a.b(...)`).
+    pub(super) name_range: TextRange,
+    pub(super) object: Option<&'t Expr>,
+    pub(super) arglist: &'t ast::Arguments,
+    /// The statement holding the call.
+    pub(super) stmt: StmtAt<'t>,
+    pub(super) call_range: Range<usize>,
+    pub(super) args: &'c CallArgs<'t>,
+    pub(super) names: &'c HashMap<&'c str, Option<&'t Expr>>,
+}

@@ -1,0 +1,272 @@
+//! Extraction from Python: MCP tool calls (`netbox_get_objects(...)` and friends, also as
+//! `tools.netboxGetObjects(...)`, `<tool>.invoke({...})`, `session.call_tool("name", {...})`),
+//! pynetbox `nb.<app>.<endpoint>.filter/get/count(...)`, `requests.get(url, params={...})`,
+//! GraphQL documents in `netbox_graphql(query=...)`, `gql("...")` and
+//! `requests.post(".../graphql/", json={"query": ...})`, plus REST URLs in any string or comment.
+//!
+//! The text is parsed with ruff's parser (`ruff_python_parser`, see [`super::parse::python`]),
+//! which recovers from syntax errors with a partial tree; byte ranges of its typed AST are
+//! embedded offsets, mapped to the host through the [`OffsetMap`].
+//!
+//! Strings: simple escapes are decoded for values; f-strings and concatenations are
+//! [`Value::Expr`]; `dict(a=1)` is a mapping like `{"a": 1}`. A GraphQL document is taken only
+//! from a string whose text maps exactly to the host: escapes that decode to one ASCII character
+//! (`\"`, `\n`) map to their last byte, as in JSON; a non-ASCII escape, interpolation or
+//! concatenation skips the string, never guessed.
+//! Half-typed text is re-read with its open brackets and strings closed (see
+//! [`super::parse::closers`]).
+//!
+//! One job per file: [`bindings`] (names bound above a call, the walk that finds the calls),
+//! [`calls`] (which call form a call is, through the call-form table), [`arguments`] (a call's
+//! arguments as literals), [`urls`] (endpoint paths and query strings in URL expressions),
+//! [`literals`] (Python literals as [`Lit`]s) and [`strings`] (string literals, their escapes
+//! and their map to the host).
+
+mod arguments;
+mod bindings;
+mod calls;
+mod literals;
+mod strings;
+mod urls;
+
+use bindings::ModuleWalk;
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use ruff_python_ast::visitor::source_order::SourceOrderVisitor;
+use ruff_python_ast::{self as ast, Expr};
+use ruff_text_size::{Ranged, TextRange};
+
+#[cfg(doc)]
+use super::lit::Lit;
+use super::parse;
+#[cfg(doc)]
+use super::Value;
+use super::{OffsetMap, Site};
+
+/// Sites found in `text`; ranges mapped to the host through `map`.
+pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
+    let mut sites = extract_calls(text, map);
+    sites.extend(super::text::extract(text, map));
+    sites
+}
+
+/// Calls and documents only (no URL scan), for hosts that scan URLs themselves.
+pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
+    let Some(parsed) = parse::python(text) else {
+        return Vec::new();
+    };
+    let mut sites = Reader::new(text, text.len(), map, &parsed).sites(parsed.syntax());
+    if !parsed.errors().is_empty() {
+        // Re-read with what is open closed; keep the calls the first reading missed.
+        let close = parse::closers(text, true);
+        if !close.is_empty() {
+            let repaired = format!("{text}{close}");
+            if let Some(parsed2) = parse::python(&repaired) {
+                let more =
+                    Reader::new(&repaired, text.len(), map, &parsed2).sites(parsed2.syntax());
+                let mut broken: Vec<usize> = parsed
+                    .errors()
+                    .iter()
+                    .map(|e| map.to_host(e.location.start().to_usize().min(text.len())))
+                    .collect();
+                broken.sort_unstable();
+                add_repaired(&mut sites, more, &broken);
+            }
+        }
+    }
+    sites
+}
+
+/// Adds to `sites` the REST calls and documents of `more` (the re-reading with what is open
+/// closed) that start where none of `sites` starts, as [`super::add_missing`]; a REST call that
+/// starts where one of `sites` starts replaces it when it ends later or holds a syntax error
+/// (`broken`: host offsets, sorted) after its start. ruff's recovery ends a half-typed call at
+/// its last token (`f(a=1, ` ends before the space) and drops what it cannot read
+/// (`status="` at the end), the re-reading reads it up to the end of the text, where an
+/// editor's cursor is.
+fn add_repaired(sites: &mut Vec<Site>, more: Vec<Site>, broken: &[usize]) {
+    let has_error = |r: &Range<usize>| {
+        let i = broken.partition_point(|&e| e <= r.start);
+        broken.get(i).is_some_and(|&e| e <= r.end)
+    };
+    let mut at: HashMap<usize, usize> = HashMap::new();
+    for (i, s) in sites.iter().enumerate() {
+        if let Site::Rest(c) = s {
+            at.entry(c.call_range.start).or_insert(i);
+        }
+    }
+    let mut rest = Vec::with_capacity(more.len());
+    for site in more {
+        if let Site::Rest(c) = &site {
+            if let Some(&i) = at.get(&c.call_range.start) {
+                if matches!(&sites[i], Site::Rest(old)
+                    if old.call_range.end < c.call_range.end || has_error(&old.call_range))
+                {
+                    sites[i] = site;
+                }
+                continue;
+            }
+        }
+        rest.push(site);
+    }
+    super::add_missing(sites, rest);
+}
+
+/// Embedded byte range of a ruff range.
+fn span(r: TextRange) -> Range<usize> {
+    r.start().to_usize()..r.end().to_usize()
+}
+
+/// A Python text being read: the (possibly repaired) source, the original length (ranges are
+/// clipped to it) and the map to the host.
+struct Reader<'a> {
+    src: &'a str,
+    len: usize,
+    map: &'a OffsetMap,
+    /// Where ruff reported syntax errors (embedded offsets, sorted).
+    errors: Vec<usize>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(
+        src: &'a str,
+        len: usize,
+        map: &'a OffsetMap,
+        parsed: &ruff_python_parser::Parsed<ast::ModModule>,
+    ) -> Self {
+        let mut errors: Vec<usize> = parsed
+            .errors()
+            .iter()
+            .map(|e| e.location.start().to_usize())
+            .collect();
+        errors.sort_unstable();
+        Reader {
+            src,
+            len,
+            map,
+            errors,
+        }
+    }
+
+    /// True when a syntax error starts strictly inside `start..end`: ruff's recovery made the
+    /// item from broken text (a dict entry tree-sitter read as an error node, which was
+    /// skipped).
+    fn broken(&self, start: usize, end: usize) -> bool {
+        let i = self.errors.partition_point(|&e| e <= start);
+        self.errors.get(i).is_some_and(|&e| e < end)
+    }
+
+    fn text(&self, r: TextRange) -> &'a str {
+        self.src.get(span(r)).unwrap_or("")
+    }
+
+    /// Host range of an embedded range, clipped to the original text.
+    fn host(&self, r: Range<usize>) -> Range<usize> {
+        let end = r.end.min(self.len);
+        let start = r.start.min(end);
+        self.map.range_to_host(start..end)
+    }
+
+    /// `r` widened over the parentheses around it (ruff's ranges leave them out); `open`: the
+    /// offset of a call's own `(`, which is not the expression's.
+    fn outer(&self, r: TextRange, open: Option<usize>) -> Range<usize> {
+        let b = self.src.as_bytes();
+        let (mut start, mut end) = (r.start().to_usize(), r.end().to_usize());
+        let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');
+        loop {
+            let mut s = start;
+            while s > 0 && blank(b[s - 1]) {
+                s -= 1;
+            }
+            if s == 0 || b[s - 1] != b'(' || Some(s - 1) == open {
+                return start..end;
+            }
+            let mut e = end;
+            while e < b.len() && blank(b[e]) {
+                e += 1;
+            }
+            if b.get(e) != Some(&b')') {
+                return start..end;
+            }
+            start = s - 1;
+            end = e + 1;
+        }
+    }
+
+    /// True when `e` is written in parentheses of its own.
+    fn parenthesized(&self, e: &Expr, open: Option<usize>) -> bool {
+        self.outer(e.range(), open) != span(e.range())
+    }
+
+    fn sites(&self, module: &ast::ModModule) -> Vec<Site> {
+        let mut walk = ModuleWalk {
+            src: self.src,
+            names: HashMap::new(),
+            calls: Vec::new(),
+            stmt: None,
+        };
+        walk.visit_body(&module.body);
+        let ModuleWalk { names, calls, .. } = walk;
+        let found = calls
+            .into_iter()
+            .filter(|(call, _)| call.range().start().to_usize() < self.len)
+            .flat_map(|(call, stmt)| self.call_sites(call, stmt, &names))
+            .collect();
+        let mut out = Vec::new();
+        super::add_missing(&mut out, found);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The deepest expressions the nesting guard lets through are walked (and their tree
+    /// dropped) on a thread with half the stack of a rayon worker or tokio blocking thread
+    /// (2 MiB); one level deeper, the text gets only the URL scan.
+    #[test]
+    fn expressions_at_the_nesting_bound_are_read_on_a_small_stack() {
+        let call = "\nnetbox_get_objects(\"dcim.device\", {\"nme\": \"a\"})\n";
+        let shapes: [(&str, &str, &str); 7] = [
+            ("x = 1", "+1", ""),
+            ("x = a", ".b", ""),
+            ("x = ", "-", "1"),
+            ("x = ", "not ", "y"),
+            ("x = f", "()", ""),
+            ("x = ", "lambda: ", "0"),
+            ("x = ", "[", ""),
+        ];
+        for (head, step, tail) in shapes {
+            let text = |k: usize| {
+                let close = if step == "[" {
+                    "]".repeat(k)
+                } else {
+                    String::new()
+                };
+                format!("{head}{}{tail}{close}{call}", step.repeat(k))
+            };
+            let k = (1..5000)
+                .find(|&k| parse::python_too_deep(&text(k)))
+                .expect("the guard stops every shape")
+                - 1;
+            assert!(k > 300, "{step:?}: only {k} levels pass the guard");
+            let (at, over) = (text(k), text(k + 1));
+            let found = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(move || {
+                    let map = |t: &str| OffsetMap::identity(0, t.len());
+                    (
+                        extract_calls(&at, &map(&at)).len(),
+                        extract_calls(&over, &map(&over)).len(),
+                    )
+                })
+                .unwrap()
+                .join()
+                .expect("no stack overflow");
+            assert_eq!(found, (1, 0), "{step:?} at {k} levels");
+        }
+    }
+}

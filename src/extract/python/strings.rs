@@ -1,0 +1,246 @@
+//! Python string literals: their parts, their content and prefix, the decoded value and the
+//! map of the decoded text to the host (exact only where every escape decodes to one ASCII
+//! character or nothing).
+
+use std::ops::Range;
+
+use ruff_python_ast::{self as ast, Expr, InterpolatedStringElement};
+use ruff_text_size::TextRange;
+
+use super::{span, Reader};
+use crate::extract::lit::{EscapedText, Lit, LitKind};
+use crate::extract::{OffsetMap, Value};
+
+/// A string expression: its parts' ranges, whether it is one part (not an implicit
+/// concatenation), and for each part whether it interpolates.
+pub(super) fn string_parts(e: &Expr) -> Option<Vec<(TextRange, bool)>> {
+    Some(match e {
+        Expr::StringLiteral(s) => s.value.iter().map(|p| (p.range, false)).collect(),
+        Expr::BytesLiteral(s) => s.value.iter().map(|p| (p.range, false)).collect(),
+        Expr::FString(s) => s
+            .value
+            .iter()
+            .map(|p| match p {
+                ast::FStringPart::Literal(l) => (l.range, false),
+                ast::FStringPart::FString(f) => (
+                    f.range,
+                    f.elements
+                        .iter()
+                        .any(|el| matches!(el, InterpolatedStringElement::Interpolation(_))),
+                ),
+            })
+            .collect(),
+        _ => return None,
+    })
+}
+
+/// True for a string made of one part (`"a"`, `f"a{x}"`), not an implicit concatenation.
+pub(super) fn single_string(e: &Expr) -> bool {
+    string_parts(e).is_some_and(|p| p.len() == 1)
+}
+
+impl<'a> Reader<'a> {
+    /// The prefix (`rb`, `f`, ...) and the content range of a one-part string literal at `r`.
+    fn string_layout(&self, r: TextRange) -> (&'a str, Range<usize>) {
+        let (start, end) = (r.start().to_usize(), r.end().to_usize());
+        let t = self.src.get(start..end).unwrap_or("");
+        let prefix_len = t.find(['"', '\'']).unwrap_or(t.len());
+        let prefix = &t[..prefix_len];
+        let body = &t[prefix_len..];
+        let q = body.as_bytes().first().copied().unwrap_or(b'"');
+        let triple = body.len() >= 3 && body.as_bytes()[..3].iter().all(|&c| c == q);
+        let ql = if triple { 3 } else { 1 };
+        let open = (start + prefix_len + ql).min(end);
+        // An unterminated string (error recovery) has no closing quotes.
+        let closed =
+            body.len() >= 2 * ql && body.as_bytes()[body.len() - ql..].iter().all(|&c| c == q);
+        let close = if closed { end - ql } else { end };
+        (prefix, open..close.max(open))
+    }
+
+    /// The content range of a one-part string literal at `r`.
+    pub(super) fn content(&self, r: TextRange) -> Range<usize> {
+        self.string_layout(r).1
+    }
+
+    /// A string literal: decoded value, content range, and an exact map when it has one.
+    pub(super) fn string(&self, r: TextRange, interpolated: bool) -> Lit {
+        let range = self.host(span(r));
+        let (prefix, raw_content) = self.string_layout(r);
+        let (content_start, content_end) = (raw_content.start, raw_content.end);
+        let raw = self.src.get(raw_content.clone()).unwrap_or("");
+        let lower = prefix.to_ascii_lowercase();
+        let is_raw = lower.contains('r');
+        let is_f = lower.contains('f');
+        if interpolated {
+            let mut l = Lit::scalar(Value::Expr, range);
+            l.raw = Some(raw_content);
+            return l;
+        }
+        let braces = is_f && (raw.contains("{{") || raw.contains("}}"));
+        let value = if is_raw {
+            raw.to_string()
+        } else if braces {
+            decode_escapes(raw).replace("{{", "{").replace("}}", "}")
+        } else {
+            decode_escapes(raw)
+        };
+        let exact = if braces || content_end > self.len {
+            None
+        } else if is_raw || !raw.contains('\\') {
+            let map = OffsetMap::identity(content_start, raw.len()).then(self.map);
+            Some((raw.to_string(), map))
+        } else {
+            self.escaped_text(raw_content.clone(), &escape_sequences(raw, content_start))
+        };
+        Lit {
+            value: Value::Str(value),
+            range,
+            kind: LitKind::Str {
+                content: self.host(raw_content.clone()),
+                exact,
+            },
+            raw: Some(raw_content),
+        }
+    }
+
+    /// The decoded text of a string's content `content` with its escapes (embedded ranges) and
+    /// a piecewise map to the host, when every escape decodes to at most one ASCII character.
+    fn escaped_text(
+        &self,
+        content: Range<usize>,
+        escapes: &[Range<usize>],
+    ) -> Option<(String, OffsetMap)> {
+        let mut b = EscapedText::new();
+        let mut pos = content.start;
+        for e in escapes {
+            b.plain(pos, self.src.get(pos..e.start)?);
+            let written = self.src.get(e.clone())?;
+            let decoded = decode_escapes(written);
+            let mut chars = decoded.chars();
+            match (chars.next(), chars.next()) {
+                // A line continuation decodes to nothing.
+                (None, _) => {}
+                (Some(c), None) => b.escape(e.end, Some(c)),
+                // An unknown escape (`\q`) stays as written.
+                _ if decoded == written => b.plain(e.start, written),
+                _ => b.inexact(),
+            }
+            pos = e.end;
+        }
+        b.plain(pos, self.src.get(pos..content.end)?);
+        let (text, map) = b.finish();
+        Some((text, map?.then(self.map)))
+    }
+}
+
+/// The escape sequences of a string's content `raw` (starting at embedded offset `at`), as
+/// tree-sitter-python's grammar reads them: `\` then `u` + 4 hex digits, `U` + 8, `x` + 2, 1–3
+/// digits, a line end, one of `'"abfrntv\`, or `N{...}`. Other backslashes are plain text.
+fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
+    let b = raw.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let rest = &b[i + 1..];
+        let hex = |n: usize| rest.len() > n && rest[1..=n].iter().all(u8::is_ascii_hexdigit);
+        let len = match rest.first() {
+            Some(b'u') if hex(4) => 5,
+            Some(b'U') if hex(8) => 9,
+            Some(b'x') if hex(2) => 3,
+            Some(c) if c.is_ascii_digit() => {
+                1 + rest
+                    .iter()
+                    .skip(1)
+                    .take(2)
+                    .take_while(|c| c.is_ascii_digit())
+                    .count()
+            }
+            Some(b'\n') => 1,
+            Some(b'\r') if rest.get(1) == Some(&b'\n') => 2,
+            Some(b'\'' | b'"' | b'a' | b'b' | b'f' | b'r' | b'n' | b't' | b'v' | b'\\') => 1,
+            Some(b'N') if rest.get(1) == Some(&b'{') => {
+                match rest[2..].iter().position(|&c| c == b'}') {
+                    Some(p) if p > 0 => p + 3,
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        };
+        if len == 0 {
+            i += 1;
+            continue;
+        }
+        out.push(at + i..at + i + 1 + len);
+        i += 1 + len;
+    }
+    out
+}
+
+/// Decodes Python's simple escapes; unknown escapes stay as written (as Python does).
+fn decode_escapes(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            '0' => out.push('\0'),
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'f' => out.push('\x0c'),
+            'v' => out.push('\x0b'),
+            '\\' | '\'' | '"' => out.push(e),
+            '\n' => {}
+            'x' | 'u' | 'U' => {
+                let n = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let hex: String = (0..n)
+                    .filter_map(|_| chars.next_if(|c| c.is_ascii_hexdigit()))
+                    .collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(ch) if hex.len() == n => out.push(ch),
+                    _ => {
+                        out.push('\\');
+                        out.push(e);
+                        out.push_str(&hex);
+                    }
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(decode_escapes(r"a\nb\x41\u00e9\q"), "a\nbAé\\q");
+    }
+}
