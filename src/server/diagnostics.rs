@@ -7,6 +7,7 @@ use super::knowledge::Loaded;
 use super::position::{Encoding, Snapshot};
 use super::{guarded, lock, Backend};
 use crate::analysis::{self, UnitCache};
+use crate::extract::intent::Readings;
 use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
 use serde_json::json;
@@ -105,16 +106,18 @@ pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded
     }
 }
 
-/// Analyses `text` under a panic guard, reusing the document's `units` cache; the test hook can
-/// make it panic once. A cache busy with another analysis of the same document is not waited
-/// for (a throwaway one is used), and one left by a panic is emptied.
+/// Analyses `text` under a panic guard with the readings of the document's settings, reusing
+/// the document's `units` cache; the test hook can make it panic once. A cache busy with
+/// another analysis of the same document is not waited for (a throwaway one is used), and one
+/// left by a panic is emptied.
 pub fn analyze_guarded(
     backend: &Backend,
     text: &str,
     kind: HostKind,
     loaded: &Loaded,
+    readings: Readings,
     units: &Mutex<UnitCache>,
-) -> Result<Vec<Finding>, String> {
+) -> Result<analysis::Report, String> {
     let arm = backend
         .state
         .panic_next_analysis
@@ -135,7 +138,11 @@ pub fn analyze_guarded(
             Err(TryLockError::WouldBlock) => None,
         };
         let cache = held.as_deref_mut().unwrap_or(&mut spare);
-        analysis::analyze_cached(text, kind, &loaded.knowledge, cache)
+        let knowledge = analysis::Knowledge {
+            readings,
+            ..loaded.knowledge.clone()
+        };
+        analysis::analyze_report(text, kind, &knowledge, Some(cache))
     })
 }
 
@@ -158,18 +165,19 @@ async fn run(backend: &Backend, uri: Uri) {
     let excluded = path
         .as_deref()
         .is_some_and(|p| settings.is_excluded(p, root.as_deref()));
-    let findings = if excluded {
-        Arc::new(Vec::new())
+    let (findings, not_checked) = if excluded {
+        (Arc::new(Vec::new()), Arc::new(Vec::new()))
     } else {
         let loaded = knowledge_for(backend, &settings).await;
         let b = backend.clone();
         let snap = snapshot.clone();
+        let readings = settings.readings();
         let result = tokio::task::spawn_blocking(move || {
-            analyze_guarded(&b, &snap.text, kind, &loaded, &units)
+            analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)
         })
         .await;
         match result {
-            Ok(Ok(f)) => Arc::new(f),
+            Ok(Ok(r)) => (Arc::new(r.findings), Arc::new(r.not_checked)),
             Ok(Err(panic)) => {
                 backend
                     .log(
@@ -177,7 +185,7 @@ async fn run(backend: &Backend, uri: Uri) {
                         format!("analysis of {} panicked: {panic}", uri.as_str()),
                     )
                     .await;
-                Arc::new(Vec::new())
+                (Arc::new(Vec::new()), Arc::new(Vec::new()))
             }
             Err(_) => return, // aborted: superseded
         }
@@ -191,6 +199,7 @@ async fn run(backend: &Backend, uri: Uri) {
             return; // superseded by a newer change
         }
         doc.findings = Some((snapshot.version, findings.clone()));
+        doc.not_checked = not_checked;
     }
     let enc = backend.state.encoding();
     let diags = to_diagnostics(&findings, &snapshot, enc, &settings);
