@@ -100,7 +100,7 @@ pub struct Outline {
 }
 
 /// Most bytes of a paragraph read on each side of a piece.
-const MAX_SPAN: usize = 2000;
+const MAX_SPAN: usize = 1000;
 /// Most lines walked up to find a list's or a table's start.
 const MAX_WALK: usize = 200;
 

@@ -3,11 +3,13 @@
 //! replaced it. Read from a label (a comment, a heading, a table header or status cell, the line
 //! before a block) and from the sentence around an inline piece of code.
 //!
-//! The word lists are English, as the skill files and NetBox's documentation are. A site with
-//! no cue, or with a cue for the form to use, stays a call: reading a wrong example as a call
-//! costs a finding the writer did not want, reading a call as an example hides a real one.
+//! The text is cut into lowercased words ([`tokens`]) and matched against phrase tables: no
+//! regular expression to compile on every run, and a word is a word (`not` is no cue in `note`,
+//! `invalid` none in `invalid-value`, nothing in a URL). The word lists are English, as skill
+//! files and NetBox's documentation are. A site with no cue, or with a cue for the form to use,
+//! stays a call: reading a wrong example as a call costs a finding the writer did not want,
+//! reading a call as an example hides a real one.
 
-use regex::Regex;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -45,108 +47,321 @@ pub(crate) enum Place {
     Status,
 }
 
-fn regex(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pattern).expect("valid cue pattern"))
+/// The byte that stands for an inline code span in a [`normalise`]d sentence (one word).
+pub(crate) const CODE: char = '\u{1}';
+
+/// `text` as the sentence readers take it, byte for byte the same length: an inline code span
+/// becomes [`CODE`] followed by spaces (words inside code are no cue, and a span counts as one
+/// word), emphasis marks (`*`, `~`) become spaces.
+pub(crate) fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    for c in text.chars() {
+        if c == '`' {
+            out.push(if in_code { ' ' } else { CODE });
+            in_code = !in_code;
+        } else if in_code {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else if matches!(c, '*' | '~') {
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
-/// Label words, one named group per cue; `skip` holds phrases that look like a cue and are
-/// none ("to avoid", "don't forget"). The leftmost hit decides.
-const LABEL: &str = r"(?ix)
-    (?P<skip>\bto\s+avoid\b|\b(?:don[’']?t|do\s+not|never)\s+(?:forget|miss|skip)\b|\bif\s+not\b|\bnot\s+only\b)
-  | (?P<wrong>❌|✗|✘|🚫|⛔|✖
-      |\bnot\s+(?:correct|right|valid|ok|good|like\s+this|this\s+way)\b
-      |\b(?:wrong|wrongly|incorrect|incorrectly|invalid|bad|broken|anti-?patterns?)\b
-      |\b(?:don[’']?t|do\s+not|never|avoid)\b(?:\s+(?:use|using|write|writing|do|send|sending|pass|call|query|put|add|this|these|that|like)\b|\s*(?:[:!.—–]|-\s|$))
-      |\b(?:silently\s+)?ignored\b|\bsilently\s+ignores\b
-      |\breturns?\s+(?:every|all)\s+(?:objects?|results?|rows?|records?|devices?)\b|\breturns?\s+everything\b|\bunfiltered\b
-      |\b(?:does\s+not|doesn[’']?t|do\s+not|don[’']?t|won[’']?t|will\s+not)\s+(?:exist|work)\b
-      |\bnot\s+(?:a\s+(?:netbox\s+)?(?:filter|lookup|field|argument|endpoint)|supported|allowed)\b|\bunsupported\b|\bno\s+effect\b)
-  | (?P<old>\b(?:removed|deprecated|renamed|obsolete|legacy|formerly|previously|no\s+longer|was\s+called|used\s+to\s+be|dropped)\b)
-  | (?P<right>✅|✔|✓|☑|👍
-      |\b(?:right|correct|correctly|good|valid|works?|working|fixed|better|best|preferred|recommended|ok|okay|instead)\b
-      |^\W*(?:do|use|prefer)\b)
-";
+/// One token of a text: a lowercased word (letters and digits, with the apostrophes, hyphens
+/// and underscores inside it: `don't`, `anti-pattern`, `invalid-value`), a verdict mark (`❌`,
+/// `✅`), an arrow (`→`), a punctuation mark that matters (`:`, `.`, `,`, `(`, `—`), or `§` for
+/// inline code and for a chunk that is a URL, a path or a `key=value` (never words of the
+/// sentence).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Tok {
+    pub word: String,
+    pub range: Range<usize>,
+}
 
-/// Extra words of a column header or a heading used as one ("Before" / "After", "Old" / "New").
-const COLUMN: &str = r"(?ix)^\W*(?:
-      (?P<wrong>before|don[’']?t|do\s+not|avoid|never|no)
-    | (?P<right>after|do|use|yes)
-    | (?P<old>old|previous|former|was|until\s+v?\d)
-    | (?P<new>new|replacement|current|now|since\s+v?\d)
-)\b";
-
-/// A heading that is nothing but a label (`## Incorrect Pattern`, `### ❌ Don't`,
-/// `## Correct Pattern`): what it says of the code block under it. A heading with more words
-/// ("Don't forget pagination", "Common filters") is none.
-pub(crate) fn heading_label(text: &str) -> Option<Cue> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = regex(
-        &RE,
-        r"(?ix)^\W*(?:
-            (?P<wrong>❌|✗|✘|🚫|⛔)
-          | (?P<right>✅|✔|✓)
-          | (?P<w>(?:wrong|incorrect|bad|anti-?patterns?|(?:common\s+)?mistakes|pitfalls|what\s+not\s+to\s+(?:do|write|send)
-                 |(?:don[’']?t|do\s+not|never|avoid)(?:\s+do\s+this|\s+this)?)
-               (?:\s+(?:patterns?|examples?|approach(?:es)?|ways?|usage|code|quer(?:y|ies)|forms?|practices?|calls?|filters?))?\W*$)
-          | (?P<r>(?:right|correct|good|do\s+this|do|recommended|preferred)
-               (?:\s+(?:patterns?|examples?|approach(?:es)?|ways?|usage|code|quer(?:y|ies)|forms?|practices?|calls?|filters?))?\W*$)
-        )",
-    );
-    let caps = re.captures(text.trim())?;
-    if caps.name("wrong").is_some() || caps.name("w").is_some() {
-        Some(Cue::Wrong)
-    } else {
-        Some(Cue::Right)
+impl Tok {
+    /// True for a word (or code), not a mark: what the gap between a cue and its code counts.
+    fn is_word(&self) -> bool {
+        self.word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '§')
     }
+}
+
+/// Characters that are a verdict on their own.
+const MARKS: &[char] = &['❌', '✗', '✘', '🚫', '⛔', '✖', '✅', '✔', '✓', '☑', '👍'];
+
+/// The tokens of `text` (see [`Tok`]).
+pub(crate) fn tokens(text: &str) -> Vec<Tok> {
+    let mut out = Vec::new();
+    // Whitespace-separated chunks that hold `/` or `=` are URLs, paths or pairs: one code token.
+    let mut at = 0;
+    for chunk in text.split_inclusive(char::is_whitespace) {
+        let start = at;
+        at += chunk.len();
+        let body = chunk.trim_end();
+        if body.is_empty() {
+            continue;
+        }
+        if body.contains(['/', '=']) {
+            out.push(Tok {
+                word: "§".into(),
+                range: start..start + body.len(),
+            });
+            continue;
+        }
+        words_of(body, start, &mut out);
+    }
+    out
+}
+
+/// The tokens of one chunk without whitespace, at host offset `base`.
+fn words_of(chunk: &str, base: usize, out: &mut Vec<Tok>) {
+    let chars: Vec<(usize, char)> = chunk.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        let next = chars.get(i + 1).map(|x| x.1);
+        let end_of = |j: usize| chars.get(j).map_or(chunk.len(), |x| x.0);
+        if c.is_alphanumeric() {
+            let mut j = i + 1;
+            while j < chars.len() {
+                let d = chars[j].1;
+                let joins = matches!(d, '\'' | '’' | '-' | '_')
+                    && chars.get(j + 1).is_some_and(|x| x.1.is_alphanumeric());
+                if d.is_alphanumeric() || joins {
+                    j += if joins { 2 } else { 1 };
+                } else {
+                    break;
+                }
+            }
+            let word = chunk[at..end_of(j)].to_lowercase().replace('’', "'");
+            out.push(Tok {
+                word,
+                range: base + at..base + end_of(j),
+            });
+            i = j;
+            continue;
+        }
+        let tok = |w: &str, len: usize| Tok {
+            word: w.into(),
+            range: base + at..base + at + len,
+        };
+        match c {
+            CODE => out.push(tok("§", 1)),
+            c if MARKS.contains(&c) => out.push(tok(&c.to_string(), c.len_utf8())),
+            '→' => out.push(tok("→", c.len_utf8())),
+            '-' | '=' if next == Some('>') => {
+                out.push(tok("→", 2));
+                i += 1;
+            }
+            ':' | ',' | '(' | ')' => out.push(tok(&c.to_string(), 1)),
+            '.' | '!' | '?' | ';' => out.push(tok(".", 1)),
+            '—' | '–' => out.push(tok("—", c.len_utf8())),
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// A phrase of a table: its words (tokens), what it says, and the most words allowed between
+/// it and the code (for sentence cues).
+struct Phrase {
+    words: Vec<&'static str>,
+    cue: Option<Cue>,
+    gap: usize,
+}
+
+/// A phrase table, indexed by first word: one hash look-up per token.
+struct Table {
+    phrases: Vec<Phrase>,
+    by_first: std::collections::HashMap<&'static str, Vec<usize>>,
+}
+
+impl Table {
+    /// The phrases that start at token `i` of `toks`, longest first.
+    fn at<'t>(&'t self, toks: &'t [Tok], i: usize) -> impl Iterator<Item = &'t Phrase> + 't {
+        let rest = &toks[i..];
+        self.by_first
+            .get(rest[0].word.as_str())
+            .into_iter()
+            .flatten()
+            .map(|&k| &self.phrases[k])
+            .filter(move |p| {
+                p.words.len() <= rest.len() && p.words.iter().zip(rest).all(|(w, t)| *w == t.word)
+            })
+    }
+
+    /// The longest phrase that starts at token `i`.
+    fn first_at<'t>(&'t self, toks: &'t [Tok], i: usize) -> Option<&'t Phrase> {
+        self.at(toks, i).next()
+    }
+}
+
+/// Builds a phrase table from `(phrases separated by `|`, cue, gap)` rows; `None` cues are skip
+/// phrases (they look like a cue and are none: "to avoid", "don't forget").
+fn table(rows: &[(&'static str, Option<Cue>, usize)]) -> Table {
+    let mut phrases: Vec<Phrase> = rows
+        .iter()
+        .flat_map(|(alts, cue, gap)| {
+            alts.split('|').map(move |p| Phrase {
+                words: p.split_whitespace().collect(),
+                cue: *cue,
+                gap: *gap,
+            })
+        })
+        .collect();
+    // Longer phrases first: of two starting at one token, the longer is taken.
+    phrases.sort_by_key(|p| std::cmp::Reverse(p.words.len()));
+    let mut by_first: std::collections::HashMap<&'static str, Vec<usize>> = Default::default();
+    for (k, p) in phrases.iter().enumerate() {
+        by_first.entry(p.words[0]).or_default().push(k);
+    }
+    Table { phrases, by_first }
+}
+
+/// [`table`] of rows built at run time (the phrase texts are kept for the process's life).
+fn owned_table(rows: Vec<(String, Option<Cue>, usize)>) -> Table {
+    let rows: Vec<(&'static str, Option<Cue>, usize)> = rows
+        .into_iter()
+        .map(|(p, c, g)| (&*Box::leak(p.into_boxed_str()), c, g))
+        .collect();
+    table(&rows)
+}
+
+const W: Option<Cue> = Some(Cue::Wrong);
+const R: Option<Cue> = Some(Cue::Right);
+const O: Option<Cue> = Some(Cue::Old);
+const N: Option<Cue> = Some(Cue::New);
+
+/// Verbs a "don't" / "never" / "avoid" must precede to be a verdict ("never use", "don't do
+/// this"; "never forget" is none).
+const VERBS: &str =
+    "use|using|write|writing|do|send|sending|pass|call|query|put|add|this|these|that|like";
+
+/// The label words (comments, leads, cells): the first one in the text decides.
+fn labels() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut rows: Vec<(String, Option<Cue>, usize)> = vec![
+            ("to avoid|don't forget|do not forget|never forget|don't miss|never miss|don't skip|if not|not only".into(), None, 0),
+            ("❌|✗|✘|🚫|⛔|✖|wrong|wrongly|incorrect|incorrectly|invalid|bad|broken|anti-pattern|anti-patterns|antipattern|antipatterns|unfiltered|unsupported".into(), W, 0),
+            ("not correct|not right|not valid|not ok|not good|not like this|not this way|silently ignored|silently ignores|ignored|no effect|not supported|not allowed".into(), W, 0),
+            ("returns everything|return everything|does not exist|doesn't exist|do not exist|don't exist|does not work|doesn't work|do not work|don't work|won't work|will not work".into(), W, 0),
+            ("not a filter|not a netbox filter|not a lookup|not a netbox lookup|not a field|not an argument|not an endpoint".into(), W, 0),
+            ("removed|deprecated|renamed|obsolete|legacy|formerly|previously|dropped|no longer|was called|used to be".into(), O, 0),
+            ("✅|✔|✓|☑|👍|right|correct|correctly|good|valid|works|working|fixed|better|best|preferred|recommended|ok|okay|instead".into(), R, 0),
+        ];
+        for verb in ["returns", "return"] {
+            for all in ["every", "all"] {
+                for obj in ["object", "objects", "result", "results", "row", "rows", "record", "records", "device", "devices"] {
+                    rows.push((format!("{verb} {all} {obj}"), W, 0));
+                }
+            }
+        }
+        for neg in ["don't", "dont", "do not", "never", "avoid"] {
+            for v in VERBS.split('|') {
+                rows.push((format!("{neg} {v}"), W, 0));
+            }
+        }
+        owned_table(rows)
+    })
+}
+
+/// Words of a column header (or status cell) at its start: `Before` / `After`, `Old` / `New`,
+/// `No` / `Yes`.
+fn column_words() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        table(&[
+            ("before|don't|do not|avoid|never|no", W, 0),
+            ("after|do|use|yes", R, 0),
+            ("old|previous|former|was|deprecated|removed", O, 0),
+            ("new|replacement|current|now", N, 0),
+        ])
+    })
 }
 
 /// The first cue of a label at `place`, with its range in `text`.
 pub(crate) fn label(text: &str, place: Place) -> Option<Hit> {
-    static LABEL_RE: OnceLock<Regex> = OnceLock::new();
-    static COLUMN_RE: OnceLock<Regex> = OnceLock::new();
     let text = text.trim_end();
-    let column = matches!(place, Place::Column | Place::Status)
-        .then(|| first(regex(&COLUMN_RE, COLUMN), text))
-        .flatten();
-    static LEAD_RE: OnceLock<Regex> = OnceLock::new();
-    // "A common mistake is to write:" above a block; in a comment "one mistake, one finding"
-    // is a description.
-    let lead = (place == Place::Lead)
-        .then(|| {
-            first(
-                regex(
-                    &LEAD_RE,
-                    r"(?i)(?P<wrong>\b(?:mistakes?|pitfalls?|gotchas?)\b)",
-                ),
-                text,
-            )
+    let toks = tokens(text);
+    let first_word = toks.iter().position(Tok::is_word);
+    let at_start = |i: usize| first_word.is_none_or(|f| i <= f);
+    let hit = |i: usize, p: &Phrase| {
+        p.cue.map(|cue| Hit {
+            cue,
+            range: toks[i].range.start..toks[i + p.words.len() - 1].range.end,
         })
-        .flatten();
-    let label = first(regex(&LABEL_RE, LABEL), text);
-    let hit = match (column, lead, label) {
-        (Some(c), _, _) => c,
-        (None, Some(l), Some(b)) => {
-            if l.range.start < b.range.start {
-                l
-            } else {
-                b
+    };
+    let mut found = None;
+    if matches!(place, Place::Column | Place::Status) {
+        if let Some(i) = first_word {
+            found = column_words().first_at(&toks, i).and_then(|p| hit(i, p));
+        }
+    }
+    let mut i = 0;
+    while found.is_none() && i < toks.len() {
+        let w = toks[i].word.as_str();
+        // "Don't:" / "NEVER." / "Avoid —" (a verdict with nothing after it).
+        let bare = matches!(w, "don't" | "dont" | "never" | "avoid")
+            || (w == "do" && toks.get(i + 1).is_some_and(|t| t.word == "not"));
+        if let Some(p) = labels().first_at(&toks, i) {
+            match p.cue {
+                None => i += p.words.len(),
+                Some(_) => found = hit(i, p),
+            }
+            continue;
+        }
+        if bare {
+            let len = if w == "do" { 2 } else { 1 };
+            let after = toks.get(i + len).map(|t| t.word.as_str());
+            if after.is_none_or(|a| matches!(a, ":" | "." | "—")) {
+                found = Some(Hit {
+                    cue: Cue::Wrong,
+                    range: toks[i].range.start..toks[i + len - 1].range.end,
+                });
+                continue;
             }
         }
-        (None, l, b) => l.or(b)?,
-    };
+        if place == Place::Lead
+            && matches!(
+                w,
+                "mistake" | "mistakes" | "pitfall" | "pitfalls" | "gotcha" | "gotchas"
+            )
+        {
+            found = Some(Hit {
+                cue: Cue::Wrong,
+                range: toks[i].range.clone(),
+            });
+            continue;
+        }
+        if at_start(i) && matches!(w, "do" | "use" | "prefer") {
+            found = Some(Hit {
+                cue: Cue::Right,
+                range: toks[i].range.clone(),
+            });
+            continue;
+        }
+        i += 1;
+    }
+    let hit = found?;
+    let words = toks.iter().filter(|t| t.is_word()).count();
     match place {
         // A status cell is a verdict only when it starts with one (`❌ ignored`, not "returns
         // the devices; the old form is ignored").
-        Place::Status => {
-            (text[..hit.range.start].trim().is_empty() && words(text) <= 5).then_some(hit)
-        }
+        Place::Status => (text[..hit.range.start].trim().is_empty() && words <= 5).then_some(hit),
         // A sentence above a block labels it when it leads into it (ends with `:`) or is a
         // label of a few words (`❌ Wrong`); "Never use `x`." is about `x`. One that states a
         // fact ("NetBox ignores unknown filters, so check the names:") is no label either; one
         // that points at what follows is ("This returns every device:").
         Place::Lead
             if !text.trim_end_matches(['*', '_', ' ']).ends_with(':')
-                && (words(text) > 4 || text.contains(CODE)) =>
+                && (words > 4 || text.contains(CODE)) =>
         {
             None
         }
@@ -155,37 +370,6 @@ pub(crate) fn label(text: &str, place: Place) -> Option<Hit> {
         }
         _ => Some(hit),
     }
-}
-
-/// The leftmost hit of `re` in `text` that is not a `skip` phrase nor part of a compound name
-/// (`invalid-value`, `wrong_filter`, `bad-gateway`: a code's or a field's name, no verdict).
-fn first(re: &Regex, text: &str) -> Option<Hit> {
-    for caps in re.captures_iter(text) {
-        let named = |n: &str| caps.name(n).map(|m| m.range());
-        if named("skip").is_some() {
-            continue;
-        }
-        let whole = caps.get(0).map_or(0..0, |m| m.range());
-        let joined = |s: &str| {
-            let mut c = s.chars();
-            matches!((c.next(), c.next()), (Some('-' | '_'), Some(x)) if x.is_alphanumeric())
-        };
-        let before: String = text[..whole.start].chars().rev().take(2).collect();
-        if joined(&text[whole.end..]) || joined(&before) {
-            continue;
-        }
-        for (name, cue) in [
-            ("wrong", Cue::Wrong),
-            ("right", Cue::Right),
-            ("old", Cue::Old),
-            ("new", Cue::New),
-        ] {
-            if let Some(range) = named(name) {
-                return Some(Hit { cue, range });
-            }
-        }
-    }
-    None
 }
 
 /// True for a wrong-cue that states what NetBox does (`ignored`, `returns every object`,
@@ -227,117 +411,139 @@ fn deictic(text: &str) -> bool {
     .any(|w| t.starts_with(w))
 }
 
-/// Number of words (whitespace-separated tokens holding a letter, a digit or [`CODE`]).
-fn words(s: &str) -> usize {
-    s.split_whitespace()
-        .filter(|w| w.chars().any(|c| c.is_alphanumeric() || c == CODE))
-        .count()
+/// A heading that is nothing but a label (`## Incorrect Pattern`, `### ❌ Don't`,
+/// `## Correct Pattern`): what it says of the code block under it. A heading with more words
+/// ("Don't forget pagination", "Common filters") is none.
+pub(crate) fn heading_label(text: &str) -> Option<Cue> {
+    static T: OnceLock<Table> = OnceLock::new();
+    let heads = T.get_or_init(|| {
+        table(&[
+            ("wrong|incorrect|bad|anti-pattern|anti-patterns|mistakes|common mistakes|pitfalls|what not to do|what not to write|what not to send|don't|don't do this|don't do|do not|do not do this|avoid|avoid this|never|never do this", W, 0),
+            ("right|correct|good|do|do this|recommended|preferred", R, 0),
+        ])
+    });
+    const NOUNS: &[&str] = &[
+        "pattern",
+        "patterns",
+        "example",
+        "examples",
+        "approach",
+        "approaches",
+        "way",
+        "ways",
+        "usage",
+        "code",
+        "query",
+        "queries",
+        "form",
+        "forms",
+        "practice",
+        "practices",
+        "call",
+        "calls",
+        "filter",
+        "filters",
+    ];
+    let toks: Vec<Tok> = tokens(text)
+        .into_iter()
+        .filter(|t| t.is_word() || MARKS.contains(&t.word.chars().next().unwrap_or(' ')))
+        .collect();
+    let first = toks.first()?;
+    if let Some(c) = first.word.chars().next().filter(|c| MARKS.contains(c)) {
+        return Some(if "✅✔✓☑👍".contains(c) {
+            Cue::Right
+        } else {
+            Cue::Wrong
+        });
+    }
+    let p = heads.first_at(&toks, 0)?;
+    let rest = &toks[p.words.len()..];
+    let nouns_only = rest.len() <= 1 && rest.iter().all(|t| NOUNS.contains(&t.word.as_str()));
+    nouns_only.then_some(p.cue).flatten()
 }
 
-/// The cue phrases that may stand before a piece of code in its sentence, each with the most
-/// words allowed between it and the code. The phrase that ends nearest the code decides; of
-/// two ending at the same place, the longer one ("don't use" over "use").
-const BEFORE: &[(&str, Cue, usize)] = &[
-    (
-        r"(?:never|don[’']?t|do\s+not)\s+(?:use|write|send|pass|put|do)|avoid(?:\s+using)?|instead\s+of|rather\s+than|not\s+like",
-        Cue::Wrong,
-        6,
-    ),
-    (
-        r"(?:often|usually|sometimes|tend\s+to|might|may|commonly|typically|frequently|likely)\s+(?:writes|write|uses|use|sends|send|tries|try|guesses|guess|reach\s+for)",
-        Cue::Wrong,
-        6,
-    ),
-    (
-        r"(?:agents?|models?|llms?|the\s+model|the\s+agent|people|users|assistants?)\s+(?:writes|write|uses|use|sends|send|tries|try|guesses|guess)",
-        Cue::Wrong,
-        6,
-    ),
-    (
-        r"mistakenly|wrongly|incorrectly|(?:silently\s+)?ignores|wrong:|incorrect:|bad:|invalid:|ignored:|❌|✗|✘|🚫|⛔",
-        Cue::Wrong,
-        6,
-    ),
-    (r"\bnot|\bnor|\bnever|\bno", Cue::Wrong, 1),
-    (
-        r"\buse|\bwrite|\bsend|\bpass|\bprefer|\btry|\binstead,?|correct:|right:|good:|✅|✔|✓|the\s+right\s+form\s+is|should\s+be|becomes",
-        Cue::Right,
-        6,
-    ),
-    (
-        r"renamed|removed|deprecated|replaced|dropped|formerly|previously|(?:was|were)\s+called|used\s+to\s+be|moved|retired|obsoleted",
-        Cue::Old,
-        6,
-    ),
-    (r"\bold|\bformer|\bobsolete|\blegacy", Cue::Old, 1),
-    (r"\bto|\bby|\bwith|\binto|\bnow|\bnew|→|->|=>", Cue::New, 1),
-];
-
-/// The predicates that may follow a piece of code in its sentence ("`x` is silently ignored",
-/// "`a` and `b` are both invalid"), each with the most words allowed before it.
-const AFTER: &[(&str, Cue, usize)] = &[
-    (
-        r"(?:(?:is|are|gets?|will\s+be|would\s+be)\s+)?(?:silently\s+)?ignored|returns?\s+(?:every|all)\s+(?:objects?|results?|rows?|records?)|returns?\s+everything|unfiltered|(?:is|are)\s+(?:not\s+valid|invalid|wrong|incorrect|not\s+supported|unsupported|not\s+a\s+(?:netbox\s+)?(?:filter|lookup))|(?:are\s+)?both\s+invalid|(?:neither|none)\s+(?:of\s+them\s+)?(?:is|are)\s+valid|(?:does|do)\s+not\s+(?:exist|work)|(?:doesn[’']?t|don[’']?t|won[’']?t)\s+(?:exist|work)|has\s+no\s+effect|❌|✗|✘",
-        Cue::Wrong,
-        5,
-    ),
-    (
-        r"(?:was|were|is|are|has\s+been|have\s+been)\s+(?:renamed|removed|replaced|deprecated|dropped|moved|retired)|(?:has|have)\s+moved|moved\s+to|(?:is|are)\s+no\s+longer|no\s+longer\s+(?:exists?|supported|works?|available)|(?:is|are)\s+gone|\(\s*(?:removed|deprecated|renamed)|(?:is|are)\s+(?:obsolete|legacy)",
-        Cue::Old,
-        3,
-    ),
-    (r"^\s*(?:→|->|=>)\s*\x01", Cue::Old, 0),
-    (
-        r"(?:is|are)\s+(?:correct|right|valid|supported|the\s+right\s+form)|\bworks\b|✅|✔",
-        Cue::Right,
-        5,
-    ),
-];
-
-fn compiled(
-    table: &'static [(&'static str, Cue, usize)],
-    cell: &'static OnceLock<Vec<Regex>>,
-) -> &'static [Regex] {
-    cell.get_or_init(|| {
-        table
-            .iter()
-            .map(|(p, _, _)| Regex::new(&format!("(?i)(?:{p})")).expect("valid cue pattern"))
-            .collect()
+/// The sentence cues that may stand before a piece of code, with the most words allowed
+/// between the cue and the code. The cue that ends nearest the code decides; of two ending at
+/// one place, the longer ("don't use" over "use").
+fn before_table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut rows: Vec<(String, Option<Cue>, usize)> = vec![
+            ("avoid|avoid using|instead of|rather than|not like|mistakenly|wrongly|incorrectly|ignores|silently ignores|wrong :|incorrect :|bad :|invalid :|ignored :|❌|✗|✘|🚫|⛔".into(), W, 6),
+            ("not|nor|never|no".into(), W, 1),
+            ("use|write|send|pass|prefer|try|instead|correct :|right :|good :|✅|✔|✓|the right form is|should be|becomes".into(), R, 6),
+            ("renamed|removed|deprecated|replaced|dropped|formerly|previously|was called|were called|used to be|moved|retired|obsoleted".into(), O, 6),
+            ("old|former|obsolete|legacy".into(), O, 1),
+            ("to|by|with|into|now|new|→".into(), N, 1),
+        ];
+        let verbs = "write|writes|use|uses|send|sends|try|tries|guess|guesses|reach for";
+        for neg in ["never", "don't", "dont", "do not"] {
+            for v in ["use", "write", "send", "pass", "put", "do"] {
+                rows.push((format!("{neg} {v}"), W, 6));
+            }
+        }
+        for who in ["often", "usually", "sometimes", "tend to", "might", "may", "commonly", "typically", "frequently", "likely", "agent", "agents", "model", "models", "llm", "llms", "the model", "the agent", "people", "users", "assistant", "assistants"] {
+            for v in verbs.split('|') {
+                rows.push((format!("{who} {v}"), W, 6));
+            }
+        }
+        owned_table(rows)
     })
 }
+
+/// The predicates that may follow a piece of code ("`x` is silently ignored", "`a` and `b`
+/// are both invalid"), with the most words allowed before them.
+fn after_table() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut rows: Vec<(String, Option<Cue>, usize)> = vec![
+            ("ignored|unfiltered|invalid|wrong|incorrect|unsupported|not valid|not supported|not a filter|not a netbox filter|not a lookup|not a netbox lookup|returns everything|does not exist|doesn't exist|do not exist|don't exist|does not work|doesn't work|do not work|don't work|won't work|no effect|neither is valid|none is valid|none are valid|neither of them is valid|❌|✗|✘".into(), W, 5),
+            ("has moved|have moved|moved to|no longer|is gone|are gone|( removed|( deprecated|( renamed|is obsolete|is legacy|are obsolete".into(), O, 3),
+            ("→ §".into(), O, 0),
+            ("is correct|are correct|is right|is valid|are valid|is supported|is the right form|works|✅|✔".into(), R, 5),
+        ];
+        for obj in ["object", "objects", "result", "results", "row", "rows", "record", "records"] {
+            for all in ["every", "all"] {
+                rows.push((format!("returns {all} {obj}"), W, 5));
+            }
+        }
+        for aux in ["was", "were", "is", "are", "has been", "have been"] {
+            for v in ["renamed", "removed", "replaced", "deprecated", "dropped", "moved", "retired"] {
+                rows.push((format!("{aux} {v}"), O, 3));
+            }
+        }
+        owned_table(rows)
+    })
+}
+
+/// Most bytes of a sentence read on each side of its code: a cue is within a few words.
+const NEAR: usize = 160;
 
 /// The cue nearest the end of `before`, the sentence text before a piece of code (code spans
 /// in it written as [`CODE`], see [`normalise`]); its range is in `before`.
 pub(crate) fn before(before: &str) -> Option<Hit> {
-    static RES: OnceLock<Vec<Regex>> = OnceLock::new();
-    let res = compiled(BEFORE, &RES);
+    let from = floor(before, before.len().saturating_sub(NEAR));
+    let toks = tokens(&before[from..]);
+    let words_after = |end: usize| toks[end..].iter().filter(|t| t.is_word()).count();
     let mut best: Option<(usize, usize, Cue)> = None;
-    for (re, (_, cue, gap)) in res.iter().zip(BEFORE) {
-        for m in re.find_iter(before) {
-            // A word cue must be a word of the sentence: `not` is no cue in `note`, `no` none
-            // in `zz-no-such` or a URL.
-            let next = before[m.end()..].chars().next();
-            let prev = before[..m.start()].chars().next_back();
-            let word = m.as_str().starts_with(char::is_alphanumeric);
-            if next.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
-                || (word && prev.is_some_and(|c| !c.is_whitespace() && !"(\"'“‘,".contains(c)))
-            {
-                continue;
-            }
-            if words(&before[m.end()..]) > *gap {
-                continue;
-            }
-            let better = match best {
-                None => true,
-                Some((s, e, _)) => m.end() > e || (m.end() == e && m.start() < s),
-            };
-            if better {
-                best = Some((m.start(), m.end(), *cue));
-            }
+    for i in 0..toks.len() {
+        // The longest phrase here whose gap to the code is short enough.
+        let Some(p) = before_table()
+            .at(&toks, i)
+            .find(|p| words_after(i + p.words.len()) <= p.gap)
+        else {
+            continue;
+        };
+        let end = i + p.words.len();
+        if best.is_none_or(|(s, e, _)| end > e || (end == e && i < s)) {
+            best = Some((i, end, p.cue.unwrap_or(Cue::Wrong)));
         }
     }
-    best.map(|(s, e, cue)| Hit { cue, range: s..e })
-        .or_else(|| colon_label(before))
+    best.map(|(s, e, cue)| Hit {
+        cue,
+        range: from + toks[s].range.start..from + toks[e - 1].range.end,
+    })
+    .or_else(|| colon_label(before))
 }
 
 /// A label that ends with a colon right before the code (`Wrong (on purpose): `x``, `✅ Right:
@@ -355,7 +561,7 @@ fn colon_label(before: &str) -> Option<Hit> {
         })
         .map_or(0, |i| i + 1);
     let label_text = &head[start..];
-    if words(label_text) > 8 {
+    if tokens(label_text).iter().filter(|t| t.is_word()).count() > 8 {
         return None;
     }
     let hit = label(label_text, Place::Comment)?;
@@ -368,44 +574,34 @@ fn colon_label(before: &str) -> Option<Hit> {
 /// The first predicate in `after`, the sentence text after a piece of code (code spans as
 /// [`CODE`]); its range is in `after`.
 pub(crate) fn after(after: &str) -> Option<Hit> {
-    static RES: OnceLock<Vec<Regex>> = OnceLock::new();
-    let res = compiled(AFTER, &RES);
-    let mut best: Option<(usize, usize, Cue)> = None;
-    for (re, (_, cue, gap)) in res.iter().zip(AFTER) {
-        let Some(m) = re.find(after) else { continue };
-        let prev = after[..m.start()].chars().next_back();
-        if prev.is_some_and(char::is_alphanumeric) || words(&after[..m.start()]) > *gap {
-            continue;
+    let to = floor(after, after.len().min(NEAR));
+    let toks = tokens(&after[..to]);
+    let mut words = 0;
+    for i in 0..toks.len() {
+        if let Some(p) = after_table().first_at(&toks, i) {
+            if words <= p.gap {
+                return Some(Hit {
+                    cue: p.cue.unwrap_or(Cue::Wrong),
+                    range: toks[i].range.start..toks[i + p.words.len() - 1].range.end,
+                });
+            }
         }
-        if best.is_none_or(|(s, _, _)| m.start() < s) {
-            best = Some((m.start(), m.end(), *cue));
+        if toks[i].is_word() {
+            words += 1;
+        }
+        if words > 5 {
+            break;
         }
     }
-    best.map(|(s, e, cue)| Hit { cue, range: s..e })
+    None
 }
 
-/// The byte that stands for an inline code span in a [`normalise`]d sentence (one word).
-pub(crate) const CODE: char = '\u{1}';
-
-/// `text` as the sentence readers take it, byte for byte the same length: an inline code span
-/// becomes [`CODE`] followed by spaces (words inside code are no cue, and a span counts as one
-/// word), emphasis marks (`*`, `~`) become spaces.
-pub(crate) fn normalise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_code = false;
-    for c in text.chars() {
-        if c == '`' {
-            out.push(if in_code { ' ' } else { CODE });
-            in_code = !in_code;
-        } else if in_code {
-            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
-        } else if matches!(c, '*' | '~') {
-            out.push(' ');
-        } else {
-            out.push(c);
-        }
+/// `at` moved back to a char boundary of `s`.
+fn floor(s: &str, mut at: usize) -> usize {
+    while at > 0 && !s.is_char_boundary(at) {
+        at -= 1;
     }
-    out
+    at
 }
 
 #[cfg(test)]

@@ -10,8 +10,6 @@
 
 use super::{quote, Doc, Piece, SiteCx, SiteFilter, Verdict, Why};
 use crate::extract::{CallForm, Site};
-use regex::Regex;
-use std::sync::OnceLock;
 
 pub(super) fn prepare(_doc: &Doc<'_>) -> Option<Box<dyn SiteFilter>> {
     Some(Box::new(Django))
@@ -19,13 +17,60 @@ pub(super) fn prepare(_doc: &Doc<'_>) -> Option<Box<dyn SiteFilter>> {
 
 struct Django;
 
-/// Words that name Django's query language (or a place that holds it).
-fn words() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"(?i)\bconstraints?\b|\bquery\s?sets?\b|\.objects\.|\bQ\(|\bQ\s+objects?\b|\bORM\b|\bnbshell\b|\bdjango\s+(?:shell|admin|orm|quer(?:y|ies)|lookups?\s+in\s+(?:python|scripts?))")
-            .expect("valid pattern")
-    })
+/// The first place in `text` that names Django's query language (or a place that holds it):
+/// `constraint(s)`, `queryset`, `query set`, `.objects.`, `Q(`, `Q object`, `ORM`, `nbshell`,
+/// `Django shell`/`admin`/`ORM`/`query`. Its byte range.
+fn django_words(text: &str) -> Option<std::ops::Range<usize>> {
+    let lower = text.to_ascii_lowercase();
+    let word_at = |i: usize, w: &str| {
+        let before = lower[..i].chars().next_back();
+        let after = lower[i + w.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    };
+    let mut best: Option<std::ops::Range<usize>> = None;
+    let mut found = |r: std::ops::Range<usize>| {
+        if best.as_ref().is_none_or(|b| r.start < b.start) {
+            best = Some(r);
+        }
+    };
+    for w in [
+        "constraint",
+        "constraints",
+        "queryset",
+        "querysets",
+        "query set",
+        "query sets",
+        "nbshell",
+        "django shell",
+        "django admin",
+        "django orm",
+        "django query",
+        "django queries",
+    ] {
+        if let Some(i) = lower
+            .match_indices(w)
+            .map(|(i, _)| i)
+            .find(|&i| word_at(i, w))
+        {
+            found(i..i + w.len());
+        }
+    }
+    // Case matters for these: `ORM` (not "form"), `Q(` (not "q(").
+    for w in ["ORM", "Q(", "Q object"] {
+        if let Some(i) = text.match_indices(w).map(|(i, _)| i).find(|&i| {
+            !text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+                && (w.ends_with('(') || !text[i + w.len()..].starts_with(char::is_alphanumeric))
+        }) {
+            found(i..i + w.len());
+        }
+    }
+    if let Some(i) = text.find(".objects.") {
+        found(i..i + ".objects.".len());
+    }
+    best
 }
 
 impl SiteFilter for Django {
@@ -60,13 +105,37 @@ impl SiteFilter for Django {
         ];
         for (piece, place) in places {
             let Some(p) = piece else { continue };
-            if let Some(m) = words().find(&p.raw) {
+            if let Some(m) = django_words(&p.raw) {
                 return Verdict::NotACall(Why {
-                    text: format!("{place} says {}", quote(m.as_str())),
-                    marker: Some(p.host(&m.range())),
+                    text: format!("{place} says {}", quote(&p.raw[m.clone()])),
+                    marker: Some(p.host(&m)),
                 });
             }
         }
         Verdict::Call
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::django_words;
+
+    #[test]
+    fn words_that_name_django() {
+        for (text, want) in [
+            ("A permission constraint such as", Some("constraint")),
+            ("| Constraints |", Some("Constraints")),
+            (
+                "In a script, `Device.objects.filter()` takes",
+                Some(".objects."),
+            ),
+            ("Combine them with `Q(a=1) | Q(b=2)`", Some("Q(")),
+            ("the Django ORM", Some("Django ORM")),
+            ("a form field", None),
+            ("Filter examples", None),
+            ("unconstrained queries", None),
+        ] {
+            assert_eq!(django_words(text).map(|r| &text[r]), want, "{text:?}");
+        }
     }
 }

@@ -10,8 +10,6 @@
 
 use super::cues::Cue;
 use super::{quote, Doc, Piece, SiteCx, SiteFilter, Verdict, Why};
-use regex::Regex;
-use std::sync::OnceLock;
 
 pub(super) fn prepare(doc: &Doc<'_>) -> Option<Box<dyn SiteFilter>> {
     let release = doc
@@ -74,44 +72,125 @@ enum Release {
 
 /// The release heading `text` (a heading's text) is, if any.
 fn heading(text: &str) -> Option<Release> {
-    static NAMED: OnceLock<Regex> = OnceLock::new();
-    static VERSION: OnceLock<Regex> = OnceLock::new();
-    static DATE: OnceLock<Regex> = OnceLock::new();
-    let named = NAMED.get_or_init(|| {
-        Regex::new(r"(?i)^\W*(?:release\s+notes|changelog|change\s+log|release\s+history|version\s+history|unreleased|what[’']?s\s+new)\b")
-            .expect("valid pattern")
-    });
-    let version = VERSION.get_or_init(|| {
-        Regex::new(r"(?i)^\W*\[?\s*(?:netbox\s+)?(?:version\s+|release\s+)?v?\d+\.\d+(?:\.\d+)?(?:[-.]?(?:alpha|beta|rc|dev)\.?\d*)?\s*\]?(?:\([^)]*\))?\s*(?:\([^)]*\))?\s*(?:[-–—:]\s*\S.*)?$")
-            .expect("valid pattern")
-    });
-    let date = DATE.get_or_init(|| {
-        Regex::new(r"(?i)\d{4}-\d{2}-\d{2}|\((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{4}\)|\((?:future|unreleased|tbd)\)")
-            .expect("valid pattern")
-    });
-    let t = text.trim();
-    if named.is_match(t) {
-        Some(Release::Named)
-    } else if version.is_match(t) {
-        Some(if date.is_match(t) {
-            Release::Dated
-        } else {
-            Release::Version
-        })
-    } else {
-        None
+    let t = text.trim().to_lowercase();
+    let bare = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let named = [
+        "release notes",
+        "changelog",
+        "change log",
+        "release history",
+        "version history",
+        "unreleased",
+        "what's new",
+        "what’s new",
+    ];
+    if named.iter().any(|n| {
+        bare.strip_prefix(n)
+            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
+    }) {
+        return Some(Release::Named);
     }
+    let rest = version_prefix(bare)?;
+    // After the version: nothing, a link target and a date in parentheses, or a dash or a
+    // colon and a date or a title (`[1.2.0] - 2024-01-01`); no more words.
+    let mut rest = rest.trim_start_matches(']').trim_start();
+    while let Some(inner) = rest.strip_prefix('(') {
+        rest = inner.split_once(')').map_or("", |(_, r)| r).trim_start();
+    }
+    let tail_ok = rest.is_empty() || rest.starts_with(['-', '–', '—', ':']);
+    if !tail_ok {
+        return None;
+    }
+    Some(if dated(&t) {
+        Release::Dated
+    } else {
+        Release::Version
+    })
+}
+
+/// What follows a heading's version (`netbox v4.1.0-beta1`, `version 2.6`, `[1.2.0`), or
+/// `None` when it does not start with one.
+fn version_prefix(t: &str) -> Option<&str> {
+    let mut t = t.trim_start_matches('[').trim_start();
+    for word in ["netbox ", "version ", "release "] {
+        t = t.strip_prefix(word).unwrap_or(t).trim_start();
+    }
+    let t = t.strip_prefix('v').unwrap_or(t);
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let major = digits(t);
+    let after_major = t.get(major..)?.strip_prefix('.')?;
+    let minor = digits(after_major);
+    if major == 0 || minor == 0 {
+        return None;
+    }
+    let mut rest = &after_major[minor..];
+    if let Some(p) = rest.strip_prefix('.').filter(|p| digits(p) > 0) {
+        rest = &p[digits(p)..];
+    }
+    for pre in ["alpha", "beta", "rc", "dev"] {
+        if let Some(p) = rest
+            .strip_prefix(['-', '.'])
+            .and_then(|p| p.strip_prefix(pre))
+        {
+            let p = p.trim_start_matches('.');
+            rest = &p[digits(p)..];
+        }
+    }
+    (!rest.starts_with(char::is_alphanumeric)).then_some(rest)
+}
+
+/// True when a heading holds a release date: `2024-09-03`, `(May 2026)`, `(FUTURE)`.
+fn dated(t: &str) -> bool {
+    let b = t.as_bytes();
+    let iso = b.windows(10).any(|w| {
+        w.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
+    });
+    let months = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let month_year = t.split('(').skip(1).any(|p| {
+        let inner = p.split(')').next().unwrap_or("");
+        let mut words = inner.split_whitespace();
+        let (Some(m), Some(y)) = (words.next(), words.next()) else {
+            return false;
+        };
+        months.iter().any(|x| m.starts_with(x))
+            && y.len() == 4
+            && y.bytes().all(|c| c.is_ascii_digit())
+    });
+    iso || month_year
+        || ["(future)", "(unreleased)", "(tbd)"]
+            .iter()
+            .any(|w| t.contains(w))
 }
 
 /// A section heading of release notes (`Enhancements`, `Bug Fixes`, `Breaking Changes`,
 /// Keep a Changelog's `Added` / `Removed`, ...).
 fn is_release_section(text: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(r"(?i)^\W*(?:enhancements|bug\s+fixes|new\s+features|breaking\s+changes|(?:rest\s+|graphql\s+)?api\s+changes|other\s+changes|deprecations|added|changed|fixed|removed|security)\W*$")
-            .expect("valid pattern")
-    })
-    .is_match(text.trim())
+    let t = text
+        .trim()
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    [
+        "enhancements",
+        "bug fixes",
+        "new features",
+        "breaking changes",
+        "api changes",
+        "rest api changes",
+        "graphql api changes",
+        "other changes",
+        "deprecations",
+        "added",
+        "changed",
+        "fixed",
+        "removed",
+        "security",
+    ]
+    .contains(&t.as_str())
 }
 
 #[cfg(test)]

@@ -307,6 +307,18 @@ impl Filters {
     /// What `site` is: read from `code` (the text it was extracted from, with its map to the
     /// host; `None` for prose), standing in `around`.
     pub fn sort(&self, site: Site, code: Option<(&str, &OffsetMap)>, around: &Around) -> Sorted {
+        self.sort_in(site, code, around, &OnceCell::new())
+    }
+
+    /// [`Filters::sort`] with the label of `around` kept in `shared` for the next site that
+    /// stands in it (the sites of one block share it).
+    fn sort_in(
+        &self,
+        site: Site,
+        code: Option<(&str, &OffsetMap)>,
+        around: &Around,
+        shared: &OnceCell<Option<Label>>,
+    ) -> Sorted {
         let range = site_range(&site);
         let cx = SiteCx {
             site: &site,
@@ -314,6 +326,7 @@ impl Filters {
             code,
             around,
             cue: OnceCell::new(),
+            around_cue: shared,
         };
         for (read_as, filter) in &self.list {
             match filter.read(&cx) {
@@ -359,8 +372,9 @@ impl Filters {
         }
         let mut calls = Vec::with_capacity(sites.len());
         let mut held = Vec::new();
+        let shared = OnceCell::new();
         for site in sites {
-            match self.sort(site, code, around) {
+            match self.sort_in(site, code, around, &shared) {
                 Sorted::Call(site, parts) => {
                     calls.push(site);
                     held.extend(parts);
@@ -461,6 +475,8 @@ pub(crate) struct SiteCx<'a> {
     pub code: Option<(&'a str, &'a OffsetMap)>,
     pub around: &'a Around,
     cue: OnceCell<Option<Label>>,
+    /// The label of `around`, shared by the sites that stand in it.
+    around_cue: &'a OnceCell<Option<Label>>,
 }
 
 impl<'a> SiteCx<'a> {
@@ -499,53 +515,59 @@ impl<'a> SiteCx<'a> {
 
     /// The label the text around the site gives it (see [`SiteCx::label`]; no comments).
     pub fn around_label(&self) -> Option<Label> {
-        let a = self.around;
-        let from = |piece: &Piece, hit: cues::Hit, source: Source| Label {
-            cue: hit.cue,
-            source,
-            marker: piece.host(&hit.range),
-            words: piece.text[hit.range].to_string(),
-        };
-        if let Some(col) = &a.column {
-            if let Some(hit) = cues::label(&col.text, Place::Column) {
-                return Some(from(col, hit, Source::Column));
-            }
-        }
-        for cell in &a.row {
-            if let Some(hit) = cues::label(&cell.text, Place::Status) {
-                return Some(from(cell, hit, Source::Row));
-            }
-        }
-        if let Some(b) = &a.before {
-            if let Some(hit) = cues::before(&b.text) {
-                return Some(from(b, hit, Source::Sentence));
-            }
-        }
-        if let Some(after) = &a.after {
-            if let Some(hit) = cues::after(&after.text) {
-                return Some(from(after, hit, Source::Sentence));
-            }
-        }
-        if let Some(lead) = &a.lead {
-            if let Some(hit) = cues::label(&lead.text, Place::Lead) {
-                return Some(from(lead, hit, Source::Lead));
-            }
-        }
-        // A heading counts for a code block (no sentence of its own) when it is a label.
-        if a.before.is_none() {
-            if let Some(h) = a.section() {
-                if let Some(cue) = cues::heading_label(&h.text) {
-                    return Some(Label {
-                        cue,
-                        source: Source::Heading,
-                        marker: h.at..h.at + h.text.len(),
-                        words: h.text.clone(),
-                    });
-                }
-            }
-        }
-        None
+        self.around_cue
+            .get_or_init(|| label_of(self.around))
+            .clone()
     }
+}
+
+/// The label `a` gives the sites that stand in it (see [`SiteCx::label`]).
+fn label_of(a: &Around) -> Option<Label> {
+    let from = |piece: &Piece, hit: cues::Hit, source: Source| Label {
+        cue: hit.cue,
+        source,
+        marker: piece.host(&hit.range),
+        words: piece.text[hit.range].to_string(),
+    };
+    if let Some(col) = &a.column {
+        if let Some(hit) = cues::label(&col.text, Place::Column) {
+            return Some(from(col, hit, Source::Column));
+        }
+    }
+    for cell in &a.row {
+        if let Some(hit) = cues::label(&cell.text, Place::Status) {
+            return Some(from(cell, hit, Source::Row));
+        }
+    }
+    if let Some(b) = &a.before {
+        if let Some(hit) = cues::before(&b.text) {
+            return Some(from(b, hit, Source::Sentence));
+        }
+    }
+    if let Some(after) = &a.after {
+        if let Some(hit) = cues::after(&after.text) {
+            return Some(from(after, hit, Source::Sentence));
+        }
+    }
+    if let Some(lead) = &a.lead {
+        if let Some(hit) = cues::label(&lead.text, Place::Lead) {
+            return Some(from(lead, hit, Source::Lead));
+        }
+    }
+    // A heading counts for a code block (no sentence of its own) when it is a label.
+    if a.before.is_none() {
+        if let Some(h) = a.section() {
+            if let Some(cue) = cues::heading_label(&h.text) {
+                return Some(Label {
+                    cue,
+                    source: Source::Heading,
+                    marker: h.at..h.at + h.text.len(),
+                    words: h.text.clone(),
+                });
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
