@@ -208,3 +208,104 @@ fn messages_say_why() {
         "read as a wrong example: “WRONG” in its comment (line 4)"
     );
 }
+
+/// One host of `tests/fixtures/lessons/matrix.txt`: a text with `{}` where a marker goes.
+struct Host {
+    title: String,
+    slot: String,
+    kind: HostKind,
+    text: String,
+}
+
+/// The marker rows (`slot`, words, twin's words) and hosts of the matrix.
+fn matrix() -> (Vec<(String, String, String)>, Vec<Host>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lessons/matrix.txt");
+    let text = std::fs::read_to_string(&path).expect("tests/fixtures/lessons/matrix.txt");
+    let mut blocks = text.split("\n=== ");
+    let markers = blocks
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix("marker: "))
+        .map(|l| {
+            let parts: Vec<&str> = l.split(" | ").map(str::trim).collect();
+            assert_eq!(parts.len(), 3, "a marker row has three parts: {l}");
+            (parts[0].into(), parts[1].into(), parts[2].into())
+        })
+        .collect();
+    let hosts = blocks
+        .map(|block| {
+            let (head, body) = block.split_once("\n---\n").expect("`---` after the header");
+            let mut lines = head.lines();
+            let title = lines.next().unwrap_or_default().to_string();
+            let (mut slot, mut kind) = (String::new(), HostKind::Text);
+            for l in lines {
+                match l.split_once(':').expect("key: value") {
+                    ("slot", v) => slot = v.trim().into(),
+                    ("kind", v) => {
+                        kind = HostKind::from_path(Path::new(&format!("x.{}", v.trim())))
+                            .expect("kind")
+                    }
+                    (other, _) => panic!("unknown header {other}"),
+                }
+            }
+            let text = body.trim_end_matches('\n').to_string() + "\n";
+            assert!(text.contains("{}"), "{title}: no `{{}}`");
+            Host {
+                title,
+                slot,
+                kind,
+                text,
+            }
+        })
+        .collect();
+    (markers, hosts)
+}
+
+/// Every marker in every host of its slot, both ways: the marker holds the one site back as a
+/// lesson with nothing loud; its twin's words leave it a call with a loud finding.
+#[test]
+fn every_marker_in_every_host_of_the_matrix() {
+    let (markers, hosts) = matrix();
+    let k = knowledge(Readings::default());
+    let mut bad = Vec::new();
+    let mut pairs = 0;
+    for (slot, wrong, twin) in &markers {
+        let of_slot: Vec<&Host> = hosts.iter().filter(|h| &h.slot == slot).collect();
+        assert!(!of_slot.is_empty(), "no host for the slot {slot}");
+        for h in of_slot {
+            pairs += 1;
+            for (words, quiet) in [(wrong, true), (twin, false)] {
+                let text = h.text.replace("{}", words);
+                let r = analyze_report(&text, h.kind, &k, None);
+                let held: Vec<ReadAs> = r.not_checked.iter().map(|n| n.read_as).collect();
+                let ok = if quiet {
+                    held == [ReadAs::Lesson] && loud(&r) == 0
+                } else {
+                    held.is_empty() && loud(&r) > 0
+                };
+                // Fix-all edits nothing inside a lesson (an information note may carry a fix).
+                let edits_lesson = netbox_lsp::fix::fix_all_edits(&r.findings).iter().any(|e| {
+                    r.not_checked
+                        .iter()
+                        .any(|n| e.range.start < n.range.end && n.range.start < e.range.end)
+                });
+                if !ok || edits_lesson {
+                    bad.push(format!(
+                        "{} with {words:?}: held {held:?}, {} loud, fix-all edits it: {edits_lesson}: {:?}",
+                        h.title,
+                        loud(&r),
+                        r.findings.iter().map(|f| f.code).collect::<Vec<_>>()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(pairs >= 150, "only {pairs} marker/host pairs");
+    assert!(
+        bad.is_empty(),
+        "{} of {pairs} pairs:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}

@@ -368,6 +368,12 @@ pub(crate) fn label(text: &str, place: Place) -> Option<Hit> {
         Place::Lead if hit.cue == Cue::Wrong && is_predicate(&text[hit.range.clone()]) => {
             deictic(text).then_some(hit)
         }
+        // A comment that states what NetBox does is about the code when it says nothing else
+        // first (`# returns every object`) or names the code (`# this filter is ignored`,
+        // `# device_role_id does not exist`); "# device doesn't exist yet" is about the data.
+        Place::Comment if hit.cue == Cue::Wrong && is_predicate(&text[hit.range.clone()]) => {
+            about_the_code(text, &toks, hit.range.start).then_some(hit)
+        }
         _ => Some(hit),
     }
 }
@@ -390,6 +396,45 @@ fn is_predicate(hit: &str) -> bool {
     ]
     .iter()
     .any(|w| h.contains(w))
+}
+
+/// True when the words of `text` before byte `at` (its tokens `toks`) are none, point at the
+/// code (`this`, `it`), quote it, or name a filter, a field or a call (`name__in`, `filter`).
+fn about_the_code(text: &str, toks: &[Tok], at: usize) -> bool {
+    const NOUNS: &[&str] = &[
+        "filter",
+        "filters",
+        "lookup",
+        "lookups",
+        "parameter",
+        "parameters",
+        "param",
+        "params",
+        "field",
+        "fields",
+        "key",
+        "keys",
+        "argument",
+        "arguments",
+        "endpoint",
+        "endpoints",
+        "query",
+        "queries",
+        "url",
+        "call",
+        "form",
+        "path",
+    ];
+    let before: Vec<&Tok> = toks
+        .iter()
+        .filter(|t| t.range.end <= at && t.is_word())
+        .collect();
+    before.is_empty()
+        || deictic(text)
+        || text[..at].contains(['`', CODE])
+        || before
+            .iter()
+            .any(|t| t.word == "§" || t.word.contains('_') || NOUNS.contains(&t.word.as_str()))
 }
 
 /// True when `text` starts by pointing at what follows ("This", "These", "The following").
@@ -549,7 +594,17 @@ pub(crate) fn before(before: &str) -> Option<Hit> {
 /// A label that ends with a colon right before the code (`Wrong (on purpose): `x``, `✅ Right:
 /// `y``): the label's first cue, when the label is a few words.
 fn colon_label(before: &str) -> Option<Hit> {
-    let head = before.trim_end().strip_suffix(':')?;
+    // The method of a request line is the call's, not the label's (`Wrong:\nGET /api/...`).
+    let mut head = before.trim_end();
+    for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
+        if let Some(h) = head.strip_suffix(method) {
+            if h.is_empty() || h.ends_with(char::is_whitespace) {
+                head = h.trim_end();
+                break;
+            }
+        }
+    }
+    let head = head.strip_suffix(':')?;
     // The label starts after the last sentence end (`3.x` is none: a stop needs a space after).
     let b = head.as_bytes();
     let start = (0..b.len())
@@ -657,6 +712,23 @@ mod tests {
                 None,
             ),
             ("an anti-pattern", Place::Comment, Some(Cue::Wrong)),
+            ("returns every object", Place::Comment, Some(Cue::Wrong)),
+            (
+                "device_role_id is ignored",
+                Place::Comment,
+                Some(Cue::Wrong),
+            ),
+            (
+                "this filter does not exist",
+                Place::Comment,
+                Some(Cue::Wrong),
+            ),
+            (
+                "Read from main - device doesn't exist yet",
+                Place::Comment,
+                None,
+            ),
+            ("the cache is ignored here", Place::Comment, None),
             (
                 "Not like this (`filter` is not an argument):",
                 Place::Lead,
@@ -713,6 +785,9 @@ mod tests {
             ("Wrong (ümlaut before it on purpose): ", Some(Cue::Wrong)),
             ("Wrong (the 3.x name): ", Some(Cue::Wrong)),
             ("✅ Right: ", Some(Cue::Right)),
+            ("Anti-pattern:\nGET ", Some(Cue::Wrong)),
+            ("Send:\nGET ", Some(Cue::Right)),
+            ("See the GET ", None),
             ("/api/dcim/devices/?wwn=zz-no-such\n", None),
         ] {
             assert_eq!(cue_before(text), want, "{text:?}");

@@ -84,10 +84,20 @@ fn heading(text: &str) -> Option<Release> {
         "what's new",
         "what’s new",
     ];
-    if named.iter().any(|n| {
-        bare.strip_prefix(n)
-            .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
-    }) {
+    // The name alone, or with what it is of (`Release Notes for 4.1`, `Changelog: v2`);
+    // "Changelog Messages" (a section of NetBox's REST guide) names a feature, not history.
+    let names_it = |rest: &str| {
+        let rest = rest.trim_start();
+        rest.is_empty()
+            || rest.starts_with([':', '-', '–', '—', '(', '['])
+            || ["for ", "in ", "of ", "since "]
+                .iter()
+                .any(|w| rest.starts_with(w))
+    };
+    if named
+        .iter()
+        .any(|n| bare.strip_prefix(n).is_some_and(names_it))
+    {
         return Some(Release::Named);
     }
     let rest = version_prefix(bare)?;
@@ -210,6 +220,10 @@ mod tests {
             ),
             ("Release Notes", Some(Release::Named)),
             ("Changelog", Some(Release::Named)),
+            ("Release Notes for NetBox 4.1", Some(Release::Named)),
+            ("What's New in v4.0", Some(Release::Named)),
+            ("Changelog Messages", None),
+            ("Unreleased features", None),
             ("NetBox 4.0+ filters", None),
             ("Recent changes", None),
             ("Filtering", None),
