@@ -462,7 +462,7 @@ fn atx(line: &str) -> Option<(u8, Range<usize>)> {
 
 /// The list marker's length when `line` is a list item (`- `, `* `, `+ `, `1. `, `1) `).
 fn list_marker(line: &str) -> Option<usize> {
-    let t = line.trim_start_matches(|c: char| c == '>' || c == ' ' || c == '\t');
+    let t = line.trim_start_matches(['>', ' ', '\t']);
     let lead = line.len() - t.len();
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
     let marker = if t.starts_with(['-', '*', '+']) {
