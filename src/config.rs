@@ -5,9 +5,11 @@
 //! Keys: `netbox_version` (string), `index` (path), `graphql_schema` (path), `severity` (table
 //! code → `error|warning|information|hint|off`), `exclude` (list of globs), `upgrade_to`
 //! (string: the editor also reports what breaks on that newer release; `check` takes
-//! `--upgrade-to` instead). Editors that use camelCase may write `netboxVersion`,
-//! `graphqlSchema` and `upgradeTo`.
+//! `--upgrade-to` instead), `skip` (table reading → boolean: `lesson`, `history`, `django`,
+//! `foreign`; `false` checks such calls). Editors that use camelCase may write
+//! `netboxVersion`, `graphqlSchema` and `upgradeTo`.
 
+use crate::extract::intent::{ReadAs, Readings};
 use crate::finding::Severity;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,6 +57,9 @@ pub struct Settings {
     /// `instance.url` named by a workspace (`netbox-lsp.toml`): the server contacts it only when
     /// the user's own settings name the same URL; token settings are never read from here.
     pub instance_url: Option<String>,
+    /// `[skip]`: per reading of a site as not a call (`lesson = false`), whether such sites are
+    /// held back (`true`, the default) or checked as calls (`false`).
+    pub skip: BTreeMap<ReadAs, bool>,
 }
 
 /// A parsed layer and what was wrong with it. A bad value drops only its own key (or its own
@@ -78,6 +83,7 @@ const KEYS: &[&str] = &[
     "exclude",
     "instance",
     "upgrade_to",
+    "skip",
 ];
 
 /// camelCase spellings accepted from editor settings.
@@ -138,6 +144,7 @@ impl Settings {
                     "`live` is ignored here: live checks against NetBox are turned on only in your user settings (the editor's user settings, `[live]` in ~/.config/netbox-lsp/config.toml, NETBOX_LSP_LIVE=1) or with `check --live`, never by a workspace".into(),
                 ),
                 "upgrade_to" => s.upgrade_to = keep(opt_string(key, v), errors),
+                "skip" => s.skip = skip_table(v, warnings, errors),
                 _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
         }
@@ -171,7 +178,19 @@ impl Settings {
                 out.exclude.push(g.clone());
             }
         }
+        for (r, on) in &over.skip {
+            out.skip.insert(*r, *on);
+        }
         out
+    }
+
+    /// The readings in effect: every one on unless `[skip]` turns it off.
+    pub fn readings(&self) -> Readings {
+        let mut r = Readings::default();
+        for (read_as, on) in &self.skip {
+            r.set(*read_as, *on);
+        }
+        r
     }
 
     /// The severity to report `code` with: the override if any, else `default`; `None` = off.
@@ -341,6 +360,47 @@ pub fn unknown_code_warning(code: &str) -> Option<String> {
             "unknown code `{code}`: no check reports it (codes: docs/diagnostics.md, docs/graphql.md)"
         ),
     })
+}
+
+/// The valid entries of a `skip` table (`lesson = false`). A value that is not a boolean drops
+/// its entry with an error; an unknown reading is dropped with a warning naming the known ones.
+fn skip_table(
+    v: &serde_json::Value,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> BTreeMap<ReadAs, bool> {
+    let names = || {
+        ReadAs::ALL
+            .iter()
+            .map(|r| r.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let obj = match v {
+        serde_json::Value::Null => return BTreeMap::new(),
+        serde_json::Value::Object(o) => o,
+        other => {
+            errors.push(format!(
+                "`skip` must be a table of reading = true|false ({}), found {other}",
+                names()
+            ));
+            return BTreeMap::new();
+        }
+    };
+    let mut out = BTreeMap::new();
+    for (name, on) in obj {
+        let Some(read_as) = ReadAs::from_name(name) else {
+            warnings.push(format!("unknown key `skip.{name}` (known: {})", names()));
+            continue;
+        };
+        match on.as_bool() {
+            Some(b) => {
+                out.insert(read_as, b);
+            }
+            None => errors.push(format!("`skip.{name}` must be true or false, found {on}")),
+        }
+    }
+    out
 }
 
 /// `instance = { url = "https://…" }` of a workspace: only the URL is taken; token settings here
@@ -513,6 +573,29 @@ null-complement = "off"
         assert_eq!(p.settings.netbox_version.as_deref(), Some("4.3"));
         assert_eq!(p.settings.exclude, vec!["a/**".to_string()]);
         assert_eq!(p.errors.len(), 2, "{:?}", p.errors);
+    }
+
+    #[test]
+    fn skip_turns_a_reading_off() {
+        let p = Settings::from_toml(
+            "[skip]\nlesson = false\nhistory = true\ncolour = false\ndjango = \"no\"\n",
+            Path::new("/"),
+        )
+        .unwrap();
+        let r = p.settings.readings();
+        assert!(!r.is_on(ReadAs::Lesson));
+        assert!(r.is_on(ReadAs::History) && r.is_on(ReadAs::Django) && r.is_on(ReadAs::Foreign));
+        assert!(
+            p.warnings.iter().any(|w| w.contains("skip.colour")),
+            "{:?}",
+            p.warnings
+        );
+        assert!(
+            p.errors.iter().any(|e| e.contains("skip.django")),
+            "{:?}",
+            p.errors
+        );
+        assert_eq!(Settings::default().readings(), Readings::default());
     }
 
     #[test]

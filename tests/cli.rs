@@ -1037,3 +1037,113 @@ fn index_picks_up_the_schema_beside_it() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(!r.stderr.contains("beside the index"), "{}", r.stderr);
 }
+
+/// Issue 18 §4: the calls not checked are counted in the summary (every format), listed with
+/// why by `--explain` (text lines, JSON elements, SARIF `notApplicable` results), and a
+/// `[skip]` switch in netbox-lsp.toml checks one kind again.
+#[test]
+fn calls_not_checked_are_counted_explained_and_switchable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("skill.md"),
+        "# NetBox skill\n\nNever use `/api/dcim/devices/?site_id__in=4,5`.\n\n```python\n# WRONG\nnb.dcim.devices.filter(device_role=\"leaf\")\n```\n\n| Constraints |\n|---|\n| `{\"status__in\": [\"planned\"]}` |\n\nLeaf switches: `/api/dcim/devices/?role_id=3&colour=red`.\n",
+    )
+    .unwrap();
+    let plain = run_in(dir, &["check", "skill.md"]);
+    assert_eq!(plain.code, 1, "{}", plain.stderr);
+    assert_eq!(
+        plain.stdout.matches("error[").count(),
+        1,
+        "{}",
+        plain.stdout
+    );
+    assert!(plain.stdout.contains("colour"), "{}", plain.stdout);
+    assert!(
+        plain
+            .stderr
+            .contains("found; not checked: 1 Django query, 2 lessons)"),
+        "{}",
+        plain.stderr
+    );
+
+    let text = run_in(dir, &["check", "skill.md", "--explain"]);
+    let skipped: Vec<&str> = text
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": skipped["))
+        .collect();
+    assert_eq!(skipped.len(), 3, "{}", text.stdout);
+    assert!(
+        skipped[0].starts_with("skill.md:3:12: skipped[lesson] read as a wrong example: its sentence says “Never use” (line 3)"),
+        "{}",
+        skipped[0]
+    );
+    assert!(
+        skipped[1].contains("skipped[lesson]")
+            && skipped[1].contains("“WRONG” in its comment (line 6)"),
+        "{}",
+        skipped[1]
+    );
+    assert!(
+        skipped[2].contains("skipped[django]")
+            && skipped[2].contains("its table column says “Constraints”"),
+        "{}",
+        skipped[2]
+    );
+
+    let j = run_in(dir, &["check", "skill.md", "--explain", "--format", "json"]);
+    let all = json(&j);
+    assert_eq!(all.iter().filter(|e| e.get("code").is_some()).count(), 1);
+    let held: Vec<&str> = all.iter().filter_map(|e| e["skipped"].as_str()).collect();
+    assert_eq!(held, ["lesson", "lesson", "django"]);
+    assert!(all.iter().all(|e| e["range"]["start"]["line"].is_u64()));
+    // Without --explain the JSON holds the findings alone.
+    assert_eq!(
+        json(&run_in(dir, &["check", "skill.md", "--format", "json"])).len(),
+        1
+    );
+
+    let sarif = |args: &[&str]| -> Value {
+        let r = run_in(dir, args);
+        serde_json::from_str(&r.stdout).expect("SARIF")
+    };
+    let log = sarif(&["check", "skill.md", "--format", "sarif"]);
+    let run = &log["runs"][0];
+    assert_eq!(run["properties"]["notChecked"]["lesson"], 2);
+    assert_eq!(run["properties"]["notChecked"]["django"], 1);
+    assert_eq!(run["results"].as_array().unwrap().len(), 1);
+    let log = sarif(&["check", "skill.md", "--format", "sarif", "--explain"]);
+    let results = log["runs"][0]["results"].as_array().unwrap().clone();
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let na: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["kind"] == "notApplicable")
+        .collect();
+    assert_eq!(na.len(), 3);
+    for r in &na {
+        assert_eq!(r["level"], "none");
+        let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[idx]["id"], r["ruleId"]);
+    }
+
+    // [skip] lesson = false: the lessons are checked as calls again; the Django query is not.
+    std::fs::write(dir.join("netbox-lsp.toml"), "[skip]\nlesson = false\n").unwrap();
+    let r = run_in(dir, &["check", "skill.md"]);
+    assert_eq!(r.stdout.matches("error[").count(), 3, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("not checked: 1 Django query)"),
+        "{}",
+        r.stderr
+    );
+    std::fs::write(dir.join("netbox-lsp.toml"), "[skip]\nlessons = false\n").unwrap();
+    let r = run_in(dir, &["check", "skill.md"]);
+    assert!(
+        r.stderr.contains("unknown key `skip.lessons`"),
+        "{}",
+        r.stderr
+    );
+}

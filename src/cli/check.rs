@@ -6,7 +6,8 @@ use super::knowledge::knowledge_for;
 use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
-use crate::analysis::{analyze_counted, Knowledge};
+use crate::analysis::{analyze_report, Knowledge};
+use crate::extract::intent::Counts;
 use crate::finding::{Finding, Severity};
 use crate::lines::LineIndex;
 use rayon::prelude::*;
@@ -37,7 +38,13 @@ pub fn run(args: &CheckArgs) -> i32 {
         args.index.as_deref(),
         args.graphql_schema.as_deref(),
     ) {
-        Ok(k) => k,
+        Ok((k, notes)) => (
+            Knowledge {
+                readings: args.readings,
+                ..k
+            },
+            notes,
+        ),
         Err(e) => {
             eprintln!("netbox-lsp: error: {e}");
             return 2;
@@ -83,6 +90,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         .collect();
 
     let mut located: Vec<Located> = Vec::new();
+    let mut skipped: Vec<output::Skipped> = Vec::new();
     let mut checked = 0usize;
     let mut found_sites = Sites::default();
     // --fix/--diff first, one file after another (each write is checked against what was read);
@@ -106,6 +114,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             stdin.kind,
             &knowledge,
             &overrides,
+            args.explain,
             &mut sites,
             &mut notes,
         );
@@ -118,7 +127,14 @@ pub fn run(args: &CheckArgs) -> i32 {
         .map(|input| {
             let mut notes = Vec::new();
             let mut sites = Sites::default();
-            let r = check_file(input, &knowledge, &overrides, &mut sites, &mut notes);
+            let r = check_file(
+                input,
+                &knowledge,
+                &overrides,
+                args.explain,
+                &mut sites,
+                &mut notes,
+            );
             (r, notes, sites)
         })
         .collect();
@@ -128,9 +144,10 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
         found_sites.add(sites);
         match result {
-            Ok(Some(found)) => {
+            Ok(Some((found, held))) => {
                 checked += 1;
                 located.extend(found);
+                skipped.extend(held);
             }
             Ok(None) => {}
             Err(e) => {
@@ -157,9 +174,11 @@ pub fn run(args: &CheckArgs) -> i32 {
         std::mem::take(&mut fixes.diff)
     } else {
         let findings = match args.format {
-            Format::Text => output::text::render(&located),
-            Format::Json => output::json::render(&located),
-            Format::Sarif => output::sarif::render(&located),
+            Format::Text => {
+                output::text::render(&located) + &output::text::render_skipped(&skipped)
+            }
+            Format::Json => output::json::render(&located, &skipped),
+            Format::Sarif => output::sarif::render(&located, found_sites.not_checked, &skipped),
         };
         if args.format == Format::Text {
             // What --fix changed, then what is left.
@@ -330,6 +349,7 @@ pub(super) fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     }
     let file = parsed.settings;
     let mut out = args.clone();
+    out.readings = file.readings();
     out.netbox_version = out.netbox_version.or(file.netbox_version);
     out.index = out.index.or(file.index);
     out.graphql_schema = out.graphql_schema.or(file.graphql_schema);
@@ -427,15 +447,18 @@ fn diff_stdin(
     out.files += 1;
 }
 
-/// What [`check_file`] gives for one file.
-type FileResult = Result<Option<Vec<Located>>, String>;
+/// What [`check_file`] gives for one file: its findings and (with `--explain`) the sites it
+/// did not check.
+type FileResult = Result<Option<(Vec<Located>, Vec<output::Skipped>)>, String>;
 
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
 /// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
+/// `explain`: also locate the sites not checked.
 fn check_file(
     input: &Input,
     knowledge: &Knowledge,
     overrides: &HashMap<&str, Option<Severity>>,
+    explain: bool,
     sites: &mut Sites,
     notes: &mut Vec<String>,
 ) -> FileResult {
@@ -447,7 +470,7 @@ fn check_file(
     }
     let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
     check_bytes(
-        &shown, bytes, input.kind, knowledge, overrides, sites, notes,
+        &shown, bytes, input.kind, knowledge, overrides, explain, sites, notes,
     )
 }
 
@@ -458,6 +481,7 @@ fn check_bytes(
     kind: crate::extract::HostKind,
     knowledge: &Knowledge,
     overrides: &HashMap<&str, Option<Severity>>,
+    explain: bool,
     sites: &mut Sites,
     notes: &mut Vec<String>,
 ) -> FileResult {
@@ -482,7 +506,7 @@ fn check_bytes(
     // The core must not panic; if it does, report that file and keep the others.
     let analysed = || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            analyze_counted(&text, kind, knowledge)
+            analyze_report(&text, kind, knowledge, None)
         }))
     };
     // A large file's line index is built on the other core while it is analysed (it is needed
@@ -493,23 +517,31 @@ fn check_bytes(
     } else {
         (analysed(), None)
     };
-    let (findings, found) = analysed.map_err(|_| {
+    let report = analysed.map_err(|_| {
         format!("{shown}: internal error while checking this file (please report it)")
     })?;
     sites.add(Sites {
-        rest: found.rest_calls,
-        graphql: found.graphql_documents,
+        rest: report.found.rest_calls,
+        graphql: report.found.graphql_documents,
+        not_checked: report.found.not_checked,
     });
-    let findings = apply_overrides(findings, overrides);
-    if findings.is_empty() {
-        return Ok(Some(Vec::new()));
+    let findings = apply_overrides(report.findings, overrides);
+    let held = if explain {
+        report.not_checked
+    } else {
+        Vec::new()
+    };
+    if findings.is_empty() && held.is_empty() {
+        return Ok(Some((Vec::new(), Vec::new())));
     }
     let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
     let mut located = output::locate(shown, &text, &lines, findings);
+    let mut skipped = output::locate_skipped(shown, &text, &lines, &held);
     if bom {
         hide_bom(&mut located);
+        hide_bom_skipped(&mut skipped);
     }
-    Ok(Some(located))
+    Ok(Some((located, skipped)))
 }
 
 /// Text-output columns of findings in a file that starts with a byte-order mark: the mark is
@@ -530,32 +562,51 @@ pub(super) fn hide_bom(located: &mut [Located]) {
     }
 }
 
+/// [`hide_bom`] for the sites not checked.
+fn hide_bom_skipped(skipped: &mut [output::Skipped]) {
+    for s in skipped {
+        for p in [&mut s.span.start, &mut s.span.end] {
+            if p.line == 0 {
+                p.char_col = p.char_col.saturating_sub(1);
+            }
+        }
+    }
+}
+
 /// From this many bytes on, a file's line index is built beside its analysis.
 const PARALLEL_LINES: usize = 1024 * 1024;
 
-/// How many NetBox calls and GraphQL documents the checked files hold, so that "0 errors"
-/// cannot hide "nothing read".
+/// How many NetBox calls and GraphQL documents the checked files hold, and how many sites
+/// were not checked, so that "0 errors" cannot hide "nothing read" nor "read as a lesson".
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 struct Sites {
     rest: usize,
     graphql: usize,
+    not_checked: Counts,
 }
 
 impl Sites {
     fn add(&mut self, other: Sites) {
         self.rest += other.rest;
         self.graphql += other.graphql;
+        self.not_checked.add(other.not_checked);
     }
 
-    /// `12 NetBox REST calls, 3 GraphQL documents found`.
+    /// `12 NetBox REST calls, 3 GraphQL documents found`, then `; not checked: 2 lessons,
+    /// 30 in release history` when sites were held back.
     fn describe(&self) -> String {
         let plural =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        format!(
+        let mut s = format!(
             "{}, {} found",
             plural(self.rest, "NetBox REST call", "NetBox REST calls"),
             plural(self.graphql, "GraphQL document", "GraphQL documents")
-        )
+        );
+        if self.not_checked.total() > 0 {
+            s.push_str("; not checked: ");
+            s.push_str(&self.not_checked.describe());
+        }
+        s
     }
 }
 
@@ -659,25 +710,23 @@ mod tests {
     #[test]
     fn counts_sites() {
         let k = Knowledge::default();
-        let (_, n) = analyze_counted(
-            "`/api/dcim/devices/?name=a`\n\n```graphql\n{ site_list { id } }\n```\n",
+        let count = |text: &str, kind| analyze_report(text, kind, &k, None).found;
+        let n = count(
+            "`/api/dcim/devices/?name=a`\n\nNever use `/api/dcim/devices/?x=1`.\n\n```graphql\n{ site_list { id } }\n```\n",
             HostKind::Markdown,
-            &k,
         );
-        let found = crate::analysis::Found {
-            rest_calls: 1,
-            graphql_documents: 1,
-        };
-        assert_eq!(n, found);
+        assert_eq!((n.rest_calls, n.graphql_documents), (1, 1));
+        assert_eq!(n.not_checked.total(), 1);
         let sites = Sites {
             rest: n.rest_calls,
             graphql: n.graphql_documents,
+            not_checked: n.not_checked,
         };
         assert_eq!(
             sites.describe(),
-            "1 NetBox REST call, 1 GraphQL document found"
+            "1 NetBox REST call, 1 GraphQL document found; not checked: 1 lesson"
         );
-        let (_, none) = analyze_counted("resource \"x\" {}", HostKind::Text, &k);
+        let none = count("resource \"x\" {}", HostKind::Text);
         assert_eq!(none, crate::analysis::Found::default());
     }
 

@@ -97,11 +97,32 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
     } else {
         (format!("a/{path}"), format!("b/{path}"))
     };
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&a, &b)
-        .to_string()
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut out = format!("--- {a}\n+++ {b}\n");
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        // similar 2.7.0's Myers ops can give an insertion after a run of equal lines the old
+        // index before that run, and its hunk header counts the old side from the last op:
+        // one line short (`git apply` refuses the patch). The header is counted here from
+        // every op's length; the lines are similar's.
+        let ops = hunk.ops();
+        let count = |side: fn(&similar::DiffOp) -> std::ops::Range<usize>| {
+            let start = ops.first().map_or(0, |o| side(o).start);
+            (start, ops.iter().map(|o| side(o).len()).sum::<usize>())
+        };
+        let range = |(start, len): (usize, usize)| match len {
+            1 => format!("{}", start + 1),
+            0 => format!("{start},0"),
+            n => format!("{},{n}", start + 1),
+        };
+        let body = hunk.to_string();
+        let lines = body.split_once('\n').map_or("", |(_, rest)| rest);
+        out.push_str(&format!(
+            "@@ -{} +{} @@\n{lines}",
+            range(count(similar::DiffOp::old_range)),
+            range(count(similar::DiffOp::new_range))
+        ));
+    }
+    out
 }
 
 /// What was read of a file at the start of the run, to tell whether it changed since.

@@ -107,6 +107,16 @@ pub struct CheckArgs {
     /// See docs/upgrade.md.
     #[arg(long, value_name = "VERSION", conflicts_with_all = ["fix", "diff"])]
     pub upgrade_to: Option<String>,
+    /// Also list the calls that were not checked, and why: those the text around them marks
+    /// as a wrong example (a lesson), release history, Django queries (permission
+    /// constraints) and calls of another product. Text: `path:line:col: skipped[lesson] ...`
+    /// lines after the findings; JSON: extra elements with a `skipped` field; SARIF:
+    /// `notApplicable` results. `[skip]` in netbox-lsp.toml checks a kind as calls instead.
+    #[arg(long)]
+    pub explain: bool,
+    /// The readings of `[skip]` in the settings file (not a flag).
+    #[arg(skip)]
+    pub readings: crate::extract::intent::Readings,
 }
 
 /// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes

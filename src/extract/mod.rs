@@ -7,6 +7,7 @@ pub(crate) mod forms;
 pub use forms::table_markdown as call_forms_table;
 pub mod ansible;
 pub mod curl;
+pub mod intent;
 pub mod json;
 mod lit;
 pub mod markdown;

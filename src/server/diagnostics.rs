@@ -7,6 +7,7 @@ use super::knowledge::Loaded;
 use super::position::{Encoding, Snapshot};
 use super::{guarded, lock, Backend};
 use crate::analysis::{self, UnitCache};
+use crate::extract::intent::Readings;
 use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
 use serde_json::json;
@@ -128,16 +129,18 @@ async fn upgrade_knowledge(
     newer.then_some(next)
 }
 
-/// Analyses `text` under a panic guard, reusing the document's `units` cache; the test hook can
-/// make it panic once. A cache busy with another analysis of the same document is not waited
-/// for (a throwaway one is used), and one left by a panic is emptied.
+/// Analyses `text` under a panic guard with the readings of the document's settings, reusing
+/// the document's `units` cache; the test hook can make it panic once. A cache busy with
+/// another analysis of the same document is not waited for (a throwaway one is used), and one
+/// left by a panic is emptied.
 pub fn analyze_guarded(
     backend: &Backend,
     text: &str,
     kind: HostKind,
     loaded: &Loaded,
+    readings: Readings,
     units: &Mutex<UnitCache>,
-) -> Result<Vec<Finding>, String> {
+) -> Result<analysis::Report, String> {
     let arm = backend
         .state
         .panic_next_analysis
@@ -158,7 +161,11 @@ pub fn analyze_guarded(
             Err(TryLockError::WouldBlock) => None,
         };
         let cache = held.as_deref_mut().unwrap_or(&mut spare);
-        analysis::analyze_cached(text, kind, &loaded.knowledge, cache)
+        let knowledge = analysis::Knowledge {
+            readings,
+            ..loaded.knowledge.clone()
+        };
+        analysis::analyze_report(text, kind, &knowledge, Some(cache))
     })
 }
 
@@ -181,40 +188,44 @@ async fn run(backend: &Backend, uri: Uri) {
     let excluded = path
         .as_deref()
         .is_some_and(|p| settings.is_excluded(p, root.as_deref()));
-    let findings = if excluded {
-        Arc::new(Vec::new())
+    let (findings, not_checked) = if excluded {
+        (Arc::new(Vec::new()), Arc::new(Vec::new()))
     } else {
         let loaded = knowledge_for(backend, &settings).await;
         let next = upgrade_knowledge(backend, &settings, &loaded).await;
         let b = backend.clone();
         let snap = snapshot.clone();
         let live = super::live::for_analysis(backend, &uri);
+        let readings = settings.readings();
         let result = tokio::task::spawn_blocking(move || {
-            let mut found = analyze_guarded(&b, &snap.text, kind, &loaded, &units)?;
+            let mut report = analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)?;
             if let Some(next) = next {
                 let changes = guarded(|| {
                     crate::upgrade::compare_with(
                         &snap.text,
                         kind,
-                        &found,
+                        &report.findings,
                         &loaded.knowledge,
                         &next.knowledge,
                     )
                 })?;
-                found.extend(changes.into_iter().map(|c| c.finding));
-                found.sort_by_key(|f| f.range.start);
+                report
+                    .findings
+                    .extend(changes.into_iter().map(|c| c.finding));
+                report.findings.sort_by_key(|f| f.range.start);
             }
-            Ok::<_, String>(super::live::merged(
-                found,
+            report.findings = super::live::merged(
+                std::mem::take(&mut report.findings),
                 &snap.text,
                 kind,
                 &loaded.knowledge,
                 live.as_ref(),
-            ))
+            );
+            Ok::<_, String>(report)
         })
         .await;
         match result {
-            Ok(Ok(f)) => Arc::new(f),
+            Ok(Ok(r)) => (Arc::new(r.findings), Arc::new(r.not_checked)),
             Ok(Err(panic)) => {
                 backend
                     .log(
@@ -222,7 +233,7 @@ async fn run(backend: &Backend, uri: Uri) {
                         format!("analysis of {} panicked: {panic}", uri.as_str()),
                     )
                     .await;
-                Arc::new(Vec::new())
+                (Arc::new(Vec::new()), Arc::new(Vec::new()))
             }
             Err(_) => return, // aborted: superseded
         }
@@ -236,6 +247,7 @@ async fn run(backend: &Backend, uri: Uri) {
             return; // superseded by a newer change
         }
         doc.findings = Some((snapshot.version, findings.clone()));
+        doc.not_checked = not_checked;
     }
     let enc = backend.state.encoding();
     let diags = to_diagnostics(&findings, &snapshot, enc, &settings);

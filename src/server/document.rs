@@ -3,6 +3,7 @@
 
 use super::position::{rope_char, Encoding, Snapshot};
 use crate::analysis::UnitCache;
+use crate::extract::intent::NotChecked;
 use crate::extract::HostKind;
 use crate::finding::Finding;
 use ropey::Rope;
@@ -21,6 +22,8 @@ pub struct Document {
     snapshot: Option<Arc<Snapshot>>,
     /// Findings of the last analysis and the version they belong to.
     pub findings: Option<(i32, Arc<Vec<Finding>>)>,
+    /// The sites that analysis did not check (lessons, history, ...), for hover.
+    pub not_checked: Arc<Vec<NotChecked>>,
     /// Bumped on every change; a diagnostics run publishes only if it is still current.
     pub generation: u64,
     /// Findings of the document's Markdown code blocks and spans from its last analysis, so a
@@ -55,6 +58,7 @@ impl Document {
             path,
             snapshot: None,
             findings: None,
+            not_checked: Arc::default(),
             generation: 0,
             units: Arc::default(),
         }
@@ -99,6 +103,14 @@ impl Document {
         let s = Arc::new(Snapshot::new(self.rope.to_string(), self.version));
         self.snapshot = Some(s.clone());
         s
+    }
+
+    /// The sites the current version's analysis did not check (empty until it has finished).
+    pub fn current_not_checked(&self) -> Arc<Vec<NotChecked>> {
+        match &self.findings {
+            Some((v, _)) if *v == self.version => self.not_checked.clone(),
+            _ => Arc::default(),
+        }
     }
 
     /// The findings of the current version, if analysis has finished for it.

@@ -1,13 +1,15 @@
-//! `textDocument/hover`: on a filter key, what it filters, its type, lookups, whether it takes
-//! several values, its choices and the NetBox version of the index; on an unknown key, the
-//! endpoint's nearest real filters with their types (why NetBox ignores the key only when no
-//! diagnostic on it says so already: the editor shows the diagnostic with the hover); on an
-//! object type, its endpoint.
+//! `textDocument/hover`: on a call that was not checked (a wrong example the text marks as
+//! wrong, release history, a Django query, another product's call), why; on a filter key, what
+//! it filters, its type, lookups, whether it takes several values, its choices and the NetBox
+//! version of the index; on an unknown key, the endpoint's nearest real filters with their
+//! types (why NetBox ignores the key only when no diagnostic on it says so already: the editor
+//! shows the diagnostic with the hover); on an object type, its endpoint.
 
 use super::completion::{detail, param_doc};
 use super::context::{self, Expect};
 use super::request::{self, Request};
 use super::{graphql_site, Backend};
+use crate::extract::intent::NotChecked;
 use crate::finding::Finding;
 use crate::index::FilterIndex;
 use crate::rest::lookups;
@@ -23,10 +25,24 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
     };
     let (_, loaded) = backend.knowledge_of(&req.view).await;
     let findings = req.view.findings.clone().unwrap_or_default();
+    let not_checked = req.view.not_checked.clone();
     let live = super::live::hover_section(&findings, req.offset(pos.position));
     let found = request::run(backend, "hover", move || {
         let (snap, kind, enc) = (&req.view.snap, req.view.kind, req.enc);
         let offset = req.offset(pos.position);
+        if let Some(n) = not_checked.iter().find(|n| n.range.contains(&offset)) {
+            let line = n
+                .marker
+                .as_ref()
+                .map(|m| snap.range(m, enc).start.line as usize + 1);
+            return Some(Hover {
+                contents: HoverContents::Markup(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: not_checked_text(n, line),
+                }),
+                range: Some(snap.range(&n.range, enc)),
+            });
+        }
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
             if let Some((doc, at)) = graphql_site::locate_in(snap, kind, offset) {
                 let text = crate::graphql::hover(&doc.text, at, schema)?;
@@ -67,6 +83,16 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
         }),
         (h, None) => h,
     })
+}
+
+/// The hover on a call that was not checked: what it was read as and why (`marker_line`: the
+/// 1-based line of the text that decided), and how to have such calls checked.
+pub fn not_checked_text(n: &NotChecked, marker_line: Option<usize>) -> String {
+    format!(
+        "**Not checked**: {}.\n\nnetbox-lsp checks the calls a text makes, not the ones it shows as examples or history. To check these too: `[skip]` `{} = false` in `netbox-lsp.toml`.",
+        n.message(marker_line),
+        n.read_as.name()
+    )
 }
 
 /// The word under `offset` (filter names, object types, endpoint paths).

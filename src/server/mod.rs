@@ -331,6 +331,8 @@ pub struct DocView {
     pub path: Option<PathBuf>,
     /// Findings of this snapshot's version, when analysis has finished for it.
     pub findings: Option<Arc<Vec<crate::finding::Finding>>>,
+    /// The sites that analysis did not check (empty until it has finished).
+    pub not_checked: Arc<Vec<crate::extract::intent::NotChecked>>,
     /// The document's unit cache (see [`document::Document::units`]).
     pub units: Arc<Mutex<crate::analysis::UnitCache>>,
 }
@@ -345,6 +347,7 @@ impl Backend {
             kind: doc.kind,
             path: doc.path.clone(),
             findings: doc.current_findings(),
+            not_checked: doc.current_not_checked(),
             units: doc.units.clone(),
         })
     }
@@ -361,17 +364,18 @@ impl Backend {
         if let Some(f) = &view.findings {
             return f.clone();
         }
-        let (_, loaded) = self.knowledge_of(view).await;
+        let (settings, loaded) = self.knowledge_of(view).await;
         let b = self.clone();
         let snap = view.snap.clone();
         let kind = view.kind;
         let units = view.units.clone();
+        let readings = settings.readings();
         let r = tokio::task::spawn_blocking(move || {
-            diagnostics::analyze_guarded(&b, &snap.text, kind, &loaded, &units)
+            diagnostics::analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)
         })
         .await;
         match r {
-            Ok(Ok(f)) => Arc::new(f),
+            Ok(Ok(report)) => Arc::new(report.findings),
             Ok(Err(why)) => {
                 self.log(MessageType::ERROR, format!("analysis panicked: {why}"))
                     .await;

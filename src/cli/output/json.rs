@@ -2,7 +2,7 @@
 //! columns). A public contract, documented in `docs/output-formats.md`: add fields, never
 //! rename or remove them.
 
-use super::{Located, Span};
+use super::{Located, Skipped, Span};
 use serde_json::{json, Value};
 
 /// LSP `Range` of a span.
@@ -36,9 +36,27 @@ pub fn finding(f: &Located) -> Value {
     v
 }
 
-/// The whole output: a pretty-printed array and a final newline.
-pub fn render(findings: &[Located]) -> String {
-    let arr = Value::Array(findings.iter().map(finding).collect());
+/// One site not checked (`--explain`) as a JSON object: `{"path", "range", "skipped": <reading>,
+/// "message"}` (no `severity`, `code` or `fixes`: it is no finding).
+pub fn skipped(s: &Skipped) -> Value {
+    json!({
+        "path": s.path,
+        "range": range(&s.span),
+        "skipped": s.read_as.name(),
+        "message": s.message,
+    })
+}
+
+/// The whole output: a pretty-printed array (the findings, then with `--explain` the sites not
+/// checked) and a final newline.
+pub fn render(findings: &[Located], not_checked: &[Skipped]) -> String {
+    let arr = Value::Array(
+        findings
+            .iter()
+            .map(finding)
+            .chain(not_checked.iter().map(skipped))
+            .collect(),
+    );
     let mut s = serde_json::to_string_pretty(&arr).unwrap_or_else(|_| "[]".to_string());
     s.push('\n');
     s

@@ -4,6 +4,7 @@ pub mod json;
 pub mod sarif;
 pub mod text;
 
+use crate::extract::intent::{NotChecked, ReadAs};
 use crate::finding::{Finding, Severity};
 use crate::lines::{Cursor, LineIndex};
 
@@ -121,4 +122,50 @@ pub fn summary(findings: &[Located], files: usize) -> String {
     }
     s.push_str(&format!(" in {}", plural(files, "file", "files")));
     s
+}
+
+/// A site `check` did not check (`--explain`), with its file and position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The path as for [`Located::path`].
+    pub path: String,
+    pub span: Span,
+    pub read_as: ReadAs,
+    /// What it was read as and why, with the line of the text that decided
+    /// ([`NotChecked::message`]).
+    pub message: String,
+}
+
+/// Resolves the sites `not_checked` of one file (`text`, indexed by `lines`) to [`Skipped`].
+pub fn locate_skipped(
+    path: &str,
+    text: &str,
+    lines: &LineIndex,
+    not_checked: &[NotChecked],
+) -> Vec<Skipped> {
+    let mut cursor = Cursor::new(text, lines);
+    let mut pos = |offset: usize| {
+        let (line, char_col, utf16_col) = cursor.position(offset);
+        Pos {
+            line,
+            char_col,
+            utf16_col,
+        }
+    };
+    not_checked
+        .iter()
+        .map(|n| {
+            let span = Span {
+                start: pos(n.range.start),
+                end: pos(n.range.end.max(n.range.start)),
+            };
+            let marker = n.marker.as_ref().map(|m| lines.line_of(m.start) + 1);
+            Skipped {
+                path: path.to_string(),
+                span,
+                read_as: n.read_as,
+                message: n.message(marker),
+            }
+        })
+        .collect()
 }

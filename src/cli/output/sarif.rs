@@ -4,8 +4,9 @@
 //! relative URI with a 1-based region in UTF-16 code units (`columnKind: utf16CodeUnits`,
 //! `endColumn` exclusive), and fixes as `artifactChanges`/`replacements`.
 
-use super::{Located, Span};
+use super::{Located, Skipped, Span};
 use crate::cli::rules::{Rule, RULES};
+use crate::extract::intent::{Counts, ReadAs};
 use crate::finding::Severity;
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use serde_json::{json, Map, Value};
@@ -27,6 +28,9 @@ const PATH: &AsciiSet = &CONTROLS
     .add(b'{')
     .add(b'|')
     .add(b'}');
+
+/// The `ruleId` of the results `--explain` adds for the sites not checked.
+pub const SKIPPED: &str = "skipped";
 
 /// The SARIF schema address written in `$schema`.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -89,8 +93,10 @@ fn repository() -> Option<&'static str> {
     (!repo.is_empty()).then_some(repo.trim_end_matches('/'))
 }
 
-/// The whole SARIF log, pretty-printed, with a final newline.
-pub fn render(findings: &[Located]) -> String {
+/// The whole SARIF log, pretty-printed, with a final newline. `counts`: the sites not checked
+/// per reading, written as the run's `properties.notChecked` when there are any; `skipped`
+/// (`--explain`): each as a result of `kind` `notApplicable`, `level` `none`.
+pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> String {
     let mut rules: Vec<Rule> = RULES.to_vec();
     for f in findings {
         if !rules.iter().any(|r| r.code == f.code) {
@@ -140,6 +146,33 @@ pub fn render(findings: &[Located]) -> String {
             result
         })
         .collect();
+    if !skipped.is_empty() {
+        rules.push(Rule {
+            code: SKIPPED,
+            summary: "Not checked: read as a wrong example, release history, a Django query or another product's call",
+            help: "netbox-lsp reads the text around each call: a call the text marks as a wrong example, release history, a Django queryset lookup or another product's call is not checked (docs/diagnostics.md#calls-that-are-not-checked).",
+        });
+    }
+    let skipped_index = rules.len().saturating_sub(1);
+    let results: Vec<Value> = results
+        .into_iter()
+        .chain(skipped.iter().map(|s| {
+            json!({
+                "ruleId": SKIPPED,
+                "ruleIndex": skipped_index,
+                "kind": "notApplicable",
+                "level": "none",
+                "message": {"text": s.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&s.path)},
+                        "region": region(&s.span),
+                    }
+                }],
+                "properties": {"readAs": s.read_as.name()},
+            })
+        }))
+        .collect();
     let mut driver = Map::new();
     driver.insert("name".into(), json!("netbox-lsp"));
     driver.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
@@ -151,14 +184,22 @@ pub fn render(findings: &[Located]) -> String {
         "rules".into(),
         Value::Array(rules.iter().map(rule_json).collect()),
     );
+    let mut run = json!({
+        "tool": {"driver": Value::Object(driver)},
+        "columnKind": "utf16CodeUnits",
+        "results": results,
+    });
+    if counts.total() > 0 {
+        let by: Map<String, Value> = ReadAs::ALL
+            .into_iter()
+            .map(|r| (r.name().to_string(), json!(counts.get(r))))
+            .collect();
+        run["properties"] = json!({ "notChecked": by });
+    }
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": Value::Object(driver)},
-            "columnKind": "utf16CodeUnits",
-            "results": results,
-        }],
+        "runs": [run],
     });
     let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
     s.push('\n');

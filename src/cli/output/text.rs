@@ -3,7 +3,7 @@
 //! fix-all applies), `  suggestion: <title>` for the first of fixes that need a look, and
 //! `  or: <title>` for each alternative.
 
-use super::Located;
+use super::{Located, Skipped};
 
 /// Renders findings, one block per finding, each line ending in `\n`.
 pub fn render(findings: &[Located]) -> String {
@@ -33,6 +33,24 @@ pub fn render(findings: &[Located]) -> String {
             push_one_line(&mut out, &fix.title);
             out.push('\n');
         }
+    }
+    out
+}
+
+/// Renders the sites not checked (`--explain`): `path:line:col: skipped[lesson] read as a wrong
+/// example: “WRONG” in its comment (line 12)`, one line each.
+pub fn render_skipped(skipped: &[Skipped]) -> String {
+    let mut out = String::new();
+    for s in skipped {
+        out.push_str(&format!(
+            "{}:{}:{}: skipped[{}] ",
+            s.path,
+            s.span.start.line + 1,
+            s.span.start.char_col + 1,
+            s.read_as.name()
+        ));
+        push_one_line(&mut out, &s.message);
+        out.push('\n');
     }
     out
 }

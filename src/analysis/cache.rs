@@ -1,0 +1,72 @@
+//! The Markdown block cache: the result of each unit (code block or span) of one document from
+//! its last analysis, keyed by everything that result depends on: the unit's code, its map to
+//! the host (relative to its start) and the text around it that the site filters read
+//! ([`Around`], relative); and, for the whole cache, the knowledge and what the filters took
+//! from the whole document. An edit to the sentence above a fence changes that fence's key
+//! (its reading as a call or a lesson may change); an edit elsewhere leaves it.
+
+use super::check::Checked;
+use super::Knowledge;
+use crate::extract::intent::{Around, Filters, ReadAs};
+use crate::extract::markdown::{Unit, UnitKind};
+use crate::extract::OffsetMap;
+use std::collections::HashMap;
+
+/// Identity of a unit's code and surroundings: equal keys give equal results up to a shift of
+/// host offsets.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct UnitKey {
+    kind: UnitKind,
+    body: String,
+    /// The unit's map relative to the start of its range.
+    map: OffsetMap,
+    /// The unit's surroundings relative to the start of its range.
+    around: Around,
+}
+
+impl UnitKey {
+    /// The key of `unit` standing in `around`.
+    pub fn of(unit: &Unit, around: &Around) -> UnitKey {
+        UnitKey {
+            kind: unit.kind.clone(),
+            body: unit.body.clone(),
+            map: unit.map.relative_to(unit.range.start),
+            around: around.relative_to(unit.range.start),
+        }
+    }
+}
+
+/// Results of the Markdown units of one document from its last analysis. Filled and pruned by
+/// [`super::analyze_cached`]; emptied when the knowledge changes or the site filters' reading
+/// of the whole document does (it starts or stops being about Nautobot alone, or release
+/// notes, say).
+#[derive(Debug, Default)]
+pub struct UnitCache {
+    knowledge: Knowledge,
+    /// What the site filters took from the whole document when the entries were made.
+    filters: Vec<(ReadAs, u64)>,
+    /// Each unit's result and the host offset its unit started at.
+    pub(super) entries: HashMap<UnitKey, (usize, Checked)>,
+}
+
+impl UnitCache {
+    /// Number of units held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when no unit is held.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Empties the cache unless it was made with the same `knowledge` and filter `state`.
+    pub(super) fn keep_if(&mut self, knowledge: &Knowledge, filters: &Filters) {
+        let state = filters.state();
+        if !self.knowledge.same(knowledge) || self.filters != state {
+            self.entries.clear();
+            self.knowledge = knowledge.clone();
+            self.filters = state;
+        }
+    }
+}

@@ -1,0 +1,589 @@
+//! The text around a piece of a Markdown (or plain text) host that the site filters may read:
+//! the headings it stands under, the sentence above its block, list or table, the sentence it
+//! stands in, its table column and row. The filters read nothing else outside the code, so an
+//! [`Around`] (taken relative to its piece) keys the analysis's block cache: a block whose code
+//! and surroundings did not change gets the same reading.
+
+use super::comments::{floor, line_end, line_start};
+use super::cues::normalise;
+use std::ops::Range;
+
+/// A piece of text around a site: its host byte offset, its text as written (`raw`) and
+/// [`normalise`]d (`text`: code spans blanked, same length), so that a cue's range in either is
+/// also a range in the host from `at`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// Host byte offset of the text's first byte.
+    pub at: usize,
+    /// The text with its inline code blanked: what the cue readers read.
+    pub text: String,
+    /// The text as written (the Django reading looks into code spans: `.objects.`, `Q(`).
+    pub raw: String,
+}
+
+impl Piece {
+    /// Host range of `r`, a byte range in [`Piece::text`].
+    pub fn host(&self, r: &Range<usize>) -> Range<usize> {
+        self.at + r.start..self.at + r.end
+    }
+}
+
+/// What stands around one piece of a host (a code block, a code span, a URL in prose). Every
+/// field is empty for hosts that are code (Python, YAML, JSON files).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Around {
+    /// The headings the piece stands under, outermost first (their text, without `#`s).
+    pub headings: Vec<Piece>,
+    /// The last sentence above the block, list or table the piece is in (`**Wrong:**`,
+    /// `Not like this:`, a heading right above a fence), when there is one.
+    pub lead: Option<Piece>,
+    /// The sentence (or table cell) text before and after an inline piece.
+    pub before: Option<Piece>,
+    pub after: Option<Piece>,
+    /// For a piece in a table: its column's header, and the other cells of its row.
+    pub column: Option<Piece>,
+    pub row: Vec<Piece>,
+}
+
+impl Around {
+    /// The same with every offset taken relative to `base` (wrapping, so a piece above `base`
+    /// keeps its distance): equal for the same surroundings wherever the piece sits.
+    pub fn relative_to(&self, base: usize) -> Around {
+        let rel = |p: &Piece| Piece {
+            at: p.at.wrapping_sub(base),
+            text: p.text.clone(),
+            raw: p.raw.clone(),
+        };
+        Around {
+            headings: self.headings.iter().map(rel).collect(),
+            lead: self.lead.as_ref().map(rel),
+            before: self.before.as_ref().map(rel),
+            after: self.after.as_ref().map(rel),
+            column: self.column.as_ref().map(rel),
+            row: self.row.iter().map(rel).collect(),
+        }
+    }
+
+    /// The nearest heading the piece stands under.
+    pub fn section(&self) -> Option<&Piece> {
+        self.headings.last()
+    }
+}
+
+/// One heading of an [`Outline`].
+#[derive(Debug, Clone)]
+struct Heading {
+    /// Host range of the heading's text (without `#`s).
+    text: Range<usize>,
+    level: u8,
+    /// Index of the heading it stands under.
+    parent: Option<usize>,
+}
+
+/// One table of an [`Outline`]: its header line and the lines of its rows.
+#[derive(Debug, Clone)]
+struct Table {
+    header: Range<usize>,
+    /// From the header line's start to the last row's end.
+    range: Range<usize>,
+}
+
+/// What one pass over a host's lines finds for [`Around`]: the headings and tables of a
+/// Markdown host, outside its code blocks. Plain text hosts have neither (only sentences and
+/// lists are read there).
+#[derive(Debug, Default, Clone)]
+pub struct Outline {
+    headings: Vec<Heading>,
+    tables: Vec<Table>,
+    /// Host ranges of the code blocks (fences and indented blocks), sorted.
+    blocks: Vec<Range<usize>>,
+}
+
+/// Most bytes of a paragraph read on each side of a piece.
+const MAX_SPAN: usize = 1000;
+/// Most lines walked up to find a list's or a table's start.
+const MAX_WALK: usize = 200;
+
+impl Outline {
+    /// The outline of Markdown host `text` whose code blocks (fence lines included) are
+    /// `blocks`.
+    pub fn markdown(text: &str, blocks: &[Range<usize>]) -> Outline {
+        let mut blocks = blocks.to_vec();
+        blocks.sort_by_key(|b| b.start);
+        let mut out = Outline {
+            blocks,
+            ..Outline::default()
+        };
+        let mut stack: Vec<usize> = Vec::new();
+        let mut next_block = 0;
+        let mut prev: Option<Range<usize>> = None;
+        let mut table: Option<Table> = None;
+        let mut at = 0;
+        while at < text.len() {
+            let end = line_end(text, at);
+            let next = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+            while next_block < out.blocks.len() && out.blocks[next_block].end <= at {
+                next_block += 1;
+            }
+            let in_block = out.blocks.get(next_block).is_some_and(|b| b.start <= at);
+            let line = &text[at..end];
+            if in_block || line.trim().is_empty() {
+                out.tables.extend(table.take());
+                prev = None;
+                at = next;
+                continue;
+            }
+            if let Some((level, body)) = atx(line) {
+                out.tables.extend(table.take());
+                let text_range = at + body.start..at + body.end;
+                while stack
+                    .last()
+                    .is_some_and(|&i| out.headings[i].level >= level)
+                {
+                    stack.pop();
+                }
+                out.headings.push(Heading {
+                    text: text_range,
+                    level,
+                    parent: stack.last().copied(),
+                });
+                stack.push(out.headings.len() - 1);
+                prev = None;
+                at = next;
+                continue;
+            }
+            match &mut table {
+                Some(t) if line.contains('|') => t.range.end = end,
+                Some(_) => out.tables.extend(table.take()),
+                None => {
+                    if let Some(header) = prev.clone().filter(|_| is_delimiter_row(line)) {
+                        if text[header.clone()].contains('|') {
+                            table = Some(Table {
+                                range: header.start..end,
+                                header,
+                            });
+                        }
+                    }
+                }
+            }
+            prev = Some(at..end);
+            at = next;
+        }
+        out.tables.extend(table);
+        out
+    }
+
+    /// The text of every heading, in document order.
+    pub fn heading_texts<'t>(&'t self, text: &'t str) -> impl Iterator<Item = &'t str> + 't {
+        self.headings.iter().map(move |h| &text[h.text.clone()])
+    }
+
+    /// The outline of a plain text host: no headings, tables or blocks.
+    pub fn plain() -> Outline {
+        Outline::default()
+    }
+
+    /// True when host offset `at` lies in a code block.
+    fn in_block(&self, at: usize) -> bool {
+        let i = self.blocks.partition_point(|b| b.start <= at);
+        i > 0 && self.blocks[i - 1].end > at
+    }
+
+    /// The headings over host offset `at`, outermost first.
+    fn headings(&self, text: &str, at: usize) -> Vec<Piece> {
+        let i = self.headings.partition_point(|h| h.text.start < at);
+        let mut chain = Vec::new();
+        let mut cur = i.checked_sub(1);
+        while let Some(h) = cur {
+            let r = self.headings[h].text.clone();
+            chain.push(piece_of(text, r));
+            cur = self.headings[h].parent;
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// The [`Around`] of a code block at host range `block`.
+    pub fn around_block(&self, text: &str, block: &Range<usize>) -> Around {
+        Around {
+            headings: self.headings(text, block.start),
+            lead: self.lead(text, line_start(text, block.start)),
+            ..Around::default()
+        }
+    }
+
+    /// The [`Around`] of an inline piece (a code span, a URL, a filter snippet) at host range
+    /// `piece`.
+    pub fn around_inline(&self, text: &str, piece: &Range<usize>) -> Around {
+        let start = floor(text, piece.start.min(text.len()));
+        let end = floor(text, piece.end.clamp(start, text.len()));
+        let mut around = Around {
+            headings: self.headings(text, start),
+            ..Around::default()
+        };
+        let line = line_start(text, start);
+        let t = self.tables.partition_point(|t| t.range.start <= line);
+        let table = t
+            .checked_sub(1)
+            .map(|i| &self.tables[i])
+            .filter(|t| t.range.end >= end && line > t.header.end);
+        if let Some(table) = table.filter(|_| line_end(text, line) - line <= MAX_SPAN) {
+            let row = line..line_end(text, line);
+            let row_cells = cells(text, row.clone());
+            let Some(i) = row_cells
+                .iter()
+                .position(|c| c.start <= start && end <= c.end)
+            else {
+                return around;
+            };
+            let cell = &row_cells[i];
+            // Normalised as one line, so a piece inside a code span reads its span as code.
+            let norm = normalise(&text[row.clone()]);
+            around.before = Some(slice(text, &norm, row.start, cell.start..start));
+            around.after = Some(slice(text, &norm, row.start, end..cell.end));
+            around.column = cells(text, table.header.clone())
+                .get(i)
+                .map(|h| piece_of(text, h.clone()));
+            around.row = row_cells
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, c)| piece_of(text, c.clone()))
+                .collect();
+            around.lead = self.lead(text, table.range.start);
+            return around;
+        }
+        let (para, item) = self.paragraph(text, start);
+        let norm = normalise(&text[para.clone()]);
+        let sentence = sentence(&norm, para.start, start, end);
+        around.before = Some(slice(text, &norm, para.start, sentence.start..start));
+        around.after = Some(slice(text, &norm, para.start, end..sentence.end));
+        if let Some(list) = item {
+            around.lead = self.lead(text, list);
+        }
+        around
+    }
+
+    /// The paragraph (or list item) holding host offset `at`, and, for a list item, the start
+    /// of its list's first line.
+    fn paragraph(&self, text: &str, at: usize) -> (Range<usize>, Option<usize>) {
+        let home = line_start(text, at);
+        let item_line = |l: usize| list_marker(&text[l..line_end(text, l)]).is_some();
+        // Up: to a blank line, a heading, a block, or (in a list) the item's own line.
+        let mut start = home;
+        let mut item = item_line(home).then_some(home);
+        let mut walked = 0;
+        while item.is_none() && start > 0 && home - start < MAX_SPAN && walked < MAX_WALK {
+            let prev = line_start(text, start - 1);
+            if self.stops(text, prev) {
+                break;
+            }
+            start = prev;
+            walked += 1;
+            if item_line(prev) {
+                item = Some(prev);
+            }
+        }
+        let start = item.unwrap_or(start);
+        // Down: to a blank line, a heading, a block or the next list item.
+        let mut end = line_end(text, home);
+        while end < text.len() && end - home < MAX_SPAN {
+            let next = end + 1 + usize::from(text.as_bytes()[end] == b'\r');
+            if next >= text.len() || self.stops(text, next) || item_line(next) {
+                break;
+            }
+            end = line_end(text, next);
+        }
+        let list = item.map(|i| self.list_start(text, i));
+        // One long line (a generated file) is read only near the piece.
+        let start = floor(text, start.max(at.saturating_sub(MAX_SPAN)));
+        let end = floor(text, end.min(at.saturating_add(MAX_SPAN)).max(start));
+        (start..end, list)
+    }
+
+    /// True when the line starting at `line` ends a paragraph (blank, heading, code block).
+    fn stops(&self, text: &str, line: usize) -> bool {
+        let l = &text[line..line_end(text, line)];
+        content(l).is_empty() || atx(l).is_some() || self.in_block(line)
+    }
+
+    /// Start of the first line of the list whose item starts at `item`: walked up over items
+    /// and their continuation lines.
+    fn list_start(&self, text: &str, item: usize) -> usize {
+        let mut start = item;
+        for _ in 0..MAX_WALK {
+            if start == 0 {
+                break;
+            }
+            let prev = line_start(text, start - 1);
+            let l = &text[prev..line_end(text, prev)];
+            let continuation = l.starts_with([' ', '\t']) && !content(l).is_empty();
+            if self.in_block(prev) || !(list_marker(l).is_some() || continuation) {
+                break;
+            }
+            start = prev;
+        }
+        start
+    }
+
+    /// The last sentence above the line starting at `line` (over at most two blank lines): a
+    /// heading's text, or the end of the paragraph there. `None` when a code block, or
+    /// nothing, is right above.
+    fn lead(&self, text: &str, line: usize) -> Option<Piece> {
+        let mut end = line;
+        for _ in 0..3 {
+            if end == 0 {
+                return None;
+            }
+            let start = line_start(text, end - 1);
+            let l = &text[start..line_end(text, start)];
+            if self.in_block(start) {
+                return None;
+            }
+            if let Some((_, body)) = atx(l) {
+                return Some(piece_of(text, start + body.start..start + body.end));
+            }
+            if !content(l).is_empty() {
+                let para_end = line_end(text, start);
+                let mut para_start = floor(text, start.max(para_end.saturating_sub(MAX_SPAN)));
+                while para_start > 0 && para_end - para_start < MAX_SPAN {
+                    let prev = line_start(text, para_start - 1);
+                    if self.stops(text, prev) {
+                        break;
+                    }
+                    para_start = prev;
+                }
+                let norm = normalise(&text[para_start..para_end]);
+                // The sentence the paragraph ends with: its own final `.` is no boundary.
+                let cut = floor(&norm, norm.trim_end().len().saturating_sub(1));
+                let from = last_boundary(&norm[..cut]).unwrap_or(0);
+                return Some(piece_of(text, para_start + from..para_end));
+            }
+            end = start;
+        }
+        None
+    }
+}
+
+/// The sentence of a paragraph (`norm`, normalised, starting at host offset `base`) that holds
+/// host range `start..end`: from the last sentence end before it to the first after it.
+/// Sentence ends: `.`, `!`, `?` before a space (not in `e.g.`), `;`, `|` (a cell).
+fn sentence(norm: &str, base: usize, start: usize, end: usize) -> Range<usize> {
+    let s = floor(norm, start.saturating_sub(base).min(norm.len()));
+    let e = floor(norm, end.saturating_sub(base).clamp(s, norm.len()));
+    let mut from = last_boundary(&norm[..s]).unwrap_or(0);
+    from += norm[from..s].len() - norm[from..s].trim_start().len();
+    let to = first_boundary(&norm[e..]).map_or(norm.len(), |i| e + i);
+    base + from..base + to
+}
+
+/// The piece at host range `r` of host `text`, whose stretch from host offset `base` is
+/// normalised as `norm` (normalised as a whole: a piece inside a code span reads it as code).
+fn slice(text: &str, norm: &str, base: usize, r: Range<usize>) -> Piece {
+    let s = floor(norm, r.start.saturating_sub(base).min(norm.len()));
+    let e = floor(norm, r.end.saturating_sub(base).clamp(s, norm.len()));
+    Piece {
+        at: base + s,
+        text: norm[s..e].to_string(),
+        raw: text[base + s..base + e].to_string(),
+    }
+}
+
+/// Offset just after the last sentence end in `s` (normalised text).
+fn last_boundary(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    (0..b.len())
+        .rev()
+        .find_map(|i| ends_sentence(s, i).then_some(i + 1))
+}
+
+/// Offset of the first sentence end in `s` (normalised text).
+fn first_boundary(s: &str) -> Option<usize> {
+    (0..s.len()).find(|&i| ends_sentence(s, i))
+}
+
+/// True when byte `i` of `s` ends a sentence.
+fn ends_sentence(s: &str, i: usize) -> bool {
+    let b = s.as_bytes();
+    match b[i] {
+        b';' | b'|' => true,
+        b'.' | b'!' | b'?' => {
+            let spaced = b.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+            let word = s[..i]
+                .rsplit(|c: char| c.is_whitespace())
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            spaced && !matches!(word.as_str(), "e.g" | "i.e" | "etc" | "vs" | "cf")
+        }
+        _ => false,
+    }
+}
+
+/// The piece of `text` at host range `r`.
+fn piece_of(text: &str, r: Range<usize>) -> Piece {
+    let start = floor(text, r.start.min(text.len()));
+    let end = floor(text, r.end.clamp(start, text.len()));
+    Piece {
+        at: start,
+        text: normalise(&text[start..end]),
+        raw: text[start..end].to_string(),
+    }
+}
+
+/// A line without its block-quote markers and indentation.
+fn content(line: &str) -> &str {
+    line.trim_start_matches(|c: char| c == '>' || c.is_whitespace())
+        .trim_end()
+}
+
+/// `Some(level, range of the heading text in the line)` for an ATX heading line.
+fn atx(line: &str) -> Option<(u8, Range<usize>)> {
+    let lead = line.len() - line.trim_start_matches(' ').len();
+    if lead > 3 {
+        return None;
+    }
+    let rest = &line[lead..];
+    let hashes = rest.bytes().take_while(|&b| b == b'#').count();
+    if !(1..=6).contains(&hashes) {
+        return None;
+    }
+    let after = &rest[hashes..];
+    if !after.is_empty() && !after.starts_with([' ', '\t']) {
+        return None;
+    }
+    let body_start = lead + hashes + (after.len() - after.trim_start().len());
+    let body = line[body_start..]
+        .trim_end()
+        .trim_end_matches('#')
+        .trim_end();
+    Some((hashes as u8, body_start..body_start + body.len()))
+}
+
+/// The list marker's length when `line` is a list item (`- `, `* `, `+ `, `1. `, `1) `).
+fn list_marker(line: &str) -> Option<usize> {
+    let t = line.trim_start_matches(['>', ' ', '\t']);
+    let lead = line.len() - t.len();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let marker = if t.starts_with(['-', '*', '+']) {
+        1
+    } else if (1..=9).contains(&digits) && t[digits..].starts_with(['.', ')']) {
+        digits + 1
+    } else {
+        return None;
+    };
+    t[marker..]
+        .starts_with([' ', '\t'])
+        .then_some(lead + marker + 1)
+}
+
+/// True for a table delimiter row (`|---|:---:|`).
+fn is_delimiter_row(line: &str) -> bool {
+    let t = content(line);
+    t.contains('-')
+        && t.contains('|')
+        && t.bytes()
+            .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
+}
+
+/// The cells of the table row at host range `row`: host ranges between unescaped pipes outside
+/// code spans, trimmed; the outer pipes are no cells.
+fn cells(text: &str, row: Range<usize>) -> Vec<Range<usize>> {
+    let line = &text[row.clone()];
+    let b = line.as_bytes();
+    let mut bounds = Vec::new();
+    let mut in_code = false;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'`' => in_code = !in_code,
+            b'|' if !in_code && (i == 0 || b[i - 1] != b'\\') => bounds.push(i),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (k, &p) in bounds.iter().enumerate() {
+        if k > 0 || !line[..p].trim().is_empty() {
+            out.push(from..p);
+        }
+        from = p + 1;
+    }
+    if !line[from..].trim().is_empty() {
+        out.push(from..line.len());
+    }
+    out.into_iter()
+        .map(|r| {
+            let cell = &line[r.clone()];
+            let s = r.start + (cell.len() - cell.trim_start().len());
+            let e = r.start + cell.trim_end().len();
+            row.start + s..row.start + e.max(s)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, needle: &str) -> Range<usize> {
+        let i = text.find(needle).unwrap();
+        i..i + needle.len()
+    }
+
+    fn show(text: &str, p: &Option<Piece>) -> String {
+        p.as_ref()
+            .map(|p| text[p.at..p.at + p.text.len()].to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn tables_give_column_row_and_lead() {
+        let text = "# Lookups\n\nThese do not exist:\n\n| Wrong | Right | Status |\n|---|---|---|\n| `a__in=1` | `a=1` | ❌ |\n";
+        let o = Outline::markdown(text, &[]);
+        let a = o.around_inline(text, &at(text, "`a__in=1`"));
+        assert_eq!(show(text, &a.column), "Wrong");
+        assert_eq!(a.row.len(), 2);
+        assert_eq!(show(text, &a.lead), "These do not exist:");
+        assert_eq!(a.headings.len(), 1);
+        let b = o.around_inline(text, &at(text, "`a=1`"));
+        assert_eq!(show(text, &b.column), "Right");
+    }
+
+    #[test]
+    fn sentences_lists_and_block_leads() {
+        let text = "## Filters\n\nUse `role_id`. Never use `device_role_id` here; it fails.\n\nNever write these:\n- `x=1`\n- `y=2`\n\n**Wrong:**\n\n```python\nf()\n```\n";
+        let fence = at(text, "```python\nf()\n```");
+        let o = Outline::markdown(text, std::slice::from_ref(&fence));
+        let s = o.around_inline(text, &at(text, "`device_role_id`"));
+        assert_eq!(show(text, &s.before), "Never use ");
+        assert_eq!(show(text, &s.after), " here");
+        let y = o.around_inline(text, &at(text, "`y=2`"));
+        assert_eq!(show(text, &y.lead), "Never write these:");
+        let f = o.around_block(text, &fence);
+        assert_eq!(show(text, &f.lead), "**Wrong:**");
+        assert_eq!(
+            f.headings
+                .iter()
+                .map(|h| h.text.as_str())
+                .collect::<Vec<_>>(),
+            ["Filters"]
+        );
+        // A heading inside a fence is none.
+        let text = "# A\n```\n# B\n```\n`x`\n";
+        let fence = at(text, "```\n# B\n```");
+        let o = Outline::markdown(text, &[fence]);
+        assert_eq!(o.around_inline(text, &at(text, "`x`")).headings.len(), 1);
+    }
+
+    #[test]
+    fn relative_arounds_are_equal_wherever_they_sit() {
+        let one = "Wrong:\n\n```\nf()\n```\n";
+        let two = format!("Intro.\n\n{one}");
+        let a = at(one, "```\nf()\n```");
+        let b = at(&two, "```\nf()\n```");
+        let x = Outline::markdown(one, std::slice::from_ref(&a)).around_block(one, &a);
+        let y = Outline::markdown(&two, std::slice::from_ref(&b)).around_block(&two, &b);
+        assert_eq!(x.relative_to(a.start), y.relative_to(b.start));
+        assert_ne!(x, y);
+    }
+}

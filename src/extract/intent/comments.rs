@@ -1,0 +1,227 @@
+//! Comments in code that label the code beside them (`# WRONG`, `// ✅ correct`, a trailing
+//! `# ❌ ignored`): in a fence's body, a `.py` or YAML file, a GraphQL document. Read from the
+//! text alone (`#` and `//` comments), so every host language is read the same way and no
+//! parser is needed.
+
+use super::cues::{self, Hit, Place};
+use std::ops::Range;
+
+/// How many lines above a site are looked at for its label.
+const MAX_LINES_ABOVE: usize = 40;
+/// How many code lines (other calls under the same label) the walk up may cross.
+const MAX_CODE_ABOVE: usize = 12;
+
+/// The cue the comments of `code` give the code at `at` (a byte range in `code`), with the
+/// range of the comment in `code`:
+/// 1. a comment at the end of the site's first or last line (`f(x)  # ❌ ignored`);
+/// 2. else the comment lines just above it: reached over the code lines of its own paragraph,
+///    or over blank lines right below the comment (`# WRONG` then a blank line then the code).
+///
+/// A comment without a cue there ends the search (it describes this code, not the lesson
+/// further up): `None`.
+pub(crate) fn cue(code: &str, at: Range<usize>) -> Option<Hit> {
+    let start = at.start.min(code.len());
+    let end = at.end.clamp(start, code.len());
+    let first = line_start(code, start);
+    let last = line_start(code, end.saturating_sub(1).max(start));
+    let lines = if first == last {
+        vec![first]
+    } else {
+        vec![first, last]
+    };
+    for line in lines {
+        let line_end = line_end(code, line);
+        let Some(c) = trailing(&code[line..line_end]) else {
+            continue;
+        };
+        if line + c >= start {
+            if let Some(hit) = comment_cue(code, line + c..line_end) {
+                return Some(hit);
+            }
+        }
+    }
+    above(code, first)
+}
+
+/// The label of the comment group just above the line starting at `line`. The walk up crosses
+/// code lines of the same paragraph only while they are indented at least as deep as `line`
+/// (a less indented line opens the block the code is in: `def f():`, a YAML parent key), and
+/// at most [`MAX_CODE_ABOVE`] of them.
+fn above(code: &str, line: usize) -> Option<Hit> {
+    let depth = indent(&code[line..line_end(code, line)]);
+    let mut end = line;
+    let mut blank_seen = false;
+    let mut code_lines = 0;
+    for _ in 0..MAX_LINES_ABOVE {
+        if end == 0 {
+            return None;
+        }
+        let start = line_start(code, end - 1);
+        let raw = &code[start..line_end(code, start)];
+        let text = raw.trim();
+        if text.is_empty() {
+            blank_seen = true;
+        } else if is_comment(text) {
+            return group(code, start);
+        } else {
+            // A blank line, then code: another paragraph's.
+            code_lines += 1;
+            if blank_seen || indent(raw) < depth || code_lines > MAX_CODE_ABOVE {
+                return None;
+            }
+        }
+        end = start;
+    }
+    None
+}
+
+/// Width of a line's leading whitespace.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// The first cue of the comment group whose last line starts at `last`, read top to bottom.
+fn group(code: &str, last: usize) -> Option<Hit> {
+    let mut first = last;
+    while first > 0 {
+        let start = line_start(code, first - 1);
+        if !is_comment(code[start..first].trim()) {
+            break;
+        }
+        first = start;
+    }
+    let mut line = first;
+    while line <= last {
+        let end = line_end(code, line);
+        let lead = code[line..end].len() - code[line..end].trim_start().len();
+        if let Some(hit) = comment_cue(code, line + lead..end) {
+            return Some(hit);
+        }
+        line = end + 1;
+    }
+    None
+}
+
+/// The cue of the comment at `range` of `code` (its opening `#` or `//` included).
+fn comment_cue(code: &str, range: Range<usize>) -> Option<Hit> {
+    let comment = &code[range.clone()];
+    let body = comment.trim_start_matches(['#', '/', '!']);
+    let skip = comment.len() - body.len();
+    let hit = cues::label(body, Place::Comment)?;
+    Some(Hit {
+        cue: hit.cue,
+        range: range.start + skip + hit.range.start..range.start + skip + hit.range.end,
+    })
+}
+
+/// True for a line (trimmed) that is a comment only.
+fn is_comment(t: &str) -> bool {
+    t.starts_with('#') || t.starts_with("//")
+}
+
+/// Byte offset in `line` where a comment starts that is not inside a string: `#` or `//` at
+/// the line start or after a space (`https://` is no comment). A `'` after a letter or digit is
+/// an apostrophe (`don't`), not a quote.
+fn trailing(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(_) if c == b'\\' => i += 1,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => {
+                let spaced = i == 0 || b[i - 1].is_ascii_whitespace();
+                if spaced && (c == b'#' || (c == b'/' && b.get(i + 1) == Some(&b'/'))) {
+                    return Some(i);
+                }
+                let apostrophe = c == b'\'' && i > 0 && b[i - 1].is_ascii_alphanumeric();
+                if c == b'"' || (c == b'\'' && !apostrophe) {
+                    quote = Some(c);
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Start of the line holding byte `at`.
+pub(crate) fn line_start(text: &str, at: usize) -> usize {
+    let at = floor(text, at.min(text.len()));
+    text[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// End of the line starting at `at` (before its `\n`, `\r` kept out).
+pub(crate) fn line_end(text: &str, at: usize) -> usize {
+    let at = floor(text, at.min(text.len()));
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    if end > at && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
+/// `at` moved back to a char boundary of `text`.
+pub(crate) fn floor(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::intent::cues::Cue;
+
+    fn cue_of(code: &str, needle: &str) -> Option<(Cue, String)> {
+        let at = code.find(needle).unwrap();
+        cue(code, at..at + needle.len()).map(|h| (h.cue, code[h.range].to_string()))
+    }
+
+    #[test]
+    fn pairs_in_one_block_and_trailing_comments() {
+        let code = "# WRONG: returns every device\nf(site_id__in=[1])\n\n# CORRECT\nf(site_id=[1])\ng(a=1)  # ❌ ignored\n# list devices\nh(b=2)\n";
+        assert_eq!(
+            cue_of(code, "f(site_id__in=[1])"),
+            Some((Cue::Wrong, "WRONG".into()))
+        );
+        assert_eq!(
+            cue_of(code, "f(site_id=[1])"),
+            Some((Cue::Right, "CORRECT".into()))
+        );
+        assert_eq!(cue_of(code, "g(a=1)"), Some((Cue::Wrong, "❌".into())));
+        assert_eq!(cue_of(code, "h(b=2)"), None);
+    }
+
+    #[test]
+    fn a_blank_line_after_code_ends_the_label() {
+        let code = "# WRONG\nf(x=1)\n\ng(y=2)\n";
+        assert_eq!(cue_of(code, "f(x=1)").map(|c| c.0), Some(Cue::Wrong));
+        assert_eq!(cue_of(code, "g(y=2)"), None);
+        let code = "# WRONG\n\nf(x=1)\ng(y=2)\n";
+        assert_eq!(cue_of(code, "g(y=2)").map(|c| c.0), Some(Cue::Wrong));
+    }
+
+    #[test]
+    fn a_less_indented_line_opens_the_block_of_the_code() {
+        let code = "# Each wrong filter sits next to its right form.\n- name: a\n  debug:\n    msg: f(x=1)\n";
+        assert_eq!(cue_of(code, "f(x=1)"), None);
+        let code = "def f():\n    # WRONG\n    g(x=1)\n    g(y=2)\n";
+        assert_eq!(cue_of(code, "g(y=2)").map(|c| c.0), Some(Cue::Wrong));
+    }
+
+    #[test]
+    fn comment_markers_in_strings_are_no_comments() {
+        assert_eq!(trailing("x = \"# WRONG\""), None);
+        assert_eq!(trailing("url = 'https://a/b'"), None);
+        assert_eq!(trailing("f(x)  # don't"), Some(6));
+        assert_eq!(trailing("f(x) // bad"), Some(5));
+        assert_eq!(cue_of("f(x)\n", "f(x)"), None);
+        assert_eq!(cue_of("", ""), None);
+    }
+}
