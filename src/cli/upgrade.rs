@@ -117,8 +117,8 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     }
     let rendered = match args.format {
         Format::Text => output::text::render(&located),
-        Format::Json => output::json::render(&located),
-        Format::Sarif => output::sarif::render(&located),
+        Format::Json => output::json::render(&located, &[]),
+        Format::Sarif => output::sarif::render(&located, Default::default(), &[]),
     };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
