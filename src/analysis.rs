@@ -135,6 +135,7 @@ impl Foreign {
                     || (self.chains && c.form == CallForm::Pynetbox)
             }
             Site::Graphql(_) => self.nautobot,
+            Site::NotChecked(_) => false,
         }
     }
 }
@@ -240,6 +241,19 @@ pub fn not_checked(text: &str, kind: HostKind) -> Option<Finding> {
     })
 }
 
+/// `not-checked` (an error at the unit's start) for a unit of code that was not read.
+fn unit_not_checked(n: &extract::NotChecked) -> Finding {
+    Finding::new(
+        n.range.start..n.range.start,
+        "not-checked",
+        crate::finding::Severity::Error,
+        format!(
+            "Not checked: this code {}, so its NetBox calls were not read. Flatten the nesting to have it checked.",
+            n.reason
+        ),
+    )
+}
+
 /// What checking some sites gave: the findings, the host ranges of the REST calls (for
 /// suppression comments before a multi-line call) and of the URL-form calls (a URL found in
 /// a code block is not checked again by the host-wide URL scan).
@@ -342,7 +356,7 @@ fn check_sites(
             .filter(|s| bare_path(s).is_none())
             .filter_map(|s| match s {
                 Site::Rest(c) => c.target.as_ref().map(|(_, r)| (r.start, r.end)),
-                Site::Graphql(_) => None,
+                _ => None,
             })
             .collect();
         owned = sites
@@ -399,6 +413,7 @@ fn check_sites(
                 Some(schema) => graphql::check_document(doc, &schema),
                 None => Vec::new(),
             },
+            Site::NotChecked(n) => vec![unit_not_checked(n)],
         }
     };
     // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
@@ -600,7 +615,7 @@ fn markdown_findings(
                 let held = bare_path(s).is_some() && inside_call(&c.call_range);
                 !done && !held
             }
-            Site::Graphql(_) => true,
+            _ => true,
         })
         .collect();
     let rest = check_sites(&prose, knowledge, text, &urlencode);

@@ -45,7 +45,7 @@ fn graphql_docs(text: &str, kind: HostKind) -> Vec<GraphqlDoc> {
         .into_iter()
         .filter_map(|site| match site {
             Site::Graphql(doc) => Some(doc),
-            Site::Rest(_) => None,
+            _ => None,
         })
         .collect()
 }
@@ -95,7 +95,7 @@ fn markdown_fast(text: &str, offset: usize) -> Fast {
         .flat_map(|u| markdown::unit_sites(&u))
         .filter_map(|site| match site {
             Site::Graphql(doc) => Some(doc),
-            Site::Rest(_) => None,
+            _ => None,
         });
     Fast::Found(find(docs, offset))
 }
