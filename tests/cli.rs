@@ -646,24 +646,30 @@ fn deeply_nested_code_does_not_abort_the_run() {
         "```python\nnetbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n```\n",
     )
     .unwrap();
-    only_the_wrong_call_is_reported(dir.path(), 5);
+    only_the_wrong_call_is_reported(dir.path(), 5, 5);
 }
 
-/// `check` of `dir` reads all its `files` and reports exactly one finding: the
-/// `device_role_id` of the one wrong call the folder holds.
-fn only_the_wrong_call_is_reported(dir: &std::path::Path, files: usize) {
+/// `check` of `dir` reads all its `files` and reports the `device_role_id` of the one wrong
+/// call the folder holds, and a `not-checked` error for each of the `refused` units of code
+/// that nest too deep to be read (never a pass, never an abort).
+fn only_the_wrong_call_is_reported(dir: &std::path::Path, files: usize, refused: usize) {
     let r = run_in(dir, &["check", "--format", "json", "."]);
     assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     let found = json(&r);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0]["code"], "unknown-filter");
+    let codes: Vec<&str> = found.iter().map(|f| f["code"].as_str().unwrap()).collect();
+    let count = |c: &str| codes.iter().filter(|x| **x == c).count();
+    assert_eq!(count("unknown-filter"), 1, "{codes:?}");
+    assert_eq!(count("not-checked"), refused, "{codes:?}");
+    assert_eq!(codes.len(), 1 + refused, "{codes:?}");
     assert_eq!(files_checked(&r.stderr), files, "{}", r.stderr);
 }
 
 /// Python expressions nested 100,000 deep without any indentation (`1+1+...`, `[[[...]]]`,
-/// `a.b.b...`, `----1`), in files and in a Markdown fence: ruff's tree is walked and dropped by
-/// recursion, so such text is not read (only its URLs), and the run goes on with the other
-/// files' findings.
+/// `a.b.b...`, `----1`), and nested inside f-string and t-string fields (`f"{[[[...]]]}"`,
+/// `f"{f(f(...))}"`, nested f-strings and format specs, which used to abort with SIGABRT), in
+/// `.py` files, in Markdown fences and in a notebook's cells: ruff's tree is walked and dropped
+/// by recursion, so such text is not read (only its URLs) and is reported as not checked, and
+/// the run goes on with the other files' findings (`--format json` prints all of them).
 #[test]
 fn deeply_nested_python_expressions_do_not_crash_the_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -673,19 +679,29 @@ fn deeply_nested_python_expressions_do_not_crash_the_run() {
         format!("x = {}{}\n", "[".repeat(n), "]".repeat(n)),
         format!("x = a{}\n", ".b".repeat(n)),
         format!("x = {}1\n", "-".repeat(n)),
+        format!("x = f\"{{{}{}}}\"\n", "[".repeat(n), "]".repeat(n)),
+        format!("x = f\"{{{}{}}}\"\n", "f(".repeat(n), ")".repeat(n)),
+        format!("x = t'''{{{}{}}}'''\n", "(1,".repeat(n), ")".repeat(n)),
+        format!("x = {}x{}\n", "f'{".repeat(n), "}'".repeat(n)),
+        format!("x = f\"{{x:{}{}}}\"\n", "{x:".repeat(n), "}".repeat(n)),
     ];
     let mut md = String::new();
+    let mut cells = Vec::new();
     for (i, t) in texts.iter().enumerate() {
         std::fs::write(dir.path().join(format!("deep{i}.py")), t).unwrap();
         md.push_str(&format!("```python\n{t}```\n\n"));
+        cells.push(serde_json::json!({"cell_type": "code", "source": [t], "metadata": {}}));
     }
     std::fs::write(dir.path().join("SKILL.md"), md).unwrap();
+    let notebook = serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4});
+    std::fs::write(dir.path().join("deep.ipynb"), notebook.to_string()).unwrap();
     std::fs::write(
         dir.path().join("wrong.py"),
         "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n",
     )
     .unwrap();
-    only_the_wrong_call_is_reported(dir.path(), 6);
+    let k = texts.len();
+    only_the_wrong_call_is_reported(dir.path(), k + 3, 3 * k);
 }
 
 /// OpenAI-style tool calls carry their arguments as JSON text in a string: the filters in it
