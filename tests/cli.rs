@@ -546,6 +546,85 @@ fn netbox_lsp_toml_is_read_and_flags_win() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
 
+/// Issue 23 §1: a repository's netbox-lsp.toml may only name files inside its folder, links
+/// resolved (the editor's rule): `/proc/self/environ`, `../`, an absolute path and a link that
+/// leads out are refused before anything is read, and the message never shows the file. A file
+/// inside that is not a schema or an index is named but not quoted; the same file given on
+/// the command line gets the parser's full message.
+#[test]
+fn settings_file_paths_stay_inside_and_are_never_quoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ws, outside) = (tmp.path().join("ws"), tmp.path().join("outside"));
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let secret = "SECRET_hunter2_7f3a";
+    std::fs::write(outside.join("secret.graphql"), format!("{secret}=1\n")).unwrap();
+    std::fs::write(ws.join("a.md"), "# notes\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.graphql"), ws.join("link.graphql")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join("sub/out")).unwrap();
+    let far = outside.join("secret.graphql");
+    for (key, value) in [
+        ("graphql_schema", "/proc/self/environ".to_string()),
+        ("index", "/proc/self/environ".to_string()),
+        ("graphql_schema", "../outside/secret.graphql".to_string()),
+        ("graphql_schema", far.display().to_string()),
+        ("graphql_schema", "link.graphql".to_string()),
+        ("index", "sub/out/secret.graphql".to_string()),
+        ("index", "sub/out/missing.json.gz".to_string()),
+    ] {
+        std::fs::write(ws.join("netbox-lsp.toml"), format!("{key} = \"{value}\"\n")).unwrap();
+        let out = Command::new(BIN)
+            .args(["check", "a.md"])
+            .current_dir(&ws)
+            .env("NETBOX_LSP_TEST_SECRET", secret)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{value}: {stderr}");
+        assert!(!stderr.contains(secret), "{value}: {stderr}");
+        assert!(
+            stderr.contains(&format!("`{key}` names")) && stderr.contains("outside the folder"),
+            "{value}: {stderr}"
+        );
+    }
+    // Inside, but not a schema: named, not quoted; on the command line: the parser's message.
+    std::fs::write(
+        ws.join("bad.graphql"),
+        format!("type Query {{ {secret}: String\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("netbox-lsp.toml"),
+        "graphql_schema = \"bad.graphql\"\n",
+    )
+    .unwrap();
+    let r = run_in(&ws, &["check", "a.md"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!r.stderr.contains(secret), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("bad.graphql") && r.stderr.contains("not shown"),
+        "{}",
+        r.stderr
+    );
+    let r = run_in(&ws, &["check", "a.md", "--graphql-schema", "bad.graphql"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(secret), "{}", r.stderr);
+    // A schema inside the folder (here through a link that stays inside) is used.
+    std::fs::copy(
+        root().join("tests/fixtures/graphql/netbox-4.6.8.introspection.json.gz"),
+        ws.join("sub/schema.json.gz"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("sub/schema.json.gz", ws.join("schema.json.gz")).unwrap();
+    std::fs::write(
+        ws.join("netbox-lsp.toml"),
+        "graphql_schema = \"schema.json.gz\"\n",
+    )
+    .unwrap();
+    let r = run_in(&ws, &["check", "a.md"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
 /// `check` stays strict: one bad value in netbox-lsp.toml is an error (exit 2) naming it; a
 /// severity code no check reports is a note naming the closest known code, from the file and
 /// from `--severity`. (file text or None, extra args, exit code, stderr must contain)

@@ -2,7 +2,7 @@
 //! findings sorted by path then position. Exit code: 1 if any finding is an error, 2 on usage or
 //! I/O errors (these win), 0 otherwise. Notes and the summary go to stderr, findings to stdout.
 
-use super::knowledge::knowledge_for;
+use super::knowledge::{knowledge_from, Named, Origin};
 use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
@@ -21,7 +21,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             eprintln!("netbox-lsp: note: --severity: {w}");
         }
     }
-    let args = match with_config_file(args) {
+    let (args, from_file) = match with_config_file(args) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("netbox-lsp: error: {e}");
@@ -29,10 +29,20 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     };
     let args = &args;
-    let (knowledge, notes) = match knowledge_for(
+    let by = |key: &str| match &from_file {
+        Some((file, keys)) if keys.contains(&key) => Origin::SettingsFile(file),
+        _ => Origin::CommandLine,
+    };
+    let (knowledge, notes) = match knowledge_from(
         args.netbox_version.as_deref(),
-        args.index.as_deref(),
-        args.graphql_schema.as_deref(),
+        args.index.as_deref().map(|path| Named {
+            path,
+            by: by("index"),
+        }),
+        args.graphql_schema.as_deref().map(|path| Named {
+            path,
+            by: by("graphql_schema"),
+        }),
     ) {
         Ok(k) => k,
         Err(e) => {
@@ -253,8 +263,11 @@ fn fix_file(
 /// flags override the file per code; exclude globs add up. A broken or missing `--config` file is
 /// an error; a broken default file is an error too (silently ignoring it would change results),
 /// and so is any bad value in it (the editor drops such a value and carries on; CI must not).
-/// Remarks (unknown keys, unknown severity codes) are printed as notes.
-fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
+/// Remarks (unknown keys, unknown severity codes) are printed as notes. A path the file names
+/// must lie inside the file's folder (the editor's rule for a workspace file,
+/// `Settings::paths_outside`): anything else is an error. Also returns the file and the keys
+/// it gave (`index`, `graphql_schema`), whose errors must not quote the files they name.
+fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), String> {
     let path = match &args.config {
         Some(p) => p.clone(),
         None => {
@@ -262,7 +275,7 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
             // Absent only when nothing has the name: a FIFO, a directory or a dangling link
             // named netbox-lsp.toml is refused below (the editor refuses it too), not skipped.
             if std::fs::symlink_metadata(&p).is_err() {
-                return Ok(args.clone());
+                return Ok((args.clone(), None));
             }
             p
         }
@@ -282,6 +295,21 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
         eprintln!("netbox-lsp: note: {}: {w}", path.display());
     }
     let file = parsed.settings;
+    if let Some((key, outside)) = file.paths_outside(base).into_iter().next() {
+        return Err(format!(
+            "{}: `{key}` names {}, outside the folder of this settings file; a settings file may only name files inside its folder (give the file with --{} to use it)",
+            path.display(),
+            outside.display(),
+            key.replace('_', "-")
+        ));
+    }
+    let mut keys = Vec::new();
+    if args.index.is_none() && file.index.is_some() {
+        keys.push("index");
+    }
+    if args.graphql_schema.is_none() && file.graphql_schema.is_some() {
+        keys.push("graphql_schema");
+    }
     let mut out = args.clone();
     out.netbox_version = out.netbox_version.or(file.netbox_version);
     out.index = out.index.or(file.index);
@@ -301,8 +329,11 @@ fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     out.severity = severity;
     out.exclude = file.exclude;
     out.exclude.extend(args.exclude.iter().cloned());
-    Ok(out)
+    Ok((out, Some((path, keys))))
 }
+
+/// The settings file `check` read and the path keys it gave.
+type FromFile = Option<(PathBuf, Vec<&'static str>)>;
 
 /// What [`check_file`] gives for one file.
 type FileResult = Result<Option<Vec<Located>>, String>;
