@@ -241,7 +241,7 @@ impl Client {
             let sent = self.send(&url, body);
             let result = match sent {
                 Err(e) => Err(self.transport_error(&what, &e)),
-                Ok(resp) => self.answer(&what, resp, &ticker.bytes),
+                Ok(resp) => self.answer(&what, resp, &ticker.bytes, started),
             };
             ticker.stop();
             match result? {
@@ -355,6 +355,7 @@ impl Client {
         what: &str,
         resp: ureq::http::Response<ureq::Body>,
         progress: &AtomicU64,
+        started: Instant,
     ) -> Result<Answer, String> {
         let status = resp.status().as_u16();
         if self.options.verbose {
@@ -389,7 +390,7 @@ impl Client {
             }
             return Ok(Answer::Redirect(location));
         }
-        let body = self.read_body(what, resp.into_body(), length, progress)?;
+        let body = self.read_body(what, resp.into_body(), length, progress, started)?;
         // Redacted before it is cut: a token straddling the cut must not leave its head.
         let text = || {
             let t = String::from_utf8_lossy(&body);
@@ -445,8 +446,8 @@ impl Client {
         body: ureq::Body,
         length: Option<u64>,
         progress: &AtomicU64,
+        started: Instant,
     ) -> Result<Vec<u8>, String> {
-        let started = Instant::now();
         let mut reader = body.into_with_config().limit(MAX_ANSWER_BYTES).reader();
         let mut out = Vec::with_capacity(length.unwrap_or(0).min(64 << 20) as usize);
         let mut buf = vec![0u8; 64 * 1024];
