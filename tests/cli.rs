@@ -953,3 +953,61 @@ fn summary_uses_the_severity_words() {
     );
     assert!(!summary.contains("note"), "{summary}");
 }
+
+/// Issue 23 §4: a UTF-16 or UTF-32 file with its byte-order mark (either byte order) is
+/// checked like its UTF-8 twin (same finding, same range), not skipped as binary; `--fix`
+/// leaves it alone with a note.
+#[test]
+fn utf16_and_utf32_files_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "\u{feff}# Devices\n\n`GET /api/dcim/devices/?naem=x`\n";
+    let files: [(&str, Vec<u8>); 4] = [
+        (
+            "le16.md",
+            text.encode_utf16().flat_map(u16::to_le_bytes).collect(),
+        ),
+        (
+            "be16.md",
+            text.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+        ),
+        (
+            "le32.md",
+            text.chars()
+                .flat_map(|c| (c as u32).to_le_bytes())
+                .collect(),
+        ),
+        (
+            "be32.md",
+            text.chars()
+                .flat_map(|c| (c as u32).to_be_bytes())
+                .collect(),
+        ),
+    ];
+    std::fs::write(dir.path().join("utf8.md"), text).unwrap();
+    for (name, bytes) in &files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let r = run_in(dir.path(), &["check", "--format", "json", "."]);
+    let found: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let of = |path: &str| -> Vec<String> {
+        found
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["path"] == path)
+            .map(|f| format!("{} {}", f["code"], f["range"]))
+            .collect()
+    };
+    let want = of("utf8.md");
+    assert_eq!(want.len(), 1, "{}", r.stdout);
+    for (name, _) in &files {
+        assert_eq!(of(name), want, "{name}: {}", r.stderr);
+    }
+    assert!(!r.stderr.contains("binary"), "{}", r.stderr);
+    let r = run_in(dir.path(), &["check", "--fix", "le16.md"]);
+    assert!(r.stderr.contains("UTF-16LE; not fixed"), "{}", r.stderr);
+    assert_eq!(
+        std::fs::read(dir.path().join("le16.md")).unwrap(),
+        files[0].1
+    );
+}

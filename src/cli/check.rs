@@ -213,6 +213,12 @@ fn fix_file(
             eprintln!("netbox-lsp: note: {shown}: not valid UTF-8; not fixed");
             return;
         }
+        Decoded::Transcoded(_, name) => {
+            eprintln!(
+                "netbox-lsp: note: {shown}: {name}; not fixed (fixes are written as UTF-8 only)"
+            );
+            return;
+        }
     };
     let planned = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         super::fix::plan(&text, input.kind, knowledge, &|f| {
@@ -365,7 +371,7 @@ fn check_file(
             ));
             text
         }
-        Decoded::Utf8(text) => text,
+        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => text,
     };
     drop(bytes);
     // A byte-order mark stays in the text: the JSON and SARIF positions count it as LSP does
@@ -454,10 +460,17 @@ pub enum Decoded {
     Utf8(String),
     /// Invalid UTF-8, decoded with U+FFFD replacements (positions refer to the decoded text).
     Lossy(String),
+    /// UTF-16 or UTF-32 text with a byte-order mark (the encoding's name, `UTF-16LE`), decoded
+    /// (the mark kept as U+FEFF, like a UTF-8 one; bad units as U+FFFD). Checked, never fixed:
+    /// fixes are written as UTF-8.
+    Transcoded(String, &'static str),
 }
 
 /// Tells binary from text and decodes text.
 pub fn decode(bytes: &[u8]) -> Decoded {
+    if let Some(t) = by_byte_order_mark(bytes) {
+        return t;
+    }
     if crate::analysis::is_binary(bytes) {
         return Decoded::Binary;
     }
@@ -465,6 +478,40 @@ pub fn decode(bytes: &[u8]) -> Decoded {
         Ok(s) => Decoded::Utf8(s.to_string()),
         Err(_) => Decoded::Lossy(String::from_utf8_lossy(bytes).into_owned()),
     }
+}
+
+/// UTF-32 (checked first: its little-endian mark starts like UTF-16's) or UTF-16 text, told by
+/// its byte-order mark; `None` without one (such text has NULs and counts as binary).
+fn by_byte_order_mark(b: &[u8]) -> Option<Decoded> {
+    let (name, width, big) = match b {
+        [0xFF, 0xFE, 0, 0, ..] => ("UTF-32LE", 4, false),
+        [0, 0, 0xFE, 0xFF, ..] => ("UTF-32BE", 4, true),
+        [0xFF, 0xFE, ..] => ("UTF-16LE", 2, false),
+        [0xFE, 0xFF, ..] => ("UTF-16BE", 2, true),
+        _ => return None,
+    };
+    let text: String = if width == 2 {
+        let units = b.chunks(2).map(|c| match (c, big) {
+            ([x, y], true) => u16::from_be_bytes([*x, *y]),
+            ([x, y], false) => u16::from_le_bytes([*x, *y]),
+            _ => 0xFFFD, // an odd last byte
+        });
+        char::decode_utf16(units)
+            .map(|r| r.unwrap_or('\u{fffd}'))
+            .collect()
+    } else {
+        b.chunks(4)
+            .map(|c| {
+                let v = match (<[u8; 4]>::try_from(c), big) {
+                    (Ok(a), true) => u32::from_be_bytes(a),
+                    (Ok(a), false) => u32::from_le_bytes(a),
+                    _ => 0xFFFD,
+                };
+                char::from_u32(v).unwrap_or('\u{fffd}')
+            })
+            .collect()
+    };
+    Some(Decoded::Transcoded(text, name))
 }
 
 /// Applies `--severity code=level` overrides; `off` drops the code's findings.
@@ -524,6 +571,40 @@ mod tests {
         let mut late = vec![b'a'; BINARY_SNIFF];
         late.push(0);
         assert!(matches!(decode(&late), Decoded::Utf8(_)));
+    }
+
+    /// UTF-16 and UTF-32 with a byte-order mark, both byte orders, are decoded (the mark kept,
+    /// an astral character through a surrogate pair, an odd last byte as U+FFFD).
+    #[test]
+    fn decodes_utf16_and_utf32_by_their_mark() {
+        let text = "\u{feff}`/api/dcim/devices/?rol=x` \u{1f600}é";
+        let le16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be16: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let le32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect();
+        let be32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_be_bytes())
+            .collect();
+        for (bytes, name) in [
+            (le16, "UTF-16LE"),
+            (be16, "UTF-16BE"),
+            (le32, "UTF-32LE"),
+            (be32, "UTF-32BE"),
+        ] {
+            assert_eq!(decode(&bytes), Decoded::Transcoded(text.into(), name));
+        }
+        let mut odd: Vec<u8> = "\u{feff}a"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        odd.push(b'b');
+        assert_eq!(
+            decode(&odd),
+            Decoded::Transcoded("\u{feff}a\u{fffd}".into(), "UTF-16LE")
+        );
     }
 
     #[test]
