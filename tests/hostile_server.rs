@@ -214,16 +214,19 @@ fn a_status_without_a_release_version() {
             r.stderr
         );
         // Neither names one: the error says why and what to give.
-        let (sr, d) = (status_route.clone(), dev.clone());
-        let route = with("/api/schema/", move |_: &Seen| json(d.clone()));
-        let both: Box<Route> = Box::new(move |req: &Seen| {
-            if req.path.starts_with("/api/status/") {
-                sr(req)
-            } else {
-                route(req)
-            }
-        });
-        let r = build(both, &[]);
+        // The status answer above and an OpenAPI document without a release.
+        let both = || -> Box<Route> {
+            let (sr, d) = (status_route.clone(), dev.clone());
+            let route = with("/api/schema/", move |_: &Seen| json(d.clone()));
+            Box::new(move |req: &Seen| {
+                if req.path.starts_with("/api/status/") {
+                    sr(req)
+                } else {
+                    route(req)
+                }
+            })
+        };
+        let r = build(both(), &[]);
         assert_eq!(r.code, 2, "{}", r.stderr);
         assert!(
             r.stderr.contains("/api/status/ reports `netbox-version`")
@@ -236,16 +239,7 @@ fn a_status_without_a_release_version() {
             "{}",
             r.stderr
         );
-        let (sr, d) = (status_route.clone(), dev.clone());
-        let route = with("/api/schema/", move |_: &Seen| json(d.clone()));
-        let both: Box<Route> = Box::new(move |req: &Seen| {
-            if req.path.starts_with("/api/status/") {
-                sr(req)
-            } else {
-                route(req)
-            }
-        });
-        let r = build(both, &["--netbox-version", "4.6.8"]);
+        let r = build(both(), &["--netbox-version", "4.6.8"]);
         assert_eq!(r.code, 0, "{}", r.stderr);
         // The loopback server is plain http and a token was given: warned.
         assert!(r.stderr.contains("is plain http"), "{}", r.stderr);
