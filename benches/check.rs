@@ -173,7 +173,7 @@ fn bench_corpus(c: &mut Criterion) {
         .into_iter()
         .filter_map(|s| match s {
             Site::Rest(c) => Some(c),
-            Site::Graphql(_) => None,
+            _ => None,
         })
         .collect();
     assert_eq!(calls.len(), corpus.len(), "every corpus line is extracted");

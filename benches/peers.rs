@@ -106,7 +106,7 @@ fn main() {
         .into_iter()
         .filter_map(|s| match s {
             Site::Rest(c) => Some(c),
-            Site::Graphql(_) => None,
+            _ => None,
         })
         .collect();
     let n = calls.len();

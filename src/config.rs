@@ -1,6 +1,7 @@
 //! The configuration model shared by the editor and `check`: the keys of `netbox-lsp.toml`,
 //! of LSP `initializationOptions` and of the `netboxLsp` section of `workspace/configuration`.
-//! Pure: text or JSON in, [`Settings`] (or a message saying what is wrong) out; no I/O.
+//! Pure: text or JSON in, [`Settings`] (or a message saying what is wrong) out; no I/O but
+//! resolving symbolic links for the workspace-path rule ([`is_inside`], [`Settings::paths_outside`]).
 //!
 //! Keys: `netbox_version` (string), `index` (path), `graphql_schema` (path), `severity` (table
 //! code → `error|warning|information|hint|off`), `exclude` (list of globs), `upgrade_to`
@@ -226,6 +227,79 @@ impl Settings {
             }
         }
         set.is_match(path)
+    }
+}
+
+impl Settings {
+    /// The path settings (`index`, `graphql_schema`) that lie outside `root`, symbolic links
+    /// resolved (see [`is_inside`]), with their key. A settings file that a repository carries
+    /// (`netbox-lsp.toml`) may only name files inside its own folder: the editor and `check`
+    /// both drop (editor) or refuse (`check`) the others, so that a cloned repository cannot
+    /// make the tool read `/proc/self/environ` or `~/.ssh/…` and quote it in an error.
+    pub fn paths_outside(&self, root: &Path) -> Vec<(&'static str, PathBuf)> {
+        [
+            ("index", &self.index),
+            ("graphql_schema", &self.graphql_schema),
+        ]
+        .into_iter()
+        .filter_map(|(key, p)| {
+            p.as_deref()
+                .filter(|f| !is_inside(root, f))
+                .map(|f| (key, f.to_path_buf()))
+        })
+        .collect()
+    }
+
+    /// [`Settings::paths_outside`], and those settings unset (what the editor does with them).
+    pub fn drop_paths_outside(&mut self, root: &Path) -> Vec<(&'static str, PathBuf)> {
+        let outside = self.paths_outside(root);
+        for (key, _) in &outside {
+            match *key {
+                "index" => self.index = None,
+                _ => self.graphql_schema = None,
+            }
+        }
+        outside
+    }
+}
+
+/// True when `file` (absolute, or relative to `root`) lies inside the folder `root` once
+/// symbolic links and `..` are resolved on disk (the one look at the file system in this
+/// module). A path that does not exist (yet) is resolved through its deepest existing folder;
+/// a `..` below that cannot be resolved and counts as outside.
+pub fn is_inside(root: &Path, file: &Path) -> bool {
+    match (resolved(root), resolved(&root.join(file))) {
+        (Some(r), Some(f)) => f.starts_with(r),
+        _ => false,
+    }
+}
+
+/// `p` with links resolved: the canonical form of its deepest existing ancestor, then the rest
+/// of its components as written; `None` when that rest climbs (`..`).
+fn resolved(p: &Path) -> Option<PathBuf> {
+    let mut rest = Vec::new();
+    let mut at = p;
+    loop {
+        if let Ok(c) = std::fs::canonicalize(at) {
+            let mut out = c;
+            for part in rest.iter().rev() {
+                match part {
+                    std::path::Component::Normal(n) => out.push(n),
+                    std::path::Component::CurDir => {}
+                    _ => return None,
+                }
+            }
+            return Some(out);
+        }
+        if at == Path::new(".") {
+            return None; // the working folder itself is gone
+        }
+        let mut parts = at.components();
+        rest.push(parts.next_back()?);
+        at = parts.as_path();
+        if at.as_os_str().is_empty() {
+            at = Path::new(".");
+        }
     }
 }
 
@@ -573,6 +647,43 @@ null-complement = "off"
         assert_eq!(p.settings.netbox_version.as_deref(), Some("4.3"));
         assert_eq!(p.settings.exclude, vec!["a/**".to_string()]);
         assert_eq!(p.errors.len(), 2, "{:?}", p.errors);
+    }
+
+    /// The workspace-path rule: inside after links and `..` are resolved, also for files that
+    /// do not exist yet; a `..` below the deepest existing folder counts as outside.
+    #[cfg(unix)]
+    #[test]
+    fn paths_stay_inside_after_links_are_resolved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (ws, out) = (tmp.path().join("ws"), tmp.path().join("out"));
+        std::fs::create_dir_all(ws.join("a")).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("f"), "x").unwrap();
+        std::os::unix::fs::symlink(&out, ws.join("link")).unwrap();
+        std::os::unix::fs::symlink(out.join("f"), ws.join("f")).unwrap();
+        std::os::unix::fs::symlink(ws.join("a"), ws.join("in")).unwrap();
+        for (file, inside) in [
+            ("a/x.json.gz", true),
+            ("in/x.json.gz", true),
+            ("./a/../a/y", true),
+            ("link/f", false),
+            ("link/missing/deeper", false),
+            ("f", false),
+            ("../out/f", false),
+            ("a/missing/../../../out/f", false),
+            ("/etc/passwd", false),
+            ("/proc/self/environ", false),
+        ] {
+            assert_eq!(is_inside(&ws, Path::new(file)), inside, "{file}");
+        }
+        let mut s = Settings {
+            index: Some(ws.join("a/i.json.gz")),
+            graphql_schema: Some(ws.join("link/f")),
+            ..Default::default()
+        };
+        let dropped = s.drop_paths_outside(&ws);
+        assert_eq!(dropped, vec![("graphql_schema", ws.join("link/f"))]);
+        assert!(s.graphql_schema.is_none() && s.index.is_some());
     }
 
     #[test]

@@ -554,7 +554,12 @@ mod tests {
     /// holds that call fails open.
     #[test]
     fn a_tool_call_with_an_unresolved_target_gets_the_same_warning() {
-        for target in ["<object type>", "{{ object_type }}", "netbox_bgp.session", ""] {
+        for target in [
+            "<object type>",
+            "{{ object_type }}",
+            "netbox_bgp.session",
+            "",
+        ] {
             let direct = check(target, &[("within", s("10.0.0.0/8"))]);
             let call = format!(
                 r#"{{"name": "netbox_get_objects", "arguments": {{"object_type": {}, "filters": {{"within": "10.0.0.0/8"}}}}}}"#,
@@ -569,7 +574,8 @@ mod tests {
             assert_eq!(brief(&sent), brief(&direct.findings), "{target}");
             // A file fails open on a placeholder; a plugin type is a warning there too (the
             // MCP server rejects it unless plugin discovery adds it).
-            let file = crate::analysis::analyze(&call, crate::extract::HostKind::Json, &knowledge());
+            let file =
+                crate::analysis::analyze(&call, crate::extract::HostKind::Json, &knowledge());
             let placeholder = !target.contains('.');
             assert_eq!(file.iter().any(blocks), !placeholder, "{target}: {file:?}");
         }

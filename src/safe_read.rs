@@ -17,6 +17,8 @@ pub enum FileKind {
     Schema,
     /// A `netbox-lsp.toml` settings file: 1 MiB.
     Config,
+    /// An API token file (`--token-file`, `instance.tokenFile`): 64 KiB.
+    Token,
 }
 
 impl FileKind {
@@ -26,6 +28,7 @@ impl FileKind {
             FileKind::Index => 256 * 1024 * 1024,
             FileKind::Schema => 64 * 1024 * 1024,
             FileKind::Config => 1024 * 1024,
+            FileKind::Token => 64 * 1024,
         }
     }
 
@@ -34,6 +37,7 @@ impl FileKind {
             FileKind::Index => "an index file",
             FileKind::Schema => "a GraphQL schema file",
             FileKind::Config => "a settings file",
+            FileKind::Token => "a token file",
         }
     }
 }

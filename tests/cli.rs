@@ -546,6 +546,85 @@ fn netbox_lsp_toml_is_read_and_flags_win() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 }
 
+/// Issue 23 §1: a repository's netbox-lsp.toml may only name files inside its folder, links
+/// resolved (the editor's rule): `/proc/self/environ`, `../`, an absolute path and a link that
+/// leads out are refused before anything is read, and the message never shows the file. A file
+/// inside that is not a schema or an index is named but not quoted; the same file given on
+/// the command line gets the parser's full message.
+#[test]
+fn settings_file_paths_stay_inside_and_are_never_quoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (ws, outside) = (tmp.path().join("ws"), tmp.path().join("outside"));
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let secret = "SECRET_hunter2_7f3a";
+    std::fs::write(outside.join("secret.graphql"), format!("{secret}=1\n")).unwrap();
+    std::fs::write(ws.join("a.md"), "# notes\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.graphql"), ws.join("link.graphql")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.join("sub/out")).unwrap();
+    let far = outside.join("secret.graphql");
+    for (key, value) in [
+        ("graphql_schema", "/proc/self/environ".to_string()),
+        ("index", "/proc/self/environ".to_string()),
+        ("graphql_schema", "../outside/secret.graphql".to_string()),
+        ("graphql_schema", far.display().to_string()),
+        ("graphql_schema", "link.graphql".to_string()),
+        ("index", "sub/out/secret.graphql".to_string()),
+        ("index", "sub/out/missing.json.gz".to_string()),
+    ] {
+        std::fs::write(ws.join("netbox-lsp.toml"), format!("{key} = \"{value}\"\n")).unwrap();
+        let out = Command::new(BIN)
+            .args(["check", "a.md"])
+            .current_dir(&ws)
+            .env("NETBOX_LSP_TEST_SECRET", secret)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{value}: {stderr}");
+        assert!(!stderr.contains(secret), "{value}: {stderr}");
+        assert!(
+            stderr.contains(&format!("`{key}` names")) && stderr.contains("outside the folder"),
+            "{value}: {stderr}"
+        );
+    }
+    // Inside, but not a schema: named, not quoted; on the command line: the parser's message.
+    std::fs::write(
+        ws.join("bad.graphql"),
+        format!("type Query {{ {secret}: String\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("netbox-lsp.toml"),
+        "graphql_schema = \"bad.graphql\"\n",
+    )
+    .unwrap();
+    let r = run_in(&ws, &["check", "a.md"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!r.stderr.contains(secret), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("bad.graphql") && r.stderr.contains("not shown"),
+        "{}",
+        r.stderr
+    );
+    let r = run_in(&ws, &["check", "a.md", "--graphql-schema", "bad.graphql"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains(secret), "{}", r.stderr);
+    // A schema inside the folder (here through a link that stays inside) is used.
+    std::fs::copy(
+        root().join("tests/fixtures/graphql/netbox-4.6.8.introspection.json.gz"),
+        ws.join("sub/schema.json.gz"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("sub/schema.json.gz", ws.join("schema.json.gz")).unwrap();
+    std::fs::write(
+        ws.join("netbox-lsp.toml"),
+        "graphql_schema = \"schema.json.gz\"\n",
+    )
+    .unwrap();
+    let r = run_in(&ws, &["check", "a.md"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
 /// `check` stays strict: one bad value in netbox-lsp.toml is an error (exit 2) naming it; a
 /// severity code no check reports is a note naming the closest known code, from the file and
 /// from `--severity`. (file text or None, extra args, exit code, stderr must contain)
@@ -646,24 +725,30 @@ fn deeply_nested_code_does_not_abort_the_run() {
         "```python\nnetbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n```\n",
     )
     .unwrap();
-    only_the_wrong_call_is_reported(dir.path(), 5);
+    only_the_wrong_call_is_reported(dir.path(), 5, 5);
 }
 
-/// `check` of `dir` reads all its `files` and reports exactly one finding: the
-/// `device_role_id` of the one wrong call the folder holds.
-fn only_the_wrong_call_is_reported(dir: &std::path::Path, files: usize) {
+/// `check` of `dir` reads all its `files` and reports the `device_role_id` of the one wrong
+/// call the folder holds, and a `not-checked` error for each of the `refused` units of code
+/// that nest too deep to be read (never a pass, never an abort).
+fn only_the_wrong_call_is_reported(dir: &std::path::Path, files: usize, refused: usize) {
     let r = run_in(dir, &["check", "--format", "json", "."]);
     assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     let found = json(&r);
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0]["code"], "unknown-filter");
+    let codes: Vec<&str> = found.iter().map(|f| f["code"].as_str().unwrap()).collect();
+    let count = |c: &str| codes.iter().filter(|x| **x == c).count();
+    assert_eq!(count("unknown-filter"), 1, "{codes:?}");
+    assert_eq!(count("not-checked"), refused, "{codes:?}");
+    assert_eq!(codes.len(), 1 + refused, "{codes:?}");
     assert_eq!(files_checked(&r.stderr), files, "{}", r.stderr);
 }
 
 /// Python expressions nested 100,000 deep without any indentation (`1+1+...`, `[[[...]]]`,
-/// `a.b.b...`, `----1`), in files and in a Markdown fence: ruff's tree is walked and dropped by
-/// recursion, so such text is not read (only its URLs), and the run goes on with the other
-/// files' findings.
+/// `a.b.b...`, `----1`), and nested inside f-string and t-string fields (`f"{[[[...]]]}"`,
+/// `f"{f(f(...))}"`, nested f-strings and format specs, which used to abort with SIGABRT), in
+/// `.py` files, in Markdown fences and in a notebook's cells: ruff's tree is walked and dropped
+/// by recursion, so such text is not read (only its URLs) and is reported as not checked, and
+/// the run goes on with the other files' findings (`--format json` prints all of them).
 #[test]
 fn deeply_nested_python_expressions_do_not_crash_the_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -673,19 +758,29 @@ fn deeply_nested_python_expressions_do_not_crash_the_run() {
         format!("x = {}{}\n", "[".repeat(n), "]".repeat(n)),
         format!("x = a{}\n", ".b".repeat(n)),
         format!("x = {}1\n", "-".repeat(n)),
+        format!("x = f\"{{{}{}}}\"\n", "[".repeat(n), "]".repeat(n)),
+        format!("x = f\"{{{}{}}}\"\n", "f(".repeat(n), ")".repeat(n)),
+        format!("x = t'''{{{}{}}}'''\n", "(1,".repeat(n), ")".repeat(n)),
+        format!("x = {}x{}\n", "f'{".repeat(n), "}'".repeat(n)),
+        format!("x = f\"{{x:{}{}}}\"\n", "{x:".repeat(n), "}".repeat(n)),
     ];
     let mut md = String::new();
+    let mut cells = Vec::new();
     for (i, t) in texts.iter().enumerate() {
         std::fs::write(dir.path().join(format!("deep{i}.py")), t).unwrap();
         md.push_str(&format!("```python\n{t}```\n\n"));
+        cells.push(serde_json::json!({"cell_type": "code", "source": [t], "metadata": {}}));
     }
     std::fs::write(dir.path().join("SKILL.md"), md).unwrap();
+    let notebook = serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4});
+    std::fs::write(dir.path().join("deep.ipynb"), notebook.to_string()).unwrap();
     std::fs::write(
         dir.path().join("wrong.py"),
         "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n",
     )
     .unwrap();
-    only_the_wrong_call_is_reported(dir.path(), 6);
+    let k = texts.len();
+    only_the_wrong_call_is_reported(dir.path(), k + 3, 3 * k);
 }
 
 /// OpenAI-style tool calls carry their arguments as JSON text in a string: the filters in it
@@ -1145,5 +1240,63 @@ fn calls_not_checked_are_counted_explained_and_switchable() {
         r.stderr.contains("unknown key `skip.lessons`"),
         "{}",
         r.stderr
+    );
+}
+
+/// Issue 23 §4: a UTF-16 or UTF-32 file with its byte-order mark (either byte order) is
+/// checked like its UTF-8 twin (same finding, same range), not skipped as binary; `--fix`
+/// leaves it alone with a note.
+#[test]
+fn utf16_and_utf32_files_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "\u{feff}# Devices\n\n`GET /api/dcim/devices/?naem=x`\n";
+    let files: [(&str, Vec<u8>); 4] = [
+        (
+            "le16.md",
+            text.encode_utf16().flat_map(u16::to_le_bytes).collect(),
+        ),
+        (
+            "be16.md",
+            text.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+        ),
+        (
+            "le32.md",
+            text.chars()
+                .flat_map(|c| (c as u32).to_le_bytes())
+                .collect(),
+        ),
+        (
+            "be32.md",
+            text.chars()
+                .flat_map(|c| (c as u32).to_be_bytes())
+                .collect(),
+        ),
+    ];
+    std::fs::write(dir.path().join("utf8.md"), text).unwrap();
+    for (name, bytes) in &files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let r = run_in(dir.path(), &["check", "--format", "json", "."]);
+    let found: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let of = |path: &str| -> Vec<String> {
+        found
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["path"] == path)
+            .map(|f| format!("{} {}", f["code"], f["range"]))
+            .collect()
+    };
+    let want = of("utf8.md");
+    assert_eq!(want.len(), 1, "{}", r.stdout);
+    for (name, _) in &files {
+        assert_eq!(of(name), want, "{name}: {}", r.stderr);
+    }
+    assert!(!r.stderr.contains("binary"), "{}", r.stderr);
+    let r = run_in(dir.path(), &["check", "--fix", "le16.md"]);
+    assert!(r.stderr.contains("UTF-16LE; not fixed"), "{}", r.stderr);
+    assert_eq!(
+        std::fs::read(dir.path().join("le16.md")).unwrap(),
+        files[0].1
     );
 }

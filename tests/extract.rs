@@ -111,6 +111,9 @@ fn render(host: &str, ex: &Extraction) -> String {
                     writeln!(out, "  variables {v}").unwrap();
                 }
             }
+            Site::NotChecked(n) => {
+                writeln!(out, "NOT CHECKED {} {}", show(host, &n.range), n.reason).unwrap();
+            }
         }
     }
     out
@@ -165,6 +168,7 @@ fn check_properties(name: &str, host: &str, ex: &Extraction) {
                     );
                 }
             }
+            Site::NotChecked(n) => assert!(ok(&n.range), "{name}: not checked {:?}", n.range),
         }
     }
 }

@@ -101,9 +101,11 @@ async fn poisoned_documents_do_not_take_the_server_down() {
     .await;
 }
 
-/// Python expressions nested 100,000 deep (`1+1+...`, `[[[...]]]`, `a.b.b...`), in a `.py`
-/// document and in a Markdown fence, are analysed on the server's threads without overflowing
-/// their stacks; the server answers in another document afterwards.
+/// Python expressions nested 100,000 deep (`1+1+...`, `[[[...]]]`, `a.b.b...`), and inside
+/// f-string fields (`f"{[[[...]]]}"`, `f"{f(f(...))}"`, nested f-strings: 15,000 levels used to
+/// abort the server with SIGABRT), in a `.py` document, in a Markdown fence and in a notebook
+/// cell sent as its own Python document, are not read on the server's threads but reported as
+/// not checked; the server answers in another document afterwards.
 #[tokio::test]
 async fn deeply_nested_python_expressions_do_not_take_the_server_down() {
     let n = 100_000;
@@ -115,19 +117,44 @@ async fn deeply_nested_python_expressions_do_not_take_the_server_down() {
         ".b".repeat(n)
     );
     let md = format!("```python\n{py}```\n");
-    opened_then_still_serving(&[("deep.py", "python", &py), ("deep.md", "markdown", &md)]).await;
+    let f = format!(
+        "x = f\"{{{}{}}}\"\ny = f\"{{{}{}}}\"\nz = {}x{}\n",
+        "[".repeat(n),
+        "]".repeat(n),
+        "f(".repeat(n),
+        ")".repeat(n),
+        "f'{".repeat(n),
+        "}'".repeat(n)
+    );
+    let fmd = format!("# Skill\n\n```python\n{f}```\n");
+    let diags = opened_then_still_serving(&[
+        ("deep.py", "python", &py),
+        ("deep.md", "markdown", &md),
+        ("fdeep.py", "python", &f),
+        ("fdeep.md", "markdown", &fmd),
+        ("cell.py", "python", &f),
+    ])
+    .await;
+    for (d, line) in diags.iter().zip([0, 1, 0, 3, 0]) {
+        assert!(
+            d.iter()
+                .any(|d| d["code"] == "not-checked" && d["range"]["start"]["line"] == line),
+            "{d:?}"
+        );
+    }
 }
 
-/// Opens each `(name, language id, text)` document and waits for its diagnostics, then checks
-/// that the server still reports and completes in another document.
-async fn opened_then_still_serving(docs: &[(&str, &str, &String)]) {
+/// Opens `docs` (name, language id, text), then checks that the server still reports and
+/// completes in another document; returns the diagnostics of each of `docs`.
+async fn opened_then_still_serving(docs: &[(&str, &str, &String)]) -> Vec<Vec<Value>> {
     let mut c = TestClient::in_process();
     c.initialize(json!({}), default_capabilities(), Value::Null)
         .await;
+    let mut all = Vec::new();
     for (name, lang, text) in docs {
         let uri = format!("file:///p/{name}");
         c.open(&uri, lang, 1, text).await;
-        let _ = c.diagnostics(&uri, 1).await;
+        all.push(c.diagnostics(&uri, 1).await);
     }
     let uri = "file:///p/t.py";
     c.open(
@@ -144,6 +171,7 @@ async fn opened_then_still_serving(docs: &[(&str, &str, &String)]) {
     );
     let labels = c.completion_labels(uri, 0, 46).await;
     assert!(labels.iter().any(|l| l == "role_id"), "{labels:?}");
+    all
 }
 
 /// §6: a request for a `$/` method is answered with MethodNotFound (it was never answered).

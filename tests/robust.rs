@@ -149,7 +149,8 @@ fn moderate_nesting_with_continuations_and_bare_cr_is_still_checked() {
 }
 
 /// With one poisoned file in a folder, `check --format json .` used to print nothing (the
-/// process aborted): every other file's findings must still be reported.
+/// process aborted): every other file's findings must still be reported, and each poisoned
+/// unit (two files, two fences) as not checked.
 #[test]
 fn a_folder_with_poisoned_files_still_reports_the_others() {
     let dir = tempfile::tempdir().unwrap();
@@ -181,7 +182,17 @@ fn a_folder_with_poisoned_files_still_reports_the_others() {
         .iter()
         .map(|f| f["code"].as_str().unwrap())
         .collect();
-    assert_eq!(codes, ["unknown-filter"], "{found}");
+    assert_eq!(
+        codes,
+        [
+            "not-checked",
+            "not-checked",
+            "not-checked",
+            "not-checked",
+            "unknown-filter"
+        ],
+        "{found}"
+    );
 }
 
 /// Runs `netbox-lsp <args>` in `cwd`, killed after 30 s (a hang is a failure, not a stuck run).
@@ -279,10 +290,13 @@ fn special_files_as_settings_are_refused_by_check() {
         let _ = std::fs::remove_dir(&toml);
         let _ = std::fs::remove_file(&toml);
     }
-    for toml in ["index = \"pipe\"\n", "graphql_schema = \"/dev/zero\"\n"] {
+    for (toml, why) in [
+        ("index = \"pipe\"\n", "regular file"),
+        ("graphql_schema = \"/dev/zero\"\n", "outside the folder"),
+    ] {
         std::fs::write(dir.path().join("netbox-lsp.toml"), toml).unwrap();
         let (code, _, stderr) = run_bounded(dir.path(), &["check", "a.md"]);
         assert_eq!(code, Some(2), "{toml}: {stderr}");
-        assert!(stderr.contains("regular file"), "{toml}: {stderr}");
+        assert!(stderr.contains(why), "{toml}: {stderr}");
     }
 }

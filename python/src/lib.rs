@@ -587,7 +587,7 @@ fn key_in_sites(sites: &[Site], range: &Range<usize>) -> Option<String> {
                     && range.end <= e.value_range.end.max(e.key_range.end)
             })
             .map(|e| e.key.clone()),
-        Site::Graphql(_) => None,
+        _ => None,
     })
 }
 

@@ -117,7 +117,7 @@ pub(super) fn check_sites(
             .filter(|s| bare_path(s).is_none())
             .filter_map(|s| match s {
                 Site::Rest(c) => c.target.as_ref().map(|(_, r)| (r.start, r.end)),
-                Site::Graphql(_) => None,
+                _ => None,
             })
             .collect();
         owned = sites
@@ -166,6 +166,7 @@ pub(super) fn check_sites(
                 Some(schema) => graphql::check_document(doc, &schema),
                 None => Vec::new(),
             },
+            Site::NotChecked(n) => vec![unit_not_checked(n)],
         }
     };
     // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
@@ -195,3 +196,16 @@ pub(super) fn url_ranges(sites: &[Site]) -> Vec<Range<usize>> {
 
 /// From this many sites on, [`check_sites`] checks them in parallel.
 const PARALLEL_SITES: usize = 64;
+
+/// `not-checked` (an error at the unit's start) for a unit of code that was not read.
+fn unit_not_checked(n: &extract::NotChecked) -> Finding {
+    Finding::new(
+        n.range.start..n.range.start,
+        "not-checked",
+        crate::finding::Severity::Error,
+        format!(
+            "Not checked: this code {}, so its NetBox calls were not read. Flatten the nesting to have it checked.",
+            n.reason
+        ),
+    )
+}

@@ -2,7 +2,7 @@
 //! findings sorted by path then position. Exit code: 1 if any finding is an error, 2 on usage or
 //! I/O errors (these win), 0 otherwise. Notes and the summary go to stderr, findings to stdout.
 
-use super::knowledge::knowledge_for;
+use super::knowledge::{knowledge_from, Named, Origin};
 use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
@@ -22,7 +22,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             eprintln!("netbox-lsp: note: --severity: {w}");
         }
     }
-    let args = match with_config_file(args) {
+    let (args, from_file) = match with_config_file(args) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("netbox-lsp: error: {e}");
@@ -33,10 +33,20 @@ pub fn run(args: &CheckArgs) -> i32 {
     if let Some(target) = &args.upgrade_to {
         return super::upgrade::run(args, target);
     }
-    let (knowledge, notes) = match knowledge_for(
+    let by = |key: &str| match &from_file {
+        Some((file, keys)) if keys.contains(&key) => Origin::SettingsFile(file),
+        _ => Origin::CommandLine,
+    };
+    let (knowledge, notes) = match knowledge_from(
         args.netbox_version.as_deref(),
-        args.index.as_deref(),
-        args.graphql_schema.as_deref(),
+        args.index.as_deref().map(|path| Named {
+            path,
+            by: by("index"),
+        }),
+        args.graphql_schema.as_deref().map(|path| Named {
+            path,
+            by: by("graphql_schema"),
+        }),
     ) {
         Ok((k, notes)) => (
             Knowledge {
@@ -269,6 +279,12 @@ fn fix_file(
             eprintln!("netbox-lsp: note: {shown}: not valid UTF-8; not fixed");
             return;
         }
+        Decoded::Transcoded(_, name) => {
+            eprintln!(
+                "netbox-lsp: note: {shown}: {name}; not fixed (fixes are written as UTF-8 only)"
+            );
+            return;
+        }
     };
     let planned = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         super::fix::plan(&text, input.kind, knowledge, &|f| {
@@ -319,8 +335,11 @@ fn fix_file(
 /// flags override the file per code; exclude globs add up. A broken or missing `--config` file is
 /// an error; a broken default file is an error too (silently ignoring it would change results),
 /// and so is any bad value in it (the editor drops such a value and carries on; CI must not).
-/// Remarks (unknown keys, unknown severity codes) are printed as notes.
-pub(super) fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
+/// Remarks (unknown keys, unknown severity codes) are printed as notes. A path the file names
+/// must lie inside the file's folder (the editor's rule for a workspace file,
+/// `Settings::paths_outside`): anything else is an error. Also returns the file and the keys
+/// it gave (`index`, `graphql_schema`), whose errors must not quote the files they name.
+fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), String> {
     let path = match &args.config {
         Some(p) => p.clone(),
         None => {
@@ -328,7 +347,7 @@ pub(super) fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
             // Absent only when nothing has the name: a FIFO, a directory or a dangling link
             // named netbox-lsp.toml is refused below (the editor refuses it too), not skipped.
             if std::fs::symlink_metadata(&p).is_err() {
-                return Ok(args.clone());
+                return Ok((args.clone(), None));
             }
             p
         }
@@ -348,6 +367,21 @@ pub(super) fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
         eprintln!("netbox-lsp: note: {}: {w}", path.display());
     }
     let file = parsed.settings;
+    if let Some((key, outside)) = file.paths_outside(base).into_iter().next() {
+        return Err(format!(
+            "{}: `{key}` names {}, outside the folder of this settings file; a settings file may only name files inside its folder (give the file with --{} to use it)",
+            path.display(),
+            outside.display(),
+            key.replace('_', "-")
+        ));
+    }
+    let mut keys = Vec::new();
+    if args.index.is_none() && file.index.is_some() {
+        keys.push("index");
+    }
+    if args.graphql_schema.is_none() && file.graphql_schema.is_some() {
+        keys.push("graphql_schema");
+    }
     let mut out = args.clone();
     out.readings = file.readings();
     out.netbox_version = out.netbox_version.or(file.netbox_version);
@@ -368,8 +402,11 @@ pub(super) fn with_config_file(args: &CheckArgs) -> Result<CheckArgs, String> {
     out.severity = severity;
     out.exclude = file.exclude;
     out.exclude.extend(args.exclude.iter().cloned());
-    Ok(out)
+    Ok((out, Some((path, keys))))
 }
+
+/// The settings file `check` read and the path keys it gave.
+type FromFile = Option<(PathBuf, Vec<&'static str>)>;
 
 /// Standard input named as `-`: its bytes, the host kind and the path shown for it.
 struct Stdin {
@@ -496,7 +533,7 @@ fn check_bytes(
             ));
             text
         }
-        Decoded::Utf8(text) => text,
+        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => text,
     };
     drop(bytes);
     // A byte-order mark stays in the text: the JSON and SARIF positions count it as LSP does
@@ -618,10 +655,17 @@ pub enum Decoded {
     Utf8(String),
     /// Invalid UTF-8, decoded with U+FFFD replacements (positions refer to the decoded text).
     Lossy(String),
+    /// UTF-16 or UTF-32 text with a byte-order mark (the encoding's name, `UTF-16LE`), decoded
+    /// (the mark kept as U+FEFF, like a UTF-8 one; bad units as U+FFFD). Checked, never fixed:
+    /// fixes are written as UTF-8.
+    Transcoded(String, &'static str),
 }
 
 /// Tells binary from text and decodes text.
 pub fn decode(bytes: &[u8]) -> Decoded {
+    if let Some(t) = by_byte_order_mark(bytes) {
+        return t;
+    }
     if crate::analysis::is_binary(bytes) {
         return Decoded::Binary;
     }
@@ -629,6 +673,40 @@ pub fn decode(bytes: &[u8]) -> Decoded {
         Ok(s) => Decoded::Utf8(s.to_string()),
         Err(_) => Decoded::Lossy(String::from_utf8_lossy(bytes).into_owned()),
     }
+}
+
+/// UTF-32 (checked first: its little-endian mark starts like UTF-16's) or UTF-16 text, told by
+/// its byte-order mark; `None` without one (such text has NULs and counts as binary).
+fn by_byte_order_mark(b: &[u8]) -> Option<Decoded> {
+    let (name, width, big) = match b {
+        [0xFF, 0xFE, 0, 0, ..] => ("UTF-32LE", 4, false),
+        [0, 0, 0xFE, 0xFF, ..] => ("UTF-32BE", 4, true),
+        [0xFF, 0xFE, ..] => ("UTF-16LE", 2, false),
+        [0xFE, 0xFF, ..] => ("UTF-16BE", 2, true),
+        _ => return None,
+    };
+    let text: String = if width == 2 {
+        let units = b.chunks(2).map(|c| match (c, big) {
+            ([x, y], true) => u16::from_be_bytes([*x, *y]),
+            ([x, y], false) => u16::from_le_bytes([*x, *y]),
+            _ => 0xFFFD, // an odd last byte
+        });
+        char::decode_utf16(units)
+            .map(|r| r.unwrap_or('\u{fffd}'))
+            .collect()
+    } else {
+        b.chunks(4)
+            .map(|c| {
+                let v = match (<[u8; 4]>::try_from(c), big) {
+                    (Ok(a), true) => u32::from_be_bytes(a),
+                    (Ok(a), false) => u32::from_le_bytes(a),
+                    _ => 0xFFFD,
+                };
+                char::from_u32(v).unwrap_or('\u{fffd}')
+            })
+            .collect()
+    };
+    Some(Decoded::Transcoded(text, name))
 }
 
 /// Applies `--severity code=level` overrides; `off` drops the code's findings.
@@ -705,6 +783,40 @@ mod tests {
         let mut late = vec![b'a'; BINARY_SNIFF];
         late.push(0);
         assert!(matches!(decode(&late), Decoded::Utf8(_)));
+    }
+
+    /// UTF-16 and UTF-32 with a byte-order mark, both byte orders, are decoded (the mark kept,
+    /// an astral character through a surrogate pair, an odd last byte as U+FFFD).
+    #[test]
+    fn decodes_utf16_and_utf32_by_their_mark() {
+        let text = "\u{feff}`/api/dcim/devices/?rol=x` \u{1f600}é";
+        let le16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be16: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let le32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect();
+        let be32: Vec<u8> = text
+            .chars()
+            .flat_map(|c| (c as u32).to_be_bytes())
+            .collect();
+        for (bytes, name) in [
+            (le16, "UTF-16LE"),
+            (be16, "UTF-16BE"),
+            (le32, "UTF-32LE"),
+            (be32, "UTF-32BE"),
+        ] {
+            assert_eq!(decode(&bytes), Decoded::Transcoded(text.into(), name));
+        }
+        let mut odd: Vec<u8> = "\u{feff}a"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        odd.push(b'b');
+        assert_eq!(
+            decode(&odd),
+            Decoded::Transcoded("\u{feff}a\u{fffd}".into(), "UTF-16LE")
+        );
     }
 
     #[test]

@@ -137,6 +137,10 @@ pub struct ReadAt {
 pub enum WriteError {
     /// Its bytes or modification time differ from what was read at the start.
     ChangedOnDisk,
+    /// The file has other hard links (the count): replacing it would cut them off.
+    HardLinks(u64),
+    /// The file belongs to another user or group that the new file cannot be given.
+    Owner,
     /// Reading, writing or renaming failed (the file is as it was).
     Io(std::io::Error),
 }
@@ -145,6 +149,14 @@ impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WriteError::ChangedOnDisk => write!(f, "changed on disk during the run; not fixed"),
+            WriteError::HardLinks(n) => write!(
+                f,
+                "has {n} hard links; not fixed (replacing it would cut the other links off): fix it with --diff and patch"
+            ),
+            WriteError::Owner => write!(
+                f,
+                "belongs to another user or group; not fixed (the fixed file could not keep its owner)"
+            ),
             WriteError::Io(e) => write!(f, "not fixed: {e}"),
         }
     }
@@ -152,17 +164,30 @@ impl std::fmt::Display for WriteError {
 
 /// Replaces the file at `path` with `new` when it still holds what `read` saw: the text goes to
 /// a temporary file in the same folder (of the symlink's target, so a link stays a link), which
-/// gets the old file's permissions and is renamed over it, so a reader sees the old file or the
-/// new one, never a part.
+/// gets the old file's permissions and owner and is renamed over it, so a reader sees the old
+/// file or the new one, never a part. The file is compared with `read` again just before the
+/// rename (after the slow write and sync), so an edit made during the run is not overwritten
+/// (a writer racing the rename itself, a window of microseconds, is not excluded). A file
+/// with other hard links, or whose owner the new file cannot take, is left alone.
 pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), WriteError> {
     let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
-    let meta = std::fs::metadata(&target).map_err(WriteError::Io)?;
-    if !meta.is_file() || meta.modified().ok() != read.modified {
-        return Err(WriteError::ChangedOnDisk);
-    }
-    let now = std::fs::read(&target).map_err(WriteError::Io)?;
-    if now != read.bytes {
-        return Err(WriteError::ChangedOnDisk);
+    let unchanged = || -> Result<std::fs::Metadata, WriteError> {
+        let meta = std::fs::metadata(&target).map_err(WriteError::Io)?;
+        if !meta.is_file() || meta.modified().ok() != read.modified {
+            return Err(WriteError::ChangedOnDisk);
+        }
+        if std::fs::read(&target).map_err(WriteError::Io)? != read.bytes {
+            return Err(WriteError::ChangedOnDisk);
+        }
+        Ok(meta)
+    };
+    let meta = unchanged()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            return Err(WriteError::HardLinks(meta.nlink()));
+        }
     }
     // The rename below needs only a writable folder: a file the user may not write (read-only
     // for them) would be replaced all the same. Opening it for writing (nothing is written)
@@ -178,7 +203,18 @@ pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), W
         .map_err(WriteError::Io)?;
     tmp.write_all(new.as_bytes()).map_err(WriteError::Io)?;
     tmp.as_file().sync_all().map_err(WriteError::Io)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mine = tmp.as_file().metadata().map_err(WriteError::Io)?;
+        if (mine.uid(), mine.gid()) != (meta.uid(), meta.gid())
+            && std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid())).is_err()
+        {
+            return Err(WriteError::Owner);
+        }
+    }
     std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(WriteError::Io)?;
+    unchanged()?;
     tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
     Ok(())
 }
@@ -240,6 +276,39 @@ mod tests {
             write_if_unchanged(&p, &r2, "new\n"),
             Err(WriteError::ChangedOnDisk)
         ));
+    }
+
+    /// A file with another hard link is left as it was (both names keep the same text); the
+    /// fixed file keeps its mode and, when the writer may give it (root), its owner.
+    #[cfg(unix)]
+    #[test]
+    fn hard_links_mode_and_owner_are_kept() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "old\n").unwrap();
+        std::fs::hard_link(&p, dir.path().join("b.md")).unwrap();
+        let err = write_if_unchanged(&p, &read_at(&p), "new\n").unwrap_err();
+        assert!(matches!(err, WriteError::HardLinks(2)), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("b.md")).unwrap(),
+            "old\n"
+        );
+        std::fs::remove_file(dir.path().join("b.md")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let root = std::fs::metadata(dir.path()).unwrap().uid() == 0;
+        if root {
+            std::os::unix::fs::chown(&p, Some(4321), Some(4322)).unwrap();
+        } else {
+            eprintln!("NOTE: hard_links_mode_and_owner_are_kept checks the owner only as root");
+        }
+        write_if_unchanged(&p, &read_at(&p), "new\n").unwrap();
+        let m = std::fs::metadata(&p).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new\n");
+        assert_eq!(m.permissions().mode() & 0o777, 0o640);
+        if root {
+            assert_eq!((m.uid(), m.gid()), (4321, 4322));
+        }
     }
 
     #[cfg(unix)]

@@ -166,7 +166,7 @@ fn build_graphql(schema: &Path, out: &Path) -> i32 {
         Ok(d) => d,
         Err(e) => return fail(format!("cannot compress: {e}")),
     };
-    if let Err(e) = std::fs::write(out, &data) {
+    if let Err(e) = write_output(out, &data) {
         eprintln!(
             "netbox-lsp index build: cannot write {}: {e}",
             out.display()
@@ -210,7 +210,7 @@ fn build_rest(
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from(format!("netbox-{}.index.json.gz", index.netbox_version)));
     let data = write_index(&index);
-    if let Err(e) = std::fs::write(&out, &data) {
+    if let Err(e) = write_output(&out, &data) {
         eprintln!(
             "netbox-lsp index build: cannot write {}: {e}",
             out.display()
@@ -330,4 +330,62 @@ fn describe_counts(index: &FilterIndex) -> String {
         index.parameters_with_choices(),
         index.choice_sets.len(),
     )
+}
+
+/// Writes an output file of `index build`: to a temporary file in the same folder, renamed
+/// over `path` once complete, so a reader (or a kill) never sees half an index, and a
+/// symbolic link at `path` is replaced, not followed into another folder. A regular file that
+/// was there keeps its permissions; a new file gets 0644 on Unix.
+pub fn write_output(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".netbox-lsp-index-")
+        .tempfile_in(dir)?;
+    tmp.write_all(data)?;
+    tmp.as_file().sync_all()?;
+    let perms = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => Some(m.permissions()),
+        _ => None,
+    };
+    #[cfg(unix)]
+    let perms = perms.or_else(|| {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o644))
+    });
+    if let Some(p) = perms {
+        std::fs::set_permissions(tmp.path(), p)?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+
+    /// A symbolic link at the output path is replaced by the file, and its target (in
+    /// another folder) is left alone; no temporary file stays behind.
+    #[cfg(unix)]
+    #[test]
+    fn output_replaces_a_link_without_following_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (here, there) = (tmp.path().join("here"), tmp.path().join("there"));
+        std::fs::create_dir_all(&here).unwrap();
+        std::fs::create_dir_all(&there).unwrap();
+        std::fs::write(there.join("precious"), "keep").unwrap();
+        let out = here.join("x.index.json.gz");
+        std::os::unix::fs::symlink(there.join("precious"), &out).unwrap();
+        write_output(&out, b"new").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(there.join("precious")).unwrap(),
+            "keep"
+        );
+        assert!(std::fs::symlink_metadata(&out).unwrap().is_file());
+        assert_eq!(std::fs::read(&out).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(&here).unwrap().count(), 1);
+    }
 }

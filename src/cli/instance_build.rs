@@ -2,7 +2,9 @@
 //! --custom-fields F --choice-sets F [--graphql F]` (the same answers saved as files): one
 //! instance index plus the GraphQL schema beside it.
 
-use super::index_cmd::{describe, print_out, schema_path_beside, BuildArgs, InstanceArgs};
+use super::index_cmd::{
+    describe, print_out, schema_path_beside, write_output, BuildArgs, InstanceArgs,
+};
 use crate::index::build::BuildOptions;
 use crate::index::load::write_index;
 use crate::instance::http::{Client, Options};
@@ -52,9 +54,15 @@ pub(crate) fn client(
             "netbox-lsp: warning: --insecure: the certificate of {url} is NOT checked; anyone on the path can read the token and forge the answers"
         );
     }
+    let token = token(args)?;
+    if token.is_some() && url.trim().to_ascii_lowercase().starts_with("http://") {
+        eprintln!(
+            "netbox-lsp: warning: {url} is plain http: the API token crosses the network unencrypted; use https:// if the NetBox serves it"
+        );
+    }
     Client::new(
         url,
-        token(args)?,
+        token,
         Options {
             timeout: Duration::from_secs(args.timeout.unwrap_or(default_timeout).max(1)),
             ca_cert: args.ca_cert.clone(),
@@ -97,7 +105,7 @@ fn run(args: &BuildArgs) -> Result<(), String> {
     let built = build_index(&inputs, &url, &options)?;
     for note in &built.report.notes {
         // The OpenAPI `info.version` note is moot when /api/status/ gave the version.
-        if inputs.status.is_none() {
+        if inputs.status.is_none() || note.starts_with("/api/status/") {
             eprintln!("note: {note}");
         }
     }
@@ -107,7 +115,7 @@ fn run(args: &BuildArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("netbox-{}.index.json.gz", index.netbox_version)));
     let data = write_index(index);
-    std::fs::write(&out, &data).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    write_output(&out, &data).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     let mut text = format!(
         "wrote {} ({} bytes)\n{}",
         out.display(),
@@ -120,8 +128,7 @@ fn run(args: &BuildArgs) -> Result<(), String> {
         let bytes = std::io::Write::write_all(&mut gz, sdl.as_bytes())
             .and_then(|_| gz.finish())
             .map_err(|e| format!("cannot compress the GraphQL schema: {e}"))?;
-        std::fs::write(&path, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        write_output(&path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         text += &format!("wrote {} ({} bytes)\n", path.display(), bytes.len());
     }
     print_out(&text);

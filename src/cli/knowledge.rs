@@ -26,11 +26,59 @@ pub fn knowledge_for(
     index: Option<&Path>,
     graphql_schema: Option<&Path>,
 ) -> Result<(Knowledge, Vec<String>), String> {
+    fn named(path: &Path) -> Named<'_> {
+        Named {
+            path,
+            by: Origin::CommandLine,
+        }
+    }
+    knowledge_from(netbox_version, index.map(named), graphql_schema.map(named))
+}
+
+/// Who named a knowledge file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin<'a> {
+    /// The user, on the command line (or through the Python API): errors may quote the file.
+    CommandLine,
+    /// A settings file (`netbox-lsp.toml`, the one given here), which a repository may carry:
+    /// errors name the file and the key but never quote the file's text (it may be anything
+    /// the repository points at, and CI logs are public).
+    SettingsFile(&'a Path),
+}
+
+/// A knowledge file's path and who named it.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    pub path: &'a Path,
+    pub by: Origin<'a>,
+}
+
+impl Named<'_> {
+    /// The error for a file that was read but is not usable as `what` (`a netbox-lsp index`),
+    /// `detail` saying why (shown only when the user named the file: see [`Origin`]).
+    fn unusable(&self, what: &str, key: &str, flag: &str, detail: &str) -> String {
+        match self.by {
+            Origin::CommandLine => format!("{} is not {what}: {detail}", self.path.display()),
+            Origin::SettingsFile(settings) => format!(
+                "{}: `{key}` names {}, which is not {what} (the reason is not shown, as it could quote the file; give the file with {flag} to see it)",
+                settings.display(),
+                self.path.display()
+            ),
+        }
+    }
+}
+
+/// [`knowledge_for`] with each file's [`Origin`].
+pub fn knowledge_from(
+    netbox_version: Option<&str>,
+    index: Option<Named>,
+    graphql_schema: Option<Named>,
+) -> Result<(Knowledge, Vec<String>), String> {
     let mut notes = Vec::new();
     let mut knowledge = Knowledge::default();
 
     let from_file = match index {
-        Some(path) => Some(load_index_file(path)?),
+        Some(named) => Some(load_index_file(named)?),
         None => None,
     };
     // The version whose embedded knowledge is used where no file is given.
@@ -68,20 +116,21 @@ pub fn knowledge_for(
     };
 
     // `index build` writes the instance's GraphQL schema beside the index: use it unless a
-    // schema is named.
+    // schema is named (named by whoever named the index).
     let beside = match (graphql_schema, index) {
-        (None, Some(index)) => schema_beside(index),
+        (None, Some(index)) => schema_beside(index.path).map(|p| (p, index.by)),
         _ => None,
     };
-    if let Some(path) = &beside {
+    if let Some((path, _)) = &beside {
         notes.push(format!(
             "using the GraphQL schema beside the index: {}",
             path.display()
         ));
     }
-    knowledge.graphql = match graphql_schema.or(beside.as_deref()) {
-        Some(path) => {
-            let mut schema = load_schema_file(path)?;
+    let beside_named = beside.as_ref().map(|(path, by)| Named { path, by: *by });
+    knowledge.graphql = match graphql_schema.or(beside_named) {
+        Some(named) => {
+            let mut schema = load_schema_file(named)?;
             // The file says nothing about its version; an explicit --netbox-version does.
             if let (Some(sel), Some(_)) = (&selection, netbox_version) {
                 schema.netbox_version = sel.version.to_string();
@@ -107,11 +156,18 @@ pub fn schema_beside(index: &Path) -> Option<std::path::PathBuf> {
 }
 
 /// Reads and decodes an index file; errors name the file.
-fn load_index_file(path: &Path) -> Result<FilterIndex, String> {
+fn load_index_file(named: Named) -> Result<FilterIndex, String> {
+    let path = named.path;
     let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Index)
         .map_err(|e| format!("cannot read index file {}: {e}", path.display()))?;
-    crate::index::load::load_index(&bytes)
-        .map_err(|e| format!("{} is not a usable netbox-lsp index: {e}", path.display()))
+    crate::index::load::load_index(&bytes).map_err(|e| {
+        named.unusable(
+            "a usable netbox-lsp index",
+            "index",
+            "--index",
+            &e.to_string(),
+        )
+    })
 }
 
 /// The shipped release whose embedded GraphQL schema `version` uses (not built here); `None`
@@ -126,12 +182,19 @@ fn embedded_schema(version: &'static str, notes: &mut Vec<String>) -> Option<&'s
     schema
 }
 
-/// Loads a GraphQL schema file named by the user (SDL or introspection JSON, `.gz` accepted).
-fn load_schema_file(path: &Path) -> Result<crate::graphql::NetboxSchema, String> {
+/// Loads a GraphQL schema file (SDL or introspection JSON, `.gz` accepted).
+fn load_schema_file(named: Named) -> Result<crate::graphql::NetboxSchema, String> {
+    let path = named.path;
     let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Schema)
         .map_err(|e| format!("cannot read GraphQL schema {}: {e}", path.display()))?;
-    crate::graphql::load_schema_file(&bytes)
-        .map_err(|e| format!("{} is not a usable GraphQL schema: {e}", path.display()))
+    crate::graphql::load_schema_file(&bytes).map_err(|e| {
+        named.unusable(
+            "a usable GraphQL schema",
+            "graphql_schema",
+            "--graphql-schema",
+            &e,
+        )
+    })
 }
 
 #[cfg(test)]

@@ -91,7 +91,7 @@ pub fn run(
         };
         let text = match decode(&bytes) {
             Decoded::Binary => continue,
-            Decoded::Utf8(t) | Decoded::Lossy(t) => t,
+            Decoded::Utf8(t) | Decoded::Lossy(t) | Decoded::Transcoded(t, _) => t,
         };
         let plan = crate::live::plan::plan(&text, input.kind, knowledge, bound);
         if plan.calls.is_empty() && plan.documents.is_empty() {

@@ -190,7 +190,7 @@ fn check_file(
             ));
             text
         }
-        Decoded::Utf8(text) => text,
+        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => text,
     };
     let changes: Vec<Change> = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         upgrade::compare(&text, input.kind, current, next)

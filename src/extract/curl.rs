@@ -151,7 +151,7 @@ pub fn merge_urls(sites: &mut Vec<Site>, urls: Vec<Site>) {
         .iter()
         .filter_map(|s| match s {
             Site::Rest(c) => Some(c.call_range.clone()),
-            Site::Graphql(_) => None,
+            _ => None,
         })
         .collect();
     for site in urls {

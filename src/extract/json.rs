@@ -34,15 +34,16 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
         tools::find_in_tree(&root, Syntax::Json, &mut sites);
         return sites;
     }
-    let Some(tree) = parse::parse(Lang::Json, text) else {
-        return Vec::new();
+    let tree = match parse::parse(Lang::Json, text) {
+        Ok(t) => t,
+        Err(refused) => return refused.site(text.len(), map).into_iter().collect(),
     };
     tools::find_in_tree(&cx.lit(tree.root_node(), 0), Syntax::Json, &mut sites);
     if tree.root_node().has_error() {
         let close = parse::closers(text, false);
         if !close.is_empty() {
             let repaired = format!("{text}{close}");
-            if let Some(tree2) = parse::parse(Lang::Json, &repaired) {
+            if let Ok(tree2) = parse::parse(Lang::Json, &repaired) {
                 let cx = Cx {
                     src: &repaired,
                     len: text.len(),
@@ -71,7 +72,7 @@ pub(crate) fn value(text: &str, map: &OffsetMap) -> Option<Lit> {
             _ => None,
         };
     }
-    let tree = parse::parse(Lang::Json, text)?;
+    let tree = parse::parse(Lang::Json, text).ok()?;
     if tree.root_node().has_error() {
         return None;
     }

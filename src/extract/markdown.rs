@@ -69,6 +69,7 @@ fn assemble(text: &str, units: &[Unit], sites: Vec<Vec<Site>>) -> Extraction {
 enum SiteKey {
     Rest(usize, usize, bool),
     Graphql(usize, usize),
+    NotChecked(usize),
 }
 
 /// What a [`Unit`] is.
@@ -315,6 +316,7 @@ fn push_unique(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
             c.form == super::CallForm::Url,
         ),
         Site::Graphql(d) => SiteKey::Graphql(d.map.to_host(0), d.text.len()),
+        Site::NotChecked(n) => SiteKey::NotChecked(n.range.start),
     };
     if seen.insert(key) {
         sites.push(site);

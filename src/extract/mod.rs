@@ -259,11 +259,24 @@ pub struct GraphqlDoc {
     pub variables: Option<serde_json::Value>,
 }
 
+/// A unit of code that was not read (it nests deeper than the parsers and the walks of their
+/// trees can take, see `parse::Refusal`): its NetBox calls are not checked, which the analysis
+/// reports as a `not-checked` error rather than passing it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotChecked {
+    /// Host byte range of the unit.
+    pub range: Range<usize>,
+    /// Why, as the end of a sentence about the code (`nests deeper than netbox-lsp reads …`).
+    pub reason: String,
+}
+
 /// Something checkable found in a host document.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Site {
     Rest(RestCall),
     Graphql(GraphqlDoc),
+    /// A unit that could not be read: reported, never passed.
+    NotChecked(NotChecked),
 }
 
 /// What extraction found in one host document.
@@ -421,10 +434,11 @@ fn text_sites(text: &str, map: &OffsetMap) -> Vec<Site> {
 /// site of `more` starts). One hash lookup per site: a file of 100,000 calls passes here twice.
 pub(crate) fn add_missing(sites: &mut Vec<Site>, more: Vec<Site>) {
     let start = |s: &Site| match s {
-        Site::Rest(c) => (false, c.call_range.start),
-        Site::Graphql(d) => (true, d.map.to_host(0)),
+        Site::Rest(c) => (0, c.call_range.start),
+        Site::Graphql(d) => (1, d.map.to_host(0)),
+        Site::NotChecked(n) => (2, n.range.start),
     };
-    let mut seen: std::collections::HashSet<(bool, usize)> = sites.iter().map(start).collect();
+    let mut seen: std::collections::HashSet<(u8, usize)> = sites.iter().map(start).collect();
     sites.reserve(more.len());
     for site in more {
         if seen.insert(start(&site)) {

@@ -131,6 +131,10 @@ pub(crate) fn remap(site: Site, map: &OffsetMap) -> Site {
             map: d.map.then(map),
             ..d
         }),
+        Site::NotChecked(n) => Site::NotChecked(super::NotChecked {
+            range: r(&n.range),
+            ..n
+        }),
     }
 }
 

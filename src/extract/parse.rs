@@ -107,22 +107,63 @@ pub(crate) fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> Op
     Some(out)
 }
 
-/// Parses `text`; `None` if the text is too large, nests too deep or the parser fails.
-pub(crate) fn parse(lang: Lang, text: &str) -> Option<Tree> {
-    if text.len() > MAX_PARSE || too_deep(lang, text) {
-        return None;
+/// Why a unit of code was not read structurally (it then gets only the URL scan, and a
+/// `not-checked` finding says so: see [`Refusal::site`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Larger than [`MAX_PARSE`] bytes.
+    TooLarge,
+    /// Deeper than a nesting bound: [`MAX_NESTING`] blocks (Python, YAML) or
+    /// [`MAX_EXPR_NESTING`] levels of brackets, operators or f-string fields (Python, JSON,
+    /// YAML flow collections).
+    TooDeep,
+    /// The parser gave no tree (a grammar that cannot be loaded).
+    Failed,
+}
+
+impl Refusal {
+    /// The site that reports the unit of `len` bytes (mapped to the host by `map`) as not
+    /// checked; `None` for a text above [`MAX_PARSE`], which only a whole file can be and which
+    /// `analysis::not_checked` reports for the file.
+    pub(crate) fn site(self, len: usize, map: &super::OffsetMap) -> Option<super::Site> {
+        let reason = match self {
+            Refusal::TooLarge => return None,
+            Refusal::TooDeep => format!(
+                "nests deeper than netbox-lsp reads (more than {MAX_NESTING} indented blocks, or {MAX_EXPR_NESTING} levels of brackets, operators or f-string fields)"
+            ),
+            Refusal::Failed => "could not be parsed".to_string(),
+        };
+        Some(super::Site::NotChecked(super::NotChecked {
+            range: map.range_to_host(0..len),
+            reason,
+        }))
     }
-    with_parser(lang, |p| p.parse(text.as_bytes(), None))?
+}
+
+/// Parses `text`; refused when the text is too large or nests too deep.
+pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, Refusal> {
+    if text.len() > MAX_PARSE {
+        return Err(Refusal::TooLarge);
+    }
+    if too_deep(lang, text) {
+        return Err(Refusal::TooDeep);
+    }
+    with_parser(lang, |p| p.parse(text.as_bytes(), None))
+        .flatten()
+        .ok_or(Refusal::Failed)
 }
 
 /// Parses Python `text` with ruff's parser, which recovers from syntax errors (the tree then
 /// holds what it could read and `errors()` is not empty; a bare `\r` ends a line, as in
-/// Python). `None` when the text is larger than [`MAX_PARSE`] or [`python_too_deep`].
-pub(crate) fn python(text: &str) -> Option<Parsed<ModModule>> {
-    if text.len() > MAX_PARSE || python_too_deep(text) {
-        return None;
+/// Python). Refused when the text is larger than [`MAX_PARSE`] or [`python_too_deep`].
+pub(crate) fn python(text: &str) -> Result<Parsed<ModModule>, Refusal> {
+    if text.len() > MAX_PARSE {
+        return Err(Refusal::TooLarge);
     }
-    Some(ruff_python_parser::parse_unchecked_source(
+    if python_too_deep(text) {
+        return Err(Refusal::TooDeep);
+    }
+    Ok(ruff_python_parser::parse_unchecked_source(
         text,
         PySourceType::Python,
     ))
@@ -149,30 +190,79 @@ pub(crate) fn python_too_deep(text: &str) -> bool {
         || python_expr_depth(text.as_bytes()) > MAX_EXPR_NESTING
 }
 
-/// True when `text` might nest blocks deeper than [`MAX_NESTING`]. Each level starts at a
-/// deeper indentation, so the deepest indentation as the grammar's scanner measures it bounds
-/// the depth. YAML (tree-sitter-yaml 0.7): columns restart at `\r` and at `\n`, and every `- `,
-/// `? ` or `: ` on a line can open one more level there (`- - - x`).
+/// True when `text` might nest deeper than the parser and the walks of its tree can take.
+/// YAML (tree-sitter-yaml 0.7), blocks: columns restart at `\r` and at `\n`, and every `- `,
+/// `? ` or `: ` on a line can open one more level there (`- - - x`), so the deepest
+/// indentation bounds the block depth ([`MAX_NESTING`]). JSON and YAML flow collections: the
+/// running count of open brackets (`[`, `{`, less the closed ones), strings not skipped, bounds
+/// their depth ([`MAX_EXPR_NESTING`]); tree-sitter keeps a parse stack per level (a JSON text of
+/// a million nested objects took 880 MB and 8 s).
 pub(crate) fn too_deep(lang: Lang, text: &str) -> bool {
     match lang {
-        Lang::Json => false, // no indentation state
-        Lang::Yaml => text.split(['\r', '\n']).any(|line| {
-            let mut width = 0;
-            for b in line.bytes() {
-                match b {
-                    b' ' => width += 1,
-                    b'\t' => width += 8,
-                    _ => break,
+        Lang::Json => json_depth(text.as_bytes()) > MAX_EXPR_NESTING,
+        Lang::Yaml => {
+            bracket_depth(text.as_bytes()) > MAX_EXPR_NESTING
+                || text.split(['\r', '\n']).any(|line| {
+                    let mut width = 0;
+                    for b in line.bytes() {
+                        match b {
+                            b' ' => width += 1,
+                            b'\t' => width += 8,
+                            _ => break,
+                        }
+                    }
+                    let opens = line
+                        .as_bytes()
+                        .windows(2)
+                        .filter(|w| {
+                            matches!(w[0], b'-' | b'?' | b':') && matches!(w[1], b' ' | b'\t')
+                        })
+                        .count();
+                    width + opens > MAX_NESTING
+                })
+        }
+    }
+}
+
+/// The deepest running count of `[`/`{` not yet closed by `]`/`}` in `b`, every byte counted
+/// (an upper bound of the flow nesting whatever the quoting: a quote cannot open a level).
+fn bracket_depth(b: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for &c in b {
+        match c {
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The deepest bracket nesting of JSON text `b`, strings (with their escapes) skipped.
+fn json_depth(b: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
                 }
             }
-            let opens = line
-                .as_bytes()
-                .windows(2)
-                .filter(|w| matches!(w[0], b'-' | b'?' | b':') && matches!(w[1], b' ' | b'\t'))
-                .count();
-            width + opens > MAX_NESTING
-        }),
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
     }
+    max
 }
 
 /// The deepest indentation of Python text `b` (an upper bound of its block nesting): after a
@@ -223,29 +313,52 @@ fn python_indent_max(b: &[u8]) -> usize {
     max
 }
 
-/// An upper bound of the expression nesting of Python text `b`, from one pass over its bytes.
-/// Inside each bracket level, every token of the current element (up to a `,`; a statement at
-/// the top level, up to a line end or `;`) may nest one level deeper than the one before it
-/// (`a.b.c`, `-x`, `x + y + z`), and a closed bracket counts as deep as the deepest element it
-/// held; the bound is the largest sum over the open levels. Adjacent strings (an implicit
-/// concatenation) count once, an f-string counts its deepest `{`; comments are skipped.
+/// An upper bound of the expression nesting of Python text `b`, from one pass over its bytes
+/// that tokenizes as ruff's lexer does (strings, f-/t-strings with their replacement fields and
+/// format specs, comments, continuations). Inside each bracket level, every token of the
+/// current element (up to a `,`; a statement at the top level, up to a line end or `;`) may nest
+/// one level deeper than the one before it (`a.b.c`, `-x`, `x + y + z`, `not not x`,
+/// `lambda: lambda: x`), and a closed bracket counts as deep as the deepest element it held; the
+/// bound is the largest sum over the open levels. An f-string's replacement field is a level of
+/// its own (its code is read like any other: `f"{[[[x]]]}"`, `f"{f"{x}"}"`, `f"{x:{y:{z}}}"`)
+/// and counts one more for the element that holds it; a closed f-string counts as deep as its
+/// deepest field. Adjacent strings (an implicit concatenation) count once.
 fn python_expr_depth(b: &[u8]) -> usize {
-    // Per open level: the current element's count, and the largest count in the level.
-    let mut levels: Vec<(usize, usize)> = vec![(0, 0)];
-    let mut sum = 0usize;
-    let mut max = 0usize;
-    let mut last_string = false;
+    let mut d = Depth::default();
+    // The f-/t-strings open around the cursor, innermost last.
+    let mut fstrings: Vec<FString> = Vec::new();
     let mut i = 0;
-    let count = |levels: &mut Vec<(usize, usize)>, sum: &mut usize, max: &mut usize, n: usize| {
-        let top = levels.last_mut().expect("the top level stays");
-        top.0 += n;
-        top.1 = top.1.max(top.0);
-        *sum += n;
-        *max = (*max).max(*sum + levels.len());
-    };
     while i < b.len() {
+        if let Some(f) = fstrings.last_mut() {
+            // In an f-string's literal text (or format spec) unless a field is open above it.
+            if d.levels.len() - f.base <= f.spec {
+                match fstring_literal(b, &mut i, f) {
+                    Literal::Open => {
+                        d.push(1);
+                        i += 1;
+                    }
+                    // The end of a format spec and of its field (a lone `}` in the literal
+                    // text is an error token: nothing closes).
+                    Literal::Close => {
+                        i += 1;
+                        if f.spec > 0 {
+                            f.spec -= 1;
+                            d.close_into(&mut fstrings);
+                        }
+                    }
+                    Literal::End(unterminated) => {
+                        let f = fstrings.pop().expect("an f-string is open");
+                        if unterminated {
+                            // As ruff: what the fields opened is dropped with the string.
+                            d.truncate(f.base);
+                        }
+                        d.string_end(&f);
+                    }
+                }
+                continue;
+            }
+        }
         let c = b[i];
-        let string = c == b'"' || c == b'\'';
         match c {
             b' ' | b'\t' | b'\x0c' => {}
             b'#' => {
@@ -254,53 +367,48 @@ fn python_expr_depth(b: &[u8]) -> usize {
                 }
                 continue;
             }
-            b'\\' => {
-                // A line continuation (or a stray backslash).
-                i += 1;
-            }
-            b'\n' | b'\r' | b';' if levels.len() == 1 => {
-                sum = 0;
-                levels[0].0 = 0;
-                last_string = false;
-            }
+            // A line continuation (or a stray backslash).
+            b'\\' => i += 1,
+            b'\n' | b'\r' | b';' if d.levels.len() == 1 => d.statement_end(),
             b'\n' | b'\r' => {}
-            b',' => {
-                let top = levels.last_mut().expect("the top level stays");
-                sum -= top.0;
-                top.0 = 0;
-            }
-            b'(' | b'[' | b'{' => {
-                count(&mut levels, &mut sum, &mut max, 1);
-                levels.push((0, 0));
-            }
-            b')' | b']' | b'}' => {
-                if levels.len() > 1 {
-                    let (cur, peak) = levels.pop().expect("more than one level");
-                    sum -= cur;
-                    count(&mut levels, &mut sum, &mut max, peak + 1);
-                }
+            b',' => d.comma(),
+            b'(' | b'[' | b'{' => d.open(),
+            b')' | b']' | b'}' => d.close_into(&mut fstrings),
+            b':' if fstrings
+                .last()
+                .is_some_and(|f| d.levels.len() - f.base == f.spec + 1) =>
+            {
+                // A format spec starts at the top of a field: literal text again.
+                fstrings.last_mut().expect("an f-string is open").spec += 1;
             }
             b'"' | b'\'' => {
-                // The prefix letters were read as a word just before.
-                let prefix = &b[i.saturating_sub(3)..i];
-                let f = prefix
-                    .iter()
-                    .rev()
-                    .take_while(|c| c.is_ascii_alphabetic())
-                    .any(|c| matches!(c, b'f' | b'F' | b't' | b'T'));
+                let word = &b[word_start(b, i)..i];
+                let lower: Vec<u8> = if is_string_prefix(word) {
+                    word.iter().map(u8::to_ascii_lowercase).collect()
+                } else {
+                    Vec::new()
+                };
                 let triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
                 let ql = if triple { 3 } else { 1 };
+                if lower.contains(&b'f') || lower.contains(&b't') {
+                    fstrings.push(FString {
+                        quote: c,
+                        triple,
+                        raw: lower.contains(&b'r'),
+                        base: d.levels.len(),
+                        spec: 0,
+                        peak: 0,
+                        after_string: d.last_string,
+                    });
+                    d.string_start();
+                    i += ql;
+                    continue;
+                }
                 i += ql;
-                let (mut braces, mut deepest) = (0usize, 0usize);
                 while i < b.len() {
                     match b[i] {
                         b'\\' => i += 1,
-                        b'{' if f => {
-                            braces += 1;
-                            deepest = deepest.max(braces);
-                        }
-                        b'}' if f => braces = braces.saturating_sub(1),
-                        b'\n' if !triple => {
+                        b'\n' | b'\r' if !triple => {
                             // Unterminated: the line end is read as code.
                             i -= 1;
                             break;
@@ -313,32 +421,253 @@ fn python_expr_depth(b: &[u8]) -> usize {
                     }
                     i += 1;
                 }
-                let n = if last_string { 0 } else { 1 } + 2 * deepest;
-                count(&mut levels, &mut sum, &mut max, n);
+                d.string(0);
             }
-            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
-                while i + 1 < b.len()
-                    && (b[i + 1].is_ascii_alphanumeric() || b[i + 1] == b'_' || b[i + 1] >= 0x80)
-                {
+            c if is_word(c) => {
+                let start = i;
+                while i + 1 < b.len() && is_word(b[i + 1]) {
                     i += 1;
                 }
-                // A string prefix (`rb"..."`) is part of the string.
-                if matches!(b.get(i + 1), Some(b'"' | b'\'')) {
+                // A string prefix (`rb"..."`, `f'...'`) is part of its string.
+                if matches!(b.get(i + 1), Some(b'"' | b'\'')) && is_string_prefix(&b[start..=i]) {
                     i += 1;
                     continue;
                 }
-                count(&mut levels, &mut sum, &mut max, 1);
+                d.token(1);
             }
-            _ => count(&mut levels, &mut sum, &mut max, 1),
-        }
-        let blank = matches!(c, b' ' | b'\t' | b'\x0c' | b'\\')
-            || matches!(c, b'\n' | b'\r') && levels.len() > 1;
-        if !blank {
-            last_string = string;
+            _ => d.token(1),
         }
         i += 1;
     }
-    max
+    d.max
+}
+
+fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+/// Where the word that ends right before `i` starts (`i` when none does).
+fn word_start(b: &[u8], i: usize) -> usize {
+    let mut s = i;
+    while s > 0 && is_word(b[s - 1]) {
+        s -= 1;
+    }
+    s
+}
+
+/// True for the prefixes Python reads as part of a string (`r`, `b`, `u`, `f`, `t` and their
+/// pairs, any case); another word before a quote (`if"x"`) is a word, then a string.
+fn is_string_prefix(w: &[u8]) -> bool {
+    let lower: Vec<u8> = w.iter().map(u8::to_ascii_lowercase).collect();
+    matches!(
+        lower.as_slice(),
+        b"r" | b"u" | b"b" | b"f" | b"t" | b"br" | b"rb" | b"fr" | b"rf" | b"tr" | b"rt"
+    )
+}
+
+/// The running bound of [`python_expr_depth`].
+struct Depth {
+    /// Per open level: the current element's count, and the largest count in the level.
+    levels: Vec<(usize, usize)>,
+    /// The sum of the current elements' counts over the open levels.
+    sum: usize,
+    max: usize,
+    /// The last token was a string (a string right after it is the same expression).
+    last_string: bool,
+    /// The deepest field of the strings concatenated so far.
+    run: usize,
+}
+
+impl Default for Depth {
+    fn default() -> Self {
+        Depth {
+            levels: vec![(0, 0)],
+            sum: 0,
+            max: 0,
+            last_string: false,
+            run: 0,
+        }
+    }
+}
+
+impl Depth {
+    fn add(&mut self, n: usize) {
+        let top = self.levels.last_mut().expect("the top level stays");
+        top.0 += n;
+        top.1 = top.1.max(top.0);
+        self.sum += n;
+        self.max = self.max.max(self.sum + self.levels.len());
+    }
+
+    fn token(&mut self, n: usize) {
+        self.add(n);
+        self.last_string = false;
+    }
+
+    /// A new level whose element already counts `n` (a bracket: 0; a field: 1).
+    fn push(&mut self, n: usize) {
+        self.levels.push((n, n));
+        self.sum += n;
+        self.max = self.max.max(self.sum + self.levels.len());
+        self.last_string = false;
+    }
+
+    fn open(&mut self) {
+        self.token(1);
+        self.push(0);
+    }
+
+    /// The peak of the level closed, if one was open above the top level.
+    fn pop(&mut self) -> Option<usize> {
+        if self.levels.len() == 1 {
+            return None;
+        }
+        let (cur, peak) = self.levels.pop().expect("more than one level");
+        self.sum -= cur;
+        Some(peak)
+    }
+
+    /// Closes a level: a field of the innermost f-string when that string's text starts again
+    /// below it (its depth goes to the string), else a bracket (its depth goes to the element
+    /// that holds it).
+    fn close_into(&mut self, fstrings: &mut [FString]) {
+        let Some(peak) = self.pop() else { return };
+        match fstrings.last_mut() {
+            Some(f) if self.levels.len() == f.base => {
+                f.peak = f.peak.max(peak + 1);
+                self.last_string = false;
+            }
+            _ => self.token(peak + 1),
+        }
+    }
+
+    /// Drops the levels above `base`.
+    fn truncate(&mut self, base: usize) {
+        while self.levels.len() > base.max(1) {
+            self.pop();
+        }
+    }
+
+    fn comma(&mut self) {
+        let top = self.levels.last_mut().expect("the top level stays");
+        self.sum -= top.0;
+        top.0 = 0;
+        self.last_string = false;
+    }
+
+    fn statement_end(&mut self) {
+        self.sum = 0;
+        self.levels[0].0 = 0;
+        self.last_string = false;
+    }
+
+    /// A string whose fields nest `peak` deep, after a string or not.
+    fn string(&mut self, peak: usize) {
+        let n = if self.last_string {
+            let n = peak.saturating_sub(self.run);
+            self.run = self.run.max(peak);
+            n
+        } else {
+            self.run = peak;
+            peak + 1
+        };
+        self.add(n);
+        self.last_string = true;
+    }
+
+    /// An f-string starts: it counts as a string at once, so that its fields nest below it.
+    fn string_start(&mut self) {
+        if !self.last_string {
+            self.add(1);
+            self.run = 0;
+        }
+        self.last_string = false;
+    }
+
+    /// An f-string `f` ends: its fields' depth is added, as for [`Depth::string`].
+    fn string_end(&mut self, f: &FString) {
+        let n = if f.after_string {
+            f.peak.saturating_sub(self.run)
+        } else {
+            f.peak
+        };
+        self.run = self.run.max(f.peak);
+        self.add(n);
+        self.last_string = true;
+    }
+}
+
+/// An f-string (or t-string) being read.
+struct FString {
+    quote: u8,
+    triple: bool,
+    raw: bool,
+    /// The number of open levels when it started: more than that (and than `spec`) means a
+    /// field is open.
+    base: usize,
+    /// How many format specs are open (`{x:{y:` is two).
+    spec: usize,
+    /// The deepest field closed so far.
+    peak: usize,
+    /// It follows a string (an implicit concatenation).
+    after_string: bool,
+}
+
+/// Where the literal text of an f-string stopped.
+enum Literal {
+    /// At a `{` that opens a field.
+    Open,
+    /// At a `}` that is not an escaped `}}`.
+    Close,
+    /// After its closing quote, or (`true`) at a line end of a one-line string or the end of
+    /// the text: unterminated.
+    End(bool),
+}
+
+/// Reads the literal text (or format spec) of f-string `f` from `b[*i]` as ruff's lexer does
+/// (`lex_interpolated_string_middle_or_end`): `{{` and `}}` are text outside a format spec, a
+/// backslash escapes the next character but a brace, and `\N{...}` is a named escape outside
+/// raw strings.
+fn fstring_literal(b: &[u8], i: &mut usize, f: &FString) -> Literal {
+    let in_spec = f.spec > 0;
+    let q = f.quote;
+    let mut named = false;
+    while *i < b.len() {
+        match b[*i] {
+            b'\n' | b'\r' if !f.triple => return Literal::End(true),
+            b'\\' => {
+                *i += 1;
+                match b.get(*i) {
+                    Some(b'{' | b'}') => continue,
+                    Some(b'N') if !f.raw && b.get(*i + 1) == Some(&b'{') => {
+                        named = true;
+                        *i += 2;
+                        continue;
+                    }
+                    Some(b'\r') if b.get(*i + 1) == Some(&b'\n') => *i += 1,
+                    _ => {}
+                }
+            }
+            c if c == q => {
+                if !f.triple {
+                    *i += 1;
+                    return Literal::End(false);
+                }
+                if b[*i..].starts_with(&[q, q, q]) {
+                    *i += 3;
+                    return Literal::End(false);
+                }
+            }
+            b'{' if !in_spec && b.get(*i + 1) == Some(&b'{') => *i += 1,
+            b'{' => return Literal::Open,
+            b'}' if named => named = false,
+            b'}' if !in_spec && b.get(*i + 1) == Some(&b'}') => *i += 1,
+            b'}' => return Literal::Close,
+            _ => {}
+        }
+        *i += 1;
+    }
+    Literal::End(true)
 }
 
 /// The text that closes every bracket and string still open at the end of `text`, so a
@@ -424,22 +753,22 @@ mod tests {
     fn nesting_past_what_the_grammars_can_hold_is_not_parsed() {
         // 260 levels on one line and 300 indented lines would abort inside tree-sitter.
         let seq = format!("{}x\n", "- ".repeat(260));
-        assert!(parse(Lang::Yaml, &seq).is_none());
+        assert!(parse(Lang::Yaml, &seq).is_err());
         let mut py = String::new();
         for i in 0..300 {
             py.push_str(&format!("{}if x:\n", " ".repeat(i)));
         }
         py.push_str(&format!("{}y = 'a'\n", " ".repeat(300)));
-        assert!(python(&py).is_none());
+        assert!(python(&py).is_err());
         // Ordinary depth, and long lines without depth, still parse.
-        assert!(parse(Lang::Yaml, &format!("{}x\n", "- ".repeat(20))).is_some());
+        assert!(parse(Lang::Yaml, &format!("{}x\n", "- ".repeat(20))).is_ok());
         let long = format!("a: \"{}\"\n", "x ".repeat(5000));
-        assert!(parse(Lang::Yaml, &long).is_some());
+        assert!(parse(Lang::Yaml, &long).is_ok());
         assert!(parse(
             Lang::Json,
             &format!("{}{}", "[".repeat(300), "]".repeat(300))
         )
-        .is_some());
+        .is_ok());
     }
 
     /// The state guard alone (without [`too_deep`]) keeps the poisoned inputs of issue 9 from
@@ -463,6 +792,133 @@ mod tests {
         }
         assert!(too_deep(Lang::Yaml, &yaml));
         assert!(with_parser(Lang::Yaml, |p| p.parse(&yaml, None)).is_some());
+    }
+
+    /// Every construct ruff's parser nests on, inside f-strings (and t-strings) too: at the
+    /// deepest depth the guard lets through the text is read (and its tree dropped) on a thread
+    /// with half the stack of a rayon worker or tokio blocking thread; one level deeper it is
+    /// refused, and the refusal is a site that says so.
+    #[test]
+    fn nesting_inside_f_strings_is_bounded_and_read_on_a_small_stack() {
+        use crate::extract::{calls_in, HostKind, Site};
+        let call = "\nnetbox_get_objects(\"dcim.device\", {\"nme\": \"a\"})\n";
+        // (head, step, middle, closing step, tail): the text is head + step*k + middle +
+        // close*k + tail.
+        let shapes: [(&str, &str, &str, &str, &str); 14] = [
+            ("x = f\"{", "[", "", "]", "}\""),
+            ("x = f\"{", "(", "1,", ")", "}\""),
+            ("x = f\"{", "f(", "", ")", "}\""),
+            ("x = t\"{", "[", "", "]", "}\""),
+            ("x = f'''{", "[", "", "]", "}'''"),
+            ("x = rf\"{", "{1: ", "1", "}", "}\""),
+            ("x = f\"{", "not ", "y", "", "}\""),
+            ("x = f\"{", "-", "1", "", "}\""),
+            ("x = f\"{", "1+", "1", "", "}\""),
+            ("x = f\"{", "(lambda: ", "0", ")", "}\""),
+            ("x = ", "f\"{", "x", "}\"", ""),
+            ("x = ", "f'{", "x", "}'", ""),
+            ("x = f\"{x:", "{x:", "", "}", "}\""),
+            ("x = f\"{a", "[b", "", "]", "!r:>{w}}\""),
+        ];
+        for (head, step, middle, close, tail) in shapes {
+            let text = |k: usize| {
+                format!(
+                    "{head}{}{middle}{}{tail}{call}",
+                    step.repeat(k),
+                    close.repeat(k)
+                )
+            };
+            let k = (1..5000)
+                .find(|&k| python_too_deep(&text(k)))
+                .expect("the guard stops every shape")
+                - 1;
+            assert!(k > 150, "{step:?}: only {k} levels pass the guard");
+            let (at, over) = (text(k), text(k + 1));
+            let found = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(move || {
+                    let kinds = |t: &str| -> Vec<&'static str> {
+                        calls_in(t, 0, HostKind::Python)
+                            .iter()
+                            .map(|s| match s {
+                                Site::Rest(_) => "rest",
+                                Site::Graphql(_) => "graphql",
+                                Site::NotChecked(_) => "not checked",
+                            })
+                            .collect()
+                    };
+                    (kinds(&at), kinds(&over))
+                })
+                .unwrap()
+                .join()
+                .expect("no stack overflow");
+            assert_eq!(
+                found,
+                (vec!["rest"], vec!["not checked"]),
+                "{step:?} at {k} levels"
+            );
+        }
+    }
+
+    /// The guard reads Python's tokens as ruff's lexer does: what is text (escaped braces,
+    /// named escapes, plain strings, comments, a word that is no string prefix) opens nothing,
+    /// and what an unterminated one-line f-string opened ends with its line.
+    #[test]
+    fn the_guard_tokenizes_as_the_lexer_does() {
+        // 14 brackets nest 28 deep (a level and the element that holds it).
+        for (inner, code) in [
+            // Text, not code: no level opens.
+            ("f\"{{[[[[[[[[[[[[[[}}\"", false),
+            ("\"{[[[[[[[[[[[[[[\"", false),
+            ("if\"{[[[[[[[[[[[[[[\" else 1", false),
+            ("f\"\\N{LEFT SQUARE BRACKET}\"", false),
+            ("b'{' # [[[[[[[[[[[[[[\n", false),
+            // Code inside a field: levels open (a raw f-string's `\{` still opens a field).
+            ("f\"{[[[[[[[[[[[[[[]]]]]]]]]]]]]]}\"", true),
+            ("rf\"\\{[[[[[[[[[[[[[[]]]]]]]]]]]]]]}\"", true),
+            ("f\"{x:{[[[[[[[[[[[[[[]]]]]]]]]]]]]]}}\"", true),
+            ("f\"{\n[[[[[[[[[[[[[[]]]]]]]]]]]]]]}\"", true),
+            ("f'{f\"{[[[[[[[[[[[[[[]]]]]]]]]]]]]]}\"}'", true),
+        ] {
+            let depth = python_expr_depth(format!("x = {inner}").as_bytes());
+            assert_eq!(depth >= 28, code, "{inner:?}: {depth}");
+        }
+        // A one-line f-string left open in its text (here a format spec) at its line end
+        // drops the fields it opened; a field's code goes on over lines (as in ruff's lexer).
+        let open = format!("x = f\"{}\ny = 1\n", "{x:".repeat(100));
+        assert!(python_expr_depth(open.as_bytes()) > 200);
+        assert!(!python_too_deep(&open.repeat(50)));
+        assert!(python_too_deep(&format!("x = f\"{{\n{}", "[".repeat(600))));
+    }
+
+    /// No example or fixture is refused, nor is it once a bracket or an f-string field is left
+    /// open at its top (as while typing): the bound only stops what nests.
+    #[test]
+    fn real_files_pass_the_guard_also_half_typed() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("examples"), root.join("tests/fixtures")];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "py" || x == "md") {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() > 10, "{files:?}");
+        for p in files {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            for head in ["", "x = (\n", "x = f\"{\n", "x = f\"{(\n"] {
+                assert!(
+                    !python_too_deep(&format!("{head}{text}")),
+                    "{} with {head:?}",
+                    p.display()
+                );
+            }
+        }
     }
 
     #[test]

@@ -530,7 +530,7 @@ mod tests {
                 .iter()
                 .map(|s| match s {
                     Site::Rest(c) => c.call_range.start - 1,
-                    Site::Graphql(_) => unreachable!(),
+                    _ => unreachable!(),
                 })
                 .collect()
         };

@@ -31,8 +31,9 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
     let root = match plain::stream(&cx) {
         Some(root) => root,
         None => {
-            let Some(tree) = parse::parse(Lang::Yaml, text) else {
-                return Vec::new();
+            let tree = match parse::parse(Lang::Yaml, text) {
+                Ok(t) => t,
+                Err(refused) => return refused.site(text.len(), map).into_iter().collect(),
             };
             cx.lit(tree.root_node(), 0)
         }

@@ -271,8 +271,9 @@ fn stamp_version(
     }
 }
 
-/// `X.Y` or `X.Y.Z`, numbers only.
-fn is_version(v: &str) -> bool {
+/// True for a plain NetBox release version: `X.Y` or `X.Y.Z`, digits only (`4.6`, `4.6.8`;
+/// not `4.6.8-beta1`).
+pub fn is_version(v: &str) -> bool {
     let parts: Vec<&str> = v.split('.').collect();
     (2..=3).contains(&parts.len())
         && parts

@@ -68,7 +68,8 @@ pub struct CustomField {
 /// What `/api/status/` says.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Status {
-    /// `netbox-version`, e.g. `4.6.8`.
+    /// `netbox-version`, e.g. `4.6.8` (`4.6.8-beta1` on a beta; empty when it is `null`, as
+    /// on netbox-docker beta images).
     pub netbox_version: String,
     /// `plugins`: name → version.
     pub plugins: BTreeMap<String, String>,
@@ -78,10 +79,17 @@ pub struct Status {
 pub fn parse_status(bytes: &[u8]) -> Result<Status, String> {
     let v: Value =
         serde_json::from_slice(bytes).map_err(|e| format!("the status answer is not JSON: {e}"))?;
-    let version = v
-        .get("netbox-version")
-        .and_then(Value::as_str)
-        .ok_or("the status answer has no `netbox-version`: not a NetBox /api/status/")?;
+    // `null` (netbox-docker beta images) reads as "" here; the build then asks for
+    // --netbox-version unless the OpenAPI document names a release.
+    let version = match v.get("netbox-version") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(Value::Null) => "",
+        _ => {
+            return Err(
+                "the status answer has no `netbox-version`: not a NetBox /api/status/".into(),
+            )
+        }
+    };
     let plugins = v
         .get("plugins")
         .and_then(Value::as_object)

@@ -14,8 +14,7 @@ use ureq::http::Uri;
 use ureq::tls::{Certificate, RootCerts, TlsConfig};
 use ureq::Agent;
 
-/// Largest answer accepted (bytes); NetBox 4.6's OpenAPI document is about 14 MB.
-const MAX_BODY: u64 = 512 * 1024 * 1024;
+use super::limits::{self, MAX_ANSWER_BYTES};
 /// Same-origin redirects followed before giving up.
 const MAX_HOPS: usize = 5;
 
@@ -23,7 +22,8 @@ const MAX_HOPS: usize = 5;
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Longest wait for an answer to start, and for each read after that. NetBox can take
-    /// 10–30 s to generate its OpenAPI document when its cache is cold.
+    /// 10–30 s to generate its OpenAPI document when its cache is cold. One request may take
+    /// [`limits::deadline`] of it in all (4×), however steadily the bytes trickle in.
     pub timeout: Duration,
     /// Extra PEM root certificates (a private CA), added to the system's.
     pub ca_cert: Option<PathBuf>,
@@ -88,6 +88,15 @@ fn origin_of(uri: &Uri) -> Result<Origin, String> {
         .port_u16()
         .unwrap_or(if scheme == "https" { 443 } else { 80 });
     Ok((scheme, auth.host().to_ascii_lowercase(), port))
+}
+
+/// 443 for `https`, 80 otherwise.
+fn default_port(scheme: &str) -> u16 {
+    if scheme == "https" {
+        443
+    } else {
+        80
+    }
 }
 
 /// Checks and normalises a NetBox base URL: `https://netbox.example.com/` →
@@ -195,6 +204,7 @@ impl Client {
             .timeout_connect(Some(Duration::from_secs(15).min(options.timeout)))
             .timeout_recv_response(Some(options.timeout))
             .timeout_per_read(Some(options.timeout))
+            .timeout_global(Some(limits::deadline(options.timeout)))
             .user_agent(concat!("netbox-lsp/", env!("CARGO_PKG_VERSION")))
             .tls_config(tls)
             .build();
@@ -244,7 +254,7 @@ impl Client {
             let sent = self.send(&url, body);
             let result = match sent {
                 Err(e) => Err(self.transport_error(&what, &e)),
-                Ok(resp) => self.answer(&what, resp, &ticker.bytes, replies),
+                Ok(resp) => self.answer(&what, resp, &ticker.bytes, started, replies),
             };
             ticker.stop();
             match result? {
@@ -336,6 +346,15 @@ impl Client {
             .map_err(|_| format!("{what}: redirected to an unreadable location"))?;
         match origin_of(&uri) {
             Ok(o) if o == self.origin => Ok(target),
+            Ok(o) if o.1 == self.origin.1 && o.0 != self.origin.0 => Err(format!(
+                "{what}: {} redirected from {} to {}://{}{} (a change of scheme{}); netbox-lsp follows redirects only within the same scheme, host and port and sends the token nowhere else. If that is your NetBox, give the URL it redirects to.",
+                self.base,
+                self.origin.0,
+                o.0,
+                o.1,
+                if o.2 == default_port(&o.0) { String::new() } else { format!(":{}", o.2) },
+                if o.2 == self.origin.2 { "" } else { " and port" },
+            )),
             _ => Err(format!(
                 "{what}: {} redirected to another origin ({}); netbox-lsp follows redirects only within the same scheme, host and port and sends the token nowhere else. If that is your NetBox, give its URL instead.",
                 self.base,
@@ -349,6 +368,7 @@ impl Client {
         what: &str,
         resp: ureq::http::Response<ureq::Body>,
         progress: &AtomicU64,
+        started: Instant,
         replies: bool,
     ) -> Result<Answer, String> {
         let status = resp.status().as_u16();
@@ -384,13 +404,15 @@ impl Client {
             }
             return Ok(Answer::Redirect(location));
         }
-        let body = self.read_body(what, resp.into_body(), length, progress)?;
+        let body = self.read_body(what, resp.into_body(), length, progress, started)?;
+        // Redacted before it is cut: a token straddling the cut must not leave its head.
         let text = || {
-            let t = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
+            let t = String::from_utf8_lossy(&body);
             let t = match &self.token {
                 Some(tok) => tok.redact(&t),
-                None => t,
+                None => t.into_owned(),
             };
+            let t: String = t.chars().take(300).collect();
             t.split_whitespace().collect::<Vec<_>>().join(" ")
         };
         let detail = || {
@@ -410,7 +432,11 @@ impl Client {
                 "{what}: {} answered with an HTML page, not JSON (a login page, a proxy or not the NetBox base URL?). Give the URL you open NetBox at, e.g. https://netbox.example.com.",
                 self.base
             )),
-            200 => Ok(Answer::Body(Reply { status, body })),
+            200 => {
+                let body = limits::decoded(body).map_err(|e| format!("{what}: {e}"))?;
+                limits::check_json_shape(&body).map_err(|e| format!("{what}: {e}"))?;
+                Ok(Answer::Body(Reply { status, body }))
+            }
             400..=599 if replies && status != 401 && status != 403 => {
                 let body = match &self.token {
                     Some(t) => t.redact(&String::from_utf8_lossy(&body)).into_bytes(),
@@ -441,8 +467,9 @@ impl Client {
         body: ureq::Body,
         length: Option<u64>,
         progress: &AtomicU64,
+        started: Instant,
     ) -> Result<Vec<u8>, String> {
-        let mut reader = body.into_with_config().limit(MAX_BODY).reader();
+        let mut reader = body.into_with_config().limit(MAX_ANSWER_BYTES).reader();
         let mut out = Vec::with_capacity(length.unwrap_or(0).min(64 << 20) as usize);
         let mut buf = vec![0u8; 64 * 1024];
         loop {
@@ -454,6 +481,19 @@ impl Client {
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
+                    if out.len() as u64 >= MAX_ANSWER_BYTES
+                        || e.to_string().contains("larger than request limit")
+                    {
+                        return Err(format!("{what}: {}", limits::too_large()));
+                    }
+                    let deadline = limits::deadline(self.options.timeout);
+                    if started.elapsed() + Duration::from_millis(200) >= deadline {
+                        return Err(format!(
+                            "{what}: the answer did not finish within {} s ({} bytes arrived): netbox-lsp gives one request at most 4 × --timeout in all. Check the network, or raise --timeout.",
+                            deadline.as_secs(),
+                            out.len()
+                        ));
+                    }
                     let timed_out = matches!(
                         e.kind(),
                         std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock

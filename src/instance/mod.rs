@@ -9,9 +9,10 @@
 //! `GET /api/extras/custom-fields/` and `/api/extras/custom-field-choice-sets/` (all pages).
 
 pub mod http;
+pub mod limits;
 pub mod token;
 
-use crate::index::build::{build_with_options, BuildOptions, BuildReport};
+use crate::index::build::{build_with_options, is_version, BuildError, BuildOptions, BuildReport};
 use crate::index::instance::{
     apply, inputs_hash, now_rfc3339, parse_custom_fields, parse_status, Instance,
 };
@@ -56,11 +57,34 @@ pub fn build(inputs: &Inputs, url: &str, options: &BuildOptions) -> Result<Built
         None => None,
     };
     let mut options = options.clone();
+    // A status version that is not a release (`null` on netbox-docker beta images,
+    // `4.6.8-beta1`) is not stamped: the OpenAPI document's `info.version` or
+    // --netbox-version says it, and an error names the status answer as the cause.
+    let mut odd_status = None;
     if options.netbox_version.is_none() {
-        options.netbox_version = status.as_ref().map(|s| s.netbox_version.clone());
+        match status.as_ref().map(|s| s.netbox_version.as_str()) {
+            Some(v) if is_version(v) => options.netbox_version = Some(v.to_string()),
+            Some("") => odd_status = Some("`netbox-version` null".to_string()),
+            Some(v) => odd_status = Some(format!("`netbox-version` \"{v}\"")),
+            None => {}
+        }
     }
-    let (mut index, report) = build_with_options(&inputs.openapi, &options)
-        .map_err(|e| format!("OpenAPI document: {e}"))?;
+    let (mut index, mut report) =
+        build_with_options(&inputs.openapi, &options).map_err(|e| match (&odd_status, e) {
+            (Some(odd), BuildError::BadVersion(_)) => format!(
+                "/api/status/ reports {odd}, not a NetBox release like 4.6.8 (beta and development images do), and the OpenAPI document names none either: give --netbox-version X.Y.Z (the release it is closest to)"
+            ),
+            (_, e) => format!("OpenAPI document: {e}"),
+        })?;
+    if let Some(odd) = &odd_status {
+        report.notes.insert(
+            0,
+            format!(
+                "/api/status/ reports {odd}, not a NetBox release; stamped {} (from the OpenAPI document or --netbox-version)",
+                index.netbox_version
+            ),
+        );
+    }
     let pages =
         |p: &[Vec<u8>]| -> Result<Vec<Vec<u8>>, String> { p.iter().map(|b| ungz(b)).collect() };
     let cf = pages(&inputs.custom_fields)?;
@@ -157,10 +181,19 @@ pub fn fetch_with(client: &http::Client, step: &dyn Fn(&str)) -> Result<Inputs, 
 
 /// Every page of a list endpoint, by `offset` until `count` objects were seen (the `next` links
 /// are not followed: they carry the host NetBox thinks it has, which may differ behind a proxy).
+/// At most [`limits::MAX_PAGES`] pages and [`limits::MAX_OBJECTS`] objects: a server that
+/// claims more (`count: 1000000000`, one object a page) gets a clear error, not endless work.
 fn all_pages(client: &http::Client, path: &str) -> Result<Vec<Vec<u8>>, String> {
     let mut pages = Vec::new();
     let mut seen = 0usize;
     loop {
+        if pages.len() >= limits::MAX_PAGES {
+            return Err(format!(
+                "GET {path}: still not complete after {} pages ({seen} objects): netbox-lsp stops at {} pages (is the API's MAX_PAGE_SIZE very small, or is this not a NetBox?)",
+                pages.len(),
+                limits::MAX_PAGES
+            ));
+        }
         let page = client.get(&format!("{path}?limit={PAGE}&offset={seen}"))?;
         let v: serde_json::Value = serde_json::from_slice(&page)
             .map_err(|e| format!("GET {path}: the answer is not JSON: {e}"))?;
@@ -169,7 +202,14 @@ fn all_pages(client: &http::Client, path: &str) -> Result<Vec<Vec<u8>>, String> 
             .and_then(|r| r.as_array())
             .map(Vec::len)
             .ok_or_else(|| format!("GET {path}: the answer is not a NetBox list"))?;
-        let count = v.get("count").and_then(|c| c.as_u64()).unwrap_or(0) as usize;
+        let count = v.get("count").and_then(|c| c.as_u64()).unwrap_or(0);
+        if count > limits::MAX_OBJECTS as u64 {
+            return Err(format!(
+                "GET {path}: NetBox reports {count} objects; netbox-lsp reads at most {} from one list",
+                limits::MAX_OBJECTS
+            ));
+        }
+        let count = count as usize;
         pages.push(page);
         seen += n;
         if n == 0 || seen >= count {

@@ -54,9 +54,11 @@ impl Token {
         })
     }
 
-    /// Reads the token from the first line of a file. Errors name the file, never its content.
+    /// Reads the token from the first line of a file: a regular file of at most 64 KiB (a FIFO
+    /// or a device would block or never end; they are refused with a message, as settings
+    /// files are). Errors name the file, never its content.
     pub fn from_file(path: &Path) -> Result<Token, String> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::safe_read::read_to_string(path, crate::safe_read::FileKind::Token)
             .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
         let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         Token::new(line).ok_or_else(|| {

@@ -186,21 +186,15 @@ pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
                 .map(|m| (MessageType::WARNING, m))
                 .collect();
             let mut settings = p.settings;
-            for (key, slot) in [
-                ("index", &mut settings.index),
-                ("graphql_schema", &mut settings.graphql_schema),
-            ] {
-                if slot.as_deref().is_some_and(|f| !inside(root, f)) {
-                    msgs.push((
-                        MessageType::WARNING,
-                        format!(
-                            "netbox-lsp: {}: `{key}` names {}, outside the workspace folder; a workspace file may only name files inside it (name it in your own editor settings to use it). This setting was ignored.",
-                            path.display(),
-                            slot.as_deref().unwrap_or(Path::new("")).display()
-                        ),
-                    ));
-                    *slot = None;
-                }
+            for (key, outside) in settings.drop_paths_outside(root) {
+                msgs.push((
+                    MessageType::WARNING,
+                    format!(
+                        "netbox-lsp: {}: `{key}` names {}, outside the workspace folder; a workspace file may only name files inside it (name it in your own editor settings to use it). This setting was ignored.",
+                        path.display(),
+                        outside.display()
+                    ),
+                ));
             }
             (settings, msgs)
         }
@@ -215,28 +209,6 @@ pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
             )],
         ),
     }
-}
-
-/// True when `file` (absolute, or relative to `root`) lies inside `root`, symbolic links and
-/// `..` resolved (lexically when the file does not exist).
-fn inside(root: &Path, file: &Path) -> bool {
-    fn normal(p: &Path) -> PathBuf {
-        if let Ok(c) = std::fs::canonicalize(p) {
-            return c;
-        }
-        let mut out = PathBuf::new();
-        for c in p.components() {
-            match c {
-                std::path::Component::ParentDir => {
-                    out.pop();
-                }
-                std::path::Component::CurDir => {}
-                other => out.push(other),
-            }
-        }
-        out
-    }
-    normal(&root.join(file)).starts_with(normal(root))
 }
 
 /// Asks the client for the `netboxLsp` section, globally and per folder (when it can answer).

@@ -46,7 +46,7 @@ fn graphql_docs(text: &str, kind: HostKind) -> Vec<GraphqlDoc> {
         .into_iter()
         .filter_map(|site| match site {
             Site::Graphql(doc) => Some(doc),
-            Site::Rest(_) => None,
+            _ => None,
         })
         .collect()
 }
@@ -99,7 +99,7 @@ fn unit_fast(text: &str, kind: HostKind, offset: usize) -> Fast {
         .into_iter()
         .filter_map(|site| match site {
             Site::Graphql(doc) => Some(doc),
-            Site::Rest(_) => None,
+            _ => None,
         });
     Fast::Found(find(docs, offset))
 }

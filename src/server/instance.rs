@@ -26,10 +26,10 @@ use crate::index::load::{load_index, write_index};
 use crate::index::FilterIndex;
 use crate::instance::http::{normalise_url, Client, Options};
 use crate::instance::token::Token;
-use crate::safe_read::{read_to_string, FileKind};
+use crate::safe_read::{read, read_to_string, FileKind};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tower_lsp_server::ls_types::*;
@@ -223,11 +223,41 @@ fn remember_approval(url: &str) -> Result<(), String> {
     urls.retain(|u| !u.is_empty());
     urls.push(url.to_string());
     let dir = path.parent().ok_or("no config folder")?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, urls.join("\n") + "\n")
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    private_dir(dir)?;
+    write_private(&path, (urls.join("\n") + "\n").as_bytes())
+}
+
+/// Creates `dir` (and its missing parents) readable by the user only (0700 on Unix), and
+/// makes an existing `dir` so: the cache and the approvals name the user's NetBox.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot create {}: {e}", dir.display());
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        b.mode(0o700);
+        b.create(dir).map_err(fail)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(fail)
+    }
+    #[cfg(not(unix))]
+    b.create(dir).map_err(fail)
+}
+
+/// Writes `data` to `path` through a temporary file beside it (mode 0600 on Unix) that is
+/// renamed over it: readers see the old file or the new one, never a part.
+fn write_private(path: &Path, data: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".netbox-lsp-")
+        .tempfile_in(dir)
+        .map_err(fail)?; // 0600: tempfile creates it so
+    tmp.write_all(data).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
 }
 
 /// Uses the allowed workspace instance `inst` (same path as the user's own: cache, status
@@ -551,36 +581,68 @@ fn knowledge_of(index: FilterIndex, sdl: Option<&str>) -> Knowledge {
 }
 
 fn load_cache(url: &str) -> Option<Knowledge> {
-    let dir = cache_dir(url)?;
-    let index = load_index(&std::fs::read(dir.join("index.json.gz")).ok()?).ok()?;
-    if index.instance.as_ref().map(|i| i.url.as_str()) != Some(url) {
-        return None;
-    }
-    let sdl = std::fs::read(dir.join("schema.graphql.gz"))
-        .ok()
-        .and_then(|b| crate::graphql::schema::maybe_gunzip(&b).ok())
-        .and_then(|b| String::from_utf8(b).ok());
+    let (index, sdl) = load_cache_in(&cache_dir(url)?, url)?;
     Some(knowledge_of(index, sdl.as_deref()))
+}
+
+/// The cached index and schema in `dir`, trusted only as a pair: the schema's gzip comment
+/// must be the index's inputs hash (`instance.inputs_sha256`), so a write cut short between
+/// the two files (the schema of one build, the index of another) is not used.
+fn load_cache_in(dir: &Path, url: &str) -> Option<(FilterIndex, Option<String>)> {
+    use std::io::Read;
+    let index = load_index(&read(&dir.join("index.json.gz"), FileKind::Index).ok()?).ok()?;
+    let stamp = index
+        .instance
+        .as_ref()
+        .filter(|i| i.url == url)?
+        .inputs_sha256
+        .clone();
+    let Ok(raw) = read(&dir.join("schema.graphql.gz"), FileKind::Schema) else {
+        return Some((index, None));
+    };
+    let mut gz = flate2::read::GzDecoder::new(raw.as_slice());
+    let mut text = String::new();
+    gz.by_ref()
+        .take(FileKind::Schema.cap())
+        .read_to_string(&mut text)
+        .ok()?;
+    let comment = gz.header().and_then(|h| h.comment());
+    (comment == Some(stamp.as_bytes())).then_some((index, Some(text)))
 }
 
 fn save_cache(url: &str, index: &FilterIndex, sdl: Option<&str>) -> Result<(), String> {
     let dir = cache_dir(url).ok_or("no cache folder (HOME is not set)")?;
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let write = |name: &str, data: &[u8]| {
-        let tmp = dir.join(format!("{name}.tmp"));
-        std::fs::write(&tmp, data)
-            .and_then(|_| std::fs::rename(&tmp, dir.join(name)))
-            .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))
-    };
-    write("index.json.gz", &write_index(index))?;
-    if let Some(sdl) = sdl {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        let data = std::io::Write::write_all(&mut gz, sdl.as_bytes())
-            .and_then(|_| gz.finish())
-            .map_err(|e| e.to_string())?;
-        write("schema.graphql.gz", &data)?;
+    save_cache_in(&dir, index, sdl)
+}
+
+/// Writes the cache in `dir` (user-only): the schema first, stamped with the index's inputs
+/// hash as its gzip comment, then the index; see [`load_cache_in`].
+fn save_cache_in(dir: &Path, index: &FilterIndex, sdl: Option<&str>) -> Result<(), String> {
+    private_dir(dir)?;
+    let stamp = index
+        .instance
+        .as_ref()
+        .map(|i| i.inputs_sha256.clone())
+        .unwrap_or_default();
+    let schema = dir.join("schema.graphql.gz");
+    match sdl {
+        Some(sdl) => {
+            let mut gz = flate2::GzBuilder::new()
+                .comment(stamp.as_bytes())
+                .write(Vec::new(), flate2::Compression::default());
+            let data = std::io::Write::write_all(&mut gz, sdl.as_bytes())
+                .and_then(|_| gz.finish())
+                .map_err(|e| e.to_string())?;
+            write_private(&schema, &data)?;
+        }
+        None => match std::fs::remove_file(&schema) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(format!("cannot remove {}: {e}", schema.display()))
+            }
+            _ => {}
+        },
     }
-    Ok(())
+    write_private(&dir.join("index.json.gz"), &write_index(index))
 }
 
 /// Handles `workspace/executeCommand`.
@@ -589,4 +651,65 @@ pub async fn execute_command(backend: &Backend, params: ExecuteCommandParams) ->
         start(backend, true);
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamped(hash: &str) -> FilterIndex {
+        let mut index = crate::index::embedded::load("4.6.8").unwrap();
+        crate::index::instance::apply(
+            &mut index,
+            crate::index::instance::Instance {
+                url: "https://nb.example".into(),
+                inputs_sha256: hash.into(),
+                ..Default::default()
+            },
+        );
+        index
+    }
+
+    /// A write cut short between the schema and the index (the next build's schema beside
+    /// the last build's index) is not trusted; a whole write is. Folder and files are the
+    /// user's only.
+    #[test]
+    fn the_cache_is_one_unit_and_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("netbox-lsp/instance-x");
+        let url = "https://nb.example";
+        save_cache_in(&dir, &stamped("aaa"), Some("type Query { a: Int }")).unwrap();
+        let (_, sdl) = load_cache_in(&dir, url).unwrap();
+        assert_eq!(sdl.as_deref(), Some("type Query { a: Int }"));
+        // The next build wrote its schema, then was killed before its index.
+        let mut gz = flate2::GzBuilder::new()
+            .comment("bbb")
+            .write(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, b"type Query { b: Int }").unwrap();
+        std::fs::write(dir.join("schema.graphql.gz"), gz.finish().unwrap()).unwrap();
+        assert!(
+            load_cache_in(&dir, url).is_none(),
+            "a mixed pair is trusted"
+        );
+        save_cache_in(&dir, &stamped("bbb"), Some("type Query { b: Int }")).unwrap();
+        let (index, sdl) = load_cache_in(&dir, url).unwrap();
+        assert_eq!(index.instance.unwrap().inputs_sha256, "bbb");
+        assert_eq!(sdl.as_deref(), Some("type Query { b: Int }"));
+        // Without a schema, none is left beside the index.
+        save_cache_in(&dir, &stamped("ccc"), None).unwrap();
+        assert_eq!(load_cache_in(&dir, url).unwrap().1, None);
+        assert!(load_cache_in(&dir, "https://other.example").is_none());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&dir), 0o700);
+            assert_eq!(mode(&dir.join("index.json.gz")), 0o600);
+            let names: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["index.json.gz"], "no temporary file left");
+        }
+    }
 }

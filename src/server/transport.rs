@@ -26,6 +26,70 @@ pub const METHOD_NOT_FOUND_METHOD: &str = "netbox-lsp/methodNotFound";
 /// Largest header block accepted before resynchronising, in bytes.
 const MAX_HEADER: usize = 8 * 1024;
 
+/// Largest message body accepted, in bytes (a 30 MB document in `didOpen`, JSON-escaped, is
+/// well below). A larger `Content-Length` is skipped as its bytes arrive, never buffered; a
+/// request among them is answered `-32600` (its id read from the body's first KiB).
+const MAX_BODY: usize = 128 * 1024 * 1024;
+
+/// How much of a skipped body is kept to find its id.
+const PROBE: usize = 1024;
+
+/// A message being skipped: bytes still to drop, and the head of its body.
+#[derive(Default)]
+struct Skip {
+    remaining: usize,
+    declared: usize,
+    probe: Vec<u8>,
+}
+
+impl Skip {
+    /// Drops up to `remaining` bytes off `buf`; when the message is done, the replacement to
+    /// pass on (an invalid request for its id), if any.
+    fn consume(&mut self, buf: &mut Vec<u8>) -> Option<Vec<u8>> {
+        let n = self.remaining.min(buf.len());
+        let keep = n.min(PROBE.saturating_sub(self.probe.len()));
+        self.probe.extend_from_slice(&buf[..keep]);
+        buf.drain(..n);
+        self.remaining -= n;
+        if self.remaining > 0 {
+            return None;
+        }
+        let id = probe_id(&self.probe)?;
+        self.probe.clear();
+        let reason = format!(
+            "message too large: {} bytes (netbox-lsp reads at most {} MiB); skipped",
+            self.declared,
+            MAX_BODY >> 20
+        );
+        Some(
+            json!({"jsonrpc": "2.0", "id": id, "method": INVALID_REQUEST_METHOD,
+                   "params": {"reason": reason}})
+            .to_string()
+            .into_bytes(),
+        )
+    }
+}
+
+/// The request id in the head of a JSON-RPC body (`"id": 7` or `"id": "a"` before any
+/// nested object), when the head also names a `"method"`; `None` otherwise.
+fn probe_id(head: &[u8]) -> Option<Value> {
+    let text = String::from_utf8_lossy(head);
+    if !text.contains("\"method\"") {
+        return None;
+    }
+    let at = text.find("\"id\"")? + 4;
+    let rest = text[at..].trim_start().strip_prefix(':')?.trim_start();
+    if let Some(s) = rest.strip_prefix('"') {
+        let end = s.find('"')?;
+        return Some(Value::String(s[..end].to_string()));
+    }
+    let digits: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse::<i64>().ok().map(Value::from)
+}
+
 /// Copies LSP frames from `input` to `output`, repairing or dropping bad ones, until `input`
 /// ends or `output` is closed.
 pub async fn sanitize<R, W>(mut input: R, mut output: W)
@@ -35,9 +99,22 @@ where
 {
     let mut buf: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
+    let mut skip = Skip::default();
     loop {
-        // Complete frames already buffered.
-        while let Some(frame) = next_frame(&mut buf) {
+        // Complete frames already buffered (and the buffered part of a body being skipped).
+        loop {
+            let frame = if skip.remaining > 0 {
+                let done = skip.consume(&mut buf);
+                if skip.remaining > 0 {
+                    break;
+                }
+                done
+            } else {
+                match next_frame(&mut buf, &mut skip) {
+                    None => break,
+                    Some(frame) => frame,
+                }
+            };
             if let Some(body) = frame {
                 let head = format!("Content-Length: {}\r\n\r\n", body.len());
                 if output.write_all(head.as_bytes()).await.is_err()
@@ -85,7 +162,9 @@ impl super::Backend {
 
 /// Takes the next frame off `buf`: `None` when more bytes are needed, `Some(None)` when a bad
 /// frame was dropped, `Some(Some(body))` for a good (possibly repaired) body.
-fn next_frame(buf: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
+/// A body above [`MAX_BODY`] is not read: its header is dropped, `skip` set to drop the body
+/// as it arrives, and `Some(None)` returned.
+fn next_frame(buf: &mut Vec<u8>, skip: &mut Skip) -> Option<Option<Vec<u8>>> {
     let Some(end) = find(buf, b"\r\n\r\n") else {
         if buf.len() > MAX_HEADER {
             resync(buf, 1);
@@ -106,6 +185,19 @@ fn next_frame(buf: &mut Vec<u8>) -> Option<Option<Vec<u8>>> {
         resync(buf, end + 4);
         return Some(None);
     };
+    if len > MAX_BODY {
+        eprintln!(
+            "netbox-lsp: skipped a message of {len} bytes (Content-Length): larger than the {} MiB accepted",
+            MAX_BODY >> 20
+        );
+        buf.drain(..end + 4);
+        *skip = Skip {
+            remaining: len,
+            declared: len,
+            probe: Vec::new(),
+        };
+        return Some(None);
+    }
     if buf.len() < end + 4 + len {
         return None;
     }
@@ -294,6 +386,44 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// A `Content-Length` above [`MAX_BODY`]: the body is dropped as it arrives (the buffer
+    /// never holds more than one read), the request is answered `-32600` with its id, and the
+    /// next message passes.
+    #[test]
+    fn an_oversized_body_is_skipped_as_it_arrives() {
+        let mut buf = format!("Content-Length: {}\r\n\r\n", MAX_BODY + 1).into_bytes();
+        buf.extend_from_slice(
+            br#"{"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":"#,
+        );
+        let mut skip = Skip::default();
+        assert!(matches!(next_frame(&mut buf, &mut skip), Some(None)));
+        assert_eq!(skip.remaining, MAX_BODY + 1);
+        let chunk = vec![b' '; 1 << 20];
+        let mut answer = None;
+        loop {
+            answer = skip.consume(&mut buf).or(answer);
+            if skip.remaining == 0 {
+                break;
+            }
+            assert!(buf.is_empty());
+            buf.extend_from_slice(&chunk[..chunk.len().min(skip.remaining)]);
+        }
+        let answer = String::from_utf8(answer.unwrap()).unwrap();
+        assert!(
+            answer.contains(r#""id":7"#) && answer.contains(INVALID_REQUEST_METHOD),
+            "{answer}"
+        );
+        assert!(answer.contains("message too large"), "{answer}");
+        let good = br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#;
+        buf.extend_from_slice(&frame(good));
+        assert_eq!(next_frame(&mut buf, &mut skip), Some(Some(good.to_vec())));
+        assert_eq!(probe_id(br#"{"id":"a-1","method":"x""#), Some(json!("a-1")));
+        assert_eq!(
+            probe_id(br#"{"jsonrpc":"2.0","method":"x","params":{"#),
+            None
+        );
+    }
+
     fn frame(body: &[u8]) -> Vec<u8> {
         let mut v = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
         v.extend_from_slice(body);
@@ -309,7 +439,7 @@ mod tests {
         buf.extend(frame(b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}"));
         buf.extend_from_slice(b"Content-Length: 10\r\n\r\n{\"c\"");
         let mut out = Vec::new();
-        while let Some(f) = next_frame(&mut buf) {
+        while let Some(f) = next_frame(&mut buf, &mut Skip::default()) {
             out.push(f.map(|b| String::from_utf8(b).unwrap()));
         }
         assert_eq!(

@@ -250,7 +250,7 @@ impl Placer<'_> {
                 };
                 let values = match lang {
                     CodeLang::Python => Values::Python(python_strings(&body)?),
-                    CodeLang::Yaml => Values::Yaml(parse::parse(Lang::Yaml, &body)?),
+                    CodeLang::Yaml => Values::Yaml(parse::parse(Lang::Yaml, &body).ok()?),
                 };
                 Some(Code { values, segments })
             })
@@ -301,7 +301,7 @@ impl Placer<'_> {
 /// The ranges of the string literals of Python `body` (an f-string or t-string from its start to
 /// its end, interpolations included), in order; `None` when it cannot be parsed.
 fn python_strings(body: &str) -> Option<Vec<Range<usize>>> {
-    let parsed = parse::python(body)?;
+    let parsed = parse::python(body).ok()?;
     let mut out = Vec::new();
     let mut open: Option<(usize, usize)> = None; // (start, nesting)
     for t in parsed.tokens().iter() {

@@ -63,6 +63,8 @@ pub enum Reply {
     Stall(Duration),
     /// Declare `declared` bytes, send `body`, close.
     Truncated { declared: usize, body: Vec<u8> },
+    /// Declare `body.len()` bytes, then send them one at a time, `every` apart.
+    Trickle { body: Vec<u8>, every: Duration },
     /// Declare `declared` bytes, send `body`, then send nothing for `stall`.
     StallMidBody {
         declared: usize,
@@ -241,6 +243,19 @@ fn serve_io<S: Read + Write>(stream: S, seen: &Mutex<Vec<Seen>>, route: &Route) 
             );
             let _ = out.write_all(head.as_bytes());
             let _ = out.write_all(&body);
+        }
+        Reply::Trickle { body, every } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = out.write_all(head.as_bytes());
+            for b in body {
+                std::thread::sleep(every);
+                if out.write_all(&[b]).and_then(|_| out.flush()).is_err() {
+                    return;
+                }
+            }
         }
         Reply::StallMidBody {
             declared,

@@ -391,6 +391,7 @@ pub fn site_range(site: &Site) -> Range<usize> {
     match site {
         Site::Rest(c) => c.call_range.clone(),
         Site::Graphql(d) => d.map.to_host(0)..d.map.to_host_end(d.text.len()),
+        Site::NotChecked(n) => n.range.clone(),
     }
 }
 

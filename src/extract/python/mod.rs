@@ -54,8 +54,9 @@ pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
 
 /// Calls and documents only (no URL scan), for hosts that scan URLs themselves.
 pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
-    let Some(parsed) = parse::python(text) else {
-        return Vec::new();
+    let parsed = match parse::python(text) {
+        Ok(p) => p,
+        Err(refused) => return refused.site(text.len(), map).into_iter().collect(),
     };
     let mut sites = Reader::new(text, text.len(), map, &parsed).sites(parsed.syntax());
     if !parsed.errors().is_empty() {
@@ -63,7 +64,7 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
         let close = parse::closers(text, true);
         if !close.is_empty() {
             let repaired = format!("{text}{close}");
-            if let Some(parsed2) = parse::python(&repaired) {
+            if let Ok(parsed2) = parse::python(&repaired) {
                 let more =
                     Reader::new(&repaired, text.len(), map, &parsed2).sites(parsed2.syntax());
                 let mut broken: Vec<usize> = parsed
