@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod approx;
+pub mod catalogue;
 pub mod cli;
 pub mod config;
 pub mod extract;
@@ -18,7 +19,6 @@ pub mod index;
 pub mod instance;
 pub mod lines;
 pub mod rest;
-pub mod rules;
 pub mod safe_read;
 pub mod server;
 pub mod suppress;

@@ -455,54 +455,6 @@ fn examples_fail_with_useful_findings() {
     }
 }
 
-/// `### `code`` headings of docs/diagnostics.md.
-fn documented_codes() -> Vec<String> {
-    let doc = std::fs::read_to_string(root().join("docs/diagnostics.md")).unwrap();
-    doc.lines()
-        .filter_map(|l| l.strip_prefix("### `"))
-        .filter_map(|l| l.strip_suffix('`'))
-        .map(str::to_string)
-        .collect()
-}
-
-#[test]
-fn every_rule_is_documented_and_every_entry_is_a_rule() {
-    let documented = documented_codes();
-    let rules: Vec<&str> = netbox_lsp::cli::rules::RULES
-        .iter()
-        .map(|r| r.code)
-        .collect();
-    for code in &rules {
-        assert!(
-            documented.iter().any(|d| d == code),
-            "`{code}` has no entry in docs/diagnostics.md"
-        );
-    }
-    for code in &documented {
-        assert!(
-            rules.contains(&code.as_str()),
-            "docs/diagnostics.md documents `{code}`, which is not in cli::rules::RULES"
-        );
-    }
-}
-
-#[test]
-fn every_rest_code_is_documented() {
-    let documented = documented_codes();
-    for info in netbox_lsp::rest::codes::CODES {
-        assert!(
-            documented.iter().any(|d| d == info.code),
-            "REST code `{}` has no entry in docs/diagnostics.md",
-            info.code
-        );
-        assert!(
-            netbox_lsp::cli::rules::rule(info.code).is_some(),
-            "REST code `{}` is missing from cli::rules::RULES (SARIF rules)",
-            info.code
-        );
-    }
-}
-
 #[test]
 fn netbox_lsp_toml_is_read_and_flags_win() {
     let tmp = tempfile::tempdir().unwrap();

@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 /// REST codes whose certain fixes this test covers (every REST code).
 fn is_rest(code: &str) -> bool {
-    netbox_lsp::rest::CODES.iter().any(|c| c.code == code)
+    netbox_lsp::catalogue::get(code)
+        .is_some_and(|c| c.family == netbox_lsp::catalogue::Family::Rest)
 }
 
 fn knowledge(version: &'static str) -> Knowledge {

@@ -9,6 +9,8 @@ use netbox_lsp::finding::Finding;
 use netbox_lsp::index::embedded;
 use std::path::Path;
 
+mod knowledge_support;
+
 struct Case {
     name: String,
     version: String,
@@ -96,36 +98,6 @@ fn apply_certain(text: &str, findings: &[Finding]) -> String {
     s
 }
 
-fn version(v: &str) -> &'static str {
-    embedded::RELEASES
-        .iter()
-        .find(|r| r.version == v)
-        .map(|r| r.version)
-        .unwrap_or_else(|| panic!("NetBox {v} is not shipped"))
-}
-
-/// `version: instance`: the index built from the customised NetBox 4.6.8's answers
-/// (`tests/fixtures/instance/`: the netbox-bgp plugin, custom fields, a `FIELD_CHOICES` status).
-fn instance_index() -> std::sync::Arc<netbox_lsp::index::FilterIndex> {
-    static INDEX: std::sync::OnceLock<std::sync::Arc<netbox_lsp::index::FilterIndex>> =
-        std::sync::OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/instance");
-            let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
-            let inputs = netbox_lsp::instance::Inputs {
-                status: Some(read("status.json.gz")),
-                openapi: read("openapi.json.gz"),
-                graphql: None,
-                custom_fields: vec![read("custom-fields.json.gz")],
-                choice_sets: vec![read("custom-field-choice-sets.json.gz")],
-            };
-            let built = netbox_lsp::instance::build(&inputs, "", &Default::default()).unwrap();
-            std::sync::Arc::new(built.index)
-        })
-        .clone()
-}
-
 #[test]
 fn rest_cases() {
     let all = cases();
@@ -137,11 +109,7 @@ fn rest_cases() {
     let mut failures = Vec::new();
     for case in &all {
         let knowledge = Knowledge {
-            index: Some(if case.version == "instance" {
-                instance_index()
-            } else {
-                embedded::embedded_index(version(&case.version))
-            }),
+            index: Some(knowledge_support::index(&case.version)),
             graphql: None,
             ..Default::default()
         };
@@ -195,11 +163,11 @@ fn rest_cases() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Every code of the REST table has at least one failing case.
+/// Every REST code of the catalogue has at least one failing case.
 #[test]
 fn every_code_has_a_case() {
     let all = cases();
-    for code in netbox_lsp::rest::CODES {
+    for code in netbox_lsp::catalogue::family(netbox_lsp::catalogue::Family::Rest) {
         assert!(
             all.iter().any(|c| c.expect.iter().any(|e| e == code.code)),
             "no failing case for {}",

@@ -7,8 +7,6 @@ pub mod index_cmd;
 pub mod instance_build;
 pub mod knowledge;
 pub mod output;
-/// The code catalogue lives in the core ([`crate::rules`]); re-exported for SARIF and tests.
-pub use crate::rules;
 pub mod walk;
 
 use clap::{Parser, Subcommand};

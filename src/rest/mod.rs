@@ -8,7 +8,6 @@
 //! suggestions); then call-level rules (repeated keys) and the tool arguments.
 
 mod choices;
-pub mod codes;
 mod endpoint;
 mod endpoint_history;
 mod faults;
@@ -27,7 +26,6 @@ mod values;
 mod versions;
 mod view_params;
 
-pub use codes::{CodeInfo, CODES};
 pub(crate) use lookups::NEVER_LOOKUPS;
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
@@ -145,7 +143,12 @@ fn run(call: &RestCall, index: &FilterIndex, others: Option<&[&FilterIndex]>) ->
 
 /// Builds a finding with the code's default severity.
 pub(crate) fn finding(range: Range<usize>, code: &'static str, message: String) -> Finding {
-    Finding::new(range, code, codes::default_severity(code), message)
+    Finding::new(
+        range,
+        code,
+        crate::catalogue::default_severity(code),
+        message,
+    )
 }
 
 /// Builds a finding with an explicit severity.

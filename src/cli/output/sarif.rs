@@ -5,7 +5,7 @@
 //! `endColumn` exclusive), and fixes as `artifactChanges`/`replacements`.
 
 use super::{Located, Span};
-use crate::cli::rules::{Rule, RULES};
+use crate::catalogue::{self, CODES};
 use crate::finding::Severity;
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use serde_json::{json, Map, Value};
@@ -63,22 +63,27 @@ fn region(span: &Span) -> Value {
     })
 }
 
+/// One entry of `tool.driver.rules`: a catalogue code, or a code the catalogue lacks (never
+/// expected; it still gets a rule so that `ruleIndex` stays valid).
+struct Rule {
+    code: &'static str,
+    title: &'static str,
+    help: &'static str,
+}
+
 fn rule_json(rule: &Rule) -> Value {
     let mut v = json!({
         "id": rule.code,
         "name": rule.code,
-        "shortDescription": {"text": rule.summary},
+        "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.help},
         "help": {
             "text": rule.help,
-            "markdown": format!("**{}** — {}\n\nSee docs/diagnostics.md#{} for examples.", rule.summary, rule.help, rule.code),
+            "markdown": format!("**{}** — {}\n\nSee docs/diagnostics.md#{} for examples.", rule.title, rule.help, rule.code),
         },
     });
-    if let Some(base) = repository() {
-        v["helpUri"] = json!(format!(
-            "{base}/blob/main/docs/diagnostics.md#{}",
-            rule.code
-        ));
+    if let Some(url) = catalogue::doc_url(rule.code) {
+        v["helpUri"] = json!(url);
     }
     v
 }
@@ -91,12 +96,19 @@ fn repository() -> Option<&'static str> {
 
 /// The whole SARIF log, pretty-printed, with a final newline.
 pub fn render(findings: &[Located]) -> String {
-    let mut rules: Vec<Rule> = RULES.to_vec();
+    let mut rules: Vec<Rule> = CODES
+        .iter()
+        .map(|c| Rule {
+            code: c.code,
+            title: c.title,
+            help: c.help,
+        })
+        .collect();
     for f in findings {
         if !rules.iter().any(|r| r.code == f.code) {
             rules.push(Rule {
                 code: f.code,
-                summary: f.code,
+                title: f.code,
                 help: "See docs/diagnostics.md.",
             });
         }
