@@ -53,6 +53,9 @@ pub struct Code {
     /// another release may have: lowered to a warning when a shipped release stands in for the
     /// one asked for ([`crate::approx`]).
     pub may_differ: bool,
+    /// True when the finding says NetBox answers HTTP 200 with no objects (the value matches
+    /// nothing): a live row that answered no object agrees with it.
+    pub matches_nothing: bool,
     /// Worked examples, wrong inputs first; empty for codes no snippet can show.
     pub examples: &'static [Example],
 }
@@ -98,7 +101,16 @@ const fn code(
         title,
         help,
         may_differ,
+        matches_nothing: false,
         examples,
+    }
+}
+
+/// [`code`] for a finding whose value matches nothing ([`Code::matches_nothing`]).
+const fn matching_nothing(c: Code) -> Code {
+    Code {
+        matches_nothing: true,
+        ..c
     }
 }
 
@@ -123,12 +135,16 @@ pub const CODES: &[Code] = &[
       &[
         wrong("py", r#"netbox_get_objects("dcim.device", filters={"site_id__in": [21, 7]})"#),
         wrong("py", r#"netbox_get_objects("dcim.device", filters={"name__icontains": "edge"})"#),
+        wrong("yaml", "- set_fact:\n    found: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='name__in=' + names | join(',')) }}\""),
       ]),
     code("multi-hop", Rest, Error, "",
-      "Filter across two relations",
-      "REST filters cannot traverse relations (`device__site_id`); NetBox ignores the key. Query the intermediate object first, then filter by its id (`device_id`).",
+      "Filter across a relation",
+      "REST filters cannot traverse relations (`device__site_id`, `site.id`); NetBox ignores the key. Use the endpoint's own filter for the same thing when it has one (`installed_device__name` → `installed_device` on device bays, `role__slug` → `role`), else query the intermediate object first, then filter by its id (`device_id`).",
       false,
       &[
+        wrong("py", r#"nb.dcim.device_bays.filter(installed_device__name="blade-7")"#),
+        wrong("txt", "/api/dcim/devices/?role__slug=leaf&site.id=3"),
+        wrong("py", r#"nb.dcim.devices.filter(manufacturer__name="Juniper Networks")"#),
         wrong("py", r#"netbox_get_objects("dcim.interface", filters={"device__site_id": 12})"#),
       ]),
     code("invalid-choice", Rest, Warning, "an error when the index was built from your own instance: the stock index says warning because an instance can extend some choice sets",
@@ -175,11 +191,12 @@ pub const CODES: &[Code] = &[
         wrong("py", r#"netbox_get_objects("ipam.prefix", filters={"within": ["10.0.0.0/16", "10.1.0.0/16"]})"#),
       ]),
     code("comma-list", Rest, Error, "",
-      "Comma-separated values on a numeric filter",
-      "`site_id=21,7` is an HTTP 400. Give a list (repeated key): `site_id: [21, 7]`.",
+      "Several values in one comma-separated value",
+      "`site_id=21,7` is an HTTP 400: give a list (repeated key), `site_id: [21, 7]`. Values an Ansible `api_filter` joins with commas reach NetBox as one value (an HTTP 400 on id, number and choice filters, a match for the whole string on text filters): join with `' name='` instead.",
       false,
       &[
         wrong("py", r#"netbox_get_objects("dcim.device", filters={"site_id": "21,7"})"#),
+        wrong("yaml", "- debug:\n    msg: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='site=fra1 name=' + names | join(',')) }}\""),
       ]),
     code("invalid-value", Rest, Error, "a warning for dates and time zones, which are checked by shape",
       "Value does not fit the filter's type",
@@ -187,7 +204,20 @@ pub const CODES: &[Code] = &[
       false,
       &[
         wrong("py", r#"netbox_get_objects("dcim.device", filters={"tenant_id": "abc"})"#),
+        wrong("py", r#"nb.dcim.interfaces.filter(device_id="leaf-01")"#),
+        wrong("txt", "/api/dcim/devices/?interface_count=true&virtual_chassis_id=true"),
+        wrong("py", r#"netbox_get_objects("dcim.device", filters={"tenant_id": True})"#),
       ]),
+    matching_nothing(code("object-type-value", Rest, Warning, "",
+      "Object-type filter given no `app_label.model`",
+      "Filters of object types (`object_type`, `assigned_object_type`, `termination_a_type`, `scope_type`, ...) take `app_label.model` (`dcim.interface`); a number, a model name without its app or a plural matches nothing (HTTP 200, an empty list). Use the object type, or the `_id` filter for its numeric id.",
+      false,
+      &[
+        wrong("txt", "/api/ipam/ip-addresses/?assigned_object_type=interface"),
+        wrong("py", r#"nb.extras.journal_entries.filter(assigned_object_type="dcim.devices")"#),
+        wrong("txt", "/api/extras/tagged-objects/?object_type=12"),
+        right("txt", "/api/ipam/prefixes/?scope_type=dcim.site"),
+      ])),
     code("wrong-filter-for-type", Rest, Error, "",
       "Filter of another object type",
       "`within`, `within_include` and `contains` exist on prefixes, not IP addresses (ignored there); use `parent`. `without` exists nowhere.",
@@ -205,10 +235,11 @@ pub const CODES: &[Code] = &[
       ]),
     code("slug-expected", Rest, Error, "a warning when only upper-case letters are wrong (a slug may have them)",
       "Display name given to a slug filter",
-      "Relation filters such as `site`, `tenant`, `role` match the slug; a display name is an HTTP 400. Use the slug (`main-office`) or the `_id` filter.",
+      "Relation filters such as `site`, `tenant`, `role` match the slug; a display name is an HTTP 400. Use the slug (`main-office`) or the `_id` filter; a number there is most often an id, for the `_id` filter (information).",
       false,
       &[
         wrong("txt", "/api/dcim/devices/?site=Frankfurt%20DC1"),
+        wrong("txt", "/api/dcim/devices/?site=12"),
       ]),
     code("boolean-value", Rest, Error, "",
       "Boolean filter given something other than true/false",
@@ -216,6 +247,7 @@ pub const CODES: &[Code] = &[
       false,
       &[
         wrong("py", r#"netbox_get_objects("dcim.device", filters={"has_primary_ip": "yes"})"#),
+        wrong("txt", "/api/dcim/devices/?interfaces=48"),
       ]),
     code("invalid-regex", Rest, Warning, "",
       "Invalid regular expression in a `__regex` lookup",
@@ -322,6 +354,9 @@ pub const CODES: &[Code] = &[
         wrong("graphql", "{ vlan_list(filters: {vid: {gte: 100}}) { id } }"),
         wrong("graphql", "{ device_list(filters: {name: {exact: \"a\"}, name: {exact: \"b\"}}) { id } }"),
         wrong("graphql", "{ devcie_list { id } }"),
+        wrong("graphql", "{ ip_address_list(filters: {vrf: \"blue\"}, pagination: {limit: 50}) { id address } }"),
+        on("4.4.10", wrong("graphql", "{ devices(name: \"leaf-01\") { id name serial } }")),
+        wrong("graphql", "{ front_port_list(pagination: {limit: 50}) { id rear_port { id } } }"),
       ]),
     code("graphql-filter-argument", Graphql, Error, "",
       "`filter:` instead of `filters:`",
@@ -343,10 +378,11 @@ pub const CODES: &[Code] = &[
       ]),
     code("graphql-choice-form", Graphql, Error, "",
       "Choice filter value in the wrong form for this NetBox version",
-      "Choice fields take enum values (`STATUS_ACTIVE`, never `\"active\"`): bare on 4.3/4.4 (`status: STATUS_ACTIVE`), a lookup object from 4.5 (`status: {exact: STATUS_ACTIVE}`). Use the selected version's form.",
+      "Choice fields take enum values (`STATUS_ACTIVE`, never `\"active\"`, a label or a number: `family: 4` is `FAMILY_4`): bare on 4.3/4.4 (`status: STATUS_ACTIVE`), a lookup object from 4.5 (`status: {exact: STATUS_ACTIVE}`). Use the selected version's form.",
       false,
       &[
         wrong("graphql", "{ device_list(filters: {status: \"active\"}) { id } }"),
+        wrong("graphql", "{ prefix_list(filters: {family: {exact: 6}}, pagination: {limit: 50}) { id prefix } }"),
         on("4.4.10", wrong("graphql", "{ device_list(filters: {status: {exact: STATUS_ACTIVE}}) { id } }")),
       ]),
     code("graphql-null-filter", Graphql, Error, "",

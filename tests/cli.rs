@@ -810,3 +810,49 @@ fn summary_uses_the_severity_words() {
     );
     assert!(!summary.contains("note"), "{summary}");
 }
+
+/// Issue 19 §4: agent rule files are Markdown wherever they are (Cursor's `.mdc` rules with
+/// their front matter and `.cursorrules`, Windsurf's `.windsurfrules`, GitHub Copilot's
+/// instructions and prompt files): a folder walk reads each, and a wrong filter in a fence or in
+/// inline code is reported in each, at its line.
+#[test]
+fn agent_rule_files_are_read_as_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let body = "# NetBox rules\n\nList leaf switches with `GET /api/dcim/devices/?device_role_id=3`.\n\n```python\nnb.dcim.interfaces.filter(device__name=\"spine-02\")\n```\n";
+    let files = [
+        ".cursorrules",
+        ".windsurfrules",
+        ".cursor/rules/netbox.mdc",
+        ".github/copilot-instructions.md",
+        ".github/instructions/netbox.instructions.md",
+        ".github/prompts/audit.prompt.md",
+    ];
+    for f in files {
+        let path = dir.join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let front = if f.ends_with(".mdc") {
+            "---\ndescription: NetBox queries\nglobs: \"**/*.py\"\nalwaysApply: false\n---\n"
+        } else {
+            ""
+        };
+        std::fs::write(&path, format!("{front}{body}")).unwrap();
+    }
+    let r = run_in(dir, &["check", ".", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let found = summary_of(&json(&r));
+    for f in files {
+        let shift = if f.ends_with(".mdc") { 5 } else { 0 };
+        for (line, code) in [(3 + shift, "unknown-filter"), (6 + shift, "multi-hop")] {
+            assert!(
+                found
+                    .iter()
+                    .any(|(p, l, c)| p == f && *l == line && c == code),
+                "{f}: no {code} on line {line}: {found:?}"
+            );
+        }
+    }
+    // One file named on the command line is read the same way.
+    let r = run_in(dir, &["check", ".cursorrules", "--format", "json"]);
+    assert_eq!(json(&r).len(), 2, "{}", r.stdout);
+}

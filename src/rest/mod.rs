@@ -18,6 +18,7 @@ mod lookups;
 mod names;
 mod notes;
 mod nullable;
+mod object_type_value;
 mod renames;
 mod render;
 mod suggest;
@@ -26,7 +27,7 @@ mod values;
 mod versions;
 mod view_params;
 
-pub(crate) use lookups::NEVER_LOOKUPS;
+pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
 use crate::finding::{Finding, Severity};

@@ -14,6 +14,9 @@
 -- Your own NetBox (init_options only, from your own config: the token is sent only to this URL):
 --   instance = { url = 'https://netbox.example.com', tokenEnv = 'NETBOX_TOKEN' },
 -- :NetboxRebuildIndex rebuilds the knowledge from it (workspace/executeCommand netbox-lsp.rebuildIndex).
+-- Agent rule files without `.md` (`*.mdc`, `.cursorrules`, `.windsurfrules`) attach once they have
+-- the markdown filetype: vim.filetype.add({ extension = { mdc = 'markdown' },
+--   filename = { ['.cursorrules'] = 'markdown', ['.windsurfrules'] = 'markdown' } })
 -- The defaults are vim.empty_dict() rather than {} so that, left empty, they reach the server as a
 -- JSON object ({}), not as an empty array ([]).
 

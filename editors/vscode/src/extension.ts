@@ -14,6 +14,7 @@ import {
 import {
   isFile,
   LANGUAGES,
+  RULE_FILES,
   resolveServerPath,
   toServerOptions,
   toUserInstance,
@@ -66,7 +67,10 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     transport: TransportKind.stdio,
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ language, scheme }))),
+    documentSelector: [
+      ...LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ language, scheme }))),
+      { scheme: "file", pattern: RULE_FILES },
+    ],
     initializationOptions: { ...optionsFor(folder?.uri), ...userInstance() },
     outputChannel: output,
     traceOutputChannel: output,
