@@ -425,6 +425,9 @@ struct UnitKey {
     body: String,
     /// The unit's map relative to the start of its range.
     map: OffsetMap,
+    /// The endpoint named above a fence, with its distance back from the unit's start and its
+    /// length: the unit's sites read it.
+    above: Option<(String, usize, usize)>,
 }
 
 impl UnitKey {
@@ -433,6 +436,10 @@ impl UnitKey {
             kind: unit.kind.clone(),
             body: unit.body.clone(),
             map: unit.map.relative_to(unit.range.start),
+            above: unit
+                .above
+                .as_ref()
+                .map(|(t, r)| (t.clone(), unit.range.start.saturating_sub(r.start), r.len())),
         }
     }
 }

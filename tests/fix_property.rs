@@ -349,6 +349,7 @@ const ISSUE_EXAMPLES: &[(&str, HostKind, &str)] = &[
     ("own filter (url, dotted)", HostKind::Text, "GET /api/dcim/devices/?role__slug=leaf&site.id=3&tenant__slug__n=ops&manufacturer__name=Juniper\n"),
     ("value kinds", HostKind::Text, "GET /api/dcim/devices/?interface_count=true&virtual_chassis_id=true&power_ports=4&tenant_id=true&site=12\n"),
     ("object types", HostKind::Json, "{\"object_type\": \"extras.journalentry\", \"filters\": {\"assigned_object_type\": [\"device\", \"dcim.interfaces\", \"7\"]}}\n"),
+    ("bare params (issue 19 §4)", HostKind::Markdown, "# NetBox\n\nQuery `/api/dcim/devices/` with:\n\n```python\nparams = {\"device_role_id\": 3, \"site__slug\": \"fra1\", \"tenant_id__in\": [4, 5]}\n```\n\n```python\nurl = f\"{NB}/api/dcim/interfaces/\"\nparams = {\"device__name\": \"spine-02\", \"enabled\": \"yes\"}\n```\n"),
     ("nb_lookup join", HostKind::Yaml, "- set_fact:\n    x: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='name__in=' + names | join(',')) }}\"\n"),
 ];
 

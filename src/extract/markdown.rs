@@ -91,6 +91,10 @@ pub struct Unit {
     pub body: String,
     /// Maps byte offsets in `body` to host byte offsets.
     pub map: OffsetMap,
+    /// For a fence: the one endpoint path (text and host range) the paragraph right before it
+    /// names (`Query `/api/dcim/devices/` with:`), where a bare `params = {...}` in the block
+    /// goes ([`python::bare_params`]).
+    pub above: Option<(String, Range<usize>)>,
 }
 
 impl Unit {
@@ -126,11 +130,16 @@ pub fn units(text: &str) -> Vec<Unit> {
                     CodeBlockKind::Fenced(info) => UnitKind::Fence(fence_language(&info)),
                     CodeBlockKind::Indented => UnitKind::Indented,
                 };
+                let above = match kind {
+                    UnitKind::Fence(_) => endpoint_above(text, base, r.start),
+                    _ => None,
+                };
                 block = Some(Unit {
                     kind,
                     range: r,
                     body: String::new(),
                     map: OffsetMap::new(),
+                    above,
                 });
             }
             Event::Text(s) => {
@@ -170,10 +179,66 @@ pub fn unit_sites(unit: &Unit) -> Vec<Site> {
     if unit.body.trim().is_empty() {
         return Vec::new();
     }
-    match &unit.kind {
+    let mut sites = match &unit.kind {
         UnitKind::Fence(lang) => fence(lang, &unit.body, &unit.map),
         UnitKind::Indented => unlabelled(&unit.body, &unit.map),
         UnitKind::Span => python::extract_calls(&unit.body, &unit.map),
+    };
+    let python = match &unit.kind {
+        UnitKind::Fence(lang) => {
+            PYTHON.contains(&lang.as_str()) || lang.is_empty() && !is_json(&unit.body)
+        }
+        _ => false,
+    };
+    if python {
+        let bare = python::bare_params(&unit.body, &unit.map, &sites, unit.above.as_ref());
+        sites.extend(bare);
+    }
+    sites
+}
+
+/// The fence languages read as Python.
+const PYTHON: &[&str] = &["python", "py", "python3", "py3", "ipython"];
+
+/// Code without a language that reads as JSON (starts with `{` or `[`).
+fn is_json(body: &str) -> bool {
+    let t = body.trim_start();
+    t.starts_with('{') || t.starts_with('[')
+}
+
+/// Longest paragraph before a fence searched for its endpoint (bytes).
+const ABOVE_MAX: usize = 2048;
+
+/// The one endpoint path the paragraph right before the fence at host offset `at` names (no
+/// blank line between), from the URL scan; `None` when it names none or several, or the fence
+/// starts the text (after `base`, the front matter).
+fn endpoint_above(text: &str, base: usize, at: usize) -> Option<(String, Range<usize>)> {
+    let before = text.get(base..at)?.trim_end_matches([' ', '\t']);
+    let before = before.strip_suffix('\n').unwrap_or(before);
+    let mut start = before
+        .rfind("\n\n")
+        .map_or(0, |i| i + 2)
+        .max(before.len().saturating_sub(ABOVE_MAX));
+    while !before.is_char_boundary(start) {
+        start += 1;
+    }
+    let para = &before[start..];
+    if para.trim().is_empty() || para.contains("```") || para.contains("~~~") {
+        return None;
+    }
+    let from = base + start;
+    let mut paths: Vec<(String, Range<usize>)> =
+        text::extract(para, &OffsetMap::identity(from, para.len()))
+            .into_iter()
+            .filter_map(|s| match s {
+                Site::Rest(c) => c.target,
+                Site::Graphql(_) => None,
+            })
+            .collect();
+    paths.dedup_by(|a, b| a.0 == b.0);
+    match paths.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
     }
 }
 
@@ -221,7 +286,7 @@ fn push_unique(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
 /// The sites of a fence whose info string names `lang` (lowercased first word).
 fn fence(lang: &str, body: &str, map: &OffsetMap) -> Vec<Site> {
     match lang {
-        "python" | "py" | "python3" | "py3" | "ipython" => python::extract_calls(body, map),
+        l if PYTHON.contains(&l) => python::extract_calls(body, map),
         "json" | "jsonc" | "json5" | "jsonl" => json::extract_calls(body, map),
         "yaml" | "yml" => yaml::extract_calls(body, map),
         // curl `-G` commands. A curl call's range is its URL's, so the host-wide URL scan's
@@ -242,8 +307,7 @@ fn fence(lang: &str, body: &str, map: &OffsetMap) -> Vec<Site> {
 
 /// Code without a language: JSON when it starts with `{` or `[`, else Python.
 fn unlabelled(body: &str, map: &OffsetMap) -> Vec<Site> {
-    let t = body.trim_start();
-    if t.starts_with('{') || t.starts_with('[') {
+    if is_json(body) {
         json::extract_calls(body, map)
     } else {
         python::extract_calls(body, map)
@@ -268,6 +332,7 @@ fn code_span(text: &str, r: Range<usize>) -> Option<Unit> {
         map: OffsetMap::identity(r.start + ticks, body.len()),
         range: r,
         body: body.to_string(),
+        above: None,
     })
 }
 

@@ -65,6 +65,83 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
     sites
 }
 
+/// Bare `params = {...}` dicts at the top level of a code block that no call of `found` (the
+/// block's sites) reads, sent to the one endpoint the block names: the single
+/// `/api/<app>/<endpoint>/` path in its strings or comments (`url = f"{NB}/api/dcim/devices/"`,
+/// `# GET /api/dcim/devices/`), else `above`, the path the sentence right before the block
+/// names (target text and host range). Issue 19 §4: a skill file shows the filters of a
+/// request it describes in prose. No path, or several different ones, is no site: which
+/// endpoint the dict goes to is then not known.
+pub(crate) fn bare_params(
+    text: &str,
+    map: &OffsetMap,
+    found: &[Site],
+    above: Option<&(String, Range<usize>)>,
+) -> Vec<Site> {
+    if !text.contains("params") {
+        return Vec::new();
+    }
+    let Some(parsed) = parse::python(text) else {
+        return Vec::new();
+    };
+    let cx = Cx::new(text, text.len(), map, &parsed);
+    let read: Vec<Range<usize>> = found
+        .iter()
+        .filter_map(|s| match s {
+            Site::Rest(c) => c.filters_range.clone(),
+            Site::Graphql(_) => None,
+        })
+        .collect();
+    let mut dicts = Vec::new();
+    for stmt in &parsed.syntax().body {
+        let Stmt::Assign(a) = stmt else { continue };
+        let [Expr::Name(n)] = a.targets.as_slice() else {
+            continue;
+        };
+        if n.id.as_str() != "params" || !matches!(*a.value, Expr::Dict(_)) {
+            continue;
+        }
+        let lit = cx.lit(&a.value, None, 0);
+        if lit.pairs().is_some() && !read.contains(&lit.range) {
+            dicts.push((cx.host(span(a.range)), lit));
+        }
+    }
+    if dicts.is_empty() {
+        return Vec::new();
+    }
+    let mut paths: Vec<(String, Range<usize>)> = super::text::extract(text, map)
+        .into_iter()
+        .filter_map(|s| match s {
+            Site::Rest(c) => c.target,
+            Site::Graphql(_) => None,
+        })
+        .collect();
+    paths.dedup_by(|a, b| a.0 == b.0);
+    let target = match paths.as_slice() {
+        [one] => one.clone(),
+        [] => match above {
+            Some(t) => t.clone(),
+            None => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    dicts
+        .into_iter()
+        .filter_map(|(call_range, lit)| {
+            let pairs = lit.pairs()?;
+            Some(Site::Rest(RestCall {
+                form: CallForm::Url,
+                syntax: Syntax::Python,
+                target: Some(target.clone()),
+                call_range,
+                filters_range: Some(lit.range.clone()),
+                filters: tools::entries(pairs),
+                args: Vec::new(),
+            }))
+        })
+        .collect()
+}
+
 /// Adds to `sites` the REST calls and documents of `more` (the re-reading with what is open
 /// closed) that start where none of `sites` starts, as [`super::add_missing`]; a REST call that
 /// starts where one of `sites` starts replaces it when it ends later or holds a syntax error
