@@ -288,10 +288,13 @@ fn check_one(
             }
             if let Some(h) = walk.hints.iter().find(|h| h.range == r) {
                 // `r` is still the value span when no unknown name matched.
-                f.message.push_str(&format!(
-                    ". NetBox filters take lookup objects: `{}`",
-                    h.fix.edits[0].1
-                ));
+                match &h.note {
+                    Some(note) => f.message.push_str(note),
+                    None => f.message.push_str(&format!(
+                        ". NetBox filters take lookup objects: `{}`",
+                        h.fix.edits[0].1
+                    )),
+                }
                 f.fixes.push(h.fix.clone());
             }
             out.push(f);

@@ -99,6 +99,8 @@ pub struct Unknown {
 pub struct WrapHint {
     pub range: Range<usize>,
     pub fix: RawFix,
+    /// Said after the diagnostic instead of "NetBox filters take lookup objects".
+    pub note: Option<String>,
 }
 
 /// What the walk found.

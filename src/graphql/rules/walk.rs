@@ -144,6 +144,7 @@ impl Ctx<'_> {
         }
         match v.as_ref() {
             Value::List(items) => {
+                self.list_form_hint(&vr, v, ty);
                 let item_ty = if ty.is_list() {
                     ty.item_type().clone()
                 } else {
@@ -154,6 +155,9 @@ impl Ctx<'_> {
                 }
             }
             Value::Object(fields) => {
+                if ty.is_list() {
+                    self.list_form_hint(&vr, v, ty);
+                }
                 let Some(obj) = schema.get_input_object(&named).cloned() else {
                     return;
                 };
