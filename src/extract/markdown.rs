@@ -227,16 +227,7 @@ fn endpoint_above(text: &str, base: usize, at: usize) -> Option<(String, Range<u
         return None;
     }
     let from = base + start;
-    let mut paths: Vec<(String, Range<usize>)> =
-        text::extract(para, &OffsetMap::identity(from, para.len()))
-            .into_iter()
-            .filter_map(|s| match s {
-                Site::Rest(c) => c.target,
-                Site::Graphql(_) => None,
-            })
-            .collect();
-    paths.dedup_by(|a, b| a.0 == b.0);
-    match paths.as_slice() {
+    match text::endpoints(para, &OffsetMap::identity(from, para.len())).as_slice() {
         [one] => Some(one.clone()),
         _ => None,
     }

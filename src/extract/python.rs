@@ -109,15 +109,7 @@ pub(crate) fn bare_params(
     if dicts.is_empty() {
         return Vec::new();
     }
-    let mut paths: Vec<(String, Range<usize>)> = super::text::extract(text, map)
-        .into_iter()
-        .filter_map(|s| match s {
-            Site::Rest(c) => c.target,
-            Site::Graphql(_) => None,
-        })
-        .collect();
-    paths.dedup_by(|a, b| a.0 == b.0);
-    let target = match paths.as_slice() {
+    let target = match super::text::endpoints(text, map).as_slice() {
         [one] => one.clone(),
         [] => match above {
             Some(t) => t.clone(),

@@ -25,6 +25,24 @@ pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     out
 }
 
+/// The distinct endpoint paths the URL scan finds in `text` (target text and host range of
+/// the first mention of each), in document order: where a bare filter dict goes when exactly
+/// one is named.
+pub(crate) fn endpoints(text: &str, map: &OffsetMap) -> Vec<(String, Range<usize>)> {
+    let mut out: Vec<(String, Range<usize>)> = Vec::new();
+    for site in extract(text, map) {
+        if let Site::Rest(RestCall {
+            target: Some(t), ..
+        }) = site
+        {
+            if !out.iter().any(|(p, _)| *p == t.0) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
 /// A list-endpoint path without a query string (`/api/dcim/device/`, `GET /api/ipam/ip_addresses/`):
 /// a site with no filters, so that a path NetBox answers with 404 is reported
 /// (`unknown-endpoint`, issue 8 §7). The path must end the URL (whitespace, quote, bracket,
