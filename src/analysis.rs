@@ -40,7 +40,7 @@ pub struct Knowledge {
     pub graphql: Option<Arc<NetboxSchema>>,
     /// The NetBox release the user asked for when the knowledge is a shipped release standing in
     /// for it (`4.7.3` checked with 4.6.8, see [`crate::index::embedded::select`]): errors that
-    /// the other release may not have ([`crate::approx::MAY_DIFFER`]) become warnings.
+    /// the other release may not have ([`crate::catalogue::Code::may_differ`]) become warnings.
     pub approximate: Option<String>,
     /// A shipped release (one of [`graphql::embedded::SCHEMAS`]) whose embedded GraphQL schema
     /// stands in when `graphql` is `None`, built on the first GraphQL document checked: `check`

@@ -9,27 +9,16 @@
 use crate::analysis::Knowledge;
 use crate::finding::{Finding, Severity};
 
-/// Codes whose error says a name or value is missing from the selected release, which another
-/// release may have: an unknown filter, lookup, choice, object type, GraphQL field/argument/enum
-/// value, or a filter the index places in another release.
-pub const MAY_DIFFER: &[&str] = &[
-    "unknown-filter",
-    "unsupported-lookup",
-    "invalid-choice",
-    "unknown-object-type",
-    "unknown-endpoint",
-    "version-only",
-    "graphql-validation",
-];
-
-/// Lowers errors of [`MAY_DIFFER`] codes to warnings when `knowledge` is approximate; returns
+/// Lowers errors of the codes another release may make valid ([`crate::catalogue::Code::may_differ`]:
+/// an unknown filter, lookup, choice, object type, endpoint, GraphQL name, or a filter the index
+/// places in another release) to warnings when `knowledge` is approximate; returns
 /// `findings` unchanged otherwise.
 pub fn soften(knowledge: &Knowledge, mut findings: Vec<Finding>) -> Vec<Finding> {
     if knowledge.approximate.is_none() {
         return findings;
     }
     for f in &mut findings {
-        if f.severity == Severity::Error && MAY_DIFFER.contains(&f.code) {
+        if f.severity == Severity::Error && crate::catalogue::may_differ(f.code) {
             f.severity = Severity::Warning;
         }
     }

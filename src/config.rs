@@ -416,10 +416,10 @@ fn severity_table(
 }
 
 /// A remark for a severity override of `code` when no check reports that code (source: the
-/// code list of `rules::RULES`, REST and GraphQL): it names the closest known code when
+/// code catalogue, REST and GraphQL): it names the closest known code when
 /// one is near (`unknown_filter` → `unknown-filter`). `None` for a known code.
 pub fn unknown_code_warning(code: &str) -> Option<String> {
-    let known = crate::rules::RULES.iter().map(|r| r.code);
+    let known = crate::catalogue::CODES.iter().map(|c| c.code);
     if known.clone().any(|k| k == code) {
         return None;
     }
@@ -711,8 +711,8 @@ null-complement = "off"
 
     #[test]
     fn known_codes_give_no_warning() {
-        for r in crate::rules::RULES {
-            assert_eq!(unknown_code_warning(r.code), None, "{}", r.code);
+        for c in crate::catalogue::CODES {
+            assert_eq!(unknown_code_warning(c.code), None, "{}", c.code);
         }
     }
 

@@ -221,7 +221,7 @@ fn push_value(text: &mut String, v: Value) -> Value {
         }
         // Not a literal (and a non-finite float, which JSON cannot hold): never judged; the
         // text only holds a place.
-        Value::Float(_) | Value::Expr => {
+        Value::Float(_) | Value::Expr | Value::Joined { .. } => {
             text.push_str("null");
             Value::Expr
         }

@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod approx;
+pub mod catalogue;
 pub mod cli;
 pub mod config;
 pub mod extract;
@@ -19,7 +20,6 @@ pub mod instance;
 pub mod lines;
 pub mod live;
 pub mod rest;
-pub mod rules;
 pub mod safe_read;
 pub mod server;
 pub mod suppress;

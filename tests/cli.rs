@@ -455,54 +455,6 @@ fn examples_fail_with_useful_findings() {
     }
 }
 
-/// `### `code`` headings of docs/diagnostics.md.
-fn documented_codes() -> Vec<String> {
-    let doc = std::fs::read_to_string(root().join("docs/diagnostics.md")).unwrap();
-    doc.lines()
-        .filter_map(|l| l.strip_prefix("### `"))
-        .filter_map(|l| l.strip_suffix('`'))
-        .map(str::to_string)
-        .collect()
-}
-
-#[test]
-fn every_rule_is_documented_and_every_entry_is_a_rule() {
-    let documented = documented_codes();
-    let rules: Vec<&str> = netbox_lsp::cli::rules::RULES
-        .iter()
-        .map(|r| r.code)
-        .collect();
-    for code in &rules {
-        assert!(
-            documented.iter().any(|d| d == code),
-            "`{code}` has no entry in docs/diagnostics.md"
-        );
-    }
-    for code in &documented {
-        assert!(
-            rules.contains(&code.as_str()),
-            "docs/diagnostics.md documents `{code}`, which is not in cli::rules::RULES"
-        );
-    }
-}
-
-#[test]
-fn every_rest_code_is_documented() {
-    let documented = documented_codes();
-    for info in netbox_lsp::rest::codes::CODES {
-        assert!(
-            documented.iter().any(|d| d == info.code),
-            "REST code `{}` has no entry in docs/diagnostics.md",
-            info.code
-        );
-        assert!(
-            netbox_lsp::cli::rules::rule(info.code).is_some(),
-            "REST code `{}` is missing from cli::rules::RULES (SARIF rules)",
-            info.code
-        );
-    }
-}
-
 #[test]
 fn netbox_lsp_toml_is_read_and_flags_win() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1299,4 +1251,50 @@ fn utf16_and_utf32_files_are_checked() {
         std::fs::read(dir.path().join("le16.md")).unwrap(),
         files[0].1
     );
+}
+
+/// Issue 19 §4: agent rule files are Markdown wherever they are (Cursor's `.mdc` rules with
+/// their front matter and `.cursorrules`, Windsurf's `.windsurfrules`, GitHub Copilot's
+/// instructions and prompt files): a folder walk reads each, and a wrong filter in a fence or in
+/// inline code is reported in each, at its line.
+#[test]
+fn agent_rule_files_are_read_as_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let body = "# NetBox rules\n\nList leaf switches with `GET /api/dcim/devices/?device_role_id=3`.\n\n```python\nnb.dcim.interfaces.filter(device__name=\"spine-02\")\n```\n";
+    let files = [
+        ".cursorrules",
+        ".windsurfrules",
+        ".cursor/rules/netbox.mdc",
+        ".github/copilot-instructions.md",
+        ".github/instructions/netbox.instructions.md",
+        ".github/prompts/audit.prompt.md",
+    ];
+    for f in files {
+        let path = dir.join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let front = if f.ends_with(".mdc") {
+            "---\ndescription: NetBox queries\nglobs: \"**/*.py\"\nalwaysApply: false\n---\n"
+        } else {
+            ""
+        };
+        std::fs::write(&path, format!("{front}{body}")).unwrap();
+    }
+    let r = run_in(dir, &["check", ".", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let found = summary_of(&json(&r));
+    for f in files {
+        let shift = if f.ends_with(".mdc") { 5 } else { 0 };
+        for (line, code) in [(3 + shift, "unknown-filter"), (6 + shift, "multi-hop")] {
+            assert!(
+                found
+                    .iter()
+                    .any(|(p, l, c)| p == f && *l == line && c == code),
+                "{f}: no {code} on line {line}: {found:?}"
+            );
+        }
+    }
+    // One file named on the command line is read the same way.
+    let r = run_in(dir, &["check", ".cursorrules", "--format", "json"]);
+    assert_eq!(json(&r).len(), 2, "{}", r.stdout);
 }

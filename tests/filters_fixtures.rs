@@ -84,7 +84,7 @@ fn as_json(v: &Value) -> Option<serde_json::Value> {
                 .collect::<Option<_>>()?,
         ),
         Value::Map => J::Object(Default::default()),
-        Value::Expr => return None,
+        Value::Expr | Value::Joined { .. } => return None,
     })
 }
 

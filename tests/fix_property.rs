@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 /// REST codes whose certain fixes this test covers (every REST code).
 fn is_rest(code: &str) -> bool {
-    netbox_lsp::rest::CODES.iter().any(|c| c.code == code)
+    netbox_lsp::catalogue::get(code)
+        .is_some_and(|c| c.family == netbox_lsp::catalogue::Family::Rest)
 }
 
 fn knowledge(version: &'static str) -> Knowledge {
@@ -348,6 +349,14 @@ const ISSUE_EXAMPLES: &[(&str, HostKind, &str)] = &[
     ("removed protocol lookup, negated", HostKind::Python, "nb.ipam.service_templates.filter(protocol__nie=\"UDP\")\n"),
     ("removed protocol lookup, api_filter", HostKind::Yaml, "- set_fact:\n    s: \"{{ query('netbox.netbox.nb_lookup', 'services', api_filter='protocol__isw=SC') }}\"\n"),
     ("exclude on 4.7", HostKind::Python, "requests.get(f\"{url}/api/dcim/devices/\", params={\"exclude\": \"config_context\"})\n"),
+    // Issue 19: the endpoint's own filter, values pointing at a filter of the same concept,
+    // values that match nothing.
+    ("own filter", HostKind::Python, "nb.dcim.device_bays.filter(installed_device__name=\"blade-7\")\nnb.dcim.interfaces.filter(device__name=\"spine-02\", site__id__in=[1, 2])\n"),
+    ("own filter (url, dotted)", HostKind::Text, "GET /api/dcim/devices/?role__slug=leaf&site.id=3&tenant__slug__n=ops&manufacturer__name=Juniper\n"),
+    ("value kinds", HostKind::Text, "GET /api/dcim/devices/?interface_count=true&virtual_chassis_id=true&power_ports=4&tenant_id=true&site=12\n"),
+    ("object types", HostKind::Json, "{\"object_type\": \"extras.journalentry\", \"filters\": {\"assigned_object_type\": [\"device\", \"dcim.interfaces\", \"7\"]}}\n"),
+    ("bare params (issue 19 §4)", HostKind::Markdown, "# NetBox\n\nQuery `/api/dcim/devices/` with:\n\n```python\nparams = {\"device_role_id\": 3, \"site__slug\": \"fra1\", \"tenant_id__in\": [4, 5]}\n```\n\n```python\nurl = f\"{NB}/api/dcim/interfaces/\"\nparams = {\"device__name\": \"spine-02\", \"enabled\": \"yes\"}\n```\n"),
+    ("nb_lookup join", HostKind::Yaml, "- set_fact:\n    x: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='name__in=' + names | join(',')) }}\"\n"),
 ];
 
 #[test]
@@ -531,9 +540,22 @@ fn wrong_filters(index: &FilterIndex, ep_key: &str) -> Vec<(String, GenValue)> {
             out.push((b.to_string(), GenValue::Str("prod-a".into())));
             out.push((format!("{b}__name"), GenValue::Str("prod-a".into())));
             out.push((format!("{b}__site_id"), GenValue::Int(3)));
+            // Traversals of the relation's own id, and a boolean for "is it set".
+            out.push((format!("{b}__id"), GenValue::Int(7)));
+            out.push((format!("{b}.id"), GenValue::Int(7)));
+            out.push((k.to_string(), GenValue::Str("true".into())));
         } else {
             out.push((format!("{k}_id"), GenValue::Str("prod-a".into())));
             out.push((format!("{k}_name"), GenValue::Str("prod-a".into())));
+            out.push((format!("{k}__slug"), GenValue::Str("edge-01".into())));
+            out.push((format!("{k}__name__n"), GenValue::Str("edge-01".into())));
+        }
+        if k.ends_with("_count") {
+            out.push((k.to_string(), GenValue::Str("true".into())));
+        }
+        if k.ends_with("_type") {
+            out.push((k.to_string(), GenValue::Str("device".into())));
+            out.push((k.to_string(), GenValue::Str("dcim.interfaces".into())));
         }
     }
     for borrowed in [

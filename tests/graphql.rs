@@ -164,6 +164,7 @@ fn instance_ground_truth_rows() {
 /// Fixture documents: `tests/fixtures/graphql/<version>/<name>.graphql`, each with a header
 /// `# expect: code@text -> fix-text | ...` (or `# expect: none`). Each expectation names the
 /// code, the GraphQL text its range covers and, optionally, the certain fix's replacement.
+/// Optional `# message: text` lines: each is part of some finding's message.
 #[test]
 fn fixture_documents() {
     let dir = fixtures().join("graphql");
@@ -194,7 +195,17 @@ fn fixture_documents() {
                     .map(|s| s.trim().to_string())
                     .collect()
             };
-            let mut got: Vec<String> = check_text(&text, vars.as_ref(), &s)
+            let findings = check_text(&text, vars.as_ref(), &s);
+            // `# message: <text>`: some finding's message holds it.
+            for m in text.lines().filter_map(|l| l.strip_prefix("# message: ")) {
+                assert!(
+                    findings.iter().any(|f| f.message.contains(m)),
+                    "{v}/{:?}: no message holds {m:?}: {:?}",
+                    f.file_name(),
+                    findings.iter().map(|f| &f.message).collect::<Vec<_>>()
+                );
+            }
+            let mut got: Vec<String> = findings
                 .iter()
                 .map(|f| {
                     let mut e = format!("{}@{}", f.code, &text[f.range.clone()]);

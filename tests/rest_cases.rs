@@ -9,6 +9,8 @@ use netbox_lsp::finding::Finding;
 use netbox_lsp::index::embedded;
 use std::path::Path;
 
+mod knowledge_support;
+
 struct Case {
     name: String,
     version: String,
@@ -16,6 +18,8 @@ struct Case {
     expect: Vec<String>,
     severity: Option<Vec<String>>,
     fixed: Option<String>,
+    /// The codes the fixed text is re-checked to (`none`: clean), when given.
+    after: Option<Vec<String>>,
     /// Text that some finding's message must contain.
     message: Option<String>,
     text: String,
@@ -58,6 +62,7 @@ fn cases() -> Vec<Case> {
             expect: Vec::new(),
             severity: None,
             fixed: None,
+            after: None,
             message: None,
             text: body.trim_end_matches('\n').to_string() + "\n",
         };
@@ -72,6 +77,7 @@ fn cases() -> Vec<Case> {
                 "expect" => case.expect = list(v),
                 "severity" => case.severity = Some(list(v)),
                 "fixed" => case.fixed = Some(v.replace("\\n", "\n") + "\n"),
+                "after" => case.after = Some(list(v)),
                 "message" => case.message = Some(v.to_string()),
                 other => panic!("unknown header {other}"),
             }
@@ -96,36 +102,6 @@ fn apply_certain(text: &str, findings: &[Finding]) -> String {
     s
 }
 
-fn version(v: &str) -> &'static str {
-    embedded::RELEASES
-        .iter()
-        .find(|r| r.version == v)
-        .map(|r| r.version)
-        .unwrap_or_else(|| panic!("NetBox {v} is not shipped"))
-}
-
-/// `version: instance`: the index built from the customised NetBox 4.6.8's answers
-/// (`tests/fixtures/instance/`: the netbox-bgp plugin, custom fields, a `FIELD_CHOICES` status).
-fn instance_index() -> std::sync::Arc<netbox_lsp::index::FilterIndex> {
-    static INDEX: std::sync::OnceLock<std::sync::Arc<netbox_lsp::index::FilterIndex>> =
-        std::sync::OnceLock::new();
-    INDEX
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/instance");
-            let read = |n: &str| std::fs::read(dir.join(n)).unwrap();
-            let inputs = netbox_lsp::instance::Inputs {
-                status: Some(read("status.json.gz")),
-                openapi: read("openapi.json.gz"),
-                graphql: None,
-                custom_fields: vec![read("custom-fields.json.gz")],
-                choice_sets: vec![read("custom-field-choice-sets.json.gz")],
-            };
-            let built = netbox_lsp::instance::build(&inputs, "", &Default::default()).unwrap();
-            std::sync::Arc::new(built.index)
-        })
-        .clone()
-}
-
 #[test]
 fn rest_cases() {
     let all = cases();
@@ -137,11 +113,7 @@ fn rest_cases() {
     let mut failures = Vec::new();
     for case in &all {
         let knowledge = Knowledge {
-            index: Some(if case.version == "instance" {
-                instance_index()
-            } else {
-                embedded::embedded_index(version(&case.version))
-            }),
+            index: Some(knowledge_support::index(&case.version)),
             graphql: None,
             ..Default::default()
         };
@@ -176,6 +148,19 @@ fn rest_cases() {
                 ));
             }
         }
+        if let Some(after) = &case.after {
+            let fixed = apply_certain(&case.text, &findings);
+            let again: Vec<&str> = analyze(&fixed, case.kind, &knowledge)
+                .iter()
+                .map(|f| f.code)
+                .collect();
+            if &again != after {
+                failures.push(format!(
+                    "{}: after the certain fixes {fixed:?} re-checks to {again:?}, expected {after:?}",
+                    case.name
+                ));
+            }
+        }
         if let Some(m) = &case.message {
             if !findings.iter().any(|f| f.message.contains(m.as_str())) {
                 failures.push(format!(
@@ -195,11 +180,11 @@ fn rest_cases() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Every code of the REST table has at least one failing case.
+/// Every REST code of the catalogue has at least one failing case.
 #[test]
 fn every_code_has_a_case() {
     let all = cases();
-    for code in netbox_lsp::rest::CODES {
+    for code in netbox_lsp::catalogue::family(netbox_lsp::catalogue::Family::Rest) {
         assert!(
             all.iter().any(|c| c.expect.iter().any(|e| e == code.code)),
             "no failing case for {}",
@@ -267,6 +252,26 @@ fn typical_values_are_clean() {
                         "50:01:43:80:12:34:56:78".into()
                     }
                     (ValueKind::String, _) if name == "vlan" => "100".into(),
+                    // Object-type filters (`ContentTypeFilter`) take `app_label.model`.
+                    (ValueKind::String, _)
+                        if [
+                            "object_type",
+                            "scope_type",
+                            "termination_type",
+                            "termination_a_type",
+                            "termination_b_type",
+                            "component_type",
+                            "interface_type",
+                            "member_type",
+                        ]
+                        .iter()
+                        .any(|t| {
+                            name.ends_with(t)
+                                || name.strip_suffix("__n").is_some_and(|n| n.ends_with(t))
+                        }) =>
+                    {
+                        "dcim.site".into()
+                    }
                     (ValueKind::String, _) if name.starts_with("time_zone") => {
                         "Europe/Berlin".into()
                     }
@@ -314,4 +319,106 @@ fn typical_values_are_clean() {
         bad.len()
     );
     assert!(bad.is_empty(), "{}", bad[..bad.len().min(40)].join("\n"));
+}
+
+/// Issue 19 §1: every relation filter of every endpoint of every shipped release, written as a
+/// traversal of the field it matches (`site__slug` for `site` "Site name (slug)",
+/// `installed_device__name` for "Installed device (name)", `role__id` for `role_id`), gets the
+/// endpoint's own filter as its certain fix, not a two-step detour. Which field a filter
+/// matches is read here from the schema's description and lookups alone.
+#[test]
+fn relation_traversals_name_the_endpoints_own_filter() {
+    use netbox_lsp::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for release in embedded::RELEASES {
+        let index = embedded::embedded_index(release.version);
+        for (key, ep) in &index.endpoints {
+            for (name, p) in &ep.params {
+                if name.contains("__") {
+                    continue;
+                }
+                // A relation filter: `__n` and no text or number lookups.
+                let lookups: Vec<&str> = ep.params.lookups(name).collect();
+                if lookups != ["n"] {
+                    continue;
+                }
+                let desc = p.description.as_deref().unwrap_or("");
+                let field = match desc.rsplit_once('(').map(|(_, f)| f.trim_end_matches(')')) {
+                    Some("ID") if name.ends_with("_id") => "id",
+                    Some(f @ ("slug" | "name" | "model")) => f,
+                    None if desc.is_empty() && name.ends_with("_id") => "id",
+                    _ => continue,
+                };
+                let rel = if field == "id" {
+                    name.strip_suffix("_id").unwrap_or(name)
+                } else {
+                    name
+                };
+                let written = format!("{rel}__{field}");
+                let value = if field == "id" {
+                    Value::Str("7".into())
+                } else {
+                    Value::Str("edge-01".into())
+                };
+                let text = format!("{written}=x");
+                let call = RestCall {
+                    form: CallForm::Url,
+                    syntax: Syntax::Query,
+                    target: Some((format!("/api/{key}/"), 0..0)),
+                    call_range: 0..text.len(),
+                    filters_range: Some(0..text.len()),
+                    filters: vec![FilterEntry {
+                        key: written.clone(),
+                        key_range: 0..written.len(),
+                        value,
+                        value_range: written.len() + 1..text.len(),
+                    }],
+                    args: Vec::new(),
+                };
+                checked += 1;
+                let findings = netbox_lsp::rest::check_call(&call, &index);
+                // A filter the release answers with a server error is named, but no fix-all edit.
+                let mut own = call.clone();
+                own.filters[0].key = name.to_string();
+                let broken = netbox_lsp::rest::check_call(&own, &index)
+                    .iter()
+                    .any(|f| f.code == "server-fault");
+                let named = findings.iter().any(|f| {
+                    f.message.contains(&format!("`{name}`"))
+                        && f.fixes.iter().any(|x| {
+                            x.certain != broken && x.edits.iter().any(|e| e.new_text == *name)
+                        })
+                });
+                if !named {
+                    bad.push(format!(
+                        "{} /api/{key}/ {written}: {:?}",
+                        release.version,
+                        findings
+                            .iter()
+                            .map(|f| (
+                                f.code,
+                                &f.message,
+                                f.fixes
+                                    .iter()
+                                    .map(|x| (&x.title, x.certain))
+                                    .collect::<Vec<_>>()
+                            ))
+                            .collect::<Vec<_>>()
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "{checked} relation traversals checked, {} without the endpoint's own filter",
+        bad.len()
+    );
+    assert!(checked > 1000, "{checked}");
+    assert!(
+        bad.is_empty(),
+        "{} of {checked}:\n{}",
+        bad.len(),
+        bad.iter().take(30).cloned().collect::<Vec<_>>().join("\n")
+    );
 }

@@ -22,6 +22,9 @@ pub(super) struct UnitKey {
     map: OffsetMap,
     /// The unit's surroundings relative to the start of its range.
     around: Around,
+    /// The endpoint named above a fence, with its distance back from the unit's start and its
+    /// length: the unit's sites read it (a bare `params = {...}`).
+    above: Option<(String, usize, usize)>,
 }
 
 impl UnitKey {
@@ -32,6 +35,10 @@ impl UnitKey {
             body: unit.body.clone(),
             map: unit.map.relative_to(unit.range.start),
             around: around.relative_to(unit.range.start),
+            above: unit
+                .above
+                .as_ref()
+                .map(|(t, r)| (t.clone(), unit.range.start.saturating_sub(r.start), r.len())),
         }
     }
 }

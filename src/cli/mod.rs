@@ -9,8 +9,6 @@ pub mod knowledge;
 pub mod live;
 pub mod output;
 pub mod upgrade;
-/// The code catalogue lives in the core ([`crate::rules`]); re-exported for SARIF and tests.
-pub use crate::rules;
 pub mod walk;
 
 use clap::{Parser, Subcommand};

@@ -472,11 +472,49 @@ fn api_filter(
     if !whole {
         if let Some(last) = out.last_mut() {
             if !s.ends_with(char::is_whitespace) {
-                last.value = Value::Expr;
+                last.value = match joined_by(text, content.end + 1..e.end) {
+                    // `' name=' ~ ...` style: one `name=` per value, as NetBox wants.
+                    Some((sep, _)) if sep.trim_start() == format!("{}=", last.key) => Value::Expr,
+                    Some((separator, r)) => Value::Joined {
+                        separator,
+                        separator_range: map.range_to_host(r),
+                    },
+                    None => Value::Expr,
+                };
             }
         }
     }
     (out, Some(map.range_to_host(content)))
+}
+
+/// The separator of a Jinja `join` that the rest of an `api_filter` expression applies right
+/// after the string (`+ names | join(',')`, `~ (names | join(', '))`), with the range of its
+/// text; `None` for any other continuation (`~ host`, `+ names | first`).
+fn joined_by(text: &str, rest: Range<usize>) -> Option<(String, Range<usize>)> {
+    let t = text.get(rest.clone())?;
+    let trimmed = t.trim_start();
+    let body = trimmed.strip_prefix(['+', '~'])?.trim_start();
+    let body = body.strip_prefix('(').unwrap_or(body);
+    // One operand (a name, an attribute, an index), then `| join(`.
+    let operand_end = body
+        .find(|c: char| {
+            !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | '\'' | '"'))
+        })
+        .unwrap_or(body.len());
+    let after = body[operand_end..]
+        .trim_start()
+        .strip_prefix('|')?
+        .trim_start();
+    let args = after
+        .strip_prefix("join")?
+        .trim_start()
+        .strip_prefix('(')?
+        .trim_start();
+    let q = args.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let close = args[1..].find(q)?;
+    let sep = &args[1..1 + close];
+    let start = rest.start + (t.len() - args.len()) + 1;
+    Some((sep.to_string(), start..start + sep.len()))
 }
 
 /// The inventory plugin names `plugin:` may hold (the call-form table's rows).

@@ -96,6 +96,10 @@ pub struct Unit {
     pub body: String,
     /// Maps byte offsets in `body` to host byte offsets.
     pub map: OffsetMap,
+    /// For a fence: the one endpoint path (text and host range) the paragraph right before it
+    /// names (`Query `/api/dcim/devices/` with:`), where a bare `params = {...}` in the block
+    /// goes ([`python::bare_params`]).
+    pub above: Option<(String, Range<usize>)>,
 }
 
 impl Unit {
@@ -131,11 +135,16 @@ pub fn units(text: &str) -> Vec<Unit> {
                     CodeBlockKind::Fenced(info) => UnitKind::Fence(fence_language(&info)),
                     CodeBlockKind::Indented => UnitKind::Indented,
                 };
+                let above = match kind {
+                    UnitKind::Fence(_) => endpoint_above(text, base, r.start),
+                    _ => None,
+                };
                 block = Some(Unit {
                     kind,
                     range: r,
                     body: String::new(),
                     map: OffsetMap::new(),
+                    above,
                 });
             }
             Event::Text(s) => {
@@ -230,7 +239,8 @@ pub fn unit_sites(unit: &Unit) -> Vec<Site> {
         return Vec::new();
     }
     let (body, map) = (&unit.body, &unit.map);
-    match Code::of(unit) {
+    let code = Code::of(unit);
+    let mut sites = match code {
         Code::Python => python::extract_calls(body, map),
         Code::Json => json::extract_calls(body, map),
         Code::Yaml => yaml::extract_calls(body, map),
@@ -244,6 +254,40 @@ pub fn unit_sites(unit: &Unit) -> Vec<Site> {
             variables: None,
         })],
         Code::Other => Vec::new(),
+    };
+    // Issue 19 §4: a bare `params = {...}` in a Python fence no call reads goes to the one
+    // endpoint the fence or the paragraph above it names.
+    if matches!(unit.kind, UnitKind::Fence(_)) && matches!(code, Code::Python) {
+        let bare = python::bare_params(body, map, &sites, unit.above.as_ref());
+        sites.extend(bare);
+    }
+    sites
+}
+
+/// Longest paragraph before a fence searched for its endpoint (bytes).
+const ABOVE_MAX: usize = 2048;
+
+/// The one endpoint path the paragraph right before the fence at host offset `at` names (no
+/// blank line between), from the URL scan; `None` when it names none or several, or the fence
+/// starts the text (after `base`, the front matter).
+fn endpoint_above(text: &str, base: usize, at: usize) -> Option<(String, Range<usize>)> {
+    let before = text.get(base..at)?.trim_end_matches([' ', '\t']);
+    let before = before.strip_suffix('\n').unwrap_or(before);
+    let mut start = before
+        .rfind("\n\n")
+        .map_or(0, |i| i + 2)
+        .max(before.len().saturating_sub(ABOVE_MAX));
+    while !before.is_char_boundary(start) {
+        start += 1;
+    }
+    let para = &before[start..];
+    if para.trim().is_empty() || para.contains("```") || para.contains("~~~") {
+        return None;
+    }
+    let from = base + start;
+    match text::endpoints(para, &OffsetMap::identity(from, para.len())).as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
     }
 }
 
@@ -341,6 +385,7 @@ fn code_span(text: &str, r: Range<usize>) -> Option<Unit> {
         map: OffsetMap::identity(r.start + ticks, body.len()),
         range: r,
         body: body.to_string(),
+        above: None,
     })
 }
 

@@ -49,6 +49,9 @@ impl HostKind {
     /// `.jinja2`, `.tmpl` and shell scripts `.sh`, `.bash` are read as text); `None` for files
     /// `check` skips.
     pub fn from_path(path: &Path) -> Option<HostKind> {
+        if let Some(kind) = HostKind::agent_rules(path) {
+            return Some(kind);
+        }
         let ext = path.extension()?.to_str()?.to_ascii_lowercase();
         Self::from_extension(&ext)
     }
@@ -66,6 +69,16 @@ impl HostKind {
             "txt" | "prompt" | "j2" | "jinja" | "jinja2" | "tmpl" | "sh" | "bash" => HostKind::Text,
             _ => return None,
         })
+    }
+
+    /// Markdown for the rule files agents read that are not named `.md`: Cursor's rules
+    /// (`*.mdc`, `.cursorrules`) and Windsurf's (`.windsurfrules`). (GitHub Copilot's
+    /// `.github/copilot-instructions.md`, `*.instructions.md` and `*.prompt.md` are `.md`.) The
+    /// name wins over the editor's language id: these files open as plain text.
+    pub fn agent_rules(path: &Path) -> Option<HostKind> {
+        let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+        (matches!(name.as_str(), ".cursorrules" | ".windsurfrules") || name.ends_with(".mdc"))
+            .then_some(HostKind::Markdown)
     }
 
     /// Host kind from an LSP language id (`markdown`, `python`, `yaml`, `json`, `graphql`, ...).
@@ -206,6 +219,13 @@ pub enum Value {
     Map,
     /// Anything not a literal: a variable, call, f-string, expression. Never judged.
     Expr,
+    /// Values the host joins into one string with `separator` (Jinja `names | join(',')` glued
+    /// to `'name__in='` in an Ansible `api_filter`): NetBox gets one value holding all of them.
+    /// `separator_range` is the host range of the separator's text (inside its quotes).
+    Joined {
+        separator: String,
+        separator_range: Range<usize>,
+    },
 }
 
 /// One `key: value` of a filter dict, keyword argument, or query-string pair.

@@ -25,6 +25,24 @@ pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     out
 }
 
+/// The distinct endpoint paths the URL scan finds in `text` (target text and host range of
+/// the first mention of each), in document order: where a bare filter dict goes when exactly
+/// one is named.
+pub(crate) fn endpoints(text: &str, map: &OffsetMap) -> Vec<(String, Range<usize>)> {
+    let mut out: Vec<(String, Range<usize>)> = Vec::new();
+    for site in extract(text, map) {
+        if let Site::Rest(RestCall {
+            target: Some(t), ..
+        }) = site
+        {
+            if !out.iter().any(|(p, _)| *p == t.0) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
 /// A list-endpoint path without a query string (`/api/dcim/device/`, `GET /api/ipam/ip_addresses/`):
 /// a site with no filters, so that a path NetBox answers with 404 is reported
 /// (`unknown-endpoint`, issue 8 §7). The path must end the URL (whitespace, quote, bracket,
@@ -295,13 +313,16 @@ pub(crate) fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<Fil
 }
 
 // Lookups NetBox generates on no endpoint (Django spellings): a filter snippet using one is
-// wrong wherever it stands (issue 8 §7). The same list the REST checks use.
-use crate::rest::NEVER_LOOKUPS as NEVER;
+// wrong wherever it stands (issue 8 §7); and NetBox's own lookups, which a snippet may use on a
+// filter that has them on no endpoint (`vlan_id__gte`, issue 19 §4). The lists the REST checks
+// use.
+use crate::rest::{NETBOX_LOOKUPS, NEVER_LOOKUPS as NEVER};
 
 /// Filter snippets without an endpoint in the inline code of a Markdown host that mentions
 /// NetBox (`primary_ip4__isnull=false`, `status=active&site_id__in=1,2`,
-/// `{"id__in": [1, 2]}`), outside the code blocks in `blocks`. Only spans that are nothing but
-/// filters and use at least one lookup of [`NEVER`] are taken, so Django ORM code
+/// `{"id__in": [1, 2]}`, `vlan_id__gte=100`), outside the code blocks in `blocks`. Only spans
+/// that are nothing but filters and use at least one lookup (of [`NEVER`] or NetBox's) are
+/// taken, so Django ORM code
 /// (`Device.objects.filter(...)`, Python fences) and prose are never read as NetBox filters.
 pub fn filter_snippets(text: &str, blocks: &[Range<usize>]) -> Vec<Site> {
     // "netbox" in any ASCII case, found without a lowercased copy of the whole text.
@@ -354,12 +375,12 @@ fn is_name(s: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
 }
 
-fn never_lookup(key: &str) -> bool {
+fn has_lookup(key: &str) -> bool {
     key.rsplit_once("__")
-        .is_some_and(|(_, l)| NEVER.contains(&l))
+        .is_some_and(|(_, l)| NEVER.contains(&l) || NETBOX_LOOKUPS.contains(&l))
 }
 
-/// The snippet in `body` (host bytes), if it is only filters and uses a [`NEVER`] lookup.
+/// The snippet in `body` (host bytes), if it is only filters and uses a lookup.
 fn snippet(text: &str, body: Range<usize>) -> Option<RestCall> {
     let src = &text[body.clone()];
     let map = OffsetMap::identity(0, text.len());
@@ -375,7 +396,7 @@ fn snippet(text: &str, body: Range<usize>) -> Option<RestCall> {
         }
         entries
     };
-    if !filters.iter().any(|e| never_lookup(&e.key)) {
+    if !filters.iter().any(|e| has_lookup(&e.key)) {
         return None;
     }
     Some(RestCall {

@@ -227,6 +227,7 @@ fn check_one(
                     || u.range == r
                     || u.value_range.as_ref() == Some(&r)
             });
+            let mut below = Vec::new();
             if let Some(u) = unknown {
                 // Point at the name, as NetBox does, not at the value after it.
                 f.range = u.range.clone();
@@ -234,7 +235,7 @@ fn check_one(
                 let mut offered = Vec::new();
                 for (k, (c, fix)) in u.candidates.iter().zip(&u.fixes).enumerate() {
                     let Some(mut fix) = fix.clone() else { continue };
-                    fix.certain = one && k == 0;
+                    fix.certain = fix.certain || (one && k == 0);
                     if let Some(value) = &u.value_span {
                         match recheck.still_fails(&fix, &u.range, value, i) {
                             Some(true) => continue,
@@ -242,19 +243,58 @@ fn check_one(
                             // Out of budget: offered, but never applied on its own.
                             None => fix.certain = false,
                         }
+                    } else if let Some((head, end)) = &u.field {
+                        match recheck.field(&fix, head, *end) {
+                            None => fix.certain = false,
+                            Some(Err(())) => continue,
+                            Some(Ok(errors)) => {
+                                if offered.is_empty() {
+                                    below = errors
+                                        .into_iter()
+                                        .map(|(r, m)| (r, m, c.clone()))
+                                        .collect();
+                                }
+                            }
+                        }
                     }
                     offered.push(c.clone());
                     f.fixes.push(fix);
                 }
-                f.message.push_str(&did_you_mean_message(u, &offered));
+                match (&u.note, offered.first()) {
+                    (Some(note), Some(first)) if Some(first) == u.candidates.first() => {
+                        f.message.push_str(note)
+                    }
+                    _ => f.message.push_str(&did_you_mean_message(u, &offered)),
+                }
+                if let Some(owner) = &u.owner {
+                    let name = text.get(u.range.clone()).unwrap_or("");
+                    if let Some(h) = super::history::moved(owner, name, &schema.netbox_version) {
+                        f.message.push_str(&h);
+                    }
+                }
                 r = u.range.clone();
+            }
+            // The selection under a misspelled field, checked against the type of the field
+            // meant (apollo-compiler cannot check it under a field it does not know).
+            for (br, message, meant) in below {
+                out.push(RawFinding {
+                    range: br,
+                    code: "graphql-validation",
+                    severity: Severity::Error,
+                    message: format!("{message} (checked as the selection of `{meant}`)"),
+                    fixes: Vec::new(),
+                    claim: None,
+                });
             }
             if let Some(h) = walk.hints.iter().find(|h| h.range == r) {
                 // `r` is still the value span when no unknown name matched.
-                f.message.push_str(&format!(
-                    ". NetBox filters take lookup objects: `{}`",
-                    h.fix.edits[0].1
-                ));
+                match &h.note {
+                    Some(note) => f.message.push_str(note),
+                    None => f.message.push_str(&format!(
+                        ". NetBox filters take lookup objects: `{}`",
+                        h.fix.edits[0].1
+                    )),
+                }
                 f.fixes.push(h.fix.clone());
             }
             out.push(f);
@@ -411,6 +451,71 @@ impl Recheck<'_> {
                 .count(),
         };
         Some(after > before)
+    }
+}
+
+/// A diagnostic's range in the document and its message.
+type Located = (Range<usize>, String);
+
+impl Recheck<'_> {
+    /// Re-validates the document with `fix` applied to the head of a field (`head`: its name
+    /// and arguments; the selection set runs to `end`). `Err` when a diagnostic sits on the
+    /// edited head; else the diagnostics inside the selection, mapped back into the unedited
+    /// text (the edits are all before it). `None` when the budget is spent or the document is
+    /// too large.
+    fn field(
+        &mut self,
+        fix: &RawFix,
+        head: &Range<usize>,
+        end: usize,
+    ) -> Option<Result<Vec<Located>, ()>> {
+        if self.budget == 0 || self.text.len() > RECHECK_MAX_TEXT {
+            return None;
+        }
+        self.budget -= 1;
+        if fix
+            .edits
+            .iter()
+            .any(|(r, _)| r.start < head.start || r.end > head.end)
+        {
+            return Some(Err(()));
+        }
+        let mut edits = fix.edits.clone();
+        edits.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+        let mut fixed = self.text.to_string();
+        let mut delta: isize = 0;
+        for (r, t) in &edits {
+            if r.end > fixed.len()
+                || !fixed.is_char_boundary(r.start)
+                || !fixed.is_char_boundary(r.end)
+            {
+                return Some(Err(()));
+            }
+            fixed.replace_range(r.clone(), t);
+            delta += t.len() as isize - r.len() as isize;
+        }
+        let moved = |x: usize| (x as isize + delta).max(0) as usize;
+        let new_head = head.start..moved(head.end);
+        let Ok(doc) = parse(&fixed) else {
+            return Some(Err(()));
+        };
+        let Err(with) = doc.to_executable_validate(&self.schema.schema) else {
+            return Some(Ok(Vec::new()));
+        };
+        let mut below = Vec::new();
+        for d in with.errors.iter() {
+            let Some(r) = span(d.error.location()) else {
+                continue;
+            };
+            if new_head.start <= r.start && r.start < new_head.end {
+                return Some(Err(()));
+            }
+            if new_head.end <= r.start && r.end <= moved(end) {
+                let back = |x: usize| (x as isize - delta).max(0) as usize;
+                below.push((back(r.start)..back(r.end), d.error.to_string()));
+            }
+        }
+        Some(Ok(below))
     }
 }
 

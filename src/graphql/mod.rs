@@ -6,13 +6,15 @@
 //! - [`embedded`]: the schemas shipped in `index/` and [`embedded_schema`].
 //! - [`check`]: [`check_document`] (syntax, apollo-compiler validation, NetBox rules, variables);
 //!   [`split`]: what a block of GraphQL text is (one document, examples side by side, a snippet).
-//! - [`rules`]: the NetBox rules; [`suggest`]: "did you mean"; [`variables`]: variable values.
+//! - [`rules`]: the NetBox rules; [`suggest`]: "did you mean"; [`history`]: the release that
+//!   removed or added a name; [`variables`]: variable values.
 //! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
 
 pub mod check;
 pub mod complete;
 pub mod cursor;
 pub mod embedded;
+pub mod history;
 pub mod hover;
 pub mod introspection;
 pub mod rules;

@@ -53,7 +53,7 @@ fn scalar(form: CallForm, value: &Value) -> Option<String> {
         },
         Value::Null if pynetbox => "null".into(),
         Value::Null => String::new(),
-        Value::List(_) | Value::Map | Value::Expr => return None,
+        Value::List(_) | Value::Map | Value::Expr | Value::Joined { .. } => return None,
     })
 }
 

@@ -120,6 +120,37 @@ impl<'a> View<'a> {
         desc.is_empty() && SLUG_RELATIONS.contains(&base) && self.is_relation(base)
     }
 
+    /// The field of the related object that relation filter `name` matches (lower case): from
+    /// the schema's description (`Site name (slug)` → `slug`, `Installed device (name)` →
+    /// `name`, `Device type (model)` → `model`, `Site (ID)` → `id`, `VRF (RD)` → `rd`), else
+    /// `slug` for the tree-node and tag relations NetBox describes with nothing
+    /// ([`SLUG_RELATIONS`]) and `id` for an undescribed `_id` relation. `None` when `name` is no
+    /// relation filter here (a choice, text or number filter). Source: the filtersets'
+    /// `to_field_name` at 4.3.3–4.6.8, which the OpenAPI descriptions name.
+    pub fn relation_field(&self, name: &str) -> Option<String> {
+        if !self.is_relation(name) {
+            return None;
+        }
+        let p = self.param(name)?;
+        let desc = p.description.as_deref().unwrap_or("").trim();
+        if let Some(inner) = desc
+            .strip_suffix(')')
+            .and_then(|d| d.rsplit_once('(').map(|(_, f)| f))
+        {
+            let field = inner.trim().to_ascii_lowercase();
+            if !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Some(field);
+            }
+        }
+        if !desc.is_empty() {
+            return None;
+        }
+        if name.ends_with("_id") {
+            return Some("id".to_string());
+        }
+        SLUG_RELATIONS.contains(&name).then(|| "slug".to_string())
+    }
+
     /// Relation id filters of this endpoint (`site_id`, `rack_id`, ...), for hints.
     pub fn relation_id_filters(&self) -> Vec<&'a str> {
         self.ep
@@ -153,6 +184,7 @@ impl<'a> View<'a> {
                     .unwrap_or(Fit::Yes)
             }
             Value::Expr | Value::Null | Value::Map => Fit::Yes,
+            Value::Joined { .. } => Fit::No("gets all the values as one joined string"),
             Value::Str(s) if s == "null" => Fit::Yes,
             v => {
                 let text = match v {
@@ -178,6 +210,9 @@ impl<'a> View<'a> {
                 let date = text.len() >= 10
                     && text.as_bytes()[..4].iter().all(u8::is_ascii_digit)
                     && text.as_bytes()[4] == b'-';
+                if super::object_type_value::is_object_type_filter(name, p) && !text.contains('.') {
+                    return Fit::No("takes an object type as `app_label.model`");
+                }
                 if self.key.starts_with("ipam/")
                     && IP_FILTERS.contains(&name)
                     && !text.contains(['.', ':'])

@@ -8,7 +8,6 @@
 //! suggestions); then call-level rules (repeated keys) and the tool arguments.
 
 mod choices;
-pub mod codes;
 mod endpoint;
 mod endpoint_history;
 mod faults;
@@ -19,6 +18,7 @@ pub(crate) mod lookups;
 mod names;
 mod notes;
 mod nullable;
+mod object_type_value;
 mod renames;
 mod render;
 mod suggest;
@@ -27,8 +27,7 @@ mod values;
 mod versions;
 mod view_params;
 
-pub use codes::{CodeInfo, CODES};
-pub(crate) use lookups::NEVER_LOOKUPS;
+pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
 use crate::finding::{Finding, Severity};
@@ -158,7 +157,12 @@ fn run<'a>(
 
 /// Builds a finding with the code's default severity.
 pub(crate) fn finding(range: Range<usize>, code: &'static str, message: String) -> Finding {
-    Finding::new(range, code, codes::default_severity(code), message)
+    Finding::new(
+        range,
+        code,
+        crate::catalogue::default_severity(code),
+        message,
+    )
 }
 
 /// Builds a finding with an explicit severity.

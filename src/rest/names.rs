@@ -7,6 +7,7 @@ use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
 use super::target::quote_list;
+use super::values::slugify;
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
 use crate::extract::Value;
@@ -17,6 +18,10 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
     let key = entry.key.as_str();
     let k = Key::parse(key);
     if let Some(f) = wrong_filter_for_type(view, entry, &k) {
+        out.push(f);
+        return;
+    }
+    if let Some(f) = own_relation_filter(view, entry) {
         out.push(f);
         return;
     }
@@ -154,6 +159,112 @@ fn multi_hop(view: &View, entry: &FilterEntry, k: &Key) -> Finding {
     f
 }
 
+/// The fields people name after a relation that a relation filter can match instead
+/// (`manufacturer__name` where `manufacturer` matches the slug).
+const NAMING_FIELDS: &[&str] = &["name", "slug", "model", "display", "label"];
+
+/// `<relation>__<field>` (`installed_device__name`, `role__slug`, `site__id`, also with `__n`
+/// or `__in`) and the dotted `<relation>.<field>` of other tools' query builders, where this
+/// endpoint has its own filter for the relation: the one step instead of a detour. Which field
+/// a relation filter matches comes from the index ([`View::relation_field`]); the fix is
+/// certain when that is the written field and the value fits the filter. `None` when the
+/// endpoint has no filter for the relation (the traversal advice then applies).
+fn own_relation_filter(view: &View, entry: &FilterEntry) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let (path, lookup) = match key.rsplit_once("__") {
+        Some((p, l)) if matches!(l, "n" | "in") => (p, Some(l)),
+        _ => (key, None),
+    };
+    let dotted = path.contains('.');
+    let (rel, field) = if dotted {
+        path.split_once('.')?
+    } else {
+        path.split_once("__")?
+    };
+    let ident =
+        |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !ident(rel) || !ident(field) || field.contains("__") || is_lookup(field) {
+        return None;
+    }
+    let field = if field == "pk" { "id" } else { field };
+    let id = format!("{rel}_id");
+    let own_field = view.relation_field(rel);
+    let (name, matches) = if field == "id" && view.is_relation(&id) {
+        (id.clone(), "id".to_string())
+    } else {
+        match own_field {
+            Some(f) if f == field || NAMING_FIELDS.contains(&field) || field == "id" => {
+                (rel.to_string(), f)
+            }
+            _ => return None,
+        }
+    };
+    let target = match lookup {
+        Some("n") => format!("{name}__n"),
+        _ => name.clone(),
+    };
+    if !view.has(&target) {
+        return None;
+    }
+    let spoken = rel.replace('_', " ");
+    let mut msg = if dotted {
+        format!(
+            "`{key}` is a dotted path (another tool's query-builder spelling), which NetBox filters do not read: {}.",
+            ignored(view)
+        )
+    } else {
+        format!(
+            "`{key}` follows a relation, which NetBox filters cannot do: {}.",
+            ignored(view)
+        )
+    };
+    let list = if lookup == Some("in") {
+        " (several values as a list, sent as repeated keys)"
+    } else {
+        ""
+    };
+    let same = matches == field;
+    // `__in` keeps its values only when they are already a list.
+    let mut certain = same && (lookup != Some("in") || matches!(entry.value, Value::List(_)));
+    if same {
+        msg.push_str(&format!(
+            " This endpoint filters the {spoken} by {matches} itself: use `{target}`{list}."
+        ));
+        if super::faults::broken(view, &target) {
+            certain = false;
+            msg.push_str(&format!(
+                " `{target}` is broken in NetBox {} for any value, though (`server-fault`): filter another way.",
+                view.version()
+            ));
+        } else if let Fit::No(reason) = view.value_fits(&target, &entry.value) {
+            certain = false;
+            msg.push_str(&fit_advice(view, &target, reason));
+        }
+    } else {
+        certain = false;
+        let guess = match (&entry.value, matches.as_str()) {
+            (Value::Str(s), "slug") if slugify(s) != *s && !slugify(s).is_empty() => {
+                format!(" (probably `{}`)", slugify(s))
+            }
+            _ => String::new(),
+        };
+        msg.push_str(&format!(
+            " This endpoint filters the {spoken} by its {matches}, not its {field}: use `{target}` with the {spoken}'s {matches}{guess}{list}"
+        ));
+        if name != id && view.is_relation(&id) {
+            msg.push_str(&format!(", or `{id}` with its id"));
+        }
+        msg.push('.');
+    }
+    let r = entry.key_range.clone();
+    Some(finding(r.clone(), "multi-hop", msg).with_fix(
+        format!("Replace with `{target}`"),
+        r,
+        target.clone(),
+        certain,
+    ))
+}
+
 /// The endpoint's own filter for the end of a traversal: the longest tail of `rest` that is a
 /// parameter here (`site_id`, `rack__n` is no tail), or the relation before a final
 /// `name`/`slug` (its slug/name filter) or `id` (its `_id` filter).
@@ -191,6 +302,13 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
             suggestion_text(&s)
         );
         return f;
+    }
+    if let Value::Joined {
+        separator,
+        separator_range,
+    } = &entry.value
+    {
+        return super::values::joined(view, entry, base, separator, separator_range, true);
     }
     let parts = comma_parts(&entry.value);
     // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on
@@ -633,6 +751,75 @@ fn fit_advice(view: &View, name: &str, reason: &str) -> String {
     format!(" `{name}` {reason}: adjust the value when renaming.")
 }
 
+/// A snippet's `<base>__<lookup>` with a NetBox lookup that no endpoint of the release has
+/// under that name (`vlan_id__gte`: `vlan_id` is a relation filter, only `__n`;
+/// `comments__empty`: `comments` is a filter nowhere): wrong wherever it stands. An error when
+/// `base` is a filter somewhere (its lookups are known), a warning when it is none (a plugin's
+/// endpoint, which stock knowledge lacks, may have it). Nothing when some endpoint has the key.
+fn snippet_lookup_nowhere(
+    ctx: &Ctx,
+    entry: &FilterEntry,
+    base: &str,
+    lookup: &str,
+    out: &mut Vec<Finding>,
+) {
+    let eps = ctx.index.endpoints.values();
+    if eps.clone().any(|ep| ep.params.contains_key(&entry.key)) {
+        return;
+    }
+    let mut lookups: Vec<&str> = eps
+        .filter(|ep| ep.params.contains_key(base))
+        .flat_map(|ep| ep.params.lookups(base))
+        .collect();
+    lookups.sort_unstable();
+    lookups.dedup();
+    let version = &ctx.index.netbox_version;
+    let ignored = format!(
+        "a request with `{}` ignores it and returns every object",
+        entry.key
+    );
+    let somewhere = ctx
+        .index
+        .endpoints
+        .values()
+        .any(|ep| ep.params.contains_key(base));
+    let f = if somewhere || ctx.index.from_instance {
+        let has = if !somewhere {
+            "it is no filter there".to_string()
+        } else if lookups.is_empty() {
+            "it takes no lookups".to_string()
+        } else {
+            format!(
+                "its lookups: {}",
+                lookups
+                    .iter()
+                    .map(|l| format!("`__{l}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        finding(
+            entry.key_range.clone(),
+            "unsupported-lookup",
+            format!(
+                "`{}` is a filter on no endpoint of NetBox {version}: `{base}` has no `__{lookup}` lookup anywhere ({has}), so {ignored}.",
+                entry.key
+            ),
+        )
+    } else {
+        super::finding_sev(
+            entry.key_range.clone(),
+            "unsupported-lookup",
+            crate::finding::Severity::Warning,
+            format!(
+                "`{}` is a filter on no endpoint of NetBox {version}: `{base}` is no filter there, with or without a lookup, so {ignored} (unless a plugin's endpoint has it).",
+                entry.key
+            ),
+        )
+    };
+    out.push(f);
+}
+
 /// A filter written without an endpoint (`CallForm::Snippet`): a lookup NetBox has on no
 /// endpoint is wrong wherever it stands; say NetBox's form. No fix: without the endpoint the
 /// right key is not known.
@@ -649,6 +836,10 @@ pub(crate) fn snippet(ctx: &Ctx, entry: &FilterEntry, out: &mut Vec<Finding>) {
         l => match django_to_netbox(l) {
             Some((Some(n), note)) => format!("`{base}__{n}`{note}"),
             Some((None, note)) => format!("`{base}`{note}"),
+            None if NETBOX_LOOKUPS.contains(&l) => {
+                snippet_lookup_nowhere(ctx, entry, base, l, out);
+                return;
+            }
             None => return,
         },
     };

@@ -101,6 +101,7 @@ pub(crate) fn describe(v: &Value, syntax: Syntax) -> String {
         Value::List(_) => "a list".into(),
         Value::Map => "a mapping".into(),
         Value::Expr => "an expression".into(),
+        Value::Joined { separator, .. } => format!("values joined by `{separator}`"),
     };
     if s.chars().count() > 60 {
         let cut: String = s.chars().take(57).collect();

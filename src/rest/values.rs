@@ -227,11 +227,18 @@ fn check_scalar(
             .with_fix(format!("Select objects without a {base}: `{plain}`"), entry.key_range.clone(), plain, false),
         );
     }
+    if let Value::Joined {
+        separator,
+        separator_range,
+    } = v
+    {
+        return Some(joined(view, entry, key, separator, separator_range, false));
+    }
     if matches!(v, Value::Expr | Value::Map | Value::List(_)) {
         return None;
     }
     if param.kind == ValueKind::Boolean {
-        return boolean_value(key, v, r, syntax);
+        return boolean_value(view, entry, v, r, syntax);
     }
     if Key::parse(key).lookup() == Some("empty") {
         // Boolean-typed `__empty` went through `boolean_value` above; one typed like its
@@ -242,13 +249,16 @@ fn check_scalar(
     if let Some(f) = faults::value_form(view, entry, &text, r.clone()) {
         return Some(f);
     }
+    if let Some(f) = super::object_type_value::check(view, entry, param, &text, r.clone(), syntax) {
+        return Some(f);
+    }
     let integers = view.takes_integers(key, param);
     let number = integers || param.kind == ValueKind::Number;
     if number && matches!(v, Value::Str(_)) && text.contains(',') {
         return comma_list(ctx, view, entry, param, &text, integers);
     }
     if number {
-        return invalid_number(view, entry, v, &text, r, integers);
+        return invalid_number(view, entry, v, &text, r, integers, syntax);
     }
     if matches!(param.kind, ValueKind::Date | ValueKind::DateTime) {
         return invalid_date(key, &text, r, param.kind);
@@ -258,6 +268,11 @@ fn check_scalar(
             return Some(f);
         }
         return choices::check(ctx, view, entry, param, &text, r);
+    }
+    if view.is_slug_filter(key) && text.trim().parse::<i64>().is_ok() {
+        if let Some(f) = number_on_slug(view, entry, &text, r.clone()) {
+            return Some(f);
+        }
     }
     if matches!(v, Value::Str(_)) && view.is_slug_filter(key) {
         if let Some(f) = slug_expected(view, key, &text, r.clone(), syntax) {
@@ -335,7 +350,14 @@ fn typed_empty(
 
 /// `boolean-value`: NetBox's boolean filters honour `true`/`false` (and `True`/`False`);
 /// `1`, `yes`, `0`, `no` are ignored (ground truth `has_primary_ip=1`, `=yes`: 72 of 72).
-fn boolean_value(key: &str, v: &Value, r: Range<usize>, syntax: Syntax) -> Option<Finding> {
+fn boolean_value(
+    view: &View,
+    entry: &FilterEntry,
+    v: &Value,
+    r: Range<usize>,
+    syntax: Syntax,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
     let text = match v {
         Value::Bool(_) => return None,
         Value::Int(i) => i.to_string(),
@@ -352,13 +374,31 @@ fn boolean_value(key: &str, v: &Value, r: Range<usize>, syntax: Syntax) -> Optio
         _ => None,
     };
     let shown = render::describe(v, syntax);
+    // A count on a "Has <x>s" filter (`interfaces=4`) means the `<x>_count` filter beside it.
+    let count = match (want, count_of_has_filter(view, key)) {
+        (None, Some(c)) if text.trim().parse::<u32>().is_ok() => Some(c),
+        _ => None,
+    };
     let mut f = finding(
         r.clone(),
         "boolean-value",
-        format!(
-            "`{key}` is a boolean filter: NetBox ignores {shown} and returns every object. Use `true` or `false`."
-        ),
+        match &count {
+            Some(c) => format!(
+                "`{key}` is a boolean filter (has any or none): NetBox ignores {shown} and returns every object. For the number of them use `{c}`."
+            ),
+            None => format!(
+                "`{key}` is a boolean filter: NetBox ignores {shown} and returns every object. Use `true` or `false`."
+            ),
+        },
     );
+    if let Some(c) = count {
+        return Some(f.with_fix(
+            format!("Replace `{key}` with `{c}`"),
+            entry.key_range.clone(),
+            c,
+            true,
+        ));
+    }
     if let Some(b) = want {
         let new = match (syntax, v) {
             (Syntax::Query | Syntax::ApiFilter, _) | (_, Value::Str(_)) => {
@@ -369,6 +409,114 @@ fn boolean_value(key: &str, v: &Value, r: Range<usize>, syntax: Syntax) -> Optio
         f = f.with_fix(format!("Replace with `{b}`"), r, new, true);
     }
     Some(f)
+}
+
+/// The `<x>_count` number filter beside a "Has <x>s" boolean filter `<x>s` (`interfaces` →
+/// `interface_count`, `console_ports` → `console_port_count`): NetBox's device and device
+/// type filtersets declare both for each component (`dcim/filtersets.py` 4.3.3–4.6.8,
+/// `BooleanFilter(label='Has interfaces')` and `MultiValueNumberFilter()`).
+fn count_of_has_filter(view: &View, key: &str) -> Option<String> {
+    let p = view.param(key)?;
+    let has = p.kind == ValueKind::Boolean
+        && p.description
+            .as_deref()
+            .is_some_and(|d| d.starts_with("Has "));
+    let count = format!("{}_count", key.strip_suffix('s')?);
+    (has && view
+        .param(&count)
+        .is_some_and(|c| c.kind == ValueKind::Integer))
+    .then_some(count)
+}
+
+/// The "Has <x>s" boolean filter beside a `<x>_count` number filter (the reverse of
+/// [`count_of_has_filter`]).
+fn has_filter_of_count(view: &View, key: &str) -> Option<String> {
+    let has = format!("{}s", key.strip_suffix("_count")?);
+    (count_of_has_filter(view, &has).as_deref() == Some(key)).then_some(has)
+}
+
+/// The boolean filter that says whether relation `<rel>_id` is set: `has_<rel>`
+/// (`has_oob_ip`, `has_virtual_device_context`) or `<rel>_member` (`virtual_chassis_member`),
+/// as NetBox's device filterset declares them (`dcim/filtersets.py` 4.3.3–4.6.8).
+fn has_filter_of_relation(view: &View, id_key: &str) -> Option<String> {
+    let rel = id_key.strip_suffix("_id")?;
+    [format!("has_{rel}"), format!("{rel}_member")]
+        .into_iter()
+        .find(|n| view.param(n).is_some_and(|p| p.kind == ValueKind::Boolean))
+}
+
+/// Values joined into one string by the host (`'name__in=' + names | join(',')` in an Ansible
+/// `nb_lookup` `api_filter`): NetBox gets one value holding the separator, which an id, number
+/// or choice filter refuses (HTTP 400, as `site_id=21,7`) and a text filter matches only as a
+/// whole (`MultiValueCharFilter` takes repeated keys and never splits a value; no object is
+/// usually named `a,b`). The working form is one `<base>=` per value, which Jinja writes as
+/// `'<base>=' + names | join(' <base>=')`: a suggestion (the expression is the user's), with
+/// `from_in` for the `__in` key that is renamed with it.
+pub(crate) fn joined(
+    view: &View,
+    entry: &FilterEntry,
+    base: &str,
+    separator: &str,
+    separator_range: &Range<usize>,
+    from_in: bool,
+) -> Finding {
+    let key = entry.key.as_str();
+    let refused = view.param(base).is_some_and(|p| {
+        view.takes_integers(base, p)
+            || matches!(p.kind, ValueKind::Integer | ValueKind::Number)
+            || p.choices.is_some()
+    });
+    let answer = if refused {
+        format!("NetBox {} answers HTTP 400", view.version())
+    } else {
+        format!(
+            "NetBox {} matches only an object whose `{base}` is that whole string (usually none)",
+            view.version()
+        )
+    };
+    let advice = format!(
+        "Send one `{base}=` per value: join with `' {base}='` after a first `{base}=` (`'{base}=' + values | join(' {base}=')`)."
+    );
+    let (code, msg) = if from_in {
+        (
+            "unsupported-lookup",
+            format!(
+                "`__in` is not a NetBox lookup, and renaming it to `{base}` still sends the values joined by `{separator}` as one value: {answer}. {advice}"
+            ),
+        )
+    } else {
+        (
+            "comma-list",
+            format!(
+                "`{key}` gets the values as one string joined by `{separator}`: {answer}. {advice}"
+            ),
+        )
+    };
+    let severity = if from_in || refused {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let mut edits = vec![crate::finding::Edit {
+        range: separator_range.clone(),
+        new_text: format!(" {base}="),
+    }];
+    if from_in {
+        edits.insert(
+            0,
+            crate::finding::Edit {
+                range: entry.key_range.clone(),
+                new_text: base.to_string(),
+            },
+        );
+    }
+    let mut f = finding_sev(entry.key_range.clone(), code, severity, msg);
+    f.fixes.push(crate::finding::Fix {
+        title: format!("Join with ' {base}=' (one `{base}=` per value)"),
+        edits,
+        certain: false,
+    });
+    f
 }
 
 /// `comma-list`: `site_id=21,7` is an HTTP 400 ("“21,7” is not a valid value"); several
@@ -432,6 +580,7 @@ fn invalid_number(
     text: &str,
     r: Range<usize>,
     integers: bool,
+    syntax: Syntax,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
     let ok = match v {
@@ -461,9 +610,32 @@ fn invalid_number(
         "`{key}` takes {what}: NetBox {} answers HTTP 400 for `{text}`.",
         view.version()
     );
-    let sibling = base.strip_suffix("_id").filter(|s| view.has(s));
+    let boolean = match v {
+        Value::Bool(b) => Some(*b),
+        _ => match text.trim().to_ascii_lowercase().as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        },
+    };
+    if let Some(b) = boolean {
+        if let Some(f) = boolean_on_number(view, entry, &msg, b, syntax) {
+            return Some(f);
+        }
+    }
+    let sibling = base
+        .strip_suffix("_id")
+        .filter(|s| view.has(s) && boolean.is_none());
     if let Some(s) = sibling {
-        msg.push_str(&format!(" To filter by slug or name use `{s}`."));
+        let spoken = s.replace('_', " ");
+        msg.push_str(&match view.relation_field(s).as_deref() {
+            Some("name") => format!(" To filter by the {spoken}'s name use `{s}`."),
+            Some("slug") => format!(
+                " `{s}` matches the {spoken}'s slug: use it if `{text}` is the slug; for the name, look the {spoken} up on its own endpoint (`?name=...`) and send its id here."
+            ),
+            Some(field) => format!(" To filter by the {spoken}'s {field} use `{s}`."),
+            None => format!(" To filter by slug or name use `{s}`."),
+        });
     }
     let mut f = finding(r, "invalid-value", msg);
     if let (Some(s), Value::Str(_)) = (sibling, v) {
@@ -475,6 +647,87 @@ fn invalid_number(
             false,
         );
     }
+    Some(f)
+}
+
+/// `invalid-value` for `true`/`false` on a number or id filter, pointing at the filter of the
+/// same concept that takes a boolean: the "Has <x>s" filter beside `<x>_count`
+/// (`interface_count=true` → `interfaces=true`, certain), the `has_<rel>`/`<rel>_member`
+/// filter beside `<rel>_id` (`virtual_chassis_id=true` → `virtual_chassis_member=true`,
+/// certain), else the null selector of the relation (`tenant_id=true` → `tenant_id__n=null`,
+/// a suggestion: the value changes). `None` when the filter has no such neighbour.
+fn boolean_on_number(
+    view: &View,
+    entry: &FilterEntry,
+    head: &str,
+    b: bool,
+    syntax: Syntax,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    if Key::parse(key).parts.len() != 1 {
+        return None;
+    }
+    if let Some(has) = has_filter_of_count(view, key).or_else(|| {
+        view.is_relation(key)
+            .then(|| has_filter_of_relation(view, key))
+            .flatten()
+    }) {
+        let what = if key.ends_with("_count") {
+            "whether there are any"
+        } else {
+            "whether it is set"
+        };
+        let f = finding(
+            entry.value_range.clone(),
+            "invalid-value",
+            format!("{head} For {what}, the boolean filter is `{has}`: use `{has}={b}`."),
+        );
+        return Some(f.with_fix(
+            format!("Replace `{key}` with `{has}`"),
+            entry.key_range.clone(),
+            has,
+            true,
+        ));
+    }
+    if !(key.ends_with("_id") && view.is_relation(key)) {
+        return None;
+    }
+    let rel = key.strip_suffix("_id").unwrap_or(key).replace('_', " ");
+    let negated = format!("{key}__n");
+    let (to, meaning) = if b {
+        (negated.as_str(), "with")
+    } else {
+        (key, "without")
+    };
+    if !view.has(to) {
+        return None;
+    }
+    let mut f = finding(
+        entry.value_range.clone(),
+        "invalid-value",
+        format!(
+            "{head} Objects {meaning} a {rel} are selected with the null selector: `{to}=null`{}.",
+            if b {
+                format!(" (`{key}=null` for those without one)")
+            } else {
+                format!(" (`{negated}=null` for those with one)")
+            }
+        ),
+    );
+    f.fixes.push(crate::finding::Fix {
+        title: format!("Select objects {meaning} a {rel}: `{to}=null`"),
+        edits: vec![
+            crate::finding::Edit {
+                range: entry.key_range.clone(),
+                new_text: to.to_string(),
+            },
+            crate::finding::Edit {
+                range: entry.value_range.clone(),
+                new_text: render::null_string(syntax),
+            },
+        ],
+        certain: false,
+    });
     Some(f)
 }
 
@@ -596,8 +849,44 @@ fn slug_expected(
     Some(f)
 }
 
+/// `slug-expected` (information) for a number on a slug filter (`site=12`): a slug may be
+/// digits, but a number there is most often an id, which goes to the `_id` filter
+/// (`site_id=12`); NetBox answers HTTP 400 ("Select a valid choice") unless a slug is that
+/// number. A suggestion, not a fix-all edit.
+fn number_on_slug(
+    view: &View,
+    entry: &FilterEntry,
+    text: &str,
+    r: Range<usize>,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let k = Key::parse(key);
+    let base = k.base();
+    let lookup = key.strip_prefix(base).unwrap_or("");
+    let id = format!("{base}_id{lookup}");
+    if !view.has(&id) {
+        return None;
+    }
+    let spoken = base.replace('_', " ");
+    let f = finding_sev(
+        r,
+        "slug-expected",
+        Severity::Information,
+        format!(
+            "`{key}` matches the {spoken}'s slug; `{text}` looks like an id: NetBox {} answers HTTP 400 unless a {spoken} has the slug `{text}`. For the {spoken} with id {text} use `{id}`.",
+            view.version()
+        ),
+    );
+    Some(f.with_fix(
+        format!("Replace `{key}` with `{id}`"),
+        entry.key_range.clone(),
+        id,
+        false,
+    ))
+}
+
 /// NetBox's slugify: lower case, runs of other characters → `-`.
-fn slugify(s: &str) -> String {
+pub(crate) fn slugify(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars() {
         if c.is_ascii_alphanumeric() || c == '_' {

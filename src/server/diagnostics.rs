@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
 use tower_lsp_server::ls_types::{
-    Diagnostic, DiagnosticSeverity, MessageType, NumberOrString, TextEdit, Uri,
+    CodeDescription, Diagnostic, DiagnosticSeverity, MessageType, NumberOrString, TextEdit, Uri,
 };
 
 /// Delay after a change before analysing, so a burst of keystrokes is analysed once.
@@ -301,6 +301,7 @@ pub fn to_diagnostics_with(
                 range: range(&f.range),
                 severity: Some(severity(sev)),
                 code: Some(NumberOrString::String(f.code.to_string())),
+                code_description: code_description(f.code),
                 source: Some(
                     if crate::live::is_live_code(f.code) {
                         crate::live::SOURCE
@@ -315,6 +316,13 @@ pub fn to_diagnostics_with(
             }
         })
         .collect()
+}
+
+/// The link to the code's entry in docs/diagnostics.md (from the code catalogue), when the
+/// package names its repository.
+fn code_description(code: &str) -> Option<CodeDescription> {
+    let href = crate::catalogue::doc_url(code)?.parse::<Uri>().ok()?;
+    Some(CodeDescription { href })
 }
 
 /// LSP severity of a finding severity.

@@ -42,11 +42,13 @@ impl Document {
     /// A document opened with `text` at `version`.
     pub fn new(uri: &Uri, language_id: &str, version: i32, text: &str) -> Document {
         let path = uri.to_file_path().map(|p| p.into_owned());
-        // A notebook opened as text says `json`; its cells are read by its extension.
+        // A notebook opened as text says `json`; its cells are read by its extension. An agent
+        // rule file (`.cursorrules`, `*.mdc`) opens as plain text and is Markdown.
         let notebook = path
             .as_deref()
             .and_then(HostKind::from_path)
-            .filter(|k| *k == HostKind::Notebook);
+            .filter(|k| *k == HostKind::Notebook)
+            .or_else(|| path.as_deref().and_then(HostKind::agent_rules));
         let kind = notebook
             .or_else(|| HostKind::from_language_id(language_id))
             .or_else(|| path.as_deref().and_then(HostKind::from_path))

@@ -20,6 +20,9 @@
 -- :NetboxVerify verifies the buffer's calls against your NetBox, :NetboxVerifyCall the call under
 -- the cursor (workspace/executeCommand netbox-lsp.verify); the code lenses "Verify against NetBox"
 -- are shown (vim.lsp.codelens) and run with vim.lsp.codelens.run().
+-- Agent rule files without `.md` (`*.mdc`, `.cursorrules`, `.windsurfrules`) attach once they have
+-- the markdown filetype: vim.filetype.add({ extension = { mdc = 'markdown' },
+--   filename = { ['.cursorrules'] = 'markdown', ['.windsurfrules'] = 'markdown' } })
 -- The defaults are vim.empty_dict() rather than {} so that, left empty, they reach the server as a
 -- JSON object ({}), not as an empty array ([]).
 

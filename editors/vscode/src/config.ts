@@ -10,6 +10,14 @@ import * as path from "node:path";
  */
 export const LANGUAGES = ["markdown", "python", "yaml", "json", "graphql", "plaintext", "shellscript"];
 
+/**
+ * Agent rule files the server reads as Markdown whatever language the editor gives them
+ * (Cursor's `*.mdc` and `.cursorrules`, Windsurf's `.windsurfrules`), as a glob for the
+ * documentSelector. Copilot's `*.instructions.md`, `*.prompt.md` and
+ * `.github/copilot-instructions.md` are Markdown already.
+ */
+export const RULE_FILES = "**/{*.mdc,.cursorrules,.windsurfrules}";
+
 /** Name of the server executable (on Windows `.exe` is appended). */
 export const SERVER_NAME = "netbox-lsp";
 

@@ -15,6 +15,7 @@ import {
 import {
   isFile,
   LANGUAGES,
+  RULE_FILES,
   resolveServerPath,
   toServerOptions,
   toUserInstance,
@@ -78,7 +79,10 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     transport: TransportKind.stdio,
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ language, scheme }))),
+    documentSelector: [
+      ...LANGUAGES.flatMap((language) => SCHEMES.map((scheme) => ({ language, scheme }))),
+      { scheme: "file", pattern: RULE_FILES },
+    ],
     initializationOptions: { ...optionsFor(folder?.uri), ...userInstance(), ...userLive() },
     outputChannel: output,
     traceOutputChannel: output,

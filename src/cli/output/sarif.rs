@@ -5,7 +5,7 @@
 //! `endColumn` exclusive), and fixes as `artifactChanges`/`replacements`.
 
 use super::{Located, Skipped, Span};
-use crate::cli::rules::{Rule, RULES};
+use crate::catalogue::{self, CODES};
 use crate::extract::intent::{Counts, ReadAs};
 use crate::finding::Severity;
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
@@ -67,22 +67,27 @@ fn region(span: &Span) -> Value {
     })
 }
 
+/// One entry of `tool.driver.rules`: a catalogue code, or a code the catalogue lacks (never
+/// expected; it still gets a rule so that `ruleIndex` stays valid).
+struct Rule {
+    code: &'static str,
+    title: &'static str,
+    help: &'static str,
+}
+
 fn rule_json(rule: &Rule) -> Value {
     let mut v = json!({
         "id": rule.code,
         "name": rule.code,
-        "shortDescription": {"text": rule.summary},
+        "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.help},
         "help": {
             "text": rule.help,
-            "markdown": format!("**{}** — {}\n\nSee docs/diagnostics.md#{} for examples.", rule.summary, rule.help, rule.code),
+            "markdown": format!("**{}** — {}\n\nSee docs/diagnostics.md#{} for examples.", rule.title, rule.help, rule.code),
         },
     });
-    if let Some(base) = repository() {
-        v["helpUri"] = json!(format!(
-            "{base}/blob/main/docs/diagnostics.md#{}",
-            rule.code
-        ));
+    if let Some(url) = catalogue::doc_url(rule.code) {
+        v["helpUri"] = json!(url);
     }
     v
 }
@@ -97,12 +102,19 @@ fn repository() -> Option<&'static str> {
 /// per reading, written as the run's `properties.notChecked` when there are any; `skipped`
 /// (`--explain`): each as a result of `kind` `notApplicable`, `level` `none`.
 pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> String {
-    let mut rules: Vec<Rule> = RULES.to_vec();
+    let mut rules: Vec<Rule> = CODES
+        .iter()
+        .map(|c| Rule {
+            code: c.code,
+            title: c.title,
+            help: c.help,
+        })
+        .collect();
     for f in findings {
         if !rules.iter().any(|r| r.code == f.code) {
             rules.push(Rule {
                 code: f.code,
-                summary: f.code,
+                title: f.code,
                 help: "See docs/diagnostics.md.",
             });
         }
@@ -149,7 +161,7 @@ pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> Stri
     if !skipped.is_empty() {
         rules.push(Rule {
             code: SKIPPED,
-            summary: "Not checked: read as a wrong example, release history, a Django query or another product's call",
+            title: "Not checked: read as a wrong example, release history, a Django query or another product's call",
             help: "netbox-lsp reads the text around each call: a call the text marks as a wrong example, release history, a Django queryset lookup or another product's call is not checked (docs/diagnostics.md#calls-that-are-not-checked).",
         });
     }

@@ -80,6 +80,77 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
     sites
 }
 
+/// Bare `params = {...}` dicts at the top level of a code block that no call of `found` (the
+/// block's sites) reads, sent to the one endpoint the block names: the single
+/// `/api/<app>/<endpoint>/` path in its strings or comments (`url = f"{NB}/api/dcim/devices/"`,
+/// `# GET /api/dcim/devices/`), else `above`, the path the sentence right before the block
+/// names (target text and host range). Issue 19 §4: a skill file shows the filters of a
+/// request it describes in prose. No path, or several different ones, is no site: which
+/// endpoint the dict goes to is then not known.
+pub(crate) fn bare_params(
+    text: &str,
+    map: &OffsetMap,
+    found: &[Site],
+    above: Option<&(String, Range<usize>)>,
+) -> Vec<Site> {
+    if !text.contains("params") {
+        return Vec::new();
+    }
+    let Ok(parsed) = parse::python(text) else {
+        return Vec::new();
+    };
+    let reader = Reader::new(text, text.len(), map, &parsed);
+    let read: Vec<Range<usize>> = found
+        .iter()
+        .filter_map(|s| match s {
+            Site::Rest(c) => c.filters_range.clone(),
+            _ => None,
+        })
+        .collect();
+    let mut dicts = Vec::new();
+    for stmt in &parsed.syntax().body {
+        let ast::Stmt::Assign(a) = stmt else {
+            continue;
+        };
+        let [Expr::Name(n)] = a.targets.as_slice() else {
+            continue;
+        };
+        if n.id.as_str() != "params" || !matches!(*a.value, Expr::Dict(_)) {
+            continue;
+        }
+        let lit = reader.literal(&a.value, None, 0);
+        if lit.pairs().is_some() && !read.contains(&lit.range) {
+            dicts.push((reader.host(span(a.range)), lit));
+        }
+    }
+    if dicts.is_empty() {
+        return Vec::new();
+    }
+    let target = match super::text::endpoints(text, map).as_slice() {
+        [one] => one.clone(),
+        [] => match above {
+            Some(t) => t.clone(),
+            None => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    dicts
+        .into_iter()
+        .filter_map(|(call_range, lit)| {
+            let pairs = lit.pairs()?;
+            Some(Site::Rest(super::RestCall {
+                form: super::CallForm::Url,
+                syntax: super::Syntax::Python,
+                target: Some(target.clone()),
+                call_range,
+                filters_range: Some(lit.range.clone()),
+                filters: super::tools::entries(pairs),
+                args: Vec::new(),
+            }))
+        })
+        .collect()
+}
+
 /// Adds to `sites` the REST calls and documents of `more` (the re-reading with what is open
 /// closed) that start where none of `sites` starts, as [`super::add_missing`]; a REST call that
 /// starts where one of `sites` starts replaces it when it ends later or holds a syntax error

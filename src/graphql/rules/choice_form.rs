@@ -26,12 +26,16 @@ impl Ctx<'_> {
             Value::String(s) => self
                 .enum_for_string(en, s)
                 .map(|e| format!("{{exact: {e}}}")),
+            Value::Int(i) => self
+                .enum_for_string(en, &i.to_string())
+                .map(|e| format!("{{exact: {e}}}")),
             Value::List(items) => {
                 let vals: Option<Vec<String>> = items
                     .iter()
                     .map(|i| match i.as_ref() {
                         Value::Enum(e) => self.enum_member(en, e.as_str()),
                         Value::String(s) => self.enum_for_string(en, s),
+                        Value::Int(n) => self.enum_for_string(en, &n.to_string()),
                         _ => None,
                     })
                     .collect();
@@ -43,9 +47,14 @@ impl Ctx<'_> {
             .clone()
             .unwrap_or_else(|| format!("{{exact: {}}}", self.first_enum_value(en)));
         let version = self.version_phrase();
-        let message = format!(
+        let mut message = format!(
             "Choice filter `{fname}` takes a lookup object{version} (`{lookup}`) with `{en}` values: write `{fname}: {example}`; a bare value is refused."
         );
+        if let (Value::Int(i), None) = (v, &new) {
+            message = format!(
+                "`{i}` is no value of choice filter `{fname}`{version}: it takes a lookup object (`{lookup}`) of `{en}` members, such as `{fname}: {example}`."
+            );
+        }
         self.push_choice_form(vr, fname, message, new);
     }
 
@@ -84,8 +93,11 @@ impl Ctx<'_> {
         vr: &Range<usize>,
         fname: &Name,
         en: &str,
+        lookup_of: bool,
     ) -> bool {
         let version = self.version_phrase();
+        // `exact` inside a 4.5+ `*EnumBaseFilterLookup` is a lookup of a choice filter.
+        let what = if lookup_of { "Lookup" } else { "Choice filter" };
         // `fix`: the bare value when it keeps the meaning (one value, spelled right or
         // corrected with a clear winner); `shown`: the value the message names.
         let (fix, shown, note) = match v {
@@ -93,12 +105,21 @@ impl Ctx<'_> {
                 let e = self.enum_for_string(en, s);
                 (e.clone(), e, String::new())
             }
+            Value::Int(i) => {
+                let e = self.enum_for_string(en, &i.to_string());
+                (e.clone(), e, String::new())
+            }
             Value::Object(fields) if fields.len() == 1 && fields[0].0 == "exact" => {
                 let inner = fields[0].1.as_ref();
                 let e = match inner {
                     Value::Enum(e) => self.enum_member(en, e.as_str()),
                     Value::String(s) => self.enum_for_string(en, s),
-                    _ => span(fields[0].1.location()).map(|r| self.src(&r).to_string()),
+                    // `{exact: 6}`: the member for the choice value 6, never the bare number.
+                    Value::Int(i) => self.enum_for_string(en, &i.to_string()),
+                    Value::Variable(_) => {
+                        span(fields[0].1.location()).map(|r| self.src(&r).to_string())
+                    }
+                    _ => None,
                 };
                 (e.clone(), e, String::new())
             }
@@ -141,14 +162,33 @@ impl Ctx<'_> {
             }
             _ => return false,
         };
+        let unmapped = fix.is_none() && shown.is_none();
         let example = shown.unwrap_or_else(|| self.first_enum_value(en));
-        let message = if fix.is_none() && !note.is_empty() {
+        let number = match v {
+            Value::Int(i) => Some(i.to_string()),
+            Value::Object(fields) => {
+                fields
+                    .iter()
+                    .find(|(n, _)| n == "exact")
+                    .and_then(|(_, x)| match x.as_ref() {
+                        Value::Int(i) => Some(i.to_string()),
+                        _ => None,
+                    })
+            }
+            _ => None,
+        };
+        let message = if let Some(n) = number.filter(|_| unmapped) {
             format!(
-                "Choice filter `{fname}` takes one bare `{en}` value{version} (`{fname}: {example}`), not a lookup object.{note}"
+                "`{n}` is no value of {} `{fname}`{version}: it takes one bare `{en}` member, such as `{fname}: {example}`.",
+                what.to_ascii_lowercase()
+            )
+        } else if fix.is_none() && !note.is_empty() {
+            format!(
+                "{what} `{fname}` takes one bare `{en}` value{version} (`{fname}: {example}`), not a lookup object.{note}"
             )
         } else {
             format!(
-                "Choice filter `{fname}` takes a bare `{en}` value{version}: write `{fname}: {example}` (not a string, not a lookup object).{note}"
+                "{what} `{fname}` takes a bare `{en}` value{version}: write `{fname}: {example}` (not a number, a string or a lookup object).{note}"
             )
         };
         self.push_choice_form(vr, fname, message, fix);
@@ -172,16 +212,32 @@ impl Ctx<'_> {
     /// (`ChoiceSet.as_enum(prefix=...)` names members `<PREFIX>_<VALUE>`), also exact names.
     pub(super) fn enum_for_string(&self, en: &str, s: &str) -> Option<String> {
         let e = self.nb.schema.get_enum(en)?;
-        let want = s.trim().to_ascii_uppercase().replace(['-', ' '], "_");
+        let want = s.trim().to_ascii_uppercase().replace(['-', ' ', '.'], "_");
         if e.values.contains_key(want.as_str()) {
             return Some(want);
         }
-        let hits: Vec<&Name> = e
-            .values
-            .keys()
-            .filter(|k| k.as_str().ends_with(&format!("_{want}")))
+        let ending = |w: &str| -> Vec<&Name> {
+            e.values
+                .keys()
+                .filter(|k| k.as_str().ends_with(&format!("_{w}")))
+                .collect()
+        };
+        let hits = ending(&want);
+        if hits.len() == 1 {
+            return Some(hits[0].to_string());
+        }
+        // A label holding the value as its one number (`IPv4` for `FAMILY_4`).
+        let digits: Vec<&str> = want
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|d| !d.is_empty())
             .collect();
-        (hits.len() == 1).then(|| hits[0].to_string())
+        match (hits.is_empty(), digits.as_slice()) {
+            (true, [d]) if *d != want => {
+                let hits = ending(d);
+                (hits.len() == 1).then(|| hits[0].to_string())
+            }
+            _ => None,
+        }
     }
 
     pub(super) fn first_enum_value(&self, en: &str) -> String {

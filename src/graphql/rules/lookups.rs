@@ -22,8 +22,66 @@ impl Ctx<'_> {
                     edits: vec![(vr.clone(), new)],
                     certain: true,
                 },
+                note: None,
             });
         }
+    }
+
+    /// A list where a lookup object with `in_list` is declared (`name: ["a", "b"]` for
+    /// `StrFilterLookup`), and the reverse, a one-key lookup object where NetBox declares a
+    /// plain list (`parent: {in_list: [...]}` or `{exact: x}` for `[String!]`, the 4.3–4.6
+    /// `IPAddressFilter.parent`, `AggregateFilter.contains`): the other form with the same
+    /// values, offered on apollo-compiler's "expected value of type" diagnostic (certain: a list
+    /// filter matches any of its values, as `in_list` does).
+    pub(super) fn list_form_hint(&mut self, vr: &Range<usize>, v: &Value, ty: &Type) {
+        let schema = &self.nb.schema;
+        let written = self.src(vr).to_string();
+        let new = match v {
+            Value::List(_) if !ty.is_list() => {
+                let Some(obj) = schema.get_input_object(ty.inner_named_type()) else {
+                    return;
+                };
+                let Some(il) = obj.fields.get("in_list") else {
+                    return;
+                };
+                if !literal_fits(schema, &il.ty, v) {
+                    return;
+                }
+                format!("{{in_list: {written}}}")
+            }
+            Value::Object(fields) if ty.is_list() && fields.len() == 1 => {
+                let (name, inner) = &fields[0];
+                let Some(ir) = span(inner.location()) else {
+                    return;
+                };
+                let inner_text = self.src(&ir).to_string();
+                match name.as_str() {
+                    "in_list" if literal_fits(schema, ty, inner) => inner_text,
+                    "exact" if literal_fits(schema, ty.item_type(), inner) => {
+                        format!("[{inner_text}]")
+                    }
+                    _ => return,
+                }
+            }
+            _ => return,
+        };
+        let note = if ty.is_list() {
+            format!(". This filter takes a plain list (`{ty}`), not a lookup object: write `{new}`")
+        } else {
+            format!(
+                ". Several values go in the lookup's `in_list` (`{}`): write `{new}`",
+                ty.inner_named_type()
+            )
+        };
+        self.out.hints.push(WrapHint {
+            range: vr.clone(),
+            fix: RawFix {
+                title: format!("Use `{new}`"),
+                edits: vec![(vr.clone(), new)],
+                certain: true,
+            },
+            note: Some(note),
+        });
     }
 
     /// An unknown key inside a `@oneOf` wrapper of lookup objects (`IntegerLookup` on every

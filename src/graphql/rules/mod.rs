@@ -11,7 +11,7 @@
 //! "did you mean" records; `operation` (`graphql-operation`), `filter_argument`
 //! (`graphql-filter-argument`), `pagination` (`graphql-pagination`), `lookups` (scalars and
 //! `@oneOf` wrappers where lookup objects are wanted), `null_filter` (`graphql-null-filter`),
-//! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `input_object` (repeated fields, `@oneOf` with several members: `graphql-validation`), `choice_form` (`graphql-choice-form`), `alias_limit`
+//! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `input_object` (repeated fields, `@oneOf` with several members: `graphql-validation`), `choice_form` (`graphql-choice-form`), `related` (a string for a related object's filter: `graphql-validation`), `alias_limit`
 //! (`graphql-alias-limit`). A new rule is one file with an `impl Ctx` block, called from the
 //! walk, plus one fixture in `tests/fixtures/graphql/<version>/`.
 
@@ -25,6 +25,8 @@ mod null_filter;
 mod operation;
 mod pagination;
 mod plugin;
+mod related;
+mod root_field;
 mod walk;
 
 pub use lookups::literal_fits;
@@ -80,6 +82,15 @@ pub struct Unknown {
     pub types: Vec<String>,
     /// The written value's kind in words ("a boolean"), for an argument or input field.
     pub value_kind: Option<&'static str>,
+    /// For an unknown field: its head (name and arguments) and the end of its selection set,
+    /// so a fix is re-validated on the head and the selection is checked against the type the
+    /// fix names (`devices(name: "x") { ... }` → `device_list(filters: ...)`'s `DeviceType`).
+    pub field: Option<(Range<usize>, usize)>,
+    /// Said instead of "did you mean" when the first candidate's fix is offered.
+    pub note: Option<String>,
+    /// The type or input type the name was looked up on (`DeviceType`, `DeviceFilter`), for
+    /// the release that removed or added it ([`crate::graphql::history`]).
+    pub owner: Option<String>,
 }
 
 /// A scalar written where a lookup object is wanted (`slug: "x"` for `StrFilterLookup`): the
@@ -88,6 +99,8 @@ pub struct Unknown {
 pub struct WrapHint {
     pub range: Range<usize>,
     pub fix: RawFix,
+    /// Said after the diagnostic instead of "NetBox filters take lookup objects".
+    pub note: Option<String>,
 }
 
 /// What the walk found.

@@ -3,7 +3,7 @@
 //! unknown name with its candidates and fixes (for `check`'s "did you mean").
 
 use super::lookups::{literal_fits, wrapped};
-use super::{field_names, kind_words, span, vr_end, Ctx, RawFix, Unknown, Walk};
+use super::{kind_words, span, vr_end, Ctx, RawFix, Unknown, Walk};
 use crate::graphql::suggest::did_you_mean;
 use crate::graphql::NetboxSchema;
 use apollo_compiler::ast::{self, Selection, Type, Value};
@@ -75,8 +75,7 @@ impl Ctx<'_> {
                 return;
             }
             if let Some(r) = span(f.name.location()) {
-                let candidates = did_you_mean(f.name.as_str(), field_names(schema, parent));
-                self.unknown(r, None, false, candidates, |_| None);
+                self.unknown_field(parent, f, r, root);
             }
             return;
         };
@@ -145,6 +144,7 @@ impl Ctx<'_> {
         }
         match v.as_ref() {
             Value::List(items) => {
+                self.list_form_hint(&vr, v, ty);
                 let item_ty = if ty.is_list() {
                     ty.item_type().clone()
                 } else {
@@ -155,6 +155,9 @@ impl Ctx<'_> {
                 }
             }
             Value::Object(fields) => {
+                if ty.is_list() {
+                    self.list_form_hint(&vr, v, ty);
+                }
                 let Some(obj) = schema.get_input_object(&named).cloned() else {
                     return;
                 };
@@ -182,6 +185,7 @@ impl Ctx<'_> {
                                 self.unknown(r, Some(fv), true, candidates, |c| {
                                     obj.fields.get(c).map(|f| (*f.ty).clone())
                                 });
+                                self.owned_by(&named);
                             }
                         }
                     }
@@ -204,6 +208,13 @@ impl Ctx<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Sets the type the last recorded unknown name was looked up on.
+    pub(super) fn owned_by(&mut self, owner: &str) {
+        if let Some(u) = self.out.unknowns.last_mut() {
+            u.owner = Some(owner.to_string());
         }
     }
 
@@ -259,6 +270,9 @@ impl Ctx<'_> {
             fixes,
             types,
             value_kind: value.map(|v| kind_words(v)),
+            field: None,
+            note: None,
+            owner: None,
         });
     }
 
@@ -305,15 +319,22 @@ impl Ctx<'_> {
                 self.id_lookup_wanted(v, vr, fname, &lookup_name);
                 true
             }
-            Value::Enum(_) | Value::String(_) | Value::List(_) if enum_lookup.is_some() => {
+            // A choice value as a number (`family: 4`) or a label is an enum member too.
+            Value::Enum(_) | Value::String(_) | Value::Int(_) | Value::List(_)
+                if enum_lookup.is_some() =>
+            {
                 let en = enum_lookup.unwrap_or_else(|| Name::new_unchecked("String"));
                 self.choice_lookup_wanted(v, vr, fname, named, en.as_str());
                 true
             }
-            Value::String(_) | Value::Object(_)
+            Value::String(_) | Value::Object(_) | Value::Int(_)
                 if matches!(declared, Some(ExtendedType::Enum(_))) && !ty.is_list() =>
             {
-                self.choice_enum_wanted(v, vr, fname, named)
+                let lookup_of = parent.name.as_str().ends_with("FilterLookup");
+                self.choice_enum_wanted(v, vr, fname, named, lookup_of)
+            }
+            Value::String(_) | Value::List(_) if self.related_filter(named).is_some() => {
+                self.related_object_wanted(v, vr, fname, named)
             }
             _ => false,
         }

@@ -1,0 +1,152 @@
+//! A string (or a list of strings) where a filter of a related object is declared: `vrf:
+//! "blue"` where `vrf` takes a `VRFFilter`, `site: ["fra1", "ams3"]` where it takes one
+//! `SiteFilter`. NetBox refuses the document ("Expected value of type 'VRFFilter', found
+//! \"blue\"", every shipped release); the working form matches a field of the related object:
+//! `vrf: {name: {exact: "blue"}}`, `site: {name: {in_list: ["fra1", "ams3"]}}`, in the lookup
+//! objects of the release's schema (`StrFilterLookup` on 4.3–4.6). The fix is certain when the
+//! field is unique: the related object has a `name` and no `slug` a string could also be, and
+//! the string is not shaped like another of its keys (a route distinguisher `65000:100` for a
+//! VRF's `rd`). Reported as `graphql-validation`, in place of apollo-compiler's diagnostic.
+
+use super::{Ctx, RawFinding, RawFix};
+use crate::finding::Severity;
+use apollo_compiler::ast::Value;
+use apollo_compiler::schema::InputObjectType;
+use apollo_compiler::Name;
+use std::ops::Range;
+
+/// The fields of a related object a string is most often meant for, in this order.
+const KEY_FIELDS: &[&str] = &["name", "slug", "rd"];
+
+impl Ctx<'_> {
+    /// The input object `named` when it is a filter of a model (it has a `name` field and no
+    /// `exact`, unlike a lookup object).
+    pub(super) fn related_filter(&self, named: &str) -> Option<&InputObjectType> {
+        let o = self.nb.schema.get_input_object(named)?;
+        (o.fields.contains_key("name") && !o.fields.contains_key("exact")).then_some(o.as_ref())
+    }
+
+    /// `graphql-validation` for strings on the related-object filter `fname` of type `named`,
+    /// with the forms that match them by name (and slug or RD where the object has one).
+    /// Returns false when the value is not all strings (left to apollo-compiler).
+    pub(super) fn related_object_wanted(
+        &mut self,
+        v: &Value,
+        vr: &Range<usize>,
+        fname: &Name,
+        named: &str,
+    ) -> bool {
+        let strings: Vec<String> = match v {
+            Value::String(s) => vec![s.to_string()],
+            Value::List(items) => {
+                let all: Option<Vec<String>> = items
+                    .iter()
+                    .map(|i| match i.as_ref() {
+                        Value::String(s) => Some(s.to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                match all {
+                    Some(a) if !a.is_empty() => a,
+                    _ => return false,
+                }
+            }
+            _ => return false,
+        };
+        let many = matches!(v, Value::List(_));
+        let Some(obj) = self.related_filter(named).cloned() else {
+            return false;
+        };
+        let rd_shaped = strings.iter().all(|s| is_rd(s));
+        let mut keys: Vec<&str> = KEY_FIELDS
+            .iter()
+            .copied()
+            .filter(|k| obj.fields.contains_key(*k))
+            .collect();
+        if rd_shaped && keys.contains(&"rd") {
+            keys.retain(|k| *k == "rd");
+        } else {
+            keys.retain(|k| *k != "rd");
+        }
+        let forms: Vec<(String, String)> = keys
+            .iter()
+            .filter_map(|k| Some((k.to_string(), self.key_form(&obj, k, &strings, many)?)))
+            .collect();
+        let written = if many {
+            "a list of strings"
+        } else {
+            "a string"
+        };
+        let what = fname.as_str().replace('_', " ");
+        let mut message = format!(
+            "`{fname}` takes a `{named}` object (a filter of the related {what}), not {written}"
+        );
+        match forms.as_slice() {
+            [] => message.push('.'),
+            [(_, one)] => message.push_str(&format!(": write `{fname}: {one}`.")),
+            [(_, first), rest @ ..] => {
+                message.push_str(&format!(": write `{fname}: {first}`"));
+                for (k, f) in rest {
+                    message.push_str(&format!(", or `{fname}: {f}` to match its {k}"));
+                }
+                message.push('.');
+            }
+        }
+        let certain = forms.len() == 1;
+        let fixes = forms
+            .iter()
+            .map(|(k, f)| RawFix {
+                title: format!("Match the {what} by {k}: `{fname}: {f}`"),
+                edits: vec![(vr.clone(), f.clone())],
+                certain,
+            })
+            .collect();
+        self.push(RawFinding {
+            range: vr.clone(),
+            code: "graphql-validation",
+            severity: Severity::Error,
+            message,
+            fixes,
+            claim: Some(vr.clone()),
+        });
+        true
+    }
+
+    /// `{name: {exact: "x"}}` / `{name: {in_list: ["x", "y"]}}` for key `k` of `obj`, in the
+    /// lookup object the schema declares for it (a bare string where it declares `String`).
+    fn key_form(
+        &self,
+        obj: &InputObjectType,
+        k: &str,
+        strings: &[String],
+        many: bool,
+    ) -> Option<String> {
+        let ty = &obj.fields.get(k)?.ty;
+        let quoted: Vec<String> = strings
+            .iter()
+            .map(|s| serde_json::to_string(s).unwrap_or_default())
+            .collect();
+        let named = ty.inner_named_type().as_str();
+        let inner = match self.nb.schema.get_input_object(named) {
+            Some(lookup) if many && lookup.fields.contains_key("in_list") => {
+                format!("{{in_list: [{}]}}", quoted.join(", "))
+            }
+            Some(lookup) if !many && lookup.fields.contains_key("exact") => {
+                format!("{{exact: {}}}", quoted[0])
+            }
+            None if named == "String" && !many => quoted[0].clone(),
+            _ => return None,
+        };
+        Some(format!("{{{k}: {inner}}}"))
+    }
+}
+
+/// A route distinguisher (RFC 4364: `ASN:nn` or `IPv4:nn`).
+fn is_rd(s: &str) -> bool {
+    s.rsplit_once(':').is_some_and(|(a, n)| {
+        !a.is_empty()
+            && !n.is_empty()
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && a.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+    })
+}
