@@ -182,7 +182,11 @@ pub fn literal_fits(schema: &apollo_compiler::Schema, ty: &Type, v: &Value) -> b
                     Value::Int(_) => matches!(named, "Int" | "Float" | "ID"),
                     Value::Float(_) => named == "Float",
                     Value::String(_) => matches!(named, "String" | "ID"),
-                    Value::Enum(_) => schema.get_enum(named).is_some(),
+                    // A member the enum has: the form written with one it lacks (`ROLE_TCP`
+                    // on 4.7) would fail again.
+                    Value::Enum(e) => schema
+                        .get_enum(named)
+                        .is_some_and(|en| en.values.contains_key(e)),
                     _ => true,
                 }
         }
