@@ -114,6 +114,11 @@ pub fn run(args: &CheckArgs) -> i32 {
     if let (Some(stdin), true) = (&stdin, args.diff) {
         diff_stdin(stdin, &knowledge, &overrides, &mut fixes);
     }
+    let how = How {
+        knowledge: &knowledge,
+        overrides: &overrides,
+        explain: args.explain,
+    };
     // Standard input first, then the files.
     let from_stdin = stdin.map(|stdin| {
         let mut notes = Vec::new();
@@ -122,9 +127,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             &stdin.shown,
             stdin.bytes,
             stdin.kind,
-            &knowledge,
-            &overrides,
-            args.explain,
+            &how,
             &mut sites,
             &mut notes,
         );
@@ -137,14 +140,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         .map(|input| {
             let mut notes = Vec::new();
             let mut sites = Sites::default();
-            let r = check_file(
-                input,
-                &knowledge,
-                &overrides,
-                args.explain,
-                &mut sites,
-                &mut notes,
-            );
+            let r = check_file(input, &how, &mut sites, &mut notes);
             (r, notes, sites)
         })
         .collect();
@@ -488,17 +484,17 @@ fn diff_stdin(
 /// did not check.
 type FileResult = Result<Option<(Vec<Located>, Vec<output::Skipped>)>, String>;
 
+/// How every file of one run is checked: the knowledge, the `--severity` overrides and whether
+/// the sites not checked are located too (`--explain`).
+struct How<'a, 'k> {
+    knowledge: &'a Knowledge,
+    overrides: &'a HashMap<&'k str, Option<Severity>>,
+    explain: bool,
+}
+
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
 /// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
-/// `explain`: also locate the sites not checked.
-fn check_file(
-    input: &Input,
-    knowledge: &Knowledge,
-    overrides: &HashMap<&str, Option<Severity>>,
-    explain: bool,
-    sites: &mut Sites,
-    notes: &mut Vec<String>,
-) -> FileResult {
+fn check_file(input: &Input, how: &How, sites: &mut Sites, notes: &mut Vec<String>) -> FileResult {
     let shown = display_path(&input.path);
     // A named pipe or device named on the command line would block or never end.
     let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
@@ -506,9 +502,7 @@ fn check_file(
         return Err(format!("{shown}: not a regular file"));
     }
     let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
-    check_bytes(
-        &shown, bytes, input.kind, knowledge, overrides, explain, sites, notes,
-    )
+    check_bytes(&shown, bytes, input.kind, how, sites, notes)
 }
 
 /// Analyses the bytes of one file (or of standard input) shown as `shown`; see [`check_file`].
@@ -516,9 +510,7 @@ fn check_bytes(
     shown: &str,
     bytes: Vec<u8>,
     kind: crate::extract::HostKind,
-    knowledge: &Knowledge,
-    overrides: &HashMap<&str, Option<Severity>>,
-    explain: bool,
+    how: &How,
     sites: &mut Sites,
     notes: &mut Vec<String>,
 ) -> FileResult {
@@ -543,7 +535,7 @@ fn check_bytes(
     // The core must not panic; if it does, report that file and keep the others.
     let analysed = || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            analyze_report(&text, kind, knowledge, None)
+            analyze_report(&text, kind, how.knowledge, None)
         }))
     };
     // A large file's line index is built on the other core while it is analysed (it is needed
@@ -562,8 +554,8 @@ fn check_bytes(
         graphql: report.found.graphql_documents,
         not_checked: report.found.not_checked,
     });
-    let findings = apply_overrides(report.findings, overrides);
-    let held = if explain {
+    let findings = apply_overrides(report.findings, how.overrides);
+    let held = if how.explain {
         report.not_checked
     } else {
         Vec::new()
