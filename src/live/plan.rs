@@ -198,7 +198,18 @@ pub fn plan(text: &str, kind: HostKind, knowledge: &Knowledge, bound: Bound) -> 
     if crate::analysis::is_binary(text.as_bytes()) {
         return Plan::default();
     }
-    let ex = extract::extract(text, kind);
+    let mut ex = extract::extract(text, kind);
+    // What the site pipeline holds back (a lesson, release history, a Django query, another
+    // product's call) is not a call: never sent.
+    let held = crate::analysis::analyze_report(text, kind, knowledge, None).not_checked;
+    if !held.is_empty() {
+        ex.sites.retain(|site| {
+            let r = crate::extract::intent::site_range(site);
+            !held
+                .iter()
+                .any(|n| n.range.start <= r.start && r.end <= n.range.end)
+        });
+    }
     let mut plan = Plan {
         blocks: ex.blocks.clone(),
         ..Plan::default()
@@ -367,5 +378,22 @@ mod tests {
         assert_eq!(negated("name__ic").as_deref(), Some("name__nic"));
         assert_eq!(negated("id__gte"), None);
         assert_eq!(negated("site_id__n"), None);
+    }
+
+    /// A call the text marks as a wrong example is a lesson: never sent; the call beside it is.
+    #[test]
+    fn a_lesson_is_not_sent() {
+        let knowledge = Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.6.8")),
+            ..Knowledge::default()
+        };
+        let text = "# Devices\n\n```python\n# WRONG: NetBox ignores it\nnb.dcim.devices.filter(site_id__in=[1, 2])\n```\n\n```python\nnb.dcim.devices.filter(site_id=[1, 2])\n```\n";
+        let p = plan(text, HostKind::Markdown, &knowledge, Bound::Refuse);
+        assert_eq!(p.calls.len(), 1, "{:?}", p.calls);
+        assert!(
+            text[p.calls[0].call_range.clone()].contains("site_id=["),
+            "{:?}",
+            &text[p.calls[0].call_range.clone()]
+        );
     }
 }
