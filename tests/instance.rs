@@ -1036,6 +1036,74 @@ fn private_ca_needs_ca_cert() {
     assert!(r.stderr.contains("warning: --insecure"), "{}", r.stderr);
 }
 
+/// The typical lab certificate (`openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=netbox.lab
+/// -addext subjectAltName=DNS:localhost,IP:127.0.0.1`: self-signed, `CA:TRUE`) given with
+/// `--ca-cert` is trusted as the server's own; another self-signed certificate in the file is
+/// refused with a message that says so, and the right certificate for another name (SAN
+/// `netbox.lab` only, reached as 127.0.0.1) is refused as not valid for that name. No request
+/// reaches a refused server.
+#[test]
+fn self_signed_ca_cert() {
+    let tls = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+    let build = |server: &Server, ca: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("s.index.json.gz");
+        let ca = tls.join(ca);
+        let r = run_with_env(
+            &[
+                "index",
+                "build",
+                "--url",
+                &server.url(),
+                "--token-env",
+                "MY_NB",
+                "--ca-cert",
+                ca.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            &[("MY_NB", V1)],
+        );
+        no_secret(&r, dir.path());
+        r
+    };
+    let lab = Server::start_tls_as("selfsigned", netbox(V1, false));
+    let r = build(&lab, "selfsigned.pem");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(lab.seen().len(), 5, "{:?}", lab.seen());
+    // Another self-signed certificate in the file.
+    let r = build(&lab, "lab.pem");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("self-signed certificate that is not in") && r.stderr.contains("lab.pem"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(lab.seen().len(), 5, "{:?}", lab.seen());
+    // The pinned certificate, but for another name.
+    let named = Server::start_tls_as("lab", netbox(V1, false));
+    let r = build(&named, "lab.pem");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("TLS failure") && r.stderr.contains("not valid for name"),
+        "{}",
+        r.stderr
+    );
+    assert!(named.seen().is_empty(), "{:?}", named.seen());
+    // A file with both certificates: each server's own is found.
+    let dir = tempfile::tempdir().unwrap();
+    let both = dir.path().join("both.pem");
+    let mut pem = std::fs::read(tls.join("lab.pem")).unwrap();
+    pem.extend(std::fs::read(tls.join("selfsigned.pem")).unwrap());
+    std::fs::write(&both, pem).unwrap();
+    let r = build(&lab, both.to_str().unwrap());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // The private-CA server is still trusted through its CA with the custom verifier.
+    let ca_server = Server::start_tls(netbox(V1, false));
+    let r = build(&ca_server, "ca.pem");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
 /// A NetBox whose `MAX_PAGE_SIZE` is below the page asked for (3 here) answers fewer objects than
 /// `limit`: every page is fetched by offset until `count` objects were seen.
 #[test]

@@ -50,7 +50,8 @@ pub struct InstanceArgs {
     /// File holding the API token (first line).
     #[arg(long, value_name = "FILE", conflicts_with = "token_env")]
     pub token_file: Option<PathBuf>,
-    /// Extra root certificate(s) in PEM, for a NetBox behind a private CA.
+    /// Extra root certificate(s) in PEM, for a NetBox behind a private CA; or the server's own
+    /// self-signed certificate (trusted when the server presents exactly it, for its host).
     #[arg(long, value_name = "FILE")]
     pub ca_cert: Option<PathBuf>,
     /// Do not check the server's certificate (warned about on every use).

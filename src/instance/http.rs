@@ -5,6 +5,7 @@
 //! configured origin; no message, log line or panic carries it.
 
 use super::token::Token;
+use rustls::pki_types::CertificateDer;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +13,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use ureq::http::Uri;
 use ureq::tls::{Certificate, RootCerts, TlsConfig};
+use ureq::unversioned::resolver::DefaultResolver;
 use ureq::Agent;
 
 use super::limits::{self, MAX_ANSWER_BYTES};
@@ -150,19 +152,23 @@ fn proxy_for(scheme: &str) -> Option<ureq::Proxy> {
     b.build().ok()
 }
 
-fn root_certs(options: &Options) -> Result<RootCerts, String> {
+/// The roots a client trusts (the system's, then the user's `--ca-cert` file) and the
+/// certificates of that file alone (DER). Errors name the file and what is wrong with it.
+fn root_certs(
+    options: &Options,
+) -> Result<(Vec<Certificate<'static>>, Vec<Certificate<'static>>), String> {
     let mut certs: Vec<Certificate<'static>> = rustls_native_certs::load_native_certs()
         .certs
         .iter()
         .map(|c| Certificate::from_der(c.as_ref()).to_owned())
         .collect();
+    let mut own = Vec::new();
     if let Some(path) = &options.ca_cert {
         let pem = std::fs::read(path)
             .map_err(|e| format!("cannot read the CA certificate {}: {e}", path.display()))?;
-        let before = certs.len();
         for item in ureq::tls::parse_pem(&pem) {
             match item {
-                Ok(ureq::tls::PemItem::Certificate(c)) => certs.push(c),
+                Ok(ureq::tls::PemItem::Certificate(c)) => own.push(c),
                 Ok(_) => {}
                 Err(e) => {
                     return Err(format!(
@@ -172,14 +178,15 @@ fn root_certs(options: &Options) -> Result<RootCerts, String> {
                 }
             }
         }
-        if certs.len() == before {
+        if own.is_empty() {
             return Err(format!(
                 "{} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
                 path.display()
             ));
         }
+        certs.extend(own.iter().cloned());
     }
-    Ok(RootCerts::new_with_certs(&certs))
+    Ok((certs, own))
 }
 
 impl Client {
@@ -188,11 +195,15 @@ impl Client {
         let base = normalise_url(url)?;
         let uri: Uri = base.parse().map_err(|_| "not a URL".to_string())?;
         let origin = origin_of(&uri)?;
+        let roots = if options.insecure {
+            None
+        } else {
+            Some(root_certs(&options)?)
+        };
         let tls = TlsConfig::builder()
-            .root_certs(if options.insecure {
-                RootCerts::WebPki
-            } else {
-                root_certs(&options)?
+            .root_certs(match &roots {
+                None => RootCerts::WebPki,
+                Some((all, _)) => RootCerts::new_with_certs(all),
             })
             .disable_verification(options.insecure)
             .build();
@@ -208,13 +219,32 @@ impl Client {
             .user_agent(concat!("netbox-lsp/", env!("CARGO_PKG_VERSION")))
             .tls_config(tls)
             .build();
+        // With `--ca-cert`, a self-signed certificate in that file may be the server's own
+        // (super::tls); otherwise ureq's own TLS.
+        let agent = match &roots {
+            Some((all, own)) if !own.is_empty() => {
+                let der = |c: &Certificate<'static>| CertificateDer::from(c.der().to_vec());
+                let connector = super::tls::connector(
+                    &all.iter().map(der).collect::<Vec<_>>(),
+                    own.iter().map(der).collect(),
+                )?;
+                Agent::with_parts(config, connector, DefaultResolver::default())
+            }
+            _ => config.into(),
+        };
         Ok(Client {
-            agent: config.into(),
+            agent,
             base,
             origin,
             token,
             options,
         })
+    }
+
+    /// Stops every request of this client, those in flight included (they fail at once with a
+    /// transport error); later requests fail too.
+    pub fn shutdown(&self) {
+        self.agent.clone().shutdown();
     }
 
     /// The base URL (no token, no trailing slash).
@@ -531,6 +561,17 @@ impl Client {
             None => msg,
         };
         let base = &self.base;
+        if msg.contains(super::tls::NOT_PINNED) {
+            let file = self
+                .options
+                .ca_cert
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            return format!(
+                "{what}: TLS failure talking to {base}: it presents a self-signed certificate that is not in {file}. Give that server's own certificate (e.g. from `openssl s_client -connect HOST:PORT -showcerts`, after checking it is your NetBox's) or the CA that issued it."
+            );
+        }
         match e {
             ureq::Error::Timeout(_) => format!(
                 "{what}: no answer from {base} within {} s. NetBox can take 10–30 s to generate its OpenAPI document on a cold cache; raise --timeout, or check the URL and network.",

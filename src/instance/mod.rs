@@ -10,6 +10,7 @@
 
 pub mod http;
 pub mod limits;
+pub mod tls;
 pub mod token;
 
 use crate::index::build::{build_with_options, is_version, BuildError, BuildOptions, BuildReport};

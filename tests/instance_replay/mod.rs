@@ -123,15 +123,20 @@ impl Server {
 
     /// The same over TLS, with the test certificate for `127.0.0.1` (`tests/fixtures/tls/`).
     pub fn start_tls(route: Box<Route>) -> Server {
+        Self::start_tls_as("server", route)
+    }
+
+    /// Over TLS with `tests/fixtures/tls/<name>.pem` and `<name>.key`.
+    pub fn start_tls_as(name: &str, route: Box<Route>) -> Server {
         use rustls::pki_types::pem::PemObject;
         use rustls::pki_types::{CertificateDer, PrivateKeyDer};
         let tls = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
         let certs: Vec<CertificateDer<'static>> =
-            CertificateDer::pem_file_iter(tls.join("server.pem"))
+            CertificateDer::pem_file_iter(tls.join(format!("{name}.pem")))
                 .unwrap()
                 .map(Result::unwrap)
                 .collect();
-        let key = PrivateKeyDer::from_pem_file(tls.join("server.key")).unwrap();
+        let key = PrivateKeyDer::from_pem_file(tls.join(format!("{name}.key"))).unwrap();
         let config = Arc::new(
             rustls::ServerConfig::builder_with_provider(Arc::new(
                 rustls::crypto::ring::default_provider(),
