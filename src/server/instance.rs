@@ -17,6 +17,11 @@
 //!   `GET /api/status/` then tells whether it is stale (another version or other plugins), and
 //!   a rebuild runs in the background with `$/progress` while the knowledge in use keeps
 //!   serving. `workspace/executeCommand` `netbox-lsp.rebuildIndex` rebuilds on demand.
+//! - A build can be stopped: its work-done progress is cancellable (`window/workDoneProgress/cancel`
+//!   stops it), and `rebuildIndex` while one runs stops that one and starts again (a NetBox that
+//!   trickles its answer would otherwise hold the build for the 4 × 120 s request deadline).
+//!   A stopped build's requests are shut down, it writes no cache and installs nothing, its
+//!   progress ends with "cancelled" and `window/showMessage` says what happened.
 
 use super::config::Settings;
 use super::knowledge::Loaded;
@@ -30,6 +35,7 @@ use crate::safe_read::{read, read_to_string, FileKind};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tower_lsp_server::ls_types::*;
@@ -69,13 +75,47 @@ pub struct Slot {
     pub from_init: Mutex<Option<UserInstance>>,
     /// Knowledge built from the instance, when there is some.
     pub knowledge: Mutex<Option<Arc<Loaded>>>,
-    /// A build is running.
-    busy: Mutex<bool>,
+    /// The build (status check and fetch) that is running, if one is.
+    running: Mutex<Option<Arc<Run>>>,
+    /// Numbers the builds (their progress tokens).
+    runs: AtomicU64,
     /// Workspace URLs already reported as not contacted, or already asked about.
     warned: Mutex<Vec<String>>,
     /// A workspace-named instance the user allowed, with the user's token source.
     approved: Mutex<Option<UserInstance>>,
 }
+
+/// One build of the instance knowledge, as the canceller sees it.
+#[derive(Debug)]
+struct Run {
+    /// `netbox-lsp/instance/<n>`: the token of its work-done progress.
+    token: ProgressToken,
+    cancelled: AtomicBool,
+    /// Wakes the build's task when it is cancelled (a permit is kept if it is not waiting).
+    wake: tokio::sync::Notify,
+    /// Its HTTP client once made: cancelling shuts its requests down.
+    client: Mutex<Option<Arc<Client>>>,
+    /// Its progress was begun (and so must be ended).
+    progress: AtomicBool,
+}
+
+impl Run {
+    fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        if let Some(c) = lock(&self.client).as_ref() {
+            c.shutdown();
+        }
+        self.wake.notify_one();
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+}
+
+/// Serialises cache writes with the cancelled check, so a build stopped while it saves never
+/// writes after the build that replaced it.
+static SAVING: Mutex<()> = Mutex::new(());
 
 /// Reads `instance` out of `initializationOptions` (or its `netboxLsp` section) and removes it,
 /// so the settings parser does not see it. Problems are returned as messages.
@@ -351,6 +391,8 @@ pub async fn check_workspace_url(backend: &Backend, settings: &Settings) {
 
 /// Starts using the user's instance: cached knowledge at once, then a status check and, when
 /// stale or `force`d, a background rebuild. Does nothing (no network) without a user instance.
+/// While a build runs, a `force`d start cancels it and starts again (and says so); an unforced
+/// one does nothing.
 pub fn start(backend: &Backend, force: bool) {
     let b = backend.clone();
     tokio::spawn(async move {
@@ -369,19 +411,83 @@ pub fn start(backend: &Backend, force: bool) {
             }
             return;
         };
-        {
-            let mut busy = lock(&b.state.instance.busy);
-            if *busy {
-                return;
+        let slot = &b.state.instance;
+        let n = slot.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let run = Arc::new(Run {
+            token: ProgressToken::String(format!("netbox-lsp/instance/{n}")),
+            cancelled: AtomicBool::new(false),
+            wake: tokio::sync::Notify::new(),
+            client: Mutex::new(None),
+            progress: AtomicBool::new(false),
+        });
+        let replaced = {
+            let mut running = lock(&slot.running);
+            match running.as_ref() {
+                Some(_) if !force => return,
+                _ => running.replace(run.clone()),
             }
-            *busy = true;
+        };
+        if let Some(old) = replaced {
+            old.cancel();
+            b.client
+                .show_message(
+                    MessageType::INFO,
+                    format!(
+                        "netbox-lsp: the running build of the knowledge of {} is cancelled; building again",
+                        user.url
+                    ),
+                )
+                .await;
         }
-        refresh(&b, &user, force).await;
-        *lock(&b.state.instance.busy) = false;
+        tokio::select! {
+            biased;
+            _ = run.wake.notified() => end_cancelled(&b, &run).await,
+            _ = refresh(&b, &user, force, &run) => {}
+        }
+        let mut running = lock(&slot.running);
+        if running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &run)) {
+            *running = None;
+        }
     });
 }
 
-async fn refresh(b: &Backend, user: &UserInstance, force: bool) {
+/// Ends the progress of the cancelled `run`, if it was begun.
+async fn end_cancelled(b: &Backend, run: &Run) {
+    if run.progress.load(Ordering::SeqCst) {
+        b.client
+            .send_notification::<notification::Progress>(ProgressParams {
+                token: run.token.clone(),
+                value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(WorkDoneProgressEnd {
+                    message: Some("cancelled".into()),
+                })),
+            })
+            .await;
+    }
+}
+
+/// Handles `window/workDoneProgress/cancel`: the user stopped the build whose progress it
+/// names. The knowledge in use stays.
+pub async fn cancel_progress(backend: &Backend, params: WorkDoneProgressCancelParams) {
+    let run = {
+        let mut running = lock(&backend.state.instance.running);
+        match running.as_ref() {
+            Some(r) if r.token == params.token => running.take(),
+            _ => None,
+        }
+    };
+    if let Some(run) = run {
+        run.cancel();
+        backend
+            .client
+            .show_message(
+                MessageType::INFO,
+                "netbox-lsp: the build of the instance knowledge is cancelled; the knowledge in use stays (run netbox-lsp.rebuildIndex to build again)",
+            )
+            .await;
+    }
+}
+
+async fn refresh(b: &Backend, user: &UserInstance, force: bool, run: &Arc<Run>) {
     let cached = tokio::task::spawn_blocking({
         let url = user.url.clone();
         move || load_cache(&url)
@@ -414,7 +520,14 @@ async fn refresh(b: &Backend, user: &UserInstance, force: bool) {
             ..Options::default()
         },
     ) {
-        Ok(c) => Arc::new(c),
+        Ok(c) => {
+            let c = Arc::new(c);
+            *lock(&run.client) = Some(c.clone());
+            if run.is_cancelled() {
+                c.shutdown();
+            }
+            c
+        }
         Err(e) => {
             b.client
                 .show_message(MessageType::ERROR, format!("netbox-lsp: {}: {e}", user.url))
@@ -431,6 +544,8 @@ async fn refresh(b: &Backend, user: &UserInstance, force: bool) {
     .unwrap_or_else(|_| Err("the status check failed".into()));
     let status = match status {
         Ok(s) => s,
+        // Cancelled: its canceller speaks (the shut-down client's error is not news).
+        Err(_) if run.is_cancelled() => return,
         Err(e) => {
             b.client
                 .show_message(
@@ -462,21 +577,26 @@ async fn refresh(b: &Backend, user: &UserInstance, force: bool) {
             )
             .await;
     }
-    rebuild(b, user, client).await;
+    rebuild(b, user, client, run).await;
 }
 
-async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>) {
-    let token = ProgressToken::String("netbox-lsp/instance".into());
+async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>, run: &Arc<Run>) {
+    let token = run.token.clone();
     let progress = match b.client.create_work_done_progress(token.clone()).await {
-        Ok(()) => Some(
-            b.client
-                .progress(token, "NetBox instance knowledge")
-                .with_message(format!("fetching from {}", user.url))
-                .begin()
-                .await,
-        ),
+        Ok(()) => {
+            run.progress.store(true, Ordering::SeqCst);
+            Some(
+                b.client
+                    .progress(token, "NetBox instance knowledge")
+                    .with_message(format!("fetching from {}", user.url))
+                    .with_cancel_button()
+                    .begin()
+                    .await,
+            )
+        }
         Err(_) => None,
     };
+    let this = run.clone();
     let url = user.url.clone();
     // Each step of the fetch becomes a `$/progress` report (the OpenAPI document alone can take
     // 10–30 s on NetBox's side).
@@ -488,6 +608,10 @@ async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>) {
         let inputs = crate::instance::fetch_with(&client, &step)?;
         step("building the index");
         let built = crate::instance::build(&inputs, client.base(), &Default::default())?;
+        let _saving = lock(&SAVING);
+        if this.is_cancelled() {
+            return Err("cancelled".into());
+        }
         save_cache(&url, &built.index, built.sdl.as_deref())?;
         Ok::<_, String>(built)
     });
@@ -495,12 +619,20 @@ async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>) {
         tokio::select! {
             Some(step) = steps.recv() => {
                 if let Some(p) = &progress {
-                    p.report(step).await;
+                    p.report_with_message(step, None).await;
                 }
             }
             done = &mut task => break done.unwrap_or_else(|_| Err("the build failed".into())),
         }
     };
+    if run.is_cancelled() {
+        // Stopped while it finished: whatever it got is not installed.
+        if let Some(p) = progress {
+            run.progress.store(false, Ordering::SeqCst);
+            p.finish_with_message("cancelled").await;
+        }
+        return;
+    }
     match built {
         Ok(built) => {
             let summary = summary(&built.index);

@@ -118,6 +118,10 @@ fn service_with(
             transport::METHOD_NOT_FOUND_METHOD,
             Backend::method_not_found,
         )
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            Backend::work_done_progress_cancel,
+        )
         .custom_method(debug::PANIC_METHOD, Backend::debug_panic)
         .custom_method(debug::DOCUMENT_METHOD, Backend::debug_document)
         .custom_method(transport::INVALID_REQUEST_METHOD, Backend::invalid_request)
@@ -338,6 +342,12 @@ pub struct DocView {
 }
 
 impl Backend {
+    /// `window/workDoneProgress/cancel` (not in tower-lsp-server's trait): the user stopped a
+    /// cancellable progress; only the instance build has one.
+    pub async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        instance::cancel_progress(self, params).await;
+    }
+
     /// The current state of an open document; `None` when it is not open.
     pub fn view(&self, uri: &Uri) -> Option<DocView> {
         let mut docs = lock(&self.state.docs);
