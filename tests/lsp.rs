@@ -981,3 +981,167 @@ async fn the_sentence_above_a_fence_makes_it_a_call_or_a_lesson() {
     let again = c.diagnostics(uri, 3).await;
     assert_eq!(codes(&again), codes(&first));
 }
+
+/// `s` as a JSON string's inside; with `ascii`, every non-ASCII character as `\uXXXX` (UTF-16
+/// escapes, a surrogate pair for astral ones), as `json.dump` writes by default.
+fn json_inside(s: &str, ascii: bool) -> String {
+    let mut out = String::new();
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if ascii && !c.is_ascii() => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Byte offset of LSP position (`line`, UTF-16 `character`) in `text`.
+fn byte_at(text: &str, line: u64, character: u64) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line as usize)
+        .map(str::len)
+        .sum();
+    let mut units = 0;
+    for (i, ch) in text[start..].char_indices() {
+        if units >= character as usize {
+            return start + i;
+        }
+        units += ch.len_utf16();
+    }
+    text.len()
+}
+
+/// Completion in a notebook cell whose JSON string holds escapes before the cursor on the
+/// same line (`\"`, `\\n`, `\u00e9`, surrogate pairs, `\t`, `\\\\`): each case of
+/// `tests/fixtures/notebook/completion-escapes.jsonl`, in a cell written as one string or as a
+/// list of lines, with non-ASCII escaped or not. Every item's edit is on the cursor's line and
+/// covers the cursor (UTF-16 units of the notebook's own text), and applying the expected item
+/// gives a valid notebook whose cell reads as the case's `after`.
+#[tokio::test]
+async fn notebook_completion_edits_cover_the_cursor_inside_json_escapes() {
+    let cases = std::fs::read_to_string(fixture("../notebook/completion-escapes.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = TestClient::start().await;
+    let head = "import pynetbox\nnb = pynetbox.api('https://x')\n";
+    let mut version = 0;
+    let mut tried = 0;
+    for case in cases.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Value = serde_json::from_str(case).unwrap();
+        let line = case["line"].as_str().unwrap();
+        // `shift`: bytes to move the cursor in the JSON text (into an escape); `none`: no
+        // completion is expected there.
+        let shift = case["shift"].as_i64().unwrap_or(0);
+        let none = case["none"].as_bool().unwrap_or(false);
+        let (before_cursor, after_cursor) = line.split_once('‸').unwrap();
+        for (ascii, as_lines) in [(true, true), (true, false), (false, true), (false, false)] {
+            if !ascii && case["ascii_only"] == true {
+                continue;
+            }
+            let source = format!("{head}{before_cursor}{after_cursor}\n");
+            // The cell's JSON, and the cursor's byte offset in it.
+            let (json_source, cursor_in_source) = if as_lines {
+                let lines: Vec<String> = source
+                    .split_inclusive('\n')
+                    .map(|l| format!("\"{}\"", json_inside(l, ascii)))
+                    .collect();
+                let last = lines.len() - 1;
+                let at = json_inside(before_cursor, ascii).len() + 1;
+                let joined_before: usize = lines[..last]
+                    .iter()
+                    .map(|l| l.len() + ",\n    ".len())
+                    .sum();
+                (
+                    format!("[\n    {}\n   ]", lines.join(",\n    ")),
+                    6 + joined_before + at,
+                )
+            } else {
+                let at = json_inside(&format!("{head}{before_cursor}"), ascii).len() + 1;
+                (format!("\"{}\"", json_inside(&source, ascii)), at)
+            };
+            let prefix = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"metadata\": {},\n   \"outputs\": [],\n   \"source\": ";
+            let text = format!(
+                "{prefix}{json_source}\n  }}\n ],\n \"metadata\": {{\"kernelspec\": {{\"language\": \"python\", \"name\": \"python3\"}}}},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}}\n"
+            );
+            serde_json::from_str::<Value>(&text).expect("the notebook is JSON");
+            let cursor = (prefix.len() + cursor_in_source).saturating_add_signed(shift as isize);
+            let cursor_line = text[..cursor].matches('\n').count() as u64;
+            let line_start = text[..cursor].rfind('\n').map_or(0, |i| i + 1);
+            let cursor_char: usize = text[line_start..cursor].chars().map(char::len_utf16).sum();
+            version += 1;
+            let uri = file_uri(&dir.path().join(format!("c{version}.ipynb")));
+            c.open(&uri, "jupyter", 1, &text).await;
+            let r = c
+                .call(
+                    "textDocument/completion",
+                    json!({"textDocument": {"uri": uri},
+                           "position": {"line": cursor_line, "character": cursor_char}}),
+                )
+                .await;
+            let items = r.as_array().cloned().unwrap_or_default();
+            let what = format!("{} (ascii {ascii}, lines {as_lines})", case["why"]);
+            tried += 1;
+            if none {
+                assert!(items.is_empty(), "{what}: {items:?}");
+                continue;
+            }
+            assert!(!items.is_empty(), "{what}: no completion");
+            let (label, after) = (
+                case["label"].as_str().unwrap(),
+                case["after"].as_str().unwrap(),
+            );
+            for item in &items {
+                let range = &item["textEdit"]["range"];
+                let (s, e) = (&range["start"], &range["end"]);
+                assert!(
+                    s["line"] == cursor_line
+                        && e["line"] == cursor_line
+                        && s["character"].as_u64().unwrap() <= cursor_char as u64
+                        && e["character"].as_u64().unwrap() >= cursor_char as u64,
+                    "{what}: {item} does not cover the cursor at {cursor_line}:{cursor_char}"
+                );
+            }
+            let item = items
+                .iter()
+                .find(|i| i["label"] == label)
+                .unwrap_or_else(|| panic!("{what}: no {label} in {items:?}"));
+            let edit = &item["textEdit"];
+            let range = &edit["range"];
+            let at = |p: &Value| {
+                byte_at(
+                    &text,
+                    p["line"].as_u64().unwrap(),
+                    p["character"].as_u64().unwrap(),
+                )
+            };
+            let mut edited = text.clone();
+            edited.replace_range(
+                at(&range["start"])..at(&range["end"]),
+                edit["newText"].as_str().unwrap(),
+            );
+            let nb: Value = serde_json::from_str(&edited)
+                .unwrap_or_else(|e| panic!("{what}: not JSON after the edit ({e}): {edited}"));
+            let cell = &nb["cells"][0]["source"];
+            let cell = match cell.as_array() {
+                Some(lines) => lines.iter().map(|l| l.as_str().unwrap()).collect(),
+                None => cell.as_str().unwrap().to_string(),
+            };
+            assert_eq!(cell, format!("{head}{after}\n"), "{what}");
+            c.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            )
+            .await;
+        }
+    }
+    assert_eq!(tried, 34);
+}

@@ -7,7 +7,7 @@ use super::context::{self, Context, Expect, Quote};
 use super::position::{Encoding, Snapshot};
 use super::request::{self, Request};
 use super::{graphql_site, Backend};
-use crate::extract::GraphqlDoc;
+use crate::extract::{GraphqlDoc, HostKind};
 use crate::graphql::{GqlCompletionKind, NetboxSchema};
 use crate::index::{FilterIndex, Parameter};
 use std::collections::BTreeSet;
@@ -24,6 +24,7 @@ pub async fn handle(
         return Ok(None);
     };
     let (_, loaded) = backend.knowledge_of(&req.view).await;
+    let req_kind = req.view.kind;
     let items = request::run(backend, "completion", move || {
         let (snap, kind, enc) = (&req.view.snap, req.view.kind, req.enc);
         let offset = req.offset(pos.position);
@@ -40,7 +41,22 @@ pub async fn handle(
         (!items.is_empty()).then_some(items)
     })
     .await;
+    let mut items = items;
+    if req_kind == HostKind::Notebook {
+        // Every completion in a notebook lands inside a cell's JSON string.
+        items.iter_mut().flatten().for_each(escape_for_json_string);
+    }
     Ok(items.map(CompletionResponse::Array))
+}
+
+/// `item`'s edit text written as the inside of a JSON string (`"` → `\"`, `\` → `\\`,
+/// control characters as escapes; other characters as they are), for a notebook cell, whose
+/// text is a JSON string in the `.ipynb` file.
+pub fn escape_for_json_string(item: &mut CompletionItem) {
+    if let Some(CompletionTextEdit::Edit(edit)) = &mut item.text_edit {
+        let quoted = serde_json::Value::String(std::mem::take(&mut edit.new_text)).to_string();
+        edit.new_text = quoted[1..quoted.len() - 1].to_string();
+    }
 }
 
 /// Completion items for `ctx` from `index`.

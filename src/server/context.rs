@@ -96,12 +96,13 @@ pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
         return None;
     }
     let unit = crate::extract::unit::at(text, kind, offset)?;
-    let c = in_unit(&unit)?;
-    // A completion that would insert quotes is not offered in a notebook cell (they would need
-    // escaping inside the JSON string).
-    if unit.in_json_string && c.quote == Quote::Needed {
+    // In a notebook cell the completion's text is escaped for the JSON string by the handler
+    // (`completion::escape_for_json_string`), quotes included; a cursor inside an escape
+    // (`\|"`, `\u00|e9`) has no place to insert at.
+    if unit.in_json_string && inside_json_escape(text.as_bytes(), offset) {
         return None;
     }
+    let c = in_unit(&unit)?;
     let mut prefix = unit.map.range_to_host(c.prefix.clone());
     if prefix.start > offset {
         // An empty prefix at the start of a line of a code block in a list item or block quote:
@@ -110,6 +111,27 @@ pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
         prefix = offset..offset;
     }
     Some(Context { prefix, ..c })
+}
+
+/// True when byte `offset` of JSON text `b` falls inside a string escape: just after its
+/// backslash (an odd run of backslashes before it), or within the hex digits of `\uXXXX`.
+fn inside_json_escape(b: &[u8], offset: usize) -> bool {
+    let odd_run = |end: usize| b[..end].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+    if offset > b.len() {
+        return false;
+    }
+    if odd_run(offset) {
+        return true;
+    }
+    (2..=5).any(|k| {
+        offset >= k && {
+            let s = offset - k;
+            b[s] == b'\\'
+                && b[s + 1] == b'u'
+                && !odd_run(s)
+                && b[s + 2..offset].iter().all(u8::is_ascii_hexdigit)
+        }
+    })
 }
 
 /// The context at the unit's offset, in the unit's text. Calls are probed in Python, JSON and
