@@ -1145,3 +1145,34 @@ async fn notebook_completion_edits_cover_the_cursor_inside_json_escapes() {
     }
     assert_eq!(tried, 34);
 }
+
+/// A document above the editor's size limit (a generated `.py` of 2.1 MiB): the part before
+/// the limit is checked (its misspelled filter is reported), the rest is not (the misspelled
+/// filter after it is not), and a `not-checked` diagnostic at its first line names the size
+/// and the part checked.
+#[tokio::test]
+async fn a_document_above_the_editor_limit_is_checked_in_part_and_says_so() {
+    let limit = netbox_lsp::server::diagnostics::EDITOR_MAX_BYTES;
+    let call = |n: usize| format!("nb.dcim.devices.filter(nmae=\"d{n}\")\n");
+    let mut text = String::from("import pynetbox\nnb = pynetbox.api('https://x')\n");
+    text += &call(1);
+    while text.len() < limit + 100_000 {
+        text += "# padding of a generated file, one comment line after another\n";
+    }
+    text += &call(2);
+    let mut c = TestClient::start().await;
+    let uri = "file:///tmp/big/calls.py";
+    c.open(uri, "python", 1, &text).await;
+    let diags = c.diagnostics(uri, 1).await;
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["not-checked", "unknown-filter"], "{diags:?}");
+    let msg = diags[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains(&format!("{} bytes", text.len()))
+            && msg.contains("first")
+            && msg.contains("netbox-lsp check"),
+        "{msg}"
+    );
+    assert_eq!(diags[0]["range"]["start"]["line"], 0);
+    assert_eq!(diags[1]["range"]["start"]["line"], 2);
+}

@@ -129,6 +129,55 @@ async fn upgrade_knowledge(
     newer.then_some(next)
 }
 
+/// Largest part of a document the server analyses (bytes). A 25 MB generated skill file took
+/// 33 s to its diagnostics and 2.5 GB of memory (246,000 diagnostics), a 25 MB `.py` of tool
+/// calls 40 s and 3.5 GB; 2 MiB of either comes within about 3 s and 350 MB on a busy 2-core
+/// machine (`scripts/lsp-large.py`). Real skill files and scripts are far below it; `check`
+/// reads a file in full up to [`analysis::structural_limit`].
+pub const EDITOR_MAX_BYTES: usize = 2 * 1024 * 1024;
+
+/// Where the analysed part of `text` ends (a byte offset): `text.len()` up to
+/// [`EDITOR_MAX_BYTES`], else the start of the last line before the limit that begins at column
+/// 0 (a top-level statement or Markdown block, so no call is cut in two), or the last line
+/// start. JSON, notebooks and GraphQL are never cut (a prefix would not parse).
+pub fn editor_part(text: &str, kind: HostKind) -> usize {
+    if text.len() <= EDITOR_MAX_BYTES
+        || matches!(
+            kind,
+            HostKind::Json | HostKind::Notebook | HostKind::Graphql
+        )
+    {
+        return text.len();
+    }
+    let head = &text.as_bytes()[..EDITOR_MAX_BYTES];
+    let top_level = head
+        .windows(2)
+        .rposition(|w| w[0] == b'\n' && !w[1].is_ascii_whitespace())
+        .map(|i| i + 1);
+    top_level
+        .or_else(|| head.iter().rposition(|&b| b == b'\n').map(|i| i + 1))
+        .unwrap_or(0)
+}
+
+/// The `not-checked` finding (at the document's start) for a document whose analysis stopped at
+/// byte `part` of `len`.
+fn partly_checked(text: &str, part: usize) -> Finding {
+    let line = text[..part].bytes().filter(|&b| b == b'\n').count();
+    Finding::new(
+        0..0,
+        "not-checked",
+        Severity::Error,
+        format!(
+            "This document is {:.1} MB ({} bytes): the editor checks only its first {} lines ({} bytes, up to {} MiB); the rest is not checked. Run `netbox-lsp check` on the file to check all of it, or split it.",
+            text.len() as f64 / 1e6,
+            text.len(),
+            line,
+            part,
+            EDITOR_MAX_BYTES >> 20
+        ),
+    )
+}
+
 /// Analyses `text` under a panic guard with the readings of the document's settings, reusing
 /// the document's `units` cache; the test hook can make it panic once. A cache busy with
 /// another analysis of the same document is not waited for (a throwaway one is used), and one
@@ -165,7 +214,12 @@ pub fn analyze_guarded(
             readings,
             ..loaded.knowledge.clone()
         };
-        analysis::analyze_report(text, kind, &knowledge, Some(cache))
+        let part = editor_part(text, kind);
+        let mut report = analysis::analyze_report(&text[..part], kind, &knowledge, Some(cache));
+        if part < text.len() {
+            report.findings.insert(0, partly_checked(text, part));
+        }
+        report
     })
 }
 
@@ -202,7 +256,7 @@ async fn run(backend: &Backend, uri: Uri) {
             if let Some(next) = next {
                 let changes = guarded(|| {
                     crate::upgrade::compare_with(
-                        &snap.text,
+                        &snap.text[..editor_part(&snap.text, kind)],
                         kind,
                         &report.findings,
                         &loaded.knowledge,
@@ -332,5 +386,37 @@ pub fn severity(s: Severity) -> DiagnosticSeverity {
         Severity::Warning => DiagnosticSeverity::WARNING,
         Severity::Information => DiagnosticSeverity::INFORMATION,
         Severity::Hint => DiagnosticSeverity::HINT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Up to the limit a document is analysed whole; above it the part ends at the start of a
+    /// top-level line at or before the limit (never inside an indented continuation), and JSON
+    /// is never cut.
+    #[test]
+    fn the_part_ends_at_a_top_level_line() {
+        assert_eq!(editor_part("x = 1\n", HostKind::Python), 6);
+        let call = "nb.dcim.devices.filter(\n    name=\"a\",\n    status=\"active\",\n)\n";
+        let text = call.repeat(EDITOR_MAX_BYTES / call.len() + 100);
+        let part = editor_part(&text, HostKind::Python);
+        assert!(part <= EDITOR_MAX_BYTES && part > EDITOR_MAX_BYTES - call.len());
+        assert!(
+            text[part..].starts_with("nb.dcim"),
+            "{}",
+            &text[part..part + 20]
+        );
+        assert_eq!(editor_part(&text, HostKind::Json), text.len());
+        let f = partly_checked(&text, part);
+        assert!(
+            f.message.contains(&format!("{} bytes", text.len())),
+            "{}",
+            f.message
+        );
+        // One line longer than the limit: nothing but what the URL scan of nothing finds.
+        let long = "x".repeat(EDITOR_MAX_BYTES + 10);
+        assert_eq!(editor_part(&long, HostKind::Markdown), 0);
     }
 }
