@@ -496,13 +496,37 @@ struct How<'a, 'k> {
 /// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
 fn check_file(input: &Input, how: &How, sites: &mut Sites, notes: &mut Vec<String>) -> FileResult {
     let shown = display_path(&input.path);
-    // A named pipe or device named on the command line would block or never end.
-    let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = read_regular(&input.path, &shown)?;
+    check_bytes(&shown, bytes, input.kind, how, sites, notes)
+}
+
+/// The bytes of the regular file at `path` (shown as `shown`); errors are one-line messages
+/// naming the file. A named pipe or device named on the command line would block or never
+/// end: it is refused as not a regular file.
+pub(super) fn read_regular(path: &Path, shown: &str) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{shown}: not a regular file"));
     }
-    let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
-    check_bytes(&shown, bytes, input.kind, how, sites, notes)
+    std::fs::read(path).map_err(|e| format!("{shown}: {e}"))
+}
+
+/// The text `check` reads from the bytes of `shown` ([`decode`]): `None` for a binary file,
+/// with a note for it and for invalid UTF-8 (whose bytes are replaced by U+FFFD) in `notes`.
+pub(super) fn text_noting(shown: &str, bytes: &[u8], notes: &mut Vec<String>) -> Option<String> {
+    match decode(bytes) {
+        Decoded::Binary => {
+            notes.push(format!("{shown}: binary file skipped"));
+            None
+        }
+        Decoded::Lossy(text) => {
+            notes.push(format!(
+                "{shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
+            ));
+            Some(text)
+        }
+        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => Some(text),
+    }
 }
 
 /// Analyses the bytes of one file (or of standard input) shown as `shown`; see [`check_file`].
@@ -514,18 +538,8 @@ fn check_bytes(
     sites: &mut Sites,
     notes: &mut Vec<String>,
 ) -> FileResult {
-    let text = match decode(&bytes) {
-        Decoded::Binary => {
-            notes.push(format!("{shown}: binary file skipped"));
-            return Ok(None);
-        }
-        Decoded::Lossy(text) => {
-            notes.push(format!(
-                "{shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
-            ));
-            text
-        }
-        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => text,
+    let Some(text) = text_noting(shown, &bytes, notes) else {
+        return Ok(None);
     };
     drop(bytes);
     // A byte-order mark stays in the text: the JSON and SARIF positions count it as LSP does
