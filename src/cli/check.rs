@@ -106,6 +106,9 @@ pub fn run(args: &CheckArgs) -> i32 {
     // --fix/--diff first, one file after another (each write is checked against what was read);
     // the check below then reads the fixed files.
     let mut fixes = FixOutput::default();
+    if args.fix {
+        super::interrupt::install();
+    }
     if args.fix || args.diff {
         for input in &inputs {
             fix_file(input, &knowledge, &overrides, args.fix, &mut fixes);
@@ -255,18 +258,12 @@ fn fix_file(
     out: &mut FixOutput,
 ) {
     let shown = display_path(&input.path);
-    let Ok(meta) = std::fs::metadata(&input.path) else {
-        return;
-    };
-    if !meta.is_file() {
+    // A FIFO or device would block when opened.
+    if !std::fs::metadata(&input.path).is_ok_and(|m| m.is_file()) {
         return;
     }
-    let Ok(bytes) = std::fs::read(&input.path) else {
+    let Ok(read) = super::fix::ReadAt::read(&input.path) else {
         return;
-    };
-    let read = super::fix::ReadAt {
-        modified: meta.modified().ok(),
-        bytes,
     };
     let text = match decode(&read.bytes) {
         Decoded::Utf8(text) => text,
