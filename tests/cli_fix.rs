@@ -519,3 +519,63 @@ fn fix_never_overwrites_a_concurrent_edit() {
     // Both outcomes occur, or the test shows nothing about the window between them.
     assert!(fixed > 0 && refused > 0, "{fixed} fixed, {refused} refused");
 }
+
+/// Issue 23 §4: an interrupted `--fix` leaves no temporary file behind. `check --fix` runs over
+/// 3,000 fixable files; as soon as the first is fixed it gets SIGINT (SIGTERM in the second
+/// run). It ends with 128 + the signal, no `.netbox-lsp-fix-*` file is left, and every file is
+/// either as it was or wholly fixed.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_fix_leaves_no_temporary_file() {
+    const FILES: usize = 3000;
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let dir = tempfile::tempdir().unwrap();
+        let text = |i: usize| format!("Call `/api/dcim/devices/?device_role_id={i}` now.\n");
+        for i in 0..FILES {
+            std::fs::write(dir.path().join(format!("s{i:04}.md")), text(i)).unwrap();
+        }
+        let mut child = Command::new(BIN)
+            .args(["check", "--fix", "."])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait (bounded) until the first file is fixed, then interrupt.
+        let first = dir.path().join("s0000.md");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while std::fs::read_to_string(&first).unwrap() == text(0) {
+            assert!(std::time::Instant::now() < deadline, "no file fixed");
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "ended before any file was fixed"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "SIG{signal}: {stderr}");
+        assert!(stderr.contains("interrupted"), "{stderr}");
+        let mut fixed = 0;
+        for e in std::fs::read_dir(dir.path()).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            assert!(!name.starts_with(".netbox-lsp-fix-"), "left behind: {name}");
+            let i: usize = name[1..5].parse().unwrap();
+            let now = std::fs::read_to_string(e.path()).unwrap();
+            if now != text(i) {
+                assert_eq!(now, text(i).replace("device_role_id", "role_id"), "{name}");
+                fixed += 1;
+            }
+        }
+        assert!(
+            fixed > 0 && fixed < FILES,
+            "SIG{signal}: {fixed} of {FILES} fixed"
+        );
+    }
+}

@@ -337,7 +337,7 @@ fn put_back(
             .is_some_and(|(a, b)| file_id(&a) == file_id(&b));
     if untouched {
         back.persist(target).map_err(|e| WriteError::Io(e.error))?;
-            return Err(WriteError::ChangedOnDisk);
+        return Err(WriteError::ChangedOnDisk);
     }
     let (_, kept) = back.keep().map_err(|e| WriteError::Io(e.error))?;
     Err(WriteError::WrittenTwice { kept })
