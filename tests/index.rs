@@ -1170,17 +1170,15 @@ fn index_build_refuses_a_million_paths_and_names_the_limit() {
     }
     doc.push_str("}}");
     std::fs::write(tmp.path().join("million.json"), &doc).unwrap();
-    let (code, _, err) = run(
-        &[
-            "index",
-            "build",
-            "--openapi",
-            "million.json",
-            "-o",
-            "out.gz",
-        ],
-        tmp.path(),
-    );
+    let build = |args: &[&str]| {
+        let all: Vec<&str> = ["index", "build", "--openapi"]
+            .iter()
+            .chain(args)
+            .copied()
+            .collect();
+        run(&all, tmp.path())
+    };
+    let (code, _, err) = build(&["million.json", "-o", "out.gz"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("holds more than 1200000 JSON items")
@@ -1197,49 +1195,13 @@ fn index_build_refuses_a_million_paths_and_names_the_limit() {
     // The flag raises the limit (and lowers it, to show it is the one applied).
     let mini = manifest().join("tests/fixtures/openapi/mini.json");
     let mini = mini.to_str().unwrap();
-    let (code, _, err) = run(
-        &[
-            "index",
-            "build",
-            "--openapi",
-            mini,
-            "--max-json-items",
-            "10",
-            "-o",
-            "a.gz",
-        ],
-        tmp.path(),
-    );
+    let (code, _, err) = build(&[mini, "--max-json-items", "10", "-o", "a.gz"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("more than 10 JSON items"), "{err}");
-    let (code, _, err) = run(
-        &[
-            "index",
-            "build",
-            "--openapi",
-            mini,
-            "--max-json-items",
-            "100000",
-            "-o",
-            "b.gz",
-        ],
-        tmp.path(),
-    );
+    let (code, _, err) = build(&[mini, "--max-json-items", "100000", "-o", "b.gz"]);
     assert_eq!(code, 0, "{err}");
     // The size limit: a plain file larger than it is refused without being read whole.
-    let (code, _, err) = run(
-        &[
-            "index",
-            "build",
-            "--openapi",
-            "million.json",
-            "--max-document-mib",
-            "1",
-            "-o",
-            "c.gz",
-        ],
-        tmp.path(),
-    );
+    let (code, _, err) = build(&["million.json", "--max-document-mib", "1", "-o", "c.gz"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("larger than 1 MiB once uncompressed") && err.contains("--max-document-mib N"),
