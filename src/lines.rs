@@ -177,9 +177,48 @@ fn memchr_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// Byte offset of the first place in `line` outside a quoted string where `opens(bytes, i)`
+/// holds (a comment opener, say), by a quote-parity scan of the one line: `"` and `'` open and
+/// close strings, `\` escapes the next byte inside one, and `'` after an ASCII letter or digit
+/// is an apostrophe (`don't`), not a quote. Used by the suppression comments
+/// ([`crate::suppress`]) and the comment cues of the intent readers.
+pub fn outside_quotes(line: &str, opens: impl Fn(&[u8], usize) -> bool) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(_) if c == b'\\' => i += 1,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => {
+                if opens(b, i) {
+                    return Some(i);
+                }
+                let apostrophe = c == b'\'' && i > 0 && b[i - 1].is_ascii_alphanumeric();
+                if c == b'"' || (c == b'\'' && !apostrophe) {
+                    quote = Some(c);
+                }
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outside_quotes_skips_strings_and_apostrophes() {
+        let hash = |line: &str| outside_quotes(line, |b, i| b[i] == b'#');
+        assert_eq!(hash(r#"x = "a # b" # c"#), Some(12));
+        assert_eq!(hash(r#"x = 'a \' # b' # c"#), Some(15));
+        assert_eq!(hash("don't # x"), Some(6));
+        assert_eq!(hash("'# quoted"), None);
+    }
 
     #[test]
     fn utf16_columns_after_non_ascii() {

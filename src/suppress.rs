@@ -50,36 +50,17 @@ pub fn parse_line(line: &str) -> Option<Suppression> {
 }
 
 /// True when `before` holds a comment opener (`#`, `//`, `<!--`) outside a quoted string, so
-/// that `x = "# netbox-lsp: ignore"` is no suppression. A quote-parity scan of the one line:
-/// `'` after a letter or digit is an apostrophe (`don't`), not a quote.
+/// that `x = "# netbox-lsp: ignore"` is no suppression ([`crate::lines::outside_quotes`]).
 fn opens_comment(before: &str) -> bool {
     // Markdown prose has no strings: an HTML comment there opens wherever it stands.
     if before.contains("<!--") {
         return true;
     }
-    let b = before.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(_) if c == b'\\' => i += 1,
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => {
-                let rest = &b[i..];
-                if c == b'#' || rest.starts_with(b"//") || rest.starts_with(b"<!--") {
-                    return true;
-                }
-                let apostrophe = c == b'\'' && i > 0 && b[i - 1].is_ascii_alphanumeric();
-                if c == b'"' || c == b'\'' && !apostrophe {
-                    quote = Some(c);
-                }
-            }
-        }
-        i += 1;
-    }
-    false
+    crate::lines::outside_quotes(before, |b, i| {
+        let rest = &b[i..];
+        rest[0] == b'#' || rest.starts_with(b"//") || rest.starts_with(b"<!--")
+    })
+    .is_some()
 }
 
 /// True when `line` holds nothing but a comment (after Markdown `>` and list prefixes).

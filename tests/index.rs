@@ -368,6 +368,7 @@ fn info_version_forms() {
             doc,
             &BuildOptions {
                 netbox_version: Some(v.into()),
+                ..BuildOptions::default()
             },
         )
     };
@@ -1147,5 +1148,63 @@ fn index_build_refuses_non_netbox_documents_and_stamps_versions() {
     assert!(
         out.contains("skill.md:3:") && !out.contains("skill.md:2:"),
         "{out}"
+    );
+}
+
+/// Issue 23 §2/§4: a local OpenAPI file gets the shape limit of a server's answer. A generated
+/// document of a million paths (51 MB of text; it took 1.96 GB and 17 s to build without the
+/// limit) is refused before it is parsed, with an error naming the limit and the flag that
+/// raises it; the flag lets a document through, and the size limit is named as well.
+#[test]
+fn index_build_refuses_a_million_paths_and_names_the_limit() {
+    use std::fmt::Write as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut doc = String::from(r#"{"openapi":"3.0.3","info":{"version":"4.6.8"},"paths":{"#);
+    for i in 0..1_000_000 {
+        let sep = if i == 0 { "" } else { "," };
+        write!(
+            doc,
+            r#"{sep}"/api/dcim/x{i}/":{{"get":{{"parameters":[]}}}}"#
+        )
+        .unwrap();
+    }
+    doc.push_str("}}");
+    std::fs::write(tmp.path().join("million.json"), &doc).unwrap();
+    let build = |args: &[&str]| {
+        let all: Vec<&str> = ["index", "build", "--openapi"]
+            .iter()
+            .chain(args)
+            .copied()
+            .collect();
+        run(&all, tmp.path())
+    };
+    let (code, _, err) = build(&["million.json", "-o", "out.gz"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("holds more than 1200000 JSON items")
+            && err.contains("raise the limit with --max-json-items N"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("out.gz").exists());
+    // The library says the same, before parsing anything.
+    assert_eq!(
+        build_with_options(doc.as_bytes(), &BuildOptions::default()).unwrap_err(),
+        BuildError::TooManyItems(1_200_000)
+    );
+
+    // The flag raises the limit (and lowers it, to show it is the one applied).
+    let mini = manifest().join("tests/fixtures/openapi/mini.json");
+    let mini = mini.to_str().unwrap();
+    let (code, _, err) = build(&[mini, "--max-json-items", "10", "-o", "a.gz"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than 10 JSON items"), "{err}");
+    let (code, _, err) = build(&[mini, "--max-json-items", "100000", "-o", "b.gz"]);
+    assert_eq!(code, 0, "{err}");
+    // The size limit: a plain file larger than it is refused without being read whole.
+    let (code, _, err) = build(&["million.json", "--max-document-mib", "1", "-o", "c.gz"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("larger than 1 MiB once uncompressed") && err.contains("--max-document-mib N"),
+        "{err}"
     );
 }

@@ -106,6 +106,9 @@ pub fn run(args: &CheckArgs) -> i32 {
     // --fix/--diff first, one file after another (each write is checked against what was read);
     // the check below then reads the fixed files.
     let mut fixes = FixOutput::default();
+    if args.fix {
+        super::interrupt::install();
+    }
     if args.fix || args.diff {
         for input in &inputs {
             fix_file(input, &knowledge, &overrides, args.fix, &mut fixes);
@@ -133,18 +136,29 @@ pub fn run(args: &CheckArgs) -> i32 {
         );
         (r, notes, sites)
     });
-    // Files are read and checked on all cores; their results (and notes) are taken in path
-    // order, so the output is the same as one file after another.
-    let results: Vec<(FileResult, Vec<String>, Sites)> = inputs
-        .par_iter()
-        .map(|input| {
-            let mut notes = Vec::new();
-            let mut sites = Sites::default();
-            let r = check_file(input, &how, &mut sites, &mut notes);
-            (r, notes, sites)
-        })
-        .collect();
-    for (result, notes, sites) in from_stdin.into_iter().chain(results) {
+    // `--live` sends the findings of the whole run and `--diff` prints only the diff: both
+    // take every finding first. Otherwise they are written as each batch of files is checked.
+    let stdout = std::io::stdout();
+    let mut sink = if args.diff || args.live.live {
+        None
+    } else {
+        let head = if args.format == Format::Text {
+            std::mem::take(&mut fixes.changed)
+        } else {
+            String::new()
+        };
+        match output::stream::Sink::new(args.format, std::io::BufWriter::new(stdout.lock()), &head)
+        {
+            Ok(s) => Some(s),
+            Err(e) => return write_failed(&e),
+        }
+    };
+    let tally;
+    let mut take = |result: FileResult,
+                    notes: Vec<String>,
+                    sites: Sites,
+                    sink: &mut Option<output::stream::Sink<_>>|
+     -> std::io::Result<()> {
         for note in notes {
             eprintln!("netbox-lsp: note: {note}");
         }
@@ -152,13 +166,42 @@ pub fn run(args: &CheckArgs) -> i32 {
         match result {
             Ok(Some((found, held))) => {
                 checked += 1;
-                located.extend(found);
-                skipped.extend(held);
+                match sink {
+                    Some(sink) => sink.add(found, held)?,
+                    None => {
+                        located.extend(found);
+                        skipped.extend(held);
+                    }
+                }
             }
             Ok(None) => {}
             Err(e) => {
                 eprintln!("netbox-lsp: error: {e}");
                 io_failed = true;
+            }
+        }
+        Ok(())
+    };
+    if let Some((r, notes, sites)) = from_stdin {
+        if let Err(e) = take(r, notes, sites, &mut sink) {
+            return write_failed(&e);
+        }
+    }
+    // Files are read and checked on all cores, a batch at a time; their results (and notes)
+    // are taken in path order, so the output is the same as one file after another.
+    for batch in inputs.chunks(BATCH) {
+        let results: Vec<(FileResult, Vec<String>, Sites)> = batch
+            .par_iter()
+            .map(|input| {
+                let mut notes = Vec::new();
+                let mut sites = Sites::default();
+                let r = check_file(input, &how, &mut sites, &mut notes);
+                (r, notes, sites)
+            })
+            .collect();
+        for (r, notes, sites) in results {
+            if let Err(e) = take(r, notes, sites, &mut sink) {
+                return write_failed(&e);
             }
         }
     }
@@ -175,34 +218,42 @@ pub fn run(args: &CheckArgs) -> i32 {
         eprintln!("netbox-lsp: note: --url is used only with --live; nothing was sent");
     }
 
-    let rendered = if args.diff {
-        // Only the diff on stdout, so that it can be piped to `git apply`.
-        std::mem::take(&mut fixes.diff)
-    } else {
-        let findings = match args.format {
-            Format::Text => {
-                output::text::render(&located) + &output::text::render_skipped(&skipped)
-            }
-            Format::Json => output::json::render(&located, &skipped),
-            Format::Sarif => output::sarif::render(&located, found_sites.not_checked, &skipped),
-        };
-        if args.format == Format::Text {
-            // What --fix changed, then what is left.
-            std::mem::take(&mut fixes.changed) + &findings
-        } else {
+    if let Some(sink) = sink {
+        if args.format != Format::Text {
             eprint!("{}", fixes.changed);
-            findings
         }
-    };
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(rendered.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("netbox-lsp: error: writing the output: {e}");
+        match sink.finish(found_sites.not_checked) {
+            Ok((_, t)) => tally = t,
+            Err(e) => return write_failed(&e),
         }
-        return 2;
+    } else {
+        let rendered = if args.diff {
+            // Only the diff on stdout, so that it can be piped to `git apply`.
+            std::mem::take(&mut fixes.diff)
+        } else {
+            let findings = match args.format {
+                Format::Text => {
+                    output::text::render(&located) + &output::text::render_skipped(&skipped)
+                }
+                Format::Json => output::json::render(&located, &skipped),
+                Format::Sarif => output::sarif::render(&located, found_sites.not_checked, &skipped),
+            };
+            if args.format == Format::Text {
+                // What --fix changed, then what is left.
+                std::mem::take(&mut fixes.changed) + &findings
+            } else {
+                eprint!("{}", fixes.changed);
+                findings
+            }
+        };
+        let mut stdout = stdout.lock();
+        if let Err(e) = stdout
+            .write_all(rendered.as_bytes())
+            .and_then(|_| stdout.flush())
+        {
+            return write_failed(&e);
+        }
+        tally = output::tally(&located);
     }
     if args.fix || args.diff {
         let plural =
@@ -217,16 +268,28 @@ pub fn run(args: &CheckArgs) -> i32 {
     }
     eprintln!(
         "{} ({})",
-        output::summary(&located, checked),
+        output::summary_of(tally, checked),
         found_sites.describe()
     );
     if io_failed || fixes.failed {
         2
-    } else if located.iter().any(|f| f.severity == Severity::Error) {
+    } else if tally[Severity::Error as usize] > 0 {
         1
     } else {
         0
     }
+}
+
+/// Files checked at once on all cores before their findings are written: enough to keep the
+/// cores busy, few enough that memory holds one batch's findings, not the run's.
+const BATCH: usize = 512;
+
+/// Exit code 2 after stdout could not be written (a closed pipe says nothing).
+fn write_failed(e: &std::io::Error) -> i32 {
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        eprintln!("netbox-lsp: error: writing the output: {e}");
+    }
+    2
 }
 
 /// What `--fix` / `--diff` produced over the run.
@@ -255,18 +318,12 @@ fn fix_file(
     out: &mut FixOutput,
 ) {
     let shown = display_path(&input.path);
-    let Ok(meta) = std::fs::metadata(&input.path) else {
-        return;
-    };
-    if !meta.is_file() {
+    // A FIFO or device would block when opened.
+    if !std::fs::metadata(&input.path).is_ok_and(|m| m.is_file()) {
         return;
     }
-    let Ok(bytes) = std::fs::read(&input.path) else {
+    let Ok(read) = super::fix::ReadAt::read(&input.path) else {
         return;
-    };
-    let read = super::fix::ReadAt {
-        modified: meta.modified().ok(),
-        bytes,
     };
     let text = match decode(&read.bytes) {
         Decoded::Utf8(text) => text,
@@ -496,13 +553,37 @@ struct How<'a, 'k> {
 /// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
 fn check_file(input: &Input, how: &How, sites: &mut Sites, notes: &mut Vec<String>) -> FileResult {
     let shown = display_path(&input.path);
-    // A named pipe or device named on the command line would block or never end.
-    let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = read_regular(&input.path, &shown)?;
+    check_bytes(&shown, bytes, input.kind, how, sites, notes)
+}
+
+/// The bytes of the regular file at `path` (shown as `shown`); errors are one-line messages
+/// naming the file. A named pipe or device named on the command line would block or never
+/// end: it is refused as not a regular file.
+pub(super) fn read_regular(path: &Path, shown: &str) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{shown}: not a regular file"));
     }
-    let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
-    check_bytes(&shown, bytes, input.kind, how, sites, notes)
+    std::fs::read(path).map_err(|e| format!("{shown}: {e}"))
+}
+
+/// The text `check` reads from the bytes of `shown` ([`decode`]): `None` for a binary file,
+/// with a note for it and for invalid UTF-8 (whose bytes are replaced by U+FFFD) in `notes`.
+pub(super) fn text_noting(shown: &str, bytes: &[u8], notes: &mut Vec<String>) -> Option<String> {
+    match decode(bytes) {
+        Decoded::Binary => {
+            notes.push(format!("{shown}: binary file skipped"));
+            None
+        }
+        Decoded::Lossy(text) => {
+            notes.push(format!(
+                "{shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
+            ));
+            Some(text)
+        }
+        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => Some(text),
+    }
 }
 
 /// Analyses the bytes of one file (or of standard input) shown as `shown`; see [`check_file`].
@@ -514,18 +595,8 @@ fn check_bytes(
     sites: &mut Sites,
     notes: &mut Vec<String>,
 ) -> FileResult {
-    let text = match decode(&bytes) {
-        Decoded::Binary => {
-            notes.push(format!("{shown}: binary file skipped"));
-            return Ok(None);
-        }
-        Decoded::Lossy(text) => {
-            notes.push(format!(
-                "{shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
-            ));
-            text
-        }
-        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => text,
+    let Some(text) = text_noting(shown, &bytes, notes) else {
+        return Ok(None);
     };
     drop(bytes);
     // A byte-order mark stays in the text: the JSON and SARIF positions count it as LSP does

@@ -5,14 +5,14 @@
 //! Fix-all leaves a fix that overlaps one it took for a later round, so the rounds repeat on the
 //! fixed text until none is left (at most [`MAX_ROUNDS`]). A file is written whole or not at
 //! all: the new text goes to a temporary file in the same folder, gets the old file's
-//! permissions, and is renamed over it. A file whose bytes or modification time differ from
-//! what was read at the start is left alone.
+//! permissions, and is renamed over it. A file whose bytes, length, modification time or inode
+//! differ from what was read at the start is left alone ([`write_if_unchanged`]).
 
 use crate::analysis::{analyze, Knowledge};
 use crate::extract::HostKind;
 use crate::finding::Finding;
 use crate::lines::LineIndex;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -125,17 +125,73 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
     out
 }
 
-/// What was read of a file at the start of the run, to tell whether it changed since.
-#[derive(Debug, Clone)]
+/// What was read of a file at the start of the run, to tell whether it changed since: its
+/// bytes and, from the same open file, its modification time, length and (Unix) device and
+/// inode.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadAt {
     pub bytes: Vec<u8>,
     pub modified: Option<SystemTime>,
+    /// Length in bytes when read.
+    pub len: u64,
+    /// `(device, inode)` on Unix; `None` elsewhere.
+    pub id: Option<(u64, u64)>,
+}
+
+impl ReadAt {
+    /// Reads the file at `path` through one open handle (the bytes and the metadata are of the
+    /// same file). The caller checks first that `path` is a regular file: opening a FIFO would
+    /// block.
+    pub fn read(path: &Path) -> std::io::Result<ReadAt> {
+        let mut file = std::fs::File::open(path)?;
+        let meta = file.metadata()?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)?;
+        Ok(ReadAt {
+            bytes,
+            modified: meta.modified().ok(),
+            len: meta.len(),
+            id: file_id(&meta),
+        })
+    }
+
+    /// True when `meta` (and `bytes`, read from the same file) are what was read.
+    fn same(&self, meta: &std::fs::Metadata, bytes: &[u8]) -> bool {
+        meta.is_file()
+            && meta.len() == self.len
+            && meta.modified().ok() == self.modified
+            && (self.id.is_none() || file_id(meta) == self.id)
+            && bytes == self.bytes.as_slice()
+    }
+}
+
+/// `(device, inode)` of a file on Unix.
+fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+/// The whole content of an open file, read from its start.
+fn content(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Why a fixed file was not written.
 #[derive(Debug)]
 pub enum WriteError {
-    /// Its bytes or modification time differ from what was read at the start.
+    /// Its bytes, length, modification time or (Unix) inode differ from what was read at the
+    /// start: it was edited, or replaced, during the run.
     ChangedOnDisk,
     /// The file has other hard links (the count): replacing it would cut them off.
     HardLinks(u64),
@@ -143,6 +199,10 @@ pub enum WriteError {
     Owner,
     /// Reading, writing or renaming failed (the file is as it was).
     Io(std::io::Error),
+    /// An edit landed in the file during the rename itself and was put back, but the file was
+    /// written again before that finished: the path holds the text of that last write; the
+    /// edit that landed during the rename is in `kept`.
+    WrittenTwice { kept: std::path::PathBuf },
 }
 
 impl std::fmt::Display for WriteError {
@@ -158,30 +218,67 @@ impl std::fmt::Display for WriteError {
                 "belongs to another user or group; not fixed (the fixed file could not keep its owner)"
             ),
             WriteError::Io(e) => write!(f, "not fixed: {e}"),
+            WriteError::WrittenTwice { kept } => write!(
+                f,
+                "written by another program twice while it was being fixed; not fixed: an edit made during the fix is kept in {}",
+                kept.display()
+            ),
         }
     }
 }
 
+/// A temporary file beside `target` holding `bytes`, synced, with the mode and owner of
+/// `meta` (the file it replaces).
+fn temp_like(
+    dir: &Path,
+    bytes: &[u8],
+    meta: &std::fs::Metadata,
+) -> Result<tempfile::NamedTempFile, WriteError> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(WriteError::Io)?;
+    tmp.write_all(bytes).map_err(WriteError::Io)?;
+    tmp.as_file().sync_all().map_err(WriteError::Io)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mine = tmp.as_file().metadata().map_err(WriteError::Io)?;
+        if (mine.uid(), mine.gid()) != (meta.uid(), meta.gid())
+            && std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid())).is_err()
+        {
+            return Err(WriteError::Owner);
+        }
+    }
+    tmp.as_file()
+        .set_permissions(meta.permissions())
+        .map_err(WriteError::Io)?;
+    Ok(tmp)
+}
+
+/// Name prefix of the temporary files `--fix` writes beside the files it fixes.
+pub const TEMP_PREFIX: &str = ".netbox-lsp-fix-";
+
 /// Replaces the file at `path` with `new` when it still holds what `read` saw: the text goes to
 /// a temporary file in the same folder (of the symlink's target, so a link stays a link), which
 /// gets the old file's permissions and owner and is renamed over it, so a reader sees the old
-/// file or the new one, never a part. The file is compared with `read` again just before the
-/// rename (after the slow write and sync), so an edit made during the run is not overwritten
-/// (a writer racing the rename itself, a window of microseconds, is not excluded). A file
-/// with other hard links, or whose owner the new file cannot take, is left alone.
+/// file or the new one, never a part. A file with other hard links, or whose owner the new
+/// file cannot take, is left alone.
+///
+/// An edit made during the run is never overwritten, as far as a rename allows: the file is
+/// held open from the first check on; just before the rename its path must still name that
+/// file (an editor that saves by renaming gives a new inode) and its length, modification time
+/// and bytes must be those read; else [`WriteError::ChangedOnDisk`]. An edit that lands in the
+/// microseconds between that last look and the rename goes to the replaced file, which is
+/// still open: it is looked at once more after the rename, and if it changed, its text is put
+/// back at the path (the fix is not applied) and the error is `ChangedOnDisk` too.
 pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), WriteError> {
     let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
-    let unchanged = || -> Result<std::fs::Metadata, WriteError> {
-        let meta = std::fs::metadata(&target).map_err(WriteError::Io)?;
-        if !meta.is_file() || meta.modified().ok() != read.modified {
-            return Err(WriteError::ChangedOnDisk);
-        }
-        if std::fs::read(&target).map_err(WriteError::Io)? != read.bytes {
-            return Err(WriteError::ChangedOnDisk);
-        }
-        Ok(meta)
-    };
-    let meta = unchanged()?;
+    let mut held = std::fs::File::open(&target).map_err(WriteError::Io)?;
+    let meta = held.metadata().map_err(WriteError::Io)?;
+    if !read.same(&meta, &content(&mut held).map_err(WriteError::Io)?) {
+        return Err(WriteError::ChangedOnDisk);
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -197,26 +294,53 @@ pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), W
         .open(&target)
         .map_err(WriteError::Io)?;
     let dir = target.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".netbox-lsp-fix-")
-        .tempfile_in(dir)
-        .map_err(WriteError::Io)?;
-    tmp.write_all(new.as_bytes()).map_err(WriteError::Io)?;
-    tmp.as_file().sync_all().map_err(WriteError::Io)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let mine = tmp.as_file().metadata().map_err(WriteError::Io)?;
-        if (mine.uid(), mine.gid()) != (meta.uid(), meta.gid())
-            && std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid())).is_err()
-        {
-            return Err(WriteError::Owner);
-        }
+    // From here on a temporary file exists: an interrupt waits until it is renamed or removed.
+    let _writing = super::interrupt::writing();
+    let tmp = temp_like(dir, new.as_bytes(), &meta)?;
+    // The last look, as close to the rename as it can be: the path still names the held file,
+    // which still holds what was read.
+    let unchanged = |held: &mut std::fs::File| -> Result<bool, WriteError> {
+        let at_path = std::fs::symlink_metadata(&target).map_err(WriteError::Io)?;
+        let now = held.metadata().map_err(WriteError::Io)?;
+        Ok((read.id.is_none() || file_id(&at_path) == read.id)
+            && read.same(&now, &content(held).map_err(WriteError::Io)?))
+    };
+    if !unchanged(&mut held)? {
+        return Err(WriteError::ChangedOnDisk);
     }
-    std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(WriteError::Io)?;
-    unchanged()?;
-    tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
-    Ok(())
+    let placed = tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+    // An edit that landed between the last look and the rename went to the replaced file.
+    let now = held.metadata().map_err(WriteError::Io)?;
+    let late = content(&mut held).map_err(WriteError::Io)?;
+    if read.same(&now, &late) {
+        return Ok(());
+    }
+    put_back(&target, dir, &late, &meta, placed, new.as_bytes())
+}
+
+/// Puts `late` (the replaced file's text, edited during the rename) back at `target`, unless
+/// the fixed file placed there (`placed`, holding `fixed`) was itself written since: then the
+/// late edit is kept beside it and [`WriteError::WrittenTwice`] names it.
+fn put_back(
+    target: &Path,
+    dir: &Path,
+    late: &[u8],
+    meta: &std::fs::Metadata,
+    mut placed: std::fs::File,
+    fixed: &[u8],
+) -> Result<(), WriteError> {
+    let back = temp_like(dir, late, meta)?;
+    let untouched = content(&mut placed).is_ok_and(|b| b == fixed)
+        && std::fs::symlink_metadata(target)
+            .ok()
+            .zip(placed.metadata().ok())
+            .is_some_and(|(a, b)| file_id(&a) == file_id(&b));
+    if untouched {
+        back.persist(target).map_err(|e| WriteError::Io(e.error))?;
+        return Err(WriteError::ChangedOnDisk);
+    }
+    let (_, kept) = back.keep().map_err(|e| WriteError::Io(e.error))?;
+    Err(WriteError::WrittenTwice { kept })
 }
 
 #[cfg(test)]
@@ -224,10 +348,7 @@ mod tests {
     use super::*;
 
     fn read_at(path: &Path) -> ReadAt {
-        ReadAt {
-            bytes: std::fs::read(path).unwrap(),
-            modified: std::fs::metadata(path).unwrap().modified().ok(),
-        }
+        ReadAt::read(path).unwrap()
     }
 
     #[test]

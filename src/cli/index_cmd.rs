@@ -21,6 +21,15 @@ pub struct BuildArgs {
     /// `info.version` is missing or not a version.
     #[arg(long)]
     pub netbox_version: Option<String>,
+    /// Most JSON items (`{ [ , :` outside strings) a local OpenAPI document may hold (default
+    /// 1,200,000; NetBox 4.7.3's holds 497,601): counted before parsing, so a hostile file
+    /// cannot fill the memory. Raise it for a larger real document.
+    #[arg(long, value_name = "N", conflicts_with = "url")]
+    pub max_json_items: Option<usize>,
+    /// Most MiB a local OpenAPI document may have once uncompressed (default 64; NetBox
+    /// 4.7.3's is 14.6 MB).
+    #[arg(long, value_name = "N", conflicts_with = "url")]
+    pub max_document_mib: Option<u64>,
     /// The live NetBox to build from (`--url`, token, TLS, timeout): fetches /api/status/,
     /// /api/schema/, /graphql/ and the custom fields; writes the index and the GraphQL schema
     /// beside it.
@@ -35,6 +44,17 @@ pub struct BuildArgs {
     /// `/api/extras/custom-field-choice-sets/` answer saved as a file (choice values).
     #[arg(long, value_name = "FILE", conflicts_with = "url")]
     pub choice_sets: Option<PathBuf>,
+}
+
+impl BuildArgs {
+    /// The [`BuildOptions`] these arguments give.
+    pub fn build_options(&self) -> BuildOptions {
+        BuildOptions {
+            netbox_version: self.netbox_version.clone(),
+            max_document_bytes: self.max_document_mib.map(|m| m.saturating_mul(1 << 20)),
+            max_json_items: self.max_json_items,
+        }
+    }
 }
 
 /// How to reach a live NetBox: the options of `index build --url`, shared by `check --live` so
@@ -94,9 +114,7 @@ pub fn build(args: &BuildArgs) -> i32 {
     let mut code = 0;
     let mut version = None;
     if let Some(openapi) = &args.openapi {
-        let options = BuildOptions {
-            netbox_version: args.netbox_version.clone(),
-        };
+        let options = args.build_options();
         match build_rest(openapi, args.output.as_deref(), &options) {
             Ok(v) => version = Some(v),
             Err(c) => code = c,
@@ -190,7 +208,17 @@ fn build_rest(
     output: Option<&Path>,
     options: &BuildOptions,
 ) -> Result<String, i32> {
-    let bytes = match std::fs::read(openapi) {
+    // Read up to one byte past the size limit: a compressed file is smaller than that, and a
+    // larger plain one is refused without being read whole.
+    let cap = options
+        .max_document_bytes
+        .unwrap_or(crate::index::build::MAX_DOCUMENT_BYTES)
+        .saturating_add(1);
+    let read = std::fs::File::open(openapi).and_then(|f| {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, cap), &mut b).map(|_| b)
+    });
+    let bytes = match read {
         Ok(b) => b,
         Err(e) => {
             eprintln!(

@@ -5,7 +5,6 @@
 use super::index_cmd::{
     describe, print_out, schema_path_beside, write_output, BuildArgs, InstanceArgs,
 };
-use crate::index::build::BuildOptions;
 use crate::index::load::write_index;
 use crate::instance::http::{Client, Options};
 use crate::instance::token::Token;
@@ -78,9 +77,7 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 fn run(args: &BuildArgs) -> Result<(), String> {
-    let options = BuildOptions {
-        netbox_version: args.netbox_version.clone(),
-    };
+    let options = args.build_options();
     let (inputs, url) = match &args.instance.url {
         Some(url) => {
             let client = client(&args.instance, url, BUILD_TIMEOUT, true)?;

@@ -5,6 +5,7 @@ pub mod check;
 pub mod fix;
 pub mod index_cmd;
 pub mod instance_build;
+pub mod interrupt;
 pub mod knowledge;
 pub mod live;
 pub mod output;

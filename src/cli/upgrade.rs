@@ -5,7 +5,7 @@
 //! `check`, then a summary per file and per kind on stderr. Exit code: 1 if any finding is an
 //! error (something breaks), 2 on usage or I/O errors, 0 otherwise.
 
-use super::check::{apply_overrides, decode, display_path, Decoded};
+use super::check::{apply_overrides, display_path, read_regular, text_noting};
 use super::knowledge::knowledge_for;
 use super::output::{self, Located};
 use super::walk::{self, Input};
@@ -174,23 +174,9 @@ fn check_file(
     notes: &mut Vec<String>,
 ) -> FileChanges {
     let shown = display_path(&input.path);
-    let meta = std::fs::metadata(&input.path).map_err(|e| format!("{shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{shown}: not a regular file"));
-    }
-    let bytes = std::fs::read(&input.path).map_err(|e| format!("{shown}: {e}"))?;
-    let text = match decode(&bytes) {
-        Decoded::Binary => {
-            notes.push(format!("{shown}: binary file skipped"));
-            return Ok(None);
-        }
-        Decoded::Lossy(text) => {
-            notes.push(format!(
-                "{shown}: not valid UTF-8; invalid bytes were replaced by U+FFFD"
-            ));
-            text
-        }
-        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => text,
+    let bytes = read_regular(&input.path, &shown)?;
+    let Some(text) = text_noting(&shown, &bytes, notes) else {
+        return Ok(None);
     };
     let changes: Vec<Change> = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         upgrade::compare(&text, input.kind, current, next)

@@ -17,8 +17,16 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::Read;
 
-/// Largest uncompressed document accepted (bytes). NetBox 4.6 is about 13 MB.
-const MAX_DOCUMENT_BYTES: u64 = 512 * 1024 * 1024;
+/// Largest uncompressed document accepted by default (bytes), as for an answer of a live
+/// NetBox ([`crate::instance::limits::MAX_ANSWER_BYTES`]): the largest real one, NetBox 4.7.3's,
+/// is 14,598,122 bytes. Raised with [`BuildOptions::max_document_bytes`].
+pub const MAX_DOCUMENT_BYTES: u64 = crate::instance::limits::MAX_ANSWER_BYTES;
+
+/// Most JSON items (separators `{ [ , :` outside strings) a document may hold by default, as
+/// for an answer ([`crate::instance::limits::MAX_JSON_SEPARATORS`], 1,200,000): NetBox 4.7.3's
+/// holds 497,601 and builds in about 100 MB; a million tiny paths (51 MB of text) took 1.96 GB
+/// and 17 s to build before this limit. Raised with [`BuildOptions::max_json_items`].
+pub const MAX_JSON_ITEMS: usize = crate::instance::limits::MAX_JSON_SEPARATORS;
 
 /// Endpoints whose object type cannot be derived from the path or the response name, keyed by
 /// endpoint key (facts: `netbox-facts.md` §1.2 and §B.3). `extras/object-types` served
@@ -41,6 +49,8 @@ pub enum BuildError {
     BadGzip(String),
     /// The uncompressed document is larger than the accepted maximum (bytes).
     TooLarge(u64),
+    /// The document holds more JSON items than the accepted maximum (the maximum).
+    TooManyItems(usize),
     /// Not JSON (serde_json's message, with line and column).
     NotJson(String),
     /// JSON, but not an OpenAPI document (what is missing).
@@ -60,9 +70,15 @@ impl fmt::Display for BuildError {
                 write!(f, "the gzip file is truncated (download or copy it again)")
             }
             BuildError::BadGzip(e) => write!(f, "the gzip file is corrupt: {e}"),
-            BuildError::TooLarge(max) => {
-                write!(f, "the OpenAPI document is larger than {max} bytes")
-            }
+            BuildError::TooLarge(max) => write!(
+                f,
+                "the OpenAPI document is larger than {} MiB once uncompressed (NetBox 4.7.3's is 14.6 MB); netbox-lsp stops there rather than fill the memory; for a larger real document, raise the limit with --max-document-mib N",
+                max >> 20
+            ),
+            BuildError::TooManyItems(max) => write!(
+                f,
+                "the OpenAPI document holds more than {max} JSON items ({{ [ , : outside strings; NetBox 4.7.3's holds 497,601); netbox-lsp stops there rather than fill the memory (about 200 bytes per item); for a larger real document, raise the limit with --max-json-items N"
+            ),
             BuildError::NotJson(e) => write!(f, "the OpenAPI document is not JSON: {e}"),
             BuildError::NotOpenApi(what) => write!(f, "not an OpenAPI document: {what}"),
             BuildError::NoListEndpoints { skipped } => {
@@ -110,6 +126,10 @@ pub struct BuildOptions {
     /// NetBox version to stamp instead of `info.version` (`index build --netbox-version`);
     /// must be `X.Y` or `X.Y.Z`.
     pub netbox_version: Option<String>,
+    /// Most uncompressed bytes (default [`MAX_DOCUMENT_BYTES`]).
+    pub max_document_bytes: Option<u64>,
+    /// Most JSON items, counted before anything is parsed (default [`MAX_JSON_ITEMS`]).
+    pub max_json_items: Option<usize>,
 }
 
 /// Builds the index from an OpenAPI document, JSON or gzip-compressed JSON (detected by the magic
@@ -132,9 +152,19 @@ pub fn build_with_options(
     bytes: &[u8],
     options: &BuildOptions,
 ) -> Result<(FilterIndex, BuildReport), BuildError> {
-    let raw = decompress(bytes)?;
+    let max_bytes = options.max_document_bytes.unwrap_or(MAX_DOCUMENT_BYTES);
+    let raw = decompress(bytes, max_bytes)?;
+    if raw.len() as u64 > max_bytes {
+        return Err(BuildError::TooLarge(max_bytes));
+    }
     // A UTF-8 byte-order mark (some editors add one) is not JSON; skip it.
     let text = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&raw);
+    // The shape first, in one pass over the bytes: a parsed value costs about 200 bytes per
+    // item, a million tiny paths 2 GB.
+    let max_items = options.max_json_items.unwrap_or(MAX_JSON_ITEMS);
+    if crate::instance::limits::json_separators(text, max_items) > max_items {
+        return Err(BuildError::TooManyItems(max_items));
+    }
     let doc: Value =
         serde_json::from_slice(text).map_err(|e| BuildError::NotJson(e.to_string()))?;
     let root = doc
@@ -294,16 +324,14 @@ fn leading_version(v: &str) -> Option<&str> {
 }
 
 /// Uncompresses gzip input (by magic bytes); passes anything else through.
-fn decompress(bytes: &[u8]) -> Result<Vec<u8>, BuildError> {
+fn decompress(bytes: &[u8], max: u64) -> Result<Vec<u8>, BuildError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return Ok(bytes.to_vec());
     }
     let mut out = Vec::new();
-    let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(MAX_DOCUMENT_BYTES + 1);
+    let mut dec = flate2::read::MultiGzDecoder::new(bytes).take(max.saturating_add(1));
     match dec.read_to_end(&mut out) {
-        Ok(_) if out.len() as u64 > MAX_DOCUMENT_BYTES => {
-            Err(BuildError::TooLarge(MAX_DOCUMENT_BYTES))
-        }
+        Ok(_) if out.len() as u64 > max => Err(BuildError::TooLarge(max)),
         Ok(_) => Ok(out),
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(BuildError::TruncatedGzip),
         Err(e) => Err(BuildError::BadGzip(e.to_string())),

@@ -57,7 +57,7 @@ pub fn too_large() -> String {
 /// over the bytes without building anything (a million tiny paths cost 3.6 GB once parsed and
 /// built, in 29 MB of text). Text that is not JSON passes (its parser says what is wrong).
 pub fn check_json_shape(text: &[u8]) -> Result<(), String> {
-    if json_separators(text) > MAX_JSON_SEPARATORS {
+    if json_separators(text, MAX_JSON_SEPARATORS) > MAX_JSON_SEPARATORS {
         return Err(format!(
             "the answer holds more than {MAX_JSON_SEPARATORS} JSON items (NetBox 4.6.8's OpenAPI document holds 449,843); netbox-lsp stops there rather than fill the memory"
         ));
@@ -65,9 +65,10 @@ pub fn check_json_shape(text: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// `{`, `[`, `,` and `:` outside strings in `text`, counted up to one past
-/// [`MAX_JSON_SEPARATORS`].
-fn json_separators(text: &[u8]) -> usize {
+/// `{`, `[`, `,` and `:` outside strings in `text` (about two per JSON value), counted in one
+/// pass without building anything, up to one past `max`: the shape limit of an OpenAPI answer
+/// and of a local OpenAPI file (`index build --openapi`).
+pub fn json_separators(text: &[u8], max: usize) -> usize {
     let (mut n, mut in_string, mut escaped) = (0usize, false, false);
     for &b in text {
         if in_string {
@@ -81,7 +82,7 @@ fn json_separators(text: &[u8]) -> usize {
             in_string = true;
         } else if matches!(b, b'{' | b'[' | b',' | b':') {
             n += 1;
-            if n > MAX_JSON_SEPARATORS {
+            if n > max {
                 break;
             }
         }
@@ -95,7 +96,8 @@ mod tests {
 
     #[test]
     fn separators_outside_strings_only() {
-        assert_eq!(json_separators(br#"{"a:b,{[": [1, {"c": "\",:"}]}"#), 6);
+        assert_eq!(json_separators(br#"{"a:b,{[": [1, {"c": "\",:"}]}"#, 10), 6);
+        assert_eq!(json_separators(b"[1,2,3,4]", 2), 3);
         assert!(check_json_shape(b"[]").is_ok());
         let wide = format!("[{}]", "0,".repeat(MAX_JSON_SEPARATORS));
         assert!(check_json_shape(wide.as_bytes())

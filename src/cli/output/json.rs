@@ -48,16 +48,14 @@ pub fn skipped(s: &Skipped) -> Value {
 }
 
 /// The whole output: a pretty-printed array (the findings, then with `--explain` the sites not
-/// checked) and a final newline.
+/// checked) and a final newline; the same bytes as [`super::stream::Sink`] writes.
 pub fn render(findings: &[Located], not_checked: &[Skipped]) -> String {
-    let arr = Value::Array(
-        findings
-            .iter()
-            .map(finding)
-            .chain(not_checked.iter().map(skipped))
-            .collect(),
-    );
-    let mut s = serde_json::to_string_pretty(&arr).unwrap_or_else(|_| "[]".to_string());
-    s.push('\n');
-    s
+    let mut sink = super::stream::Sink::new(crate::cli::Format::Json, Vec::new(), "")
+        .expect("writing to memory");
+    sink.add(findings.to_vec(), not_checked.to_vec())
+        .expect("writing to memory");
+    let (out, _) = sink
+        .finish(crate::extract::intent::Counts::default())
+        .expect("writing to memory");
+    String::from_utf8(out).unwrap_or_default()
 }

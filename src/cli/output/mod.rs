@@ -2,6 +2,7 @@
 
 pub mod json;
 pub mod sarif;
+pub mod stream;
 pub mod text;
 
 use crate::extract::intent::{NotChecked, ReadAs};
@@ -106,7 +107,11 @@ pub fn tally(findings: &[Located]) -> [usize; 4] {
 /// `2 errors, 1 warning in 5 files`, plus `, 1 information` and `, 3 hints` when there are
 /// such findings.
 pub fn summary(findings: &[Located], files: usize) -> String {
-    let [e, w, i, h] = tally(findings);
+    summary_of(tally(findings), files)
+}
+
+/// [`summary`] of counts by severity ([`tally`]).
+pub fn summary_of([e, w, i, h]: [usize; 4], files: usize) -> String {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut s = format!(

@@ -98,10 +98,89 @@ fn repository() -> Option<&'static str> {
     (!repo.is_empty()).then_some(repo.trim_end_matches('/'))
 }
 
-/// The whole SARIF log, pretty-printed, with a final newline. `counts`: the sites not checked
-/// per reading, written as the run's `properties.notChecked` when there are any; `skipped`
-/// (`--explain`): each as a result of `kind` `notApplicable`, `level` `none`.
-pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> String {
+/// The rule of the results `--explain` adds for the sites not checked.
+fn skipped_rule() -> Rule {
+    Rule {
+        code: SKIPPED,
+        title: "Not checked: read as a wrong example, release history, a Django query or another product's call",
+        help: "netbox-lsp reads the text around each call: a call the text marks as a wrong example, release history, a Django queryset lookup or another product's call is not checked (docs/diagnostics.md#calls-that-are-not-checked).",
+    }
+}
+
+/// Rules in the catalogue: the first index after them is that of a code it lacks.
+pub const CODES_LEN: usize = CODES.len();
+
+/// The `ruleIndex` of `code`: its place in the catalogue, else after it in the order `extra`
+/// (codes the catalogue lacks, in order of first occurrence; `code` is added when new).
+pub fn rule_index(code: &'static str, extra: &mut Vec<&'static str>) -> usize {
+    if let Some(i) = CODES.iter().position(|c| c.code == code) {
+        return i;
+    }
+    let i = extra.iter().position(|c| *c == code).unwrap_or_else(|| {
+        extra.push(code);
+        extra.len() - 1
+    });
+    CODES.len() + i
+}
+
+/// One finding as a SARIF result, its rule at `index`.
+pub fn result(f: &Located, index: usize) -> Value {
+    let artifact = json!({"uri": uri(&f.path)});
+    let mut result = json!({
+        "ruleId": f.code,
+        "ruleIndex": index,
+        "level": level(f.severity),
+        "message": {"text": f.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": artifact,
+                "region": region(&f.span),
+            }
+        }],
+    });
+    if !f.fixes.is_empty() {
+        result["fixes"] = Value::Array(
+            f.fixes
+                .iter()
+                .map(|fix| {
+                    json!({
+                        "description": {"text": fix.title},
+                        "artifactChanges": [{
+                            "artifactLocation": artifact,
+                            "replacements": fix.edits.iter().map(|e| json!({
+                                "deletedRegion": region(&e.span),
+                                "insertedContent": {"text": e.new_text},
+                            })).collect::<Vec<_>>(),
+                        }],
+                    })
+                })
+                .collect(),
+        );
+    }
+    result
+}
+
+/// One site not checked (`--explain`) as a SARIF result of the skipped rule at `index`.
+pub fn skipped_result(s: &Skipped, index: usize) -> Value {
+    json!({
+        "ruleId": SKIPPED,
+        "ruleIndex": index,
+        "kind": "notApplicable",
+        "level": "none",
+        "message": {"text": s.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri(&s.path)},
+                "region": region(&s.span),
+            }
+        }],
+        "properties": {"readAs": s.read_as.name()},
+    })
+}
+
+/// The SARIF log around `results`: the rules are the catalogue's, then `extra` (codes it
+/// lacks), then the skipped rule when `skipped` (its index is the last).
+pub fn log(extra: &[&'static str], skipped: bool, counts: Counts, results: Vec<Value>) -> Value {
     let mut rules: Vec<Rule> = CODES
         .iter()
         .map(|c| Rule {
@@ -110,81 +189,14 @@ pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> Stri
             help: c.help,
         })
         .collect();
-    for f in findings {
-        if !rules.iter().any(|r| r.code == f.code) {
-            rules.push(Rule {
-                code: f.code,
-                title: f.code,
-                help: "See docs/diagnostics.md.",
-            });
-        }
+    rules.extend(extra.iter().map(|code| Rule {
+        code,
+        title: code,
+        help: "See docs/diagnostics.md.",
+    }));
+    if skipped {
+        rules.push(skipped_rule());
     }
-    let results: Vec<Value> = findings
-        .iter()
-        .map(|f| {
-            let index = rules.iter().position(|r| r.code == f.code).unwrap_or(0);
-            let artifact = json!({"uri": uri(&f.path)});
-            let mut result = json!({
-                "ruleId": f.code,
-                "ruleIndex": index,
-                "level": level(f.severity),
-                "message": {"text": f.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": artifact,
-                        "region": region(&f.span),
-                    }
-                }],
-            });
-            if !f.fixes.is_empty() {
-                result["fixes"] = Value::Array(
-                    f.fixes
-                        .iter()
-                        .map(|fix| {
-                            json!({
-                                "description": {"text": fix.title},
-                                "artifactChanges": [{
-                                    "artifactLocation": artifact,
-                                    "replacements": fix.edits.iter().map(|e| json!({
-                                        "deletedRegion": region(&e.span),
-                                        "insertedContent": {"text": e.new_text},
-                                    })).collect::<Vec<_>>(),
-                                }],
-                            })
-                        })
-                        .collect(),
-                );
-            }
-            result
-        })
-        .collect();
-    if !skipped.is_empty() {
-        rules.push(Rule {
-            code: SKIPPED,
-            title: "Not checked: read as a wrong example, release history, a Django query or another product's call",
-            help: "netbox-lsp reads the text around each call: a call the text marks as a wrong example, release history, a Django queryset lookup or another product's call is not checked (docs/diagnostics.md#calls-that-are-not-checked).",
-        });
-    }
-    let skipped_index = rules.len().saturating_sub(1);
-    let results: Vec<Value> = results
-        .into_iter()
-        .chain(skipped.iter().map(|s| {
-            json!({
-                "ruleId": SKIPPED,
-                "ruleIndex": skipped_index,
-                "kind": "notApplicable",
-                "level": "none",
-                "message": {"text": s.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri(&s.path)},
-                        "region": region(&s.span),
-                    }
-                }],
-                "properties": {"readAs": s.read_as.name()},
-            })
-        }))
-        .collect();
     let mut driver = Map::new();
     driver.insert("name".into(), json!("netbox-lsp"));
     driver.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
@@ -208,14 +220,24 @@ pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> Stri
             .collect();
         run["properties"] = json!({ "notChecked": by });
     }
-    let log = json!({
+    json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [run],
-    });
-    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
-    s.push('\n');
-    s
+    })
+}
+
+/// The whole SARIF log, pretty-printed, with a final newline. `counts`: the sites not checked
+/// per reading, written as the run's `properties.notChecked` when there are any; `skipped`
+/// (`--explain`): each as a result of `kind` `notApplicable`, `level` `none`. The same bytes
+/// as [`super::stream::Sink`] writes for these findings.
+pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> String {
+    let mut sink = super::stream::Sink::new(crate::cli::Format::Sarif, Vec::new(), "")
+        .expect("writing to memory");
+    sink.add(findings.to_vec(), skipped.to_vec())
+        .expect("writing to memory");
+    let (out, _) = sink.finish(counts).expect("writing to memory");
+    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -119,33 +119,14 @@ fn is_comment(t: &str) -> bool {
     t.starts_with('#') || t.starts_with("//")
 }
 
-/// Byte offset in `line` where a comment starts that is not inside a string: `#` or `//` at
-/// the line start or after a space (`https://` is no comment). A `'` after a letter or digit is
-/// an apostrophe (`don't`), not a quote.
+/// Byte offset in `line` where a comment starts that is not inside a string
+/// ([`crate::lines::outside_quotes`]): `#` or `//` at the line start or after a space
+/// (`https://` is no comment).
 fn trailing(line: &str) -> Option<usize> {
-    let b = line.as_bytes();
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(_) if c == b'\\' => i += 1,
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => {
-                let spaced = i == 0 || b[i - 1].is_ascii_whitespace();
-                if spaced && (c == b'#' || (c == b'/' && b.get(i + 1) == Some(&b'/'))) {
-                    return Some(i);
-                }
-                let apostrophe = c == b'\'' && i > 0 && b[i - 1].is_ascii_alphanumeric();
-                if c == b'"' || (c == b'\'' && !apostrophe) {
-                    quote = Some(c);
-                }
-            }
-        }
-        i += 1;
-    }
-    None
+    crate::lines::outside_quotes(line, |b, i| {
+        let spaced = i == 0 || b[i - 1].is_ascii_whitespace();
+        spaced && (b[i] == b'#' || (b[i] == b'/' && b.get(i + 1) == Some(&b'/')))
+    })
 }
 
 /// Start of the line holding byte `at`.

@@ -1,0 +1,48 @@
+//! Interrupts during `check --fix`: SIGINT, SIGTERM or SIGHUP end the run (exit 128 + the
+//! signal's number, as a shell reports it) without leaving a temporary file behind. A fixed
+//! file is written to a temporary file beside it and renamed over it ([`super::fix`]); while
+//! that is under way ([`writing`]) the interrupt waits (one file's write and sync), so the
+//! temporary file is either renamed or removed before the process exits.
+//!
+//! Unix only (signal-hook); elsewhere the default handling stays.
+
+use std::sync::{Mutex, MutexGuard};
+
+/// Held while a temporary file of `--fix` exists.
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// Marks a write in flight until the guard is dropped: an interrupt that arrives meanwhile
+/// ends the process only after that.
+pub fn writing() -> MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Installs the handler (once per process; later calls do nothing). On a signal it waits for
+/// the write in flight, says on stderr that the run was interrupted and exits. A handler that
+/// cannot be installed leaves the default handling (a note says so).
+pub fn install() {
+    #[cfg(unix)]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+            let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+            {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("netbox-lsp: note: cannot handle interrupts ({e}); an interrupted --fix may leave a temporary file beside a file");
+                    return;
+                }
+            };
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    let _wait = writing();
+                    eprintln!(
+                        "netbox-lsp: interrupted; files fixed so far stay fixed, the others are as they were"
+                    );
+                    std::process::exit(128 + signal);
+                }
+            });
+        });
+    }
+}

@@ -1,0 +1,279 @@
+//! Findings written as they come: `check` hands over each batch of files' findings in path
+//! order and the [`Sink`] writes them out, so its memory holds one batch, not the run
+//! (100,000 files with findings: issue 23 §4). The bytes are those of rendering every finding
+//! at once ([`super::json::render`] and [`super::sarif::render`] are this sink writing to memory).
+//!
+//! - text and JSON go straight to the writer;
+//! - SARIF puts the run's `properties` (the counts of sites not checked, known only at the end)
+//!   before its `results`, so the results are spooled, serialized, to an unnamed temporary file
+//!   (removed by the system however the process ends) and the log is written at the end around
+//!   them.
+//!
+//! With `--explain` the sites not checked come after every finding in JSON and SARIF: they are
+//! held until the end (one small record per site).
+
+use super::{json, sarif, text, Located, Skipped};
+use crate::cli::Format;
+use crate::extract::intent::Counts;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+
+/// Where findings are written as they come; see the module docs.
+pub struct Sink<W: Write> {
+    format: Format,
+    out: W,
+    tally: [usize; 4],
+    skipped: Vec<Skipped>,
+    /// Elements written so far (JSON array elements or SARIF results).
+    written: usize,
+    spool: Option<BufWriter<std::fs::File>>,
+    /// SARIF rules the catalogue lacks, in order of first occurrence.
+    extra_rules: Vec<&'static str>,
+    /// The most findings one [`Sink::add`] was given (a test hook: memory holds one batch).
+    pub most_held: usize,
+}
+
+/// Writes `v` pretty-printed with every line indented by `indent` spaces (its first line too),
+/// as it would stand inside a pretty-printed container; JSON strings hold no raw newline, so
+/// lines are the printer's own.
+fn write_indented(
+    out: &mut impl Write,
+    v: &serde_json::Value,
+    indent: usize,
+) -> std::io::Result<()> {
+    let s = serde_json::to_string_pretty(v).map_err(std::io::Error::other)?;
+    let pad = " ".repeat(indent);
+    for (i, line) in s.split('\n').enumerate() {
+        if i > 0 {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(pad.as_bytes())?;
+        out.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Depth of a SARIF result in the log (`runs[0].results[i]`), in spaces.
+const SARIF_RESULT_INDENT: usize = 8;
+
+impl<W: Write> Sink<W> {
+    /// A sink writing `format` to `out`; text output starts with `head` (what `--fix`
+    /// changed). SARIF opens its spool here (an I/O error if no temporary file can be made).
+    pub fn new(format: Format, mut out: W, head: &str) -> std::io::Result<Sink<W>> {
+        let spool = match format {
+            Format::Sarif => Some(BufWriter::new(tempfile::tempfile()?)),
+            Format::Text => {
+                out.write_all(head.as_bytes())?;
+                None
+            }
+            Format::Json => None,
+        };
+        Ok(Sink {
+            format,
+            out,
+            tally: [0; 4],
+            skipped: Vec::new(),
+            written: 0,
+            spool,
+            extra_rules: Vec::new(),
+            most_held: 0,
+        })
+    }
+
+    /// Writes one batch of findings (files in path order) and holds its sites not checked.
+    pub fn add(&mut self, found: Vec<Located>, skipped: Vec<Skipped>) -> std::io::Result<()> {
+        self.most_held = self.most_held.max(found.len());
+        for f in &found {
+            self.tally[f.severity as usize] += 1;
+        }
+        self.skipped.extend(skipped);
+        match self.format {
+            Format::Text => self.out.write_all(text::render(&found).as_bytes())?,
+            Format::Json => {
+                for f in &found {
+                    self.element(&json::finding(f))?;
+                }
+            }
+            Format::Sarif => {
+                for f in &found {
+                    let index = sarif::rule_index(f.code, &mut self.extra_rules);
+                    let spool = self.spool.as_mut().expect("a SARIF sink has a spool");
+                    spool.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
+                    write_indented(spool, &sarif::result(f, index), SARIF_RESULT_INDENT)?;
+                    self.written += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One element of the JSON array.
+    fn element(&mut self, v: &serde_json::Value) -> std::io::Result<()> {
+        self.out
+            .write_all(if self.written == 0 { b"[\n" } else { b",\n" })?;
+        write_indented(&mut self.out, v, 2)?;
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Writes the sites not checked and the end of the output (SARIF: the whole log, with the
+    /// counts `not_checked`), flushes, and gives back the writer and the findings' counts by
+    /// severity (`[errors, warnings, information, hints]`).
+    pub fn finish(mut self, not_checked: Counts) -> std::io::Result<(W, [usize; 4])> {
+        let skipped = std::mem::take(&mut self.skipped);
+        match self.format {
+            Format::Text => self
+                .out
+                .write_all(text::render_skipped(&skipped).as_bytes())?,
+            Format::Json => {
+                for s in &skipped {
+                    self.element(&json::skipped(s))?;
+                }
+                self.out
+                    .write_all(if self.written == 0 { b"[]\n" } else { b"\n]\n" })?;
+            }
+            Format::Sarif => {
+                let index = sarif::CODES_LEN + self.extra_rules.len();
+                let mut spool = self.spool.take().expect("a SARIF sink has a spool");
+                for s in &skipped {
+                    spool.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
+                    write_indented(
+                        &mut spool,
+                        &sarif::skipped_result(s, index),
+                        SARIF_RESULT_INDENT,
+                    )?;
+                    self.written += 1;
+                }
+                let log = sarif::log(
+                    &self.extra_rules,
+                    !skipped.is_empty(),
+                    not_checked,
+                    Vec::new(),
+                );
+                let mut whole =
+                    serde_json::to_string_pretty(&log).map_err(std::io::Error::other)?;
+                whole.push('\n');
+                // The empty `results` array is the one place the spooled results go; any
+                // other `"results": []` would be inside a string, where quotes are escaped.
+                let at = whole
+                    .find("\"results\": []")
+                    .map(|i| i + "\"results\": [".len())
+                    .ok_or_else(|| std::io::Error::other("SARIF log without results"))?;
+                self.out.write_all(&whole.as_bytes()[..at])?;
+                if self.written > 0 {
+                    let mut file = spool.into_inner().map_err(|e| e.into_error())?;
+                    file.seek(SeekFrom::Start(0))?;
+                    std::io::copy(&mut file, &mut self.out)?;
+                    self.out.write_all(b"\n")?;
+                    self.out
+                        .write_all(" ".repeat(SARIF_RESULT_INDENT - 2).as_bytes())?;
+                }
+                self.out.write_all(&whole.as_bytes()[at..])?;
+            }
+        }
+        self.out.flush()?;
+        Ok((self.out, self.tally))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::HostKind;
+    use crate::lines::LineIndex;
+    use serde_json::Value;
+
+    /// 2,000 generated files with findings (and a site not checked each), in batches of 500:
+    /// each batch is on the writer before the next is given (JSON; text the same way), the
+    /// sink never holds more than one batch, and the bytes equal the whole output rendered at
+    /// once as before streaming (one pretty-printed array; one SARIF log value).
+    #[test]
+    fn writes_each_batch_before_the_next_with_the_same_bytes() {
+        let (k, _) = crate::cli::knowledge::knowledge_for(Some("4.7.3"), None, None).unwrap();
+        let mut all = Vec::new();
+        let mut all_skipped = Vec::new();
+        let mut counts = Counts::default();
+        let mut batches = Vec::new();
+        for b in 0..4 {
+            let mut found = Vec::new();
+            let mut held = Vec::new();
+            for i in 0..500 {
+                let text = format!(
+                    "# Skill {b}.{i}\n\nCall `/api/dcim/devices/?device_role_id={i}&site_id__in=1`.\n\nNever use `/api/dcim/devices/?x=1`.\n"
+                );
+                let report = crate::analysis::analyze_report(&text, HostKind::Markdown, &k, None);
+                counts.add(report.found.not_checked);
+                let lines = LineIndex::new(&text);
+                let path = format!("d/s{b}-{i:03}.md");
+                found.extend(super::super::locate(&path, &text, &lines, report.findings));
+                held.extend(super::super::locate_skipped(
+                    &path,
+                    &text,
+                    &lines,
+                    &report.not_checked,
+                ));
+            }
+            all.extend(found.clone());
+            all_skipped.extend(held.clone());
+            batches.push((found, held));
+        }
+        assert_eq!(all.len(), 4000);
+        assert_eq!(all_skipped.len(), 2000);
+
+        for format in [Format::Text, Format::Json, Format::Sarif] {
+            let mut sink = Sink::new(format, Vec::new(), "").unwrap();
+            let mut sizes = Vec::new();
+            for (found, held) in batches.clone() {
+                sink.add(found, held).unwrap();
+                sizes.push(sink.out.len());
+            }
+            assert_eq!(sink.most_held, 1000, "{format:?}: one batch at a time");
+            if format != Format::Sarif {
+                assert!(
+                    sizes.windows(2).all(|w| w[0] > 0 && w[1] > w[0]),
+                    "{format:?}: each batch is written when given: {sizes:?}"
+                );
+            }
+            let (out, tally) = sink.finish(counts).unwrap();
+            assert_eq!(tally, [4000, 0, 0, 0]);
+            let expected = match format {
+                Format::Text => text::render(&all) + &text::render_skipped(&all_skipped),
+                Format::Json => {
+                    let arr = Value::Array(
+                        all.iter()
+                            .map(json::finding)
+                            .chain(all_skipped.iter().map(json::skipped))
+                            .collect(),
+                    );
+                    serde_json::to_string_pretty(&arr).unwrap() + "\n"
+                }
+                Format::Sarif => {
+                    let mut extra = Vec::new();
+                    let mut results: Vec<Value> = all
+                        .iter()
+                        .map(|f| sarif::result(f, sarif::rule_index(f.code, &mut extra)))
+                        .collect();
+                    let index = sarif::CODES_LEN + extra.len();
+                    results.extend(all_skipped.iter().map(|s| sarif::skipped_result(s, index)));
+                    let log = sarif::log(&extra, true, counts, results);
+                    serde_json::to_string_pretty(&log).unwrap() + "\n"
+                }
+            };
+            assert!(String::from_utf8(out).unwrap() == expected, "{format:?}");
+        }
+        // Nothing at all: the empty forms.
+        let (out, _) = Sink::new(Format::Json, Vec::new(), "")
+            .unwrap()
+            .finish(Counts::default())
+            .unwrap();
+        assert_eq!(out, b"[]\n");
+        let (out, _) = Sink::new(Format::Sarif, Vec::new(), "")
+            .unwrap()
+            .finish(Counts::default())
+            .unwrap();
+        let log = sarif::log(&[], false, Counts::default(), Vec::new());
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string_pretty(&log).unwrap() + "\n"
+        );
+    }
+}
