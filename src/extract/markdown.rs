@@ -216,21 +216,57 @@ impl Code {
                 Code::Shell
             }
             "jinja" | "jinja2" | "j2" => Code::Jinja,
+            // A fence of a query's variables (`{"deviceName": "leaf1"}`), often labelled as
+            // the query is, holds no document.
+            "graphql" | "gql" if is_json_object(body) => Code::Other,
             "graphql" | "gql" => Code::Graphql,
             "" => Code::unlabelled(body),
             _ => Code::Other,
         }
     }
 
-    /// Code without a language: JSON when it starts with `{` or `[`, else Python.
+    /// Code without a language: a GraphQL document when it is one without a syntax error and
+    /// is no JSON (NetBox's own docs write queries in bare fences: `query { site_list(...) }`),
+    /// else JSON when it starts with `{` or `[`, else Python.
     fn unlabelled(body: &str) -> Code {
         let t = body.trim_start();
-        if t.starts_with('{') || t.starts_with('[') {
+        let json_like = t.starts_with('{') || t.starts_with('[');
+        let graphql_like = t.starts_with('{')
+            || ["query", "mutation", "subscription", "fragment"]
+                .iter()
+                .any(|k| {
+                    t.strip_prefix(k)
+                        .is_some_and(|r| r.starts_with([' ', '\t', '\n', '\r', '{', '(']))
+                });
+        if graphql_like && !is_json_object(t) && is_graphql(t) {
+            Code::Graphql
+        } else if json_like {
             Code::Json
         } else {
             Code::Python
         }
     }
+}
+
+/// True when `body` is one JSON object.
+fn is_json_object(body: &str) -> bool {
+    body.trim_start().starts_with('{')
+        && serde_json::from_str::<serde_json::Value>(body).is_ok_and(|v| v.is_object())
+}
+
+/// True when `body` parses as a GraphQL executable document without a syntax error (apollo-parser,
+/// whose recursion limit bounds the work on deep input).
+fn is_graphql(body: &str) -> bool {
+    let cst = apollo_parser::Parser::new(body).parse();
+    cst.errors().len() == 0
+        && cst.document().definitions().all(|d| {
+            matches!(
+                d,
+                apollo_parser::cst::Definition::OperationDefinition(_)
+                    | apollo_parser::cst::Definition::FragmentDefinition(_)
+            )
+        })
+        && cst.document().definitions().next().is_some()
 }
 
 /// The sites of one unit (host ranges). Never panics; an empty fence gives none.

@@ -45,6 +45,10 @@ impl Static {
             | "boolean-value" => Static::Ignored(code),
             "invalid-choice" | "comma-list" | "invalid-value" | "vrf-needs-rd"
             | "slug-expected" | "invalid-regex" => Static::Rejected(code),
+            // Its information (a value that may well be right) is no refusal.
+            "relation-field" if !matches!(severity, Severity::Information | Severity::Hint) => {
+                Static::Rejected(code)
+            }
             _ if matches!(severity, Severity::Information | Severity::Hint) => Static::Honoured,
             _ => Static::Unclear,
         }

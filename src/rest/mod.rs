@@ -19,6 +19,7 @@ mod names;
 mod notes;
 mod nullable;
 mod object_type_value;
+mod relation_field;
 mod renames;
 mod render;
 mod suggest;

@@ -252,6 +252,9 @@ fn check_scalar(
     if let Some(f) = super::object_type_value::check(view, entry, param, &text, r.clone(), syntax) {
         return Some(f);
     }
+    if let Some(f) = super::relation_field::check(view, key, param, &text, r.clone()) {
+        return Some(f);
+    }
     let integers = view.takes_integers(key, param);
     let number = integers || param.kind == ValueKind::Number;
     if number && matches!(v, Value::Str(_)) && text.contains(',') {

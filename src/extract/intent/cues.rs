@@ -248,7 +248,7 @@ fn labels() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
         let mut rows: Vec<(String, Option<Cue>, usize)> = vec![
-            ("to avoid|don't forget|do not forget|never forget|don't miss|never miss|don't skip|if not|not only".into(), None, 0),
+            ("to avoid|don't forget|do not forget|never forget|don't miss|never miss|don't skip|if not|not only|look wrong|looks wrong|seem wrong|seems wrong|go wrong|goes wrong|went wrong|gone wrong|something wrong|anything wrong|what's wrong|what went wrong".into(), None, 0),
             ("❌|✗|✘|🚫|⛔|✖|wrong|wrongly|incorrect|incorrectly|invalid|bad|broken|anti-pattern|anti-patterns|antipattern|antipatterns|unfiltered|unsupported".into(), W, 0),
             ("not correct|not right|not valid|not ok|not good|not like this|not this way|silently ignored|silently ignores|ignored|no effect|not supported|not allowed".into(), W, 0),
             ("returns everything|return everything|does not exist|doesn't exist|do not exist|don't exist|does not work|doesn't work|do not work|don't work|won't work|will not work".into(), W, 0),

@@ -47,9 +47,16 @@ impl Ctx<'_> {
             .clone()
             .unwrap_or_else(|| format!("{{exact: {}}}", self.first_enum_value(en)));
         let version = self.version_phrase();
-        let mut message = format!(
-            "Choice filter `{fname}` takes a lookup object{version} (`{lookup}`) with `{en}` values: write `{fname}: {example}`; a bare value is refused."
-        );
+        let mut message = if new.is_some() {
+            format!(
+                "Choice filter `{fname}` takes a lookup object{version} (`{lookup}`) with `{en}` values: write `{fname}: {example}`; a bare value is refused."
+            )
+        } else {
+            format!(
+                "Choice filter `{fname}` takes a lookup object{version} (`{lookup}`) with `{en}` values, such as `{fname}: {example}`; a bare value is refused, and `{}` is no `{en}` member.",
+                self.src(vr).trim()
+            )
+        };
         if let (Value::Int(i), None) = (v, &new) {
             message = format!(
                 "`{i}` is no value of choice filter `{fname}`{version}: it takes a lookup object (`{lookup}`) of `{en}` members, such as `{fname}: {example}`."
@@ -203,6 +210,21 @@ impl Ctx<'_> {
         let e = self.nb.schema.get_enum(en)?;
         if e.values.contains_key(written) {
             return Some(written.to_string());
+        }
+        // Core enums name members `<PREFIX>_<VALUE>` (`STATUS_ACTIVE`), plugin and some core
+        // ones the bare value (`ACTIVE`, circuits' `StatusBaseFilterLookup` enum): the member
+        // with the same value, when exactly one has it.
+        let value = |m: &str| m.split_once('_').map(|(_, v)| v.to_string());
+        let same: Vec<&Name> = e
+            .values
+            .keys()
+            .filter(|k| {
+                value(written).as_deref() == Some(k.as_str())
+                    || value(k.as_str()).as_deref() == Some(written)
+            })
+            .collect();
+        if same.len() == 1 {
+            return Some(same[0].to_string());
         }
         let candidates = did_you_mean(written, e.values.keys().map(|k| k.as_str()));
         clear_winner(&written.to_ascii_lowercase(), &candidates).then(|| candidates[0].clone())
