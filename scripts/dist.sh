@@ -49,20 +49,21 @@ tools() {
 
 target_add() { rustup target list --installed | grep -qx "$1" || rustup target add "$1" >&2; }
 
-# cargo for the target's linker: `cargo zigbuild`, or cargo with mingw-w64 as the linker.
-cargo_for() {
+# `cargo build` for the target's linker: `cargo zigbuild` (zig links), or cargo with mingw-w64
+# as the linker.
+cargo_build() {
   case "$LINK" in
     zig) tools; cargo zigbuild "$@" ;;
     mingw)
       command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "dist: x86_64-w64-mingw32-gcc missing (apt-get install gcc-mingw-w64-x86-64)" >&2; exit 2; }
-      CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc cargo "$@" ;;
-    cargo) cargo "$@" ;;
+      CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc cargo build "$@" ;;
+    cargo) cargo build "$@" ;;
   esac
 }
 
 target_add "$BIN_TARGET"
 say "binary ($BIN_TARGET, $LINK)"
-cargo_for build --release --locked --target "$BIN_TARGET" --bin netbox-lsp >&2
+cargo_build --release --locked --target "$BIN_TARGET" --bin netbox-lsp >&2
 BIN="$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/$BIN_TARGET/release/netbox-lsp$EXE"
 test -f "$BIN"
 if [ -n "$binary_only" ]; then echo "$BIN"; exit 0; fi
