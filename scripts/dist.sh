@@ -37,17 +37,15 @@ EXE=; case "$BIN_TARGET" in *windows*) EXE=.exe ;; esac
 say() { printf -- '--- dist %s: %s\n' "$PLATFORM" "$*" >&2; }
 
 # Build tools from PyPI (zig, cargo-zigbuild, maturin), once per machine.
-TOOLS=${NETBOX_LSP_DIST_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/netbox-lsp-dist-tools}
-tools() {
-  if [ ! -x "$TOOLS/bin/cargo-zigbuild" ] || [ ! -x "$TOOLS/bin/maturin" ]; then
-    say "build tools from PyPI into $TOOLS"
-    python3 -m venv "$TOOLS"
-    "$TOOLS/bin/pip" install -q --disable-pip-version-check "ziglang>=0.13,<0.18" "cargo-zigbuild>=0.19,<0.25" "maturin>=1.9,<2"
-  fi
-  export PATH="$TOOLS/bin:$PATH"
-}
+tools() { PATH="$(scripts/platform-tools.sh pypi):$PATH"; export PATH; }
 
-target_add() { rustup target list --installed | grep -qx "$1" || rustup target add "$1" >&2; }
+target_add() {
+  rustup target list --installed | grep -qx "$1" && return
+  rustup target add "$1" >&2 || {
+    echo "dist: \`rustup target add $1\` failed (above): $PLATFORM needs that target's standard library from static.rust-lang.org" >&2
+    exit 1
+  }
+}
 
 # `cargo build` for the target's linker: `cargo zigbuild` (zig links), or cargo with mingw-w64
 # as the linker.
@@ -55,7 +53,7 @@ cargo_build() {
   case "$LINK" in
     zig) tools; cargo zigbuild "$@" ;;
     mingw)
-      command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "dist: x86_64-w64-mingw32-gcc missing (apt-get install gcc-mingw-w64-x86-64)" >&2; exit 2; }
+      command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "dist: x86_64-w64-mingw32-gcc missing (scripts/platform-tools.sh windows, or apt-get install gcc-mingw-w64-x86-64)" >&2; exit 2; }
       CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc cargo build "$@" ;;
     cargo) cargo build "$@" ;;
   esac
