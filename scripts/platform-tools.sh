@@ -4,7 +4,7 @@
 #            (default ~/.cache/netbox-lsp-dist-tools; ~470 MB, ~30 s): the Linux builds and
 #            wheels of scripts/dist.sh. Prints the venv's bin folder.
 #   windows  Debian's mingw-w64 (linker and C compiler of x86_64-pc-windows-gnu) and wine
-#            (~180 MB download, ~75 s with the install): scripts/dist.sh win32-x64, windows-ci.sh.
+#            (178 MB download, 1.1 GB installed, ~75 s): scripts/dist.sh win32-x64, windows-ci.sh.
 #   qemu     Debian's qemu-user: PLATFORM=linux-arm64 scripts/static-ci.sh.
 # The apt installs use --no-install-recommends. .ci/run starts `pypi windows` in the background
 # at its start, so the downloads overlap the host build.

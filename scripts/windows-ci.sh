@@ -3,7 +3,7 @@
 # --binary-only win32-x64: Debian's mingw-w64) and runs it under Debian's wine: `--version`,
 # `check examples/` with the host build's findings, paths with backslashes and a drive letter
 # in the text output and in SARIF. Installs mingw-w64 and wine from Debian when missing
-# (scripts/platform-tools.sh windows: ~180 MB, about 75 s).
+# (scripts/platform-tools.sh windows: 178 MB download, about 75 s).
 # Usage: scripts/windows-ci.sh [host-binary]   (default target/release/netbox-lsp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
