@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Release artefacts for one platform: the `netbox-lsp` binary, the VS Code `.vsix` that carries
-# it, and the wheel (the binary and the Python API; not yet for Windows, see its row). Target-agnostic: each platform is one row
+# it, and the wheel (the binary and the Python API). Target-agnostic: each platform is one row
 # of the table below (its Rust target, how the binary is linked, the target of the wheel's
-# Python module and the VS Code platform); adding one (macOS, on a Mac) is one row.
+# Python module and its tag flags); adding one (macOS, on a Mac) is one row.
 #
 # Usage: scripts/dist.sh PLATFORM [OUT]       (OUT default: dist/)
 #        scripts/dist.sh --binary-only PLATFORM (just the binary, printed path; used by CI)
@@ -11,8 +11,10 @@
 # Linux binaries are static (musl, linked by zig through cargo-zigbuild: both from PyPI) and run
 # on any distribution. The wheel's Python module links against glibc 2.17 (zig's stubs:
 # manylinux2014, which pip on RHEL/Rocky 8 and Ubuntu 20.04 accepts). Windows is built with
-# Debian's mingw-w64 (`apt-get install gcc-mingw-w64-x86-64`). Needs `rustup target add` of
-# the platform's targets (done here) and, for the .vsix, Node.js and npm.
+# Debian's mingw-w64 (scripts/platform-tools.sh windows), the wheel's module too: abi3, linked
+# against python3.dll through the import library pyo3 writes (`generate-import-lib`,
+# python/Cargo.toml), so no Windows Python is needed. Needs `rustup target add` of the
+# platform's targets (done here) and, for the .vsix, Node.js and npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -26,9 +28,7 @@ OUT=${2:-$ROOT/dist}
 case "$PLATFORM" in
   linux-x64)    BIN_TARGET=x86_64-unknown-linux-musl;  LINK=zig;   PY_TARGET=x86_64-unknown-linux-gnu;  PY_FLAGS="--zig --compatibility manylinux2014" ;;
   linux-arm64)  BIN_TARGET=aarch64-unknown-linux-musl; LINK=zig;   PY_TARGET=aarch64-unknown-linux-gnu; PY_FLAGS="--zig --compatibility manylinux2014" ;;
-  # The Windows wheel's module would need pyo3's `generate-import-lib` (python3.dll import
-  # library) for mingw: not set up yet, so win32-x64 makes the binary and the .vsix only.
-  win32-x64)    BIN_TARGET=x86_64-pc-windows-gnu;      LINK=mingw; PY_TARGET=;                          PY_FLAGS="" ;;
+  win32-x64)    BIN_TARGET=x86_64-pc-windows-gnu;      LINK=mingw; PY_TARGET=x86_64-pc-windows-gnu;     PY_FLAGS="" ;;
   darwin-arm64) BIN_TARGET=aarch64-apple-darwin;       LINK=cargo; PY_TARGET=aarch64-apple-darwin;      PY_FLAGS="" ;;
   darwin-x64)   BIN_TARGET=x86_64-apple-darwin;        LINK=cargo; PY_TARGET=x86_64-apple-darwin;       PY_FLAGS="" ;;
   *) echo "dist: unknown platform $PLATFORM" >&2; exit 2 ;;
@@ -37,32 +37,35 @@ EXE=; case "$BIN_TARGET" in *windows*) EXE=.exe ;; esac
 say() { printf -- '--- dist %s: %s\n' "$PLATFORM" "$*" >&2; }
 
 # Build tools from PyPI (zig, cargo-zigbuild, maturin), once per machine.
-TOOLS=${NETBOX_LSP_DIST_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/netbox-lsp-dist-tools}
-tools() {
-  if [ ! -x "$TOOLS/bin/cargo-zigbuild" ] || [ ! -x "$TOOLS/bin/maturin" ]; then
-    say "build tools from PyPI into $TOOLS"
-    python3 -m venv "$TOOLS"
-    "$TOOLS/bin/pip" install -q --disable-pip-version-check "ziglang>=0.13,<0.18" "cargo-zigbuild>=0.19,<0.25" "maturin>=1.9,<2"
-  fi
-  export PATH="$TOOLS/bin:$PATH"
+tools() { PATH="$(scripts/platform-tools.sh pypi):$PATH"; export PATH; }
+
+target_add() {
+  rustup target list --installed | grep -qx "$1" && return
+  rustup target add "$1" >&2 || {
+    echo "dist: \`rustup target add $1\` failed (above): $PLATFORM needs that target's standard library from static.rust-lang.org" >&2
+    exit 1
+  }
 }
 
-target_add() { rustup target list --installed | grep -qx "$1" || rustup target add "$1" >&2; }
-
-# cargo for the target's linker: `cargo zigbuild`, or cargo with mingw-w64 as the linker.
-cargo_for() {
+# `cargo build` for the target's linker: `cargo zigbuild` (zig links), or cargo with mingw-w64
+# as the linker.
+cargo_build() {
   case "$LINK" in
     zig) tools; cargo zigbuild "$@" ;;
     mingw)
-      command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "dist: x86_64-w64-mingw32-gcc missing (apt-get install gcc-mingw-w64-x86-64)" >&2; exit 2; }
-      CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc cargo "$@" ;;
-    cargo) cargo "$@" ;;
+      command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "dist: x86_64-w64-mingw32-gcc missing (scripts/platform-tools.sh windows, or apt-get install gcc-mingw-w64-x86-64)" >&2; exit 2; }
+      CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc cargo build "$@" ;;
+    cargo) cargo build "$@" ;;
   esac
 }
 
 target_add "$BIN_TARGET"
 say "binary ($BIN_TARGET, $LINK)"
-cargo_for build --release --locked --target "$BIN_TARGET" --bin netbox-lsp >&2
+# Where the wheel's module has the binary's target (Windows, macOS), `-p netbox-lsp-python`
+# joins the module's dependencies to the feature resolution (only the binary is built), so the
+# wheel below reuses this library build, as the PEP 517 backend's own build does.
+PKGS=(-p netbox-lsp); [ "$PY_TARGET" = "$BIN_TARGET" ] && PKGS+=(-p netbox-lsp-python)
+cargo_build --release --locked --target "$BIN_TARGET" "${PKGS[@]}" --bin netbox-lsp >&2
 BIN="$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/$BIN_TARGET/release/netbox-lsp$EXE"
 test -f "$BIN"
 if [ -n "$binary_only" ]; then echo "$BIN"; exit 0; fi

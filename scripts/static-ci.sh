@@ -19,9 +19,7 @@ say "build ($PLATFORM, musl)"
 BIN=$(scripts/dist.sh --binary-only "$PLATFORM")
 RUN=()
 if [ "$PLATFORM" = linux-arm64 ]; then
-  if ! command -v qemu-aarch64 >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-user >/dev/null
-  fi
+  scripts/platform-tools.sh qemu
   RUN=(qemu-aarch64)
   file "$BIN" | grep -q 'ARM aarch64' || { file "$BIN" >&2; exit 1; }
 fi

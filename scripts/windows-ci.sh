@@ -2,8 +2,8 @@
 # Windows x64 smoke test (issue 22 §3): builds netbox-lsp.exe as releases do (scripts/dist.sh
 # --binary-only win32-x64: Debian's mingw-w64) and runs it under Debian's wine: `--version`,
 # `check examples/` with the host build's findings, paths with backslashes and a drive letter
-# in the text output and in SARIF. Installs gcc-mingw-w64-x86-64 and wine from Debian when
-# missing (~200 MB, about a minute).
+# in the text output and in SARIF. Installs mingw-w64 and wine from Debian when missing
+# (scripts/platform-tools.sh windows: 178 MB download, about 75 s).
 # Usage: scripts/windows-ci.sh [host-binary]   (default target/release/netbox-lsp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,12 +13,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 say() { printf -- '--- %s\n' "$*"; }
 
-if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! command -v wine >/dev/null; then
-  say "apt: gcc-mingw-w64-x86-64 wine wine64"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64 wine wine64 >/dev/null
-fi
+scripts/platform-tools.sh windows
 
 say "build (x86_64-pc-windows-gnu, mingw-w64)"
 EXE=$(scripts/dist.sh --binary-only win32-x64)
@@ -26,10 +21,33 @@ file "$EXE"
 file "$EXE" | grep -q 'PE32+ executable (console) x86-64' || { echo "not a Windows x64 console program"; exit 1; }
 
 export WINEPREFIX="$WORK/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
-w() { wine "$EXE" "$@" 2>"$WORK/wine.err" | tr -d '\r'; return "${PIPESTATUS[0]}"; }
+# Output is compared byte for byte: the program writes \n line ends on Windows too (no CR).
+w() { wine "$EXE" "$@" 2>"$WORK/wine.err"; }
+
+wineboot -i >/dev/null 2>&1 || true
+# Rust's std (1.78+) draws random bytes with ProcessPrng from bcryptprimitives.dll, which Windows
+# has since 10 but Debian 12's wine 8.0 does not (wine 9 does): without it the program does not
+# start (exit 53, "Library bcryptprimitives.dll not found"). A shim of that one function over
+# RtlGenRandom, in the scratch prefix's system32, stands in; nothing of it ships.
+cat > "$WORK/bcryptprimitives.c" <<'C'
+#include <windows.h>
+#include <ntsecapi.h>
+__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
+  while (len) {
+    ULONG n = len > 0x10000000 ? 0x10000000 : (ULONG)len;
+    if (!RtlGenRandom(data, n)) return FALSE;
+    data += n; len -= n;
+  }
+  return TRUE;
+}
+C
+if [ ! -e "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ]; then
+  x86_64-w64-mingw32-gcc -shared -O2 -s -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+    "$WORK/bcryptprimitives.c" -ladvapi32
+  echo "wine $(wine --version 2>/dev/null): ProcessPrng shim in the prefix's system32"
+fi
 
 say "wine: --version"
-wineboot -i >/dev/null 2>&1 || true
 v=$(w --version)
 echo "$v"
 [ "$v" = "$("$HOST" --version)" ] || { echo "version differs from the host build"; exit 1; }
@@ -44,6 +62,19 @@ for fmt in text json; do
   diff "$WORK/want" "$WORK/got" || { echo "$fmt: findings differ under wine"; exit 1; }
   echo "$fmt: identical ($(wc -l < "$WORK/got") lines, exit $got)"
 done
+
+say "wine: exit codes (0 on a clean file, 2 on a missing path), as the host build's"
+for args in "examples/python/mcp_handler.py" "no/such/path"; do
+  set +e
+  "$HOST" check $args > "$WORK/want" 2>/dev/null; want=$?
+  w check $args > "$WORK/got"; got=$?
+  set -e
+  [ "$want" = "$got" ] || { cat "$WORK/wine.err"; echo "check $args: exit $got under wine, host $want"; exit 1; }
+  diff "$WORK/want" "$WORK/got"
+  echo "check $args: exit $got, same output"
+done
+# The OS's own words follow (Windows: "Path not found. (os error 3)"), the path is the user's.
+grep -F "netbox-lsp: error: no/such/path: " "$WORK/wine.err"
 
 say "wine: backslash paths and a drive letter, in text and SARIF"
 set +e
