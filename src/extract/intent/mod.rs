@@ -22,6 +22,7 @@ mod django;
 mod foreign;
 mod history;
 mod lesson;
+mod log;
 
 pub use around::{Around, Outline, Piece};
 
@@ -41,25 +42,29 @@ pub enum ReadAs {
     Django,
     /// A wrong example the text marks as wrong.
     Lesson,
+    /// A request log record (`"GET /api/... HTTP/1.1" 200`): what was sent, not what to send.
+    Log,
 }
 
 impl ReadAs {
     /// Every reading, in the order the site filters are asked.
-    pub const ALL: [ReadAs; 4] = [
+    pub const ALL: [ReadAs; 5] = [
         ReadAs::Foreign,
         ReadAs::History,
         ReadAs::Django,
         ReadAs::Lesson,
+        ReadAs::Log,
     ];
 
     /// The name used by `--explain`, the JSON and SARIF output and `netbox-lsp.toml`'s
-    /// `[skip]` table: `foreign`, `history`, `django`, `lesson`.
+    /// `[skip]` table: `foreign`, `history`, `django`, `lesson`, `log`.
     pub fn name(self) -> &'static str {
         match self {
             ReadAs::Foreign => "foreign",
             ReadAs::History => "history",
             ReadAs::Django => "django",
             ReadAs::Lesson => "lesson",
+            ReadAs::Log => "log",
         }
     }
 
@@ -75,6 +80,7 @@ impl ReadAs {
             ReadAs::History => "release history",
             ReadAs::Django => "a Django query",
             ReadAs::Lesson => "a wrong example",
+            ReadAs::Log => "a request log record",
         }
     }
 
@@ -87,6 +93,7 @@ impl ReadAs {
             ReadAs::History => format!("{n} in release history"),
             ReadAs::Django => format!("{n} Django {}", if one { "query" } else { "queries" }),
             ReadAs::Lesson => format!("{n} {}", if one { "lesson" } else { "lessons" }),
+            ReadAs::Log => format!("{n} in request logs"),
         }
     }
 
@@ -251,11 +258,12 @@ type Prepare = fn(&Doc<'_>) -> Option<Box<dyn SiteFilter>>;
 /// The site filters, in the order a site is put to them: the first that holds it back decides.
 /// Adding one: a module with its `prepare`, a [`ReadAs`] variant, a row here (see
 /// CONTRIBUTING.md, "A new site filter").
-const FILTERS: [(ReadAs, Prepare); 4] = [
+const FILTERS: [(ReadAs, Prepare); 5] = [
     (ReadAs::Foreign, foreign::prepare),
     (ReadAs::History, history::prepare),
     (ReadAs::Django, django::prepare),
     (ReadAs::Lesson, lesson::prepare),
+    (ReadAs::Log, log::prepare),
 ];
 
 /// The site filters prepared for one document.
