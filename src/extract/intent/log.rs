@@ -43,7 +43,7 @@ impl SiteFilter for Log {
         match self.records.get(at) {
             Some(r) if r.start <= cx.range.start && cx.range.end <= r.end => {
                 Verdict::NotACall(Why {
-                    text: "a request log record (method, URL, protocol and status)".into(),
+                    text: "its line gives the method, URL, protocol and status".into(),
                     marker: Some(r.clone()),
                 })
             }
