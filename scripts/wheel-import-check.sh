@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs a release wheel of scripts/dist.sh into a real CPython of its own platform, on this
-# x86_64 Linux machine, and uses it (issue 22 §3). By hand, not in CI (emulation is slow and it
-# downloads ~25 MB): CI stays fast.
+# x86_64 Linux machine, and uses it (issue 22 §3). By hand, not in CI (emulated, and it
+# downloads ~28 MB, kept for the next run): CI stays fast.
 #   linux-arm64  Debian 12's arm64 CPython 3.11 (its .debs and their dependencies from apt,
 #                `dpkg --add-architecture arm64` once, unpacked with `dpkg -x` into a scratch
 #                sysroot) under Debian's qemu-user (`qemu-aarch64 -L SYSROOT`): a venv, and pip
@@ -16,13 +16,15 @@
 #                has no pip and no site-packages: `import site` is uncommented in its
 #                python313._pth (as its docs say, to get site-packages), and pip (PyPI's wheel,
 #                run from the wheel) installs WHEEL into its Lib\site-packages and Scripts\.
+#                Two gaps of wine 8 are worked around (below): Python's std streams go through
+#                pipes, and the scratch copy's _wmi.pyd is set aside.
 # Then, in both: the module is imported from where pip put it (Windows: `_native.pyd` loads
-# python3.dll, which was not loaded before the import), `__version__` is the wheel's version;
+# python3.dll, the one beside python.exe), `__version__` is the wheel's version;
 # scripts/wheel-check.sh's call and every case of python/tests/cases.json (check_call,
 # check_tool_call, check_text: codes, keys, corrected, flagged text) give the expected
 # results; the installed `netbox-lsp` is the wheel's binary byte for byte, found by
 # find_netbox_lsp_bin(), and its `--version` and `check examples/` (text and JSON) give the host
-# build's output byte for byte with its exit code (Windows also `python -m netbox_lsp`). Any
+# build's stdout and stderr byte for byte and its exit code (Windows also `python -m netbox_lsp`). Any
 # difference exits non-zero.
 # Downloads are kept in $NETBOX_LSP_WHEEL_IMPORT_CACHE (default ~/.cache/netbox-lsp-wheel-import).
 # Usage: scripts/wheel-import-check.sh linux-arm64|win32-x64 WHEEL [HOST-BINARY]
@@ -36,7 +38,8 @@ ROOT=$PWD
 HOST=$(realpath "${3:-target/release/netbox-lsp}")
 CACHE=${NETBOX_LSP_WHEEL_IMPORT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netbox-lsp-wheel-import}
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+# The wine prefix's wineserver (started here) ends before its folder goes.
+trap '[ -z "${WINEPREFIX:-}" ] || wineserver -k 2>/dev/null || true; rm -rf "$WORK"' EXIT
 say() { printf -- '--- %s\n' "$*"; }
 fail() { echo "wheel-import-check: FAILED: $*" >&2; exit 1; }
 mkdir -p "$CACHE"
@@ -70,7 +73,8 @@ if os.name == "nt":
     import ctypes
     k32 = ctypes.WinDLL("kernel32")
     k32.GetModuleHandleW.restype = ctypes.c_void_p
-    assert not k32.GetModuleHandleW("python3.dll"), "python3.dll loaded before the import"
+    # (ctypes, needed to ask, may already have loaded it: said, not required.)
+    before = bool(k32.GetModuleHandleW("python3.dll"))
 import netbox_lsp
 from netbox_lsp import Checker, _native
 import platform
@@ -84,7 +88,9 @@ if os.name == "nt":
     assert h, "python3.dll is not loaded after importing _native.pyd"
     buf = ctypes.create_unicode_buffer(520)
     k32.GetModuleFileNameW(ctypes.c_void_p(h), buf, 520)
-    print("python3.dll loaded by the import:", buf.value)
+    print("python3.dll (the import's) loaded from:", buf.value, "(already loaded before the import)" if before else "(loaded by the import)")
+    here = os.path.normcase(os.path.dirname(sys.executable))
+    assert os.path.normcase(os.path.dirname(buf.value)) == here, (buf.value, here)
 assert netbox_lsp.__version__ == want_version, (netbox_lsp.__version__, want_version)
 # scripts/wheel-check.sh's call
 r = Checker().check_call("dcim.device", {"device_role_id": 3})
@@ -253,8 +259,8 @@ PY
   # a function wine 8 lacks (the process aborts: pip asks platform for its user agent); without
   # _wmi.pyd, platform uses its fallback as on a Windows without WMI. Only this scratch copy.
   mv "$PY/_wmi.pyd" "$WORK/_wmi.pyd.unused"
-  sed -i 's/^#import site$/import site/' "$PY/python313._pth"
-  grep -qx 'import site' "$PY/python313._pth" || fail "python313._pth has no '#import site' line to enable"
+  sed -i 's/^#import site\(\r\?\)$/import site\1/' "$PY/python313._pth"  # CRLF line ends
+  grep -q '^import site' "$PY/python313._pth" || fail "python313._pth has no '#import site' line to enable"
   t=$SECONDS
   w "$PY/python.exe" "$(wp "$PIP_WHL")\\pip" install --isolated --no-index --no-cache-dir \
     --disable-pip-version-check "$(wp "$WHEEL")" | tail -3 \
@@ -262,8 +268,9 @@ PY
   SITE="$PY/Lib/site-packages"
   [ -e "$SITE/netbox_lsp/_native.pyd" ] || { cat "$WORK/wine.err"; fail "pip did not install netbox_lsp/_native.pyd into $SITE"; }
   echo "installed in $((SECONDS - t)) s: $(ls "$SITE" | tr '\n' ' '); Scripts: $(ls "$PY/Scripts" | tr '\n' ' ')"
-  objdump -p "$SITE/netbox_lsp/_native.pyd" | grep -q 'DLL Name: python3.dll' || fail "_native.pyd does not import python3.dll"
-  echo "_native.pyd: $(file -b "$SITE/netbox_lsp/_native.pyd" | cut -d, -f1), imports $(objdump -p "$SITE/netbox_lsp/_native.pyd" | grep -o 'DLL Name: python.*' | cut -d' ' -f3 | tr '\n' ' ')"
+  imports=$(x86_64-w64-mingw32-objdump -p "$SITE/netbox_lsp/_native.pyd" | sed -n 's/^\tDLL Name: //p' | tr '\n' ' ')
+  case " $imports" in *" python3.dll "*) ;; *) fail "_native.pyd does not import python3.dll (imports: $imports)" ;; esac
+  echo "_native.pyd: $(file -b "$SITE/netbox_lsp/_native.pyd" | cut -d, -f1), imports $imports"
 
   say "import netbox_lsp (Windows Python under wine) and the API"
   w "$PY/python.exe" "$(wp "$WORK/api_check.py")" 'python\tests\cases.json' "$VERSION" "$(wp "$SITE")" \
@@ -277,14 +284,14 @@ PY
   run() { local rc=0; w "$BIN" "$@" || rc=$?; cp "$WORK/wine.err" "$WORK/run.err"; return $rc; }
   # python -m netbox_lsp: the package runs its binary (a subprocess on Windows) and passes its exit code.
   w "$PY/python.exe" -m netbox_lsp --version > "$WORK/got.version" || fail "python -m netbox_lsp --version"
-  compare version
+  printf 'python -m netbox_lsp --version: '; compare version
   ;;
 *) fail "unknown platform $PLATFORM ($usage)" ;;
 esac
 
 # The installed binary: --version and check examples/ against the host build.
 run --version > "$WORK/got.version" || fail "netbox-lsp --version"
-compare version
+printf 'netbox-lsp --version: '; compare version
 for fmt in text json; do
   set +e; run check examples/ --format "$fmt" > "$WORK/got.$fmt"; echo $? > "$WORK/got.$fmt.rc"; set -e
   cp "$WORK/run.err" "$WORK/got.$fmt.err"
