@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 HOST=${1:-target/release/netbox-lsp}
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+# The wine prefix's wineserver (started here) ends before its folder goes.
+trap '[ -z "${WINEPREFIX:-}" ] || wineserver -k 2>/dev/null || true; rm -rf "$WORK"' EXIT
 say() { printf -- '--- %s\n' "$*"; }
 
 scripts/platform-tools.sh windows
@@ -20,32 +21,11 @@ EXE=$(scripts/dist.sh --binary-only win32-x64)
 file "$EXE"
 file "$EXE" | grep -q 'PE32+ executable (console) x86-64' || { echo "not a Windows x64 console program"; exit 1; }
 
-export WINEPREFIX="$WORK/wine" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+# The scratch prefix, with the ProcessPrng shim wine 8 needs for Rust programs (wine-prefix.sh).
+. scripts/wine-prefix.sh
+wine_prefix "$WORK/wine"
 # Output is compared byte for byte: the program writes \n line ends on Windows too (no CR).
 w() { wine "$EXE" "$@" 2>"$WORK/wine.err"; }
-
-wineboot -i >/dev/null 2>&1 || true
-# Rust's std (1.78+) draws random bytes with ProcessPrng from bcryptprimitives.dll, which Windows
-# has since 10 but Debian 12's wine 8.0 does not (wine 9 does): without it the program does not
-# start (exit 53, "Library bcryptprimitives.dll not found"). A shim of that one function over
-# RtlGenRandom, in the scratch prefix's system32, stands in; nothing of it ships.
-cat > "$WORK/bcryptprimitives.c" <<'C'
-#include <windows.h>
-#include <ntsecapi.h>
-__declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
-  while (len) {
-    ULONG n = len > 0x10000000 ? 0x10000000 : (ULONG)len;
-    if (!RtlGenRandom(data, n)) return FALSE;
-    data += n; len -= n;
-  }
-  return TRUE;
-}
-C
-if [ ! -e "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ]; then
-  x86_64-w64-mingw32-gcc -shared -O2 -s -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
-    "$WORK/bcryptprimitives.c" -ladvapi32
-  echo "wine $(wine --version 2>/dev/null): ProcessPrng shim in the prefix's system32"
-fi
 
 say "wine: --version"
 v=$(w --version)
