@@ -9,9 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-HOST=${1:-target/release/netbox-lsp}
+HOST=$(realpath "${1:-target/release/netbox-lsp}")
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+# wineserver lingers a few seconds after the last program and writes into the prefix.
+trap 'WINEPREFIX="$WORK/wine" wineserver -k 2>/dev/null; rm -rf "$WORK"' EXIT
 say() { printf -- '--- %s\n' "$*"; }
 
 scripts/platform-tools.sh windows
@@ -102,6 +103,18 @@ assert r and all(u.startswith("examples/skills/") and "\\" not in u for u in r),
 assert d == [f"file:///Z:{root}/{u}" for u in r], (d, r)
 print("sarif uris:", r[0], "|", d[0])
 PY
+say "wine: check --fix writes the same files as the host build"
+cp -r examples "$WORK/fix-host"; cp -r examples "$WORK/fix-wine"
+set +e
+(cd "$WORK/fix-host" && "$HOST" check --fix . > "$WORK/want" 2>/dev/null); want=$?
+(cd "$WORK/fix-wine" && wine "$EXE" check --fix . > "$WORK/got" 2>"$WORK/wine.err"); got=$?
+set -e
+[ "$want" = "$got" ] || { cat "$WORK/wine.err"; echo "--fix: exit $got under wine, host $want"; exit 1; }
+diff "$WORK/want" "$WORK/got" || { echo "--fix: output differs under wine"; exit 1; }
+diff -r "$WORK/fix-host" "$WORK/fix-wine" || { echo "--fix: fixed files differ under wine"; exit 1; }
+! diff -rq examples "$WORK/fix-wine" >/dev/null || { echo "--fix changed nothing"; exit 1; }
+echo "--fix: $(grep -c 'fixed\[' "$WORK/got") fixes, the same files (exit $got)"
+
 say "wine: Ctrl+C during check --fix leaves no temporary file (issue 23 §4)"
 mkdir "$WORK/fix"
 for i in $(seq -w 0 1499); do

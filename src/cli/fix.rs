@@ -282,11 +282,12 @@ pub const TEMP_PREFIX: &str = ".netbox-lsp-fix-";
 /// names, and when the lease was marked or the old file changed, they swap back before the
 /// lease is let go, so the waiting write lands in the file at the path
 /// ([`WriteError::ChangedOnDisk`]). A file some program holds open for writing is
-/// [`WriteError::OpenForWriting`]. Where leases or the swap are not to be had (other systems,
-/// NFS, another user's file), the fixed file is renamed over the old one and an edit seen in
-/// the old file after that is put back; an edit written into the old file through a handle
-/// opened before the rename and written after that last look is then lost
-/// (docs/output-formats.md).
+/// [`WriteError::OpenForWriting`]. Where leases or the swap are not to be had (other Unix
+/// systems, NFS, another user's file), the fixed file is renamed over the old one and an edit
+/// seen in the old file after that is put back; an edit written into the old file through a
+/// handle opened before the rename and written after that last look is then lost
+/// (docs/output-formats.md). On Windows, which will not replace an open file, the held file is
+/// let go just before the rename, so there is no look after it.
 pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), WriteError> {
     write_with(path, read, new, &mut |_| {})
 }
@@ -353,14 +354,26 @@ fn write_with(
             Err(e) => return Err(WriteError::Io(e)),
         }
     }
-    let placed = tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
-    // An edit that landed between the last look and the rename went to the replaced file.
-    let now = held.metadata().map_err(WriteError::Io)?;
-    let late = content(&held).map_err(WriteError::Io)?;
-    if read.same(&now, &late) {
-        return Ok(());
+    // Windows refuses to replace a file that is open, even one opened to share deletion
+    // ("Access denied", os error 5, as MoveFileEx does without POSIX semantics, wine among
+    // them): the held file is let go first, and no look after the rename is possible.
+    #[cfg(windows)]
+    {
+        drop(held);
+        tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+        Ok(())
     }
-    put_back(&target, dir, &late, &meta, placed, new.as_bytes())
+    #[cfg(not(windows))]
+    {
+        let placed = tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+        // An edit that landed between the last look and the rename went to the replaced file.
+        let now = held.metadata().map_err(WriteError::Io)?;
+        let late = content(&held).map_err(WriteError::Io)?;
+        if read.same(&now, &late) {
+            return Ok(());
+        }
+        put_back(&target, dir, &late, &meta, placed, new.as_bytes())
+    }
 }
 
 /// After the swap: `tmp`'s name holds what was at `target` (the old file, `held`, unless a
@@ -408,6 +421,7 @@ fn settle_swap(
 /// Puts `late` (the replaced file's text, edited during the rename) back at `target`, unless
 /// the fixed file placed there (`placed`, holding `fixed`) was itself written since: then the
 /// late edit is kept beside it and [`WriteError::WrittenTwice`] names it.
+#[cfg(not(windows))]
 fn put_back(
     target: &Path,
     dir: &Path,
