@@ -18,6 +18,11 @@
 //!   on 50,000 findings of one 1 MB line and on 8,000 findings on as many lines (quadratic
 //!   before: 16.9 s and 24.5 s for the whole request over stdio).
 //!
+//! - `long_line/*` (issue 23): `analyze()` of 10,000 query-string URLs on one 540 KB line, per
+//!   host kind, vs the same URLs one per line (`baseline_lines_*`). Each URL read its whole line
+//!   before (Markdown, plain text, Python: 60,000 URLs on one line took 99 s, 401 s and 294 s
+//!   for `check`).
+//!
 //! `NETBOX_LSP_BENCH_DUMP=DIR` also writes the inputs to `DIR` (`SKILL.md`, `corpus.py`,
 //! `corpus.json`) for `benches/rest_baseline.py` and the memory measurement in `scripts/bench.sh`.
 
@@ -258,11 +263,43 @@ fn bench_code_actions(c: &mut Criterion) {
     g.finish();
 }
 
+fn bench_long_line(c: &mut Criterion) {
+    let urls: Vec<String> = (0..10_000)
+        .map(|i| format!("/api/dcim/devices/?device_role_id={i}&site=s{i}"))
+        .collect();
+    let one_line = urls.join(" ") + "\n";
+    let lines = urls.join("\n") + "\n";
+    let k = knowledge(false);
+    let mut g = c.benchmark_group("long_line");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    for (name, kind) in [
+        ("markdown", HostKind::Markdown),
+        ("text", HostKind::Text),
+        ("python", HostKind::Python),
+    ] {
+        assert_eq!(
+            analyze(&one_line, kind, &k).len(),
+            analyze(&lines, kind, &k).len(),
+            "{name}: the same findings on one line as on many"
+        );
+        g.bench_function(BenchmarkId::new("one_line", name), |b| {
+            b.iter(|| analyze(black_box(&one_line), kind, &k))
+        });
+        g.bench_function(BenchmarkId::new("baseline_lines", name), |b| {
+            b.iter(|| analyze(black_box(&lines), kind, &k))
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     bench_index_load,
     bench_skill,
     bench_corpus,
-    bench_code_actions
+    bench_code_actions,
+    bench_long_line
 );
 criterion_main!(benches);

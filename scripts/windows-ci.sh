@@ -2,13 +2,14 @@
 # Windows x64 smoke test (issue 22 §3): builds netbox-lsp.exe as releases do (scripts/dist.sh
 # --binary-only win32-x64: Debian's mingw-w64) and runs it under Debian's wine: `--version`,
 # `check examples/` with the host build's findings, paths with backslashes and a drive letter
-# in the text output and in SARIF. Installs mingw-w64 and wine from Debian when missing
+# in the text output and in SARIF, and an interrupted `check --fix` (Ctrl+C: wine turns SIGINT
+# into CTRL_C_EVENT) leaving no temporary file. Installs mingw-w64 and wine from Debian when missing
 # (scripts/platform-tools.sh windows: 178 MB download, about 75 s).
 # Usage: scripts/windows-ci.sh [host-binary]   (default target/release/netbox-lsp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-HOST=${1:-target/release/netbox-lsp}
+HOST=$(realpath "${1:-target/release/netbox-lsp}")
 WORK=$(mktemp -d)
 # The wine prefix's wineserver (started here) ends before its folder goes.
 trap '[ -z "${WINEPREFIX:-}" ] || wineserver -k 2>/dev/null || true; rm -rf "$WORK"' EXIT
@@ -81,4 +82,42 @@ assert r and all(u.startswith("examples/skills/") and "\\" not in u for u in r),
 assert d == [f"file:///Z:{root}/{u}" for u in r], (d, r)
 print("sarif uris:", r[0], "|", d[0])
 PY
+say "wine: check --fix writes the same files as the host build"
+cp -r examples "$WORK/fix-host"; cp -r examples "$WORK/fix-wine"
+set +e
+(cd "$WORK/fix-host" && "$HOST" check --fix . > "$WORK/want" 2>/dev/null); want=$?
+(cd "$WORK/fix-wine" && wine "$EXE" check --fix . > "$WORK/got" 2>"$WORK/wine.err"); got=$?
+set -e
+[ "$want" = "$got" ] || { cat "$WORK/wine.err"; echo "--fix: exit $got under wine, host $want"; exit 1; }
+diff "$WORK/want" "$WORK/got" || { echo "--fix: output differs under wine"; exit 1; }
+diff -r "$WORK/fix-host" "$WORK/fix-wine" || { echo "--fix: fixed files differ under wine"; exit 1; }
+! diff -rq examples "$WORK/fix-wine" >/dev/null || { echo "--fix changed nothing"; exit 1; }
+echo "--fix: $(grep -c 'fixed\[' "$WORK/got") fixes, the same files (exit $got)"
+
+say "wine: Ctrl+C during check --fix leaves no temporary file (issue 23 §4)"
+mkdir "$WORK/fix"
+for i in $(seq -w 0 1499); do
+  printf 'Call `/api/dcim/devices/?device_role_id=%d` now.\n' "$((10#$i))" > "$WORK/fix/s$i.md"
+done
+first=$(cat "$WORK/fix/s0000.md")
+# wine's launcher execs the program's own process, so $! is the process that gets the signal.
+(cd "$WORK/fix" && exec wine "$EXE" check --fix . > /dev/null 2> "$WORK/fix.err") &
+pid=$!
+for _ in $(seq 1200); do
+  [ "$(cat "$WORK/fix/s0000.md")" != "$first" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+[ "$(cat "$WORK/fix/s0000.md")" != "$first" ] || { cat "$WORK/fix.err"; echo "no file fixed in 120 s"; exit 1; }
+kill -INT "$pid" 2>/dev/null || { echo "check --fix ended before the interrupt"; exit 1; }
+set +e; wait "$pid"; code=$?; set -e
+left=$(find "$WORK/fix" -name '.netbox-lsp-fix-*' | wc -l)
+fixed=$(grep -l 'role_id=' "$WORK/fix"/*.md | xargs grep -L 'device_role_id' | wc -l)
+whole=$(grep -c '' "$WORK/fix"/*.md | grep -vc ':1$' || true)
+echo "exit $code, $fixed of 1500 files fixed, $left temporary files left, $whole files not of one line"
+grep -F "interrupted; files fixed so far stay fixed" "$WORK/fix.err" \
+  || { cat "$WORK/fix.err"; echo "no interrupt message"; exit 1; }
+[ "$code" = 130 ] && [ "$left" = 0 ] && [ "$whole" = 0 ] && [ "$fixed" -lt 1500 ] \
+  || { echo "an interrupted --fix left something behind (or was not interrupted)"; exit 1; }
+
 echo "windows-ci: OK ($EXE)"

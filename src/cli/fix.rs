@@ -180,7 +180,7 @@ fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
 }
 
 /// The whole content of an open file, read from its start.
-fn content(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
+fn content(mut file: &std::fs::File) -> std::io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(0))?;
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
@@ -197,6 +197,9 @@ pub enum WriteError {
     HardLinks(u64),
     /// The file belongs to another user or group that the new file cannot be given.
     Owner,
+    /// Another program holds the file open for writing (Linux, where the lease of
+    /// [`super::lease`] tells): it may write at any moment, so it is left alone.
+    OpenForWriting,
     /// Reading, writing or renaming failed (the file is as it was).
     Io(std::io::Error),
     /// An edit landed in the file during the rename itself and was put back, but the file was
@@ -216,6 +219,10 @@ impl std::fmt::Display for WriteError {
             WriteError::Owner => write!(
                 f,
                 "belongs to another user or group; not fixed (the fixed file could not keep its owner)"
+            ),
+            WriteError::OpenForWriting => write!(
+                f,
+                "is open for writing in another program; not fixed (close it there and run again)"
             ),
             WriteError::Io(e) => write!(f, "not fixed: {e}"),
             WriteError::WrittenTwice { kept } => write!(
@@ -261,22 +268,43 @@ pub const TEMP_PREFIX: &str = ".netbox-lsp-fix-";
 
 /// Replaces the file at `path` with `new` when it still holds what `read` saw: the text goes to
 /// a temporary file in the same folder (of the symlink's target, so a link stays a link), which
-/// gets the old file's permissions and owner and is renamed over it, so a reader sees the old
-/// file or the new one, never a part. A file with other hard links, or whose owner the new
-/// file cannot take, is left alone.
+/// gets the old file's permissions and owner and takes the old file's name in one step, so a
+/// reader sees the old file or the new one, never a part. A file with other hard links, or
+/// whose owner the new file cannot take, is left alone.
 ///
-/// An edit made during the run is never overwritten, as far as a rename allows: the file is
-/// held open from the first check on; just before the rename its path must still name that
-/// file (an editor that saves by renaming gives a new inode) and its length, modification time
-/// and bytes must be those read; else [`WriteError::ChangedOnDisk`]. An edit that lands in the
-/// microseconds between that last look and the rename goes to the replaced file, which is
-/// still open: it is looked at once more after the rename, and if it changed, its text is put
-/// back at the path (the fix is not applied) and the error is `ChangedOnDisk` too.
+/// An edit made during the run is never overwritten: the file is held open from the first
+/// check on; just before the replacement its path must still name that file (an editor that
+/// saves by renaming gives a new inode) and its length, modification time and bytes must be
+/// those read; else [`WriteError::ChangedOnDisk`].
+///
+/// On Linux ([`super::lease`]) a read lease on the held file makes any program that opens it
+/// for writing from then on wait, and marks the lease; the fixed file and the old one swap
+/// names, and when the lease was marked or the old file changed, they swap back before the
+/// lease is let go, so the waiting write lands in the file at the path
+/// ([`WriteError::ChangedOnDisk`]). A file some program holds open for writing is
+/// [`WriteError::OpenForWriting`]. Where leases or the swap are not to be had (other Unix
+/// systems, NFS, another user's file), the fixed file is renamed over the old one and an edit
+/// seen in the old file after that is put back; an edit written into the old file through a
+/// handle opened before the rename and written after that last look is then lost
+/// (docs/output-formats.md). On Windows, which will not replace an open file, the held file is
+/// let go just before the rename, so there is no look after it.
 pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), WriteError> {
+    write_with(path, read, new, &mut |_| {})
+}
+
+/// [`write_if_unchanged`], calling `before_swap` between the last look and the replacement
+/// (tests put a concurrent writer there). Its argument tells whether the lease is broken
+/// (`None`: no lease).
+fn write_with(
+    path: &Path,
+    read: &ReadAt,
+    new: &str,
+    before_swap: &mut dyn FnMut(&dyn Fn() -> Option<bool>),
+) -> Result<(), WriteError> {
     let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
-    let mut held = std::fs::File::open(&target).map_err(WriteError::Io)?;
+    let held = std::fs::File::open(&target).map_err(WriteError::Io)?;
     let meta = held.metadata().map_err(WriteError::Io)?;
-    if !read.same(&meta, &content(&mut held).map_err(WriteError::Io)?) {
+    if !read.same(&meta, &content(&held).map_err(WriteError::Io)?) {
         return Err(WriteError::ChangedOnDisk);
     }
     #[cfg(unix)]
@@ -288,39 +316,112 @@ pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), W
     }
     // The rename below needs only a writable folder: a file the user may not write (read-only
     // for them) would be replaced all the same. Opening it for writing (nothing is written)
-    // asks the file's own permissions first.
+    // asks the file's own permissions first. (Before the lease: this open would break it.)
     std::fs::OpenOptions::new()
         .write(true)
         .open(&target)
         .map_err(WriteError::Io)?;
+    #[cfg(target_os = "linux")]
+    let lease = match super::lease::take(&held) {
+        super::lease::Take::Held(l) => Some(l),
+        super::lease::Take::Busy => return Err(WriteError::OpenForWriting),
+        super::lease::Take::Unsupported => None,
+    };
     let dir = target.parent().unwrap_or(Path::new("."));
     // From here on a temporary file exists: an interrupt waits until it is renamed or removed.
     let _writing = super::interrupt::writing();
     let tmp = temp_like(dir, new.as_bytes(), &meta)?;
-    // The last look, as close to the rename as it can be: the path still names the held file,
-    // which still holds what was read.
-    let unchanged = |held: &mut std::fs::File| -> Result<bool, WriteError> {
+    // The last look, as close to the replacement as it can be: the path still names the held
+    // file, which still holds what was read.
+    let unchanged = |held: &std::fs::File| -> Result<bool, WriteError> {
         let at_path = std::fs::symlink_metadata(&target).map_err(WriteError::Io)?;
         let now = held.metadata().map_err(WriteError::Io)?;
         Ok((read.id.is_none() || file_id(&at_path) == read.id)
             && read.same(&now, &content(held).map_err(WriteError::Io)?))
     };
-    if !unchanged(&mut held)? {
+    if !unchanged(&held)? {
         return Err(WriteError::ChangedOnDisk);
     }
-    let placed = tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
-    // An edit that landed between the last look and the rename went to the replaced file.
+    #[cfg(target_os = "linux")]
+    before_swap(&|| lease.as_ref().map(|l| l.broken()));
+    #[cfg(not(target_os = "linux"))]
+    before_swap(&|| None);
+    #[cfg(target_os = "linux")]
+    if let Some(lease) = &lease {
+        match super::lease::exchange(tmp.path(), &target) {
+            Ok(()) => return settle_swap(&target, read, &held, lease, tmp),
+            Err(e) if super::lease::exchange_unsupported(&e) => {}
+            Err(e) => return Err(WriteError::Io(e)),
+        }
+    }
+    // Windows refuses to replace a file that is open, even one opened to share deletion
+    // ("Access denied", os error 5, as MoveFileEx does without POSIX semantics, wine among
+    // them): the held file is let go first, and no look after the rename is possible.
+    #[cfg(windows)]
+    {
+        drop(held);
+        tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+        Ok(())
+    }
+    #[cfg(not(windows))]
+    {
+        let placed = tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+        // An edit that landed between the last look and the rename went to the replaced file.
+        let now = held.metadata().map_err(WriteError::Io)?;
+        let late = content(&held).map_err(WriteError::Io)?;
+        if read.same(&now, &late) {
+            return Ok(());
+        }
+        put_back(&target, dir, &late, &meta, placed, new.as_bytes())
+    }
+}
+
+/// After the swap: `tmp`'s name holds what was at `target` (the old file, `held`, unless a
+/// program renamed its own file there after the last look) and `target` the fixed one. Keeps
+/// the swap when it swapped out the held file, nobody asked to write it and it is unchanged;
+/// else swaps back, so a write waiting on the lease lands at `target` once the lease is let
+/// go, and a file renamed into place is there again.
+#[cfg(target_os = "linux")]
+fn settle_swap(
+    target: &Path,
+    read: &ReadAt,
+    held: &std::fs::File,
+    lease: &super::lease::Lease<'_>,
+    tmp: tempfile::NamedTempFile,
+) -> Result<(), WriteError> {
+    // An open that found the old file by its name just before the swap reaches the lease check
+    // within the kernel's open; a short wait lets it get there (a few microseconds unloaded).
+    std::thread::sleep(std::time::Duration::from_micros(200));
     let now = held.metadata().map_err(WriteError::Io)?;
-    let late = content(&mut held).map_err(WriteError::Io)?;
-    if read.same(&now, &late) {
+    let unchanged = read.same(&now, &content(held).map_err(WriteError::Io)?);
+    // What was swapped out must be the held file: a program that saved by renaming its own
+    // file into place after the last look had its file swapped out instead.
+    let swapped_out = std::fs::symlink_metadata(tmp.path())
+        .ok()
+        .and_then(|m| file_id(&m));
+    if unchanged && swapped_out.is_some() && swapped_out == read.id && !lease.broken() {
+        // Dropping `tmp` removes its name, now the old file's.
         return Ok(());
     }
-    put_back(&target, dir, &late, &meta, placed, new.as_bytes())
+    // Swap back only if `target` still names the fixed file: a program that saved by renaming
+    // meanwhile put its own file there, and the old file (with any late edit) is kept aside.
+    let fixed_id = tmp.as_file().metadata().ok().and_then(|m| file_id(&m));
+    let at_target = std::fs::symlink_metadata(target)
+        .ok()
+        .and_then(|m| file_id(&m));
+    if fixed_id.is_some() && fixed_id == at_target {
+        super::lease::exchange(tmp.path(), target).map_err(WriteError::Io)?;
+        // Dropping `tmp` removes its name, the fixed file's again.
+        return Err(WriteError::ChangedOnDisk);
+    }
+    let (_, kept) = tmp.keep().map_err(|e| WriteError::Io(e.error))?;
+    Err(WriteError::WrittenTwice { kept })
 }
 
 /// Puts `late` (the replaced file's text, edited during the rename) back at `target`, unless
 /// the fixed file placed there (`placed`, holding `fixed`) was itself written since: then the
 /// late edit is kept beside it and [`WriteError::WrittenTwice`] names it.
+#[cfg(not(windows))]
 fn put_back(
     target: &Path,
     dir: &Path,
@@ -349,6 +450,21 @@ mod tests {
 
     fn read_at(path: &Path) -> ReadAt {
         ReadAt::read(path).unwrap()
+    }
+
+    /// Whether the kernel gives a read lease on a file in `dir` (asked directly, not through
+    /// the code under test): a test that needs one skips loudly only when it does not.
+    #[cfg(target_os = "linux")]
+    fn leases_here(dir: &Path) -> bool {
+        use std::os::fd::AsRawFd;
+        let p = dir.join(".lease-probe");
+        std::fs::write(&p, "x").unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        // SAFETY: fcntl with integer arguments on a descriptor `f` owns.
+        let ok = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLEASE, libc::F_RDLCK) } == 0;
+        drop(f);
+        std::fs::remove_file(&p).unwrap();
+        ok
     }
 
     #[test]
@@ -458,6 +574,133 @@ mod tests {
             std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
             0o444
         );
+    }
+
+    /// The window a rename leaves: another program opens the file for writing after the last
+    /// look and writes once `--fix` has replaced it. With the lease that open waits, the names
+    /// are swapped back, and the edit lands in the file at the path (the fix is not applied).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_edit_opened_just_before_the_replacement_is_kept() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        for append in [true, false] {
+            std::fs::write(&p, "old\n").unwrap();
+            let r = read_at(&p);
+            let mut writer = None;
+            let mut leased = true;
+            let got = write_with(&p, &r, "new\n", &mut |broken| {
+                if broken().is_none() {
+                    leased = false;
+                    return;
+                }
+                let p = p.clone();
+                writer = Some(std::thread::spawn(move || {
+                    if append {
+                        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+                        f.write_all(b"edit\n").unwrap();
+                    } else {
+                        std::fs::write(&p, "old\nedit\n").unwrap();
+                    }
+                }));
+                // Until the writer's open waits on the lease (bounded).
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+                while broken() != Some(true) {
+                    assert!(std::time::Instant::now() < deadline, "the open never came");
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            });
+            if !leased {
+                assert!(
+                    !leases_here(dir.path()),
+                    "the kernel gives leases here, --fix took none"
+                );
+                eprintln!("SKIPPED: an_edit_opened_just_before_the_replacement_is_kept: this file system gives no lease");
+                return;
+            }
+            assert!(matches!(got, Err(WriteError::ChangedOnDisk)), "{got:?}");
+            writer.unwrap().join().unwrap();
+            assert_eq!(std::fs::read_to_string(&p).unwrap(), "old\nedit\n");
+            let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+            assert_eq!(names.len(), 1, "no temporary file is left");
+        }
+    }
+
+    /// An editor that saves by renaming its own file into place after the last look: its file
+    /// is what the swap takes out, so the names are swapped back and its save stays.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_save_by_rename_just_before_the_replacement_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "old\n").unwrap();
+        let r = read_at(&p);
+        let mut leased = true;
+        let got = write_with(&p, &r, "new\n", &mut |broken| {
+            leased = broken().is_some();
+            let saved = dir.path().join(".a.md.swp");
+            std::fs::write(&saved, "saved\n").unwrap();
+            std::fs::rename(&saved, &p).unwrap();
+        });
+        if !leased {
+            assert!(
+                !leases_here(dir.path()),
+                "the kernel gives leases here, --fix took none"
+            );
+            eprintln!("SKIPPED: a_save_by_rename_just_before_the_replacement_is_kept: this file system gives no lease");
+            return;
+        }
+        assert!(matches!(got, Err(WriteError::ChangedOnDisk)), "{got:?}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "saved\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    /// A file another program holds open for writing is left alone (it may write any time).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_open_for_writing_elsewhere_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "old\n").unwrap();
+        let r = read_at(&p);
+        // Another process, as an editor keeping the file open would be (this process's own
+        // descriptors would count too, but a child is what a user has).
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("exec 3>>\"$0\"; read x")
+            .arg(&p)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Until the child holds it open (bounded).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let holds = || {
+            std::fs::read_dir(format!("/proc/{}/fd", child.id()))
+                .map(|d| {
+                    d.flatten()
+                        .any(|e| std::fs::read_link(e.path()).is_ok_and(|l| l == p))
+                })
+                .unwrap_or(false)
+        };
+        while !holds() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the child never opened it"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let got = write_if_unchanged(&p, &r, "new\n");
+        drop(child.stdin.take());
+        child.wait().unwrap();
+        match got {
+            Err(WriteError::OpenForWriting) => {}
+            Ok(()) if !leases_here(dir.path()) => eprintln!("SKIPPED: a_file_open_for_writing_elsewhere_is_left_alone: this file system gives no lease"),
+            other => panic!("{other:?}"),
+        }
+        if std::fs::read_to_string(&p).unwrap() == "old\n" {
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        }
     }
 
     #[test]

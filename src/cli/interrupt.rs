@@ -4,7 +4,10 @@
 //! that is under way ([`writing`]) the interrupt waits (one file's write and sync), so the
 //! temporary file is either renamed or removed before the process exits.
 //!
-//! Unix only (signal-hook); elsewhere the default handling stays.
+//! Unix: SIGINT, SIGTERM and SIGHUP (signal-hook). Windows: Ctrl+C and Ctrl+Break in a console
+//! (the `ctrlc` crate, through `SetConsoleCtrlHandler`), which end the run with exit code 130 as
+//! a SIGINT does; a process ended from outside (`TerminateProcess`, Task Manager) runs no
+//! handler, and a temporary file it leaves starts with [`super::fix::TEMP_PREFIX`].
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -43,6 +46,22 @@ pub fn install() {
                     std::process::exit(128 + signal);
                 }
             });
+        });
+    }
+    #[cfg(windows)]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let handled = ctrlc::set_handler(|| {
+                let _wait = writing();
+                eprintln!(
+                    "netbox-lsp: interrupted; files fixed so far stay fixed, the others are as they were"
+                );
+                std::process::exit(130);
+            });
+            if let Err(e) = handled {
+                eprintln!("netbox-lsp: note: cannot handle interrupts ({e}); an interrupted --fix may leave a temporary file beside a file");
+            }
         });
     }
 }

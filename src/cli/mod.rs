@@ -7,6 +7,8 @@ pub mod index_cmd;
 pub mod instance_build;
 pub mod interrupt;
 pub mod knowledge;
+#[cfg(target_os = "linux")]
+pub mod lease;
 pub mod live;
 pub mod output;
 pub mod upgrade;

@@ -22,15 +22,15 @@ const MAX_CODE_ABOVE: usize = 12;
 pub(crate) fn cue(code: &str, at: Range<usize>) -> Option<Hit> {
     let start = at.start.min(code.len());
     let end = at.end.clamp(start, code.len());
-    let first = line_start(code, start);
-    let last = line_start(code, end.saturating_sub(1).max(start));
+    let first = near_start(code, start)?;
+    let last = near_start(code, end.saturating_sub(1).max(start))?;
     let lines = if first == last {
         vec![first]
     } else {
         vec![first, last]
     };
     for line in lines {
-        let line_end = line_end(code, line);
+        let line_end = near_end(code, line)?;
         let Some(c) = trailing(&code[line..line_end]) else {
             continue;
         };
@@ -43,12 +43,45 @@ pub(crate) fn cue(code: &str, at: Range<usize>) -> Option<Hit> {
     above(code, first)
 }
 
+/// Longest line read for a label, in bytes: a longer one (generated text, a minified file)
+/// gives none. Each site reads its own lines, so without a bound many sites on one long line
+/// take time in the square of its length (60,000 URLs on one 3.3 MB line: 401 s).
+const MAX_LINE: usize = 8192;
+
+/// Start of the line holding byte `at`, or `None` when it starts more than [`MAX_LINE`] bytes
+/// before `at`.
+fn near_start(code: &str, at: usize) -> Option<usize> {
+    let at = floor(code, at.min(code.len()));
+    let from = floor(code, at.saturating_sub(MAX_LINE));
+    match code[from..at].rfind('\n') {
+        Some(i) => Some(from + i + 1),
+        None => (from == 0).then_some(0),
+    }
+}
+
+/// [`line_end`] of the line at `at`, or `None` when it ends more than [`MAX_LINE`] bytes
+/// after `at`.
+fn near_end(code: &str, at: usize) -> Option<usize> {
+    let at = floor(code, at.min(code.len()));
+    let to = floor(code, at.saturating_add(MAX_LINE).min(code.len()));
+    let end = match code[at..to].find('\n') {
+        Some(i) => at + i,
+        None if to == code.len() => to,
+        None => return None,
+    };
+    Some(if end > at && code.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    })
+}
+
 /// The label of the comment group just above the line starting at `line`. The walk up crosses
 /// code lines of the same paragraph only while they are indented at least as deep as `line`
 /// (a less indented line opens the block the code is in: `def f():`, a YAML parent key), and
 /// at most [`MAX_CODE_ABOVE`] of them.
 fn above(code: &str, line: usize) -> Option<Hit> {
-    let depth = indent(&code[line..line_end(code, line)]);
+    let depth = indent(&code[line..near_end(code, line)?]);
     let mut end = line;
     let mut blank_seen = false;
     let mut code_lines = 0;
@@ -56,8 +89,8 @@ fn above(code: &str, line: usize) -> Option<Hit> {
         if end == 0 {
             return None;
         }
-        let start = line_start(code, end - 1);
-        let raw = &code[start..line_end(code, start)];
+        let start = near_start(code, end - 1)?;
+        let raw = &code[start..near_end(code, start)?];
         let text = raw.trim();
         if text.is_empty() {
             blank_seen = true;
@@ -84,7 +117,9 @@ fn indent(line: &str) -> usize {
 fn group(code: &str, last: usize) -> Option<Hit> {
     let mut first = last;
     while first > 0 {
-        let start = line_start(code, first - 1);
+        let Some(start) = near_start(code, first - 1) else {
+            break;
+        };
         if !is_comment(code[start..first].trim()) {
             break;
         }
@@ -92,7 +127,7 @@ fn group(code: &str, last: usize) -> Option<Hit> {
     }
     let mut line = first;
     while line <= last {
-        let end = line_end(code, line);
+        let end = near_end(code, line)?;
         let lead = code[line..end].len() - code[line..end].trim_start().len();
         if let Some(hit) = comment_cue(code, line + lead..end) {
             return Some(hit);
@@ -127,12 +162,6 @@ fn trailing(line: &str) -> Option<usize> {
         let spaced = i == 0 || b[i - 1].is_ascii_whitespace();
         spaced && (b[i] == b'#' || (b[i] == b'/' && b.get(i + 1) == Some(&b'/')))
     })
-}
-
-/// Start of the line holding byte `at`.
-pub(crate) fn line_start(text: &str, at: usize) -> usize {
-    let at = floor(text, at.min(text.len()));
-    text[..at].rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// End of the line starting at `at` (before its `\n`, `\r` kept out).
