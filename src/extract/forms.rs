@@ -7,7 +7,8 @@
 //! server's completion and hover read the same extraction (on the error-tolerant parse of the
 //! unit under the cursor), so a form added here is checked, completed and hovered alike.
 //!
-//! Sources: NetBox MCP server v1.2.1 `server.py` (tool signatures); NetBox Labs Platform MCP
+//! Sources: NetBox MCP server v1.2.1 `server.py` (tool signatures), and its first releases'
+//! `server.py` for `get_objects` (see [`super::old_mcp`]); NetBox Labs Platform MCP
 //! "code mode" helpers as published in netboxlabs/skills
 //! `skills/netboxlabs-platform-mcp/references/code-mode-helpers.md` (`get(type, filters={},
 //! fields=[], limit=50, offset=0, ordering=None)`, `get_by_id(type, id, fields=[])`,
@@ -213,6 +214,10 @@ pub(crate) enum Guard {
     HasFilters,
     /// The call has an `object_types` keyword.
     HasObjectTypes,
+    /// The `object_type` is a string literal that reads as a name of the old MCP server's map
+    /// ([`super::old_mcp::reads_as_name`]) and `filters` is a dict literal: checked by
+    /// [`super::tools::build`], for every host.
+    OldServerName,
     /// The method argument (first positional or `method=`) is `"GET"`.
     MethodGet,
     /// The callee's name does not read like a write (`post`, `put`, `patch`, `delete`,
@@ -343,6 +348,17 @@ pub(crate) const FORMS: &[Form] = &[
         filters: VARIABLES,
         sent: Sent::Graphql,
         guard: Guard::Always,
+    },
+    Form {
+        name: "MCP get_objects (netbox-mcp-server before 2025-04-30)",
+        host: Host::PythonAndToolCalls,
+        callee: Callee::Tool(&["get_objects"]),
+        carries: Carries::Rest(CallForm::OldGetObjects),
+        params: &["object_type", "filters"],
+        target: TargetAt::ObjectType,
+        filters: FiltersAt::Filters,
+        sent: Sent::Query,
+        guard: Guard::OldServerName,
     },
     Form {
         name: "LangChain tool invoke",
@@ -745,6 +761,9 @@ pub fn table_markdown() -> String {
             {
                 "`type` (1st): `dcim.device` or path `dcim/devices`".to_string()
             }
+            TargetAt::ObjectType if f.carries == Carries::Rest(CallForm::OldGetObjects) => {
+                "`object_type` (1st): the old server's names (`devices`, `ip-addresses`); read only with a `filters` dict".to_string()
+            }
             TargetAt::ObjectType => "`object_type` (1st)".to_string(),
             TargetAt::Fixed(t) => format!("`{t}`"),
             TargetAt::Url(i, k) => format!("URL path (arg {}, `{k}=`)", i + 1),
@@ -931,6 +950,7 @@ mod tests {
             "netbox_search_objects",
             "netbox_graphql",
             "netbox_graphql_query",
+            "get_objects",
         ] {
             assert!(tool_form(t).is_some(), "{t}");
         }

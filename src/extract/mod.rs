@@ -15,6 +15,7 @@ pub mod markdown;
 mod mutations;
 pub mod notebook;
 pub mod offset_map;
+pub(crate) mod old_mcp;
 pub(crate) mod parse;
 pub mod python;
 mod scanner_guard;
@@ -151,6 +152,10 @@ pub enum CallForm {
     GetObjectById,
     /// `netbox_search_objects(query, object_types, fields, limit)`.
     SearchObjects,
+    /// The first netbox-mcp-server releases' `get_objects(object_type, filters)`: the object
+    /// type one of that server's own names (`devices`, `ip-addresses`, see [`old_mcp`]), the
+    /// filters sent with requests (lists as repeated keys, `None` dropped).
+    OldGetObjects,
     /// NetBox Labs Platform MCP code mode `get(type, filters={}, fields=[], limit=50, offset=0,
     /// ordering=None)`: like [`CallForm::GetObjects`], but the type may also be written in the
     /// path form (`dcim/devices`), which code mode resolves to the endpoint.
@@ -266,6 +271,19 @@ pub struct RestCall {
     pub filters: Vec<FilterEntry>,
     /// Other arguments (tool calls only).
     pub args: Vec<Argument>,
+}
+
+impl RestCall {
+    /// The target as the index resolves it: for [`CallForm::OldGetObjects`] the endpoint the
+    /// old server's map gives the name (`devices` → `dcim/devices`), else the target as
+    /// written. `None` when the target is not a literal, or not a name of that map.
+    pub fn endpoint_target(&self) -> Option<&str> {
+        let (t, _) = self.target.as_ref()?;
+        match self.form {
+            CallForm::OldGetObjects => old_mcp::endpoint(t),
+            _ => Some(t),
+        }
+    }
 }
 
 /// A GraphQL document embedded in (or forming) the host.

@@ -3,7 +3,7 @@
 //! [`RestCall`] or a [`GraphqlDoc`].
 //!
 //! Signatures from the NetBox MCP server v1.2.1 `server.py` and the agent-side GraphQL tool
-//! (netbox-facts.md §4.1, §4.2).
+//! (netbox-facts.md §4.1, §4.2), and the first releases' `get_objects` ([`super::old_mcp`]).
 
 use std::ops::Range;
 
@@ -99,6 +99,15 @@ pub(crate) fn build(
         Tool::Graphql => return row_of(tool).and_then(|row| graphql_call(row, args)),
     };
     let get = |n: &str| args.iter().find(|a| a.name == n);
+    // `get_objects` is a common name: the old tool only with one of its names and a dict.
+    if form == CallForm::OldGetObjects {
+        let named = get("object_type")
+            .and_then(|a| a.value.as_str())
+            .is_some_and(|(s, _)| super::old_mcp::reads_as_name(s));
+        if !named || get("filters").and_then(|a| a.value.pairs()).is_none() {
+            return None;
+        }
+    }
     // Code-mode helpers take their arguments as the MCP tool they mirror.
     let form_kept = form;
     let form = form.tool_like();
@@ -109,7 +118,10 @@ pub(crate) fn build(
             .and_then(|a| a.value.as_str())
             .map(|(s, r)| (s.to_string(), r)),
     };
-    let takes_filters = matches!(form, CallForm::GetObjects | CallForm::GetChangelogs);
+    let takes_filters = matches!(
+        form,
+        CallForm::GetObjects | CallForm::GetChangelogs | CallForm::OldGetObjects
+    );
     let (filters_range, filters) = match get("filters").filter(|_| takes_filters) {
         Some(a) => match a.value.pairs() {
             Some(pairs) => (Some(a.value.range.clone()), entries(pairs)),
@@ -315,6 +327,10 @@ mod tests {
             Some(Tool::Rest(CallForm::GetChangelogs))
         );
         assert_eq!(tool_from_name("netbox_graphql_query"), Some(Tool::Graphql));
-        assert_eq!(tool_from_name("get_objects"), None);
+        assert_eq!(
+            tool_from_name("mcp__netbox__get_objects"),
+            Some(Tool::Rest(CallForm::OldGetObjects))
+        );
+        assert_eq!(tool_from_name("objects"), None);
     }
 }

@@ -272,10 +272,13 @@ pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<Ca
         }
         _ => {}
     }
-    let (target, _) = call
+    let (written, _) = call
         .target
         .as_ref()
         .ok_or("the endpoint is not a literal")?;
+    let target = call
+        .endpoint_target()
+        .ok_or_else(|| format!("`{written}` is not an object type the old MCP tool takes"))?;
     let (endpoint, ep) = index
         .resolve(target)
         .ok_or_else(|| format!("`{target}` is not a list endpoint the knowledge knows"))?;

@@ -5,7 +5,7 @@
 
 use super::endpoint::View;
 use super::{finding, finding_sev, Ctx};
-use crate::extract::{CallForm, Value, CHANGELOG_TARGET};
+use crate::extract::{old_mcp, CallForm, Value, CHANGELOG_TARGET};
 use crate::finding::{Finding, Severity};
 use crate::index::FilterIndex;
 use std::ops::Range;
@@ -28,7 +28,7 @@ pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
     }) else {
         return view;
     };
-    let view = view.or_else(|| fixed_target(ctx.index, f));
+    let view = view.or_else(|| fixed_target(ctx.index, ctx.call.form, f));
     if !ctx.call.filters.is_empty() {
         match &view {
             Some(v) => f.message.push_str(&format!(
@@ -41,8 +41,9 @@ pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
     view
 }
 
-/// The endpoint the one certain fix of a target finding names, if the index has it.
-fn fixed_target<'a>(index: &'a FilterIndex, f: &Finding) -> Option<View<'a>> {
+/// The endpoint the one certain fix of a target finding names, if the index has it (for the
+/// old `get_objects`, the endpoint of the name the fix writes).
+fn fixed_target<'a>(index: &'a FilterIndex, form: CallForm, f: &Finding) -> Option<View<'a>> {
     let [fix] = f.fixes.as_slice() else {
         return None;
     };
@@ -52,8 +53,12 @@ fn fixed_target<'a>(index: &'a FilterIndex, f: &Finding) -> Option<View<'a>> {
     if !fix.certain {
         return None;
     }
+    let target = match form {
+        CallForm::OldGetObjects => old_mcp::endpoint(&edit.new_text)?,
+        _ => edit.new_text.as_str(),
+    };
     index
-        .resolve(&edit.new_text)
+        .resolve(target)
         .map(|(key, ep)| View { key, ep, index })
 }
 
@@ -67,6 +72,14 @@ fn resolve_as_written<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
         (None, CallForm::GetChangelogs) => (CHANGELOG_TARGET, None),
         (None, _) => return None,
     };
+    if ctx.call.form == CallForm::OldGetObjects {
+        let range = range?;
+        if let Some(f) = old_tool_type(index, target, range) {
+            out.push(f);
+        }
+        let (key, ep) = index.resolve(ctx.call.endpoint_target()?)?;
+        return Some(View { key, ep, index });
+    }
     if let (Some(range), true) = (range.clone(), is_tool_type(ctx.call.form)) {
         let found = if ctx.call.form.is_code_mode() {
             code_mode_type(index, target, range)
@@ -394,6 +407,34 @@ fn tool_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Option<F
         ([], None) => {}
         ([one], _) => msg.push_str(&format!(" Use `{one}`.")),
         (many, _) => msg.push_str(&format!(" Did you mean {}?", quote_list(many))),
+    }
+    Some(type_finding(&range, msg, &names, true))
+}
+
+/// An object type of the old MCP server's `get_objects` that its map does not hold as written:
+/// the server refuses it (`ValueError("Invalid object_type. Must be one of: ...")`, `server.py`
+/// of netboxlabs/netbox-mcp-server e1155d5, lines 185–188), as the newer tools refuse theirs.
+/// The names it may mean: near spellings of its names (`ip_addresses`, `device`), and for a
+/// NetBox object type or endpoint (`dcim.device`, `ipam/ip-addresses`) the names of that
+/// endpoint; a certain fix when there is one.
+fn old_tool_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Option<Finding> {
+    if old_mcp::endpoint(target).is_some() || index.endpoints.is_empty() {
+        return None;
+    }
+    let mut names = old_mcp::near_names(target);
+    if names.is_empty() {
+        if let Some((key, _)) = index.resolve(target) {
+            names = old_mcp::names_of_endpoint(key);
+        }
+    }
+    let mut msg = format!(
+        "`{target}` is not an object type of the old MCP tool `get_objects`: that server takes only the names of its own map (`devices`, `ip-addresses`, `virtual-machines`, ...) and rejects others (\"Invalid object_type\")."
+    );
+    let names: Vec<String> = names.into_iter().map(str::to_string).collect();
+    match names.as_slice() {
+        [] => msg.push_str(" Its names are listed in `docs/call-forms.md`."),
+        [one] => msg.push_str(&format!(" Use `{one}`.")),
+        many => msg.push_str(&format!(" Did you mean {}?", quote_list(many))),
     }
     Some(type_finding(&range, msg, &names, true))
 }

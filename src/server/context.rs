@@ -676,7 +676,7 @@ fn hit(sites: &[Site], p: usize, tok: &Token, lang: HostKind) -> Option<Context>
                 return ctx(Expect::ObjectType, tok.prefix.clone(), quote);
             }
         }
-        let Some((target, _)) = &c.target else {
+        let Some(target) = c.endpoint_target().map(str::to_string) else {
             continue;
         };
         for e in &c.filters {

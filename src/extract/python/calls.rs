@@ -143,6 +143,8 @@ impl Reader<'_> {
                         .is_some_and(|l| l.pairs().is_some())
             }
             Guard::HasObjectTypes => call.args.keyword("object_types").is_some(),
+            // Checked where every host's call of the tool is built (`tools::build`).
+            Guard::OldServerName => true,
             Guard::MethodGet => arg(0, "method")
                 .and_then(|l| l.as_str())
                 .is_some_and(|(s, _)| s.eq_ignore_ascii_case("get")),
