@@ -292,6 +292,10 @@ pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), W
     write_with(path, read, new, &mut |_| {})
 }
 
+/// What a test runs between the last look and the replacement: its argument tells whether the
+/// lease is broken (`None`: no lease).
+type BeforeSwap<'a> = &'a mut dyn FnMut(&dyn Fn() -> Option<bool>);
+
 /// [`write_if_unchanged`], calling `before_swap` between the last look and the replacement
 /// (tests put a concurrent writer there). Its argument tells whether the lease is broken
 /// (`None`: no lease).
@@ -299,7 +303,7 @@ fn write_with(
     path: &Path,
     read: &ReadAt,
     new: &str,
-    before_swap: &mut dyn FnMut(&dyn Fn() -> Option<bool>),
+    before_swap: BeforeSwap<'_>,
 ) -> Result<(), WriteError> {
     let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
     let held = std::fs::File::open(&target).map_err(WriteError::Io)?;
@@ -427,11 +431,11 @@ fn put_back(
     dir: &Path,
     late: &[u8],
     meta: &std::fs::Metadata,
-    mut placed: std::fs::File,
+    placed: std::fs::File,
     fixed: &[u8],
 ) -> Result<(), WriteError> {
     let back = temp_like(dir, late, meta)?;
-    let untouched = content(&mut placed).is_ok_and(|b| b == fixed)
+    let untouched = content(&placed).is_ok_and(|b| b == fixed)
         && std::fs::symlink_metadata(target)
             .ok()
             .zip(placed.metadata().ok())
