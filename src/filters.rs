@@ -102,6 +102,7 @@ pub fn check_filters(
         filters_range: Some(filters_start..text.len()),
         filters: call_filters,
         args: Vec::new(),
+        declared: false,
     };
     let (findings, endpoint) = match &knowledge.index {
         Some(index) => {

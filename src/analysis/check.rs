@@ -4,7 +4,7 @@
 
 use super::Knowledge;
 use crate::extract::intent::NotChecked;
-use crate::extract::{self, CallForm, Site, Syntax};
+use crate::extract::{self, CallForm, DocFound, Site, Syntax};
 use crate::finding::Finding;
 use crate::graphql;
 use rayon::prelude::*;
@@ -129,8 +129,28 @@ pub(super) fn check_sites(
     } else {
         sites
     };
+    // GraphQL documents found in strings by their shape or tag: only NetBox's are checked
+    // (their root fields say, against the schema); another API's document is no site.
+    let any = !sites.is_empty();
+    let owned_docs;
+    let sites = if sites.iter().any(is_candidate_document) {
+        let schema = knowledge.schema();
+        owned_docs = sites
+            .iter()
+            .filter(|s| match s {
+                Site::Graphql(d) if d.found != DocFound::Carried => schema
+                    .as_ref()
+                    .is_some_and(|schema| graphql::roots::is_netbox_document(d, schema)),
+                _ => true,
+            })
+            .cloned()
+            .collect::<Vec<Site>>();
+        &owned_docs[..]
+    } else {
+        sites
+    };
     let mut out = Checked {
-        any: !sites.is_empty(),
+        any,
         graphql: sites
             .iter()
             .filter(|s| matches!(s, Site::Graphql(_)))
@@ -149,6 +169,12 @@ pub(super) fn check_sites(
                     return Vec::new();
                 };
                 let mut found = crate::rest::check_call(call, index);
+                if call.declared {
+                    declared_fixes_uncertain(call, &mut found);
+                }
+                if !call.syntax.is_pairs() {
+                    merging_renames_uncertain(call, &mut found);
+                }
                 if call.syntax == Syntax::JsonInString {
                     found.iter_mut().for_each(|f| escape_fixes(f, text));
                 }
@@ -163,7 +189,13 @@ pub(super) fn check_sites(
                 found
             }
             Site::Graphql(doc) => match knowledge.schema() {
-                Some(schema) => graphql::check_document(doc, &schema),
+                Some(schema) => {
+                    let mut found = graphql::check_document(doc, &schema);
+                    if !doc.holes.is_empty() {
+                        found.retain(|f| !doc.holes.iter().any(|h| touches(&f.range, h)));
+                    }
+                    found
+                }
                 None => Vec::new(),
             },
             Site::NotChecked(n) => vec![unit_not_checked(n)],
@@ -171,7 +203,16 @@ pub(super) fn check_sites(
     };
     // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
     // chunks so that each task amortises rayon's hand-off; findings keep the sites' order.
-    if sites.len() >= PARALLEL_SITES {
+    if sites.iter().any(has_remote_origin) {
+        // Some filters are written away from their call (a dict bound to a name, a helper's
+        // argument, a model's field): findings are kept per site to tell which.
+        let per_site: Vec<Vec<Finding>> = if sites.len() >= PARALLEL_SITES {
+            sites.par_iter().map(one).collect()
+        } else {
+            sites.iter().map(one).collect()
+        };
+        out.findings = one_report_per_origin(sites, per_site);
+    } else if sites.len() >= PARALLEL_SITES {
         let parts: Vec<Vec<Finding>> = sites
             .par_chunks(PARALLEL_SITES / 2)
             .map(|chunk| chunk.iter().flat_map(one).collect())
@@ -181,6 +222,127 @@ pub(super) fn check_sites(
         out.findings = sites.iter().flat_map(one).collect();
     }
     out
+}
+
+/// True for a GraphQL document found in a string by its shape or tag, not sent by a call.
+fn is_candidate_document(site: &Site) -> bool {
+    matches!(site, Site::Graphql(d) if d.found != DocFound::Carried)
+}
+
+/// True when finding range `f` touches hole `h` (overlaps it, or is empty inside it).
+fn touches(f: &Range<usize>, h: &Range<usize>) -> bool {
+    (f.start < h.end && h.start < f.end) || (f.is_empty() && h.start <= f.start && f.start <= h.end)
+}
+
+/// True when a REST site's target or a filter is written outside the call's own range.
+fn has_remote_origin(site: &Site) -> bool {
+    let Site::Rest(c) = site else {
+        return false;
+    };
+    let outside = |r: &Range<usize>| r.start < c.call_range.start || r.end > c.call_range.end;
+    c.filters
+        .iter()
+        .any(|e| outside(&e.key_range) || outside(&e.value_range))
+        || c.target.as_ref().is_some_and(|(_, r)| outside(r))
+}
+
+/// The findings of `sites` (one list per site), one report per origin: a literal written
+/// away from its call that several sites send (a dict constant used by two calls, a helper's
+/// literal sent by each of its callers) is reported once, at its first site, and a fix of it
+/// is never certain (it would change every call it feeds; the other calls may want it as it
+/// is).
+fn one_report_per_origin(sites: &[Site], per_site: Vec<Vec<Finding>>) -> Vec<Finding> {
+    use std::collections::{HashMap, HashSet};
+    let mut uses: HashMap<(usize, usize), u32> = HashMap::new();
+    for site in sites {
+        let Site::Rest(c) = site else {
+            continue;
+        };
+        let outside = |r: &Range<usize>| r.start < c.call_range.start || r.end > c.call_range.end;
+        let mut own: HashSet<(usize, usize)> = HashSet::new();
+        let ranges = c
+            .filters
+            .iter()
+            .flat_map(|e| [&e.key_range, &e.value_range])
+            .chain(c.target.as_ref().map(|(_, r)| r));
+        for r in ranges.filter(|r| outside(r)) {
+            if own.insert((r.start, r.end)) {
+                *uses.entry((r.start, r.end)).or_default() += 1;
+            }
+        }
+    }
+    let shared: Vec<(usize, usize)> = uses
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(r, _)| r)
+        .collect();
+    let in_shared = |r: &Range<usize>| {
+        shared.iter().any(|&(s, e)| {
+            (r.start < e && s < r.end) || (r.is_empty() && s <= r.start && r.start <= e)
+        })
+    };
+    let mut seen: HashSet<(usize, usize, &'static str)> = HashSet::new();
+    let mut out = Vec::new();
+    for (site, found) in sites.iter().zip(per_site) {
+        let call = match site {
+            Site::Rest(c) => Some(&c.call_range),
+            _ => None,
+        };
+        for mut f in found {
+            let remote = call.is_some_and(|c| f.range.start < c.start || f.range.end > c.end);
+            if remote && !seen.insert((f.range.start, f.range.end, f.code)) {
+                continue;
+            }
+            if remote
+                && (in_shared(&f.range)
+                    || f.fixes
+                        .iter()
+                        .flat_map(|x| &x.edits)
+                        .any(|e| in_shared(&e.range)))
+            {
+                f.fixes.iter_mut().for_each(|x| x.certain = false);
+            }
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// A rename of a filter to a key the same mapping already has (`{"device_role": "leaf",
+/// "role": "spine"}`) is no certain fix: a dict (Python, JSON, YAML) holds one value per key,
+/// so one of the two values would be lost.
+fn merging_renames_uncertain(call: &extract::RestCall, found: &mut [Finding]) {
+    for f in found {
+        for fix in &mut f.fixes {
+            let merges = fix.edits.iter().any(|e| {
+                call.filters.iter().any(|k| k.key_range == e.range)
+                    && call
+                        .filters
+                        .iter()
+                        .any(|k| k.key == e.new_text && k.key_range != e.range)
+            });
+            if merges {
+                fix.certain = false;
+            }
+        }
+    }
+}
+
+/// The fixes of a call whose filter names are declared names of the program (a model's fields,
+/// a function's parameters): a fix renaming one is offered, never certain.
+fn declared_fixes_uncertain(call: &extract::RestCall, found: &mut [Finding]) {
+    for f in found {
+        for fix in &mut f.fixes {
+            let renames = fix.edits.iter().any(|e| {
+                call.filters
+                    .iter()
+                    .any(|k| e.range.start < k.key_range.end && k.key_range.start < e.range.end)
+            });
+            if renames {
+                fix.certain = false;
+            }
+        }
+    }
 }
 
 /// The host ranges of the URL-form sites among `sites` (bare paths included).

@@ -309,6 +309,7 @@ fn command(text: &str, words: &[Word], map: &OffsetMap, sp: &Spelling) -> Option
             filters_range: None,
             filters: Vec::new(),
             args: Vec::new(),
+            declared: false,
         },
     };
     for (w, urlencode) in data {

@@ -9,6 +9,7 @@
 //! - [`rules`]: the NetBox rules; [`suggest`]: "did you mean"; [`history`]: the release that
 //!   removed or added a name; [`variables`]: variable values.
 //! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
+//! - [`roots`]: whether a document found in a string by its shape or tag is NetBox's.
 
 pub mod check;
 pub mod complete;
@@ -17,6 +18,7 @@ pub mod embedded;
 pub mod history;
 pub mod hover;
 pub mod introspection;
+pub mod roots;
 pub mod rules;
 pub mod schema;
 pub mod split;
