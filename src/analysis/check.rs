@@ -189,13 +189,8 @@ pub(super) fn check_sites(
                 found
             }
             Site::Graphql(doc) => match knowledge.schema() {
-                Some(schema) => {
-                    let mut found = graphql::check_document(doc, &schema);
-                    if !doc.holes.is_empty() {
-                        found.retain(|f| !doc.holes.iter().any(|h| touches(&f.range, h)));
-                    }
-                    found
-                }
+                Some(schema) if doc.holes.is_empty() => graphql::check_document(doc, &schema),
+                Some(schema) => check_with_holes(doc, &schema),
                 None => Vec::new(),
             },
             Site::NotChecked(n) => vec![unit_not_checked(n)],
@@ -227,6 +222,112 @@ pub(super) fn check_sites(
 /// True for a GraphQL document found in a string by its shape or tag, not sent by a call.
 fn is_candidate_document(site: &Site) -> bool {
     matches!(site, Site::Graphql(d) if d.found != DocFound::Carried)
+}
+
+/// The findings of a document built by a template whose holes (written as `_`s: a name) stand
+/// for values known only at run time: a finding is kept when it does not depend on what the hole
+/// holds. Each hole outside a GraphQL string is also filled with a number and with a string (of
+/// its length); a finding is kept when every filling that parses gives it (same range, same
+/// code) and it is not inside a hole; with no other filling that parses (a hole in a selection,
+/// a name), and for a hole inside a GraphQL string, no finding that touches a hole is kept.
+fn check_with_holes(doc: &extract::GraphqlDoc, schema: &graphql::NetboxSchema) -> Vec<Finding> {
+    let host = |h: &Range<usize>| doc.map.range_to_host(h.clone());
+    let holes: Vec<(Range<usize>, bool)> = doc
+        .holes
+        .iter()
+        .filter(|h| h.end <= doc.text.len())
+        .map(|h| (h.clone(), in_graphql_string(&doc.text, h.start)))
+        .collect();
+    let found = graphql::check_document(doc, schema);
+    let outside: Vec<&Range<usize>> = holes.iter().filter(|(_, s)| !s).map(|(h, _)| h).collect();
+    // The other fillings that parse, each as the (range, code) of its findings.
+    let mut others: Vec<std::collections::HashSet<(usize, usize, &'static str)>> = Vec::new();
+    if !outside.is_empty() {
+        for fill in [b'0', b'"'] {
+            let mut text = doc.text.clone().into_bytes();
+            for h in &outside {
+                if h.len() < 2 && fill == b'"' {
+                    continue;
+                }
+                text[(*h).clone()].fill(b'0');
+                if fill == b'"' {
+                    text[(*h).clone()].fill(b'_');
+                    text[h.start] = b'"';
+                    text[h.end - 1] = b'"';
+                }
+            }
+            let Ok(text) = String::from_utf8(text) else {
+                continue;
+            };
+            let variant = extract::GraphqlDoc {
+                text,
+                ..doc.clone()
+            };
+            let got = graphql::check_document(&variant, schema);
+            if got.iter().any(|f| f.code == "graphql-syntax") {
+                continue;
+            }
+            others.push(
+                got.iter()
+                    .map(|f| (f.range.start, f.range.end, f.code))
+                    .collect(),
+            );
+        }
+    }
+    found
+        .into_iter()
+        .filter(|f| {
+            holes.iter().all(|(h, in_string)| {
+                let h = host(h);
+                if !touches(&f.range, &h) {
+                    return true;
+                }
+                let inside = h.start <= f.range.start && f.range.end <= h.end;
+                !in_string
+                    && !inside
+                    && !others.is_empty()
+                    && others
+                        .iter()
+                        .all(|o| o.contains(&(f.range.start, f.range.end, f.code)))
+            })
+        })
+        .collect()
+}
+
+/// True when byte `at` of GraphQL `text` is inside a string (`"..."` or a `"""` block
+/// string); comments are skipped.
+fn in_graphql_string(text: &str, at: usize) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut block = false;
+    let mut string = false;
+    while i < at.min(b.len()) {
+        if block {
+            if b[i..].starts_with(b"\"\"\"") {
+                block = false;
+                i += 3;
+                continue;
+            }
+        } else if string {
+            match b[i] {
+                b'\\' => i += 1,
+                b'"' | b'\n' => string = false,
+                _ => {}
+            }
+        } else if b[i..].starts_with(b"\"\"\"") {
+            block = true;
+            i += 3;
+            continue;
+        } else if b[i] == b'"' {
+            string = true;
+        } else if b[i] == b'#' {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    block || string
 }
 
 /// True when finding range `f` touches hole `h` (overlaps it, or is empty inside it).

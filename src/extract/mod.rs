@@ -299,9 +299,10 @@ pub struct GraphqlDoc {
     pub map: OffsetMap,
     /// A `variables` object given beside the query, as JSON, when it is a literal.
     pub variables: Option<serde_json::Value>,
-    /// Host ranges of the holes of a document built by a template (`{site}` of an f-string,
-    /// `%s`, `$name`, a `.format` field): each is written in `text` as `_`s, and no finding
-    /// that touches one is reported (what stands there is known only at run time).
+    /// The ranges in `text` of the holes of a document built by a template (`{site}` of an
+    /// f-string, `%s`, `$name`, a `.format` field), each written as `_`s: what stands there is
+    /// known only at run time, so a finding is kept only when it does not depend on it (see
+    /// `analysis`).
     pub holes: Vec<Range<usize>>,
     /// How the document was found: which ones are checked depends on it.
     pub found: DocFound,

@@ -153,7 +153,6 @@ pub(crate) fn remap(site: Site, map: &OffsetMap) -> Site {
         }),
         Site::Graphql(d) => Site::Graphql(GraphqlDoc {
             map: d.map.then(map),
-            holes: d.holes.iter().map(r).collect(),
             ..d
         }),
         Site::NotChecked(n) => Site::NotChecked(super::NotChecked {

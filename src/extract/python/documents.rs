@@ -63,8 +63,8 @@ impl<'a> Values<'a> {
         out
     }
 
-    /// The text of string expression `e` with its map to the host and its holes' host ranges,
-    /// when it maps exactly.
+    /// The text of string expression `e` with its map to the host and its holes' ranges in the
+    /// text, when it maps exactly.
     fn template_text(
         &self,
         e: &'a Expr,

@@ -982,7 +982,7 @@ impl<'a> Values<'a> {
             range,
             kind: LitKind::Template {
                 exact: map.map(|m| (text, m.then(self.r.map))),
-                holes: holes.into_iter().map(|h| self.host(h)).collect(),
+                holes,
             },
             raw,
         }
@@ -1239,7 +1239,7 @@ impl<'a> Values<'a> {
 
     /// The text of a template with each hole written as `_`s (as many as its source has
     /// bytes), its map to the embedded text when every decoded character maps to one byte, and
-    /// the holes' embedded ranges.
+    /// the holes' ranges in that text.
     pub(super) fn render(&self, t: &Template) -> (String, Option<OffsetMap>, Vec<Range<usize>>) {
         let mut b = EscapedText::new();
         let mut holes = Vec::new();
@@ -1247,8 +1247,9 @@ impl<'a> Values<'a> {
             match p {
                 Piece::Text { raw, esc } => decode_piece(self.src, raw.clone(), *esc, &mut b),
                 Piece::Hole { raw } | Piece::Encoded(Lit { raw: Some(raw), .. }) => {
+                    let at = b.text_len();
                     b.plain(raw.start, &"_".repeat(raw.len()));
-                    holes.push(raw.clone());
+                    holes.push(at..at + raw.len());
                 }
                 Piece::Encoded(_) => b.inexact(),
             }
