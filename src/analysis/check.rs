@@ -201,11 +201,48 @@ pub(super) fn check_sites(
     if sites.iter().any(has_remote_origin) {
         // Some filters are written away from their call (a dict bound to a name, a helper's
         // argument, a model's field): findings are kept per site to tell which.
-        let per_site: Vec<Vec<Finding>> = if sites.len() >= PARALLEL_SITES {
-            sites.par_iter().map(one).collect()
-        } else {
-            sites.iter().map(one).collect()
+        // A site that sends what an earlier one sends, from the same literals (one dict
+        // constant read by a thousand calls), to an endpoint written the same way, is checked
+        // once: its findings are the earlier site's (the checks never read the call's own
+        // range); only those on its own endpoint literal are its own.
+        let mut first: std::collections::HashMap<u64, Vec<usize>> =
+            std::collections::HashMap::new();
+        let repeat_of: Vec<Option<usize>> = sites
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if !has_remote_origin(s) {
+                    return None;
+                }
+                let bucket = first.entry(content_key(s)).or_default();
+                let earlier = bucket.iter().copied().find(|&j| same_content(&sites[j], s));
+                if earlier.is_none() {
+                    bucket.push(i);
+                }
+                earlier
+            })
+            .collect();
+        let check = |(site, repeat): (&Site, &Option<usize>)| {
+            if repeat.is_some() {
+                Vec::new()
+            } else {
+                one(site)
+            }
         };
+        let mut per_site: Vec<Vec<Finding>> = if sites.len() >= PARALLEL_SITES {
+            sites
+                .par_iter()
+                .zip(repeat_of.par_iter())
+                .map(check)
+                .collect()
+        } else {
+            sites.iter().zip(repeat_of.iter()).map(check).collect()
+        };
+        for (i, of) in repeat_of.iter().enumerate() {
+            if let Some(j) = *of {
+                per_site[i] = on_own_target(&sites[j], &per_site[j], &sites[i]);
+            }
+        }
         out.findings = one_report_per_origin(sites, per_site);
     } else if sites.len() >= PARALLEL_SITES {
         let parts: Vec<Vec<Finding>> = sites
@@ -333,6 +370,71 @@ fn in_graphql_string(text: &str, at: usize) -> bool {
 /// True when finding range `f` touches hole `h` (overlaps it, or is empty inside it).
 fn touches(f: &Range<usize>, h: &Range<usize>) -> bool {
     (f.start < h.end && h.start < f.end) || (f.is_empty() && h.start <= f.start && f.start <= h.end)
+}
+
+/// A hash of what a REST site sends (its form, its target as written, its filters and
+/// arguments with their ranges), its call's range and its target's range aside.
+fn content_key(site: &Site) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    if let Site::Rest(c) = site {
+        std::mem::discriminant(&c.form).hash(&mut h);
+        std::mem::discriminant(&c.syntax).hash(&mut h);
+        c.target.as_ref().map(|(t, _)| t).hash(&mut h);
+        c.filters_range.hash(&mut h);
+        c.declared.hash(&mut h);
+        for e in &c.filters {
+            (&e.key, &e.key_range, &e.value_range).hash(&mut h);
+        }
+        for a in &c.args {
+            (&a.name, &a.name_range, &a.value_range).hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+/// True when REST sites `a` and `b` send the same thing from the same literals (all that
+/// [`content_key`] hashes, compared whole, values included).
+fn same_content(a: &Site, b: &Site) -> bool {
+    let (Site::Rest(a), Site::Rest(b)) = (a, b) else {
+        return false;
+    };
+    a.form == b.form
+        && a.syntax == b.syntax
+        && a.target.as_ref().map(|(t, _)| t) == b.target.as_ref().map(|(t, _)| t)
+        && a.filters_range == b.filters_range
+        && a.declared == b.declared
+        && a.filters == b.filters
+        && a.args == b.args
+}
+
+/// The findings of `site`, a site that sends what `earlier` sends (see [`content_key`]), from
+/// `found`, the findings of `earlier`: those on the endpoint as written, moved to `site`'s own
+/// endpoint literal (the others, on the shared literals, are `earlier`'s to report).
+fn on_own_target(earlier: &Site, found: &[Finding], site: &Site) -> Vec<Finding> {
+    let (Site::Rest(a), Site::Rest(b)) = (earlier, site) else {
+        return Vec::new();
+    };
+    let (Some((_, from)), Some((_, to))) = (&a.target, &b.target) else {
+        return Vec::new();
+    };
+    if from == to {
+        return Vec::new();
+    }
+    found
+        .iter()
+        .filter(|f| f.range == *from)
+        .map(|f| {
+            let mut f = f.clone();
+            f.range = to.clone();
+            for e in f.fixes.iter_mut().flat_map(|x| x.edits.iter_mut()) {
+                if e.range == *from {
+                    e.range = to.clone();
+                }
+            }
+            f
+        })
+        .collect()
 }
 
 /// True when a REST site's target or a filter is written outside the call's own range.

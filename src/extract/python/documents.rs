@@ -30,6 +30,7 @@ impl<'a> Values<'a> {
     pub(super) fn documents(&self) -> Vec<Site> {
         let mut out = Vec::new();
         for mk in &self.m.marked {
+            self.refuel();
             if mk.marker == Marker::Graphql {
                 if let Some((text, map, holes)) = self.template_text(mk.expr, mk.at, Holes::Plain) {
                     out.push(doc(text, map, holes, None, DocFound::Carried));
@@ -37,6 +38,7 @@ impl<'a> Values<'a> {
             }
         }
         for c in self.m.candidates.iter().filter(|c| c.payload) {
+            self.refuel();
             let lit = self.resolve(c.expr, c.at);
             let Some(q) = lit.get("query") else {
                 continue;
@@ -53,6 +55,7 @@ impl<'a> Values<'a> {
             }
         }
         for c in self.m.candidates.iter().filter(|c| !c.payload) {
+            self.refuel();
             let Some((text, map, holes)) = self.template_text(c.expr, c.at, c.holes) else {
                 continue;
             };
@@ -90,6 +93,7 @@ impl<'a> Values<'a> {
     pub(super) fn marked_sites(&self) -> Vec<Site> {
         let mut out = Vec::new();
         for mk in &self.m.marked {
+            self.refuel();
             let Marker::Endpoint(path, range) = &mk.marker else {
                 continue;
             };

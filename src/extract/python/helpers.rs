@@ -26,6 +26,7 @@ impl<'a> Values<'a> {
         if cs.at.env != 0 {
             return Vec::new();
         }
+        self.refuel();
         let Some((def, scope, method)) = self.helper(cs.call, cs.at) else {
             return Vec::new();
         };
@@ -38,6 +39,24 @@ impl<'a> Values<'a> {
             if inner.at.scope != scope {
                 continue;
             }
+            // A module-wide budget: helpers called from thousands of places with hundreds of
+            // calls each cannot make the reading grow faster than the code.
+            let left = self.expansions.get();
+            if left == 0 {
+                // Said once, at the first call of a helper left unread.
+                if !self.budget_reported.replace(true) {
+                    out.push(Site::NotChecked(crate::extract::NotChecked {
+                        range: call_range.clone(),
+                        reason: format!(
+                            "calls helpers of this module more often than netbox-lsp reads through them ({} calls of their bodies per file)",
+                            super::values::EXPANSIONS
+                        ),
+                    }));
+                }
+                break;
+            }
+            self.expansions.set(left - 1);
+            self.refuel();
             self.take_used_env();
             let found = self.call_sites(inner.call, At { env, ..inner.at });
             if !self.take_used_env() {
@@ -124,7 +143,7 @@ impl<'a> Values<'a> {
             .collect();
         let positional_count =
             (p.posonlyargs.len() + p.args.len()).saturating_sub(usize::from(method));
-        let def_at = self.def_at(def);
+        let def_at = self.def_at(scope);
         let mut params: Vec<(&'a str, Given<'a>)> = Vec::new();
         let mut unknown_rest = false;
         for (i, arg) in call.arguments.args.iter().enumerate() {
@@ -171,16 +190,14 @@ impl<'a> Values<'a> {
         Env { scope, params }
     }
 
-    /// Where the definition `def` stands (its defaults are read there).
-    fn def_at(&self, def: &'a ast::StmtFunctionDef) -> Option<At> {
-        self.m.bindings.iter().find_map(|b| match b.kind {
-            BindingKind::Function { def: d, .. } if std::ptr::eq(d, def) => Some(At {
-                scope: b.scope,
-                block: b.block,
-                offset: b.start,
-                env: 0,
-            }),
-            _ => None,
+    /// Where the function of scope `scope` is defined (its defaults are read there).
+    fn def_at(&self, scope: ScopeId) -> Option<At> {
+        let s = &self.m.scopes[scope as usize];
+        Some(At {
+            scope: s.parent?,
+            block: s.outer,
+            offset: s.start,
+            env: 0,
         })
     }
 

@@ -300,9 +300,21 @@ impl<'a> Reader<'a> {
             // arguments is known); another call through the call-form table.
             let expanded = v.helper_sites(cs);
             if expanded.is_empty() {
+                v.refuel();
                 direct.extend(v.call_sites(cs.call, cs.at));
             } else {
                 more.extend(expanded);
+            }
+            if v.exhausted() {
+                // Names that refer to each other over and over: what was read is reported, and
+                // the call is said not to be read whole.
+                more.push(Site::NotChecked(super::NotChecked {
+                    range: self.host(span(cs.call.range())),
+                    reason: format!(
+                        "builds its values through more names, calls and dict updates than netbox-lsp follows ({})",
+                        values::FUEL
+                    ),
+                }));
             }
         }
         let mut out = Vec::new();
@@ -326,6 +338,45 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names that refer to each other twice over (`a1 = a0 + a0`, ..., each a doubling) would
+    /// take 2^60 steps to fold: the reading stops at its budget, reports what it read and says
+    /// the call was not read whole; helpers called from more places than the module budget are
+    /// read up to it, and the rest is said not read, once.
+    #[test]
+    fn values_that_double_stop_at_their_budget() {
+        let mut text = String::from("import requests\na0 = 'x'\nd0 = {'site': 1}\n");
+        for i in 1..60 {
+            text.push_str(&format!("a{i} = a{} + a{}\n", i - 1, i - 1));
+            text.push_str(&format!("d{i} = {{**d{}, **d{}}}\n", i - 1, i - 1));
+        }
+        text.push_str("requests.get(a59 + '/api/dcim/devices/', params=d59)\n");
+        let map = OffsetMap::identity(0, text.len());
+        let sites = extract_calls(&text, &map);
+        assert!(
+            sites.iter().any(|s| matches!(s, Site::NotChecked(n) if n.reason.contains("names, calls and dict updates"))),
+            "{sites:?}"
+        );
+
+        let mut text = String::from("import requests\ndef h(p):\n");
+        for _ in 0..300 {
+            text.push_str("    requests.get('/api/dcim/devices/', params=p)\n");
+        }
+        for _ in 0..100 {
+            text.push_str("h({'site': 1})\n");
+        }
+        let map = OffsetMap::identity(0, text.len());
+        let sites = extract_calls(&text, &map);
+        let not_read = sites
+            .iter()
+            .filter(|s| matches!(s, Site::NotChecked(n) if n.reason.contains("helpers")))
+            .count();
+        let read = sites.iter().filter(|s| matches!(s, Site::Rest(_))).count();
+        assert_eq!(not_read, 1);
+        // The body's calls are read through its callers (its parameter is known there), up to
+        // the budget.
+        assert_eq!(read as u32, values::EXPANSIONS);
+    }
 
     /// The deepest expressions the nesting guard lets through are walked (and their tree
     /// dropped) on a thread with half the stack of a rayon worker or tokio blocking thread

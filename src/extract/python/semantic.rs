@@ -52,6 +52,10 @@ pub(super) struct Scope<'a> {
     pub parent: Option<ScopeId>,
     /// The scope's first block.
     pub root: BlockId,
+    /// The block of the enclosing scope the scope stands in, and where it starts (a function's
+    /// `def`: its defaults are read there).
+    pub outer: BlockId,
+    pub start: u32,
     names: HashMap<&'a str, Vec<u32>>,
     /// Names declared `global` here: their bindings go to the module scope.
     globals: Vec<&'a str>,
@@ -212,6 +216,8 @@ impl<'a> Semantic<'a> {
                     kind: ScopeKind::Module,
                     parent: None,
                     root: 0,
+                    outer: 0,
+                    start: 0,
                     names: HashMap::new(),
                     globals: Vec::new(),
                     calls: (0, 0),
@@ -395,7 +401,15 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn push_scope(&mut self, kind: ScopeKind<'a>, start: u32, end: u32) -> (ScopeId, BlockId) {
+    /// Opens a scope for code from `start` to `end` (its first block from `body`), standing in
+    /// the current block at `at`.
+    fn push_scope(
+        &mut self,
+        kind: ScopeKind<'a>,
+        at: u32,
+        start: u32,
+        end: u32,
+    ) -> (ScopeId, BlockId) {
         let block = self.m.blocks.len() as u32;
         self.m.blocks.push(Block {
             parent: None,
@@ -409,6 +423,8 @@ impl<'a> Walk<'a> {
             kind,
             parent: Some(self.scope),
             root: block,
+            outer: self.block,
+            start: at,
             names: HashMap::new(),
             globals: Vec::new(),
             calls: (first, first),
@@ -530,7 +546,7 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                 let scope = self.m.scopes.len() as u32;
                 self.bind(name, BindingKind::Function { def: f, scope }, start, end);
                 let body_start = f.body.first().map_or(end, |b| b.range().start().to_u32());
-                let saved = self.push_scope(ScopeKind::Function(f), body_start, end);
+                let saved = self.push_scope(ScopeKind::Function(f), start, body_start, end);
                 self.bind_params(&f.parameters, body_start);
                 self.visit_body(&f.body);
                 self.pop_scope(saved);
@@ -542,7 +558,7 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                 if let Some(args) = &c.arguments {
                     self.visit_arguments(args);
                 }
-                let saved = self.push_scope(ScopeKind::Class, start, end);
+                let saved = self.push_scope(ScopeKind::Class, start, start, end);
                 self.visit_body(&c.body);
                 self.pop_scope(saved);
                 self.bind(self.text(c.name.range), BindingKind::Class(c), start, end);
@@ -796,12 +812,15 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                 self.in_template -= 1;
             }
             Expr::BinOp(b)
-                if match b.op {
-                    Operator::Add => string_operand(&b.left) || string_operand(&b.right),
-                    // `QUERY % args`: a template kept in a constant.
-                    Operator::Mod => string_operand(&b.left) || matches!(&*b.left, Expr::Name(_)),
-                    _ => false,
-                } =>
+                if self.in_template == 0
+                    && match b.op {
+                        Operator::Add => string_operand(&b.left) || string_operand(&b.right),
+                        // `QUERY % args`: a template kept in a constant.
+                        Operator::Mod => {
+                            string_operand(&b.left) || matches!(&*b.left, Expr::Name(_))
+                        }
+                        _ => false,
+                    } =>
             {
                 self.marked(e);
                 self.candidate(e, Holes::Plain);
@@ -848,7 +867,7 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                     self.visit_param_parts(p);
                 }
                 let (start, end) = (l.range.start().to_u32(), l.range.end().to_u32());
-                let saved = self.push_scope(ScopeKind::Lambda, start, end);
+                let saved = self.push_scope(ScopeKind::Lambda, start, start, end);
                 self.m.nested.insert(start, self.scope);
                 if let Some(p) = &l.parameters {
                     self.bind_params(p, start);
@@ -888,7 +907,7 @@ impl<'a> Walk<'a> {
         };
         self.visit_expr(&first.iter);
         let (start, end) = (e.range().start().to_u32(), e.range().end().to_u32());
-        let saved = self.push_scope(ScopeKind::Comprehension, start, end);
+        let saved = self.push_scope(ScopeKind::Comprehension, start, start, end);
         self.m.nested.insert(start, self.scope);
         for (i, g) in generators.iter().enumerate() {
             if i > 0 {

@@ -42,7 +42,20 @@ pub(super) struct Values<'a> {
     /// Host ranges of keys that are declared names of the program (model fields, function
     /// parameters) rather than dict keys written for the request.
     declared: RefCell<Vec<Range<usize>>>,
+    /// Steps left for reading the value at hand ([`Values::refuel`]): names that refer to each
+    /// other twice over (`a = b + b; b = c + c`) cannot make the work grow past it.
+    fuel: Cell<u32>,
+    /// Calls of helpers' bodies left to read for the whole module.
+    pub(super) expansions: Cell<u32>,
+    /// Whether the module was said to call helpers past [`EXPANSIONS`].
+    pub(super) budget_reported: Cell<bool>,
 }
+
+/// Steps of reading one call's values (a real one takes tens).
+pub(super) const FUEL: u32 = 1024;
+
+/// Calls of helpers' bodies read per module (each caller reads the calls of its helper).
+pub(super) const EXPANSIONS: u32 = 20_000;
 
 impl<'a> Deref for Values<'a> {
     type Target = Reader<'a>;
@@ -123,7 +136,28 @@ impl<'a> Values<'a> {
             used_env: Cell::new(false),
             alternatives: RefCell::new(Vec::new()),
             declared: RefCell::new(Vec::new()),
+            fuel: Cell::new(FUEL),
+            expansions: Cell::new(EXPANSIONS),
+            budget_reported: Cell::new(false),
         }
+    }
+
+    /// Gives the reading of one call's (or one string's) values its steps.
+    pub fn refuel(&self) {
+        self.fuel.set(FUEL);
+    }
+
+    /// True when the reading at hand used all of its steps: what it read is only part of the
+    /// values.
+    pub fn exhausted(&self) -> bool {
+        self.fuel.get() == 0
+    }
+
+    /// Takes one step; false when the reading at hand has used all of its steps.
+    fn step(&self) -> bool {
+        let left = self.fuel.get();
+        self.fuel.set(left.saturating_sub(1));
+        left > 0
     }
 
     /// Adds an environment; its index for [`At::env`].
@@ -203,33 +237,12 @@ impl<'a> Values<'a> {
             };
             // A comprehension runs where it stands; a function or lambda body later.
             if matches!(s.kind, ScopeKind::Comprehension) && flow {
-                block = self.outer_block(scope);
+                block = self.m.scopes[scope as usize].outer;
             } else {
                 flow = false;
             }
             scope = parent;
         }
-    }
-
-    /// The block of the parent scope that holds nested scope `scope`.
-    fn outer_block(&self, scope: ScopeId) -> u32 {
-        let s = &self.m.scopes[scope as usize];
-        let start = self.m.blocks[s.root as usize].start;
-        let parent = s.parent.unwrap_or(0);
-        // The innermost block of the parent scope that holds the start.
-        let mut best = self.m.scopes[parent as usize].root;
-        for (i, b) in self.m.blocks.iter().enumerate() {
-            if b.start <= start
-                && start <= b.end
-                && self
-                    .m
-                    .encloses(self.m.scopes[parent as usize].root, i as u32)
-                && self.m.encloses(best, i as u32)
-            {
-                best = i as u32;
-            }
-        }
-        best
     }
 
     /// The binding read in code order at `offset` in block `block`: the last binding before it,
@@ -370,6 +383,11 @@ impl<'a> Values<'a> {
     /// followed.
     pub(super) fn lit(&self, e: &'a Expr, at: At, open: Option<usize>, depth: usize) -> Lit {
         if depth > MAX_FOLLOW.max(MAX_DEPTH) {
+            return self.unknown(e);
+        }
+        // A step for every indirection (a name, a call, a subscript), none for the literal's
+        // own structure: its size is the source's.
+        if matches!(e, Expr::Name(_) | Expr::Call(_) | Expr::Subscript(_)) && !self.step() {
             return self.unknown(e);
         }
         match e {
@@ -528,6 +546,7 @@ impl<'a> Values<'a> {
                         None => self.splice(&mut pairs, &k.value, *at, depth + 1),
                     }
                 }
+                dedup_last(&mut pairs);
                 Lit::map(pairs, self.host(span(args.range)))
             }
         }
@@ -555,7 +574,7 @@ impl<'a> Values<'a> {
         at: At,
         depth: usize,
     ) -> Option<(Vec<Pair>, Range<usize>)> {
-        if depth > MAX_FOLLOW {
+        if depth > MAX_FOLLOW || (!matches!(e, Expr::Dict(_)) && !self.step()) {
             return None;
         }
         let range = self.host(span(e.range()));
@@ -595,6 +614,7 @@ impl<'a> Values<'a> {
                         None => self.splice(&mut pairs, &item.value, at, depth + 1),
                     }
                 }
+                dedup_last(&mut pairs);
                 Some((pairs, range))
             }
             Expr::DictComp(c) => self.dict_comprehension(c, at, depth),
@@ -602,6 +622,7 @@ impl<'a> Values<'a> {
                 let (mut left, _) = self.dict(&b.left, at, depth + 1)?;
                 let (right, _) = self.dict(&b.right, at, depth + 1)?;
                 right.into_iter().for_each(|p| upsert(&mut left, p));
+                dedup_last(&mut left);
                 Some((left, range))
             }
             Expr::Name(_) => {
@@ -654,6 +675,7 @@ impl<'a> Values<'a> {
                         None => self.splice(&mut pairs, &k.value, at, depth + 1),
                     }
                 }
+                dedup_last(&mut pairs);
                 Some((pairs, range))
             }
             ("copy", []) => match &*c.func {
@@ -703,7 +725,7 @@ impl<'a> Values<'a> {
             }
         }
         let keys = self.strings(key, inner, depth + 1)?;
-        let pairs = keys
+        let mut pairs: Vec<Pair> = keys
             .into_iter()
             .map(|(key, key_range)| Pair {
                 value: Lit::scalar(Value::Expr, key_range.end..key_range.end),
@@ -711,6 +733,7 @@ impl<'a> Values<'a> {
                 key_range,
             })
             .collect();
+        dedup_last(&mut pairs);
         Some((pairs, range))
     }
 
@@ -746,6 +769,9 @@ impl<'a> Values<'a> {
     /// Applies updates `ups` (binding indexes) to `pairs`, read where each update stands.
     fn apply_updates(&self, pairs: &mut Vec<Pair>, ups: &[u32], use_at: At, depth: usize) {
         for &u in ups {
+            if !self.step() {
+                break;
+            }
             let b = self.m.bindings[u as usize];
             let BindingKind::Update(update) = b.kind else {
                 continue;
@@ -807,6 +833,7 @@ impl<'a> Values<'a> {
                 }
             }
         }
+        dedup_last(pairs);
     }
 
     // ---- strings ----
@@ -820,7 +847,7 @@ impl<'a> Values<'a> {
         at: At,
         depth: usize,
     ) -> Option<Vec<(String, Range<usize>)>> {
-        if depth > MAX_FOLLOW {
+        if depth > MAX_FOLLOW || (!matches!(e, Expr::StringLiteral(_)) && !self.step()) {
             return None;
         }
         let one = |l: &Lit| l.as_str().map(|(s, r)| vec![(s.to_string(), r)]);
@@ -1017,7 +1044,8 @@ impl<'a> Values<'a> {
     }
 
     fn template_inner(&self, e: &'a Expr, at: At, depth: usize, t: &mut Template) {
-        if depth > MAX_FOLLOW {
+        let indirect = matches!(e, Expr::Name(_) | Expr::Call(_));
+        if depth > MAX_FOLLOW || (indirect && !self.step()) {
             self.hole(e, t);
             return;
         }
@@ -1277,12 +1305,31 @@ fn join(module: &str, member: &str) -> String {
     }
 }
 
-/// Puts `p` in `pairs`, replacing a pair of the same key (a dict holds one value per key).
+/// Adds `p` to `pairs` (a pair of the same key is dropped by [`dedup_last`] when the dict is
+/// done).
 fn upsert(pairs: &mut Vec<Pair>, p: Pair) {
-    match pairs.iter_mut().find(|q| q.key == p.key) {
-        Some(q) => *q = p,
-        None => pairs.push(p),
+    pairs.push(p);
+}
+
+/// Keeps the last pair of each key (a dict holds one value per key; the later assignment
+/// wins), in linear time whatever the dict's size.
+fn dedup_last(pairs: &mut Vec<Pair>) {
+    if pairs.len() < 2 {
+        return;
     }
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut keep: Vec<bool> = vec![false; pairs.len()];
+    for (i, p) in pairs.iter().enumerate().rev() {
+        keep[i] = seen.insert(p.key.clone());
+    }
+    if keep.iter().all(|k| *k) {
+        return;
+    }
+    let mut i = 0;
+    pairs.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
 }
 
 impl<'a> Values<'a> {
