@@ -526,14 +526,16 @@ pub fn may_differ(code: &str) -> bool {
     get(code).is_some_and(|c| c.may_differ)
 }
 
-/// The address of `code`'s entry in docs/diagnostics.md, when the package names its repository
-/// (`repository` in Cargo.toml): SARIF's `helpUri` and the language server's code description.
+/// The address of `code`'s entry in docs/diagnostics.md at this version's release tag
+/// (`v<version>`), when the package names its repository (`repository` in Cargo.toml): the
+/// language server's code description and SARIF's `helpUri`.
 pub fn doc_url(code: &str) -> Option<String> {
     let repo = env!("CARGO_PKG_REPOSITORY");
     (!repo.is_empty()).then(|| {
         format!(
-            "{}/blob/main/docs/diagnostics.md#{code}",
-            repo.trim_end_matches('/')
+            "{}/blob/v{}/docs/diagnostics.md#{code}",
+            repo.trim_end_matches('/'),
+            env!("CARGO_PKG_VERSION")
         )
     })
 }
