@@ -105,10 +105,11 @@ impl Baseline {
     /// Reads a baseline file. A missing file is an error unless `missing_ok` (the first
     /// `--update-baseline`); a file that is not a baseline says so.
     pub fn read(path: &Path, missing_ok: bool) -> Result<Baseline, String> {
-        let root = std::path::absolute(path)
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf))
-            .unwrap_or_default();
+        let root = real(
+            path.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        );
         let mut b = Baseline {
             path: path.to_path_buf(),
             root,
@@ -167,7 +168,15 @@ impl Baseline {
     /// The key path of a checked file: relative to the baseline's folder when inside it
     /// (`/`-separated), else absolute.
     pub fn key_path(&self, file: &Path) -> String {
-        let abs = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+        let abs = match (file.parent(), file.file_name()) {
+            (Some(dir), Some(name)) => real(if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            })
+            .join(name),
+            _ => real(file),
+        };
         let rel = abs.strip_prefix(&self.root).unwrap_or(&abs);
         super::check::display_path(rel)
     }
@@ -232,6 +241,13 @@ impl Baseline {
         }
         out
     }
+}
+
+/// `p` with links and `..` resolved when it exists, else made absolute as written.
+fn real(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p)
+        .or_else(|_| std::path::absolute(p))
+        .unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// The file text of `entries`: sorted, pretty-printed, a final newline.

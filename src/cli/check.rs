@@ -459,9 +459,11 @@ fn finish_baseline(
         let entries = b.updated(&run.checked, run.used);
         super::baseline::write(&b.path, &entries)?;
         let after: usize = entries.values().flat_map(|e| e.values()).sum();
+        let files = entries.len();
         super::say::summary(format!(
-            "netbox-lsp: baseline {shown}: {after} findings in {} files recorded (was {before})",
-            entries.len()
+            "netbox-lsp: baseline {shown}: {after} {} in {files} {} recorded (was {before})",
+            if after == 1 { "finding" } else { "findings" },
+            if files == 1 { "file" } else { "files" },
         ));
         return Ok(false);
     }

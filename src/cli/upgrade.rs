@@ -159,11 +159,13 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         return 2;
     }
     if args.fix || args.diff {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         super::say::summary(format!(
-            "{} {} to the form that works on both releases in {} file(s){}",
+            "{} {} to the form that works on both releases in {}{}",
             if args.fix { "fixed" } else { "would fix" },
-            fixes.count,
-            fixes.files,
+            plural(fixes.count, "call", "calls"),
+            plural(fixes.files, "file", "files"),
             if args.fix { "; left:" } else { "" }
         ));
     }
