@@ -276,13 +276,14 @@ fn check_synopses_name_every_option_of_check_help() {
 #[test]
 fn samples_in_readme_and_docs_are_todays_output() {
     let mut docs = vec!["README.md".to_string()];
-    let mut pages: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs"))
-        .expect("docs/")
-        .filter_map(|e| {
-            let name = e.ok()?.file_name().into_string().ok()?;
-            name.ends_with(".md").then(|| format!("docs/{name}"))
-        })
-        .collect();
+    let mut pages: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs"))
+            .expect("docs/")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.ends_with(".md").then(|| format!("docs/{name}"))
+            })
+            .collect();
     pages.sort();
     docs.extend(pages);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -341,5 +342,9 @@ fn samples_in_readme_and_docs_are_todays_output() {
         }
     }
     assert!(checked >= 3, "only {checked} samples found");
-    assert!(wrong.is_empty(), "samples that differ from today's output; write these lines:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "samples that differ from today's output; write these lines:\n{}",
+        wrong.join("\n")
+    );
 }
