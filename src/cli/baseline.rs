@@ -298,7 +298,8 @@ mod tests {
         let b = "# new\n\nx = 1\nnb.dcim.devices.filter(device_role_id=3)\n";
         let call = |t: &str| {
             let s = t.find("nb.").unwrap();
-            vec![s..t.rfind(')').unwrap() + 1]
+            let call: Range<usize> = s..t.rfind(')').unwrap() + 1;
+            vec![call]
         };
         let ka = keys(a, &[at(a, "device_role_id", "unknown-filter")], &call(a));
         let kb = keys(b, &[at(b, "device_role_id", "unknown-filter")], &call(b));
@@ -314,7 +315,12 @@ mod tests {
         assert_eq!(kg[0].call, "{ device_list(filter: {}) { id } }");
         // A long call is capped with a hash of the whole.
         let long = format!("nb.dcim.devices.filter(name='{}')", "a".repeat(500));
-        let kl = keys(&long, &[at(&long, "name", "x")], &[0..long.len()]);
+        let whole: Range<usize> = 0..long.len();
+        let kl = keys(
+            &long,
+            &[at(&long, "name", "x")],
+            std::slice::from_ref(&whole),
+        );
         assert!(
             kl[0].call.len() < 300 && kl[0].call.contains("sha256:"),
             "{}",

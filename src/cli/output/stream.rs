@@ -266,7 +266,13 @@ mod tests {
         assert_eq!(all.len(), 4000);
         assert_eq!(all_skipped.len(), 2000);
 
-        for format in [Format::Text, Format::Json, Format::Sarif] {
+        for format in [
+            Format::Text,
+            Format::Json,
+            Format::Sarif,
+            Format::Github,
+            Format::Gitlab,
+        ] {
             let mut sink = Sink::new(format, Vec::new(), "").unwrap();
             let mut sizes = Vec::new();
             for (found, held) in batches.clone() {
@@ -303,6 +309,13 @@ mod tests {
                     results.extend(all_skipped.iter().map(|s| sarif::skipped_result(s, index)));
                     let log = sarif::log(&extra, true, counts, results);
                     serde_json::to_string_pretty(&log).unwrap() + "\n"
+                }
+                Format::Github => github::render(&all),
+                Format::Gitlab => {
+                    let mut prints = gitlab::Fingerprints::default();
+                    let arr =
+                        Value::Array(all.iter().map(|f| gitlab::issue(f, prints.of(f))).collect());
+                    serde_json::to_string_pretty(&arr).unwrap() + "\n"
                 }
             };
             assert!(String::from_utf8(out).unwrap() == expected, "{format:?}");
