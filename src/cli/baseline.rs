@@ -178,7 +178,7 @@ impl Baseline {
             _ => real(file),
         };
         let rel = abs.strip_prefix(&self.root).unwrap_or(&abs);
-        super::check::display_path(rel)
+        super::paths::display_path(rel)
     }
 
     /// Splits one file's findings (with their `keys`) into those to report and the number the

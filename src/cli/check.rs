@@ -13,7 +13,9 @@ use crate::lines::LineIndex;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+pub use super::paths::display_path;
 
 /// Runs `check`; returns the exit code.
 pub fn run(args: &CheckArgs) -> i32 {
@@ -967,30 +969,6 @@ pub(super) fn apply_overrides(
         .collect()
 }
 
-/// The path as shown in the output: `/`-separated, without leading `./`; a Windows drive or
-/// share stays in front (`C:\skills\a.md` → `C:/skills/a.md`).
-pub fn display_path(path: &Path) -> String {
-    let mut out = String::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::Prefix(p) => out.push_str(&p.as_os_str().to_string_lossy()),
-            Component::RootDir => out.push('/'),
-            Component::ParentDir | Component::Normal(_) => {
-                if !out.is_empty() && !out.ends_with('/') {
-                    out.push('/');
-                }
-                out.push_str(&c.as_os_str().to_string_lossy());
-            }
-        }
-    }
-    if out.is_empty() {
-        ".".to_string()
-    } else {
-        out
-    }
-}
-
 /// The stderr note for a named folder with no file the tool reads, so that "0 errors" never
 /// hides "nothing read" (`check` and `check --upgrade-to`).
 pub(super) fn say_empty_folder(dir: &std::path::Path) {
@@ -1077,19 +1055,5 @@ mod tests {
         );
         let none = count("resource \"x\" {}", HostKind::Text);
         assert_eq!(none, crate::analysis::Found::default());
-    }
-
-    #[test]
-    fn display_paths() {
-        assert_eq!(display_path(Path::new("./examples/a.md")), "examples/a.md");
-        assert_eq!(display_path(Path::new("/tmp/x/a.md")), "/tmp/x/a.md");
-        assert_eq!(display_path(Path::new(".")), ".");
-        assert_eq!(display_path(Path::new("../a/./b.md")), "../a/b.md");
-        #[cfg(windows)]
-        {
-            assert_eq!(display_path(Path::new(r"C:\s\a.md")), "C:/s/a.md");
-            assert_eq!(display_path(Path::new(r".\s\a.md")), "s/a.md");
-            assert_eq!(display_path(Path::new(r"C:s\a.md")), "C:s/a.md");
-        }
     }
 }

@@ -12,6 +12,7 @@ pub mod knowledge;
 pub mod lease;
 pub mod live;
 pub mod output;
+pub mod paths;
 pub mod rule;
 pub mod say;
 pub mod settings;

@@ -107,7 +107,7 @@ fn shown(p: &std::path::Path) -> String {
         }
         None
     });
-    super::check::display_path(rel.as_deref().unwrap_or(p))
+    super::paths::display_path(rel.as_deref().unwrap_or(p))
 }
 
 /// The command line's selection layer: `--select`, `--extend-select`, `--ignore`; an error

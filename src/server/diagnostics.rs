@@ -1,7 +1,7 @@
 //! Diagnostics: debounced after each change, computed on a snapshot in a blocking task, stored
 //! only if still current (a newer change supersedes and aborts the pending run), and pushed
 //! tagged with the document version — or, for a client that pulls, kept for its
-//! `textDocument/diagnostic` ([`super::pull`]). Also the Finding → Diagnostic conversion.
+//! `textDocument/diagnostic` (`super::pull`). Also the Finding → Diagnostic conversion.
 
 use super::config::Settings;
 use super::knowledge::Loaded;
@@ -328,13 +328,43 @@ async fn run(backend: &Backend, uri: Uri) {
         // The client pulls (`textDocument/diagnostic`, see `pull`): it is told to pull again
         // only when what it last pulled for this version has changed (settings, knowledge,
         // a live verification), since an edit makes it pull anyway.
-        super::pull::changed(backend, &uri, a.snapshot.version, &diags).await;
+        ask_to_pull_again(backend, &uri, a.snapshot.version, &diags).await;
         return;
     }
     backend
         .client
         .publish_diagnostics(uri, diags, Some(a.snapshot.version))
         .await;
+}
+
+/// The result id of a set of diagnostics for a pulling client: hex SHA-256 (16 digits) of their
+/// JSON, so the same diagnostics always get the same id.
+pub fn result_id(diags: &[Diagnostic]) -> String {
+    let json = serde_json::to_vec(diags).unwrap_or_default();
+    sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(&json))[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// After an analysis of `uri` at `version` gave `diags`: when the client pulled this very
+/// version (`Document::pulled`) and got something else, ask it to pull again (if it takes
+/// `workspace/diagnostic/refresh`). An edit needs no refresh: the client pulls after it.
+async fn ask_to_pull_again(backend: &Backend, uri: &Uri, version: i32, diags: &[Diagnostic]) {
+    let stale = lock(&backend.state.docs)
+        .get(uri)
+        .and_then(|d| d.pulled.clone())
+        .is_some_and(|(v, id)| v == version && id != result_id(diags));
+    if stale && lock(&backend.state.caps).diagnostic_refresh {
+        if let Err(e) = backend.client.workspace_diagnostic_refresh().await {
+            backend
+                .log(
+                    MessageType::WARNING,
+                    format!("workspace/diagnostic/refresh failed: {e}"),
+                )
+                .await;
+        }
+    }
 }
 
 /// The findings that are reported under `settings`, with their effective severity.

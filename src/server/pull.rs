@@ -10,25 +10,16 @@
 //! pull takes its stored result for the current version, or runs it then. When a document's
 //! diagnostics change without an edit (settings, knowledge built from your NetBox, a live
 //! verification), a client that supports it is asked to pull again
-//! (`workspace/diagnostic/refresh`). `workspace/diagnostic` reports the open documents (the
+//! (`workspace/diagnostic/refresh`, sent by [`super::diagnostics`] after such an analysis). `workspace/diagnostic` reports the open documents (the
 //! server reads no other file; `netbox-lsp check` covers the whole tree).
 
+use super::diagnostics::result_id;
 use super::{lock, Backend};
-use sha2::{Digest, Sha256};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 /// The identifier of this server's diagnostics in the pull requests.
 pub const IDENTIFIER: &str = "netbox-lsp";
-
-/// The result id of a set of diagnostics: hex SHA-256 (16 digits) of their JSON.
-pub fn result_id(diags: &[Diagnostic]) -> String {
-    let json = serde_json::to_vec(diags).unwrap_or_default();
-    Sha256::digest(&json)[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// The diagnostics of `uri`'s current version: the stored analysis when it is of this version,
 /// else one run now. `None` when the document is not open.
@@ -141,26 +132,6 @@ pub async fn workspace(
     Ok(WorkspaceDiagnosticReportResult::Report(
         WorkspaceDiagnosticReport { items },
     ))
-}
-
-/// After an analysis of `uri` at `version` gave `diags`: when the client pulled this very
-/// version and got something else, ask it to pull again (if it takes
-/// `workspace/diagnostic/refresh`).
-pub async fn changed(backend: &Backend, uri: &Uri, version: i32, diags: &[Diagnostic]) {
-    let stale = lock(&backend.state.docs)
-        .get(uri)
-        .and_then(|d| d.pulled.clone())
-        .is_some_and(|(v, id)| v == version && id != result_id(diags));
-    if stale && lock(&backend.state.caps).diagnostic_refresh {
-        if let Err(e) = backend.client.workspace_diagnostic_refresh().await {
-            backend
-                .log(
-                    MessageType::WARNING,
-                    format!("workspace/diagnostic/refresh failed: {e}"),
-                )
-                .await;
-        }
-    }
 }
 
 /// The `diagnosticProvider` this server advertises to a client that pulls.
