@@ -1,10 +1,11 @@
 //! Pull diagnostics (issue 35 §5) with a client that only pulls: it declares
-//! `textDocument.diagnostic` and nothing for `publishDiagnostics`, asks with
+//! `textDocument.diagnostic` (and `workspace.diagnostics.refreshSupport`) and nothing for
+//! `publishDiagnostics`, asks with
 //! `textDocument/diagnostic` and `workspace/diagnostic`, and gets full reports with result ids,
 //! `unchanged` reports for the ids it already has, a `workspace/diagnostic/refresh` when a
 //! document's diagnostics change without an edit, a `codeDescription` link to each code's
-//! docs entry, and never a pushed diagnostic. A client that does not pull keeps the push path
-//! (tests/lsp.rs) and is not offered `diagnosticProvider`.
+//! docs entry, and never a pushed diagnostic. A client that does not pull, or pulls without
+//! taking a refresh (Neovim 0.11), keeps the push path and is not offered `diagnosticProvider`.
 
 mod lsp_harness;
 
@@ -131,23 +132,28 @@ async fn a_client_that_only_pulls_gets_reports_ids_unchanged_and_refresh() {
     assert_eq!(pushed, 0, "a pull client got pushed diagnostics");
 }
 
-/// A client that does not pull is not offered `diagnosticProvider` and gets pushed diagnostics
-/// (with the same docs link).
+/// A client that does not pull, and one that pulls but cannot be told to pull again (Neovim
+/// 0.11: `textDocument.diagnostic` without `workspace.diagnostics.refreshSupport`), are not
+/// offered `diagnosticProvider` and get pushed diagnostics (with the same docs link).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_push_client_keeps_the_push_path() {
-    let mut c = TestClient::in_process();
-    let init = c
-        .initialize(json!({}), default_capabilities(), Value::Null)
-        .await;
-    assert!(
-        init["capabilities"].get("diagnosticProvider").is_none(),
-        "{init}"
-    );
-    c.open(URI, "markdown", 1, TEXT).await;
-    let d = c.diagnostics(URI, 1).await;
-    assert_eq!(d.len(), 1, "{d:#?}");
-    assert!(d[0]["codeDescription"]["href"]
-        .as_str()
-        .unwrap()
-        .ends_with("#unknown-filter"));
+async fn push_clients_and_pull_clients_without_refresh_keep_the_push_path() {
+    let neovim_011 = json!({
+        "textDocument": {"diagnostic": {"dynamicRegistration": false}},
+        "general": {"positionEncodings": ["utf-16"]}
+    });
+    for caps in [default_capabilities(), neovim_011] {
+        let mut c = TestClient::in_process();
+        let init = c.initialize(json!({}), caps.clone(), Value::Null).await;
+        assert!(
+            init["capabilities"].get("diagnosticProvider").is_none(),
+            "{caps}: {init}"
+        );
+        c.open(URI, "markdown", 1, TEXT).await;
+        let d = c.diagnostics(URI, 1).await;
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert!(d[0]["codeDescription"]["href"]
+            .as_str()
+            .unwrap()
+            .ends_with("#unknown-filter"));
+    }
 }

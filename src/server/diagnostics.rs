@@ -348,14 +348,15 @@ pub fn result_id(diags: &[Diagnostic]) -> String {
 }
 
 /// After an analysis of `uri` at `version` gave `diags`: when the client pulled this very
-/// version (`Document::pulled`) and got something else, ask it to pull again (if it takes
-/// `workspace/diagnostic/refresh`). An edit needs no refresh: the client pulls after it.
+/// version (`Document::pulled`) and got something else, ask it to pull again
+/// (`workspace/diagnostic/refresh`, which every pulling client takes: `ClientCaps::pull`). An
+/// edit needs no refresh: the client pulls after it.
 async fn ask_to_pull_again(backend: &Backend, uri: &Uri, version: i32, diags: &[Diagnostic]) {
     let stale = lock(&backend.state.docs)
         .get(uri)
         .and_then(|d| d.pulled.clone())
         .is_some_and(|(v, id)| v == version && id != result_id(diags));
-    if stale && lock(&backend.state.caps).diagnostic_refresh {
+    if stale {
         if let Err(e) = backend.client.workspace_diagnostic_refresh().await {
             backend
                 .log(

@@ -103,14 +103,17 @@ fn client_caps(c: &ClientCapabilities) -> ClientCaps {
             .and_then(|c| c.completion_item.as_ref())
             .and_then(|i| i.snippet_support)
             .unwrap_or(false),
+        // Pull only where the server can also say "pull again" when diagnostics change
+        // without an edit (your NetBox's knowledge ready, a live verification): Neovim 0.11
+        // pulls but takes no refresh, so it is pushed to, as every other client.
         pull: c
             .text_document
             .as_ref()
-            .is_some_and(|t| t.diagnostic.is_some()),
-        diagnostic_refresh: ws
-            .and_then(|w| w.diagnostics.as_ref())
-            .and_then(|d| d.refresh_support)
-            .unwrap_or(false),
+            .is_some_and(|t| t.diagnostic.is_some())
+            && ws
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
     }
 }
 

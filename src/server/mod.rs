@@ -157,10 +157,9 @@ pub struct ClientCaps {
     pub configuration: bool,
     pub watched_files_dynamic: bool,
     pub snippets: bool,
-    /// The client pulls diagnostics (`textDocument.diagnostic`): answered, never pushed.
+    /// The client pulls diagnostics (`textDocument.diagnostic`) and takes
+    /// `workspace/diagnostic/refresh`: answered, never pushed.
     pub pull: bool,
-    /// The client takes `workspace/diagnostic/refresh`.
-    pub diagnostic_refresh: bool,
 }
 
 /// Server state shared by handlers and background tasks.

@@ -1,16 +1,18 @@
 //! Pull diagnostics (LSP 3.17): `textDocument/diagnostic` and `workspace/diagnostic`, for
-//! clients that say they pull (`textDocument.diagnostic` in their capabilities: Helix, Neovim
-//! 0.10+, VS Code). The server then advertises `diagnosticProvider` and no longer pushes
-//! (`publishDiagnostics` would show every finding twice); a client that does not pull gets
-//! pushed diagnostics as before.
+//! clients that say they pull (`textDocument.diagnostic`) and take
+//! `workspace/diagnostic/refresh` (`workspace.diagnostics.refreshSupport`: VS Code). The server
+//! then advertises `diagnosticProvider` and no longer pushes (`publishDiagnostics` would show
+//! every finding twice). Every other client is pushed to, as before — Neovim 0.11 too: it pulls
+//! only after an open or an edit and takes no refresh, so diagnostics that change without an
+//! edit (your NetBox's knowledge ready, a live verification) would never reach it.
 //!
 //! Every report carries a result id, a hash of the diagnostics it holds: a pull whose
 //! `previousResultId` is that id gets an `unchanged` report. The analysis is the one the push
 //! path runs (debounced after each change, with the upgrade and live findings merged in): a
 //! pull takes its stored result for the current version, or runs it then. When a document's
 //! diagnostics change without an edit (settings, knowledge built from your NetBox, a live
-//! verification), a client that supports it is asked to pull again
-//! (`workspace/diagnostic/refresh`, sent by [`super::diagnostics`] after such an analysis). `workspace/diagnostic` reports the open documents (the
+//! verification), the client is asked to pull again (`workspace/diagnostic/refresh`, sent by
+//! [`super::diagnostics`] after such an analysis). `workspace/diagnostic` reports the open documents (the
 //! server reads no other file; `netbox-lsp check` covers the whole tree).
 
 use super::diagnostics::result_id;
