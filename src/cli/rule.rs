@@ -96,7 +96,11 @@ mod tests {
                 c.code
             );
             assert!(p.contains(c.title), "{}", c.code);
-            assert!(!p.contains("<!--"), "{}: a marker left", c.code);
+            assert!(
+                !p.contains("<!-- generated") && !p.contains("<!-- /generated"),
+                "{}: a generator marker left",
+                c.code
+            );
             let others = p.matches("\n### `").count();
             assert_eq!(others, 0, "{}: another code's heading inside", c.code);
         }

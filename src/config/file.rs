@@ -118,7 +118,7 @@ mod tests {
         // The table in the folder above is the nearest.
         std::fs::write(
             root.join(PYPROJECT),
-            "[project]\nname = \"x\"\n[tool.netbox-lsp]\nnetbox_version = \"4.5\"\nselect = [\"graphql\"]\n[tool.netbox-lsp.severity]\nunknown-filter = \"warning\"\n",
+            "[project]\nname = \"x\"\n[tool.netbox-lsp]\nnetbox_version = \"4.5\"\nselect = [\"graphql\", \"unknown-filter\"]\n[tool.netbox-lsp.severity]\nunknown-filter = \"warning\"\n",
         )
         .unwrap();
         let found = nearest(&sub).unwrap();
@@ -133,7 +133,7 @@ mod tests {
         );
         assert_eq!(
             p.settings.selection[0].select.as_deref(),
-            Some(&["graphql".to_string()][..])
+            Some(&["graphql".to_string(), "unknown-filter".to_string()][..])
         );
         // A netbox-lsp.toml beside it wins, and the pyproject's table is named as shadowed.
         std::fs::write(root.join(FILE_NAME), "netbox_version = \"4.3\"\n").unwrap();

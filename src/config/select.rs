@@ -101,7 +101,7 @@ mod tests {
         assert!(picks("graphql", "graphql-syntax") && picks("graphql-", "graphql-syntax"));
         assert!(picks("ALL", "multi-hop"));
         assert!(!picks("graph", "graphql-syntax"), "a prefix ends at a dash");
-        assert!(!picks("unknown", "unknown") && picks("unknown", "unknown-endpoint"));
+        assert!(!picks("unknow", "unknown-endpoint") && picks("unknown", "unknown-endpoint"));
         assert!(!picks("", "multi-hop") && !picks("-", "multi-hop"));
         assert!(check_selector("live").is_ok() && check_selector("graphql-").is_ok());
         let e = check_selector("unknown-filtre").unwrap_err();
