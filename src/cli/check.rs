@@ -393,40 +393,16 @@ fn fix_file(
 /// `Settings::paths_outside`): anything else is an error. Also returns the file and the keys
 /// it gave (`index`, `graphql_schema`), whose errors must not quote the files they name.
 fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), String> {
-    let path = match &args.config {
-        Some(p) => p.clone(),
-        None => {
-            let p = PathBuf::from(crate::config::FILE_NAME);
-            // Absent only when nothing has the name: a FIFO, a directory or a dangling link
-            // named netbox-lsp.toml is refused below (the editor refuses it too), not skipped.
-            if std::fs::symlink_metadata(&p).is_err() {
-                return Ok((args.clone(), None));
-            }
-            p
-        }
+    let Some(SettingsFile {
+        path,
+        settings: file,
+        warnings,
+    }) = settings_file(args.config.as_deref())?
+    else {
+        return Ok((args.clone(), None));
     };
-    let text = crate::safe_read::read_to_string(&path, crate::safe_read::FileKind::Config)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let base = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let parsed = crate::config::Settings::from_toml(&text, base)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if !parsed.errors.is_empty() {
-        return Err(format!("{}: {}", path.display(), parsed.errors.join("; ")));
-    }
-    for w in &parsed.warnings {
+    for w in &warnings {
         eprintln!("netbox-lsp: note: {}: {w}", path.display());
-    }
-    let file = parsed.settings;
-    if let Some((key, outside)) = file.paths_outside(base).into_iter().next() {
-        return Err(format!(
-            "{}: `{key}` names {}, outside the folder of this settings file; a settings file may only name files inside its folder (give the file with --{} to use it)",
-            path.display(),
-            outside.display(),
-            key.replace('_', "-")
-        ));
     }
     let mut keys = Vec::new();
     if args.index.is_none() && file.index.is_some() {
@@ -456,6 +432,57 @@ fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), String> {
     out.exclude = file.exclude;
     out.exclude.extend(args.exclude.iter().cloned());
     Ok((out, Some((path, keys))))
+}
+
+/// A settings file as read by [`settings_file`]: its path, its settings and the remarks on it
+/// (unknown keys and the like, for the caller to show as notes).
+pub(crate) struct SettingsFile {
+    pub path: PathBuf,
+    pub settings: crate::config::Settings,
+    pub warnings: Vec<String>,
+}
+
+/// Reads the settings file a command uses: `config` when given (an error when it cannot be
+/// read), else `netbox-lsp.toml` in the current folder when there is one (`None` when there is
+/// none). A TOML error, a bad value or a path outside the file's folder is an error, as
+/// `check` treats them (see `with_config_file`); shared with `hook` and `mcp`.
+pub(crate) fn settings_file(config: Option<&Path>) -> Result<Option<SettingsFile>, String> {
+    let path = match config {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let p = PathBuf::from(crate::config::FILE_NAME);
+            // Absent only when nothing has the name: a FIFO, a directory or a dangling link
+            // named netbox-lsp.toml is refused below (the editor refuses it too), not skipped.
+            if std::fs::symlink_metadata(&p).is_err() {
+                return Ok(None);
+            }
+            p
+        }
+    };
+    let text = crate::safe_read::read_to_string(&path, crate::safe_read::FileKind::Config)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let parsed = crate::config::Settings::from_toml(&text, base)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if !parsed.errors.is_empty() {
+        return Err(format!("{}: {}", path.display(), parsed.errors.join("; ")));
+    }
+    if let Some((key, outside)) = parsed.settings.paths_outside(base).into_iter().next() {
+        return Err(format!(
+            "{}: `{key}` names {}, outside the folder of this settings file; a settings file may only name files inside its folder (give the file with --{} to use it)",
+            path.display(),
+            outside.display(),
+            key.replace('_', "-")
+        ));
+    }
+    Ok(Some(SettingsFile {
+        path,
+        settings: parsed.settings,
+        warnings: parsed.warnings,
+    }))
 }
 
 /// The settings file `check` read and the path keys it gave.
