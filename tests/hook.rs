@@ -264,14 +264,19 @@ fn an_internal_error_a_panic_and_a_dead_check_are_denied() {
         &[("NETBOX_LSP_HOOK_FAULT", "panic")],
         "internal error (panic: fault injected",
     );
-    // The check's process dies (SIGABRT): the supervising process answers.
+    // The check's process dies (SIGABRT; a stack overflow): the supervising process answers,
+    // and nothing the dying process would print reaches the model.
     #[cfg(unix)]
-    fails_closed(
-        &[],
-        &ev,
-        &[("NETBOX_LSP_HOOK_FAULT", "abort")],
-        "the check ended without an answer (killed by signal 6)",
-    );
+    for fault in ["abort", "overflow"] {
+        fails_closed(
+            &[],
+            &ev,
+            &[("NETBOX_LSP_HOOK_FAULT", fault)],
+            "the check ended without an answer (killed by signal",
+        );
+        let r = hook_in(&dir(), &[], &ev, &[("NETBOX_LSP_HOOK_FAULT", fault)]);
+        assert_eq!(r.stderr.lines().count(), 1, "{fault}: {r:?}");
+    }
 }
 
 #[test]

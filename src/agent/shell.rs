@@ -120,6 +120,14 @@ fn ends_word(b: u8) -> bool {
     )
 }
 
+/// True when an unquoted run of word bytes stops at `b[i]`: a word end, a quote, a `\\`, `$(`
+/// or `$'`.
+fn ends_bare_run(b: &[u8], i: usize) -> bool {
+    ends_word(b[i])
+        || matches!(b[i], b'\'' | b'"' | b'\\')
+        || (b[i] == b'$' && matches!(b.get(i + 1), Some(b'(' | b'\'')))
+}
+
 /// The simple commands of `cmd`. Linear in the length of `cmd`.
 fn lex(cmd: &str) -> Vec<Simple> {
     let b = cmd.as_bytes();
@@ -326,11 +334,7 @@ fn word(cmd: &str, at: usize) -> (Option<Word>, usize) {
             }
             _ => {
                 let s = i;
-                while i < b.len()
-                    && !ends_word(b[i])
-                    && !matches!(b[i], b'\'' | b'"' | b'\\')
-                    && !(b[i] == b'$' && matches!(b.get(i + 1), Some(b'(') | Some(b'\'')))
-                {
+                while i < b.len() && !ends_bare_run(b, i) {
                     i += 1;
                 }
                 if i == s {

@@ -39,21 +39,8 @@ pub struct HookArgs {
     /// denied (or let through with --fail-open).
     #[arg(long, value_name = "MS", default_value_t = 2000)]
     pub deadline_ms: u64,
-    /// NetBox version whose embedded knowledge to use (`4.6`, `4.6.8`); default: the settings
-    /// file's, else the newest shipped.
-    #[arg(long)]
-    pub netbox_version: Option<String>,
-    /// An index file built by `netbox-lsp index build` (an instance's, with its custom fields
-    /// and plugins).
-    #[arg(long)]
-    pub index: Option<PathBuf>,
-    /// A GraphQL schema (SDL or introspection JSON, optionally .gz).
-    #[arg(long)]
-    pub graphql_schema: Option<PathBuf>,
-    /// Settings file (default: `netbox-lsp.toml` in the current folder, if there is one): its
-    /// `netbox_version`, `index`, `graphql_schema`, `severity` and `[tools.<name>]` apply.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub knowledge: super::mcp::KnowledgeArgs,
 }
 
 /// `--uncertain`.
@@ -65,8 +52,8 @@ pub enum UncertainArg {
     Deny,
 }
 
-/// Environment variable for the tests of the failure modes: `panic`, `abort`, `sleep` or `error`
-/// makes the check do that once it has read the event.
+/// Environment variable for the tests of the failure modes: `panic`, `abort`, `overflow` (of the
+/// stack), `sleep` or `error` makes the check do that once it has read the event.
 pub const FAULT_ENV: &str = "NETBOX_LSP_HOOK_FAULT";
 
 /// Runs `hook`; returns the exit code (0, or 2 to block the call).
@@ -111,14 +98,19 @@ fn check(args: &HookArgs, policy: &Policy) -> Answer {
     match std::env::var(FAULT_ENV).as_deref() {
         Ok("panic") => panic!("fault injected ({FAULT_ENV}=panic)"),
         Ok("abort") => std::process::abort(),
+        Ok("overflow") => {
+            std::hint::black_box(overflow(0));
+        }
         Ok("sleep") => std::thread::sleep(Duration::from_secs(600)),
         Ok("error") => return failure("internal error: fault injected", args.fail_open),
         _ => {}
     }
     let settings = || -> Result<Settings, String> {
-        Ok(super::check::settings_file(args.config.as_deref())?
-            .map(|f| f.settings)
-            .unwrap_or_default())
+        Ok(
+            super::check::settings_file(args.knowledge.config.as_deref())?
+                .map(|f| f.settings)
+                .unwrap_or_default(),
+        )
     };
     let knowledge = |s: &Settings| knowledge(args, s);
     respond(
@@ -132,19 +124,21 @@ fn check(args: &HookArgs, policy: &Policy) -> Answer {
     )
 }
 
+/// Recurses until the stack overflows (the `overflow` fault).
+#[allow(unconditional_recursion)]
+fn overflow(depth: u64) -> u64 {
+    let frame = std::hint::black_box([depth; 256]);
+    overflow(depth + 1).wrapping_add(frame[255])
+}
+
 /// The knowledge the flags and the settings choose (flags win), with the readings of a call.
 fn knowledge(args: &HookArgs, s: &Settings) -> Result<Knowledge, String> {
     let file = args
+        .knowledge
         .config
         .clone()
         .unwrap_or_else(|| PathBuf::from(crate::config::FILE_NAME));
-    super::mcp::knowledge_of(
-        args.netbox_version.as_deref(),
-        args.index.as_deref(),
-        args.graphql_schema.as_deref(),
-        s,
-        &file,
-    )
+    super::mcp::knowledge_of(&args.knowledge, s, &file)
 }
 
 /// A short text for a panic's payload.
@@ -249,8 +243,11 @@ mod unix {
                     0,
                 );
             }
-            // The reason goes to the model through the answer, not as a panic message.
+            // The reason goes to the model through the answer only: no panic message, and
+            // nothing the runtime may print when the child dies (a stack overflow's note)
+            // reaches the hook's own standard output or error.
             std::panic::set_hook(Box::new(|_| {}));
+            quiet_stdio();
             let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
                 .unwrap_or_else(|p| panicked(args, p.as_ref()));
             let mut out = std::fs::File::from(write_end);
@@ -276,6 +273,20 @@ mod unix {
                 // SAFETY: `pid` is our child, which has closed its end of the pipe (ended).
                 unsafe { libc::waitpid(pid, &mut status, 0) };
                 decode(&bytes).unwrap_or_else(|| failure(&died(status), args.fail_open))
+            }
+        }
+    }
+
+    /// Points the child's standard output and error at `/dev/null`.
+    fn quiet_stdio() {
+        // SAFETY: open(2) of a constant path, dup2(2) onto the standard descriptors, close(2)
+        // of the descriptor opened here.
+        unsafe {
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            if null >= 0 {
+                libc::dup2(null, 1);
+                libc::dup2(null, 2);
+                libc::close(null);
             }
         }
     }

@@ -10,24 +10,33 @@ use std::path::{Path, PathBuf};
 /// Arguments of `mcp`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct McpArgs {
-    /// NetBox version whose embedded knowledge the tools use unless a call names another
-    /// (`4.6`, `4.6.8`); default: the settings file's, else the newest shipped.
+    #[command(flatten)]
+    pub knowledge: KnowledgeArgs,
+}
+
+/// The knowledge of `hook` and `mcp`: flags first, then the settings file.
+#[derive(Debug, Clone, clap::Args)]
+pub struct KnowledgeArgs {
+    /// NetBox version whose embedded knowledge to use (`4.6`, `4.6.8`); default: the settings
+    /// file's, else the newest shipped.
     #[arg(long)]
     pub netbox_version: Option<String>,
     /// An index file built by `netbox-lsp index build` (an instance's, with its custom fields
-    /// and plugins): the default knowledge.
+    /// and plugins).
     #[arg(long)]
     pub index: Option<PathBuf>,
     /// A GraphQL schema (SDL or introspection JSON, optionally .gz).
     #[arg(long)]
     pub graphql_schema: Option<PathBuf>,
-    /// Settings file (default: `netbox-lsp.toml` in the current folder, if there is one).
+    /// Settings file (default: `netbox-lsp.toml` in the current folder, if there is one): its
+    /// `netbox_version`, `index`, `graphql_schema`, `severity` and `[tools.<name>]` apply.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
 
 /// Runs `mcp`; returns the exit code (2 when the knowledge cannot be loaded).
 pub fn run(args: &McpArgs) -> i32 {
+    let args = &args.knowledge;
     let file = match super::check::settings_file(args.config.as_deref()) {
         Ok(f) => f,
         Err(e) => {
@@ -44,13 +53,7 @@ pub fn run(args: &McpArgs) -> i32 {
         }
         None => (Settings::default(), PathBuf::from(crate::config::FILE_NAME)),
     };
-    let knowledge = match knowledge_of(
-        args.netbox_version.as_deref(),
-        args.index.as_deref(),
-        args.graphql_schema.as_deref(),
-        &settings,
-        &path,
-    ) {
+    let knowledge = match knowledge_of(args, &settings, &path) {
         Ok(k) => k,
         Err(e) => {
             eprintln!("netbox-lsp mcp: error: {e}");
@@ -74,9 +77,7 @@ pub fn run(args: &McpArgs) -> i32 {
 /// errors do not quote the files it names), with the readings of a call
 /// ([`crate::agent::call_readings`]). Shared with `hook`.
 pub(crate) fn knowledge_of(
-    netbox_version: Option<&str>,
-    index: Option<&Path>,
-    graphql_schema: Option<&Path>,
+    args: &KnowledgeArgs,
     settings: &Settings,
     file: &Path,
 ) -> Result<Knowledge, String> {
@@ -84,8 +85,11 @@ pub(crate) fn knowledge_of(
         flag.map(|path| (path.to_path_buf(), true))
             .or_else(|| from_file.map(|p| (p.clone(), false)))
     };
-    let index = named(index, settings.index.as_ref());
-    let schema = named(graphql_schema, settings.graphql_schema.as_ref());
+    let index = named(args.index.as_deref(), settings.index.as_ref());
+    let schema = named(
+        args.graphql_schema.as_deref(),
+        settings.graphql_schema.as_ref(),
+    );
     let origin = |on_command_line: bool| {
         if on_command_line {
             Origin::CommandLine
@@ -94,7 +98,9 @@ pub(crate) fn knowledge_of(
         }
     };
     let (k, _notes) = knowledge_from(
-        netbox_version.or(settings.netbox_version.as_deref()),
+        args.netbox_version
+            .as_deref()
+            .or(settings.netbox_version.as_deref()),
         index.as_ref().map(|(path, cl)| Named {
             path,
             by: origin(*cl),
