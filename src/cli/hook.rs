@@ -107,7 +107,7 @@ fn check(args: &HookArgs, policy: &Policy) -> Answer {
     }
     let settings = || -> Result<Settings, String> {
         Ok(
-            super::check::settings_file(args.knowledge.config.as_deref())?
+            super::settings::settings_file(args.knowledge.config.as_deref(), false)?
                 .map(|f| f.settings)
                 .unwrap_or_default(),
         )

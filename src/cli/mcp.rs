@@ -28,8 +28,9 @@ pub struct KnowledgeArgs {
     /// A GraphQL schema (SDL or introspection JSON, optionally .gz).
     #[arg(long)]
     pub graphql_schema: Option<PathBuf>,
-    /// Settings file (default: `netbox-lsp.toml` in the current folder, if there is one): its
-    /// `netbox_version`, `index`, `graphql_schema`, `severity` and `[tools.<name>]` apply.
+    /// Settings file (default: the nearest `netbox-lsp.toml`, or `[tool.netbox-lsp]` in a
+    /// `pyproject.toml`, from the current folder up): its `netbox_version`, `index`,
+    /// `graphql_schema`, `severity` and `[tools.<name>]` apply.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 }
@@ -37,7 +38,7 @@ pub struct KnowledgeArgs {
 /// Runs `mcp`; returns the exit code (2 when the knowledge cannot be loaded).
 pub fn run(args: &McpArgs) -> i32 {
     let args = &args.knowledge;
-    let file = match super::check::settings_file(args.config.as_deref()) {
+    let file = match super::settings::settings_file(args.config.as_deref(), false) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("netbox-lsp mcp: error: {e}");
