@@ -218,12 +218,19 @@ pub(crate) fn graphql_doc(query: &Lit, variables: Option<serde_json::Value>) -> 
 
 /// Keys that name the tool in a tool-call object.
 const NAME_KEYS: [&str; 3] = ["name", "tool", "tool_name"];
-/// Keys that hold a tool call's arguments.
-const ARG_KEYS: [&str; 5] = ["arguments", "input", "args", "parameters", "params"];
+/// Keys that hold a tool call's arguments (`tool_input`: Claude Code's hook events).
+const ARG_KEYS: [&str; 6] = [
+    "arguments",
+    "input",
+    "tool_input",
+    "args",
+    "parameters",
+    "params",
+];
 
 /// Finds the tool calls in an object tree (JSON / YAML): tool-call objects
 /// `{"name": "netbox_get_objects", "arguments": {...}}` (also `tool` / `tool_name`, and
-/// `input` / `args` / `parameters`, or the arguments beside the name), bare
+/// `input` / `tool_input` / `args` / `parameters`, or the arguments beside the name), bare
 /// `{"object_type": ..., "filters": {...}}` objects, and GraphQL bodies `{"query": "...",
 /// "variables": {...}}`, anywhere in the tree.
 pub(crate) fn find_in_tree(root: &Lit, syntax: Syntax, out: &mut Vec<Site>) {
