@@ -105,14 +105,22 @@ pub fn parse_line(line: &str) -> Option<Suppression> {
 
 /// True when `before` holds a comment opener (`#`, `//`, `<!--`) outside a quoted string, so
 /// that `x = "# netbox-lsp: ignore"` is no suppression ([`crate::lines::outside_quotes`]).
+///
+/// An opener right after a backtick is code quoted in prose (`` `# netbox-lsp: ignore` `` in a
+/// Markdown list that documents the comment), not a comment: no host puts a backtick there
+/// (Python and YAML do not allow one, GraphQL has none).
 fn opens_comment(before: &str) -> bool {
+    let quoted = |b: &[u8], i: usize| i > 0 && b[i - 1] == b'`';
     // Markdown prose has no strings: an HTML comment there opens wherever it stands.
-    if before.contains("<!--") {
+    if before
+        .match_indices("<!--")
+        .any(|(i, _)| !quoted(before.as_bytes(), i))
+    {
         return true;
     }
     crate::lines::outside_quotes(before, |b, i| {
         let rest = &b[i..];
-        rest[0] == b'#' || rest.starts_with(b"//") || rest.starts_with(b"<!--")
+        (rest[0] == b'#' || rest.starts_with(b"//") || rest.starts_with(b"<!--")) && !quoted(b, i)
     })
     .is_some()
 }
@@ -529,6 +537,13 @@ mod tests {
             ("x = \"a\\\"b\" # netbox-lsp: ignore", true),
             ("Don't do this <!-- netbox-lsp: ignore -->", true),
             ("f(y=2)  # netbox-lsp: ignore", true),
+            // Quoted in a Markdown code span, as docs that teach the comment write it.
+            (
+                "In Markdown, `<!-- netbox-lsp: ignore -->` before a fence",
+                false,
+            ),
+            ("- Python: `# netbox-lsp: ignore[unknown-filter]`", false),
+            ("- `x` <!-- netbox-lsp: ignore -->", true),
         ] {
             assert_eq!(parse_line(line).is_some(), suppressed, "{line}");
         }

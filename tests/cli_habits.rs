@@ -558,3 +558,67 @@ fn baseline_keys_survive_edits_and_ratchet() {
     .unwrap();
     assert_eq!(shrunk["findings"].as_array().unwrap().len(), 1);
 }
+
+/// README's CI and baseline steps write their reports into the folder they check: the next
+/// run must not read them as documents (each finding's call would be reported again, inside
+/// the report, and `--baseline-strict` would fail right after `--update-baseline`). Each
+/// report kind is skipped with a note; a JSON file of tool calls beside them is still read.
+#[test]
+fn reports_written_into_the_checked_folder_are_not_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let skill =
+        std::fs::read_to_string(root().join(SKILLS).join("netbox-inventory/SKILL.md")).unwrap();
+    std::fs::write(dir.join("SKILL.md"), &skill).unwrap();
+    let first = codes_of(&run_in(dir, &["check", "--format", "json", "."]));
+    assert!(!first.is_empty());
+    for (format, file) in [
+        ("json", "out.json"),
+        ("gitlab", "gl-code-quality.json"),
+        ("sarif", "netbox-lsp.sarif.json"),
+    ] {
+        let r = run_in(dir, &["check", "--format", format, "."]);
+        std::fs::write(dir.join(file), &r.stdout).unwrap();
+    }
+    let b = run_in(
+        dir,
+        &[
+            "check",
+            "--baseline",
+            "baseline.json",
+            "--update-baseline",
+            ".",
+        ],
+    );
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    let strict = run_in(
+        dir,
+        &[
+            "check",
+            "--baseline",
+            "baseline.json",
+            "--baseline-strict",
+            ".",
+        ],
+    );
+    assert_eq!(strict.code, 0, "{}{}", strict.stdout, strict.stderr);
+    let again = run_in(dir, &["check", "--format", "json", "."]);
+    assert_eq!(codes_of(&again), first, "{}", again.stderr);
+    for what in ["JSON", "GitLab code quality", "SARIF", "baseline"] {
+        assert!(
+            again
+                .stderr
+                .contains(&format!("a netbox-lsp {what} report, not checked")),
+            "{what}: {}",
+            again.stderr
+        );
+    }
+    // The quiet twin: tool calls in JSON are read.
+    std::fs::write(
+        dir.join("calls.json"),
+        r#"[{"name": "netbox_get_objects", "arguments": {"object_type": "dcim.device", "filters": {"device_role_id": 4}}}]"#,
+    )
+    .unwrap();
+    let with_calls = codes_of(&run_in(dir, &["check", "--format", "json", "."]));
+    assert_eq!(with_calls.len(), first.len() + 1, "{with_calls:?}");
+}

@@ -725,8 +725,8 @@ pub(super) fn read_regular(path: &Path, shown: &str) -> Result<Vec<u8>, String> 
     std::fs::read(path).map_err(|e| format!("{shown}: {e}"))
 }
 
-/// The text `check` reads from the bytes of `shown` ([`decode`]): `None` for a binary file,
-/// with a note for it and for invalid UTF-8 (whose bytes are replaced by U+FFFD) in `notes`.
+/// The text `check` reads from the bytes of `shown` ([`decode`]): `None` for a binary file
+/// and for a report netbox-lsp wrote ([`super::own_report`]), with a note for them and for invalid UTF-8 (whose bytes are replaced by U+FFFD) in `notes`.
 pub(super) fn text_noting(shown: &str, bytes: &[u8], notes: &mut Vec<String>) -> Option<String> {
     match decode(bytes) {
         Decoded::Binary => {
@@ -739,7 +739,16 @@ pub(super) fn text_noting(shown: &str, bytes: &[u8], notes: &mut Vec<String>) ->
             ));
             Some(text)
         }
-        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => Some(text),
+        Decoded::Utf8(text) | Decoded::Transcoded(text, _) => {
+            match super::own_report::kind(&text) {
+                // Checking it would report every finding again, inside the report.
+                Some(what) => {
+                    notes.push(format!("{shown}: a netbox-lsp {what} report, not checked"));
+                    None
+                }
+                None => Some(text),
+            }
+        }
     }
 }
 

@@ -15,6 +15,7 @@ pub mod lease;
 pub mod live;
 pub mod mcp;
 pub mod output;
+pub mod own_report;
 pub mod paths;
 pub mod rule;
 pub mod say;
