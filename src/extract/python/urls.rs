@@ -38,7 +38,19 @@ impl Reader<'_> {
         let UrlPart::Text(piece) = parts[k].clone() else {
             return Vec::new();
         };
-        let target = (self.src[path.clone()].to_string(), self.host(path.clone()));
+        // `f"{NB}/api/dcim/devices/{device_id}/"`: a detail URL, whose id is a hole; the target
+        // says so (`rest` reads a detail URL's query as the detail view does), its range stays
+        // the list path's.
+        let detail = path.end == piece.end
+            && self.src[path.clone()].ends_with('/')
+            && matches!(parts.get(k + 1), Some(UrlPart::Dynamic))
+            && matches!(parts.get(k + 2), Some(UrlPart::Text(r))
+                if self.src[r.clone()].starts_with(['/', '?']));
+        let mut written = self.src[path.clone()].to_string();
+        if detail {
+            written.push_str("{id}/");
+        }
+        let target = (written, self.host(path.clone()));
         let mut out = Vec::new();
         if let Some(pairs) = params.and_then(|p| p.pairs()) {
             out.push(Site::Rest(RestCall {
