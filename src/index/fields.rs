@@ -227,6 +227,11 @@ impl<'de> Visitor<'de> for TableVisitor {
         if top.is_some_and(|t| t as usize >= out.name_count()) {
             return Err(de::Error::custom("a response field set is out of range"));
         }
+        // The buffers grew by doubling: give back the slack (a quarter to a half of them).
+        out.names.shrink_to_fit();
+        out.name_ends.shrink_to_fit();
+        out.ids.shrink_to_fit();
+        out.set_ends.shrink_to_fit();
         Ok(out)
     }
 }
