@@ -28,8 +28,11 @@
 //!   filterset's errors, django-filter backends.py L71). A filter never selects another object.
 //! - **Any other name is ignored**, as on a list (the filterset reads only its filters).
 //!
-//! No ground-truth row of `../shared/netbox/v*/` queries a detail URL; these rules rest on the
-//! source alone.
+//! No ground-truth row of `../shared/netbox/v*/` queries a detail URL. Checked live on the
+//! 4.7.3 lab (`../shared/lab/build-pypi.sh`, demo data, device 27 of role 5): `?fields=id,name`
+//! answers the two fields; `?embed=interfaces&limit=1` the whole device (52 fields, both
+//! ignored); `?role_id=5` 200, `?role_id=1` … `4` 404, `?role_id=99999` and `?status=Active`
+//! 400 (the filterset refuses the value); `?ordering=name` 200, the device.
 
 use super::endpoint::View;
 use super::view_params::{self, OnDetail, Reading};

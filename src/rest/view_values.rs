@@ -19,7 +19,9 @@
 //!   `name` alone. `fields`, `omit`, `ordering` and `exclude` take several names in one value,
 //!   joined with commas (`requested_fields.split(',')`, DRF `OrderingFilter.get_ordering`
 //!   `params.split(',')`): the comma-joined value is the certain fix (`single-value-filter`).
-//!   The MCP tools join their `fields` list themselves and are not concerned.
+//!   The MCP tools join their `fields` list themselves and are not concerned. Live on the
+//!   4.7.3 lab: `/api/dcim/devices/?fields=id&fields=name` answers `name` alone,
+//!   `?fields=id,name` both, `?fields=nme` objects with no field, `?fields=id,nme` `id` alone.
 
 use super::endpoint::View;
 use super::view_params::{Several, ViewParam};
