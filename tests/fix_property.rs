@@ -78,10 +78,14 @@ fn apply(text: &str, edits: &[(Range<usize>, String)]) -> (String, Vec<Range<usi
 }
 
 /// Values an entry sends: list items, or the comma parts of a string on `__in` (which the fix
-/// turns into a list or repeated keys), or one.
+/// turns into a list or repeated keys) or on a view parameter NetBox splits at commas (a list
+/// of which the fix joins), or one.
 fn atoms(key: &str, v: &Value) -> usize {
     match v {
         Value::List(items) => items.len(),
+        Value::Str(s) if matches!(key, "fields" | "omit" | "ordering" | "exclude") => {
+            s.split(',').filter(|p| !p.trim().is_empty()).count().max(1)
+        }
         Value::Str(s) if key.ends_with("__in") || is_int_list(s) => {
             s.split(',').filter(|p| !p.trim().is_empty()).count().max(1)
         }
@@ -376,6 +380,15 @@ const ISSUE_EXAMPLES: &[(&str, HostKind, &str)] = &[
     ("value kinds", HostKind::Text, "GET /api/dcim/devices/?interface_count=true&virtual_chassis_id=true&power_ports=4&tenant_id=true&site=12\n"),
     ("object types", HostKind::Json, "{\"object_type\": \"extras.journalentry\", \"filters\": {\"assigned_object_type\": [\"device\", \"dcim.interfaces\", \"7\"]}}\n"),
     ("bare params (issue 19 §4)", HostKind::Markdown, "# NetBox\n\nQuery `/api/dcim/devices/` with:\n\n```python\nparams = {\"device_role_id\": 3, \"site__slug\": \"fra1\", \"tenant_id__in\": [4, 5]}\n```\n\n```python\nurl = f\"{NB}/api/dcim/interfaces/\"\nparams = {\"device__name\": \"spine-02\", \"enabled\": \"yes\"}\n```\n"),
+    // Issue 30 §3: view parameters read once (the fix joins a list with commas), field names,
+    // detail URLs.
+    ("fields list (pynetbox)", HostKind::Python, "nb.dcim.devices.filter(site=\"fra1\", fields=[\"id\", \"name\"], ordering=[\"name\", \"-id\"])\n"),
+    ("fields repeated (url)", HostKind::Text, "GET /api/dcim/devices/?fields=id&fields=name&site=fra1&fields=status\n"),
+    ("fields repeated (api_filter)", HostKind::Yaml, "- set_fact:\n    d: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='fields=id fields=name site=fra1') }}\"\n"),
+    ("fields names", HostKind::Text, "GET /api/dcim/devices/?fields=id,Name,tag&site=fra1\n"),
+    ("fields names (mcp)", HostKind::Python, "netbox_get_object_by_id(\"dcim.device\", 42, fields=[\"id\", \"Name\"])\n"),
+    ("omit names (requests)", HostKind::Python, "requests.get(f\"{NB}/api/ipam/prefixes/\", params={\"omit\": \"vlans,children\", \"status\": \"active\"})\n"),
+    ("detail exclude", HostKind::Text, "GET /api/dcim/devices/42/?exclude=config_context&fields=id,Name\n"),
     ("nb_lookup join", HostKind::Yaml, "- set_fact:\n    x: \"{{ query('netbox.netbox.nb_lookup', 'devices', api_filter='name__in=' + names | join(',')) }}\"\n"),
 ];
 

@@ -22,6 +22,9 @@ struct Case {
     after: Option<Vec<String>>,
     /// Text that some finding's message must contain.
     message: Option<String>,
+    /// `graphql: yes`: the release's GraphQL schema is given too (GraphQL documents are
+    /// checked; otherwise only REST calls are).
+    graphql: bool,
     text: String,
 }
 
@@ -64,6 +67,7 @@ fn cases() -> Vec<Case> {
             fixed: None,
             after: None,
             message: None,
+            graphql: false,
             text: body.trim_end_matches('\n').to_string() + "\n",
         };
         for l in lines {
@@ -79,6 +83,7 @@ fn cases() -> Vec<Case> {
                 "fixed" => case.fixed = Some(v.replace("\\n", "\n") + "\n"),
                 "after" => case.after = Some(list(v)),
                 "message" => case.message = Some(v.to_string()),
+                "graphql" => case.graphql = v == "yes",
                 other => panic!("unknown header {other}"),
             }
         }
@@ -114,7 +119,10 @@ fn rest_cases() {
     for case in &all {
         let knowledge = Knowledge {
             index: Some(knowledge_support::index(&case.version)),
-            graphql: None,
+            graphql: case
+                .graphql
+                .then(|| netbox_lsp::graphql::embedded_schema(&case.version))
+                .flatten(),
             ..Default::default()
         };
         let findings = analyze(&case.text, case.kind, &knowledge);
@@ -275,6 +283,8 @@ fn typical_values_are_clean() {
                     (ValueKind::String, _) if name.starts_with("time_zone") => {
                         "Europe/Berlin".into()
                     }
+                    // View parameters listed from 4.6: names of the objects' fields.
+                    (ValueKind::String, _) if name == "fields" || name == "omit" => "id".into(),
                     (ValueKind::String, _) => "edge-01".into(),
                 };
                 let text = format!("{name}={value}");

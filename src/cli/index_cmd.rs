@@ -349,7 +349,8 @@ fn describe_counts(index: &FilterIndex) -> String {
          object types:              {}\n\
          parameters:                {}\n\
          parameters with choices:   {}\n\
-         choice sets:               {}\n",
+         choice sets:               {}\n\
+         response fields:           {} names in {} sets, {} endpoints\n",
         index.netbox_version,
         index.format,
         index.source_sha256,
@@ -358,6 +359,13 @@ fn describe_counts(index: &FilterIndex) -> String {
         index.parameter_count(),
         index.parameters_with_choices(),
         index.choice_sets.len(),
+        index.response_fields.name_count(),
+        index.response_fields.set_count(),
+        index
+            .endpoints
+            .values()
+            .filter(|e| e.fields.is_some())
+            .count(),
     )
 }
 

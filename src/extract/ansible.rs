@@ -28,6 +28,7 @@
 
 use std::ops::Range;
 
+use super::ansible_vars::{jinja_name, Bindings};
 use super::forms::{self, Callee, FiltersAt, TargetAt};
 use super::lit::{Lit, LitKind};
 use super::{is_placeholder, CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
@@ -179,6 +180,13 @@ struct Arg {
 /// The `nb_lookup` calls in `text` (raw host text: a YAML file, a `.j2` template, a Markdown
 /// fence); ranges mapped to the host through `map`.
 pub fn lookups(text: &str, map: &OffsetMap) -> Vec<Site> {
+    lookups_bound(text, map, &Bindings::default())
+}
+
+/// [`lookups`] with the variables of the YAML file: an `api_filter=` that is one variable
+/// bound in the file (`api_filter=device_filter`, `vars: {device_filter: "role=leaf"}`) is
+/// read from the variable's value, and its findings land there.
+pub(crate) fn lookups_bound(text: &str, map: &OffsetMap, vars: &Bindings) -> Vec<Site> {
     let mut out = Vec::new();
     // The spellings are the call-form table's row.
     let Callee::Lookup {
@@ -230,13 +238,19 @@ pub fn lookups(text: &str, map: &OffsetMap) -> Vec<Site> {
         let Some((args, close)) = args(text, paren + 1) else {
             continue;
         };
-        out.extend(calls(text, name_start..close, &args, map));
+        out.extend(calls(text, name_start..close, &args, map, vars));
     }
     out
 }
 
 /// The REST calls of one lookup: one per term.
-fn calls(text: &str, call: Range<usize>, args: &[Arg], map: &OffsetMap) -> Vec<Site> {
+fn calls(
+    text: &str,
+    call: Range<usize>,
+    args: &[Arg],
+    map: &OffsetMap,
+    vars: &Bindings,
+) -> Vec<Site> {
     let positional: Vec<&Arg> = args.iter().filter(|a| a.name.is_none()).collect();
     let keyword = |n: &str| args.iter().find(|a| a.name.as_deref() == Some(n));
     let (plugin_kw, filters_kw) = match (forms::NB_LOOKUP.target, forms::NB_LOOKUP.filters) {
@@ -245,7 +259,10 @@ fn calls(text: &str, call: Range<usize>, args: &[Arg], map: &OffsetMap) -> Vec<S
     };
     let plugin = keyword(plugin_kw).and_then(|a| string(text, &a.expr).map(|(s, _, _)| s));
     let (filters, filters_range) = match keyword(filters_kw) {
-        Some(a) => api_filter(text, &a.expr, map),
+        Some(a) => match jinja_name(&text[a.expr.clone()]).and_then(|n| vars.resolve(n)) {
+            Some(bound) => bound_filter(bound),
+            None => api_filter(text, &a.expr, map),
+        },
         None => (Vec::new(), None),
     };
     let mut out = Vec::new();
@@ -403,6 +420,30 @@ fn api_filter(
     let Some((s, content, whole, escaped)) = string_raw(text, e) else {
         return (Vec::new(), None);
     };
+    let mut out = words(&s, content.start, escaped, map);
+    if !whole {
+        if let Some(last) = out.last_mut() {
+            if !s.ends_with(char::is_whitespace) {
+                last.value = match joined_by(text, content.end + 1..e.end) {
+                    // `' name=' ~ ...` style: one `name=` per value, as NetBox wants.
+                    Some((sep, _)) if sep.trim_start() == format!("{}=", last.key) => Value::Expr,
+                    Some((separator, r)) => Value::Joined {
+                        separator,
+                        separator_range: map.range_to_host(r),
+                    },
+                    None => Value::Expr,
+                };
+            }
+        }
+    }
+    (out, Some(map.range_to_host(content)))
+}
+
+/// The `k=v` words of an `api_filter` string `s` whose text starts at `base` (before `map`):
+/// Ansible's `split_args` (blanks separate words except inside quotes and `{{ }}`) and
+/// `parse_kv` (`k=v`, quotes around the value removed). `escaped`: the raw text holds escapes,
+/// so values are not read (keys are).
+fn words(s: &str, base: usize, escaped: bool, map: &OffsetMap) -> Vec<FilterEntry> {
     let mut out: Vec<FilterEntry> = Vec::new();
     let sb = s.as_bytes();
     let mut i = 0;
@@ -427,7 +468,6 @@ fn api_filter(
             }
         }
         let word = &s[w_start..i.min(sb.len())];
-        let base = content.start;
         let Some(eq) = word.find('=') else {
             // A word without `=` (also one being typed): Ansible sends it as `_raw_params`, an
             // unknown filter; it is read as a name with an unknown value.
@@ -470,22 +510,18 @@ fn api_filter(
             value_range: map.range_to_host(base + v.start..base + v.end),
         });
     }
-    if !whole {
-        if let Some(last) = out.last_mut() {
-            if !s.ends_with(char::is_whitespace) {
-                last.value = match joined_by(text, content.end + 1..e.end) {
-                    // `' name=' ~ ...` style: one `name=` per value, as NetBox wants.
-                    Some((sep, _)) if sep.trim_start() == format!("{}=", last.key) => Value::Expr,
-                    Some((separator, r)) => Value::Joined {
-                        separator,
-                        separator_range: map.range_to_host(r),
-                    },
-                    None => Value::Expr,
-                };
-            }
+    out
+}
+
+/// The filters of an `api_filter` held in a variable: the words of its string value (its
+/// exact text, so every range lands on the variable's value); none for another value.
+fn bound_filter(lit: &Lit) -> (Vec<FilterEntry>, Option<Range<usize>>) {
+    match (lit.exact_text(), &lit.kind) {
+        (Some((s, map)), LitKind::Str { content, .. }) => {
+            (words(s, 0, false, map), Some(content.clone()))
         }
+        _ => (Vec::new(), None),
     }
-    (out, Some(map.range_to_host(content)))
 }
 
 /// The separator of a Jinja `join` that the rest of an `api_filter` expression applies right

@@ -19,7 +19,7 @@
 use std::ops::Range;
 
 use super::forms;
-use super::text::{list_path_end, pairs, url_call};
+use super::text::{detail_path_end, list_path_end, pairs, url_call};
 use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 use crate::finding::Finding;
 
@@ -295,7 +295,7 @@ fn command(text: &str, words: &[Word], map: &OffsetMap, sp: &Spelling) -> Option
     let ucontent = url.content.clone()?;
     let rel = url.text.find("/api/")?;
     let path_at = ucontent.start + rel;
-    let end = list_path_end(text, path_at)?;
+    let end = detail_path_end(text, path_at).or_else(|| list_path_end(text, path_at))?;
     let mut call = match url_call(text, path_at, map) {
         Some(c) => c,
         None => RestCall {

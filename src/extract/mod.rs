@@ -6,6 +6,7 @@
 pub(crate) mod forms;
 pub use forms::table_markdown as call_forms_table;
 pub mod ansible;
+mod ansible_vars;
 pub mod curl;
 pub mod intent;
 pub mod json;

@@ -5,8 +5,9 @@
 //! The wire carries only strings, so every value is [`Value::Str`] (percent-decoded, `+` read as a
 //! space); a templated value (`{site}`, `{{ site }}`, `$SITE`) is [`Value::Expr`]. `key=` gives
 //! `Value::Str("")`; a bare `key` gives `Value::Str("")` with an empty value range at the key's
-//! end. Repeated keys are separate entries. Only list endpoints are taken: a detail URL
-//! (`/api/dcim/devices/7/?brief=1`) has no filters.
+//! end. Repeated keys are separate entries. List and detail URLs are taken: a detail URL
+//! (`/api/dcim/devices/7/?brief=1`, `/api/dcim/devices/{id}/?fields=name`) keeps its id segment
+//! in the target, and `rest` checks its query as a detail view reads it ([`detail_split`]).
 
 use std::ops::Range;
 
@@ -25,9 +26,9 @@ pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     out
 }
 
-/// The distinct endpoint paths the URL scan finds in `text` (target text and host range of
-/// the first mention of each), in document order: where a bare filter dict goes when exactly
-/// one is named.
+/// The distinct list endpoint paths the URL scan finds in `text` (target text and host range
+/// of the first mention of each), in document order: where a bare filter dict goes when
+/// exactly one is named. Detail URLs are not among them (a dict beside one is not its query).
 pub(crate) fn endpoints(text: &str, map: &OffsetMap) -> Vec<(String, Range<usize>)> {
     let mut out: Vec<(String, Range<usize>)> = Vec::new();
     for site in extract(text, map) {
@@ -35,6 +36,9 @@ pub(crate) fn endpoints(text: &str, map: &OffsetMap) -> Vec<(String, Range<usize
             target: Some(t), ..
         }) = site
         {
+            if detail_split(&t.0).is_some() {
+                continue;
+            }
             if !out.iter().any(|(p, _)| *p == t.0) {
                 out.push(t);
             }
@@ -137,10 +141,119 @@ pub(crate) fn url_call(text: &str, at: usize, map: &OffsetMap) -> Option<RestCal
     url_at(text, at, map)
 }
 
+/// End of a detail path starting at `at` (the `/` of `/api/`): a list path followed by one
+/// object id (see [`id_end`]) and an optional `/`, ending the path (a `?`, a blank, a quote,
+/// the text's end: `/api/dcim/devices/7/napalm/` is no detail view). `None` for any other path.
+pub(crate) fn detail_path_end(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = id_end(bytes, collection_end(text, at)?)?;
+    if bytes.get(i) == Some(&b'/') {
+        i += 1;
+    }
+    let continues = bytes
+        .get(i)
+        .is_some_and(|&b| is_segment_byte(b) || b"/{<$%:".contains(&b));
+    (!continues).then_some(i)
+}
+
+/// End of `/api/<app>/<slug>/` or `/api/plugins/<plugin>/<slug>/` at `at`, after the slash
+/// that ends the slug (where a detail path's id starts); `None` for a shorter path.
+fn collection_end(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = at + "/api/".len();
+    let mut wanted = 2;
+    for n in 1.. {
+        let start = i;
+        while i < bytes.len() && is_segment_byte(bytes[i]) {
+            i += 1;
+        }
+        if i == start || bytes.get(i) != Some(&b'/') {
+            return None;
+        }
+        if n == 1 && &text[start..i] == "plugins" {
+            wanted = 3;
+        }
+        i += 1;
+        if n == wanted {
+            break;
+        }
+    }
+    Some(i)
+}
+
+/// End of an object id starting at `at`: digits, or a placeholder the code or the prose fills
+/// in (`{id}`, `{{ item.id }}`, `<id>`, `:id`, `$ID`, `${ID}`, `%s`, `%d`, `%(id)s`, `{}`, or an
+/// upper-case word such as `ID`, `DEVICE_ID`). `None` for anything else (a slug, a name).
+fn id_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let word = |from: usize| {
+        let mut i = from;
+        while bytes
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        {
+            i += 1;
+        }
+        i
+    };
+    let first = *bytes.get(at)?;
+    let end = match first {
+        b'0'..=b'9' => {
+            let mut i = at;
+            while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        }
+        b'{' if bytes.get(at + 1) == Some(&b'}') => at + 2,
+        b'{' | b'<' => placeholder_end(bytes, at)?,
+        b':' | b'$' if bytes.get(at + 1).is_some_and(u8::is_ascii_alphabetic) => word(at + 1),
+        b'$' if bytes.get(at + 1) == Some(&b'{') => {
+            let close = bytes[at..].iter().take(66).position(|&b| b == b'}')?;
+            at + close + 1
+        }
+        b'%' => match bytes.get(at + 1)? {
+            b's' | b'd' | b'i' => at + 2,
+            b'(' => {
+                let close = bytes[at..].iter().take(66).position(|&b| b == b')')?;
+                let t = at + close + 1;
+                matches!(bytes.get(t), Some(b's' | b'd' | b'i')).then_some(t + 1)?
+            }
+            _ => return None,
+        },
+        b'A'..=b'Z' => {
+            let end = word(at);
+            let upper = bytes[at..end]
+                .iter()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_');
+            if !upper {
+                return None;
+            }
+            end
+        }
+        _ => return None,
+    };
+    (end > at).then_some(end)
+}
+
+/// A detail target (`/api/dcim/devices/42/`, `https://nb/api/dcim/devices/{id}`) split into
+/// its list path (`/api/dcim/devices/`, up to and with the slash before the id) and the id as
+/// written (`42`, `{id}`); `None` for a list path or anything else. The target may start with
+/// a scheme and host, as URL targets do not.
+pub fn detail_split(target: &str) -> Option<(&str, &str)> {
+    let at = target.find("/api/")?;
+    let list = collection_end(target, at)?;
+    let end = detail_path_end(target, at)?;
+    if end != target.len() {
+        return None;
+    }
+    let id = target[list..end].trim_end_matches('/');
+    Some((&target[..list], id))
+}
+
 /// The URL whose path starts at `at` (the `/` of `/api/`).
 fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     let bytes = text.as_bytes();
-    let i = list_path_end(text, at)?;
+    let i = detail_path_end(text, at).or_else(|| list_path_end(text, at))?;
     if bytes.get(i) != Some(&b'?') {
         return None;
     }
@@ -484,9 +597,69 @@ mod tests {
     }
 
     #[test]
-    fn detail_and_bare_paths_skipped() {
-        let t = "/api/dcim/devices/7/?brief=1 /api/status/?x=1 /api/dcim/devices/{id}/ /api/dcim/$EP/ /api/dcim/devices.json";
+    fn bare_detail_and_other_paths_skipped() {
+        let t = "/api/status/?x=1 /api/dcim/devices/{id}/ /api/dcim/devices/7/ /api/dcim/$EP/ /api/dcim/devices.json /api/dcim/racks/1/elevation/?face=front";
         assert!(extract(t, &OffsetMap::identity(0, t.len())).is_empty());
+    }
+
+    /// A detail URL keeps its id in the target, whatever placeholder the id is written as.
+    #[test]
+    fn detail_urls() {
+        for (t, target) in [
+            ("/api/dcim/devices/7/?brief=1", "/api/dcim/devices/7/"),
+            ("/api/dcim/devices/7?brief=1", "/api/dcim/devices/7"),
+            (
+                "https://nb/api/dcim/devices/{id}/?brief=1",
+                "/api/dcim/devices/{id}/",
+            ),
+            (
+                "/api/dcim/devices/{{ item.id }}/?brief=1",
+                "/api/dcim/devices/{{ item.id }}/",
+            ),
+            ("/api/dcim/devices/<id>/?brief=1", "/api/dcim/devices/<id>/"),
+            ("/api/dcim/devices/:id/?brief=1", "/api/dcim/devices/:id/"),
+            ("/api/dcim/devices/$ID/?brief=1", "/api/dcim/devices/$ID/"),
+            (
+                "/api/dcim/devices/${ID}/?brief=1",
+                "/api/dcim/devices/${ID}/",
+            ),
+            ("/api/dcim/devices/%s/?brief=1", "/api/dcim/devices/%s/"),
+            (
+                "/api/dcim/devices/%(pk)d/?brief=1",
+                "/api/dcim/devices/%(pk)d/",
+            ),
+            ("/api/dcim/devices/{}/?brief=1", "/api/dcim/devices/{}/"),
+            (
+                "/api/dcim/devices/DEVICE_ID/?brief=1",
+                "/api/dcim/devices/DEVICE_ID/",
+            ),
+            (
+                "/api/plugins/bgp/sessions/3/?brief=1",
+                "/api/plugins/bgp/sessions/3/",
+            ),
+        ] {
+            let c = one(t);
+            assert_eq!(c.target.as_ref().unwrap().0, target, "{t}");
+            assert_eq!(c.filters[0].key, "brief", "{t}");
+            let (list, _) = detail_split(target).unwrap();
+            assert!(list.ends_with('/') && list.matches('/').count() >= 4, "{t}");
+        }
+        assert_eq!(
+            detail_split("/api/dcim/devices/42/"),
+            Some(("/api/dcim/devices/", "42"))
+        );
+        for not in [
+            "/api/dcim/devices/",
+            "/api/dcim/devices/name/",
+            "/api/dcim/devices/42/napalm/",
+            "/api/dcim/devices/Device1/",
+            "/api/dcim/devices/42/x",
+        ] {
+            assert_eq!(detail_split(not), None, "{not}");
+        }
+        // A dict beside a detail URL is not its query: no endpoint for it.
+        let t = "GET /api/dcim/devices/42/?brief=1";
+        assert!(endpoints(t, &OffsetMap::identity(0, t.len())).is_empty());
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
+use super::ansible_vars::{self, Bindings};
 use super::lit::{Lit, LitKind, Pair};
 use super::parse::{self, Lang, MAX_DEPTH};
 use super::{tools, OffsetMap, Site, Syntax, Value};
@@ -27,23 +28,85 @@ pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
 
 /// Calls and documents only (no URL scan).
 pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
-    let cx = Cx { src: text, map };
-    let root = match plain::stream(&cx) {
-        Some(root) => root,
-        None => {
-            let tree = match parse::parse(Lang::Yaml, text) {
-                Ok(t) => t,
-                Err(refused) => return refused.site(text.len(), map).into_iter().collect(),
-            };
-            cx.lit(tree.root_node(), 0)
-        }
+    let root = match tree(text, map) {
+        Ok(root) => root,
+        Err(refused) => return refused,
     };
     let mut sites = Vec::new();
     tools::find_in_tree(&root, Syntax::Yaml, &mut sites);
-    // Ansible: the nb_inventory plugin's filter lists and nb_lookup calls in Jinja values.
+    // Ansible: the nb_inventory plugin's filter lists and nb_lookup calls in Jinja values, with
+    // the variables bound in this file (`vars:`, `set_fact:`) that feed them.
     super::ansible::inventory(&root, &mut sites);
-    sites.extend(super::ansible::lookups(text, map));
+    let vars = Bindings::of(&root, text);
+    sites.extend(super::ansible::lookups_bound(text, map, &vars));
+    graphql_bodies(&root, &vars, &mut sites);
     sites
+}
+
+/// GraphQL documents held in variables and sent in a request body: `query: "{{ gql }}"` (a
+/// document found as the template text alone is replaced by the variable's document) and
+/// `body: "{{ {'query': gql} | to_json }}"`. A document that is no NetBox document is judged by
+/// the GraphQL checks as any other.
+fn graphql_bodies(root: &Lit, vars: &Bindings, sites: &mut Vec<Site>) {
+    // `query: "{{ gql }}"`: the site the object reader made of the template text.
+    for site in sites.iter_mut() {
+        let Site::Graphql(doc) = site else { continue };
+        let Some(lit) = ansible_vars::whole_jinja_name(&doc.text).and_then(|n| vars.resolve(n))
+        else {
+            continue;
+        };
+        if let Some(Site::Graphql(bound)) = tools::graphql_doc(lit, doc.variables.clone()) {
+            *doc = bound;
+        }
+    }
+    // `body: "{{ {'query': gql} | to_json }}"`.
+    let mut stack = vec![root];
+    while let Some(lit) = stack.pop() {
+        match &lit.kind {
+            LitKind::Seq(items) => stack.extend(items.iter()),
+            LitKind::Map(pairs) => {
+                for p in pairs {
+                    if p.key == "body" {
+                        if let Some(name) = p
+                            .value
+                            .as_str()
+                            .and_then(|(s, _)| ansible_vars::query_entry(s))
+                        {
+                            if let Some(found) =
+                                vars.resolve(name).and_then(|l| tools::graphql_doc(l, None))
+                            {
+                                sites.push(found);
+                            }
+                        }
+                    }
+                    stack.push(&p.value);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The literal tree of a YAML text (the fast reader, else tree-sitter), or the site that says
+/// why it was refused.
+fn tree(text: &str, map: &OffsetMap) -> Result<Lit, Vec<Site>> {
+    let cx = Cx { src: text, map };
+    match plain::stream(&cx) {
+        Some(root) => Ok(root),
+        None => {
+            let tree = match parse::parse(Lang::Yaml, text) {
+                Ok(t) => t,
+                Err(refused) => return Err(refused.site(text.len(), map).into_iter().collect()),
+            };
+            Ok(cx.lit(tree.root_node(), 0))
+        }
+    }
+}
+
+/// [`tree`] for unit tests of the modules that read it.
+#[cfg(test)]
+pub(crate) fn tree_for_tests(text: &str, map: &OffsetMap) -> Lit {
+    tree(text, map).unwrap_or_else(|_| Lit::scalar(Value::Expr, 0..0))
 }
 
 struct Cx<'a> {

@@ -82,6 +82,27 @@ pub fn check_text(
     if text.trim().is_empty() {
         return Vec::new();
     }
+    // Template expressions (`{{ dev_id }}`) are typed holes: their values are not checked.
+    let holes = super::holes::find(text);
+    if holes.shapes_document {
+        return Vec::new();
+    }
+    let mut out = check_plain(holes.blanked.as_deref().unwrap_or(text), variables, schema);
+    out.retain(|f| {
+        !holes
+            .ranges
+            .iter()
+            .any(|h| super::holes::touches(&f.range, h))
+    });
+    out
+}
+
+/// [`check_text`] of a text without template holes.
+fn check_plain(
+    text: &str,
+    variables: Option<&serde_json::Value>,
+    schema: &NetboxSchema,
+) -> Vec<RawFinding> {
     // `{ id name ... }` in prose: "more fields", not a fragment spread.
     let blanked = split::blank_placeholders(text);
     let text = blanked.as_deref().unwrap_or(text);
@@ -131,6 +152,45 @@ pub fn check_text(
     }
 }
 
+/// True when no operation of `doc` selects a root field of NetBox's `Query`, a near name of
+/// one (`devcie_list`), a `<model>_list` or a plugin-shaped name (`<app>_<model>`): a document for another
+/// GraphQL API (GitHub's `{ viewer { login } }`, `repository(...)`), whose mistakes are not
+/// NetBox's (issue 30 §4). Introspection fields (`__schema`, `__typename`) decide nothing; a
+/// document of fragment spreads only, or with a mutation or subscription, is NetBox's.
+fn other_api(doc: &ast::Document, schema: &NetboxSchema) -> bool {
+    let roots = rules::field_names(&schema.schema, ROOT);
+    let mut foreign = 0;
+    for def in &doc.definitions {
+        let ast::Definition::OperationDefinition(op) = def else {
+            continue;
+        };
+        // NetBox has no mutations: those are reported as such (`graphql-operation`).
+        if op.operation_type != ast::OperationType::Query {
+            return false;
+        }
+        for sel in &op.selection_set {
+            let ast::Selection::Field(f) = sel else {
+                return false;
+            };
+            let name = f.name.as_str();
+            if name.starts_with("__") {
+                continue;
+            }
+            // `<model>_list` is NetBox's naming of its list fields: NetBox refuses an unknown
+            // one (ground truth: `{ nonexistent_list { id } }` → "Cannot query field").
+            let netbox = roots.clone().any(|r| r == name)
+                || name.ends_with("_list")
+                || rules::near_name(name, roots.clone())
+                || rules::looks_like_plugin(name, roots.clone());
+            if netbox {
+                return false;
+            }
+            foreign += 1;
+        }
+    }
+    foreign > 0
+}
+
 /// The root type's name in every NetBox schema.
 const ROOT: &str = "Query";
 
@@ -166,6 +226,9 @@ fn check_one(
         Ok(d) => d,
         Err(syntax) => return syntax,
     };
+    if other_api(&doc, schema) {
+        return Vec::new();
+    }
     let walk = rules::walk(&doc, schema, text);
     let mut out = walk.findings;
     let claims: Vec<Range<usize>> = out.iter().filter_map(|f| f.claim.clone()).collect();

@@ -16,6 +16,7 @@ pub mod complete;
 pub mod cursor;
 pub mod embedded;
 pub mod history;
+pub mod holes;
 pub mod hover;
 pub mod introspection;
 pub mod roots;

@@ -8,12 +8,16 @@
 //!   (`WithConfigContext` dropped), overridden by [`IRREGULAR`] for the few whose model name is
 //!   not what the path suggests;
 //! - every query parameter, its value kind (`type` + `format`; `array` → `multi`) and its choices:
-//!   the parameter's inline `enum`, or the component enum with the same `x-spec-enum-id`.
+//!   the parameter's inline `enum`, or the component enum with the same `x-spec-enum-id`;
+//! - the field names of the objects it answers with: the `200` response's `results` items'
+//!   `properties` (interned, see [`super::ResponseFields`]), the names `?fields=`/`?omit=` take.
 
-use super::{ChoiceSet, Endpoint, FilterIndex, Parameter, ValueKind, FORMAT_VERSION};
+use super::{
+    ChoiceSet, Endpoint, FilterIndex, Parameter, ResponseFields, ValueKind, FORMAT_VERSION,
+};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::io::Read;
 
@@ -196,6 +200,7 @@ pub fn build_with_options(
 
     let mut endpoints = BTreeMap::new();
     let mut skipped_types: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut field_sets: Vec<(String, BTreeSet<String>)> = Vec::new();
     for (path, item) in paths {
         let Some(key) = list_endpoint_key(path) else {
             continue;
@@ -205,6 +210,9 @@ pub fn build_with_options(
         };
         match builder.endpoint(&key, item, get) {
             Some(endpoint) => {
+                if let Some(names) = builder.response_fields(get) {
+                    field_sets.push((key.clone(), names));
+                }
                 endpoints.insert(key, endpoint);
             }
             None => {
@@ -220,6 +228,20 @@ pub fn build_with_options(
             skipped: builder.report.skipped.len(),
         });
     }
+    // Field names that cannot be interned (more than 65,535 distinct: no real NetBox) are left
+    // out: `fields`/`omit` names are then not checked.
+    let sets: Vec<BTreeSet<String>> = field_sets.iter().map(|(_, s)| s.clone()).collect();
+    let response_fields = match ResponseFields::intern(&sets) {
+        Some((table, numbers)) => {
+            for ((key, _), number) in field_sets.iter().zip(numbers) {
+                if let Some(ep) = endpoints.get_mut(key) {
+                    ep.fields = Some(number);
+                }
+            }
+            table
+        }
+        None => ResponseFields::default(),
+    };
     // After the endpoints: "not NetBox at all" is the more useful error.
     let (version, version_note) = stamp_version(info_version, options.netbox_version.as_deref())?;
     builder.report.notes.extend(version_note);
@@ -254,6 +276,7 @@ pub fn build_with_options(
         endpoints,
         object_types,
         choice_sets: builder.sets,
+        response_fields,
         instance: None,
     };
     Ok((index, builder.report))
@@ -572,7 +595,33 @@ impl<'a> Builder<'a> {
         Some(Endpoint {
             object_type: self.object_type(key, get),
             params: params.into(),
+            fields: None,
         })
+    }
+
+    /// The field names of the objects a list endpoint answers with: the `200` response's
+    /// `results` array items' `properties` (after `$ref`s); `None` when the response has no
+    /// such shape (`/api/dcim/connected-device/`, `/api/users/config/`, ...) or no names.
+    fn response_fields(&self, get: &'a Map<String, Value>) -> Option<BTreeSet<String>> {
+        let schema = get
+            .get("responses")?
+            .get("200")?
+            .get("content")?
+            .get("application/json")?
+            .get("schema")?;
+        let page = self.deref(schema);
+        let results = self.deref(page.get("properties")?.get("results")?);
+        if results.get("type").and_then(Value::as_str) != Some("array") {
+            return None;
+        }
+        let item = self.deref(results.get("items")?);
+        let names: BTreeSet<String> = item
+            .get("properties")?
+            .as_object()?
+            .keys()
+            .cloned()
+            .collect();
+        (!names.is_empty()).then_some(names)
     }
 
     fn object_type(&self, key: &str, get: &'a Map<String, Value>) -> Option<String> {

@@ -41,6 +41,7 @@ fn endpoints(json: &str, at: usize) -> Option<(BTreeMap<String, Endpoint>, usize
         let key: String = serde_json::from_slice(key).ok()?;
         let mut object_type = None;
         let mut params = None;
+        let mut fields = None;
         let end = object(b, at, |field, at| {
             let end = value_end(b, at)?;
             match field {
@@ -48,6 +49,9 @@ fn endpoints(json: &str, at: usize) -> Option<(BTreeMap<String, Endpoint>, usize
                     object_type = serde_json::from_str::<Option<String>>(&json[at..end]).ok()?;
                 }
                 b"\"params\"" => params = Some(Params::lazy(json.get(at..end)?)),
+                b"\"fields\"" => {
+                    fields = serde_json::from_str::<Option<u32>>(&json[at..end]).ok()?
+                }
                 _ => {}
             }
             Some(end)
@@ -57,6 +61,7 @@ fn endpoints(json: &str, at: usize) -> Option<(BTreeMap<String, Endpoint>, usize
             Endpoint {
                 object_type,
                 params: params?,
+                fields,
             },
         );
         Some(end)

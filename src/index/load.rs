@@ -144,6 +144,7 @@ mod tests {
             endpoints: BTreeMap::new(),
             object_types: BTreeMap::new(),
             choice_sets: Vec::new(),
+            response_fields: Default::default(),
             instance: None,
         }
     }

@@ -8,11 +8,13 @@
 pub mod build;
 mod compact;
 pub mod embedded;
+mod fields;
 pub mod instance;
 mod lazy;
 pub mod load;
 mod params;
 
+pub use fields::{FieldSet, ResponseFields};
 pub use params::{LookupSet, Params, ParamsIter, LOOKUPS};
 
 use serde::{Deserialize, Serialize};
@@ -42,6 +44,11 @@ pub struct FilterIndex {
     pub object_types: BTreeMap<String, String>,
     /// Choice sets, deduplicated; [`Parameter::choices`] indexes into this.
     pub choice_sets: Vec<ChoiceSet>,
+    /// The response field names of the endpoints (what `?fields=`/`?omit=` name), interned;
+    /// [`Endpoint::fields`] indexes into this. Empty in an index built before they were
+    /// indexed: field names are then not checked.
+    #[serde(default, skip_serializing_if = "ResponseFields::is_empty")]
+    pub response_fields: ResponseFields,
     /// Stamp, plugins and custom fields of an index built from an instance (`index build --url`
     /// or with `--status`/`--custom-fields`); absent in stock indexes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,6 +62,10 @@ pub struct Endpoint {
     pub object_type: Option<String>,
     /// Query parameters by name (filters with their lookup variants, `q`, `ordering`, `limit`, ...).
     pub params: Params,
+    /// The set of [`FilterIndex::response_fields`] naming the fields of the objects it answers
+    /// with (list and detail view alike); `None` when the schema gives no object shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fields: Option<u32>,
 }
 
 /// One query parameter of a list endpoint. Stored compactly in index files (see `compact.rs`).
@@ -106,6 +117,7 @@ impl FilterIndex {
             endpoints: BTreeMap::new(),
             object_types: BTreeMap::new(),
             choice_sets: Vec::new(),
+            response_fields: ResponseFields::default(),
             instance: None,
         }
     }
@@ -132,6 +144,11 @@ impl FilterIndex {
         self.endpoints
             .get_key_value(dashed.as_str())
             .map(|(k, e)| (k.as_str(), e))
+    }
+
+    /// The response field names of `ep` (the names `?fields=`/`?omit=` take), when known.
+    pub fn fields_of(&self, ep: &Endpoint) -> Option<FieldSet<'_>> {
+        self.response_fields.set(ep.fields?)
     }
 
     /// The choice set of a parameter, if it has one.

@@ -276,6 +276,9 @@ pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<Ca
         .target
         .as_ref()
         .ok_or("the endpoint is not a literal")?;
+    if call.form == CallForm::Url && crate::extract::text::detail_split(written).is_some() {
+        return Err("a detail URL (one object), not a list: never sent".into());
+    }
     let target = call
         .endpoint_target()
         .ok_or_else(|| format!("`{written}` is not an object type the old MCP tool takes"))?;

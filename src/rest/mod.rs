@@ -5,9 +5,11 @@
 //! the wire-encoding rule (`dropped-value`), then for a known parameter the hand value rules
 //! and the choice check, for an unknown one the name rules (`unsupported-lookup`, `multi-hop`,
 //! `null-relation`, `wrong-filter-for-type`, `version-only`, `unknown-filter` with
-//! suggestions); then call-level rules (repeated keys) and the tool arguments.
+//! suggestions); then call-level rules (repeated keys) and the tool arguments. A detail URL
+//! (`/api/dcim/devices/42/?...`) reads its query as NetBox's detail view does (`detail`).
 
 mod choices;
+mod detail;
 mod endpoint;
 mod endpoint_history;
 mod faults;
@@ -27,6 +29,7 @@ mod target;
 mod values;
 mod versions;
 mod view_params;
+mod view_values;
 
 pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
@@ -113,7 +116,13 @@ fn run<'a>(
     if view.is_none() && !bare_url {
         instance::plugin_target(&ctx, &mut out);
     }
+    let detail = detail::of(&ctx);
     for entry in &call.filters {
+        if let Some(d) = &detail {
+            if detail::check(&ctx, view.as_ref(), d, entry, &mut out) {
+                continue;
+            }
+        }
         if instance::check_custom_field(&ctx, view.as_ref(), entry, &mut out) {
             continue;
         }
@@ -121,8 +130,13 @@ fn run<'a>(
             continue;
         }
         if let Some(p) = view_params::get(&entry.key) {
-            if view_params::check(&ctx, view.as_ref(), p, entry, &mut out) {
-                continue;
+            match view_params::check(&ctx, view.as_ref(), p, entry, &mut out) {
+                view_params::Reading::Read => {
+                    view_values::check(&ctx, view.as_ref(), p, entry, &mut out);
+                    continue;
+                }
+                view_params::Reading::Ignored => continue,
+                view_params::Reading::Filter => {}
             }
         }
         if call.form == CallForm::Snippet {
@@ -145,10 +159,11 @@ fn run<'a>(
             }
         }
     }
-    if let Some(view) = view.as_ref() {
+    if let Some(view) = view.as_ref().filter(|_| detail.is_none()) {
         values::check_repeated(&ctx, view, &mut out);
         notes::check(&ctx, view, &mut out);
     }
+    view_values::check_args(&ctx, view.as_ref(), &mut out);
     filler::check(&ctx, &mut out);
     if call.form == CallForm::Inventory {
         inventory::reword(&mut out);

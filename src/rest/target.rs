@@ -18,12 +18,12 @@ use std::ops::Range;
 pub(crate) fn resolve<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<'a>> {
     let before = out.len();
     let view = resolve_as_written(ctx, out);
-    let Some((_, target_range)) = &ctx.call.target else {
+    let Some((_, Some(target_range))) = written(ctx) else {
         return view;
     };
     let Some(f) = out.get_mut(before..).and_then(|found| {
         found.iter_mut().rev().find(|f| {
-            f.range == *target_range && matches!(f.code, "unknown-object-type" | "unknown-endpoint")
+            f.range == target_range && matches!(f.code, "unknown-object-type" | "unknown-endpoint")
         })
     }) else {
         return view;
@@ -62,16 +62,37 @@ fn fixed_target<'a>(index: &'a FilterIndex, form: CallForm, f: &Finding) -> Opti
         .map(|(key, ep)| View { key, ep, index })
 }
 
-fn resolve_as_written<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<'a>> {
-    let index = ctx.index;
-    if ctx.call.form.tool_like() == CallForm::SearchObjects {
-        check_search_types(ctx, out);
-    }
+/// The call's target as the endpoint is read from it, with its host range: a detail URL
+/// (`/api/dcim/devices/42/`) names its list endpoint before the id, so the target is that list
+/// path and the range covers it alone (when the range holds the whole target as written; a
+/// host that gives a detail target over a shorter range gives the list path's range).
+fn written<'a>(ctx: &Ctx<'a>) -> Option<(&'a str, Option<Range<usize>>)> {
     let (target, range) = match (&ctx.call.target, ctx.call.form) {
         (Some((t, r)), _) => (t.as_str(), Some(r.clone())),
         (None, CallForm::GetChangelogs) => (CHANGELOG_TARGET, None),
         (None, _) => return None,
     };
+    match crate::extract::text::detail_split(target) {
+        Some((list, _)) if ctx.call.form == CallForm::Url => {
+            let range = range.map(|r| {
+                if r.len() == target.len() {
+                    r.start..r.start + list.len()
+                } else {
+                    r
+                }
+            });
+            Some((list, range))
+        }
+        _ => Some((target, range)),
+    }
+}
+
+fn resolve_as_written<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<'a>> {
+    let index = ctx.index;
+    if ctx.call.form.tool_like() == CallForm::SearchObjects {
+        check_search_types(ctx, out);
+    }
+    let (target, range) = written(ctx)?;
     if ctx.call.form == CallForm::OldGetObjects {
         let range = range?;
         if let Some(f) = old_tool_type(index, target, range) {

@@ -54,6 +54,7 @@ fn endpoint(ot: &str, spec: &[Spec], regex: bool) -> Endpoint {
     Endpoint {
         object_type: Some(ot.to_string()),
         params: params.into(),
+        fields: None,
     }
 }
 
@@ -181,6 +182,7 @@ fn index(version: &str, regex: bool) -> FilterIndex {
         endpoints,
         object_types,
         choice_sets: vec![status, action],
+        response_fields: Default::default(),
         instance: None,
     }
 }

@@ -24,6 +24,30 @@ pub(crate) enum Applies {
     Only(&'static [&'static str]),
 }
 
+/// What a parameter does on a detail view (`/api/dcim/devices/42/`: DRF's
+/// `RetrieveModelMixin.retrieve`, `get_object()` then `get_serializer(instance)`; DRF
+/// `mixins.py` L53–56 in 3.16.0, 3.16.1, 3.17.1 and 3.18.0, the releases NetBox 4.3.3–4.7.3 pin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnDetail {
+    /// Read there as on a list (the serializer's and the queryset's parameters).
+    Reads,
+    /// Read only by the list view (the paginator, the export): ignored on a detail view.
+    ListOnly,
+    /// Read, but without effect on one object (ordering).
+    NoEffect,
+}
+
+/// How NetBox reads a parameter given more than once (repeated keys, as pynetbox and
+/// `requests` send a list): every row is read with `QueryDict.get` / `[...]`, which give the
+/// last value only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Several {
+    /// One value, split at commas (`fields=id,name`): a list is written joined with commas.
+    CommaList,
+    /// One value.
+    One,
+}
+
 /// One query parameter read outside the filtersets.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ViewParam {
@@ -40,6 +64,10 @@ pub(crate) struct ViewParam {
     pub does: &'static str,
     /// The NetBox source that reads it.
     pub source: &'static str,
+    /// What it does on a detail view.
+    pub on_detail: OnDetail,
+    /// How a repeated key is read.
+    pub several: Several,
 }
 
 /// A parameter a release stopped reading.
@@ -54,6 +82,18 @@ pub(crate) struct Gone {
     pub source: &'static str,
 }
 
+/// How [`check`] found a view parameter read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// NetBox reads it here: its value is for `view_values` to judge.
+    Read,
+    /// NetBox ignores it here (reported).
+    Ignored,
+    /// The row does not apply here but the endpoint has a filter of that name (the `start` of
+    /// an ASN range on ≤ 4.5): the caller checks it as a filter.
+    Filter,
+}
+
 /// The parameters, per release. Sources are paths in the netbox-community/netbox repository.
 pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
     ViewParam {
@@ -65,6 +105,9 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         does: "page size (`0` = up to MAX_PAGE_SIZE)",
         // OptionalLimitOffsetPagination.get_limit (≤ 4.5), NetBoxPagination.get_limit (4.6).
         source: "netbox/netbox/api/pagination.py",
+        // Detail: only `ListModelMixin.list` paginates (DRF mixins.py L38-45).
+        on_detail: OnDetail::ListOnly,
+        several: Several::One,
     },
     ViewParam {
         name: "offset",
@@ -75,6 +118,8 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         does: "number of objects to skip (offset pagination)",
         // DRF LimitOffsetPagination.get_offset, used by both NetBox paginators.
         source: "netbox/netbox/api/pagination.py",
+        on_detail: OnDetail::ListOnly,
+        several: Several::One,
     },
     ViewParam {
         name: "start",
@@ -86,6 +131,8 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         // NetBoxPagination.start_query_param / get_start (4.6.0, netbox#21363; release notes
         // 4.6 "Cursor-based Pagination for REST API"). Absent from pagination.py ≤ 4.5.
         source: "netbox/netbox/api/pagination.py",
+        on_detail: OnDetail::ListOnly,
+        several: Several::One,
     },
     ViewParam {
         name: "ordering",
@@ -96,6 +143,11 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         does: "sort order",
         // REST_FRAMEWORK['DEFAULT_FILTER_BACKENDS'] includes rest_framework.filters.OrderingFilter.
         source: "netbox/netbox/settings.py",
+        // Detail: OrderingFilter runs in get_object (DRF generics.py L87) on one object.
+        // `request.query_params.get(self.ordering_param)`, split at commas (DRF filters.py
+        // L236 in 3.16.0/3.16.1, L209 in 3.17.1, L229 in 3.18.0).
+        on_detail: OnDetail::NoEffect,
+        several: Several::CommaList,
     },
     ViewParam {
         name: "brief",
@@ -106,6 +158,8 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         does: "brief representation",
         // BaseViewSet.initialize_request: `self.brief = ... request.GET.get('brief')`.
         source: "netbox/netbox/api/viewsets/__init__.py",
+        on_detail: OnDetail::Reads,
+        several: Several::One,
     },
     ViewParam {
         name: "fields",
@@ -116,6 +170,8 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         does: "the fields to return",
         // BaseViewSet.requested_fields (≤ 4.4) / field_kwargs (4.5+).
         source: "netbox/netbox/api/viewsets/__init__.py",
+        on_detail: OnDetail::Reads,
+        several: Several::CommaList,
     },
     ViewParam {
         name: "omit",
@@ -127,6 +183,8 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         // BaseViewSet.field_kwargs reads `omit` from 4.5.2 (netbox#21244, release notes 4.5.2);
         // viewsets/__init__.py of 4.3.3 and 4.4.10 reads only `fields` and `brief`.
         source: "netbox/netbox/api/viewsets/__init__.py",
+        on_detail: OnDetail::Reads,
+        several: Several::CommaList,
     },
     ViewParam {
         name: "format",
@@ -137,6 +195,8 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         does: "response format (`json`, `api`)",
         // Django REST framework's URL_FORMAT_OVERRIDE (default `format`).
         source: "rest_framework/settings.py (URL_FORMAT_OVERRIDE)",
+        on_detail: OnDetail::Reads,
+        several: Several::One,
     },
     ViewParam {
         name: "export",
@@ -147,6 +207,9 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         does: "renders the named export template over the filtered objects (404 when no template has that name)",
         // ExportTemplatesMixin.list, part of NetBoxModelViewSet and NetBoxReadOnlyModelViewSet.
         source: "netbox/netbox/api/viewsets/mixins.py",
+        // Detail: only ExportTemplatesMixin.list reads it.
+        on_detail: OnDetail::ListOnly,
+        several: Several::One,
     },
     ViewParam {
         name: "exclude",
@@ -168,6 +231,10 @@ pub(crate) const VIEW_PARAMS: &[ViewParam] = &[
         // request.query_params.get('exclude', [])`, mixed into DeviceViewSet
         // (dcim/api/views.py) and VirtualMachineViewSet (virtualization/api/views.py) only.
         source: "netbox/extras/api/mixins.py",
+        // Detail: get_object calls get_queryset (DRF generics.py L87); `'config_context' in
+        // request.query_params.get('exclude', [])` tests the one value as text.
+        on_detail: OnDetail::Reads,
+        several: Several::CommaList,
     },
 ];
 
@@ -183,16 +250,15 @@ fn version_key(v: &str) -> Vec<u32> {
 
 /// Checks `entry`, whose key is a row of [`VIEW_PARAMS`]: no finding where NetBox reads it,
 /// `ignored-parameter` where it does not (another release, another endpoint, a value that has
-/// no effect). `view` is the endpoint when known (unknown endpoints fail open). Returns false
-/// when the row does not apply here but the endpoint has a filter of that name (the `start`
-/// of an ASN range on ≤ 4.5): the caller checks it as a filter.
+/// no effect). `view` is the endpoint when known (unknown endpoints fail open). Says how the
+/// parameter is read here (see [`Reading`]).
 pub(crate) fn check(
     ctx: &Ctx,
     view: Option<&View>,
     p: &ViewParam,
     entry: &FilterEntry,
     out: &mut Vec<Finding>,
-) -> bool {
+) -> Reading {
     let version = ctx.index.netbox_version.as_str();
     let r = ctx.pair_range(entry);
     let too_old = version_key(version) < version_key(p.since);
@@ -202,11 +268,13 @@ pub(crate) fn check(
     let elsewhere =
         matches!((p.applies, view), (Applies::Only(keys), Some(v)) if !keys.contains(&v.key));
     if (too_old || gone.is_some() || elsewhere) && view.is_some_and(|v| v.has(p.name)) {
-        return false;
+        return Reading::Filter;
     }
     if let Some(g) = gone {
-        out.push(no_longer_read(version, p, &g, entry, r));
-        return true;
+        // `omit` beside `fields` is not read either (`view_values`): no certain `omit` then.
+        let with_fields = ctx.call.filters.iter().any(|e| e.key == "fields");
+        out.push(no_longer_read(version, p, &g, entry, with_fields, r));
+        return Reading::Ignored;
     }
     if too_old {
         let what = match p.name {
@@ -227,7 +295,7 @@ pub(crate) fn check(
             ),
         };
         out.push(finding(r, "ignored-parameter", what));
-        return true;
+        return Reading::Ignored;
     }
     if let (Applies::Only(keys), Some(view)) = (p.applies, view) {
         if !keys.contains(&view.key) {
@@ -244,7 +312,7 @@ pub(crate) fn check(
                     view.path()
                 ),
             ));
-            return true;
+            return Reading::Ignored;
         }
     }
     if let Some(want) = p.effective_value {
@@ -269,17 +337,19 @@ pub(crate) fn check(
     if p.name == "start" {
         start_conflicts(ctx, entry, out);
     }
-    true
+    Reading::Read
 }
 
 /// `ignored-parameter` for a parameter NetBox `version` no longer reads (`exclude` from 4.7.0),
 /// with the parameter that does the job there as the fix: certain when it reads the same value
-/// (`omit=config_context` for `exclude=config_context`).
+/// (`omit=config_context` for `exclude=config_context`) and is read beside the call's other
+/// parameters (`with_fields`: not `omit`, which NetBox does not read beside `fields`).
 fn no_longer_read(
     version: &str,
     p: &ViewParam,
     g: &Gone,
     entry: &FilterEntry,
+    with_fields: bool,
     r: std::ops::Range<usize>,
 ) -> Finding {
     let effective = p.effective_value.is_none_or(|want| match &entry.value {
@@ -321,7 +391,7 @@ fn no_longer_read(
             format!("Replace `{}` with `{i}`", p.name),
             entry.key_range.clone(),
             i,
-            true,
+            !(i == "omit" && with_fields),
         ),
         _ => f,
     }

@@ -44,7 +44,19 @@ impl<'a> Values<'a> {
         let UrlPart::Text(piece) = parts[k].clone() else {
             return Vec::new();
         };
-        let target = (target.0, self.host(target.1));
+        // `f"{NB}/api/dcim/devices/{device_id}/"`: a detail URL, whose id is a hole; the target
+        // says so (`rest` reads a detail URL's query as the detail view does), its range stays
+        // the list path's.
+        let detail = path.end == piece.end
+            && target.0.ends_with('/')
+            && matches!(parts.get(k + 1), Some(UrlPart::Dynamic))
+            && matches!(parts.get(k + 2), Some(UrlPart::Text(r))
+                if self.src[r.clone()].starts_with(['/', '?']));
+        let mut written = target.0;
+        if detail {
+            written.push_str("{id}/");
+        }
+        let target = (written, self.host(target.1));
         let mut out = Vec::new();
         if let Some(pairs) = params.and_then(|p| p.pairs()) {
             out.push(Site::Rest(RestCall {
