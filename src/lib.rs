@@ -21,6 +21,7 @@ pub mod lines;
 pub mod live;
 pub mod rest;
 pub mod safe_read;
+pub mod sanitize;
 pub mod server;
 pub mod suppress;
 pub mod upgrade;

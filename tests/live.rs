@@ -220,10 +220,7 @@ fn live_and_static_agree_on_every_recorded_row() {
             let mut answers = Answers::default();
             answers.by_request.insert(
                 op.request.clone(),
-                Answer::Reply {
-                    status,
-                    body: reply,
-                },
+                Answer::of_body(&op.request, status, &reply),
             );
             let (findings, _) = p.judge(&answers, &row.query, HostKind::Graphql);
             let codes: Vec<&str> = findings.iter().map(|f| f.code).collect();
@@ -262,9 +259,8 @@ fn live_and_static_agree_on_every_recorded_row() {
             for req in p.all_requests() {
                 let (status, _, body) =
                     replay.answer(req.method(), &req.path(), b"", "127.0.0.1:1");
-                answers
-                    .by_request
-                    .insert(req, Answer::Reply { status, body });
+                let answer = Answer::of_body(&req, status, &body);
+                answers.by_request.insert(req, answer);
             }
             if matches!(
                 answers.get(&p.calls[0].filtered),
@@ -394,7 +390,7 @@ fn each_verdict_kind_from_real_answers() {
     }
     // The summary on stderr.
     assert!(
-        r.stderr.contains("live: 4 narrowed, 2 unchanged, 1 empty, 2 refused, 1 server fault, 0 differ from the knowledge; 1 GraphQL operation; 2 not sent; 2 not checkable (13 requests to "),
+        r.stderr.contains("live: 10 calls verified (4 narrowed, 2 unchanged, 1 empty, 2 refused, 1 server fault; 0 differ from the knowledge), 1 GraphQL operation; 2 not sent (mutation 1, unbounded list 1); 2 not checkable ("),
         "{}",
         r.stderr
     );
@@ -640,9 +636,14 @@ fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
         graphql_embedded: Some("4.6.8"),
         ..Default::default()
     };
-    let list = |n: u64| Answer::Reply {
-        status: 200,
-        body: format!(r#"{{"count":{n},"next":null,"previous":null,"results":[]}}"#).into_bytes(),
+    let list = |n: u64| {
+        let body = format!(r#"{{"count":{n},"next":null,"previous":null,"results":[]}}"#);
+        // Any list request: the answer is read as a list.
+        let any_list = netbox_lsp::live::Request::List {
+            endpoint: "dcim/devices".into(),
+            query: "limit=1".into(),
+        };
+        Answer::of_body(&any_list, 200, body.as_bytes())
     };
     let text = "/api/dcim/devices/?status=active\n";
     let p = plan::plan(text, HostKind::Text, &knowledge, Bound::Refuse);
@@ -695,10 +696,7 @@ fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
     let mut answers = Answers::default();
     answers.by_request.insert(
         op.request.clone(),
-        Answer::Reply {
-            status: 200,
-            body: br#"{"data": null, "errors": [{"message": "Cannot query field 'nonexistent' on type 'DeviceType'.", "locations": [{"line": 1, "column": 44}]}]}"#.to_vec(),
-        },
+        Answer::of_body(&op.request, 200, br#"{"data": null, "errors": [{"message": "Cannot query field 'nonexistent' on type 'DeviceType'.", "locations": [{"line": 1, "column": 44}]}]}"#),
     );
     let (f, _) = p.judge(&answers, doc, HostKind::Graphql);
     let err = f.iter().find(|f| f.code == "live-graphql-error").unwrap();

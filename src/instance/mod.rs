@@ -10,6 +10,7 @@
 
 pub mod http;
 pub mod limits;
+pub mod redact;
 pub mod tls;
 pub mod token;
 

@@ -312,8 +312,12 @@ async fn verify(
         }
         let (_, refused) = plan.judge(&Answers::default(), &snap.text, kind);
         if plan.calls.is_empty() && plan.documents.is_empty() {
-            let why: Vec<String> = plan.not_checkable.iter().map(|(_, w)| w.clone()).collect();
-            return Err(if why.is_empty() && refused.not_sent == 0 {
+            let why: Vec<String> = plan
+                .not_checkable
+                .iter()
+                .map(|(_, w)| w.why.clone())
+                .collect();
+            return Err(if why.is_empty() && refused.not_sent_total() == 0 {
                 "no NetBox call to verify here".to_string()
             } else if why.is_empty() {
                 "nothing here may be sent (see the diagnostics)".to_string()
