@@ -102,7 +102,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         eprintln!("netbox-lsp: note: {note}");
     }
     if let (Some(c), Some(index)) = (&connected, &knowledge.index) {
-        let minor = |v: &str| v.split('.').take(2).collect::<Vec<_>>().join(".");
+        let minor = crate::live::http::minor;
         if !c.netbox_version.is_empty() && minor(&index.netbox_version) != minor(&c.netbox_version)
         {
             eprintln!(

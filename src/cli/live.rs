@@ -19,14 +19,10 @@ use crate::live::run::{
 };
 use crate::live::{Bound, Summary};
 use std::collections::HashMap;
-use std::io::Read;
 use std::time::Duration;
 
 /// Seconds `check --live` waits for an answer to start unless `--timeout` says otherwise.
 const LIVE_TIMEOUT: u64 = 30;
-
-/// Bytes of `/api/status/` read at most (NetBox's is about 1 KB).
-const STATUS_CAP: u64 = 1 << 20;
 
 /// The options of `check --live`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -96,16 +92,7 @@ pub fn connect(args: &LiveArgs) -> Result<Connected, String> {
         .as_deref()
         .ok_or("--live needs --url: the NetBox to verify against")?;
     let client = super::instance_build::client(&args.instance, url, LIVE_TIMEOUT, false)?;
-    let status = client.get_streamed("/api/status/", &|_| false, &mut |code, body| {
-        if code != 200 {
-            return Err(format!("HTTP {code}: not a NetBox /api/status/"));
-        }
-        let mut bytes = Vec::new();
-        body.take(STATUS_CAP)
-            .read_to_end(&mut bytes)
-            .map_err(|e| e.to_string())?;
-        crate::index::instance::parse_status(&bytes)
-    })?;
+    let netbox_version = crate::live::http::instance_release(&client)?;
     let scheme = match client.token_is_v2() {
         Some(true) => "Bearer",
         _ => "Token",
@@ -117,7 +104,7 @@ pub fn connect(args: &LiveArgs) -> Result<Connected, String> {
         .unwrap_or_else(|| "NETBOX_TOKEN".to_string());
     Ok(Connected {
         client,
-        netbox_version: crate::sanitize::one_line(&status.netbox_version).into_owned(),
+        netbox_version,
         scheme,
         token_env,
     })
@@ -133,7 +120,7 @@ pub fn release_for(
     on_command_line: bool,
     base: &str,
 ) -> Result<(Option<String>, Option<String>), String> {
-    let minor = |v: &str| v.split('.').take(2).collect::<Vec<_>>().join(".");
+    let minor = crate::live::http::minor;
     if !crate::index::build::is_version(reported) {
         let note = format!(
             "{base} reports no NetBox release (`netbox-version` \"{reported}\"); checking with {}",

@@ -64,6 +64,33 @@ impl Transport for Http<'_> {
     }
 }
 
+/// Bytes of `/api/status/` read at most (NetBox's is about 1 KB).
+const STATUS_CAP: u64 = 1 << 20;
+
+/// The release the NetBox of `client` reports in `GET /api/status/` (`4.7.3`; empty for a beta
+/// image's `null`), read at most [`STATUS_CAP`] bytes and cleaned for output; a redirect is not
+/// followed. The first request of every live run.
+pub fn instance_release(client: &Client) -> Result<String, String> {
+    use std::io::Read;
+    let status = client.get_streamed("/api/status/", &|_| false, &mut |code, body| {
+        if code != 200 {
+            return Err(format!("HTTP {code}: not a NetBox /api/status/"));
+        }
+        let mut bytes = Vec::new();
+        body.take(STATUS_CAP)
+            .read_to_end(&mut bytes)
+            .map_err(|e| e.to_string())?;
+        crate::index::instance::parse_status(&bytes)
+    })?;
+    Ok(crate::sanitize::one_line(&status.netbox_version).into_owned())
+}
+
+/// The major.minor of a release (`4.7.3` → `4.7`), to tell whether two releases are the same
+/// minor one.
+pub fn minor(version: &str) -> String {
+    version.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
 /// Why `GET /api/<endpoint>/?<query>` may not be sent; `Ok` when it may.
 pub fn allowed_list(endpoint: &str, query: &str) -> Result<(), String> {
     if !is_list_endpoint(endpoint) || query.contains(['#', '/', '?']) {

@@ -139,6 +139,9 @@ pub struct Answers {
     pub by_request: HashMap<Request, Answer>,
     /// RFC 3339 UTC time the answers were received (`2026-05-01T19:40:12Z`).
     pub at: String,
+    /// The shipped release whose knowledge judged them when it is not the document's own (the
+    /// instance runs another release than the settings name); empty otherwise.
+    pub release: String,
 }
 
 impl Answers {
@@ -152,6 +155,9 @@ impl Answers {
         self.by_request.extend(other.by_request);
         if !other.at.is_empty() {
             self.at = other.at;
+        }
+        if !other.release.is_empty() {
+            self.release = other.release;
         }
     }
 }
