@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod approx;
+pub mod audit;
 pub mod catalogue;
 pub mod cli;
 pub mod config;

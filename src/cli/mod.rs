@@ -1,6 +1,7 @@
 //! The command line: `check` and its output formats, `index build` / `index info`, and `serve`
 //! (the language server; also the default with no arguments or with `--stdio`).
 
+pub mod audit;
 pub mod check;
 pub mod fix;
 pub mod index_cmd;
@@ -51,6 +52,10 @@ pub enum Command {
         #[command(subcommand)]
         command: IndexCommand,
     },
+    /// Check the filters a NetBox stores (saved filters, dashboard widgets, custom links,
+    /// export templates) against its release and, with --upgrade-to, a newer one; read-only.
+    /// Exit 1 with any error finding, 2 when something could not be read. See docs/live.md.
+    Audit(audit::AuditArgs),
 }
 
 /// Arguments of `check`.
@@ -210,5 +215,6 @@ pub fn main() -> i32 {
         Some(Command::Index {
             command: IndexCommand::Info(args),
         }) => index_cmd::info(&args),
+        Some(Command::Audit(args)) => audit::run(&args),
     }
 }
