@@ -106,17 +106,8 @@ pub fn build(inputs: &Inputs, url: &str, options: &BuildOptions) -> Result<Built
     };
     // `@oneOf` where the introspection cannot say (NetBox ≤ 4.6): as the embedded schema of
     // the same release declares it.
-    let embedded = crate::index::embedded::select(Some(&index.netbox_version))
-        .ok()
-        .and_then(|sel| crate::graphql::embedded::embedded_schema(sel.version));
-    let one_of = |name: &str| {
-        embedded.as_ref().is_some_and(|e| {
-            matches!(
-                e.schema.types.get(name),
-                Some(apollo_compiler::schema::ExtendedType::InputObject(io)) if io.directives.has("oneOf")
-            )
-        })
-    };
+    let one_of_types = one_of_types(&index.netbox_version);
+    let one_of = |name: &str| one_of_types.contains(name);
     let sdl = match &inputs.graphql {
         Some(g) => Some(graphql_sdl_with(g, &one_of)?),
         None => None,
@@ -150,6 +141,27 @@ pub fn build(inputs: &Inputs, url: &str, options: &BuildOptions) -> Result<Built
         },
     );
     Ok(Built { index, report, sdl })
+}
+
+/// The input types the embedded GraphQL schema of the shipped release nearest `version`
+/// declares `@oneOf` (Strawberry's lookup inputs: `IntegerLookup`, `StringLookup`, …); empty
+/// when none is shipped.
+pub fn one_of_types(version: &str) -> std::collections::HashSet<String> {
+    let Some(schema) = crate::index::embedded::select(Some(version))
+        .ok()
+        .and_then(|sel| crate::graphql::embedded::embedded_schema(sel.version))
+    else {
+        return Default::default();
+    };
+    schema
+        .schema
+        .types
+        .iter()
+        .filter(|(_, t)| {
+            matches!(t, apollo_compiler::schema::ExtendedType::InputObject(io) if io.directives.has("oneOf"))
+        })
+        .map(|(n, _)| n.to_string())
+        .collect()
 }
 
 /// A GraphQL schema input (introspection JSON or SDL, plain or gzip) as SDL, checked to build.
