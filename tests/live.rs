@@ -39,7 +39,7 @@ fn fixture(name: &str) -> String {
 }
 
 fn replay(dataset: &str) -> Replay {
-    Replay::new(&live_replay::rows()[dataset])
+    Replay::new(&live_replay::rows()[dataset]).release(dataset)
 }
 
 struct Run {
@@ -400,7 +400,10 @@ fn each_verdict_kind_from_real_answers() {
         "{:?}",
         record.violations
     );
+    // The instance's release first, then the live requests.
     let seen = server.seen();
+    assert_eq!(seen[0].path, "/api/status/");
+    let seen = &seen[1..];
     assert_eq!(
         seen.len(),
         13,
@@ -483,7 +486,8 @@ fn the_budget_caps_the_requests_of_a_run() {
     let (server, _, _) = strict_server("4.6.8");
     let calls = fixture("calls.md");
     let r = live_run(&server, &[&calls], &["--live-max-requests", "4"]);
-    assert_eq!(server.seen().len(), 4);
+    // `/api/status/`, then the budget.
+    assert_eq!(server.seen().len(), 1 + 4);
     let findings = json_findings(&r.stdout);
     let codes = live_codes(&findings);
     // Bare + filtered of the first call, then the second call's filtered one (the bare one is
@@ -613,8 +617,26 @@ fn no_redirect_to_another_origin_and_a_timeout_on_every_request() {
         "{}",
         r.stderr
     );
-    // A NetBox that never answers: the request times out.
+    // A NetBox that never answers: the request times out; the first one, `/api/status/`,
+    // stops the run before anything else is sent.
     let stall = Server::start(Box::new(|_: &Seen| Reply::Stall(Duration::from_secs(5))));
+    let r = live_run(&stall, &[&calls], &["--timeout", "1"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("GET /api/status/: no answer from"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(stall.seen().len(), 1, "{:?}", stall.seen());
+    // One that answers its status, then stalls: each list request times out.
+    let status = br#"{"netbox-version": "4.6.8", "plugins": {}}"#;
+    let stall = Server::start(Box::new(move |req: &Seen| {
+        if req.path == "/api/status/" {
+            instance_replay::json(status.to_vec())
+        } else {
+            Reply::Stall(Duration::from_secs(5))
+        }
+    }));
     let r = live_run(&stall, &[&calls], &["--timeout", "1"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     let findings = json_findings(&r.stdout);
