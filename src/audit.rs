@@ -98,7 +98,15 @@ pub struct Unchecked {
 /// UI parameters that page, sort or embed a list: no filters, never sent to a filterset as
 /// such (`utilities/views.py`, `netbox/tables`).
 const UI_ONLY: &[&str] = &[
-    "per_page", "page", "sort", "embedded", "export", "return_url", "tab", "limit", "offset",
+    "per_page",
+    "page",
+    "sort",
+    "embedded",
+    "export",
+    "return_url",
+    "tab",
+    "limit",
+    "offset",
 ];
 
 /// The documents the stored objects make under `index`, and what could not be made.
@@ -207,7 +215,10 @@ pub fn audit(sites: &[Site], current: &Knowledge, target: Option<&Knowledge>) ->
         }
         for f in now {
             if f.severity != crate::finding::Severity::Hint {
-                out.push(AuditFinding { site: i, finding: f });
+                out.push(AuditFinding {
+                    site: i,
+                    finding: f,
+                });
             }
         }
     }
@@ -251,7 +262,9 @@ mod tests {
             s[0].text,
             "/api/dcim/devices/?q=&site_id=3&status=active&status=planned\n"
         );
-        assert!(s[1].text.starts_with("/api/virtualization/virtual-machines/?"));
+        assert!(s[1]
+            .text
+            .starts_with("/api/virtualization/virtual-machines/?"));
         assert_eq!(un.len(), 1);
         assert_eq!(un[0].object_type.as_deref(), Some("nope.thing"));
     }
@@ -265,7 +278,10 @@ mod tests {
         let target = knowledge("4.7.3");
         let index = current.index.clone().unwrap();
         let stored = [
-            saved(serde_json::json!({"protocol__isw": "ud"}), &["ipam.service"]),
+            saved(
+                serde_json::json!({"protocol__isw": "ud"}),
+                &["ipam.service"],
+            ),
             saved(serde_json::json!({"protocol": ["udp"]}), &["ipam.service"]),
         ];
         let (s, _) = sites(&stored, &index);

@@ -357,10 +357,9 @@ fn text(
             Holds::Parameters(_) => {
                 out.push_str(&format!("  stored: {}\n", clean(shown.trim_end())))
             }
-            Holds::Template(_) => out.push_str(&format!(
-                "  line {line}: {}\n",
-                clean(shown.trim())
-            )),
+            Holds::Template(_) => {
+                out.push_str(&format!("  line {line}: {}\n", clean(shown.trim())))
+            }
         }
     }
     for u in unchecked {
