@@ -810,3 +810,79 @@ fn live_and_static_read_a_call_as_netbox_does() {
         "{paths:?}"
     );
 }
+
+/// Findings carry their proof (issue 33 §3): the two requests of a narrowed call (with and
+/// without the filter) as `curl` commands that take the token from the variable it came from,
+/// with both counts; in JSON and SARIF the same as fields. Running the `curl` of the proof
+/// against the same server gives the same count.
+#[test]
+fn a_live_finding_carries_its_requests_and_counts() {
+    let server = Server::start(Box::new(|req: &Seen| match req.path.as_str() {
+        "/api/status/" => status("4.7.3"),
+        _ if bare(req) => list(72),
+        _ => list(19),
+    }));
+    let doc = "`/api/dcim/devices/?role_id=1`\n";
+    let url = server.url();
+    let text = live(&server, V2, "p.md", doc, &[]);
+    let sent: Vec<&str> = text
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("  sent: "))
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            format!("  sent: curl -sS -H 'Accept: application/json' -H \"Authorization: Bearer $NETBOX_TOKEN\" '{url}/api/dcim/devices/?role_id=1&limit=1'  # HTTP 200, count 19"),
+            format!("  sent: curl -sS -H 'Accept: application/json' -H \"Authorization: Bearer $NETBOX_TOKEN\" '{url}/api/dcim/devices/?limit=1'  # HTTP 200, count 72"),
+        ],
+        "{}",
+        text.stdout
+    );
+    let json = live(&server, V2, "p.md", doc, &["--format", "json"]);
+    let f = findings(&json.stdout);
+    let proof = &f.iter().find(|f| f["code"] == "live-narrowed").unwrap()["proof"];
+    let counts: Vec<(u64, u64)> = proof
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            assert_eq!(p["method"], "GET");
+            assert!(p["curl"].as_str().unwrap().contains("$NETBOX_TOKEN"), "{p}");
+            (p["status"].as_u64().unwrap(), p["count"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(counts, [(200, 19), (200, 72)], "{proof}");
+    let sarif = live(&server, V2, "p.md", doc, &["--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let narrowed = results
+        .iter()
+        .find(|r| r["ruleId"] == "live-narrowed")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(&narrowed["properties"]["proof"], proof);
+    // The proof is a command that works: curl it with the token in the variable.
+    let has_curl = Command::new("curl").arg("--version").output().is_ok();
+    if has_curl {
+        let cmd = proof[0]["curl"].as_str().unwrap();
+        let out = Command::new("sh")
+            .args(["-c", cmd])
+            .env("NETBOX_TOKEN", V2)
+            .env_remove("http_proxy")
+            .env_remove("HTTP_PROXY")
+            .env_remove("ALL_PROXY")
+            .env_remove("all_proxy")
+            .output()
+            .unwrap();
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(answer["count"], 19);
+        let last = server.seen().pop().unwrap();
+        assert_eq!(
+            last.authorization.as_deref(),
+            Some(&*format!("Bearer {V2}"))
+        );
+    } else {
+        eprintln!("curl is not installed: the proof's command was not run");
+    }
+}
