@@ -230,7 +230,6 @@ pub fn audit(sites: &[Site], current: &Knowledge, target: Option<&Knowledge>) ->
 mod tests {
     use super::*;
     use crate::index::embedded;
-    use std::sync::Arc;
 
     fn knowledge(v: &'static str) -> Knowledge {
         Knowledge {

@@ -17,6 +17,12 @@ use ureq::unversioned::resolver::DefaultResolver;
 use ureq::Agent;
 
 use super::limits::{self, MAX_ANSWER_BYTES};
+
+/// What [`Client::exchange`] hands the final answer to: the request (`GET /api/status/`), the
+/// answer, the byte counter of the run and the time the request started.
+type AnswerHandler<'a, T> = dyn FnMut(&str, ureq::http::Response<ureq::Body>, &AtomicU64, Instant) -> Result<T, String>
+    + 'a;
+
 /// Same-origin redirects followed before giving up.
 const MAX_HOPS: usize = 5;
 
@@ -348,12 +354,7 @@ impl Client {
         path: &str,
         body: Option<&[u8]>,
         follow: Option<&dyn Fn(&str) -> bool>,
-        handle: &mut dyn FnMut(
-            &str,
-            ureq::http::Response<ureq::Body>,
-            &AtomicU64,
-            Instant,
-        ) -> Result<T, String>,
+        handle: &mut AnswerHandler<'_, T>,
     ) -> Result<T, String> {
         let what = format!("{} {path}", if body.is_some() { "POST" } else { "GET" });
         let mut go = || -> Result<T, String> {
