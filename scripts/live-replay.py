@@ -7,7 +7,7 @@ tests/live_replay/mod.rs gives the Rust tests: a row's query gets a NetBox list 
 a GraphQL row its objects or error; anything else 404.
 
 Strict: only GET of /api/<app>/<endpoint>/?... and POST /graphql/ (plus GET /api/status/, the
-server's knowledge check) are answered; any other method or path, a Host that is not this
+first request of a live check, which gets the dataset's release) are answered; any other method or path, a Host that is not this
 loopback address, or a GraphQL mutation is a violation. Every request goes to LOG as one JSON line
 {"method", "path", "host", "auth_ok", "violation"}.
 
@@ -90,7 +90,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if graphql:
             return self.graphql(body)
         if status_check:
-            return self.send(404, {"detail": "Not found."})
+            # The release of the dataset (`4.6.8-instance` -> 4.6.8), as NetBox's status says it.
+            return self.send(200, {"netbox-version": DATASET.split("-")[0], "plugins": {}})
         endpoint = path[len("/api/"):].strip("/")
         got = tuple(pairs(query))
         if not got:

@@ -63,6 +63,23 @@ pub struct Fix {
     pub certain: bool,
 }
 
+/// One request a live finding rests on and what NetBox answered to it (issue 33 §3): what was
+/// sent, so anyone can send it again, and what came back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Exchange {
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// Path and query below the NetBox base URL (`/api/dcim/devices/?role_id=6&limit=1`,
+    /// `/graphql/`).
+    pub path: String,
+    /// The JSON body of a POST.
+    pub body: Option<String>,
+    /// The HTTP status NetBox answered with; `None` when it did not answer.
+    pub status: Option<u16>,
+    /// The `count` of a REST list answer.
+    pub count: Option<u64>,
+}
+
 /// One problem found in a host document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -76,6 +93,10 @@ pub struct Finding {
     pub message: String,
     /// Fixes, possibly empty.
     pub fixes: Vec<Fix>,
+    /// The requests a live finding rests on, in the order sent (the call with its filters,
+    /// without, and the negation); empty for every other finding.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proof: Vec<Exchange>,
 }
 
 impl Finding {
@@ -92,6 +113,7 @@ impl Finding {
             severity,
             message: message.into(),
             fixes: Vec::new(),
+            proof: Vec::new(),
         }
     }
 

@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod analysis;
 pub mod approx;
+pub mod audit;
 pub mod catalogue;
 pub mod cli;
 pub mod config;
@@ -22,6 +23,7 @@ pub mod lines;
 pub mod live;
 pub mod rest;
 pub mod safe_read;
+pub mod sanitize;
 pub mod server;
 pub mod suppress;
 pub mod upgrade;

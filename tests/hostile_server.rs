@@ -96,6 +96,36 @@ fn a_token_straddling_the_cut_is_redacted() {
     }
 }
 
+/// The token echoed JSON-escaped (`\u0030\u0031…`, which decodes to it) in an error body that
+/// is shown as it came, and URL-encoded in another: redacted in every form, not only as
+/// written (issue 34: `index build` printed the escaped echo).
+#[test]
+fn a_token_echoed_in_any_encoding_is_redacted() {
+    let escaped: String = V1.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
+    let url_encoded: String = V1.chars().map(|c| format!("%{:02X}", c as u32)).collect();
+    for body in [
+        format!(r#"{{"error": "bad token {escaped}", "exception": "ValueError"}}"#),
+        format!("<html>bad token {url_encoded}</html>"),
+        format!(r#"{{"detail": "bad token {escaped}"}}"#),
+    ] {
+        let (e, u) = (escaped.clone(), url_encoded.clone());
+        let r = build(
+            with("/api/status/", move |_: &Seen| {
+                status_reply(500, "application/json", body.as_bytes())
+            }),
+            &[],
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("HTTP 500"), "{}", r.stderr);
+        assert!(
+            !r.stderr.contains(&e[..60]) && !r.stderr.contains(&u[..60]),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("<redacted>"), "{}", r.stderr);
+    }
+}
+
 /// `count: 1000000000` with one object a page, and a count that is never reached: each ends
 /// with an error naming the cap, not after a billion requests.
 #[test]

@@ -1155,3 +1155,110 @@ fn custom_fields_of_every_page() {
         .collect();
     assert_eq!(names.len(), 8, "{names:?}");
 }
+
+/// With an index built from an instance, which lists every endpoint its plugins serve, a
+/// plugin URL that instance answers 404 (an uninstalled plugin, an endpoint the installed one
+/// does not have) is `unknown-endpoint`; the served endpoint beside it stays quiet.
+#[test]
+fn plugin_endpoints_the_instance_does_not_serve_are_said() {
+    let k = knowledge();
+    let doc = "GET /api/plugins/dns/zones/?name=x\nGET /api/plugins/bgp/nothing/\nGET /api/plugins/bgp/session/?local_as_id=1\n";
+    let f = analyze(doc, HostKind::Text, &k);
+    let lines: Vec<(usize, &str)> = f
+        .iter()
+        .map(|f| (doc[..f.range.start].matches('\n').count() + 1, f.code))
+        .collect();
+    assert_eq!(
+        lines,
+        [(1, "unknown-endpoint"), (2, "unknown-endpoint")],
+        "{f:?}"
+    );
+    assert!(f[0].message.contains("answers 404"), "{}", f[0].message);
+    assert!(
+        f[0].message.contains("`/api/plugins/bgp/`"),
+        "{}",
+        f[0].message
+    );
+}
+
+/// `index build` keeps `@oneOf` on the input types that have it: from `isOneOf` where the
+/// server answers it (graphql-core 3.3+, NetBox 4.7), else, where the server refuses to be
+/// asked (NetBox ≤ 4.6), as the embedded schema of the same release declares it. Both give
+/// the one-of types of the shipped 4.6.8 schema, and the one-of rule fires with the instance's
+/// schema as with the shipped one.
+#[test]
+fn the_built_schema_keeps_one_of() {
+    use netbox_lsp::graphql::embedded::embedded_schema;
+    let shipped = embedded_schema("4.6.8").unwrap();
+    let one_of = |sdl: &str| -> Vec<String> {
+        let s = netbox_lsp::graphql::load_schema_file(sdl.as_bytes()).unwrap();
+        let mut names: Vec<String> = s
+            .schema
+            .types
+            .iter()
+            .filter(|(_, t)| match t {
+                apollo_compiler::schema::ExtendedType::InputObject(io) => {
+                    io.directives.has("oneOf")
+                }
+                _ => false,
+            })
+            .map(|(n, _)| n.to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    let want = one_of(&shipped.schema.to_string());
+    assert!(want.len() >= 5, "{want:?}");
+    // A NetBox 4.6 (graphql-core 3.2) refuses `isOneOf`; the build asks again without it.
+    let introspection = gunzip(&read("graphql-introspection.json.gz"));
+    let old = introspection.clone();
+    let refusing = Box::new(move |req: &Seen| {
+        let base = netbox(V1, false);
+        if req.path == "/graphql/" && String::from_utf8_lossy(&req.body).contains("isOneOf") {
+            return json(br#"{"data": null, "errors": [{"message": "Cannot query field 'isOneOf' on type '__Type'.", "locations": [{"line": 1, "column": 300}]}]}"#.to_vec());
+        }
+        if req.path == "/graphql/" {
+            return json(old.clone());
+        }
+        base(req)
+    });
+    // A NetBox 4.7 answers it: `isOneOf: true` on exactly the shipped one-of types.
+    let mut v: serde_json::Value = serde_json::from_slice(&introspection).unwrap();
+    for t in v["data"]["__schema"]["types"].as_array_mut().unwrap() {
+        let name = t["name"].as_str().unwrap_or_default().to_string();
+        t["isOneOf"] = serde_json::json!(want.contains(&name));
+    }
+    let new = serde_json::to_vec(&v).unwrap();
+    let answering = Box::new(move |req: &Seen| {
+        let base = netbox(V1, false);
+        if req.path == "/graphql/" {
+            return json(new.clone());
+        }
+        base(req)
+    });
+    for route in [refusing as Box<Route>, answering as Box<Route>] {
+        let server = Server::start(route);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("x.index.json.gz");
+        let r = run_with_env(
+            &[
+                "index",
+                "build",
+                "--url",
+                &server.url(),
+                "--token-env",
+                "MY_NB",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            &[("MY_NB", V1)],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let sdl = String::from_utf8(gunzip(
+            &std::fs::read(dir.path().join("x.schema.graphql.gz")).unwrap(),
+        ))
+        .unwrap();
+        assert_eq!(one_of(&sdl), want);
+        no_secret(&r, dir.path());
+    }
+}

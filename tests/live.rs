@@ -39,7 +39,7 @@ fn fixture(name: &str) -> String {
 }
 
 fn replay(dataset: &str) -> Replay {
-    Replay::new(&live_replay::rows()[dataset])
+    Replay::new(&live_replay::rows()[dataset]).release(dataset)
 }
 
 struct Run {
@@ -220,10 +220,7 @@ fn live_and_static_agree_on_every_recorded_row() {
             let mut answers = Answers::default();
             answers.by_request.insert(
                 op.request.clone(),
-                Answer::Reply {
-                    status,
-                    body: reply,
-                },
+                Answer::of_body(&op.request, status, &reply),
             );
             let (findings, _) = p.judge(&answers, &row.query, HostKind::Graphql);
             let codes: Vec<&str> = findings.iter().map(|f| f.code).collect();
@@ -262,9 +259,8 @@ fn live_and_static_agree_on_every_recorded_row() {
             for req in p.all_requests() {
                 let (status, _, body) =
                     replay.answer(req.method(), &req.path(), b"", "127.0.0.1:1");
-                answers
-                    .by_request
-                    .insert(req, Answer::Reply { status, body });
+                let answer = Answer::of_body(&req, status, &body);
+                answers.by_request.insert(req, answer);
             }
             if matches!(
                 answers.get(&p.calls[0].filtered),
@@ -394,7 +390,7 @@ fn each_verdict_kind_from_real_answers() {
     }
     // The summary on stderr (the detail URL of calls.md is read, and not checkable: never sent).
     assert!(
-        r.stderr.contains("live: 4 narrowed, 2 unchanged, 1 empty, 2 refused, 1 server fault, 0 differ from the knowledge; 1 GraphQL operation; 2 not sent; 3 not checkable (13 requests to "),
+        r.stderr.contains("live: 10 calls verified (4 narrowed, 2 unchanged, 1 empty, 2 refused, 1 server fault; 0 differ from the knowledge), 1 GraphQL operation; 2 not sent (mutation 1, unbounded list 1); 3 not checkable ("),
         "{}",
         r.stderr
     );
@@ -404,7 +400,10 @@ fn each_verdict_kind_from_real_answers() {
         "{:?}",
         record.violations
     );
+    // The instance's release first, then the live requests.
     let seen = server.seen();
+    assert_eq!(seen[0].path, "/api/status/");
+    let seen = &seen[1..];
     assert_eq!(
         seen.len(),
         13,
@@ -487,7 +486,8 @@ fn the_budget_caps_the_requests_of_a_run() {
     let (server, _, _) = strict_server("4.6.8");
     let calls = fixture("calls.md");
     let r = live_run(&server, &[&calls], &["--live-max-requests", "4"]);
-    assert_eq!(server.seen().len(), 4);
+    // `/api/status/`, then the budget.
+    assert_eq!(server.seen().len(), 1 + 4);
     let findings = json_findings(&r.stdout);
     let codes = live_codes(&findings);
     // Bare + filtered of the first call, then the second call's filtered one (the bare one is
@@ -617,8 +617,26 @@ fn no_redirect_to_another_origin_and_a_timeout_on_every_request() {
         "{}",
         r.stderr
     );
-    // A NetBox that never answers: the request times out.
+    // A NetBox that never answers: the request times out; the first one, `/api/status/`,
+    // stops the run before anything else is sent.
     let stall = Server::start(Box::new(|_: &Seen| Reply::Stall(Duration::from_secs(5))));
+    let r = live_run(&stall, &[&calls], &["--timeout", "1"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("GET /api/status/: no answer from"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(stall.seen().len(), 1, "{:?}", stall.seen());
+    // One that answers its status, then stalls: each list request times out.
+    let status = br#"{"netbox-version": "4.6.8", "plugins": {}}"#;
+    let stall = Server::start(Box::new(move |req: &Seen| {
+        if req.path == "/api/status/" {
+            instance_replay::json(status.to_vec())
+        } else {
+            Reply::Stall(Duration::from_secs(5))
+        }
+    }));
     let r = live_run(&stall, &[&calls], &["--timeout", "1"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     let findings = json_findings(&r.stdout);
@@ -640,9 +658,14 @@ fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
         graphql_embedded: Some("4.6.8"),
         ..Default::default()
     };
-    let list = |n: u64| Answer::Reply {
-        status: 200,
-        body: format!(r#"{{"count":{n},"next":null,"previous":null,"results":[]}}"#).into_bytes(),
+    let list = |n: u64| {
+        let body = format!(r#"{{"count":{n},"next":null,"previous":null,"results":[]}}"#);
+        // Any list request: the answer is read as a list.
+        let any_list = netbox_lsp::live::Request::List {
+            endpoint: "dcim/devices".into(),
+            query: "limit=1".into(),
+        };
+        Answer::of_body(&any_list, 200, body.as_bytes())
     };
     let text = "/api/dcim/devices/?status=active\n";
     let p = plan::plan(text, HostKind::Text, &knowledge, Bound::Refuse);
@@ -695,10 +718,7 @@ fn lab_answers_decide_every_match_and_map_graphql_locations_back() {
     let mut answers = Answers::default();
     answers.by_request.insert(
         op.request.clone(),
-        Answer::Reply {
-            status: 200,
-            body: br#"{"data": null, "errors": [{"message": "Cannot query field 'nonexistent' on type 'DeviceType'.", "locations": [{"line": 1, "column": 44}]}]}"#.to_vec(),
-        },
+        Answer::of_body(&op.request, 200, br#"{"data": null, "errors": [{"message": "Cannot query field 'nonexistent' on type 'DeviceType'.", "locations": [{"line": 1, "column": 44}]}]}"#),
     );
     let (f, _) = p.judge(&answers, doc, HostKind::Graphql);
     let err = f.iter().find(|f| f.code == "live-graphql-error").unwrap();

@@ -36,6 +36,12 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     };
     let args = &args;
+    if args.live.live && args.upgrade_to.is_some() {
+        super::say::error(
+            "--live verifies the calls against the NetBox as it runs now, and --upgrade-to compares two releases without sending anything: run them one at a time (for the filters an instance stores, `netbox-lsp audit --url URL --upgrade-to VERSION`)",
+        );
+        return 2;
+    }
     if missing_paths(args) {
         return 2;
     }
@@ -67,8 +73,40 @@ pub fn run(args: &CheckArgs) -> i32 {
         Some((file, keys)) if keys.contains(&key) => Origin::SettingsFile(file),
         _ => Origin::CommandLine,
     };
+    // `--live`: the instance's release first, so the static checks use its knowledge.
+    let connected = if args.live.live {
+        match super::live::connect(&args.live) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("netbox-lsp: error: live check: {e}");
+                return 2;
+            }
+        }
+    } else {
+        None
+    };
+    let mut netbox_version = args.netbox_version.clone();
+    if let (Some(c), None) = (&connected, &args.index) {
+        match super::live::release_for(
+            &c.netbox_version,
+            args.netbox_version.as_deref(),
+            by("netbox_version") == Origin::CommandLine,
+            c.client.base(),
+        ) {
+            Ok((v, note)) => {
+                netbox_version = v;
+                if let Some(note) = note {
+                    eprintln!("netbox-lsp: note: {note}");
+                }
+            }
+            Err(e) => {
+                eprintln!("netbox-lsp: error: {e}");
+                return 2;
+            }
+        }
+    }
     let (knowledge, notes) = match knowledge_from(
-        args.netbox_version.as_deref(),
+        netbox_version.as_deref(),
         args.index.as_deref().map(|path| Named {
             path,
             by: by("index"),
@@ -92,6 +130,18 @@ pub fn run(args: &CheckArgs) -> i32 {
     };
     for note in notes {
         super::say::note(note);
+    }
+    if let (Some(c), Some(index)) = (&connected, &knowledge.index) {
+        let minor = crate::live::http::minor;
+        if !c.netbox_version.is_empty() && minor(&index.netbox_version) != minor(&c.netbox_version)
+        {
+            super::say::note(format!(
+                "the index is of NetBox {}, but {} runs {}: rebuild it from this NetBox (`netbox-lsp index build --url`)",
+                index.netbox_version,
+                c.client.base(),
+                c.netbox_version
+            ));
+        }
     }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -155,7 +205,20 @@ pub fn run(args: &CheckArgs) -> i32 {
         baseline: baseline.as_ref(),
         update_baseline: args.update_baseline,
     };
-    // Standard input first, then the files.
+    // Standard input first, then the files; `--live` verifies standard input too.
+    let stdin_live = match (&stdin, &connected) {
+        (Some(stdin), Some(_)) => match decode(&stdin.bytes) {
+            Decoded::Binary => None,
+            Decoded::Utf8(t) | Decoded::Lossy(t) | Decoded::Transcoded(t, _) => {
+                Some(super::live::Document {
+                    shown: stdin.shown.clone(),
+                    text: t.into(),
+                    kind: stdin.kind,
+                })
+            }
+        },
+        _ => None,
+    };
     let from_stdin = stdin.map(|stdin| {
         let mut notes = Vec::new();
         let mut sites = Sites::default();
@@ -248,14 +311,16 @@ pub fn run(args: &CheckArgs) -> i32 {
         }
     }
 
-    if args.live.live {
-        match super::live::run(&args.live, &inputs, &knowledge, &overrides, &mut located) {
-            Ok(failed) => io_failed |= failed,
-            Err(e) => {
-                super::say::error(e);
-                return 2;
-            }
-        }
+    if let Some(c) = &connected {
+        io_failed |= super::live::run(
+            &args.live,
+            c,
+            stdin_live,
+            &inputs,
+            &knowledge,
+            &overrides,
+            &mut located,
+        );
     } else if args.live.instance.url.is_some() {
         super::say::note("--url is used only with --live; nothing was sent");
     }

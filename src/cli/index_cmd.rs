@@ -130,7 +130,8 @@ pub fn build(args: &BuildArgs) -> i32 {
                 None => "netbox.schema.graphql.gz".to_string(),
             }),
         };
-        code = code.max(build_graphql(graphql, &out));
+        let release = version.as_ref().or(args.netbox_version.as_ref());
+        code = code.max(build_graphql(graphql, &out, release.map(String::as_str)));
     }
     code
 }
@@ -151,8 +152,10 @@ pub(crate) fn schema_path_beside(index_out: &Path) -> PathBuf {
 
 /// Reads a GraphQL schema (SDL or introspection JSON, plain or gzip), checks that it builds,
 /// and writes it as gzip-compressed SDL to `out` (the form `check --graphql-schema` and the
-/// `graphql_schema` setting read). Returns the exit code.
-fn build_graphql(schema: &Path, out: &Path) -> i32 {
+/// `graphql_schema` setting read); an introspection result that does not say which input
+/// types are one-of gets `@oneOf` where the embedded schema of `release` has it. Returns the
+/// exit code.
+fn build_graphql(schema: &Path, out: &Path, release: Option<&str>) -> i32 {
     let fail = |msg: String| {
         eprintln!("netbox-lsp index build: {}: {msg}", schema.display());
         2
@@ -172,7 +175,12 @@ fn build_graphql(schema: &Path, out: &Path) -> i32 {
     let text = String::from_utf8_lossy(&raw);
     let text = text.trim_start_matches('\u{feff}');
     let sdl = if crate::graphql::introspection::looks_like_introspection(text) {
-        match crate::graphql::introspection::introspection_to_sdl(text) {
+        let one_of = release
+            .map(crate::instance::one_of_types)
+            .unwrap_or_default();
+        match crate::graphql::introspection::introspection_to_sdl_with(text, &|n| {
+            one_of.contains(n)
+        }) {
             Ok(sdl) => sdl,
             Err(e) => return fail(e),
         }

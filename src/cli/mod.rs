@@ -2,6 +2,7 @@
 //! (the language server; also the default with no arguments or with `--stdio`), and for agents
 //! `hook` (a pre-tool-use hook) and `mcp` (an MCP server).
 
+pub mod audit;
 pub mod baseline;
 pub mod check;
 pub mod fix;
@@ -71,6 +72,10 @@ pub enum Command {
     /// MCP server on stdio: tools `check_call`, `check_graphql`, `list_filters`, `explain`.
     /// See docs/agents.md.
     Mcp(mcp::McpArgs),
+    /// Check the filters a NetBox stores (saved filters, dashboard widgets, custom links,
+    /// export templates) against its release and, with --upgrade-to, a newer one; read-only.
+    /// Exit 1 with any error finding, 2 when something could not be read. See docs/live.md.
+    Audit(audit::AuditArgs),
     /// Print the documentation of a diagnostic code (`netbox-lsp rule unknown-filter`), or
     /// with `--all` the list of codes.
     Rule(rule::RuleArgs),
@@ -295,6 +300,7 @@ pub fn main() -> i32 {
         }) => index_cmd::info(&args),
         Some(Command::Hook(args)) => hook::run(&args),
         Some(Command::Mcp(args)) => mcp::run(&args),
+        Some(Command::Audit(args)) => audit::run(&args),
         Some(Command::Rule(args)) => rule::run(&args),
     }
 }

@@ -201,7 +201,7 @@ fn upgrade_plan(
 
 /// The shipped knowledge of the target release (the closest shipped one, with a note, for a
 /// release that is not shipped).
-fn target_knowledge(target: &str) -> Result<(Knowledge, Vec<String>), String> {
+pub(crate) fn target_knowledge(target: &str) -> Result<(Knowledge, Vec<String>), String> {
     let sel = embedded::select(Some(target))?;
     knowledge_for(Some(sel.version), None, None).map(|(k, mut notes)| {
         if let Some(note) = sel.note {
@@ -213,7 +213,7 @@ fn target_knowledge(target: &str) -> Result<(Knowledge, Vec<String>), String> {
 
 /// True when release `a` is newer than `b` (both `X.Y.Z`); true when `b` is not a version (an
 /// index without one: the comparison cannot refuse it).
-fn newer(a: &str, b: &str) -> bool {
+pub(crate) fn newer(a: &str, b: &str) -> bool {
     match (embedded::parse_version(a), embedded::parse_version(b)) {
         (Some(a), Some(b)) => a > b,
         _ => true,

@@ -405,6 +405,7 @@ fn to_host(f: RawFinding, map: &OffsetMap, text: &str) -> Finding {
         severity: f.severity,
         message: f.message,
         fixes,
+        proof: Vec::new(),
     }
 }
 

@@ -50,6 +50,9 @@ struct TypeJson {
     possible_types: Option<Vec<TypeRef>>,
     #[serde(rename = "specifiedByURL", alias = "specifiedByUrl")]
     specified_by_url: Option<String>,
+    /// `__Type.isOneOf` (graphql-core 3.3+, NetBox 4.7+); absent when it was not asked.
+    #[serde(rename = "isOneOf")]
+    is_one_of: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -147,6 +150,17 @@ pub fn looks_like_introspection(text: &str) -> bool {
 /// Converts an introspection result (JSON text) into SDL text. Errors name what is missing or
 /// malformed ("not JSON", "no `__schema` object", "type without a name").
 pub fn introspection_to_sdl(json: &str) -> Result<String, String> {
+    introspection_to_sdl_with(json, &|_| false)
+}
+
+/// [`introspection_to_sdl`], an input type marked `@oneOf` where the result says `isOneOf:
+/// true`, or, where the result does not say (a server before graphql-core 3.3, NetBox ≤ 4.6,
+/// cannot be asked), where `one_of` says so for its name (the embedded schema of the same
+/// release: Strawberry declares `@oneOf` on NetBox's lookup inputs in every shipped release).
+pub fn introspection_to_sdl_with(
+    json: &str,
+    one_of: &dyn Fn(&str) -> bool,
+) -> Result<String, String> {
     let env: Envelope =
         serde_json::from_str(json).map_err(|e| format!("not an introspection result: {e}"))?;
     let schema = match env {
@@ -160,10 +174,17 @@ pub fn introspection_to_sdl(json: &str) -> Result<String, String> {
             .ok_or("introspection JSON has `data` but no `data.__schema` object")?,
         _ => return Err("JSON has no `__schema` object (expected `{\"data\": {\"__schema\": ...}}` or `{\"__schema\": ...}`)".into()),
     };
-    Ok(print_sdl(&schema))
+    Ok(print_sdl(&schema, one_of))
 }
 
-fn print_sdl(s: &SchemaJson) -> String {
+fn print_sdl(s: &SchemaJson, one_of: &dyn Fn(&str) -> bool) -> String {
+    let is_one_of = |t: &TypeJson| {
+        t.kind == "INPUT_OBJECT"
+            && match t.is_one_of {
+                Some(b) => b,
+                None => t.name.as_deref().is_some_and(one_of),
+            }
+    };
     let mut out = String::with_capacity(256 * 1024);
     let query = s.query_type.as_ref().map(|t| t.name.as_str());
     let mutation = s.mutation_type.as_ref().map(|t| t.name.as_str());
@@ -183,6 +204,9 @@ fn print_sdl(s: &SchemaJson) -> String {
             }
         }
         out.push_str("}\n\n");
+    }
+    if s.types.iter().any(is_one_of) && !s.directives.iter().any(|d| d.name == "oneOf") {
+        out.push_str("directive @oneOf on INPUT_OBJECT\n\n");
     }
     for d in &s.directives {
         if BUILT_IN_DIRECTIVES.contains(&d.name.as_str()) {
@@ -276,7 +300,8 @@ fn print_sdl(s: &SchemaJson) -> String {
                 out.push_str("}\n");
             }
             "INPUT_OBJECT" => {
-                let _ = writeln!(out, "input {name} {{");
+                let directive = if is_one_of(t) { " @oneOf" } else { "" };
+                let _ = writeln!(out, "input {name}{directive} {{");
                 for f in t.input_fields.iter().flatten() {
                     description(&mut out, f.description.as_deref(), "  ");
                     let _ = write!(out, "  ");

@@ -6,7 +6,7 @@
 
 use super::token::Token;
 use rustls::pki_types::CertificateDer;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -17,6 +17,12 @@ use ureq::unversioned::resolver::DefaultResolver;
 use ureq::Agent;
 
 use super::limits::{self, MAX_ANSWER_BYTES};
+
+/// What [`Client::exchange`] hands the final answer to: the request (`GET /api/status/`), the
+/// answer, the byte counter of the run and the time the request started.
+type AnswerHandler<'a, T> = dyn FnMut(&str, ureq::http::Response<ureq::Body>, &AtomicU64, Instant) -> Result<T, String>
+    + 'a;
+
 /// Same-origin redirects followed before giving up.
 const MAX_HOPS: usize = 5;
 
@@ -247,6 +253,11 @@ impl Client {
         self.agent.clone().shutdown();
     }
 
+    /// Whether the token is a v2 one (`Bearer nbt_…`); `None` without a token.
+    pub fn token_is_v2(&self) -> Option<bool> {
+        self.token.as_ref().map(Token::is_v2)
+    }
+
     /// The base URL (no token, no trailing slash).
     pub fn base(&self) -> &str {
         &self.base
@@ -275,36 +286,220 @@ impl Client {
         self.request(path, Some(body), true)
     }
 
+    /// `GET <base><path>`, the answer read as it streams in: `read` gets the HTTP status (200 or
+    /// a 4xx/5xx other than 401/403, which are errors as for [`Client::get`]) and the body,
+    /// decoded (gzip by its magic bytes) and cut at [`MAX_ANSWER_BYTES`]; it keeps what it
+    /// needs, so memory stays bounded whatever the server sends. A redirect is followed only
+    /// within the same origin and below the base URL, and only when `follow` accepts its path
+    /// below the base URL (`/api/dcim/devices/?…`). A connection reset before the answer
+    /// starts is retried once (a GET is idempotent; a loaded gunicorn resets a reused
+    /// connection now and then). Errors never hold the token, in any encoding, nor a control
+    /// character.
+    pub fn get_streamed<T>(
+        &self,
+        path: &str,
+        follow: &dyn Fn(&str) -> bool,
+        read: &mut dyn FnMut(u16, &mut dyn BufRead) -> Result<T, String>,
+    ) -> Result<T, String> {
+        self.exchange(
+            path,
+            None,
+            Some(follow),
+            &mut |what, resp, progress, started| self.stream(what, resp, progress, started, read),
+        )
+    }
+
+    /// `POST <base><path>` with a JSON body, read as [`Client::get_streamed`] reads. A redirect
+    /// is never followed (it would send the body and the token again, perhaps as another
+    /// method to another path), and a failed POST is not retried.
+    pub fn post_streamed<T>(
+        &self,
+        path: &str,
+        body: &[u8],
+        read: &mut dyn FnMut(u16, &mut dyn BufRead) -> Result<T, String>,
+    ) -> Result<T, String> {
+        self.exchange(
+            path,
+            Some(body),
+            None,
+            &mut |what, resp, progress, started| self.stream(what, resp, progress, started, read),
+        )
+    }
+
     fn request(&self, path: &str, body: Option<&[u8]>, replies: bool) -> Result<Reply, String> {
-        let mut url = format!("{}{path}", self.base);
-        let what = format!("{} {path}", if body.is_some() { "POST" } else { "GET" });
-        for _ in 0..MAX_HOPS {
-            let started = Instant::now();
-            let ticker = self.ticker(&what, started);
-            let sent = self.send(&url, body);
-            let result = match sent {
-                Err(e) => Err(self.transport_error(&what, &e)),
-                Ok(resp) => self.answer(&what, resp, &ticker.bytes, started, replies),
-            };
-            ticker.stop();
-            match result? {
-                Answer::Body(reply) => {
-                    if self.options.progress {
-                        eprintln!(
-                            "netbox-lsp: {what}: {} bytes in {:.1} s",
-                            reply.body.len(),
-                            started.elapsed().as_secs_f64()
-                        );
-                    }
-                    return Ok(reply);
+        let any = |_: &str| true;
+        self.exchange(
+            path,
+            body,
+            Some(&any),
+            &mut |what, resp, progress, started| {
+                let reply = self.answer(what, resp, progress, started, replies)?;
+                if self.options.progress {
+                    eprintln!(
+                        "netbox-lsp: {what}: {} bytes in {:.1} s",
+                        reply.body.len(),
+                        started.elapsed().as_secs_f64()
+                    );
                 }
-                Answer::Redirect(location) => url = self.same_origin(&what, &url, &location)?,
+                Ok(reply)
+            },
+        )
+    }
+
+    /// Sends `GET` (no `body`) or `POST`, follows redirects by the rules of
+    /// [`Client::get_streamed`] (`follow`: `None` follows none), and hands the final answer to
+    /// `handle`. Every error leaves through [`Client::clean`].
+    fn exchange<T>(
+        &self,
+        path: &str,
+        body: Option<&[u8]>,
+        follow: Option<&dyn Fn(&str) -> bool>,
+        handle: &mut AnswerHandler<'_, T>,
+    ) -> Result<T, String> {
+        let what = format!("{} {path}", if body.is_some() { "POST" } else { "GET" });
+        let mut go = || -> Result<T, String> {
+            let mut url = format!("{}{path}", self.base);
+            for _ in 0..MAX_HOPS {
+                let started = Instant::now();
+                let ticker = self.ticker(&what, started);
+                let result = match self.send_once_more(&what, &url, body) {
+                    Err(e) => Err(e),
+                    Ok(resp) if (300..400).contains(&resp.status().as_u16()) => {
+                        let location = resp
+                            .headers()
+                            .get("location")
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or_default()
+                            .to_string();
+                        Ok(Err((resp.status().as_u16(), location)))
+                    }
+                    Ok(resp) => handle(&what, resp, &ticker.bytes, started).map(Ok),
+                };
+                ticker.stop();
+                let (status, location) = match result? {
+                    Ok(t) => return Ok(t),
+                    Err(redirect) => redirect,
+                };
+                let Some(follow) = follow.filter(|_| body.is_none()) else {
+                    return Err(format!(
+                        "{what}: NetBox answered HTTP {status} (a redirect); netbox-lsp never follows the redirect of a POST: it would send the document and the token again, perhaps as another method to another path. Give the URL NetBox serves /graphql/ at."
+                    ));
+                };
+                if location.is_empty() {
+                    return Err(format!("{what}: HTTP {status} without a Location"));
+                }
+                let target = self.same_origin(&what, &url, &location)?;
+                let below = target
+                    .strip_prefix(&self.base)
+                    .filter(|p| p.starts_with('/'));
+                match below {
+                    Some(p) if follow(p) => url = target,
+                    _ => {
+                        return Err(format!(
+                            "{what}: redirected (HTTP {status}) to {}, which is not a request netbox-lsp sends; not followed",
+                            below.map_or(location.as_str(), |p| p)
+                        ))
+                    }
+                }
             }
+            Err(format!(
+                "{what}: more than {MAX_HOPS} redirects from {}",
+                self.base
+            ))
+        };
+        go().map_err(|e| self.clean(&e))
+    }
+
+    /// A server's or a transport's text as it may be shown: the token redacted in any
+    /// encoding, control characters escaped ([`crate::sanitize`]).
+    pub fn clean(&self, text: &str) -> String {
+        match &self.token {
+            Some(t) => t.clean(text),
+            None => crate::sanitize::one_line(text).into_owned(),
         }
-        Err(format!(
-            "{what}: more than {MAX_HOPS} redirects from {}",
-            self.base
-        ))
+    }
+
+    /// [`Client::send`]; a GET whose connection was reset or closed before the answer started
+    /// is sent once more.
+    fn send_once_more(
+        &self,
+        what: &str,
+        url: &str,
+        body: Option<&[u8]>,
+    ) -> Result<ureq::http::Response<ureq::Body>, String> {
+        match self.send(url, body) {
+            Err(e) if body.is_none() && is_reset(&e) => {
+                self.trace(&format!("{what}: {e}; sending it once more"));
+                self.send(url, body)
+                    .map_err(|e| self.transport_error(what, &e))
+            }
+            r => r.map_err(|e| self.transport_error(what, &e)),
+        }
+    }
+
+    /// The final answer of a streamed request: 401/403 and HTML pages on HTTP 200 are errors
+    /// (as in [`Client::answer`]); anything else goes to `read`, decoded and capped.
+    fn stream<T>(
+        &self,
+        what: &str,
+        resp: ureq::http::Response<ureq::Body>,
+        progress: &AtomicU64,
+        started: Instant,
+        read: &mut dyn FnMut(u16, &mut dyn BufRead) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let status = resp.status().as_u16();
+        self.trace_head(&resp);
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if matches!(status, 401 | 403) || (status == 200 && content_type.starts_with("text/html")) {
+            // A refusal or a login page: small, and read whole (capped) for its words.
+            return self.answer(what, resp, progress, started, false).and_then(|_| {
+                Err(format!(
+                    "{what}: {} answered with an HTML page, not JSON (a login page, a proxy or not the NetBox base URL?)",
+                    self.base
+                ))
+            });
+        }
+        let reader = resp
+            .into_body()
+            .into_with_config()
+            .limit(MAX_ANSWER_BYTES)
+            .reader();
+        let mut counted = std::io::BufReader::with_capacity(
+            64 * 1024,
+            Counted {
+                inner: reader,
+                progress,
+            },
+        );
+        let gzip = counted
+            .fill_buf()
+            .map(|b| b.starts_with(&[0x1f, 0x8b]))
+            .unwrap_or(false);
+        let deadline = limits::deadline(self.options.timeout);
+        let out = if gzip {
+            let mut dec = std::io::BufReader::new(
+                flate2::read::MultiGzDecoder::new(counted).take(MAX_ANSWER_BYTES),
+            );
+            read(status, &mut dec)
+        } else {
+            read(status, &mut counted)
+        };
+        out.map_err(|e| {
+            if started.elapsed() + Duration::from_millis(200) >= deadline {
+                format!(
+                    "{what}: the answer did not finish within {} s ({} bytes arrived): netbox-lsp gives one request at most 4 × --timeout in all",
+                    deadline.as_secs(),
+                    progress.load(Ordering::Relaxed)
+                )
+            } else {
+                format!("{what}: {e}")
+            }
+        })
     }
 
     /// Writes one `--verbose` line on stderr, with the token redacted wherever it might be.
@@ -393,17 +588,10 @@ impl Client {
         }
     }
 
-    fn answer(
-        &self,
-        what: &str,
-        resp: ureq::http::Response<ureq::Body>,
-        progress: &AtomicU64,
-        started: Instant,
-        replies: bool,
-    ) -> Result<Answer, String> {
-        let status = resp.status().as_u16();
+    /// `--verbose`: the status line and headers of an answer (`Set-Cookie` values redacted).
+    fn trace_head(&self, resp: &ureq::http::Response<ureq::Body>) {
         if self.options.verbose {
-            self.trace(&format!("< HTTP {status}"));
+            self.trace(&format!("< HTTP {}", resp.status().as_u16()));
             for (name, value) in resp.headers() {
                 let value = if name.as_str().eq_ignore_ascii_case("set-cookie") {
                     "<redacted>".to_string()
@@ -413,6 +601,18 @@ impl Client {
                 self.trace(&format!("< {name}: {value}"));
             }
         }
+    }
+
+    fn answer(
+        &self,
+        what: &str,
+        resp: ureq::http::Response<ureq::Body>,
+        progress: &AtomicU64,
+        started: Instant,
+        replies: bool,
+    ) -> Result<Reply, String> {
+        let status = resp.status().as_u16();
+        self.trace_head(&resp);
         let header = |n: &str| {
             resp.headers()
                 .get(n)
@@ -427,13 +627,6 @@ impl Client {
             .parse()
             .ok()
             .filter(|_| header("content-encoding").is_empty());
-        if (300..400).contains(&status) {
-            let location = header("location");
-            if location.is_empty() {
-                return Err(format!("{what}: HTTP {status} without a Location"));
-            }
-            return Ok(Answer::Redirect(location));
-        }
         let body = self.read_body(what, resp.into_body(), length, progress, started)?;
         // Redacted before it is cut: a token straddling the cut must not leave its head.
         let text = || {
@@ -465,14 +658,14 @@ impl Client {
             200 => {
                 let body = limits::decoded(body).map_err(|e| format!("{what}: {e}"))?;
                 limits::check_json_shape(&body).map_err(|e| format!("{what}: {e}"))?;
-                Ok(Answer::Body(Reply { status, body }))
+                Ok(Reply { status, body })
             }
             400..=599 if replies && status != 401 && status != 403 => {
                 let body = match &self.token {
                     Some(t) => t.redact(&String::from_utf8_lossy(&body)).into_bytes(),
                     None => body,
                 };
-                Ok(Answer::Body(Reply { status, body }))
+                Ok(Reply { status, body })
             }
             401 | 403 => {
                 let d = detail();
@@ -637,9 +830,32 @@ pub struct Reply {
     pub body: Vec<u8>,
 }
 
-enum Answer {
-    Body(Reply),
-    Redirect(String),
+/// A body reader that counts the bytes read (for the progress line).
+struct Counted<'a, R> {
+    inner: R,
+    progress: &'a AtomicU64,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// True for a connection reset or closed before the answer started (what a reused connection
+/// that the server dropped gives): worth sending an idempotent request once more.
+fn is_reset(e: &ureq::Error) -> bool {
+    use std::io::ErrorKind::*;
+    match e {
+        ureq::Error::Io(io) => matches!(
+            io.kind(),
+            ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
+        ),
+        ureq::Error::Protocol(_) => true,
+        _ => false,
+    }
 }
 
 struct Ticker {

@@ -10,6 +10,7 @@
 
 pub mod http;
 pub mod limits;
+pub mod redact;
 pub mod tls;
 pub mod token;
 
@@ -18,6 +19,12 @@ use crate::index::instance::{
     apply, inputs_hash, now_rfc3339, parse_custom_fields, parse_status, Instance,
 };
 use crate::index::FilterIndex;
+
+/// The standard introspection query with `isOneOf` (graphql-core 3.3's
+/// `get_introspection_query(descriptions, specified_by_url, directive_is_repeatable,
+/// input_value_deprecation=False, input_object_one_of=True)`; NetBox 4.7.3 answers it).
+/// Servers before graphql-core 3.3 refuse `isOneOf`: they get [`INTROSPECTION_QUERY`].
+pub const INTROSPECTION_QUERY_ONE_OF: &str = "query IntrospectionQuery { __schema { queryType { name } mutationType { name } subscriptionType { name } types { ...FullType } directives { name description isRepeatable locations args { ...InputValue } } } } fragment FullType on __Type { kind name description specifiedByURL isOneOf fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason } inputFields { ...InputValue } interfaces { ...TypeRef } enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason } possibleTypes { ...TypeRef } } fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue } fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } } }";
 
 /// The standard introspection query (as graphql-core 3.2's `get_introspection_query` with
 /// descriptions, `specifiedByURL` and `isRepeatable`; NetBox 4.6.8 answers it).
@@ -97,8 +104,12 @@ pub fn build(inputs: &Inputs, url: &str, options: &BuildOptions) -> Result<Built
         let s: Vec<&[u8]> = cs.iter().map(Vec::as_slice).collect();
         Some(parse_custom_fields(&f, &s)?)
     };
+    // `@oneOf` where the introspection cannot say (NetBox ≤ 4.6): as the embedded schema of
+    // the same release declares it.
+    let one_of_types = one_of_types(&index.netbox_version);
+    let one_of = |name: &str| one_of_types.contains(name);
     let sdl = match &inputs.graphql {
-        Some(g) => Some(graphql_sdl(g)?),
+        Some(g) => Some(graphql_sdl_with(g, &one_of)?),
         None => None,
     };
     let status_raw = match &inputs.status {
@@ -132,15 +143,46 @@ pub fn build(inputs: &Inputs, url: &str, options: &BuildOptions) -> Result<Built
     Ok(Built { index, report, sdl })
 }
 
+/// The input types the embedded GraphQL schema of the shipped release nearest `version`
+/// declares `@oneOf` (Strawberry's lookup inputs: `IntegerLookup`, `StringLookup`, …); empty
+/// when none is shipped.
+pub fn one_of_types(version: &str) -> std::collections::HashSet<String> {
+    let Some(schema) = crate::index::embedded::select(Some(version))
+        .ok()
+        .and_then(|sel| crate::graphql::embedded::embedded_schema(sel.version))
+    else {
+        return Default::default();
+    };
+    schema
+        .schema
+        .types
+        .iter()
+        .filter(|(_, t)| {
+            matches!(t, apollo_compiler::schema::ExtendedType::InputObject(io) if io.directives.has("oneOf"))
+        })
+        .map(|(n, _)| n.to_string())
+        .collect()
+}
+
 /// A GraphQL schema input (introspection JSON or SDL, plain or gzip) as SDL, checked to build.
 pub fn graphql_sdl(bytes: &[u8]) -> Result<String, String> {
+    graphql_sdl_with(bytes, &|_| false)
+}
+
+/// [`graphql_sdl`], with `@oneOf` on the input types `one_of` names where an introspection
+/// result does not say ([`crate::graphql::introspection::introspection_to_sdl_with`]).
+pub fn graphql_sdl_with(bytes: &[u8], one_of: &dyn Fn(&str) -> bool) -> Result<String, String> {
     crate::graphql::load_schema_file(bytes).map_err(|e| format!("GraphQL schema: {e}"))?;
     let raw = crate::graphql::schema::maybe_gunzip(bytes)?;
     let text = String::from_utf8_lossy(&raw);
     let text = text.trim_start_matches('\u{feff}');
     if crate::graphql::introspection::looks_like_introspection(text) {
-        crate::graphql::introspection::introspection_to_sdl(text)
-            .map_err(|e| format!("GraphQL schema: {e}"))
+        let sdl = crate::graphql::introspection::introspection_to_sdl_with(text, one_of)
+            .map_err(|e| format!("GraphQL schema: {e}"))?;
+        // The printed schema must build as the input did.
+        crate::graphql::load_schema_file(sdl.as_bytes())
+            .map_err(|e| format!("GraphQL schema (as SDL): {e}"))?;
+        Ok(sdl)
     } else {
         Ok(text.to_string())
     }
@@ -160,13 +202,19 @@ pub fn fetch_with(client: &http::Client, step: &dyn Fn(&str)) -> Result<Inputs, 
     parse_status(&status).map_err(|e| format!("GET /api/status/: {e}"))?;
     step("fetching /api/schema/ (NetBox may take 10–30 s to generate it)");
     let openapi = client.get("/api/schema/?format=json")?;
-    let body = serde_json::json!({
-        "query": INTROSPECTION_QUERY,
-        "operationName": "IntrospectionQuery",
-    })
-    .to_string();
+    let body = |query: &str| {
+        serde_json::json!({
+            "query": query,
+            "operationName": "IntrospectionQuery",
+        })
+        .to_string()
+    };
     step("fetching /graphql/ (introspection)");
-    let graphql = client.post_json("/graphql/", body.as_bytes())?;
+    let mut graphql = client.post_json("/graphql/", body(INTROSPECTION_QUERY_ONE_OF).as_bytes())?;
+    if !has_schema(&graphql) {
+        // graphql-core before 3.3 (NetBox ≤ 4.6) has no `__Type.isOneOf`: its errors, no data.
+        graphql = client.post_json("/graphql/", body(INTROSPECTION_QUERY).as_bytes())?;
+    }
     step("fetching the custom fields");
     let custom_fields = all_pages(client, "/api/extras/custom-fields/")?;
     step("fetching the custom field choice sets");
@@ -178,6 +226,14 @@ pub fn fetch_with(client: &http::Client, step: &dyn Fn(&str)) -> Result<Inputs, 
         custom_fields,
         choice_sets,
     })
+}
+
+/// True when an introspection answer holds `data.__schema` (an object).
+fn has_schema(answer: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(answer)
+        .ok()
+        .and_then(|v| v.get("data")?.get("__schema").map(|s| s.is_object()))
+        .unwrap_or(false)
 }
 
 /// Every page of a list endpoint, by `offset` until `count` objects were seen (the `next` links

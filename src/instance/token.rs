@@ -6,13 +6,17 @@
 //! `Authorization: Bearer nbt_<key>.<secret>` ("Invalid v1 token" when a v2 one is sent as
 //! `Token`, and for a 40-hex one sent as `Bearer`).
 
+use super::redact::Redactor;
 use std::fmt;
 use std::path::Path;
 
 /// An API token. `Debug` and `Display` print `<redacted>`: the value only leaves through
 /// [`Token::header_value`], into the `Authorization` header.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Token(String);
+pub struct Token {
+    value: String,
+    redactor: Option<Redactor>,
+}
 
 impl fmt::Debug for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -40,7 +44,11 @@ impl Token {
         if t.is_empty() || t.chars().any(|c| c.is_control()) {
             return None;
         }
-        Some(Token(t.to_string()))
+        let headers = [format!("Token {t}"), format!("Bearer {t}")];
+        Some(Token {
+            value: t.to_string(),
+            redactor: Redactor::new(t, &headers),
+        })
     }
 
     /// Reads the token from the environment variable `name`. Errors name the variable, never
@@ -71,25 +79,32 @@ impl Token {
 
     /// True for a v2 token (`nbt_<key>.<secret>`).
     pub fn is_v2(&self) -> bool {
-        self.0.starts_with("nbt_")
+        self.value.starts_with("nbt_")
     }
 
     /// The `Authorization` header value: `Bearer nbt_…` for v2, `Token <hex>` otherwise.
     pub fn header_value(&self) -> String {
         if self.is_v2() {
-            format!("Bearer {}", self.0)
+            format!("Bearer {}", self.value)
         } else {
-            format!("Token {}", self.0)
+            format!("Token {}", self.value)
         }
     }
 
-    /// Replaces every occurrence of the token in `text` with `<redacted>` (for messages that
-    /// quote a server's answer).
+    /// Replaces every occurrence of the token in `text` with `<redacted>`, in every form a
+    /// server can echo it (URL-encoded, JSON-escaped, HTML references, base64 of the header:
+    /// [`super::redact`]); for messages that quote a server's answer, after decoding them.
     pub fn redact(&self, text: &str) -> String {
-        if self.0.len() < 4 {
-            return text.to_string();
+        match &self.redactor {
+            Some(r) => r.redact(text),
+            None => text.to_string(),
         }
-        text.replace(&self.0, "<redacted>")
+    }
+
+    /// [`Token::redact`], then [`crate::sanitize::one_line`]: a server's text as it may be
+    /// shown anywhere.
+    pub fn clean(&self, text: &str) -> String {
+        crate::sanitize::one_line(&self.redact(text)).into_owned()
     }
 }
 

@@ -15,7 +15,8 @@
 //!   rejection NetBox runs without errors; a validation error, which graphql-core sends with
 //!   `locations` and without a `path`, on an operation the knowledge accepts), `live-differs`.
 
-use super::{Answer, Answers, Bound, Request, Summary};
+use super::digest::{Digest, Shape};
+use super::{deny, Answer, Answers, Bound, Request, Skip, Summary};
 use crate::extract::{GraphqlDoc, OffsetMap};
 use crate::finding::{Finding, Severity};
 use crate::graphql::NetboxSchema;
@@ -44,8 +45,9 @@ pub struct Root {
     /// Host bytes of the field's name (or alias).
     pub range: Range<usize>,
     pub list: bool,
-    /// `pagination: {limit: N}` was added with this `N`.
-    pub added_limit: Option<u32>,
+    /// How netbox-lsp bounded it, for its finding (` (netbox-lsp added `pagination: {limit:
+    /// 5}`)`); `None` when it was sent as written.
+    pub bounded_by: Option<String>,
 }
 
 /// One query operation to send.
@@ -67,8 +69,9 @@ pub struct DocProbe {
     pub operations: Vec<OpProbe>,
     /// The text sent (the document with any added `pagination`).
     sent: String,
-    /// Insertions made: (offset in the document text, length).
-    added: Vec<(usize, usize)>,
+    /// Changes made, in order: (offset in the document text, bytes removed there, bytes put
+    /// in their place).
+    edits: Vec<(usize, usize, usize)>,
     map: OffsetMap,
     /// The document as written.
     text: String,
@@ -88,11 +91,12 @@ struct Op {
 #[derive(Debug)]
 pub enum Planned {
     Probe(DocProbe),
-    /// Refused before any request: the `live-not-sent` findings.
-    Refused(Vec<Finding>),
+    /// Refused before any request: the `live-not-sent` findings and the kind of refusal
+    /// (`mutation`, `unbounded list`, `introspection`, `sensitive`).
+    Refused(Vec<Finding>, &'static str),
     /// Not a document that can be sent (does not parse, several examples side by side,
-    /// placeholders, variables without values); the reason.
-    NotCheckable(String),
+    /// placeholders, variables without values); why.
+    NotCheckable(Skip),
 }
 
 fn span(loc: Option<apollo_compiler::parser::SourceSpan>) -> Option<Range<usize>> {
@@ -105,10 +109,13 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
     let host = |r: Range<usize>| doc.map.range_to_host(r);
     let whole = host(0..text.len());
     if crate::graphql::split::blank_placeholders(text).is_some() {
-        return Planned::NotCheckable("the document holds placeholders".into());
+        return Planned::NotCheckable(Skip::new(
+            "value not literal",
+            "the document holds placeholders",
+        ));
     }
     let Ok(ast) = crate::graphql::check::parse(text) else {
-        return Planned::NotCheckable("the document does not parse".into());
+        return Planned::NotCheckable(Skip::new("does not parse", "the document does not parse"));
     };
     let ops: Vec<&ast::OperationDefinition> = ast
         .definitions
@@ -119,7 +126,7 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
         })
         .collect();
     if ops.is_empty() {
-        return Planned::NotCheckable("the document has no operation".into());
+        return Planned::NotCheckable(Skip::new("no operation", "the document has no operation"));
     }
     let not_sent =
         |r: Range<usize>, msg: String| Finding::new(r, "live-not-sent", Severity::Information, msg);
@@ -146,10 +153,13 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
         })
         .collect();
     if !writes.is_empty() {
-        return Planned::Refused(writes);
+        return Planned::Refused(writes, "mutation");
     }
     if ops.len() > 1 && ops.iter().any(|o| o.name.is_none()) {
-        return Planned::NotCheckable("an anonymous operation beside others".into());
+        return Planned::NotCheckable(Skip::new(
+            "does not parse",
+            "an anonymous operation beside others",
+        ));
     }
     let fragments: HashMap<&str, &ast::FragmentDefinition> = ast
         .definitions
@@ -170,7 +180,45 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
         _ => None,
     };
     let statics = crate::graphql::check_document(doc, schema);
-    let mut added: Vec<(usize, String)> = Vec::new();
+    // Never sent, whatever the bound: introspection, the users app, filters on secrets.
+    let mut sensitive = Vec::new();
+    let mut introspection = Vec::new();
+    for o in &ops {
+        let mut fields = Vec::new();
+        collect_roots(
+            &o.selection_set,
+            &fragments,
+            &mut HashSet::new(),
+            &mut fields,
+        );
+        for f in fields {
+            let r = host(span(f.name.location()).unwrap_or(op_range(o)));
+            if f.name == "__schema" || f.name == "__type" {
+                introspection.push(not_sent(r, format!(
+                    "Not sent to NetBox: `{}` is an introspection query, which live checks never forward (the schema comes from `netbox-lsp index build --url`).",
+                    f.name
+                )));
+            } else if deny::graphql_root(&f.name) {
+                sensitive.push(not_sent(r, format!(
+                    "Not sent to NetBox: `{}` lists users, groups, tokens, permissions or owners, which are never probed: its count would tell what it holds, and a repository's CI log is public.",
+                    f.name
+                )));
+            }
+        }
+        if let Some((name, at)) = secret_argument(&o.selection_set, &fragments) {
+            sensitive.push(not_sent(
+                host(at.unwrap_or(op_range(o))),
+                format!("Not sent to NetBox: `{name}` filters on a secret value, which is never probed: its count would tell what it holds."),
+            ));
+        }
+    }
+    if !introspection.is_empty() {
+        return Planned::Refused(introspection, "introspection");
+    }
+    if !sensitive.is_empty() {
+        return Planned::Refused(sensitive, "sensitive");
+    }
+    let mut edits: Vec<Edit> = Vec::new();
     let mut refused = Vec::new();
     let mut planned: Vec<Op> = Vec::new();
     for o in &ops {
@@ -182,7 +230,10 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
             .find(|v| v.default_value.is_none() && variables.get(v.name.as_str()).is_none())
         {
             if v.ty.is_non_null() || doc.variables.is_none() {
-                return Planned::NotCheckable(format!("`${}` has no value", v.name));
+                return Planned::NotCheckable(Skip::new(
+                    "value not literal",
+                    format!("`${}` has no value", v.name),
+                ));
             }
         }
         let mut fields = Vec::new();
@@ -196,6 +247,7 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
         for f in fields {
             let def = query_fields.and_then(|q| q.get(f.name.as_str()));
             let list = def.is_some_and(|d| d.ty.is_list());
+            let paginated = def.is_some_and(|d| d.arguments.iter().any(|a| a.name == "pagination"));
             let key = f.alias.as_ref().unwrap_or(&f.name).to_string();
             let name_range =
                 span(f.alias.as_ref().unwrap_or(&f.name).location()).unwrap_or(range.clone());
@@ -204,18 +256,28 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
                 name: f.name.to_string(),
                 range: host(name_range),
                 list,
-                added_limit: None,
+                bounded_by: None,
             };
             if list {
-                match bounded(f, &mut variables, bound) {
+                let add = match bound {
+                    Bound::Limit(n) => Some(n.min(ROOT_LIMIT)),
+                    _ => None,
+                };
+                match bounded(f, &mut variables, add, ROOT_LIMIT) {
                     Limit::Bounded => {}
-                    Limit::Insert(at, s, n) if def.is_some_and(|d| d.arguments.iter().any(|a| a.name == "pagination")) => {
-                        if !added.iter().any(|(p, t)| *p == at && *t == s) {
-                            added.push((at, s));
-                        }
-                        root.added_limit = Some(n);
+                    Limit::Capped(edit) => {
+                        push_edit(&mut edits, edit);
+                        root.bounded_by = Some(format!(" (netbox-lsp lowered its `limit` to {ROOT_LIMIT}, the most a live check asks for)"));
                     }
-                    Limit::Unbounded | Limit::Insert(..) if bound == Bound::AsWritten => {}
+                    Limit::CappedVariable => {
+                        root.bounded_by = Some(format!(" (netbox-lsp lowered the `limit` of its variable to {ROOT_LIMIT}, the most a live check asks for)"));
+                    }
+                    Limit::Add(edit, n) if paginated => {
+                        push_edit(&mut edits, edit);
+                        root.bounded_by =
+                            Some(format!(" (netbox-lsp added `pagination: {{limit: {n}}}`)"));
+                    }
+                    Limit::Unbounded | Limit::Add(..) if bound == Bound::AsWritten => {}
                     _ => refused.push(not_sent(
                         root.range.clone(),
                         format!(
@@ -223,6 +285,23 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
                             root.name
                         ),
                     )),
+                }
+            }
+            // Lists inside: bounded too, and nested at most MAX_LIST_DEPTH deep.
+            if let Some(def) = def {
+                let mut walk = Nested {
+                    schema: &schema.schema,
+                    fragments: &fragments,
+                    variables: &mut variables,
+                    edits: &mut edits,
+                    stack: HashSet::new(),
+                };
+                if let Err((at, why)) = walk.set(
+                    &f.selection_set,
+                    def.ty.inner_named_type().as_str(),
+                    usize::from(list),
+                ) {
+                    refused.push(not_sent(host(at.unwrap_or(range.clone())), why));
                 }
             }
             roots.push(root);
@@ -236,15 +315,15 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
         });
     }
     if !refused.is_empty() {
-        return Planned::Refused(refused);
+        return Planned::Refused(refused, "unbounded list");
     }
-    added.sort();
-    let mut sent = String::with_capacity(text.len() + 32 * added.len());
+    edits.sort_by_key(|e| (e.at, e.remove));
+    let mut sent = String::with_capacity(text.len() + 32 * edits.len());
     let mut last = 0;
-    for (at, s) in &added {
-        sent.push_str(&text[last..*at]);
-        sent.push_str(s);
-        last = *at;
+    for e in &edits {
+        sent.push_str(&text[last..e.at]);
+        sent.push_str(&e.text);
+        last = e.at + e.remove;
     }
     sent.push_str(&text[last..]);
     let operations = planned
@@ -289,11 +368,158 @@ pub fn doc_probe(doc: &GraphqlDoc, schema: &NetboxSchema, bound: Bound) -> Plann
         range: whole,
         operations,
         sent,
-        added: added.iter().map(|(p, s)| (*p, s.len())).collect(),
+        edits: edits
+            .iter()
+            .map(|e| (e.at, e.remove, e.text.len()))
+            .collect(),
         map: doc.map.clone(),
         text: text.to_string(),
         len: text.len(),
     })
+}
+
+/// Most objects a root list is asked for: a literal or variable `limit` above it is lowered,
+/// and `--live-graphql-limit` is clamped to it.
+pub const ROOT_LIMIT: u32 = 100;
+/// Most objects a list inside a root list is asked for; one without a limit gets this one.
+pub const NESTED_LIMIT: u32 = 10;
+/// Lists nested deeper than this (a list of lists of lists of lists) are not sent: even
+/// bounded, their answer grows as the product of the limits.
+pub const MAX_LIST_DEPTH: usize = 3;
+
+/// One change to the text sent: `remove` bytes at document offset `at` become `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Edit {
+    at: usize,
+    remove: usize,
+    text: String,
+}
+
+/// Adds `e` unless the same edit is there (a fragment used twice).
+fn push_edit(edits: &mut Vec<Edit>, e: Edit) {
+    if !edits.contains(&e) {
+        edits.push(e);
+    }
+}
+
+/// The first argument (or argument object field) anywhere in `set` whose name is a secret
+/// field's, and where it is.
+fn secret_argument(
+    set: &[Selection],
+    fragments: &HashMap<&str, &ast::FragmentDefinition>,
+) -> Option<(String, Option<Range<usize>>)> {
+    fn value(v: &Value) -> Option<(String, Option<Range<usize>>)> {
+        match v {
+            Value::Object(fields) => fields.iter().find_map(|(k, v)| {
+                if deny::secret_filter(k.as_str()) {
+                    Some((k.to_string(), span(k.location())))
+                } else {
+                    value(v)
+                }
+            }),
+            Value::List(items) => items.iter().find_map(|v| value(v)),
+            _ => None,
+        }
+    }
+    fn walk(
+        set: &[Selection],
+        fragments: &HashMap<&str, &ast::FragmentDefinition>,
+        seen: &mut HashSet<String>,
+    ) -> Option<(String, Option<Range<usize>>)> {
+        set.iter().find_map(|s| match s {
+            Selection::Field(f) => f
+                .arguments
+                .iter()
+                .find_map(|a| {
+                    if deny::secret_filter(a.name.as_str()) {
+                        Some((a.name.to_string(), span(a.location())))
+                    } else {
+                        value(&a.value)
+                    }
+                })
+                .or_else(|| walk(&f.selection_set, fragments, seen)),
+            Selection::InlineFragment(i) => walk(&i.selection_set, fragments, seen),
+            Selection::FragmentSpread(sp) => {
+                if !seen.insert(sp.fragment_name.to_string()) {
+                    return None;
+                }
+                fragments
+                    .get(sp.fragment_name.as_str())
+                    .and_then(|fr| walk(&fr.selection_set, fragments, seen))
+            }
+        })
+    }
+    walk(set, fragments, &mut HashSet::new())
+}
+
+/// The lists inside a root field: each one with a `pagination` argument is bounded at
+/// [`NESTED_LIMIT`], and lists nest at most [`MAX_LIST_DEPTH`] deep.
+struct Nested<'a, 'b> {
+    schema: &'a apollo_compiler::Schema,
+    fragments: &'a HashMap<&'a str, &'a ast::FragmentDefinition>,
+    variables: &'b mut serde_json::Value,
+    edits: &'b mut Vec<Edit>,
+    /// Fragments being walked (a cycle is the static check's business).
+    stack: HashSet<String>,
+}
+
+impl Nested<'_, '_> {
+    /// Walks `set` of type `parent` at list depth `depth`; the error is where and why the
+    /// operation is not sent.
+    fn set(
+        &mut self,
+        set: &[Selection],
+        parent: &str,
+        depth: usize,
+    ) -> Result<(), (Option<Range<usize>>, String)> {
+        for s in set {
+            match s {
+                Selection::Field(f) => {
+                    if f.name.as_str().starts_with("__") {
+                        continue;
+                    }
+                    let Ok(def) = self.schema.type_field(parent, f.name.as_str()) else {
+                        continue;
+                    };
+                    let list = def.ty.is_list();
+                    let depth = depth + usize::from(list);
+                    if depth > MAX_LIST_DEPTH {
+                        return Err((
+                            span(f.name.location()),
+                            format!(
+                                "Not sent to NetBox: `{}` is a list inside {} lists; even bounded, such an answer grows as the product of the limits. Verify a shallower query.",
+                                f.name,
+                                depth - 1
+                            ),
+                        ));
+                    }
+                    if list && def.arguments.iter().any(|a| a.name == "pagination") {
+                        match bounded(f, self.variables, Some(NESTED_LIMIT), NESTED_LIMIT) {
+                            Limit::Capped(e) | Limit::Add(e, _) => push_edit(self.edits, e),
+                            Limit::Bounded | Limit::CappedVariable | Limit::Unbounded => {}
+                        }
+                    }
+                    self.set(&f.selection_set, def.ty.inner_named_type().as_str(), depth)?;
+                }
+                Selection::InlineFragment(i) => {
+                    let ty = i.type_condition.as_ref().map_or(parent, |t| t.as_str());
+                    self.set(&i.selection_set, ty, depth)?;
+                }
+                Selection::FragmentSpread(sp) => {
+                    let name = sp.fragment_name.to_string();
+                    let Some(fr) = self.fragments.get(name.as_str()).copied() else {
+                        continue;
+                    };
+                    if !self.stack.insert(name.clone()) {
+                        continue;
+                    }
+                    self.set(&fr.selection_set, fr.type_condition.as_str(), depth)?;
+                    self.stack.remove(&name);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Root fields through inline fragments and the document's named fragments.
@@ -319,46 +545,86 @@ fn collect_roots<'a>(
 }
 
 enum Limit {
+    /// Bounded at or below the cap as written.
     Bounded,
-    /// Insert this text at this offset to bound it with this limit.
-    Insert(usize, String, u32),
+    /// A literal `limit` above the cap: this edit lowers it.
+    Capped(Edit),
+    /// The `limit` of a `pagination` variable was above the cap: lowered in the variables.
+    CappedVariable,
+    /// No limit: this edit adds this one.
+    Add(Edit, u32),
+    /// No limit, and none to add.
     Unbounded,
 }
 
-/// Whether a root list field is bounded by `pagination: {limit: …}`; with [`Bound::Limit`], the
-/// insertion that bounds it (or the limit set in its `pagination` variable).
-fn bounded(f: &ast::Field, variables: &mut serde_json::Value, bound: Bound) -> Limit {
-    let n = match bound {
-        Bound::Limit(n) => Some(n),
-        _ => None,
-    };
+/// Whether a list field is bounded by `pagination: {limit: …}` at most `cap`; the edit that
+/// lowers a larger literal, or that adds `add` where there is no limit (also set in a
+/// `pagination` variable).
+fn bounded(f: &ast::Field, variables: &mut serde_json::Value, add: Option<u32>, cap: u32) -> Limit {
     let Some(p) = f.arguments.iter().find(|a| a.name == "pagination") else {
         let at = match f.arguments.last() {
             Some(last) => span(last.location()).map(|r| (r.end, ", ")),
             None => span(f.name.location()).map(|r| (r.end, "(")),
         };
-        return match (n, at) {
-            (Some(n), Some((at, "("))) => {
-                Limit::Insert(at, format!("(pagination: {{limit: {n}}})"), n)
-            }
-            (Some(n), Some((at, _))) => {
-                Limit::Insert(at, format!(", pagination: {{limit: {n}}}"), n)
-            }
+        return match (add, at) {
+            (Some(n), Some((at, "("))) => Limit::Add(
+                Edit {
+                    at,
+                    remove: 0,
+                    text: format!("(pagination: {{limit: {n}}})"),
+                },
+                n,
+            ),
+            (Some(n), Some((at, _))) => Limit::Add(
+                Edit {
+                    at,
+                    remove: 0,
+                    text: format!(", pagination: {{limit: {n}}}"),
+                },
+                n,
+            ),
             _ => Limit::Unbounded,
         };
     };
     match &*p.value {
         Value::Object(fields) => {
-            if fields
-                .iter()
-                .any(|(k, v)| k == "limit" && !matches!(**v, Value::Null))
-            {
-                return Limit::Bounded;
+            if let Some((_, v)) = fields.iter().find(|(k, _)| k == "limit") {
+                match &**v {
+                    Value::Null => {}
+                    Value::Int(i) => {
+                        let big = i.try_to_i32().map_or(true, |n| n > cap as i32);
+                        return match (big, span(v.location())) {
+                            (true, Some(r)) => Limit::Capped(Edit {
+                                at: r.start,
+                                remove: r.end - r.start,
+                                text: cap.to_string(),
+                            }),
+                            _ => Limit::Bounded,
+                        };
+                    }
+                    Value::Variable(name) => {
+                        return match variables.get_mut(name.as_str()) {
+                            Some(slot) if slot.as_u64().is_some_and(|n| n > u64::from(cap)) => {
+                                *slot = serde_json::json!(cap);
+                                Limit::CappedVariable
+                            }
+                            _ => Limit::Bounded,
+                        };
+                    }
+                    _ => return Limit::Bounded,
+                }
             }
-            match (n, span(p.value.location())) {
+            match (add, span(p.value.location())) {
                 (Some(n), Some(r)) => {
                     let sep = if fields.is_empty() { "" } else { ", " };
-                    Limit::Insert(r.start + 1, format!("limit: {n}{sep}"), n)
+                    Limit::Add(
+                        Edit {
+                            at: r.start + 1,
+                            remove: 0,
+                            text: format!("limit: {n}{sep}"),
+                        },
+                        n,
+                    )
                 }
                 _ => Limit::Unbounded,
             }
@@ -366,15 +632,21 @@ fn bounded(f: &ast::Field, variables: &mut serde_json::Value, bound: Bound) -> L
         Value::Variable(name) => {
             let slot = variables.get_mut(name.as_str());
             match slot {
-                Some(serde_json::Value::Object(o))
-                    if o.get("limit").is_some_and(|l| l.is_u64()) =>
+                Some(serde_json::Value::Object(o)) => match o.get("limit").and_then(|l| l.as_u64())
                 {
-                    Limit::Bounded
-                }
-                Some(serde_json::Value::Object(o)) if n.is_some() => {
-                    o.insert("limit".into(), serde_json::json!(n));
-                    Limit::Bounded
-                }
+                    Some(l) if l > u64::from(cap) => {
+                        o.insert("limit".into(), serde_json::json!(cap));
+                        Limit::CappedVariable
+                    }
+                    Some(_) => Limit::Bounded,
+                    None => match add {
+                        Some(n) => {
+                            o.insert("limit".into(), serde_json::json!(n));
+                            Limit::Bounded
+                        }
+                        None => Limit::Unbounded,
+                    },
+                },
                 _ => Limit::Unbounded,
             }
         }
@@ -394,18 +666,19 @@ impl DocProbe {
             .char_indices()
             .nth(col)
             .map_or(self.sent.len(), |(i, _)| start + i);
-        // Back through the added text to the document as written.
-        let mut shift = 0usize;
-        for (p, l) in &self.added {
-            if at < p + shift {
+        // Back through the changes to the document as written.
+        let mut shift = 0isize;
+        for &(p, removed, put) in &self.edits {
+            let start = p as isize + shift;
+            if (at as isize) < start {
                 break;
             }
-            if at < p + shift + l {
-                return Some(*p);
+            if (at as isize) < start + put as isize {
+                return Some(p);
             }
-            shift += l;
+            shift += put as isize - removed as isize;
         }
-        Some((at - shift).min(self.len))
+        Some(((at as isize - shift).max(0) as usize).min(self.len))
     }
 
     /// Host bytes of the name or token at document offset `at`.
@@ -420,24 +693,46 @@ impl DocProbe {
     }
 }
 
-/// The findings of one document's answers.
+/// The findings of one document's answers, each with its request as its proof.
 pub(crate) fn judge(d: &DocProbe, answers: &Answers, summary: &mut Summary) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut all = Vec::new();
     for op in &d.operations {
         let Some(answer) = answers.get(&op.request) else {
             continue;
         };
+        let mut out = Vec::new();
+        judge_op(d, op, answer, summary, &mut out);
+        if matches!(answer, Answer::Reply { .. }) {
+            let proof = vec![op.request.exchange(Some(answer))];
+            for f in &mut out {
+                f.proof = proof.clone();
+            }
+        }
+        all.extend(out);
+    }
+    all
+}
+
+/// The findings of one operation's answer.
+fn judge_op(
+    d: &DocProbe,
+    op: &OpProbe,
+    answer: &Answer,
+    summary: &mut Summary,
+    out: &mut Vec<Finding>,
+) {
+    {
         let at = op.range.clone();
         let f = |code, sev, msg: String| Finding::new(at.clone(), code, sev, msg);
         let body = match answer {
-            Answer::NotSent(why) => {
-                summary.not_sent += 1;
+            Answer::NotSent(skip) => {
+                summary.skipped(skip.kind);
                 out.push(f(
                     "live-not-sent",
                     Severity::Information,
-                    format!("Not sent to NetBox: {why}."),
+                    format!("Not sent to NetBox: {}.", skip.why),
                 ));
-                continue;
+                return;
             }
             Answer::Failed(why) => {
                 summary.failed += 1;
@@ -446,35 +741,35 @@ pub(crate) fn judge(d: &DocProbe, answers: &Answers, summary: &mut Summary) -> V
                     Severity::Warning,
                     format!("No answer from NetBox: {why}"),
                 ));
-                continue;
+                return;
             }
-            Answer::Reply { status, body } if *status >= 500 => {
+            Answer::Reply { status, digest } if *status >= 500 => {
                 summary.server_fault += 1;
                 out.push(f(
                     "live-server-fault",
                     Severity::Error,
                     format!(
                         "NetBox failed on the document (HTTP {status}): {}",
-                        super::verdict::text(body)
+                        words(digest)
                     ),
                 ));
-                continue;
+                return;
             }
-            Answer::Reply { status, body } if *status != 200 => {
+            Answer::Reply { status, digest } if *status != 200 => {
                 summary.refused += 1;
                 out.push(f(
                     "live-refused",
                     Severity::Error,
                     format!(
                         "NetBox refused the document (HTTP {status}): {}",
-                        super::verdict::text(body)
+                        words(digest)
                     ),
                 ));
-                continue;
+                return;
             }
-            Answer::Reply { body, .. } => body,
+            Answer::Reply { digest, .. } => digest,
         };
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        let Digest::Graphql(answer) = body else {
             summary.failed += 1;
             out.push(f(
                 "live-no-answer",
@@ -482,38 +777,27 @@ pub(crate) fn judge(d: &DocProbe, answers: &Answers, summary: &mut Summary) -> V
                 "NetBox's answer to POST /graphql/ is not JSON: is the URL the NetBox base URL?"
                     .into(),
             ));
-            continue;
+            return;
         };
         summary.graphql += 1;
-        let errors = v
-            .get("errors")
-            .and_then(|e| e.as_array())
-            .cloned()
-            .unwrap_or_default();
+        let errors = &answer.errors;
         let mut failed_keys = HashSet::new();
-        let mut validation = Vec::new();
-        for e in &errors {
-            let msg = e
-                .get("message")
-                .and_then(|m| m.as_str())
-                .unwrap_or("(no message)");
-            let path0 = e
-                .get("path")
-                .and_then(|p| p.as_array())
-                .and_then(|p| p.first())
-                .and_then(|p| p.as_str());
-            let loc = e
-                .get("locations")
-                .and_then(|l| l.as_array())
-                .and_then(|l| l.first())
-                .and_then(|l| Some((l.get("line")?.as_u64()?, l.get("column")?.as_u64()?)));
+        let mut validation = 0usize;
+        for e in errors {
+            let msg = if e.message.is_empty() {
+                "(no message)"
+            } else {
+                e.message.as_str()
+            };
+            let path0 = e.path0.as_deref();
+            let loc = e.location;
             // graphql-core: a validation error has locations and no path; an execution error
             // (`Device matching query does not exist.`) has a path.
             match (path0, loc) {
                 (Some(k), _) => {
                     failed_keys.insert(k.to_string());
                 }
-                (None, Some(_)) => validation.push(msg.to_string()),
+                (None, Some(_)) => validation += 1,
                 (None, None) => {}
             }
             let range = loc
@@ -535,27 +819,38 @@ pub(crate) fn judge(d: &DocProbe, answers: &Answers, summary: &mut Summary) -> V
                 format!("NetBox: {msg}"),
             ));
         }
-        let data = v.get("data").filter(|d| d.is_object());
+        if answer.more_errors > 0 {
+            out.push(f(
+                "live-graphql-error",
+                Severity::Error,
+                format!(
+                    "NetBox reported {} more errors (netbox-lsp shows the first {}).",
+                    answer.more_errors,
+                    super::digest::MAX_ERRORS
+                ),
+            ));
+        }
         for r in &op.roots {
             if failed_keys.contains(&r.key) {
                 continue;
             }
-            let Some(val) = data.and_then(|d| d.get(&r.key)) else {
+            let Some(shape) = answer
+                .data
+                .as_ref()
+                .and_then(|d| d.iter().find(|(k, _)| *k == r.key))
+                .map(|(_, s)| *s)
+            else {
                 continue;
             };
-            let added = r
-                .added_limit
-                .map(|n| format!(" (netbox-lsp added `pagination: {{limit: {n}}}`)"))
-                .unwrap_or_default();
-            let msg = match val {
-                serde_json::Value::Array(a) => format!(
-                    "NetBox returned {} {} for `{}`{added}.",
-                    a.len(),
-                    if a.len() == 1 { "object" } else { "objects" },
+            let added = r.bounded_by.clone().unwrap_or_default();
+            let msg = match shape {
+                Shape::List(n) => format!(
+                    "NetBox returned {n} {} for `{}`{added}.",
+                    if n == 1 { "object" } else { "objects" },
                     r.key
                 ),
-                serde_json::Value::Null => format!("NetBox returned no object for `{}`.", r.key),
-                _ => format!("NetBox returned an object for `{}`.", r.key),
+                Shape::Null => format!("NetBox returned no object for `{}`.", r.key),
+                Shape::Object => format!("NetBox returned an object for `{}`.", r.key),
             };
             out.push(Finding::new(
                 r.range.clone(),
@@ -575,18 +870,25 @@ pub(crate) fn judge(d: &DocProbe, answers: &Answers, summary: &mut Summary) -> V
                     super::REBUILD
                 ),
             ));
-        } else if op.static_rejects.is_empty() && !validation.is_empty() {
+        } else if op.static_rejects.is_empty() && validation > 0 {
             summary.differs += 1;
             out.push(f(
                 "live-differs",
                 Severity::Warning,
                 format!(
-                    "NetBox rejected the operation ({}), which the knowledge accepts. {}",
-                    validation.join(" "),
+                    "NetBox rejected the operation ({validation} validation {}, each shown as `live-graphql-error`), which the knowledge accepts. {}",
+                    if validation == 1 { "error" } else { "errors" },
                     super::REBUILD
                 ),
             ));
         }
     }
-    out
+}
+
+/// NetBox's words in a refusal's digest.
+fn words(d: &Digest) -> &str {
+    match d {
+        Digest::Words(w) | Digest::Unreadable(w) => w,
+        _ => "",
+    }
 }

@@ -15,6 +15,8 @@
 //! time, a polite rate); [`http`] is that transport over [`crate::instance::http::Client`].
 //! Nothing else here touches the network.
 
+pub mod deny;
+pub mod digest;
 pub mod graphql;
 pub mod http;
 pub mod plan;
@@ -53,6 +55,14 @@ pub enum Request {
 }
 
 impl Request {
+    /// What its answer is read as.
+    pub fn expect(&self) -> digest::Expect {
+        match self {
+            Request::List { .. } => digest::Expect::List,
+            Request::Graphql { .. } => digest::Expect::Graphql,
+        }
+    }
+
     /// `GET` or `POST`.
     pub fn method(&self) -> &'static str {
         match self {
@@ -79,13 +89,48 @@ impl Request {
 /// What became of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
-    /// NetBox answered: HTTP status (200, or a 4xx/5xx refusal) and body.
-    Reply { status: u16, body: Vec<u8> },
+    /// NetBox answered: HTTP status (200, or a 4xx/5xx refusal) and what the verdict needs of
+    /// the body ([`digest::Digest`]; the body itself is never kept).
+    Reply { status: u16, digest: digest::Digest },
     /// The request was sent and failed (no answer, a timeout, a token NetBox refused, a
     /// redirect to another origin); the message names what happened, never the token.
     Failed(String),
-    /// Not sent: the reason (the request budget was used up, an earlier request failed).
-    NotSent(String),
+    /// Not sent: why (the request budget was used up, the run's deadline passed, an earlier
+    /// request failed).
+    NotSent(Skip),
+}
+
+impl Answer {
+    /// The answer `body` with HTTP `status` gives to `req` (replays and tests; the token, if
+    /// any, is not known here: nothing is redacted, control characters are escaped).
+    pub fn of_body(req: &Request, status: u16, body: &[u8]) -> Answer {
+        Answer::Reply {
+            status,
+            digest: digest::of_bytes(req.expect(), status, body, &|s| {
+                crate::sanitize::one_line(s).into_owned()
+            }),
+        }
+    }
+}
+
+impl Request {
+    /// `req` as a finding's proof, with what `answer` says of it (nothing when unanswered).
+    pub fn exchange(&self, answer: Option<&Answer>) -> crate::finding::Exchange {
+        let (status, count) = match answer {
+            Some(Answer::Reply { status, digest }) => (Some(*status), digest.count()),
+            _ => (None, None),
+        };
+        crate::finding::Exchange {
+            method: self.method(),
+            path: self.path(),
+            body: match self {
+                Request::Graphql { body } => Some(body.clone()),
+                Request::List { .. } => None,
+            },
+            status,
+            count,
+        }
+    }
 }
 
 /// The answers of one run, by request, and when the run ended.
@@ -94,6 +139,9 @@ pub struct Answers {
     pub by_request: HashMap<Request, Answer>,
     /// RFC 3339 UTC time the answers were received (`2026-05-01T19:40:12Z`).
     pub at: String,
+    /// The shipped release whose knowledge judged them when it is not the document's own (the
+    /// instance runs another release than the settings name); empty otherwise.
+    pub release: String,
 }
 
 impl Answers {
@@ -107,6 +155,9 @@ impl Answers {
         self.by_request.extend(other.by_request);
         if !other.at.is_empty() {
             self.at = other.at;
+        }
+        if !other.release.is_empty() {
+            self.release = other.release;
         }
     }
 }
@@ -123,8 +174,25 @@ pub enum Bound {
     AsWritten,
 }
 
-/// Verdict tallies of one run, for the CLI summary.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Why a call or operation was not verified: a short kind the summary counts by
+/// (`budget`, `sensitive endpoint`, `value not literal`, …) and the reason its finding gives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Skip {
+    pub kind: &'static str,
+    pub why: String,
+}
+
+impl Skip {
+    pub fn new(kind: &'static str, why: impl Into<String>) -> Skip {
+        Skip {
+            kind,
+            why: why.into(),
+        }
+    }
+}
+
+/// Verdict tallies of one run, for the summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub narrowed: usize,
     pub unchanged: usize,
@@ -135,14 +203,14 @@ pub struct Summary {
     pub differs: usize,
     /// GraphQL operations answered (with or without errors).
     pub graphql: usize,
-    /// Calls and operations not sent (budget, a mutation, an unbounded list, an earlier
-    /// failure).
-    pub not_sent: usize,
     /// Requests that got no answer.
     pub failed: usize,
-    /// Calls read but not checkable live (a variable or placeholder value, an endpoint the
-    /// knowledge does not know, no filters, a detail or search call).
-    pub not_checkable: usize,
+    /// Calls and operations not sent, by [`Skip::kind`] (the budget, the deadline, a mutation,
+    /// an unbounded list, a sensitive endpoint, an earlier failure).
+    pub not_sent: std::collections::BTreeMap<&'static str, usize>,
+    /// Calls read but not checkable live, by [`Skip::kind`] (a value that is not literal, an
+    /// endpoint the knowledge does not know, no filters, a detail or search call).
+    pub not_checkable: std::collections::BTreeMap<&'static str, usize>,
 }
 
 impl Summary {
@@ -155,39 +223,68 @@ impl Summary {
         self.server_fault += o.server_fault;
         self.differs += o.differs;
         self.graphql += o.graphql;
-        self.not_sent += o.not_sent;
         self.failed += o.failed;
-        self.not_checkable += o.not_checkable;
+        for (k, n) in &o.not_sent {
+            *self.not_sent.entry(k).or_default() += n;
+        }
+        for (k, n) in &o.not_checkable {
+            *self.not_checkable.entry(k).or_default() += n;
+        }
     }
 
-    /// `live: 3 narrowed, 1 unchanged, 0 empty, 1 refused, 0 server faults, 1 differs from the
-    /// knowledge; 2 GraphQL operations; 0 not sent; 4 not checkable`.
+    /// Counts one call or operation not sent.
+    pub fn skipped(&mut self, kind: &'static str) {
+        *self.not_sent.entry(kind).or_default() += 1;
+    }
+
+    /// Calls and operations not sent, in all.
+    pub fn not_sent_total(&self) -> usize {
+        self.not_sent.values().sum()
+    }
+
+    /// Calls verified: those NetBox answered.
+    pub fn verified(&self) -> usize {
+        self.narrowed + self.unchanged + self.empty + self.refused + self.server_fault
+    }
+
+    /// `live: 10 calls verified (3 narrowed, 1 unchanged, 0 empty, 5 refused, 1 server fault;
+    /// 1 differs from the knowledge), 2 GraphQL operations; 2 not sent (budget 1, mutation 1);
+    /// 4 not checkable (value not literal 3, no filters 1)`.
     pub fn describe(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let by = |m: &std::collections::BTreeMap<&'static str, usize>| {
+            if m.is_empty() {
+                String::new()
+            } else {
+                let parts: Vec<String> = m.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                format!(" ({})", parts.join(", "))
+            }
+        };
         let mut s = format!(
-            "live: {} narrowed, {} unchanged, {} empty, {} refused, {} server {}, {} {} from the knowledge",
+            "live: {} verified ({} narrowed, {} unchanged, {} empty, {} refused, {}; {} from the knowledge), {}",
+            plural(self.verified(), "call", "calls"),
             self.narrowed,
             self.unchanged,
             self.empty,
             self.refused,
-            self.server_fault,
-            if self.server_fault == 1 { "fault" } else { "faults" },
-            self.differs,
-            if self.differs == 1 { "differs" } else { "differ" },
+            plural(self.server_fault, "server fault", "server faults"),
+            plural(self.differs, "differs", "differ"),
+            plural(self.graphql, "GraphQL operation", "GraphQL operations"),
         );
         s.push_str(&format!(
-            "; {} GraphQL {}",
-            self.graphql,
-            if self.graphql == 1 {
-                "operation"
-            } else {
-                "operations"
-            }
+            "; {} not sent{}",
+            self.not_sent_total(),
+            by(&self.not_sent)
         ));
-        s.push_str(&format!("; {} not sent", self.not_sent));
         if self.failed > 0 {
             s.push_str(&format!(", {} without an answer", self.failed));
         }
-        s.push_str(&format!("; {} not checkable", self.not_checkable));
+        s.push_str(&format!(
+            "; {} not checkable{}",
+            self.not_checkable.values().sum::<usize>(),
+            by(&self.not_checkable)
+        ));
         s
     }
 }

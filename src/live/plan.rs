@@ -5,7 +5,7 @@
 //! Pure: a document and the knowledge in, requests out.
 
 use super::graphql::{self, DocProbe};
-use super::{wire, Answers, Bound, Request, Summary};
+use super::{deny, wire, Answers, Bound, Request, Skip, Summary};
 use crate::analysis::Knowledge;
 use crate::extract::{self, CallForm, HostKind, RestCall, Site};
 use crate::finding::{Finding, Severity};
@@ -35,7 +35,10 @@ impl Static {
     /// The static verdict a finding code stands for.
     fn of(code: &'static str, severity: Severity) -> Static {
         match code {
+            // An empty value is no filter: NetBox returns every object (or refuses an empty
+            // relation or choice with HTTP 400): either way the call is not narrowed by it.
             "unknown-filter"
+            | "dropped-value"
             | "unsupported-lookup"
             | "multi-hop"
             | "null-relation"
@@ -64,13 +67,16 @@ impl Static {
     }
 }
 
-/// One filter of a probed call.
+/// One filter of a probed call: a key and all its values, as NetBox reads them (`x=14&x=0` is
+/// one filter `x` with two values, not two filters).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProbeFilter {
     /// The key as sent (`role_id`).
     pub key: String,
-    /// Host bytes of the `key: value` pair.
+    /// Host bytes from its first `key: value` pair to its last (a repeated key has several).
     pub range: Range<usize>,
+    /// Host bytes of each of its pairs.
+    pub pairs: Vec<Range<usize>>,
     /// What the knowledge says of it.
     pub knowledge: Static,
 }
@@ -103,10 +109,11 @@ pub struct Plan {
     pub calls: Vec<CallProbe>,
     pub documents: Vec<DocProbe>,
     /// REST calls read but not checkable live: their host range and why.
-    pub not_checkable: Vec<(Range<usize>, String)>,
-    /// Findings made without any request: operations refused before sending (a mutation, an
-    /// unbounded list).
-    pub refused: Vec<Finding>,
+    pub not_checkable: Vec<(Range<usize>, Skip)>,
+    /// Findings made without any request, with the kind of refusal: calls and operations
+    /// never sent (a sensitive endpoint, a secret field, a mutation, an unbounded list,
+    /// introspection).
+    pub refused: Vec<(Finding, &'static str)>,
     /// Host ranges of every REST call and of the Markdown code blocks (for suppression
     /// comments, as for static findings).
     call_ranges: Vec<Range<usize>>,
@@ -152,12 +159,14 @@ impl Plan {
     /// The findings `answers` give (a call or operation without an answer gives none), with
     /// the document's suppression comments applied, sorted by position; and their tally.
     pub fn judge(&self, answers: &Answers, text: &str, kind: HostKind) -> (Vec<Finding>, Summary) {
-        let mut summary = Summary {
-            not_checkable: self.not_checkable.len(),
-            not_sent: self.refused.len(),
-            ..Summary::default()
-        };
-        let mut out = self.refused.clone();
+        let mut summary = Summary::default();
+        for (_, skip) in &self.not_checkable {
+            *summary.not_checkable.entry(skip.kind).or_default() += 1;
+        }
+        for (_, kind) in &self.refused {
+            summary.skipped(kind);
+        }
+        let mut out: Vec<Finding> = self.refused.iter().map(|(f, _)| f.clone()).collect();
         for c in &self.calls {
             out.extend(super::verdict::judge(c, answers, &mut summary));
         }
@@ -192,7 +201,7 @@ impl Plan {
             .retain(|c| hit(&c.call_range) || c.filters.iter().any(|f| hit(&f.range)));
         self.documents.retain(|d| hit(&d.range));
         self.not_checkable.retain(|(r, _)| hit(r));
-        self.refused.retain(|f| hit(&f.range));
+        self.refused.retain(|(f, _)| hit(&f.range));
         self
     }
 }
@@ -232,8 +241,19 @@ pub fn plan(text: &str, kind: HostKind, knowledge: &Knowledge, bound: Bound) -> 
                     continue;
                 };
                 match call_probe(call, index, text) {
-                    Ok(p) => plan.calls.push(p),
-                    Err(why) => plan.not_checkable.push((call.call_range.clone(), why)),
+                    Ok(p) => match denied(&p) {
+                        Some(why) => plan.refused.push((
+                            Finding::new(
+                                p.anchor.clone(),
+                                "live-not-sent",
+                                Severity::Information,
+                                format!("Not sent to NetBox: {why}. Its count would tell what it holds, and a repository's CI log is public."),
+                            ),
+                            "sensitive",
+                        )),
+                        None => plan.calls.push(p),
+                    },
+                    Err(skip) => plan.not_checkable.push((call.call_range.clone(), skip)),
                 }
             }
             Site::Graphql(doc) => {
@@ -242,10 +262,12 @@ pub fn plan(text: &str, kind: HostKind, knowledge: &Knowledge, bound: Bound) -> 
                 };
                 match graphql::doc_probe(doc, schema, bound) {
                     graphql::Planned::Probe(p) => plan.documents.push(p),
-                    graphql::Planned::Refused(f) => plan.refused.extend(f),
-                    graphql::Planned::NotCheckable(why) => plan
+                    graphql::Planned::Refused(f, kind) => {
+                        plan.refused.extend(f.into_iter().map(|f| (f, kind)))
+                    }
+                    graphql::Planned::NotCheckable(skip) => plan
                         .not_checkable
-                        .push((doc.map.range_to_host(0..doc.text.len()), why)),
+                        .push((doc.map.range_to_host(0..doc.text.len()), skip)),
                 }
             }
             // Refused by the nesting guard: the static check reports it as not checked.
@@ -260,34 +282,72 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start <= b.end && b.start <= a.end
 }
 
+/// Why the probe of a call is never sent: its endpoint or one of its filters is on the
+/// deny-list ([`deny`]).
+fn denied(p: &CallProbe) -> Option<String> {
+    if let Some(why) = deny::endpoint(&p.endpoint) {
+        return Some(format!("`/api/{}/`: {why}", p.endpoint));
+    }
+    p.filters
+        .iter()
+        .find(|f| deny::secret_filter(&f.key))
+        .map(|f| {
+            format!(
+                "`{}` filters on a secret value, which is never probed",
+                f.key
+            )
+        })
+}
+
 /// The probe of one REST call of host document `text`, or why it cannot be checked live.
-pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<CallProbe, String> {
+pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<CallProbe, Skip> {
+    let skip = |kind: &'static str, why: String| Skip::new(kind, why);
     match call.form.tool_like() {
         CallForm::GetObjectById | CallForm::SearchObjects => {
-            return Err("a detail or search call, not a list: never sent".into())
+            return Err(skip(
+                "detail or search",
+                "a detail or search call, not a list: never sent".into(),
+            ))
         }
-        CallForm::Snippet => return Err("filters without an endpoint".into()),
+        CallForm::Snippet => return Err(skip("no endpoint", "filters without an endpoint".into())),
         CallForm::InventoryBoth => {
-            return Err("nb_inventory `query_filters` go to two endpoints: not checked live".into())
+            return Err(skip(
+                "two endpoints",
+                "nb_inventory `query_filters` go to two endpoints: not checked live".into(),
+            ))
         }
         _ => {}
     }
-    let (written, _) = call
-        .target
-        .as_ref()
-        .ok_or("the endpoint is not a literal")?;
+    let (written, _) = call.target.as_ref().ok_or_else(|| {
+        skip(
+            "endpoint not literal",
+            "the endpoint is not a literal".into(),
+        )
+    })?;
     if call.form == CallForm::Url && crate::extract::text::detail_split(written).is_some() {
-        return Err("a detail URL (one object), not a list: never sent".into());
+        return Err(skip(
+            "detail or search",
+            "a detail URL (one object), not a list: never sent".into(),
+        ));
     }
-    let target = call
-        .endpoint_target()
-        .ok_or_else(|| format!("`{written}` is not an object type the old MCP tool takes"))?;
-    let (endpoint, ep) = index
-        .resolve(target)
-        .ok_or_else(|| format!("`{target}` is not a list endpoint the knowledge knows"))?;
+    let target = call.endpoint_target().ok_or_else(|| {
+        skip(
+            "endpoint unknown",
+            format!("`{written}` is not an object type the old MCP tool takes"),
+        )
+    })?;
+    let (endpoint, ep) = index.resolve(target).ok_or_else(|| {
+        skip(
+            "endpoint unknown",
+            format!("`{target}` is not a list endpoint the knowledge knows"),
+        )
+    })?;
     if call.form == CallForm::Pynetbox {
         if call.args.iter().any(|a| a.name == "id") {
-            return Err("`.get(<id>)` reads one object by id: never sent".into());
+            return Err(skip(
+                "detail or search",
+                "`.get(<id>)` reads one object by id: never sent".into(),
+            ));
         }
         // `**kwargs`: read only when it is a dict literal just above; either way not sure.
         let args = call
@@ -295,39 +355,58 @@ pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<Ca
             .as_ref()
             .and_then(|r| text.get(r.clone()));
         if args.is_some_and(|a| a.contains("**")) {
-            return Err("the filters come (partly) from `**kwargs`: not all literal".into());
+            return Err(skip(
+                "value not literal",
+                "the filters come (partly) from `**kwargs`: not all literal".into(),
+            ));
         }
     }
     let mut sent = Vec::new();
-    let mut filters = Vec::new();
+    let mut filters: Vec<ProbeFilter> = Vec::new();
     for e in &call.filters {
         if PAGING.contains(&e.key.as_str()) {
             continue;
         }
         if e.key.is_empty() {
-            return Err("a filter name is not a literal".into());
+            return Err(skip(
+                "value not literal",
+                "a filter name is not a literal".into(),
+            ));
         }
-        let values = wire::values(call.form, &e.value)
-            .ok_or_else(|| format!("the value of `{}` is not a literal", e.key))?;
+        let values = wire::values(call.form, &e.value).ok_or_else(|| {
+            skip(
+                "value not literal",
+                format!("the value of `{}` is not a literal", e.key),
+            )
+        })?;
         for v in values {
             sent.push((e.key.clone(), v));
         }
-        filters.push(ProbeFilter {
-            key: e.key.clone(),
-            range: e.key_range.start.min(e.value_range.start)
-                ..e.key_range.end.max(e.value_range.end),
-            knowledge: Static::Honoured,
-        });
+        let range =
+            e.key_range.start.min(e.value_range.start)..e.key_range.end.max(e.value_range.end);
+        // A repeated key is one filter with several values, as NetBox reads a query string.
+        match filters.iter_mut().find(|f| f.key == e.key) {
+            Some(f) => {
+                f.range = f.range.start.min(range.start)..f.range.end.max(range.end);
+                f.pairs.push(range);
+            }
+            None => filters.push(ProbeFilter {
+                key: e.key.clone(),
+                range: range.clone(),
+                pairs: vec![range],
+                knowledge: Static::Honoured,
+            }),
+        }
     }
     if filters.is_empty() {
-        return Err("no filters to verify".into());
+        return Err(skip("no filters", "no filters to verify".into()));
     }
     // The static verdict of each filter, from the static findings on its pair.
     for f in crate::rest::check_call(call, index) {
         let s = Static::of(f.code, f.severity);
         for pf in filters
             .iter_mut()
-            .filter(|pf| overlaps(&pf.range, &f.range))
+            .filter(|pf| pf.pairs.iter().any(|r| overlaps(r, &f.range)))
         {
             if s.rank() > pf.knowledge.rank() {
                 pf.knowledge = s;

@@ -16,8 +16,9 @@
 //! with filters the knowledge says it ignores, accepted a value it says NetBox refuses, ignored
 //! a filter (and its negation) it says NetBox has, or refused a value form it did not expect.
 
+use super::digest::Digest;
 use super::plan::{CallProbe, ProbeFilter, Static};
-use super::{Answer, Answers, Request, Summary, REBUILD};
+use super::{Answer, Answers, Request, Skip, Summary, REBUILD};
 use crate::finding::{Finding, Severity};
 
 /// What one answer says.
@@ -31,69 +32,38 @@ enum Outcome {
     Fault(u16, String),
     /// No usable answer (the reason).
     Failed(String),
-    /// Not sent (the reason).
-    NotSent(String),
+    /// Not sent (why).
+    NotSent(Skip),
 }
 
 fn outcome(a: &Answer) -> Outcome {
     match a {
-        Answer::Reply { status: 200, body } => {
-            match serde_json::from_slice::<serde_json::Value>(body)
-                .ok()
-                .and_then(|v| v.get("count").and_then(serde_json::Value::as_u64))
-            {
-                Some(n) => Outcome::Count(n),
-                None => Outcome::Failed(
-                    "the answer is not a NetBox list (no `count`): is the URL the NetBox base URL?"
-                        .into(),
-                ),
+        Answer::Reply {
+            status: 200,
+            digest,
+        } => match digest {
+            Digest::List { count: Some(n), .. } => Outcome::Count(*n),
+            Digest::List { count: None, .. } => Outcome::Failed(
+                "NetBox gave no count (`\"count\": null`): nothing to compare".into(),
+            ),
+            Digest::Unreadable(why) => {
+                Outcome::Failed(format!("{why}: is the URL the NetBox base URL?"))
+            }
+            _ => Outcome::Failed("the answer is not a NetBox list".into()),
+        },
+        Answer::Reply { status, digest } => {
+            let words = match digest {
+                Digest::Words(w) => w.clone(),
+                _ => String::new(),
+            };
+            match status {
+                500.. => Outcome::Fault(*status, words),
+                400.. => Outcome::Refused(*status, words),
+                _ => Outcome::Failed(format!("HTTP {status}: not a NetBox answer")),
             }
         }
-        Answer::Reply { status, body } if *status >= 500 => Outcome::Fault(*status, text(body)),
-        Answer::Reply { status, body } => Outcome::Refused(*status, text(body)),
         Answer::Failed(m) => Outcome::Failed(m.clone()),
         Answer::NotSent(m) => Outcome::NotSent(m.clone()),
-    }
-}
-
-/// NetBox's own words from a refusal body: `` `status`: Select a valid choice. … `` for a
-/// filter error (`{"status": ["…"]}`), the `detail` text, `DataError: …` for a server error
-/// (`{"error": …, "exception": …}`), else the start of the body. At most 400 characters.
-pub fn text(body: &[u8]) -> String {
-    let v: Option<serde_json::Value> = serde_json::from_slice(body).ok();
-    let s = match v.as_ref().and_then(|v| v.as_object()) {
-        Some(o) if o.contains_key("error") => {
-            let e = o.get("error").and_then(|e| e.as_str()).unwrap_or_default();
-            match o.get("exception").and_then(|x| x.as_str()) {
-                Some(x) => format!("{x}: {e}"),
-                None => e.to_string(),
-            }
-        }
-        Some(o) if o.get("detail").is_some_and(|d| d.is_string()) => {
-            o["detail"].as_str().unwrap_or_default().to_string()
-        }
-        Some(o) if !o.is_empty() => o
-            .iter()
-            .map(|(k, v)| {
-                let msgs = match v {
-                    serde_json::Value::Array(a) => a
-                        .iter()
-                        .map(|m| m.as_str().map_or_else(|| m.to_string(), str::to_string))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                format!("`{k}`: {msgs}")
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-        _ => String::from_utf8_lossy(&body[..body.len().min(600)]).into_owned(),
-    };
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    match s.char_indices().nth(400) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s,
     }
 }
 
@@ -120,8 +90,26 @@ fn quoted(filters: &[&ProbeFilter]) -> String {
     }
 }
 
-/// The live findings of one call from `answers`; nothing when its requests have no answer.
+/// The live findings of one call from `answers`, each with the requests it rests on as its
+/// proof; nothing when its requests have no answer.
 pub(crate) fn judge(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> Vec<Finding> {
+    let mut out = findings(c, answers, summary);
+    let mut proof = vec![
+        c.filtered.exchange(answers.get(&c.filtered)),
+        c.bare.exchange(answers.get(&c.bare)),
+    ];
+    if let Some(n) = c.negation.as_ref().filter(|n| answers.get(n).is_some()) {
+        proof.push(n.exchange(answers.get(n)));
+    }
+    if proof.iter().any(|e| e.status.is_some()) {
+        for f in &mut out {
+            f.proof = proof.clone();
+        }
+    }
+    out
+}
+
+fn findings(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> Vec<Finding> {
     let Some(filtered) = get(answers, &c.filtered) else {
         return Vec::new();
     };
@@ -147,12 +135,12 @@ pub(crate) fn judge(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> 
         .filter(|f| f.knowledge == Static::Honoured)
         .collect();
     match filtered {
-        Outcome::NotSent(why) => {
-            summary.not_sent += 1;
+        Outcome::NotSent(skip) => {
+            summary.skipped(skip.kind);
             push(
                 "live-not-sent",
                 Severity::Information,
-                format!("Not sent to NetBox: {why}."),
+                format!("Not sent to NetBox: {}.", skip.why),
             );
         }
         Outcome::Failed(why) => {
@@ -207,7 +195,8 @@ pub(crate) fn judge(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> 
                         Some(Outcome::Refused(s, t) | Outcome::Fault(s, t)) => {
                             format!("HTTP {s}: {t}")
                         }
-                        Some(Outcome::Failed(t) | Outcome::NotSent(t)) => t,
+                        Some(Outcome::Failed(t)) => t,
+                        Some(Outcome::NotSent(t)) => t.why,
                         _ => "not asked".to_string(),
                     };
                     summary.failed += 1;
@@ -297,13 +286,9 @@ pub(crate) fn judge(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> 
                         "live-unchanged",
                         Severity::Warning,
                         format!(
-                            "{all}: it ignored {}, as the knowledge says (not {} of {path}).",
+                            "{all}: it ignored {}, as the knowledge says ({}).",
                             quoted(&ignored),
-                            if ignored.len() == 1 {
-                                "a filter"
-                            } else {
-                                "filters"
-                            }
+                            why_ignored(&ignored, &path)
                         ),
                     );
                 } else if let Some(neg) = &c.negation {
@@ -366,30 +351,43 @@ pub(crate) fn judge(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> 
     out
 }
 
+/// Why the knowledge says NetBox ignores `ignored`, by the codes of their static findings: an
+/// empty value (`dropped-value`) is no filter; other codes name something the endpoint does
+/// not read.
+fn why_ignored(ignored: &[&ProbeFilter], path: &str) -> String {
+    let dropped = |f: &&&ProbeFilter| f.knowledge == Static::Ignored("dropped-value");
+    let empties: Vec<&ProbeFilter> = ignored.iter().filter(dropped).copied().collect();
+    let others: Vec<&ProbeFilter> = ignored.iter().filter(|f| !dropped(f)).copied().collect();
+    let mut parts = Vec::new();
+    if !empties.is_empty() {
+        parts.push(format!(
+            "an empty value is no filter: NetBox drops {}",
+            quoted(&empties)
+        ));
+    }
+    if !others.is_empty() {
+        let what = if others.len() == 1 {
+            "a filter"
+        } else {
+            "filters"
+        };
+        if empties.is_empty() {
+            parts.push(format!("not {what} of {path}"));
+        } else {
+            parts.push(format!(
+                "{} {} not {what} of {path}",
+                quoted(&others),
+                if others.len() == 1 { "is" } else { "are" }
+            ));
+        }
+    }
+    parts.join("; ")
+}
+
 fn objects(n: u64) -> &'static str {
     if n == 1 {
         "object"
     } else {
         "objects"
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn netbox_texts() {
-        assert_eq!(
-            text(br#"{"status":["Select a valid choice. bogus is not one of the available choices."]}"#),
-            "`status`: Select a valid choice. bogus is not one of the available choices."
-        );
-        assert_eq!(
-            text(br#"{"error": "invalid regular expression: brackets [] not balanced", "exception": "DataError", "netbox_version": "4.6.8"}"#),
-            "DataError: invalid regular expression: brackets [] not balanced"
-        );
-        assert_eq!(text(br#"{"detail":"Not found."}"#), "Not found.");
-        assert_eq!(text(b"<html>\n  oops </html>"), "<html> oops </html>");
-        assert!(text(&vec![b'x'; 5000]).chars().count() <= 401);
     }
 }

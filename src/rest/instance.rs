@@ -359,20 +359,65 @@ pub(crate) fn custom_field_hint(ctx: &Ctx, view: &View, entry: &FilterEntry, out
     );
 }
 
-/// With stock knowledge, a call to a plugin endpoint (`/api/plugins/bgp/session/`,
-/// `nb.plugins.bgp.session`) is not checked: one information finding says the instance's
-/// knowledge is needed. Nothing when the index comes from an instance (it knows the plugins it
-/// has) or the target is not a plugin's.
-pub(crate) fn plugin_target(ctx: &Ctx, out: &mut Vec<Finding>) {
-    if ctx.index.instance.is_some() || ctx.index.from_instance {
-        return;
-    }
+/// A call to a plugin endpoint (`/api/plugins/bgp/session/`, `nb.plugins.bgp.session`) that
+/// the knowledge does not resolve. With stock knowledge it is not checked: one information
+/// finding says the instance's knowledge is needed (none for a bare URL, which has no filters
+/// to leave unchecked). With an index built from an instance, which lists every endpoint its
+/// plugins serve, it is `unknown-endpoint`: that NetBox answers 404. Nothing when the target is
+/// not a plugin's, or is a placeholder.
+pub(crate) fn plugin_target(ctx: &Ctx, bare_url: bool, out: &mut Vec<Finding>) {
     let Some((target, range)) = ctx.call.target.as_ref() else {
         return;
     };
     let t = target.trim().trim_start_matches('/');
     let t = t.strip_prefix("api/").unwrap_or(t);
     if !t.starts_with("plugins/") && !t.starts_with("plugins.") {
+        return;
+    }
+    if ctx.index.instance.is_some() || ctx.index.from_instance {
+        let placeholder = t
+            .bytes()
+            .any(|b| !(b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-/.".contains(&b)));
+        if placeholder || ctx.index.endpoints.is_empty() {
+            return;
+        }
+        let served: Vec<&str> = ctx
+            .index
+            .endpoints
+            .keys()
+            .filter(|k| k.starts_with("plugins/"))
+            .map(String::as_str)
+            .collect();
+        let apps: std::collections::BTreeSet<&str> =
+            served.iter().filter_map(|k| k.split('/').nth(1)).collect();
+        let which = match ctx.index.instance.as_ref().map(|i| i.url.as_str()) {
+            Some(url) if !url.is_empty() => format!("the NetBox at {url}"),
+            _ => "the NetBox this index was built from".to_string(),
+        };
+        let plugins = if apps.is_empty() {
+            "it serves no plugin endpoint".to_string()
+        } else {
+            format!(
+                "its plugins serve {} endpoints under {}",
+                served.len(),
+                apps.iter()
+                    .map(|a| format!("`/api/plugins/{a}/`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        out.push(finding_sev(
+            range.clone(),
+            "unknown-endpoint",
+            Severity::Error,
+            format!(
+                "`{target}` is not served by {which} (NetBox {}): it answers 404; {plugins}.",
+                ctx.index.netbox_version
+            ),
+        ));
+        return;
+    }
+    if bare_url {
         return;
     }
     out.push(finding_sev(

@@ -113,8 +113,8 @@ fn run<'a>(
     // A plugin path without a query string (`/api/plugins/bgp/session/`) has no filters to
     // leave unchecked: no note.
     let bare_url = call.form == CallForm::Url && call.filters.is_empty();
-    if view.is_none() && !bare_url {
-        instance::plugin_target(&ctx, &mut out);
+    if view.is_none() {
+        instance::plugin_target(&ctx, bare_url, &mut out);
     }
     let detail = detail::of(&ctx);
     for entry in &call.filters {

@@ -191,6 +191,11 @@ pub fn merged(
     let Some((answers, bound)) = live else {
         return findings;
     };
+    // Judged with the instance's release when it is not the document's: the same here.
+    let release = (!answers.release.is_empty())
+        .then(|| release_knowledge(&answers.release))
+        .flatten();
+    let knowledge = release.as_ref().unwrap_or(knowledge);
     let (found, _) = crate::live::findings(text, kind, knowledge, *bound, answers);
     let at = checked_at(&answers.at);
     findings.extend(found.into_iter().map(|mut f| {
@@ -201,6 +206,39 @@ pub fn merged(
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
     });
     findings
+}
+
+/// The embedded knowledge of the shipped release nearest `version` (none when nothing is
+/// shipped).
+fn release_knowledge(version: &str) -> Option<Knowledge> {
+    crate::cli::knowledge::knowledge_for(Some(version), None, None)
+        .ok()
+        .map(|(k, _)| k)
+}
+
+/// The knowledge a live verification uses: the document's, unless the instance runs another
+/// minor release than it and the document's is not an index of an instance: then the nearest
+/// shipped release to the instance's, and a note that says so.
+fn for_release(
+    knowledge: &Knowledge,
+    release: &str,
+    url: &str,
+) -> (Option<Knowledge>, Option<String>) {
+    let minor = crate::live::http::minor;
+    let Some(index) = knowledge.index.as_deref() else {
+        return (None, None);
+    };
+    if index.instance.is_some()
+        || !crate::index::build::is_version(release)
+        || minor(&index.netbox_version) == minor(release)
+    {
+        return (None, None);
+    }
+    let note = format!(
+        "the settings check against NetBox {}, but {url} runs {release}: its live verdicts use the knowledge of {release}",
+        index.netbox_version
+    );
+    (release_knowledge(release), Some(note))
 }
 
 /// `2026-05-01T19:40:12Z` → `2026-05-01 19:40:12 UTC`.
@@ -300,20 +338,29 @@ async fn verify(
         false => None,
     };
     let done = tokio::task::spawn_blocking(move || {
-        let mut plan = crate::live::plan::plan(&snap.text, kind, &loaded.knowledge, live.bound);
-        if let Some(r) = &bytes {
-            plan = plan.only(r);
-        }
-        if let Some(kept) = &kept {
-            plan = plan.unanswered(kept);
-            if plan.calls.is_empty() && plan.documents.is_empty() {
-                return Ok(None);
+        let planned = |knowledge: &Knowledge| {
+            let mut plan = crate::live::plan::plan(&snap.text, kind, knowledge, live.bound);
+            if let Some(r) = &bytes {
+                plan = plan.only(r);
             }
+            if let Some(kept) = &kept {
+                plan = plan.unanswered(kept);
+            }
+            plan
+        };
+        // Nothing to send: said before any request.
+        let plan = planned(&loaded.knowledge);
+        if kept.is_some() && plan.calls.is_empty() && plan.documents.is_empty() {
+            return Ok(None);
         }
         let (_, refused) = plan.judge(&Answers::default(), &snap.text, kind);
         if plan.calls.is_empty() && plan.documents.is_empty() {
-            let why: Vec<String> = plan.not_checkable.iter().map(|(_, w)| w.clone()).collect();
-            return Err(if why.is_empty() && refused.not_sent == 0 {
+            let why: Vec<String> = plan
+                .not_checkable
+                .iter()
+                .map(|(_, w)| w.why.clone())
+                .collect();
+            return Err(if why.is_empty() && refused.not_sent_total() == 0 {
                 "no NetBox call to verify here".to_string()
             } else if why.is_empty() {
                 "nothing here may be sent (see the diagnostics)".to_string()
@@ -329,6 +376,13 @@ async fn verify(
                 ..Options::default()
             },
         )?;
+        // The instance's release first: its knowledge judges the answers.
+        let release = crate::live::http::instance_release(&client)?;
+        let (other, note) = for_release(&loaded.knowledge, &release, client.base());
+        let plan = match &other {
+            Some(k) => planned(k),
+            None => plan,
+        };
         let transport = crate::live::http::Http { client: &client };
         let limits = Limits {
             max_requests: live.max_requests,
@@ -338,13 +392,22 @@ async fn verify(
             Some(k) => Runner::with_answers(&transport, limits, k),
             None => Runner::new(&transport, limits),
         };
-        let answers = runner.check(&plan);
+        let mut answers = runner.check(&plan);
+        if other.is_some() {
+            answers.release = release;
+        }
         let (_, summary) = plan.judge(&answers, &snap.text, kind);
-        Ok(Some((answers, summary, runner.sent(), runner.failure())))
+        Ok(Some((
+            answers,
+            summary,
+            runner.sent(),
+            runner.failure(),
+            note,
+        )))
     })
     .await;
     lock(&backend.state.live.running).remove(&uri);
-    let (answers, summary, sent, failure) = match done {
+    let (answers, summary, sent, failure, note) = match done {
         Ok(Ok(Some(r))) => r,
         Ok(Ok(None)) => return Some(json!({"sent": 0})),
         Ok(Err(e)) => {
@@ -360,6 +423,9 @@ async fn verify(
         all.insert(uri.clone(), Arc::new(merged));
     }
     diagnostics::schedule(backend, uri, Duration::ZERO);
+    if let Some(note) = note {
+        say(MessageType::INFO, format!("netbox-lsp: {note}")).await;
+    }
     let text = format!(
         "netbox-lsp: verified against {url} ({sent} requests): {}",
         summary.describe()

@@ -71,6 +71,18 @@ pub enum Reply {
         body: Vec<u8>,
         stall: Duration,
     },
+    /// A body of `total` bytes made on the fly: `head`, then `filler` over and over, then
+    /// `tail` (the server never holds it whole); stops when the client hangs up.
+    Stream {
+        status: u16,
+        head: Vec<u8>,
+        filler: Vec<u8>,
+        tail: Vec<u8>,
+        total: usize,
+    },
+    /// Close the connection without answering (what a loaded gunicorn does to a connection
+    /// now and then).
+    Close,
 }
 
 pub fn json(body: Vec<u8>) -> Reply {
@@ -242,6 +254,39 @@ fn serve_io<S: Read + Write>(stream: S, seen: &Mutex<Vec<Seen>>, route: &Route) 
             let _ = out.write_all(&body);
         }
         Reply::Stall(d) => std::thread::sleep(d),
+        Reply::Close => return,
+        Reply::Stream {
+            status,
+            head,
+            filler,
+            tail,
+            total,
+        } => {
+            // Whole fillers only, so that the body stays well-formed.
+            let reps = total.saturating_sub(head.len() + tail.len()) / filler.len().max(1);
+            let declared = head.len() + reps * filler.len() + tail.len();
+            let h = format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {declared}\r\nConnection: close\r\n\r\n"
+            );
+            if out
+                .write_all(h.as_bytes())
+                .and_then(|_| out.write_all(&head))
+                .is_err()
+            {
+                return;
+            }
+            let per = (64 * 1024 / filler.len().max(1)).max(1);
+            let chunk = filler.repeat(per);
+            let mut left = reps;
+            while left > 0 {
+                let n = left.min(per);
+                if out.write_all(&chunk[..n * filler.len()]).is_err() {
+                    return;
+                }
+                left -= n;
+            }
+            let _ = out.write_all(&tail);
+        }
         Reply::Truncated { declared, body } => {
             let head = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {declared}\r\nConnection: close\r\n\r\n"

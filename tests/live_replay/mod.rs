@@ -83,6 +83,8 @@ pub struct Replay {
     rest: HashMap<(String, Vec<(String, String)>), Row>,
     bare: HashMap<String, u64>,
     graphql: HashMap<String, Row>,
+    /// The release `/api/status/` reports (`4.6.8`; set with [`Replay::release`]).
+    pub version: String,
 }
 
 /// An HTTP answer: status, content type, body.
@@ -94,6 +96,7 @@ impl Replay {
             rest: HashMap::new(),
             bare: HashMap::new(),
             graphql: HashMap::new(),
+            version: "4.6.8".into(),
         };
         for row in rows {
             if row.endpoint == "graphql" {
@@ -110,6 +113,13 @@ impl Replay {
         r
     }
 
+    /// The same answers from a NetBox that reports `version` (a dataset name's release:
+    /// `4.6.8-sweep` → `4.6.8`).
+    pub fn release(mut self, version: &str) -> Replay {
+        self.version = version.split('-').next().unwrap_or(version).to_string();
+        self
+    }
+
     /// The answer to `method path` with `body`, as NetBox gave it (`host` for `next` links).
     pub fn answer(&self, method: &str, path: &str, body: &[u8], host: &str) -> Http {
         let not_found = (
@@ -119,6 +129,10 @@ impl Replay {
         );
         if method == "POST" && path == "/graphql/" {
             return self.graphql(body);
+        }
+        if method == "GET" && path == "/api/status/" {
+            let status = serde_json::json!({"netbox-version": self.version, "plugins": {}});
+            return (200, "application/json", status.to_string().into_bytes());
         }
         let (p, q) = path.split_once('?').unwrap_or((path, ""));
         let Some(endpoint) = p
@@ -209,9 +223,10 @@ pub struct Record {
     pub violations: Mutex<Vec<String>>,
 }
 
-/// The replay as a route of [`crate::instance_replay::Server`] that answers only the two
-/// shapes a live check may send, only with the token `token`, only on its own `127.0.0.1`
-/// host; anything else is recorded in `record.violations` and answered 405.
+/// The replay as a route of [`crate::instance_replay::Server`] that answers only what a live
+/// check may send (`GET /api/status/` first, then the two request shapes), only with the
+/// token `token`, only on its own `127.0.0.1` host; anything else is recorded in
+/// `record.violations` and answered 405.
 pub fn strict(replay: Replay, token: &'static str, record: Arc<Record>) -> Box<Route> {
     Box::new(move |req: &Seen| {
         let host = req.host.clone().unwrap_or_default();
@@ -231,8 +246,9 @@ pub fn strict(replay: Replay, token: &'static str, record: Arc<Record>) -> Box<R
                 .iter()
                 .all(|s| *s != ".." && !s.bytes().all(|b| b.is_ascii_digit()));
         let graphql = req.method == "POST" && req.path == "/graphql/";
+        let status = req.method == "GET" && req.path == "/api/status/";
         let mut bad = Vec::new();
-        if !(list || graphql) {
+        if !(list || graphql || status) {
             bad.push(format!("{} {}", req.method, req.path));
         }
         if !host.starts_with("127.0.0.1:") {

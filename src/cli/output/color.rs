@@ -51,6 +51,14 @@ pub fn render(findings: &[Located]) -> String {
             push_one_line(&mut out, &fix.title);
             out.push('\n');
         }
+        // A live finding's requests, as the text output shows them.
+        for p in &f.proof {
+            out.push_str(&format!("  {DIM}sent:{RESET} "));
+            push_one_line(&mut out, &p.curl);
+            out.push_str("  # ");
+            out.push_str(&p.outcome());
+            out.push('\n');
+        }
     }
     out
 }
@@ -99,7 +107,7 @@ mod tests {
             certain,
             edits: vec![],
         };
-        let findings: Vec<Located> = [
+        let mut findings: Vec<Located> = [
             (Severity::Error, vec![fix(true)]),
             (Severity::Warning, vec![fix(false), fix(false)]),
             (Severity::Information, vec![]),
@@ -116,9 +124,19 @@ mod tests {
             severity,
             message: "bad\nkey".into(),
             fixes,
+            proof: vec![],
         })
         .collect();
+        // A live finding's request, with a newline NetBox's URL could not hold.
+        findings[2].proof = vec![super::super::Proof {
+            method: "GET",
+            url: "https://nb/api/dcim/devices/?limit=1".into(),
+            curl: "curl 'https://nb/api/dcim/devices/?a=\nb&limit=1'".into(),
+            status: Some(200),
+            count: Some(7),
+        }];
         let coloured = render(&findings);
+        assert!(coloured.contains("\x1b[2msent:\x1b[0m curl"));
         assert!(coloured.contains("\x1b[1;31merror[unknown-filter]\x1b[0m"));
         assert!(coloured.contains("\x1b[32mfix:\x1b[0m"));
         assert_eq!(strip(&coloured), super::super::text::render(&findings));

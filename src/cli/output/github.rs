@@ -77,6 +77,7 @@ mod tests {
             severity: Severity::Warning,
             message: "bad\r\n::error::x 100%".into(),
             fixes: vec![],
+            proof: vec![],
         };
         assert_eq!(
             render(&[f]),

@@ -87,6 +87,7 @@ mod tests {
             severity: Severity::Error,
             message: "m".into(),
             fixes: vec![],
+            proof: vec![],
         };
         let mut one = Fingerprints::default();
         let (a, b) = (one.of(&f(3)), one.of(&f(9)));

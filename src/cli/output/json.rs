@@ -33,7 +33,29 @@ pub fn finding(f: &Located) -> Value {
     if crate::live::is_live_code(f.code) {
         v["source"] = json!(crate::live::SOURCE);
     }
+    if !f.proof.is_empty() {
+        v["proof"] = proof(&f.proof);
+    }
     v
+}
+
+/// A live finding's requests: `[{"method", "url", "curl", "status", "count"}]` (`status` and
+/// `count` null when NetBox gave none).
+pub fn proof(proof: &[super::Proof]) -> Value {
+    Value::Array(
+        proof
+            .iter()
+            .map(|p| {
+                json!({
+                    "method": p.method,
+                    "url": p.url,
+                    "curl": p.curl,
+                    "status": p.status,
+                    "count": p.count,
+                })
+            })
+            .collect(),
+    )
 }
 
 /// One site not checked (`--explain`) as a JSON object: `{"path", "range", "skipped": <reading>,

@@ -44,6 +44,55 @@ pub struct ResolvedFix {
     pub edits: Vec<ResolvedEdit>,
 }
 
+/// A live finding's request, ready to show: its URL, a `curl` command that sends it again with
+/// the token from an environment variable, and what NetBox answered (issue 33 §3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proof {
+    pub method: &'static str,
+    pub url: String,
+    pub curl: String,
+    pub status: Option<u16>,
+    pub count: Option<u64>,
+}
+
+impl Proof {
+    /// `req` sent to the NetBox at `base` (no trailing slash), the token taken from `$token_env`
+    /// in the header form `scheme` (`Token` or `Bearer`).
+    pub fn new(req: &crate::finding::Exchange, base: &str, scheme: &str, token_env: &str) -> Proof {
+        let url = format!("{base}{}", req.path);
+        let mut curl = format!(
+            "curl -sS -H 'Accept: application/json' -H \"Authorization: {scheme} ${token_env}\""
+        );
+        if let Some(body) = &req.body {
+            curl.push_str(" -H 'Content-Type: application/json' --data-raw ");
+            curl.push_str(&shell_quote(body));
+        }
+        curl.push(' ');
+        curl.push_str(&shell_quote(&url));
+        Proof {
+            method: req.method,
+            url,
+            curl: crate::sanitize::one_line(&curl).into_owned(),
+            status: req.status,
+            count: req.count,
+        }
+    }
+
+    /// `HTTP 200, count 19` / `no answer`.
+    pub fn outcome(&self) -> String {
+        match (self.status, self.count) {
+            (Some(s), Some(n)) => format!("HTTP {s}, count {n}"),
+            (Some(s), None) => format!("HTTP {s}"),
+            (None, _) => "no answer".into(),
+        }
+    }
+}
+
+/// `s` in single quotes for a POSIX shell (`'` written `'\''`).
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 /// A finding with its file and positions, independent of the file text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
@@ -54,6 +103,8 @@ pub struct Located {
     pub severity: Severity,
     pub message: String,
     pub fixes: Vec<ResolvedFix>,
+    /// The requests a live finding rests on (see [`Proof`]); empty for every other finding.
+    pub proof: Vec<Proof>,
 }
 
 /// Resolves `findings` of one file (`text`, indexed by `lines`) to [`Located`] findings.
@@ -95,6 +146,7 @@ pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>)
                         .collect(),
                 })
                 .collect(),
+            proof: Vec::new(),
         })
         .collect()
 }

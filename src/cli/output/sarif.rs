@@ -157,6 +157,9 @@ pub fn result(f: &Located, index: usize) -> Value {
                 .collect(),
         );
     }
+    if !f.proof.is_empty() {
+        result["properties"] = json!({ "proof": super::json::proof(&f.proof) });
+    }
     result
 }
 

@@ -33,6 +33,13 @@ pub fn render(findings: &[Located]) -> String {
             push_one_line(&mut out, &fix.title);
             out.push('\n');
         }
+        for p in &f.proof {
+            out.push_str("  sent: ");
+            push_one_line(&mut out, &p.curl);
+            out.push_str("  # ");
+            out.push_str(&p.outcome());
+            out.push('\n');
+        }
     }
     out
 }
@@ -90,6 +97,7 @@ mod tests {
     #[test]
     fn one_based_positions_and_fix_lines() {
         let f = Located {
+            proof: vec![],
             path: "a/SKILL.md".into(),
             span: Span {
                 start: at(4, 2),
