@@ -271,11 +271,34 @@ fn build_rest(
             text += &format!("  skipped: /api/{k}/\n");
         }
     }
+    text += &refused_lines(&report);
     for note in &report.notes {
-        eprintln!("note: {note}");
+        eprintln!("note: {}", super::output::escape::text(note));
     }
     print_out(&text);
     Ok(index.netbox_version.clone())
+}
+
+/// The lines of `index build`'s output about paths and parameters left out because their
+/// names are not printable ([`crate::index::build::printable_name`]); empty when none was.
+pub(crate) fn refused_lines(report: &crate::index::build::BuildReport) -> String {
+    if report.refused_count == 0 {
+        return String::new();
+    }
+    let mut text = format!(
+        "names refused:             {} (paths or parameters with characters no NetBox name has; left out)\n",
+        report.refused_count
+    );
+    for r in &report.refused {
+        text += &format!("  refused: {}\n", super::output::escape::text(r));
+    }
+    if report.refused_count > report.refused.len() {
+        text += &format!(
+            "  ... and {} more\n",
+            report.refused_count - report.refused.len()
+        );
+    }
+    text
 }
 
 /// Runs `index info`; returns the exit code (0, or 2 on I/O, format or version errors).
@@ -326,11 +349,11 @@ pub fn describe(index: &FilterIndex) -> String {
         let plugins: Vec<String> = inst
             .plugins
             .iter()
-            .map(|(k, v)| format!("{k} {v}"))
+            .map(|(k, v)| super::output::escape::text(&format!("{k} {v}")).into_owned())
             .collect();
         text += &format!(
             "built from:                {}\nbuilt at:                  {}\nplugins:                   {}\ncustom fields:             {}\ninputs sha256:             {}\n",
-            if inst.url.is_empty() { "files" } else { inst.url.as_str() },
+            if inst.url.is_empty() { "files".into() } else { super::output::escape::text(&inst.url) },
             inst.built,
             if plugins.is_empty() { "none".to_string() } else { plugins.join(", ") },
             inst.custom_fields.as_ref().map_or("not given".to_string(), |c| c.len().to_string()),
