@@ -19,13 +19,13 @@ use std::path::{Component, Path, PathBuf};
 pub fn run(args: &CheckArgs) -> i32 {
     for (code, _) in &args.severity {
         if let Some(w) = crate::config::unknown_code_warning(code) {
-            eprintln!("netbox-lsp: note: --severity: {w}");
+            super::say("note", &format!("--severity: {w}"));
         }
     }
     let (args, from_file) = match with_config_file(args) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say("error", &e);
             return 2;
         }
     };
@@ -56,12 +56,12 @@ pub fn run(args: &CheckArgs) -> i32 {
             notes,
         ),
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say("error", &e);
             return 2;
         }
     };
     for note in notes {
-        eprintln!("netbox-lsp: note: {note}");
+        super::say("note", &note);
     }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -74,21 +74,21 @@ pub fn run(args: &CheckArgs) -> i32 {
     let stdin = match stdin_input(args, !stdin_named.is_empty()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say("error", &e);
             return 2;
         }
     };
     let found = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say("error", &e);
             return 2;
         }
     };
     let inputs = found.inputs;
     let mut io_failed = !found.problems.is_empty();
     for p in found.problems {
-        eprintln!("netbox-lsp: error: {p}");
+        super::say("error", &p);
     }
     for dir in found.empty_folders {
         say_empty_folder(&dir);
@@ -149,7 +149,12 @@ pub fn run(args: &CheckArgs) -> i32 {
         };
         match output::stream::Sink::new(args.format, std::io::BufWriter::new(stdout.lock()), &head)
         {
-            Ok(s) => Some(s),
+            Ok(s) => {
+                if let Some(note) = &s.spool_note {
+                    super::say("note", note);
+                }
+                Some(s)
+            }
             Err(e) => return write_failed(&e),
         }
     };
@@ -160,7 +165,7 @@ pub fn run(args: &CheckArgs) -> i32 {
                     sink: &mut Option<output::stream::Sink<_>>|
      -> std::io::Result<()> {
         for note in notes {
-            eprintln!("netbox-lsp: note: {note}");
+            super::say("note", &note);
         }
         found_sites.add(sites);
         match result {
@@ -176,7 +181,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             }
             Ok(None) => {}
             Err(e) => {
-                eprintln!("netbox-lsp: error: {e}");
+                super::say("error", &e);
                 io_failed = true;
             }
         }
@@ -210,7 +215,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         match super::live::run(&args.live, &inputs, &knowledge, &overrides, &mut located) {
             Ok(failed) => io_failed |= failed,
             Err(e) => {
-                eprintln!("netbox-lsp: error: {e}");
+                super::say("error", &e);
                 return 2;
             }
         }
@@ -329,12 +334,13 @@ fn fix_file(
         Decoded::Utf8(text) => text,
         Decoded::Binary => return,
         Decoded::Lossy(_) => {
-            eprintln!("netbox-lsp: note: {shown}: not valid UTF-8; not fixed");
+            super::say("note", &format!("{shown}: not valid UTF-8; not fixed"));
             return;
         }
         Decoded::Transcoded(_, name) => {
-            eprintln!(
-                "netbox-lsp: note: {shown}: {name}; not fixed (fixes are written as UTF-8 only)"
+            super::say(
+                "note",
+                &format!("{shown}: {name}; not fixed (fixes are written as UTF-8 only)"),
             );
             return;
         }
@@ -355,7 +361,7 @@ fn fix_file(
             // Changed on disk: left alone, and its findings as it is now are reported below.
             let io = matches!(e, super::fix::WriteError::Io(_));
             let level = if io { "error" } else { "note" };
-            eprintln!("netbox-lsp: {level}: {shown}: {e}");
+            super::say(level, &format!("{shown}: {e}"));
             out.failed |= io;
             return;
         }
@@ -368,11 +374,12 @@ fn fix_file(
                 c.char_col
             };
             out.changed.push_str(&format!(
-                "{shown}:{}:{}: fixed[{}] {}\n",
+                "{}:{}:{}: fixed[{}] {}\n",
+                super::output::escape::text(&shown),
                 c.line + 1,
                 col + 1,
                 c.code,
-                c.title.replace(['\n', '\r'], " ")
+                super::output::escape::text(&c.title.replace(['\n', '\r'], " "))
             ));
         }
     } else {
@@ -417,7 +424,7 @@ fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), String> {
         return Err(format!("{}: {}", path.display(), parsed.errors.join("; ")));
     }
     for w in &parsed.warnings {
-        eprintln!("netbox-lsp: note: {}: {w}", path.display());
+        super::say("note", &format!("{}: {w}", path.display()));
     }
     let file = parsed.settings;
     if let Some((key, outside)) = file.paths_outside(base).into_iter().next() {
@@ -554,7 +561,11 @@ struct How<'a, 'k> {
 fn check_file(input: &Input, how: &How, sites: &mut Sites, notes: &mut Vec<String>) -> FileResult {
     let shown = display_path(&input.path);
     let bytes = read_regular(&input.path, &shown)?;
-    check_bytes(&shown, bytes, input.kind, how, sites, notes)
+    let mut r = check_bytes(&shown, bytes, input.kind, how, sites, notes);
+    if let Ok(Some((found, skipped))) = &mut r {
+        output::set_path_bytes(path_bytes(&input.path).as_ref(), found, skipped);
+    }
+    r
 }
 
 /// The bytes of the regular file at `path` (shown as `shown`); errors are one-line messages
@@ -817,12 +828,46 @@ pub fn display_path(path: &Path) -> String {
     }
 }
 
+/// The bytes of `path` joined as [`display_path`] joins it, when [`display_path`] cannot show
+/// them exactly (a Unix name that is not UTF-8); `None` when it can. SARIF URIs are made of
+/// these bytes, so a consumer finds the file.
+pub fn path_bytes(path: &Path) -> Option<std::sync::Arc<[u8]>> {
+    if path.to_str().is_some() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out: Vec<u8> = Vec::new();
+        for c in path.components() {
+            match c {
+                Component::CurDir => {}
+                Component::RootDir => out.push(b'/'),
+                Component::Prefix(p) => out.extend_from_slice(p.as_os_str().as_bytes()),
+                Component::ParentDir | Component::Normal(_) => {
+                    if !out.is_empty() && !out.ends_with(b"/") {
+                        out.push(b'/');
+                    }
+                    out.extend_from_slice(c.as_os_str().as_bytes());
+                }
+            }
+        }
+        Some(out.into())
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows names are UTF-16: one that is not valid Unicode (a lone surrogate) keeps
+        // its WTF-8 bytes.
+        Some(path.as_os_str().as_encoded_bytes().to_vec().into())
+    }
+}
+
 /// The stderr note for a named folder with no file the tool reads, so that "0 errors" never
 /// hides "nothing read" (`check` and `check --upgrade-to`).
 pub(super) fn say_empty_folder(dir: &std::path::Path) {
     eprintln!(
         "netbox-lsp: note: {}: no file here has an extension netbox-lsp reads ({})",
-        display_path(dir),
+        super::output::escape::text(&display_path(dir)),
         crate::extract::EXTENSIONS
             .iter()
             .map(|e| format!(".{e}"))

@@ -111,6 +111,11 @@ pub fn run(
         if text.starts_with('\u{feff}') {
             hide_bom(&mut here);
         }
+        output::set_path_bytes(
+            super::check::path_bytes(&input.path).as_ref(),
+            &mut here,
+            &mut [],
+        );
         found.extend(here);
     }
     let order: HashMap<String, usize> = inputs

@@ -17,6 +17,13 @@ pub mod walk;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Prints `netbox-lsp: <level>: <message>` on stderr with the message escaped for a terminal
+/// ([`output::escape::text`]): a message names files and quotes their content, and a newline
+/// or ESC there must not forge a line or colour the terminal.
+pub(crate) fn say(level: &str, message: &str) {
+    eprintln!("netbox-lsp: {level}: {}", output::escape::text(message));
+}
+
 /// Command-line arguments.
 #[derive(Debug, Parser)]
 #[command(

@@ -29,14 +29,14 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     ) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say("error", &e);
             return 2;
         }
     };
     let (next, next_notes) = match target_knowledge(target) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("netbox-lsp: error: --upgrade-to: {e}");
+            super::say("error", &format!("--upgrade-to: {e}"));
             return 2;
         }
     };
@@ -48,7 +48,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         return 2;
     }
     for note in notes.iter().chain(&next_notes) {
-        eprintln!("netbox-lsp: note: {note}");
+        super::say("note", note);
     }
     eprintln!("netbox-lsp: note: upgrade readiness from NetBox {from} to {to}: only calls whose verdict differs are reported");
 
@@ -64,13 +64,13 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     } = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say("error", &e);
             return 2;
         }
     };
     let mut io_failed = !problems.is_empty();
     for p in problems {
-        eprintln!("netbox-lsp: error: {p}");
+        super::say("error", &p);
     }
     for dir in empty_folders {
         super::check::say_empty_folder(&dir);
@@ -94,7 +94,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     let mut checked = 0usize;
     for (shown, result, notes) in results {
         for note in notes {
-            eprintln!("netbox-lsp: note: {note}");
+            super::say("note", &note);
         }
         match result {
             Ok(Some(found)) => {
@@ -110,7 +110,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
             }
             Ok(None) => {}
             Err(e) => {
-                eprintln!("netbox-lsp: error: {e}");
+                super::say("error", &e);
                 io_failed = true;
             }
         }
@@ -196,7 +196,12 @@ fn check_file(
     }
     let lines = LineIndex::new(&text);
     let (findings, kinds): (Vec<_>, Vec<_>) = kept.into_iter().unzip();
-    let located = output::locate(&shown, &text, &lines, findings);
+    let mut located = output::locate(&shown, &text, &lines, findings);
+    output::set_path_bytes(
+        super::check::path_bytes(&input.path).as_ref(),
+        &mut located,
+        &mut [],
+    );
     Ok(Some(located.into_iter().zip(kinds).collect()))
 }
 
@@ -217,7 +222,11 @@ fn summary(
     let mut out = String::new();
     let mut total: BTreeMap<Kind, usize> = BTreeMap::new();
     for (path, kinds) in per_file {
-        out.push_str(&format!("{path}: {}\n", counts(kinds)));
+        out.push_str(&format!(
+            "{}: {}\n",
+            super::output::escape::text(path),
+            counts(kinds)
+        ));
         for (k, n) in kinds {
             *total.entry(*k).or_default() += n;
         }
