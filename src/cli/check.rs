@@ -110,9 +110,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         super::interrupt::install();
     }
     if args.fix || args.diff {
-        for input in &inputs {
-            fix_file(input, &knowledge, &overrides, args.fix, &mut fixes);
-        }
+        fix_all(&inputs, &knowledge, &overrides, args.fix, &mut fixes);
     }
     if let (Some(stdin), true) = (&stdin, args.diff) {
         diff_stdin(stdin, &knowledge, &overrides, &mut fixes);
@@ -311,38 +309,99 @@ struct FixOutput {
     failed: bool,
 }
 
-/// `--fix` / `--diff` for one file: runs fix-all on its text and writes the result back
-/// (`write`) or adds its diff. A file that cannot be read is left to the check that follows
-/// (which reports it); a file that is not valid UTF-8 is not fixed (its invalid bytes would be
-/// lost); a file changed on disk since it was read is left alone with a message.
-fn fix_file(
-    input: &Input,
+/// What `--fix` / `--diff` did for one file: its part of [`FixOutput`] and its messages
+/// (level, text), said in path order.
+#[derive(Debug, Default)]
+struct FileFix {
+    out: FixOutput,
+    says: Vec<(&'static str, String)>,
+}
+
+impl FixOutput {
+    fn add(&mut self, f: FileFix) {
+        for (level, m) in f.says {
+            super::say(level, &m);
+        }
+        self.changed.push_str(&f.out.changed);
+        self.diff.push_str(&f.out.diff);
+        self.count += f.out.count;
+        self.files += f.out.files;
+        self.failed |= f.out.failed;
+    }
+}
+
+/// `--fix` / `--diff` over `inputs`, on several threads (a fixed file is written and synced
+/// before it replaces the old one, so most of a file's time is the disk's: one file after
+/// another, 100,000 files took 817 s), in batches whose results are taken in path order.
+fn fix_all(
+    inputs: &[Input],
     knowledge: &Knowledge,
     overrides: &HashMap<&str, Option<Severity>>,
     write: bool,
     out: &mut FixOutput,
 ) {
-    let shown = display_path(&input.path);
-    // A FIFO or device would block when opened.
-    if !std::fs::metadata(&input.path).is_ok_and(|m| m.is_file()) {
-        return;
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .saturating_mul(4)
+        .clamp(4, 32);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    for batch in inputs.chunks(BATCH) {
+        let one = |input: &Input| fix_file(input, knowledge, overrides, write);
+        let results: Vec<FileFix> = match &pool {
+            Ok(pool) => pool.install(|| batch.par_iter().map(one).collect()),
+            Err(_) => batch.iter().map(one).collect(),
+        };
+        for r in results {
+            out.add(r);
+        }
     }
-    let Ok(read) = super::fix::ReadAt::read(&input.path) else {
-        return;
+}
+
+/// `--fix` / `--diff` for one file: runs fix-all on its text and writes the result back
+/// (`write`) or gives its diff. A file that cannot be read is left to the check that follows
+/// (which reports it); a file that is not valid UTF-8 is not fixed (its invalid bytes would be
+/// lost); a file changed on disk since it was read, or whose path left the named folder, is
+/// left alone with a message.
+fn fix_file(
+    input: &Input,
+    knowledge: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+    write: bool,
+) -> FileFix {
+    let mut done = FileFix::default();
+    let shown = display_path(&input.path);
+    // The folder is held from the read to the replacement: nothing is read or written
+    // through a folder that became a symbolic link.
+    let place = match super::place::Place::of(&input.path, input.root.as_deref()) {
+        Ok(p) => p,
+        Err(super::place::PlaceError::Io(_)) => return done, // the check reports it
+        Err(e) => {
+            done.says.push(("note", format!("{shown}: {e}")));
+            return done;
+        }
+    };
+    let read = match super::fix::ReadAt::read_in(&place) {
+        Ok(r) => r,
+        Err(super::fix::WriteError::Io(_)) => return done,
+        Err(e) => {
+            done.says.push(("note", format!("{shown}: {e}")));
+            return done;
+        }
     };
     let text = match decode(&read.bytes) {
         Decoded::Utf8(text) => text,
-        Decoded::Binary => return,
+        Decoded::Binary => return done,
         Decoded::Lossy(_) => {
-            super::say("note", &format!("{shown}: not valid UTF-8; not fixed"));
-            return;
+            done.says
+                .push(("note", format!("{shown}: not valid UTF-8; not fixed")));
+            return done;
         }
         Decoded::Transcoded(_, name) => {
-            super::say(
+            done.says.push((
                 "note",
-                &format!("{shown}: {name}; not fixed (fixes are written as UTF-8 only)"),
-            );
-            return;
+                format!("{shown}: {name}; not fixed (fixes are written as UTF-8 only)"),
+            ));
+            return done;
         }
     };
     let planned = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -351,19 +410,20 @@ fn fix_file(
         })
     })) {
         Ok(p) => p,
-        Err(_) => return, // the check that follows reports the internal error
+        Err(_) => return done, // the check that follows reports the internal error
     };
     if planned.fixed == text {
-        return;
+        return done;
     }
+    let out = &mut done.out;
     if write {
-        if let Err(e) = super::fix::write_if_unchanged(&input.path, &read, &planned.fixed) {
+        if let Err(e) = super::fix::write_in(&place, &read, &planned.fixed) {
             // Changed on disk: left alone, and its findings as it is now are reported below.
             let io = matches!(e, super::fix::WriteError::Io(_));
             let level = if io { "error" } else { "note" };
-            super::say(level, &format!("{shown}: {e}"));
-            out.failed |= io;
-            return;
+            done.says.push((level, format!("{shown}: {e}")));
+            done.out.failed |= io;
+            return done;
         }
         // Columns as in the findings' text output: a byte-order mark is not counted.
         let bom = text.starts_with('\u{feff}');
@@ -388,6 +448,7 @@ fn fix_file(
     }
     out.count += planned.changes.len();
     out.files += 1;
+    done
 }
 
 /// The arguments with the settings of `netbox-lsp.toml` (or `--config FILE`) filled in where
@@ -741,7 +802,7 @@ pub fn decode(bytes: &[u8]) -> Decoded {
         return t;
     }
     if crate::analysis::is_binary(bytes) {
-        return Decoded::Binary;
+        return utf16_without_mark(bytes).unwrap_or(Decoded::Binary);
     }
     match std::str::from_utf8(bytes) {
         Ok(s) => Decoded::Utf8(s.to_string()),
@@ -781,6 +842,45 @@ fn by_byte_order_mark(b: &[u8]) -> Option<Decoded> {
             .collect()
     };
     Some(Decoded::Transcoded(text, name))
+}
+
+/// UTF-16 text without a byte-order mark (Windows tools write it so), told by its NULs: in the
+/// first [`crate::analysis::BINARY_SNIFF`] bytes, every unit's high byte is NUL at the odd
+/// (little-endian) or even (big-endian) offsets and no other byte is, as for text that is mostly
+/// ASCII; decoded like a marked file. `None` for anything else (a binary file).
+fn utf16_without_mark(bytes: &[u8]) -> Option<Decoded> {
+    let head = &bytes[..bytes.len().min(crate::analysis::BINARY_SNIFF) & !1];
+    if head.len() < 4 || bytes.len() % 2 != 0 {
+        return None;
+    }
+    let units = head.len() / 2;
+    let nul_at = |parity: usize| {
+        head.iter()
+            .skip(parity)
+            .step_by(2)
+            .filter(|&&b| b == 0)
+            .count()
+    };
+    let (even, odd) = (nul_at(0), nul_at(1));
+    // Mostly ASCII: the high byte of nine units in ten is NUL, the low byte never is.
+    let (name, mark): (&str, [u8; 2]) = if even == 0 && odd * 10 >= units * 9 {
+        ("UTF-16LE (no byte-order mark)", [0xFF, 0xFE])
+    } else if odd == 0 && even * 10 >= units * 9 {
+        ("UTF-16BE (no byte-order mark)", [0xFE, 0xFF])
+    } else {
+        return None;
+    };
+    let mut marked = Vec::with_capacity(bytes.len() + 2);
+    marked.extend_from_slice(&mark);
+    marked.extend_from_slice(bytes);
+    match by_byte_order_mark(&marked)? {
+        // The mark added here is no part of the file: positions are the file's.
+        Decoded::Transcoded(text, _) => Some(Decoded::Transcoded(
+            text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
+            name,
+        )),
+        _ => None,
+    }
 }
 
 /// Applies `--severity code=level` overrides; `off` drops the code's findings.

@@ -11,8 +11,11 @@ pub mod knowledge;
 pub mod lease;
 pub mod live;
 pub mod output;
+pub mod place;
 pub mod upgrade;
 pub mod walk;
+#[cfg(target_os = "linux")]
+pub mod xattr;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -12,6 +12,9 @@ pub struct Input {
     /// The path as found (the named path, or the folder joined with the walked path).
     pub path: PathBuf,
     pub kind: HostKind,
+    /// The named folder the file was found under (`None` for a named file): `--fix` writes
+    /// only below it, through real folders ([`super::place::Place`]).
+    pub root: Option<PathBuf>,
 }
 
 /// What [`collect`] found.
@@ -40,6 +43,7 @@ pub fn collect(paths: &[PathBuf], exclude: &[String]) -> Result<Collected, Strin
             Ok(meta) if meta.is_file() => inputs.push(Input {
                 path: root.clone(),
                 kind: HostKind::from_path(root).unwrap_or(HostKind::Text),
+                root: None,
             }),
             Ok(meta) if meta.is_dir() => {
                 let before = inputs.len();
@@ -96,7 +100,11 @@ fn walk_dir(root: &Path, excludes: &GlobSet, inputs: &mut Vec<Input>, problems: 
                 }
                 let path = entry.into_path();
                 if let Some(kind) = HostKind::from_path(&path) {
-                    inputs.push(Input { path, kind });
+                    inputs.push(Input {
+                        path,
+                        kind,
+                        root: Some(root.to_path_buf()),
+                    });
                 }
             }
             Err(e) => problems.push(e.to_string()),

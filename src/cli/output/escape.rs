@@ -15,6 +15,7 @@
 //! - [`github_data`] and [`github_property`]: a GitHub Actions workflow command's message and
 //!   its `file=`/`title=` properties (the runner's own escapes: `%25`, `%0D`, `%0A`, and `%3A`,
 //!   `%2C` in properties), after [`text`] so that no control character reaches the log.
+//! - [`diff_path`]: a path in a unified diff's header, quoted as git quotes it.
 //! - GitLab's Code Quality report is JSON: its strings go through [`json`] (serde_json does it
 //!   when the report is a `serde_json::Value`).
 
@@ -113,6 +114,42 @@ pub fn sarif_uri(path: &[u8]) -> String {
     }
 }
 
+/// A path in a unified diff's `---`/`+++` header, quoted as git writes one that holds a
+/// control character, a double quote or a backslash (`"a/x\\ny.md"`, C escapes, other control
+/// bytes in octal), which `git apply` and GNU patch read back; else as it is. A newline in a
+/// file name cannot start a line of the diff.
+pub fn diff_path(path: &str) -> String {
+    if !path
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\' || is_unsafe_in_text(c))
+    {
+        return path.to_string();
+    }
+    let mut out = String::from("\"");
+    for c in path.chars() {
+        match c {
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() || is_unsafe_in_text(c) => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// A GitHub Actions workflow command's message (`::error file=…::<message>`): [`text`], then
 /// the runner's escapes (`%` → `%25`, and CR/LF, which [`text`] has already made visible).
 pub fn github_data(s: &str) -> String {
@@ -175,6 +212,16 @@ mod tests {
         assert_eq!(sarif_uri(b"back\\slash.md"), "back%5Cslash.md");
         #[cfg(windows)]
         assert_eq!(sarif_uri(b"dir\\a.md"), "dir/a.md");
+    }
+
+    /// Quoted as git quotes such a name (git-diff(1), `core.quotePath`): what `git apply` reads.
+    #[test]
+    fn diff_paths_are_quoted_as_git_does() {
+        assert_eq!(diff_path("a/x.md"), "a/x.md");
+        assert_eq!(diff_path("a/é.md"), "a/é.md");
+        assert_eq!(diff_path("a/x\ny.md"), "\"a/x\\ny.md\"");
+        assert_eq!(diff_path("a/q\"b\\c"), "\"a/q\\\"b\\\\c\"");
+        assert_eq!(diff_path("a/e\u{1b}x"), "\"a/e\\033x\"");
     }
 
     #[test]
