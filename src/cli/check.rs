@@ -93,6 +93,7 @@ pub fn run(args: &CheckArgs) -> i32 {
     for dir in found.empty_folders {
         say_empty_folder(&dir);
     }
+    say_unused_excludes(&found.unused_excludes);
     let overrides: HashMap<&str, Option<Severity>> = args
         .severity
         .iter()
@@ -959,6 +960,23 @@ pub fn path_bytes(path: &Path) -> Option<std::sync::Arc<[u8]>> {
         // Windows names are UTF-16: one that is not valid Unicode (a lone surrogate) keeps
         // its WTF-8 bytes.
         Some(path.as_os_str().as_encoded_bytes().to_vec().into())
+    }
+}
+
+/// The stderr notes for `--exclude` globs that matched nothing (`check` and `check
+/// --upgrade-to`).
+pub(super) fn say_unused_excludes(globs: &[String]) {
+    for g in globs {
+        let read = crate::config::exclude_pattern(g);
+        let shown = if read == *g {
+            String::new()
+        } else {
+            format!(" (read as {read})")
+        };
+        super::say(
+            "note",
+            &format!("--exclude {g}{shown} matched no path under the named folders"),
+        );
     }
 }
 

@@ -394,6 +394,8 @@ pub fn write_output(path: &Path, data: &[u8]) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    // An `index build` killed between its write and its rename left its temporary file here.
+    crate::leftovers::sweep(dir, ".netbox-lsp-index-");
     let mut tmp = tempfile::Builder::new()
         .prefix(".netbox-lsp-index-")
         .tempfile_in(dir)?;
@@ -418,6 +420,28 @@ pub fn write_output(path: &Path, data: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod write_tests {
     use super::*;
+
+    /// The temporary file of an `index build` killed before its rename is removed by the
+    /// next build writing there (stale: older than `leftovers::STALE`); the output is written.
+    #[test]
+    fn a_killed_builds_temporary_file_is_swept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let left = tmp.path().join(".netbox-lsp-index-k1LLed");
+        std::fs::write(&left, "half an index").unwrap();
+        let old = std::time::SystemTime::now()
+            - crate::leftovers::STALE
+            - std::time::Duration::from_secs(1);
+        std::fs::File::options()
+            .write(true)
+            .open(&left)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let out = tmp.path().join("netbox-4.7.3.index.json.gz");
+        write_output(&out, b"new").unwrap();
+        assert!(!left.exists());
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+    }
 
     /// A symbolic link at the output path is replaced by the file, and its target (in
     /// another folder) is left alone; no temporary file stays behind.

@@ -20,6 +20,18 @@ pub mod xattr;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// A NetBox release given on the command line (`--upgrade-to`, `check --netbox-version`): an
+/// empty or blank value is refused here, where it would otherwise stand for the default
+/// release and compare it with itself (or check against it unasked).
+fn release_name(v: &str) -> Result<String, String> {
+    if v.trim().is_empty() {
+        return Err(
+            "give a NetBox release such as 4.7 or 4.7.3 (an empty value names none)".into(),
+        );
+    }
+    Ok(v.to_string())
+}
+
 /// Prints `netbox-lsp: <level>: <message>` on stderr with the message escaped for a terminal
 /// ([`output::escape::text`]): a message names files and quotes their content, and a newline
 /// or ESC there must not forge a line or colour the terminal.
@@ -76,7 +88,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
     /// NetBox version whose embedded index and schema to use (`4.3`, `4.3.3`); default: newest.
-    #[arg(long)]
+    #[arg(long, value_parser = release_name)]
     pub netbox_version: Option<String>,
     /// An index file built by `netbox-lsp index build` (overrides --netbox-version for REST).
     #[arg(long)]
@@ -116,7 +128,7 @@ pub struct CheckArgs {
     /// only what changes: `upgrade-breaks` (works now, wrong after the upgrade; exit 1) and
     /// `upgrade-changes` (becomes a no-op or starts to work), with a summary per file and kind.
     /// See docs/upgrade.md.
-    #[arg(long, value_name = "VERSION", conflicts_with_all = ["fix", "diff"])]
+    #[arg(long, value_name = "VERSION", conflicts_with_all = ["fix", "diff"], value_parser = release_name)]
     pub upgrade_to: Option<String>,
     /// Also list the calls that were not checked, and why: those the text around them marks
     /// as a wrong example (a lesson), release history, Django queries (permission

@@ -321,10 +321,21 @@ impl Place {
                 }
             }
         }
-        match std::fs::symlink_metadata(self.path()) {
-            Ok(m) if m.file_type().is_symlink() => Err(PlaceError::Link(self.path())),
-            _ => Ok(()),
+        #[cfg(target_os = "linux")]
+        let link = rustix::fs::statat(
+            &self.dir,
+            self.name.as_os_str(),
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        )
+        .is_ok_and(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink
+        });
+        #[cfg(not(target_os = "linux"))]
+        let link = std::fs::symlink_metadata(self.path()).is_ok_and(|m| m.file_type().is_symlink());
+        if link {
+            return Err(PlaceError::Link(self.path()));
         }
+        Ok(())
     }
 }
 

@@ -61,6 +61,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         inputs,
         problems,
         empty_folders,
+        unused_excludes,
     } = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
@@ -75,6 +76,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     for dir in empty_folders {
         super::check::say_empty_folder(&dir);
     }
+    super::check::say_unused_excludes(&unused_excludes);
     let overrides: HashMap<&str, Option<Severity>> = args
         .severity
         .iter()
