@@ -292,10 +292,11 @@ pub fn compare_with(
     current: &Knowledge,
     target: &Knowledge,
 ) -> Vec<Change> {
-    compare_rounds(text, kind, now, current, target, false)
+    compare_rounds(text, kind, now, current, target, false, MAX_ROUNDS)
 }
 
-/// [`compare_with`]; `one_per_round` checks each fix alone ([`judge_fixes_with`]).
+/// [`compare_with`] in at most `rounds` rounds; `one_per_round` checks each fix alone
+/// ([`judge_fixes_with`]).
 fn compare_rounds(
     text: &str,
     kind: HostKind,
@@ -303,6 +304,7 @@ fn compare_rounds(
     current: &Knowledge,
     target: &Knowledge,
     one_per_round: bool,
+    rounds: usize,
 ) -> Vec<Change> {
     let then = analyze(text, kind, target);
     let (from, to) = (release_of(current), release_of(target));
@@ -351,11 +353,7 @@ fn compare_rounds(
             release: to.clone(),
         });
     }
-    let judged = if one_per_round {
-        judge_fixes_with(&sides, &breaking, usize::MAX, true)
-    } else {
-        judge_fixes(&sides, &breaking, MAX_ROUNDS)
-    };
+    let judged = judge_fixes_with(&sides, &breaking, rounds, one_per_round);
     for (change, fixes) in out.iter_mut().zip(judged) {
         change.finding.fixes = fixes;
     }
@@ -389,11 +387,11 @@ fn compare_rounds(
 }
 
 /// Most rounds of fix checks per document (each analyses the document on both releases). A
-/// round holds every fix not yet checked whose lines no other fix of the round touches, so
-/// real documents need as many rounds as one line holds fixes (one to a few); a line holding
-/// more fixes than this (a generated line of hundreds of calls) gets no fix for the rest of
-/// its findings, which are still reported: the work stays linear in the document.
-pub const MAX_ROUNDS: usize = 48;
+/// round holds every fix not yet checked whose lines (on a crowded line: whose part of it,
+/// [`narrow_crowded`]) no other fix of the round touches, so real documents need as many rounds
+/// as one place holds fixes (one to a few); findings at one place with more fixes than this get
+/// no fix for the rest, and are still reported: the work stays linear in the document.
+pub const MAX_ROUNDS: usize = 16;
 
 /// The serious findings (errors and warnings) of one release, sorted by start, for the
 /// questions the comparison asks of them in logarithmic time: is a finding at the same site
@@ -523,6 +521,8 @@ struct Candidate<'f> {
     fix: &'f Fix,
     code: &'static str,
     region: Range<usize>,
+    /// The host range of the fix's edits.
+    edits: Range<usize>,
     fixed_lines: String,
 }
 
@@ -544,29 +544,110 @@ impl Sides<'_> {
         let end = fix.edits.iter().map(|e| e.range.end).max()?;
         let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
         let line_end = text.get(end..)?.find('\n').map_or(text.len(), |i| end + i);
-        let local: Vec<crate::finding::Edit> = fix
-            .edits
-            .iter()
-            .map(|e| {
-                Some(crate::finding::Edit {
-                    range: e.range.start.checked_sub(line_start)?
-                        ..e.range.end.checked_sub(line_start)?,
-                    new_text: e.new_text.clone(),
-                })
-            })
-            .collect::<Option<_>>()?;
-        let lines = text.get(line_start..line_end)?;
-        let fixed_lines = crate::fix::apply(lines, &local);
-        if fixed_lines == lines {
-            return None;
-        }
-        Some(Candidate {
+        let mut c = Candidate {
             finding,
             fix,
             code: f.code,
             region: line_start..line_end,
-            fixed_lines,
-        })
+            edits: start..end,
+            fixed_lines: String::new(),
+        };
+        c.fixed_lines = self.fixed_in(&c)?;
+        Some(c)
+    }
+
+    /// The text of `c.region` with `c.fix` applied; `None` when it changes nothing (or an
+    /// edit is outside the region or off a character boundary).
+    fn fixed_in(&self, c: &Candidate) -> Option<String> {
+        let at = c.region.start;
+        let local: Vec<crate::finding::Edit> = c
+            .fix
+            .edits
+            .iter()
+            .map(|e| {
+                Some(crate::finding::Edit {
+                    range: e.range.start.checked_sub(at)?..e.range.end.checked_sub(at)?,
+                    new_text: e.new_text.clone(),
+                })
+            })
+            .collect::<Option<_>>()?;
+        let lines = self.text.get(c.region.clone())?;
+        let fixed = crate::fix::apply(lines, &local);
+        (fixed != lines).then_some(fixed)
+    }
+}
+
+/// A line holding more fixes than this (a minified JSON file of many calls, a generated line
+/// of URLs) has its fixes judged each in its own part of the line, between the neighbouring
+/// findings, rather than by the whole line: else it would need one round per fix.
+const CROWDED: usize = 4;
+
+/// Narrows the regions of the candidates of each line holding more than [`CROWDED`] of them:
+/// the line is cut in the gaps between clusters of findings (a finding with its fixes' edits;
+/// overlapping ones form one cluster), each candidate gets its cluster's part, and its fixed
+/// text is made again for it. A gap is cut at an ASCII byte in its middle; clusters without
+/// such a gap between them share a part.
+fn narrow_crowded(sides: &Sides, breaking: &[&Finding], candidates: &mut [Candidate]) {
+    let mut by_line: std::collections::BTreeMap<(usize, usize), Vec<usize>> = Default::default();
+    for (j, c) in candidates.iter().enumerate() {
+        by_line
+            .entry((c.region.start, c.region.end))
+            .or_default()
+            .push(j);
+    }
+    let bytes = sides.text.as_bytes();
+    for ((line_start, line_end), group) in by_line {
+        if group.len() <= CROWDED {
+            continue;
+        }
+        // Clusters: each candidate's finding range joined with its edits, merged when they meet.
+        let mut spans: Vec<(Range<usize>, usize)> = group
+            .iter()
+            .map(|&j| {
+                let f = &breaking[candidates[j].finding].range;
+                let e = &candidates[j].edits;
+                (f.start.min(e.start)..f.end.max(e.end), j)
+            })
+            .collect();
+        spans.sort_by_key(|(r, _)| (r.start, r.end));
+        let mut clusters: Vec<(Range<usize>, Vec<usize>)> = Vec::new();
+        for (r, j) in spans {
+            match clusters.last_mut() {
+                Some((c, members)) if r.start <= c.end => {
+                    c.end = c.end.max(r.end);
+                    members.push(j);
+                }
+                _ => clusters.push((r, vec![j])),
+            }
+        }
+        // Parts: consecutive clusters, cut in the middle of a gap at an ASCII byte (left out
+        // of both parts, so no finding counts in two); each part's region ends before the cut
+        // (a finding starting at its end counts in it, as at a line's end).
+        let mut part_start = line_start;
+        let mut members: Vec<usize> = Vec::new();
+        for (k, (_, cluster)) in clusters.iter().enumerate() {
+            if k > 0 {
+                let (gap_start, gap_end) = (clusters[k - 1].0.end, clusters[k].0.start);
+                let mid = gap_start + (gap_end - gap_start) / 2;
+                if gap_end > gap_start && bytes.get(mid).is_some_and(u8::is_ascii) {
+                    for &j in &members {
+                        candidates[j].region = part_start..mid;
+                    }
+                    members.clear();
+                    part_start = mid + 1;
+                }
+            }
+            members.extend(cluster);
+        }
+        for &j in &members {
+            candidates[j].region = part_start..line_end;
+        }
+        for &j in &group {
+            match sides.fixed_in(&candidates[j]) {
+                Some(t) => candidates[j].fixed_lines = t,
+                None => candidates[j].region = line_start..line_end, // keep the whole line
+            }
+        }
     }
 }
 
@@ -577,14 +658,10 @@ impl Sides<'_> {
 ///
 /// The fixes are checked in at most `rounds` rounds: each round applies a set of fixes whose
 /// lines do not meet (first fit by position, which needs as many rounds as the most fixes on
-/// one line) and analyses the result once per release; a fix is judged by the findings on its
-/// own lines, as when it was applied alone.
-fn judge_fixes(sides: &Sides, breaking: &[&Finding], rounds: usize) -> Vec<Vec<Fix>> {
-    judge_fixes_with(sides, breaking, rounds, false)
-}
-
-/// [`judge_fixes`]; `one_per_round` checks each fix alone, in a round of its own, as before
-/// issue 34 (the tests compare both).
+/// one line, or on one part of a crowded line) and analyses the result once per release; a fix
+/// is judged by the findings on its own lines, as when it was applied alone. `one_per_round`
+/// checks each fix alone, in a round of its own and by its whole lines, as before issue 34
+/// (the tests compare both).
 fn judge_fixes_with(
     sides: &Sides,
     breaking: &[&Finding],
@@ -598,6 +675,9 @@ fn judge_fixes_with(
                 candidates.push(c);
             }
         }
+    }
+    if !one_per_round {
+        narrow_crowded(sides, breaking, &mut candidates);
     }
     // Rounds by first fit in position order: a min-heap of (end of the round's last region,
     // round); a candidate joins the round that ended first if it ended before the candidate's
@@ -708,9 +788,9 @@ fn judge_round(sides: &Sides, candidates: &[Candidate], round: &[usize], verdict
 
 /// True when every code of `after` is in `before` (as a multiset; both sorted), in one merge.
 fn within(after: &[&str], before: &[&str]) -> bool {
-    let mut pool = before.iter().peekable();
+    let mut pool = before.iter();
     'next: for code in after {
-        while let Some(p) = pool.next() {
+        for p in pool.by_ref() {
             match (*p).cmp(*code) {
                 std::cmp::Ordering::Less => continue,
                 std::cmp::Ordering::Equal => continue 'next,
@@ -842,33 +922,56 @@ mod tests {
             };
             let (current, target) = (knowledge(from), knowledge(to));
             let now = analyze(text, host, &current);
-            let rounds = compare_rounds(text, host, &now, &current, &target, false);
-            let alone = compare_rounds(text, host, &now, &current, &target, true);
+            let rounds = compare_rounds(text, host, &now, &current, &target, false, MAX_ROUNDS);
+            let alone = compare_rounds(text, host, &now, &current, &target, true, usize::MAX);
             assert_eq!(rounds, alone, "{from} → {to} {kind}:\n{text}");
             checked += rounds.iter().map(|c| c.finding.fixes.len()).sum::<usize>();
         }
         assert!(checked >= 10, "only {checked} fixes were compared");
     }
 
-    /// A line holding more fixes than [`MAX_ROUNDS`]: the first rounds' fixes are checked, the
-    /// rest are not offered, and every change is still reported.
+    /// A crowded line (60 breaking calls on one line, as in a minified file): every call keeps
+    /// its fixes, judged in its own part of the line, and they are those of judging each fix
+    /// alone by the whole line; the document needs two rounds, not sixty.
     #[test]
-    fn a_line_of_many_fixes_is_bounded() {
+    fn a_crowded_line_gets_every_fix() {
         let (current, target) = (knowledge("4.6"), knowledge("4.7"));
-        let n = MAX_ROUNDS + 20;
+        let n = 60;
         let text: String = (0..n)
             .map(|i| format!("GET /api/ipam/services/?protocol__ic=tc&name=s{i} "))
             .collect::<String>()
             + "\n";
-        let changes = compare(&text, HostKind::Text, &current, &target);
-        assert_eq!(changes.len(), n);
+        let now = analyze(&text, HostKind::Text, &current);
+        let rounds = compare_rounds(&text, HostKind::Text, &now, &current, &target, false, 2);
+        let alone = compare_rounds(
+            &text,
+            HostKind::Text,
+            &now,
+            &current,
+            &target,
+            true,
+            usize::MAX,
+        );
+        assert_eq!(rounds.len(), n);
+        assert!(rounds
+            .iter()
+            .all(|c| c.finding.fixes.iter().any(|f| f.certain)));
+        assert_eq!(rounds, alone);
+    }
+
+    /// Over the budget of rounds, the fixes left are not offered; every change is still
+    /// reported (three calls on one line need three rounds; two are given).
+    #[test]
+    fn fixes_over_the_budget_of_rounds_are_not_offered() {
+        let (current, target) = (knowledge("4.6"), knowledge("4.7"));
+        let text = "GET /api/ipam/services/?protocol__ic=tc GET /api/ipam/services/?protocol__ic=ud GET /api/ipam/services/?protocol__ic=sc\n";
+        let now = analyze(text, HostKind::Text, &current);
+        let changes = compare_rounds(text, HostKind::Text, &now, &current, &target, false, 2);
+        assert_eq!(changes.len(), 3);
         let with_fix = changes
             .iter()
             .filter(|c| !c.finding.fixes.is_empty())
             .count();
-        assert!(
-            with_fix >= MAX_ROUNDS / 2 && with_fix <= MAX_ROUNDS,
-            "{with_fix}"
-        );
+        assert_eq!(with_fix, 2);
     }
 }
