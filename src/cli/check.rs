@@ -622,7 +622,7 @@ struct How<'a, 'k> {
 /// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
 fn check_file(input: &Input, how: &How, sites: &mut Sites, notes: &mut Vec<String>) -> FileResult {
     let shown = display_path(&input.path);
-    let bytes = read_regular(&input.path, &shown)?;
+    let bytes = read_regular(&input.path, &shown, input.root.is_some())?;
     let mut r = check_bytes(&shown, bytes, input.kind, how, sites, notes);
     if let Ok(Some((found, skipped))) = &mut r {
         output::set_path_bytes(path_bytes(&input.path).as_ref(), found, skipped);
@@ -633,12 +633,36 @@ fn check_file(input: &Input, how: &How, sites: &mut Sites, notes: &mut Vec<Strin
 /// The bytes of the regular file at `path` (shown as `shown`); errors are one-line messages
 /// naming the file. A named pipe or device named on the command line would block or never
 /// end: it is refused as not a regular file.
-pub(super) fn read_regular(path: &Path, shown: &str) -> Result<Vec<u8>, String> {
+///
+/// A file found by walking a folder (`walked`) was no symbolic link then (links are not
+/// followed by the walk): on Linux it is opened without following one, so a file swapped for
+/// a link during the run is not read through it.
+pub(super) fn read_regular(path: &Path, shown: &str, walked: bool) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{shown}: not a regular file"));
     }
-    std::fs::read(path).map_err(|e| format!("{shown}: {e}"))
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true);
+    #[cfg(target_os = "linux")]
+    if walked {
+        use std::os::unix::fs::OpenOptionsExt;
+        open.custom_flags(libc::O_NOFOLLOW);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = walked;
+    let mut file = open.open(path).map_err(|e| {
+        #[cfg(target_os = "linux")]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return format!(
+                "{shown}: is a symbolic link now (it was not when the folder was walked); not read"
+            );
+        }
+        format!("{shown}: {e}")
+    })?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| format!("{shown}: {e}"))?;
+    Ok(bytes)
 }
 
 /// The text `check` reads from the bytes of `shown` ([`decode`]): `None` for a binary file,
@@ -851,7 +875,7 @@ fn by_byte_order_mark(b: &[u8]) -> Option<Decoded> {
 /// ASCII; decoded like a marked file. `None` for anything else (a binary file).
 fn utf16_without_mark(bytes: &[u8]) -> Option<Decoded> {
     let head = &bytes[..bytes.len().min(crate::analysis::BINARY_SNIFF) & !1];
-    if head.len() < 4 || bytes.len() % 2 != 0 {
+    if head.len() < 4 || !bytes.len().is_multiple_of(2) {
         return None;
     }
     let units = head.len() / 2;

@@ -176,7 +176,7 @@ fn check_file(
     notes: &mut Vec<String>,
 ) -> FileChanges {
     let shown = display_path(&input.path);
-    let bytes = read_regular(&input.path, &shown)?;
+    let bytes = read_regular(&input.path, &shown, input.root.is_some())?;
     let Some(text) = text_noting(&shown, &bytes, notes) else {
         return Ok(None);
     };
