@@ -8,7 +8,7 @@
 //! permissions, and is renamed over it. A file whose bytes, length, modification time or inode
 //! differ from what was read at the start is left alone ([`write_if_unchanged`]).
 
-use super::place::{Place, PlaceError, Temp};
+use super::place::{file_id, Place, PlaceError, Temp};
 use crate::analysis::{analyze, Knowledge};
 use crate::extract::HostKind;
 use crate::finding::Finding;
@@ -180,20 +180,6 @@ impl ReadAt {
             && meta.modified().ok() == self.modified
             && (self.id.is_none() || file_id(meta) == self.id)
             && bytes == self.bytes.as_slice()
-    }
-}
-
-/// `(device, inode)` of a file on Unix.
-pub(super) fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
     }
 }
 

@@ -201,7 +201,7 @@ impl Place {
         #[cfg(not(target_os = "linux"))]
         {
             let meta = std::fs::symlink_metadata(self.path_of(name))?;
-            Ok(super::fix::file_id(&meta))
+            Ok(file_id(&meta))
         }
     }
 
@@ -336,6 +336,20 @@ impl Place {
             return Err(PlaceError::Link(self.path()));
         }
         Ok(())
+    }
+}
+
+/// `(device, inode)` of a file on Unix; `None` elsewhere.
+pub fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
     }
 }
 
