@@ -373,9 +373,9 @@ fn describe_counts(index: &FilterIndex) -> String {
          parameters:                {}\n\
          parameters with choices:   {}\n\
          choice sets:               {}\n",
-        index.netbox_version,
+        super::output::escape::text(&index.netbox_version),
         index.format,
-        index.source_sha256,
+        super::output::escape::text(&index.source_sha256),
         index.endpoints.len(),
         index.object_types.len(),
         index.parameter_count(),
