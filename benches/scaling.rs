@@ -85,7 +85,7 @@ fn main() {
                 _ => "-".into(),
             };
             table.push(format!(
-                "| {} ({}) | {label} | {} | {} | {} | {} | {} | {exponent} |",
+                "| {} ({}) | {label} | {} | {} | {} | {} | {} / {} | {exponent} |",
                 s.name,
                 s.unit,
                 cpu.iter()
@@ -95,11 +95,8 @@ fn main() {
                 fmt(cpu[0].1.cpu, limit),
                 fmt(cpu[1].1.cpu, limit),
                 fmt(cpu[2].1.cpu, limit),
-                format!(
-                    "{} / {}",
-                    ratio(cpu[0].1.cpu, cpu[1].1.cpu),
-                    ratio(cpu[1].1.cpu, cpu[2].1.cpu)
-                ),
+                ratio(cpu[0].1.cpu, cpu[1].1.cpu),
+                ratio(cpu[1].1.cpu, cpu[2].1.cpu),
             ));
         }
     }
