@@ -126,6 +126,31 @@ fn file_names_are_escaped_in_every_output() {
             "forge%0Ax.md:9:9:%20error%5Bforged%5D%20nothing.md",
         ]
     );
+
+    // GitHub annotations: one workflow command per finding, none raw (a newline in a name
+    // would end the command and start a forged one; an ESC would reach the log).
+    let github = run_in(dir.path(), &["check", "--format", "github", "."]);
+    assert!(no_raw_controls(&github.stdout), "{:?}", github.stdout);
+    let commands: Vec<&str> = github.stdout.lines().collect();
+    assert_eq!(commands.len(), names.len(), "{commands:#?}");
+    assert!(
+        commands.iter().all(|l| l.starts_with("::error file=")),
+        "{commands:#?}"
+    );
+    assert!(github
+        .stdout
+        .contains("file=forge%0Ax.md%3A9%3A9%3A error[forged] nothing.md,line=1,"));
+
+    // GitLab's report is JSON: the names exactly, as in `--format json`.
+    let gitlab = run_in(dir.path(), &["check", "--format", "gitlab", "."]);
+    let issues: Vec<Value> = serde_json::from_str(&gitlab.stdout).unwrap();
+    let mut paths: Vec<&str> = issues
+        .iter()
+        .map(|i| i["location"]["path"].as_str().unwrap())
+        .collect();
+    paths.sort();
+    assert_eq!(paths.len(), names.len());
+    assert!(paths.contains(&"forge\nx.md:9:9: error[forged] nothing.md"));
 }
 
 /// `--diff` of a file whose name holds a newline: the header quotes it as git does, so it

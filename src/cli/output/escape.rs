@@ -14,7 +14,7 @@
 //!   a backslash in a Unix name is a character of it, `%5C`, not a separator).
 //! - [`github_data`] and [`github_property`]: a GitHub Actions workflow command's message and
 //!   its `file=`/`title=` properties (the runner's own escapes: `%25`, `%0D`, `%0A`, and `%3A`,
-//!   `%2C` in properties), after [`text`] so that no control character reaches the log.
+//!   `%2C` in properties), and every other control character shown as [`text`] shows it.
 //! - [`diff_path`]: a path in a unified diff's header, quoted as git quotes it.
 //! - GitLab's Code Quality report is JSON: its strings go through [`json`] (serde_json does it
 //!   when the report is a `serde_json::Value`).
@@ -150,13 +150,22 @@ pub fn diff_path(path: &str) -> String {
     out
 }
 
-/// A GitHub Actions workflow command's message (`::error file=…::<message>`): [`text`], then
-/// the runner's escapes (`%` → `%25`, and CR/LF, which [`text`] has already made visible).
+/// A GitHub Actions workflow command's message (`::error file=…::<message>`): the runner's
+/// escapes (`%` → `%25`, CR → `%0D`, LF → `%0A`, which the annotation shows as a line break
+/// and cannot end the command), and every other character [`text`] escapes shown as it does.
 pub fn github_data(s: &str) -> String {
-    text(s)
-        .replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut buf = [0u8; 4];
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if is_unsafe_in_text(c) => push_text(&mut out, c.encode_utf8(&mut buf)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A GitHub Actions workflow command's property value (`file=`, `title=`): as
@@ -228,7 +237,7 @@ mod tests {
     fn github_commands_cannot_be_forged() {
         let m = github_data("50% done\n::error file=x::forged");
         assert!(!m.contains('\n'), "{m}");
-        assert_eq!(m, "50%25 done\\n::error file=x::forged");
+        assert_eq!(m, "50%25 done%0A::error file=x::forged");
         assert_eq!(github_property("a:b,c\u{1b}"), "a%3Ab%2Cc\\u{1b}");
     }
 }
