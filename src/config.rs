@@ -115,9 +115,38 @@ pub struct Parsed {
     pub settings: Settings,
     /// Remarks on values that were still used or are harmless: unknown keys, severity codes no
     /// check reports (with the closest known code), a single string given for `exclude`.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Problem>,
     /// Values that were wrong and dropped, one message each naming the key and what was found.
-    pub errors: Vec<String>,
+    pub errors: Vec<Problem>,
+}
+
+/// One problem of a settings layer: the message, and the top-level setting it is about (so
+/// the editor can show one message per setting, however many values of it are wrong). Reads as
+/// its message (`Deref<Target = str>`, `Display`, `Borrow<str>` for `join`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The top-level key as written (`severity`, `exclude`, an unknown key).
+    pub setting: String,
+    pub message: String,
+}
+
+impl std::ops::Deref for Problem {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::borrow::Borrow<str> for Problem {
+    fn borrow(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 const KEYS: &[&str] = &[
@@ -172,14 +201,19 @@ impl Settings {
             serde_json::Value::Object(o) => o,
             other => return Err(format!("settings must be a table/object, found {other}")),
         };
-        let Parsed {
-            settings: s,
-            warnings,
-            errors,
-        } = &mut parsed;
+        let s = &mut parsed.settings;
+        let (mut warnings, mut errors) = (Vec::new(), Vec::new());
+        let (warnings, errors) = (&mut warnings, &mut errors);
         let mut selection = select::Selection::default();
-        for (key, v) in obj {
-            let key = canonical_key(key);
+        for (written, v) in obj {
+            let key = canonical_key(written);
+            // Each key's messages are tagged with it once parsed (below).
+            let tag = |list: &mut Vec<String>, into: &mut Vec<Problem>| {
+                into.extend(list.drain(..).map(|message| Problem {
+                    setting: written.clone(),
+                    message,
+                }));
+            };
             match key {
                 "select" => selection.select = Some(selector_list(key, v, warnings, errors)),
                 "extend_select" => selection.extend_select = selector_list(key, v, warnings, errors),
@@ -202,6 +236,8 @@ impl Settings {
                 "tools" => s.tools = tool_table(v, warnings, errors),
                 _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
+            tag(errors, &mut parsed.errors);
+            tag(warnings, &mut parsed.warnings);
         }
         if !selection.is_empty() {
             s.selection.push(selection);
@@ -284,10 +320,7 @@ impl Settings {
         }
         let mut builder = globset::GlobSetBuilder::new();
         for g in &self.exclude {
-            if let Ok(glob) = globset::GlobBuilder::new(g)
-                .literal_separator(false)
-                .build()
-            {
+            if let Ok(glob) = exclude_glob(g) {
                 builder.add(glob);
             }
         }
@@ -448,10 +481,31 @@ fn glob_list(
         .collect()
 }
 
-/// Compiles one `exclude` glob the way it is matched (`*` crosses `/`, as in `check`).
+/// Compiles one `exclude` glob the way it is matched (`*` crosses `/`, as in `check`), after
+/// [`exclude_pattern`].
 fn glob(g: &str) -> Result<globset::Glob, globset::Error> {
-    globset::GlobBuilder::new(g)
+    exclude_glob(g)
+}
+
+/// An `exclude` glob as it is matched against `/`-separated relative paths: a backslash is a
+/// folder separator (as Windows users write globs; on Unix globset would read it as an escape
+/// and `docs\old\*` would silently match nothing: use `[*]` for a literal `*`), and a
+/// leading `./` is dropped (paths are matched relative to the folder, without it).
+pub fn exclude_pattern(g: &str) -> String {
+    let g = g.replace('\\', "/");
+    let mut g = g.as_str();
+    while let Some(rest) = g.strip_prefix("./") {
+        g = rest;
+    }
+    g.to_string()
+}
+
+/// Compiles an `exclude` glob of `check --exclude` or a settings file ([`exclude_pattern`];
+/// `*` crosses `/`).
+pub fn exclude_glob(g: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(&exclude_pattern(g))
         .literal_separator(false)
+        .backslash_escape(false)
         .build()
 }
 

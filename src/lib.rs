@@ -19,6 +19,7 @@ pub mod fix;
 pub mod graphql;
 pub mod index;
 pub mod instance;
+pub mod leftovers;
 pub mod lines;
 pub mod live;
 pub mod rest;

@@ -591,3 +591,99 @@ fn an_interrupted_fix_leaves_no_temporary_file() {
         );
     }
 }
+
+/// Issue 34: `check --fix` on a folder never writes outside it, with a local writer swapping
+/// a walked folder for a symbolic link to another folder (and back) all through the run. 200
+/// rounds; the file outside must keep its text in every one (main before: 19 of 200 rounds
+/// wrote through the link). The rounds where the file inside was fixed, and where the swap
+/// made the fix refused, are printed; `NETBOX_LSP_RACE_BIN` runs another build.
+#[cfg(unix)]
+#[test]
+fn fix_never_writes_through_a_folder_swapped_for_a_link() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    const ROUNDS: usize = 200;
+    let bin = race_bin();
+    let dir = tempfile::tempdir().unwrap();
+    let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+    let body: String = (0..40)
+        .map(|i| format!("Step {i}: call `/api/dcim/devices/?device_role_id={i}` then read it.\n"))
+        .collect();
+    let (mut wrote_outside, mut fixed, mut refused) = (Vec::new(), 0, 0);
+    for round in 0..ROUNDS {
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&outside);
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("sub/skill.md"), &body).unwrap();
+        std::fs::write(outside.join("skill.md"), &body).unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let (root, outside, done) = (root.clone(), outside.clone(), done.clone());
+            std::thread::spawn(move || {
+                let (sub, away) = (root.join("sub"), root.join("away"));
+                let mut swaps = 0;
+                while !done.load(Ordering::Relaxed) {
+                    std::fs::rename(&sub, &away).unwrap();
+                    std::os::unix::fs::symlink(&outside, &sub).unwrap();
+                    std::thread::sleep(std::time::Duration::from_micros(50 + (swaps % 7) * 30));
+                    std::fs::remove_file(&sub).unwrap();
+                    std::fs::rename(&away, &sub).unwrap();
+                    std::thread::sleep(std::time::Duration::from_micros(40 + (swaps % 5) * 20));
+                    swaps += 1;
+                }
+            })
+        };
+        let out = Command::new(&bin)
+            .args(["check", "--fix"])
+            .arg(&root)
+            .output()
+            .unwrap();
+        done.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if std::fs::read_to_string(outside.join("skill.md")).unwrap() != body
+            || std::fs::read_dir(&outside).unwrap().count() != 1
+        {
+            wrote_outside.push(round);
+        }
+        if std::fs::read_to_string(root.join("sub/skill.md")).unwrap() != body {
+            fixed += 1;
+        } else if stderr.contains("not fixed") {
+            refused += 1;
+        }
+    }
+    eprintln!(
+        "swap race: {ROUNDS} rounds, {fixed} fixed inside, {refused} refused, {} wrote outside {wrote_outside:?}",
+        wrote_outside.len()
+    );
+    assert!(
+        wrote_outside.is_empty(),
+        "rounds that wrote outside: {wrote_outside:?}"
+    );
+}
+
+/// Issue 34: a fixed file keeps its extended attributes (a `user.*` attribute here; ACLs and
+/// SELinux labels are attributes too) and its mode. Says so when the file system has none.
+#[cfg(target_os = "linux")]
+#[test]
+fn fix_keeps_extended_attributes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("skill.md");
+    std::fs::write(&p, "Call `/api/dcim/devices/?device_role_id=1`.\n").unwrap();
+    let f = std::fs::File::open(&p).unwrap();
+    if let Err(e) =
+        rustix::fs::fsetxattr(&f, "user.origin", b"kept", rustix::fs::XattrFlags::empty())
+    {
+        eprintln!("SKIPPED: fix_keeps_extended_attributes: no user.* attributes here ({e})");
+        return;
+    }
+    drop(f);
+    let r = run_in(dir.path(), &["check", "--fix", "skill.md"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(&p).unwrap().contains("?role_id=1"));
+    let f = std::fs::File::open(&p).unwrap();
+    let mut buf = [0u8; 16];
+    let n = rustix::fs::fgetxattr(&f, "user.origin", &mut buf[..]).expect("the attribute is kept");
+    assert_eq!(&buf[..n], b"kept");
+}

@@ -154,6 +154,20 @@ async fn user_instance_knowledge_in_the_editor() {
         .map(|s| s.path.clone())
         .collect();
     assert_eq!(after, ["/api/status/"]);
+    // A build killed between writing the cache and renaming it left its temporary file
+    // (issue 34): the next build removes it.
+    let left = dir.join(".netbox-lsp-k1LLed");
+    std::fs::write(&left, "half an index").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&left)
+        .unwrap()
+        .set_modified(
+            std::time::SystemTime::now()
+                - netbox_lsp::leftovers::STALE
+                - std::time::Duration::from_secs(1),
+        )
+        .unwrap();
     c.call(
         "workspace/executeCommand",
         json!({"command": "netbox-lsp.rebuildIndex", "arguments": []}),
@@ -163,4 +177,5 @@ async fn user_instance_knowledge_in_the_editor() {
     assert!(server.seen()[before..]
         .iter()
         .any(|s| s.path.starts_with("/api/schema/")));
+    assert!(!left.exists(), "the killed build's temporary file is left");
 }

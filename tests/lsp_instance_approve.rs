@@ -1,7 +1,8 @@
 //! A workspace `netbox-lsp.toml` naming a NetBox URL the user's settings do not name (issue 10
 //! §4), against the loopback replay of a customised NetBox 4.6.8 (`tests/instance_replay`): with
 //! a token source in the user's settings the server asks once (`window/showMessageRequest`);
-//! "Not now" or no answer sends nothing anywhere; "Allow <url>" builds the knowledge with the
+//! "Not now" or no answer sends nothing anywhere; "Allow <url>" (with "(plain http)" for an
+//! http URL, whose token would cross the network unencrypted) builds the knowledge with the
 //! user's token and remembers the URL in `$XDG_CONFIG_HOME/netbox-lsp/approved-instances`, so
 //! the next start uses it without asking.
 //!
@@ -65,9 +66,18 @@ async fn workspace_instance_is_used_only_once_allowed() {
             p["message"].as_str().unwrap().contains(&refused.url()),
             "{p}"
         );
+        // The test servers are plain http: the prompt and its button say so (issue 34).
+        assert!(refused.url().starts_with("http://"));
+        assert!(
+            p["message"]
+                .as_str()
+                .unwrap()
+                .contains("The URL is plain http: the token would be sent unencrypted."),
+            "{p}"
+        );
         assert_eq!(
             p["actions"],
-            json!([{"title": format!("Allow {}", refused.url())}, {"title": "Not now"}])
+            json!([{"title": format!("Allow {} (plain http)", refused.url())}, {"title": "Not now"}])
         );
         assert!(!p.to_string().contains(V1), "{p}");
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -82,7 +92,7 @@ async fn workspace_instance_is_used_only_once_allowed() {
     let mut c = start(
         user.clone(),
         folders.clone(),
-        Some(format!("Allow {}", allowed.url())),
+        Some(format!("Allow {} (plain http)", allowed.url())),
     )
     .await;
     c.notification("window/showMessage", |p| {

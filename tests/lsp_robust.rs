@@ -546,3 +546,61 @@ async fn whole_document_code_action_on_thousands_of_findings() {
         );
     }
 }
+
+/// Issue 34: a cloned `netbox-lsp.toml` with 15,000 bad severity levels and 2,000 invalid
+/// exclude globs (and one unknown key) gave 15,000 popups. Now one message per setting and
+/// kind, with the count and the first values; the server keeps working.
+#[tokio::test]
+async fn a_settings_file_full_of_bad_values_gives_one_message_per_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let mut toml = String::from("colour = \"blue\"\nexclude = [");
+    toml.push_str(
+        &(0..2000)
+            .map(|i| format!("\"[{i}\""))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    toml.push_str("]\n[severity]\n");
+    for i in 0..15000 {
+        toml.push_str(&format!("unknown-filter-{i} = \"loud\"\n"));
+    }
+    std::fs::write(ws.join("netbox-lsp.toml"), toml).unwrap();
+    let mut c = TestClient::in_process();
+    c.initialize(
+        json!({}),
+        default_capabilities(),
+        json!([{"uri": file_uri(&ws), "name": "ws"}]),
+    )
+    .await;
+    let uri = file_uri(&ws.join("t.py"));
+    c.open(
+        &uri,
+        "python",
+        1,
+        "netbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 3})\n",
+    )
+    .await;
+    let diags = c.diagnostics(&uri, 1).await;
+    assert!(!diags.is_empty());
+    // Whatever came by now, and a little later.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    c.open(&file_uri(&ws.join("u.py")), "python", 1, "x = 1\n")
+        .await;
+    let _ = c.diagnostics(&file_uri(&ws.join("u.py")), 1).await;
+    let popups: Vec<String> = c
+        .take_all("window/showMessage")
+        .iter()
+        .map(|m| m["params"]["message"].to_string())
+        .collect();
+    assert!(popups.len() <= 4, "{} popups: {popups:#?}", popups.len());
+    let all = popups.join("\n");
+    assert!(
+        all.contains("`severity`: 15000 values were ignored"),
+        "{all}"
+    );
+    assert!(all.contains("`exclude`: 2000 values were ignored"), "{all}");
+    assert!(all.contains("and 14997 more"), "{all}");
+    assert!(all.contains("unknown key `colour`"), "{all}");
+}

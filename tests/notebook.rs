@@ -209,3 +209,103 @@ fn cells_with_unicode_escapes_are_read_and_fixed_as_json() {
         "{again:?}"
     );
 }
+
+/// Issue 34: a notebook is either checked as far as it can be or reported `not-checked` with
+/// the reason, never a silent nothing. From the real fixture: Python's bare `NaN`, `Infinity`
+/// and `-Infinity` in an output (as `json` and nbformat write them) read as numbers, so the
+/// same findings come at the same places; a merge conflict, a notebook cut short, nbformat 3
+/// and a cell with a lone surrogate each give one `not-checked` error naming the cause; the
+/// notebook as it is (the quiet twin) gives none.
+#[test]
+fn notebooks_that_cannot_be_read_whole_say_so() {
+    let text = notebook();
+    let plain = summary(&text, &findings(&text));
+    assert!(plain.iter().all(|(code, ..)| code != "not-checked"));
+    assert!(plain.len() >= 3, "{plain:?}");
+    let with_output = |value: &str| {
+        text.replacen(
+            "\"outputs\": [],",
+            &format!("\"outputs\": [{{\"data\": {{\"v\": {value}, \"w\": [NaN, Infinity]}}, \"output_type\": \"execute_result\"}}],"),
+            1,
+        )
+    };
+    for value in ["NaN", "Infinity", "-Infinity"] {
+        let t = with_output(value);
+        assert_ne!(t, text);
+        // Same findings: every range after the output shifted by the same length.
+        let got: Vec<(String, String)> = summary(&t, &findings(&t))
+            .into_iter()
+            .map(|(c, _, s)| (c, s))
+            .collect();
+        let want: Vec<(String, String)> = plain
+            .iter()
+            .map(|(c, _, s)| (c.clone(), s.clone()))
+            .collect();
+        assert_eq!(got, want, "{value}");
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let conflict = [
+        &lines[..11],
+        &["<<<<<<< HEAD"],
+        &lines[11..20],
+        &["======="],
+        &lines[11..20],
+        &[">>>>>>> theirs"],
+        &lines[20..],
+    ]
+    .concat()
+    .join("\n");
+    let cut = text[..text.len() / 2].to_string();
+    let v3 = text
+        .replacen("\"cells\": [", "\"worksheets\": [{\"cells\": [", 1)
+        .replacen("\n ],\n \"metadata\"", "\n ]}],\n \"metadata\"", 1);
+    assert!(serde_json::from_str::<serde_json::Value>(&v3).is_ok());
+    let surrogate = text.replacen("# Leaf switches", "# Leaf \\ud800 switches", 1);
+    for (name, t, reason) in [
+        (
+            "conflict",
+            conflict.as_str(),
+            "a merge conflict marker on line 12",
+        ),
+        ("cut short", cut.as_str(), "cut short"),
+        ("nbformat 3", v3.as_str(), "nbformat 3"),
+        ("lone surrogate", surrogate.as_str(), "lone surrogate"),
+    ] {
+        let fs = findings(t);
+        let not_checked: Vec<&Finding> = fs.iter().filter(|f| f.code == "not-checked").collect();
+        assert_eq!(not_checked.len(), 1, "{name}: {fs:?}");
+        assert!(
+            not_checked[0].message.contains(reason),
+            "{name}: {}",
+            not_checked[0].message
+        );
+        assert_eq!(
+            not_checked[0].severity,
+            netbox_lsp::finding::Severity::Error,
+            "{name}"
+        );
+    }
+    // The other cells of a notebook with one unreadable cell are still checked.
+    let fs = findings(&surrogate);
+    assert!(fs.iter().filter(|f| f.code != "not-checked").count() >= plain.len() - 1);
+}
+
+/// The CLI on such a notebook: exit 1 with the reason on the finding line, never a silent 0.
+#[test]
+fn check_fails_on_a_notebook_it_could_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cut.ipynb");
+    let text = notebook();
+    std::fs::write(&p, &text[..text.len() / 2]).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+        .args(["check"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("error[not-checked] Not checked: this notebook is not valid JSON"),
+        "{stdout}"
+    );
+}

@@ -300,3 +300,87 @@ fn special_files_as_settings_are_refused_by_check() {
         assert!(stderr.contains(why), "{toml}: {stderr}");
     }
 }
+
+/// Issue 34: a file that cannot be read whole is checked as far as it can be, or reported
+/// `not-checked` with the reason and a non-zero exit; never a silent zero. From real example
+/// files of each host (JSON tool calls, Python, a skill file, a notebook): a UTF-8 byte-order
+/// mark, merge-conflict markers around the middle, the file cut at two thirds, and a Latin-1
+/// byte inside (mixed encodings). Each variant either has calls found (the summary's count) or
+/// a `not-checked` error (exit 1).
+#[test]
+fn damaged_files_are_checked_as_far_as_they_can_be_or_said_unchecked() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for example in [
+        "examples/tool-calls/calls.json",
+        "examples/python/audit_devices.py",
+        "examples/notebooks/leaf-switches.ipynb",
+        "tests/fixtures/notebook/leaf-switches.ipynb",
+        "examples/ansible/playbook.yml",
+        "examples/skills/netbox-inventory/SKILL.md",
+    ] {
+        let bytes = std::fs::read(root.join(example)).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let name = std::path::Path::new(example)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let mid = lines.len() / 2;
+        let conflict = [
+            &lines[..mid],
+            &["<<<<<<< HEAD"],
+            &lines[mid..mid + 2],
+            &["======="],
+            &lines[mid..mid + 2],
+            &[">>>>>>> theirs"],
+            &lines[mid + 2..],
+        ]
+        .concat()
+        .join("\n");
+        let mut at = text.len() * 2 / 3;
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let cut = text[..at].to_string();
+        let mut latin1 = bytes.clone();
+        latin1.splice(bytes.len() / 3..bytes.len() / 3, [b'\xe9']);
+        let variants: [(&str, Vec<u8>); 4] = [
+            ("bom", [&b"\xef\xbb\xbf"[..], &bytes].concat()),
+            ("conflict", conflict.into_bytes()),
+            ("cut", cut.into_bytes()),
+            ("latin1", latin1),
+        ];
+        for (how, content) in variants {
+            let p = dir.path().join(format!("{how}-{name}"));
+            std::fs::write(&p, content).unwrap();
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+                .args(["check"])
+                .arg(&p)
+                .output()
+                .unwrap();
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            let calls: usize = stderr
+                .split(" NetBox REST call")
+                .next()
+                .and_then(|s| s.rsplit('(').next())
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0);
+            let unchecked = stdout.contains("error[not-checked]");
+            assert!(
+                calls > 0 || unchecked,
+                "{how} {example}: a silent zero\n{stdout}\n{stderr}"
+            );
+            if unchecked {
+                assert_eq!(out.status.code(), Some(1), "{how} {example}");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 24);
+}

@@ -569,8 +569,8 @@ fn unit_not_checked(n: &extract::NotChecked) -> Finding {
         "not-checked",
         crate::finding::Severity::Error,
         format!(
-            "Not checked: this code {}, so its NetBox calls were not read. Flatten the nesting to have it checked.",
-            n.reason
+            "Not checked: {}, so its NetBox calls were not read. {}",
+            n.reason, n.advice
         ),
     )
 }

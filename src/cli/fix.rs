@@ -8,6 +8,7 @@
 //! permissions, and is renamed over it. A file whose bytes, length, modification time or inode
 //! differ from what was read at the start is left alone ([`write_if_unchanged`]).
 
+use super::place::{file_id, Place, PlaceError, Temp};
 use crate::analysis::{analyze, Knowledge};
 use crate::extract::HostKind;
 use crate::finding::Finding;
@@ -103,6 +104,10 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
     } else {
         (format!("a/{path}"), format!("b/{path}"))
     };
+    let (a, b) = (
+        super::output::escape::diff_path(&a),
+        super::output::escape::diff_path(&b),
+    );
     let diff = similar::TextDiff::from_lines(old, new);
     let mut out = format!("--- {a}\n+++ {b}\n");
     for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
@@ -149,7 +154,20 @@ impl ReadAt {
     /// same file). The caller checks first that `path` is a regular file: opening a FIFO would
     /// block.
     pub fn read(path: &Path) -> std::io::Result<ReadAt> {
-        let mut file = std::fs::File::open(path)?;
+        ReadAt::from_file(std::fs::File::open(path)?)
+    }
+
+    /// Reads the file of `place` (a symbolic link in its place is refused; a FIFO never
+    /// blocks the open and is refused as not a regular file).
+    pub fn read_in(place: &Place) -> Result<ReadAt, WriteError> {
+        let file = place.open(false).map_err(WriteError::from)?;
+        if !file.metadata().map_err(WriteError::Io)?.is_file() {
+            return Err(WriteError::Io(std::io::Error::other("not a regular file")));
+        }
+        ReadAt::from_file(file).map_err(WriteError::Io)
+    }
+
+    fn from_file(mut file: std::fs::File) -> std::io::Result<ReadAt> {
         let meta = file.metadata()?;
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
         file.read_to_end(&mut bytes)?;
@@ -171,20 +189,6 @@ impl ReadAt {
     }
 }
 
-/// `(device, inode)` of a file on Unix.
-fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
-}
-
 /// The whole content of an open file, read from its start.
 fn content(mut file: &std::fs::File) -> std::io::Result<Vec<u8>> {
     file.seek(SeekFrom::Start(0))?;
@@ -203,15 +207,32 @@ pub enum WriteError {
     HardLinks(u64),
     /// The file belongs to another user or group that the new file cannot be given.
     Owner,
+    /// An extended attribute of the file (its name: an ACL, an SELinux label, a capability)
+    /// that the new file cannot be given.
+    Attribute(String),
     /// Another program holds the file open for writing (Linux, where the lease of
     /// [`super::lease`] tells): it may write at any moment, so it is left alone.
     OpenForWriting,
+    /// The file or a folder on its path became a symbolic link, or a folder was moved, during
+    /// the run: writing would leave the named paths.
+    Outside(PlaceError),
+    /// The run was interrupted before this file was written.
+    Interrupted,
     /// Reading, writing or renaming failed (the file is as it was).
     Io(std::io::Error),
     /// An edit landed in the file during the rename itself and was put back, but the file was
     /// written again before that finished: the path holds the text of that last write; the
     /// edit that landed during the rename is in `kept`.
     WrittenTwice { kept: std::path::PathBuf },
+}
+
+impl From<PlaceError> for WriteError {
+    fn from(e: PlaceError) -> Self {
+        match e {
+            PlaceError::Io(e) => WriteError::Io(e),
+            e => WriteError::Outside(e),
+        }
+    }
 }
 
 impl std::fmt::Display for WriteError {
@@ -226,10 +247,16 @@ impl std::fmt::Display for WriteError {
                 f,
                 "belongs to another user or group; not fixed (the fixed file could not keep its owner)"
             ),
+            WriteError::Attribute(name) => write!(
+                f,
+                "has the extended attribute {name:?}, which the fixed file could not be given; not fixed: fix it with --diff and patch"
+            ),
             WriteError::OpenForWriting => write!(
                 f,
                 "is open for writing in another program; not fixed (close it there and run again)"
             ),
+            WriteError::Outside(e) => write!(f, "{e}"),
+            WriteError::Interrupted => write!(f, "not fixed: the run was interrupted"),
             WriteError::Io(e) => write!(f, "not fixed: {e}"),
             WriteError::WrittenTwice { kept } => write!(
                 f,
@@ -240,48 +267,59 @@ impl std::fmt::Display for WriteError {
     }
 }
 
-/// A temporary file beside `target` holding `bytes`, synced, with the mode and owner of
-/// `meta` (the file it replaces).
-fn temp_like(
-    dir: &Path,
+/// A temporary file in `place`'s folder holding `bytes`, synced, with the owner, mode and
+/// extended attributes of `held` (the file it replaces, whose metadata is `meta`).
+fn temp_like<'p>(
+    place: &'p Place,
     bytes: &[u8],
     meta: &std::fs::Metadata,
-) -> Result<tempfile::NamedTempFile, WriteError> {
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(WriteError::Io)?;
-    tmp.write_all(bytes).map_err(WriteError::Io)?;
-    tmp.as_file().sync_all().map_err(WriteError::Io)?;
+    held: &std::fs::File,
+) -> Result<Temp<'p>, WriteError> {
+    let mut tmp = place.temp(TEMP_PREFIX).map_err(WriteError::Io)?;
+    tmp.file.write_all(bytes).map_err(WriteError::Io)?;
+    tmp.file.sync_all().map_err(WriteError::Io)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let mine = tmp.as_file().metadata().map_err(WriteError::Io)?;
+        let mine = tmp.file.metadata().map_err(WriteError::Io)?;
         if (mine.uid(), mine.gid()) != (meta.uid(), meta.gid())
-            && std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid())).is_err()
+            && std::os::unix::fs::fchown(&tmp.file, Some(meta.uid()), Some(meta.gid())).is_err()
         {
             return Err(WriteError::Owner);
         }
     }
-    tmp.as_file()
+    tmp.file
         .set_permissions(meta.permissions())
         .map_err(WriteError::Io)?;
+    #[cfg(target_os = "linux")]
+    super::xattr::copy(held, &tmp.file).map_err(WriteError::Attribute)?;
+    #[cfg(not(target_os = "linux"))]
+    let _ = held;
     Ok(tmp)
 }
 
 /// Name prefix of the temporary files `--fix` writes beside the files it fixes.
 pub const TEMP_PREFIX: &str = ".netbox-lsp-fix-";
 
-/// Replaces the file at `path` with `new` when it still holds what `read` saw: the text goes to
-/// a temporary file in the same folder (of the symlink's target, so a link stays a link), which
-/// gets the old file's permissions and owner and takes the old file's name in one step, so a
-/// reader sees the old file or the new one, never a part. A file with other hard links, or
-/// whose owner the new file cannot take, is left alone.
+/// Replaces the file at `path` (a named file: a symbolic link is followed once) with `new`
+/// when it still holds what `read` saw; see [`write_in`].
+pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), WriteError> {
+    let place = Place::of(path, None)?;
+    write_with(&place, read, new, &mut |_| {})
+}
+
+/// Replaces the file of `place` with `new` when it still holds what `read` saw: the text goes
+/// to a temporary file in the same folder (the held folder of [`Place`]: nothing is written
+/// outside the named paths), which gets the old file's owner, permissions and extended
+/// attributes (ACLs, SELinux label) and takes the old file's name in one step, so a reader
+/// sees the old file or the new one, never a part. A file with other hard links, or whose
+/// owner or attributes the new file cannot take, is left alone.
 ///
 /// An edit made during the run is never overwritten: the file is held open from the first
-/// check on; just before the replacement its path must still name that file (an editor that
-/// saves by renaming gives a new inode) and its length, modification time and bytes must be
-/// those read; else [`WriteError::ChangedOnDisk`].
+/// check on; just before the replacement its name must still name that file (an editor that
+/// saves by renaming gives a new inode), its length, modification time and bytes must be
+/// those read, and the folders from the named folder must still lead to the held folder;
+/// else [`WriteError::ChangedOnDisk`] or [`WriteError::Outside`].
 ///
 /// On Linux ([`super::lease`]) a read lease on the held file makes any program that opens it
 /// for writing from then on wait, and marks the lease; the fixed file and the old one swap
@@ -294,25 +332,23 @@ pub const TEMP_PREFIX: &str = ".netbox-lsp-fix-";
 /// handle opened before the rename and written after that last look is then lost
 /// (docs/output-formats.md). On Windows, which will not replace an open file, the held file is
 /// let go just before the rename, so there is no look after it.
-pub fn write_if_unchanged(path: &Path, read: &ReadAt, new: &str) -> Result<(), WriteError> {
-    write_with(path, read, new, &mut |_| {})
+pub fn write_in(place: &Place, read: &ReadAt, new: &str) -> Result<(), WriteError> {
+    write_with(place, read, new, &mut |_| {})
 }
 
 /// What a test runs between the last look and the replacement: its argument tells whether the
 /// lease is broken (`None`: no lease).
 type BeforeSwap<'a> = &'a mut dyn FnMut(&dyn Fn() -> Option<bool>);
 
-/// [`write_if_unchanged`], calling `before_swap` between the last look and the replacement
-/// (tests put a concurrent writer there). Its argument tells whether the lease is broken
-/// (`None`: no lease).
+/// [`write_in`], calling `before_swap` between the last look and the replacement (tests put a
+/// concurrent writer there). Its argument tells whether the lease is broken (`None`: no lease).
 fn write_with(
-    path: &Path,
+    place: &Place,
     read: &ReadAt,
     new: &str,
     before_swap: BeforeSwap<'_>,
 ) -> Result<(), WriteError> {
-    let target = std::fs::canonicalize(path).map_err(WriteError::Io)?;
-    let held = std::fs::File::open(&target).map_err(WriteError::Io)?;
+    let held = place.open(false)?;
     let meta = held.metadata().map_err(WriteError::Io)?;
     if !read.same(&meta, &content(&held).map_err(WriteError::Io)?) {
         return Err(WriteError::ChangedOnDisk);
@@ -327,26 +363,25 @@ fn write_with(
     // The rename below needs only a writable folder: a file the user may not write (read-only
     // for them) would be replaced all the same. Opening it for writing (nothing is written)
     // asks the file's own permissions first. (Before the lease: this open would break it.)
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&target)
-        .map_err(WriteError::Io)?;
+    drop(place.open(true)?);
     #[cfg(target_os = "linux")]
     let lease = match super::lease::take(&held) {
         super::lease::Take::Held(l) => Some(l),
         super::lease::Take::Busy => return Err(WriteError::OpenForWriting),
         super::lease::Take::Unsupported => None,
     };
-    let dir = target.parent().unwrap_or(Path::new("."));
     // From here on a temporary file exists: an interrupt waits until it is renamed or removed.
-    let _writing = super::interrupt::writing();
-    let tmp = temp_like(dir, new.as_bytes(), &meta)?;
-    // The last look, as close to the replacement as it can be: the path still names the held
-    // file, which still holds what was read.
+    let Some(_writing) = super::interrupt::writing() else {
+        return Err(WriteError::Interrupted);
+    };
+    let tmp = temp_like(place, new.as_bytes(), &meta, &held)?;
+    // The last look, as close to the replacement as it can be: the place is still inside the
+    // named paths, its name still names the held file, which still holds what was read.
     let unchanged = |held: &std::fs::File| -> Result<bool, WriteError> {
-        let at_path = std::fs::symlink_metadata(&target).map_err(WriteError::Io)?;
+        place.check_chain()?;
+        let at_name = place.id_of(None).map_err(WriteError::Io)?;
         let now = held.metadata().map_err(WriteError::Io)?;
-        Ok((read.id.is_none() || file_id(&at_path) == read.id)
+        Ok((read.id.is_none() || at_name == read.id)
             && read.same(&now, &content(held).map_err(WriteError::Io)?))
     };
     if !unchanged(&held)? {
@@ -358,8 +393,8 @@ fn write_with(
     before_swap(&|| None);
     #[cfg(target_os = "linux")]
     if let Some(lease) = &lease {
-        match super::lease::exchange(tmp.path(), &target) {
-            Ok(()) => return settle_swap(&target, read, &held, lease, tmp),
+        match place.exchange(tmp.name(), place.name()) {
+            Ok(()) => return settle_swap(place, read, &held, lease, tmp),
             Err(e) if super::lease::exchange_unsupported(&e) => {}
             Err(e) => return Err(WriteError::Io(e)),
         }
@@ -370,34 +405,34 @@ fn write_with(
     #[cfg(windows)]
     {
         drop(held);
-        tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+        tmp.persist().map_err(WriteError::Io)?;
         Ok(())
     }
     #[cfg(not(windows))]
     {
-        let placed = tmp.persist(&target).map_err(|e| WriteError::Io(e.error))?;
+        let placed = tmp.persist().map_err(WriteError::Io)?;
         // An edit that landed between the last look and the rename went to the replaced file.
         let now = held.metadata().map_err(WriteError::Io)?;
         let late = content(&held).map_err(WriteError::Io)?;
         if read.same(&now, &late) {
             return Ok(());
         }
-        put_back(&target, dir, &late, &meta, placed, new.as_bytes())
+        put_back(place, &late, &meta, &held, placed, new.as_bytes())
     }
 }
 
-/// After the swap: `tmp`'s name holds what was at `target` (the old file, `held`, unless a
-/// program renamed its own file there after the last look) and `target` the fixed one. Keeps
-/// the swap when it swapped out the held file, nobody asked to write it and it is unchanged;
-/// else swaps back, so a write waiting on the lease lands at `target` once the lease is let
-/// go, and a file renamed into place is there again.
+/// After the swap: `tmp`'s name holds what was at the file's name (the old file, `held`,
+/// unless a program renamed its own file there after the last look) and the file's name the
+/// fixed one. Keeps the swap when it swapped out the held file, nobody asked to write it and it
+/// is unchanged; else swaps back, so a write waiting on the lease lands at the file's name once
+/// the lease is let go, and a file renamed into place is there again.
 #[cfg(target_os = "linux")]
 fn settle_swap(
-    target: &Path,
+    place: &Place,
     read: &ReadAt,
     held: &std::fs::File,
     lease: &super::lease::Lease<'_>,
-    tmp: tempfile::NamedTempFile,
+    tmp: Temp<'_>,
 ) -> Result<(), WriteError> {
     // An open that found the old file by its name just before the swap reaches the lease check
     // within the kernel's open; a short wait lets it get there (a few microseconds unloaded).
@@ -406,51 +441,51 @@ fn settle_swap(
     let unchanged = read.same(&now, &content(held).map_err(WriteError::Io)?);
     // What was swapped out must be the held file: a program that saved by renaming its own
     // file into place after the last look had its file swapped out instead.
-    let swapped_out = std::fs::symlink_metadata(tmp.path())
-        .ok()
-        .and_then(|m| file_id(&m));
+    let swapped_out = place.id_of(Some(tmp.name())).ok().flatten();
     if unchanged && swapped_out.is_some() && swapped_out == read.id && !lease.broken() {
         // Dropping `tmp` removes its name, now the old file's.
         return Ok(());
     }
-    // Swap back only if `target` still names the fixed file: a program that saved by renaming
+    // Swap back only if the name still names the fixed file: a program that saved by renaming
     // meanwhile put its own file there, and the old file (with any late edit) is kept aside.
-    let fixed_id = tmp.as_file().metadata().ok().and_then(|m| file_id(&m));
-    let at_target = std::fs::symlink_metadata(target)
-        .ok()
-        .and_then(|m| file_id(&m));
+    let fixed_id = tmp.file.metadata().ok().and_then(|m| file_id(&m));
+    let at_target = place.id_of(None).ok().flatten();
     if fixed_id.is_some() && fixed_id == at_target {
-        super::lease::exchange(tmp.path(), target).map_err(WriteError::Io)?;
+        place
+            .exchange(tmp.name(), place.name())
+            .map_err(WriteError::Io)?;
         // Dropping `tmp` removes its name, the fixed file's again.
         return Err(WriteError::ChangedOnDisk);
     }
-    let (_, kept) = tmp.keep().map_err(|e| WriteError::Io(e.error))?;
+    let kept = tmp.keep();
     Err(WriteError::WrittenTwice { kept })
 }
 
-/// Puts `late` (the replaced file's text, edited during the rename) back at `target`, unless
-/// the fixed file placed there (`placed`, holding `fixed`) was itself written since: then the
-/// late edit is kept beside it and [`WriteError::WrittenTwice`] names it.
+/// Puts `late` (the replaced file's text, edited during the rename) back at the file's name,
+/// unless the fixed file placed there (`placed`, holding `fixed`) was itself written since:
+/// then the late edit is kept beside it and [`WriteError::WrittenTwice`] names it.
 #[cfg(not(windows))]
 fn put_back(
-    target: &Path,
-    dir: &Path,
+    place: &Place,
     late: &[u8],
     meta: &std::fs::Metadata,
+    held: &std::fs::File,
     placed: std::fs::File,
     fixed: &[u8],
 ) -> Result<(), WriteError> {
-    let back = temp_like(dir, late, meta)?;
+    let back = temp_like(place, late, meta, held)?;
     let untouched = content(&placed).is_ok_and(|b| b == fixed)
-        && std::fs::symlink_metadata(target)
+        && place
+            .id_of(None)
             .ok()
-            .zip(placed.metadata().ok())
-            .is_some_and(|(a, b)| file_id(&a) == file_id(&b));
+            .flatten()
+            .zip(placed.metadata().ok().and_then(|m| file_id(&m)))
+            .is_some_and(|(a, b)| a == b);
     if untouched {
-        back.persist(target).map_err(|e| WriteError::Io(e.error))?;
+        back.persist().map_err(WriteError::Io)?;
         return Err(WriteError::ChangedOnDisk);
     }
-    let (_, kept) = back.keep().map_err(|e| WriteError::Io(e.error))?;
+    let kept = back.keep();
     Err(WriteError::WrittenTwice { kept })
 }
 
@@ -600,7 +635,8 @@ mod tests {
             let r = read_at(&p);
             let mut writer = None;
             let mut leased = true;
-            let got = write_with(&p, &r, "new\n", &mut |broken| {
+            let place = Place::of(&p, None).unwrap();
+            let got = write_with(&place, &r, "new\n", &mut |broken| {
                 if broken().is_none() {
                     leased = false;
                     return;
@@ -647,7 +683,8 @@ mod tests {
         std::fs::write(&p, "old\n").unwrap();
         let r = read_at(&p);
         let mut leased = true;
-        let got = write_with(&p, &r, "new\n", &mut |broken| {
+        let place = Place::of(&p, None).unwrap();
+        let got = write_with(&place, &r, "new\n", &mut |broken| {
             leased = broken().is_some();
             let saved = dir.path().join(".a.md.swp");
             std::fs::write(&saved, "saved\n").unwrap();
@@ -711,6 +748,111 @@ mod tests {
         if std::fs::read_to_string(&p).unwrap() == "old\n" {
             assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         }
+    }
+
+    /// The place of a walked file: a folder below the named one that is a symbolic link is
+    /// refused; one swapped for a link after the place was opened is refused at the last look;
+    /// one swapped after the last look cannot send the write outside: it goes to the held
+    /// folder. In every case the file outside the named folder keeps its text.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_swapped_for_a_link_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let file = root.join("sub/a.md");
+        let reset = || {
+            let _ = std::fs::remove_file(root.join("sub"));
+            let _ = std::fs::remove_dir_all(root.join("sub"));
+            let _ = std::fs::remove_dir_all(root.join("away"));
+            std::fs::create_dir_all(root.join("sub")).unwrap();
+            std::fs::write(&file, "old\n").unwrap();
+            std::fs::write(outside.join("a.md"), "old\n").unwrap();
+        };
+        let swap = || {
+            std::fs::rename(root.join("sub"), root.join("away")).unwrap();
+            std::os::unix::fs::symlink(&outside, root.join("sub")).unwrap();
+        };
+        // A link already there when the place is opened.
+        reset();
+        swap();
+        assert!(matches!(
+            Place::of(&file, Some(&root)),
+            Err(PlaceError::Link(_))
+        ));
+        // Swapped after the read, before the last look.
+        reset();
+        let place = Place::of(&file, Some(&root)).unwrap();
+        let read = ReadAt::read_in(&place).unwrap();
+        swap();
+        let got = write_with(&place, &read, "new\n", &mut |_| {});
+        assert!(matches!(got, Err(WriteError::Outside(_))), "{got:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("away/a.md")).unwrap(),
+            "old\n"
+        );
+        // Swapped after the last look: the held folder gets the file.
+        reset();
+        let place = Place::of(&file, Some(&root)).unwrap();
+        let read = ReadAt::read_in(&place).unwrap();
+        let got = write_with(&place, &read, "new\n", &mut |_| swap());
+        assert!(got.is_ok(), "{got:?}");
+        assert_eq!(
+            std::fs::read_to_string(root.join("away/a.md")).unwrap(),
+            "new\n"
+        );
+        for (i, f) in [outside.join("a.md")].iter().enumerate() {
+            assert_eq!(std::fs::read_to_string(f).unwrap(), "old\n", "{i}");
+        }
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
+    }
+
+    /// The file itself swapped for a link to a file outside: refused, the outside file kept.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_swapped_for_a_link_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        let (file, outside) = (root.join("a.md"), dir.path().join("secret.md"));
+        std::fs::write(&file, "old\n").unwrap();
+        std::fs::write(&outside, "old\n").unwrap();
+        let place = Place::of(&file, Some(&root)).unwrap();
+        let read = ReadAt::read_in(&place).unwrap();
+        std::fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&outside, &file).unwrap();
+        let got = write_with(&place, &read, "new\n", &mut |_| {});
+        assert!(matches!(got, Err(WriteError::Outside(_))), "{got:?}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "old\n");
+        assert!(std::fs::symlink_metadata(&file)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+
+    /// Extended attributes (here `user.*`, as ACLs and SELinux labels are) stay with the
+    /// fixed file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn extended_attributes_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.md");
+        std::fs::write(&p, "old\n").unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        if let Err(e) =
+            rustix::fs::fsetxattr(&f, "user.origin", b"kept", rustix::fs::XattrFlags::empty())
+        {
+            eprintln!("SKIPPED: extended_attributes_are_kept: no user.* attributes here ({e})");
+            return;
+        }
+        drop(f);
+        write_if_unchanged(&p, &read_at(&p), "new\n").unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        let mut buf = [0u8; 16];
+        let n = rustix::fs::fgetxattr(&f, "user.origin", &mut buf[..]).unwrap();
+        assert_eq!(&buf[..n], b"kept");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new\n");
     }
 
     #[test]

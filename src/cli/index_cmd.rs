@@ -279,11 +279,34 @@ fn build_rest(
             text += &format!("  skipped: /api/{k}/\n");
         }
     }
+    text += &refused_lines(&report);
     for note in &report.notes {
-        eprintln!("note: {note}");
+        eprintln!("note: {}", super::output::escape::text(note));
     }
     print_out(&text);
     Ok(index.netbox_version.clone())
+}
+
+/// The lines of `index build`'s output about paths and parameters left out because their
+/// names are not printable ([`crate::index::build::printable_name`]); empty when none was.
+pub(crate) fn refused_lines(report: &crate::index::build::BuildReport) -> String {
+    if report.refused_count == 0 {
+        return String::new();
+    }
+    let mut text = format!(
+        "names refused:             {} (paths or parameters with characters no NetBox name has; left out)\n",
+        report.refused_count
+    );
+    for r in &report.refused {
+        text += &format!("  refused: {}\n", super::output::escape::text(r));
+    }
+    if report.refused_count > report.refused.len() {
+        text += &format!(
+            "  ... and {} more\n",
+            report.refused_count - report.refused.len()
+        );
+    }
+    text
 }
 
 /// Runs `index info`; returns the exit code (0, or 2 on I/O, format or version errors).
@@ -334,11 +357,11 @@ pub fn describe(index: &FilterIndex) -> String {
         let plugins: Vec<String> = inst
             .plugins
             .iter()
-            .map(|(k, v)| format!("{k} {v}"))
+            .map(|(k, v)| super::output::escape::text(&format!("{k} {v}")).into_owned())
             .collect();
         text += &format!(
             "built from:                {}\nbuilt at:                  {}\nplugins:                   {}\ncustom fields:             {}\ninputs sha256:             {}\n",
-            if inst.url.is_empty() { "files" } else { inst.url.as_str() },
+            if inst.url.is_empty() { "files".into() } else { super::output::escape::text(&inst.url) },
             inst.built,
             if plugins.is_empty() { "none".to_string() } else { plugins.join(", ") },
             inst.custom_fields.as_ref().map_or("not given".to_string(), |c| c.len().to_string()),
@@ -359,9 +382,9 @@ fn describe_counts(index: &FilterIndex) -> String {
          parameters with choices:   {}\n\
          choice sets:               {}\n\
          response fields:           {} names in {} sets, {} endpoints\n",
-        index.netbox_version,
+        super::output::escape::text(&index.netbox_version),
         index.format,
-        index.source_sha256,
+        super::output::escape::text(&index.source_sha256),
         index.endpoints.len(),
         index.object_types.len(),
         index.parameter_count(),
@@ -387,6 +410,8 @@ pub fn write_output(path: &Path, data: &[u8]) -> std::io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    // An `index build` killed between its write and its rename left its temporary file here.
+    crate::leftovers::sweep(dir, ".netbox-lsp-index-");
     let mut tmp = tempfile::Builder::new()
         .prefix(".netbox-lsp-index-")
         .tempfile_in(dir)?;
@@ -411,6 +436,28 @@ pub fn write_output(path: &Path, data: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod write_tests {
     use super::*;
+
+    /// The temporary file of an `index build` killed before its rename is removed by the
+    /// next build writing there (stale: older than `leftovers::STALE`); the output is written.
+    #[test]
+    fn a_killed_builds_temporary_file_is_swept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let left = tmp.path().join(".netbox-lsp-index-k1LLed");
+        std::fs::write(&left, "half an index").unwrap();
+        let old = std::time::SystemTime::now()
+            - crate::leftovers::STALE
+            - std::time::Duration::from_secs(1);
+        std::fs::File::options()
+            .write(true)
+            .open(&left)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let out = tmp.path().join("netbox-4.7.3.index.json.gz");
+        write_output(&out, b"new").unwrap();
+        assert!(!left.exists());
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+    }
 
     /// A symbolic link at the output path is replaced by the file, and its target (in
     /// another folder) is left alone; no temporary file stays behind.

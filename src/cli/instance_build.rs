@@ -103,7 +103,7 @@ fn run(args: &BuildArgs) -> Result<(), String> {
     for note in &built.report.notes {
         // The OpenAPI `info.version` note is moot when /api/status/ gave the version.
         if inputs.status.is_none() || note.starts_with("/api/status/") {
-            eprintln!("note: {note}");
+            eprintln!("note: {}", super::output::escape::text(note));
         }
     }
     let index = &built.index;
@@ -119,6 +119,7 @@ fn run(args: &BuildArgs) -> Result<(), String> {
         data.len(),
         describe(index)
     );
+    text += &super::index_cmd::refused_lines(&built.report);
     if let Some(sdl) = &built.sdl {
         let path = schema_path_beside(&out);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());

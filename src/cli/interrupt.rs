@@ -9,15 +9,28 @@
 //! a SIGINT does; a process ended from outside (`TerminateProcess`, Task Manager) runs no
 //! handler, and a temporary file it leaves starts with [`super::fix::TEMP_PREFIX`].
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Held while a temporary file of `--fix` exists.
-static WRITING: Mutex<()> = Mutex::new(());
+/// Held (shared) while a temporary file of `--fix` exists; files are fixed on several threads,
+/// and the interrupt takes it exclusively, so it waits for every write in flight.
+static WRITING: RwLock<()> = RwLock::new(());
+
+/// Set once an interrupt arrived: no new write starts.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Marks a write in flight until the guard is dropped: an interrupt that arrives meanwhile
-/// ends the process only after that.
-pub fn writing() -> MutexGuard<'static, ()> {
-    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+/// ends the process only after that. `None` once the run is interrupted (the caller writes
+/// nothing).
+pub fn writing() -> Option<RwLockReadGuard<'static, ()>> {
+    let guard = WRITING.read().unwrap_or_else(|e| e.into_inner());
+    (!INTERRUPTED.load(Ordering::SeqCst)).then_some(guard)
+}
+
+/// Stops new writes and waits for those in flight (the interrupt handler).
+fn stop_writing() -> RwLockWriteGuard<'static, ()> {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    WRITING.write().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Installs the handler (once per process; later calls do nothing). On a signal it waits for
@@ -39,7 +52,7 @@ pub fn install() {
             };
             std::thread::spawn(move || {
                 if let Some(signal) = signals.forever().next() {
-                    let _wait = writing();
+                    let _wait = stop_writing();
                     eprintln!(
                         "netbox-lsp: interrupted; files fixed so far stay fixed, the others are as they were"
                     );
@@ -53,7 +66,7 @@ pub fn install() {
         static ONCE: std::sync::Once = std::sync::Once::new();
         ONCE.call_once(|| {
             let handled = ctrlc::set_handler(|| {
-                let _wait = writing();
+                let _wait = stop_writing();
                 eprintln!(
                     "netbox-lsp: interrupted; files fixed so far stay fixed, the others are as they were"
                 );

@@ -143,9 +143,11 @@ pub fn release_for(
     }
 }
 
-/// One document to verify: its path as shown, text and kind.
+/// One document to verify: its path as shown (and the path itself, `None` for standard input),
+/// text and kind.
 pub struct Document<'a> {
     pub shown: String,
+    pub path: Option<std::path::PathBuf>,
     pub text: std::borrow::Cow<'a, str>,
     pub kind: HostKind,
 }
@@ -194,6 +196,7 @@ pub fn run(
         };
         Some(Document {
             shown: display_path(&input.path),
+            path: Some(input.path.clone()),
             text: text.into(),
             kind: input.kind,
         })
@@ -225,6 +228,14 @@ pub fn run(
         if text.starts_with('\u{feff}') {
             hide_bom(&mut here);
         }
+        output::set_path_bytes(
+            doc.path
+                .as_deref()
+                .and_then(super::paths::path_bytes)
+                .as_ref(),
+            &mut here,
+            &mut [],
+        );
         found.extend(here);
     }
     located.extend(found);

@@ -18,15 +18,30 @@ pub mod mcp;
 pub mod output;
 pub mod own_report;
 pub mod paths;
+pub mod place;
 pub mod rule;
 pub mod say;
 pub mod settings;
 pub mod statistics;
 pub mod upgrade;
 pub mod walk;
+#[cfg(target_os = "linux")]
+pub mod xattr;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+
+/// A NetBox release given on the command line (`--upgrade-to`, `check --netbox-version`): an
+/// empty or blank value is refused here, where it would otherwise stand for the default
+/// release and compare it with itself (or check against it unasked).
+fn release_name(v: &str) -> Result<String, String> {
+    if v.trim().is_empty() {
+        return Err(
+            "give a NetBox release such as 4.7 or 4.7.3 (an empty value names none)".into(),
+        );
+    }
+    Ok(v.to_string())
+}
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -94,7 +109,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "PATH")]
     pub stdin_filename: Option<PathBuf>,
     /// NetBox version whose embedded index and schema to use (`4.3`, `4.3.3`); default: newest.
-    #[arg(long)]
+    #[arg(long, value_parser = release_name)]
     pub netbox_version: Option<String>,
     /// An index file built by `netbox-lsp index build` (overrides --netbox-version for REST).
     #[arg(long)]
@@ -171,7 +186,7 @@ pub struct CheckArgs {
     /// `upgrade-changes` (becomes a no-op or starts to work), with a summary per file and kind;
     /// `--fix` / `--diff` apply or show the fixes to the form that works on both releases.
     /// See docs/upgrade.md.
-    #[arg(long, value_name = "VERSION")]
+    #[arg(long, value_name = "VERSION", value_parser = release_name)]
     pub upgrade_to: Option<String>,
     /// Also list the calls that were not checked, and why: those the text around them marks
     /// as a wrong example (a lesson), release history, Django queries (permission

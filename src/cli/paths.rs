@@ -27,6 +27,40 @@ pub fn display_path(path: &Path) -> String {
     }
 }
 
+/// The bytes of `path` joined as [`display_path`] joins it, when [`display_path`] cannot show
+/// them exactly (a Unix name that is not UTF-8); `None` when it can. SARIF URIs are made of
+/// these bytes, so a consumer finds the file.
+pub fn path_bytes(path: &Path) -> Option<std::sync::Arc<[u8]>> {
+    if path.to_str().is_some() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut out: Vec<u8> = Vec::new();
+        for c in path.components() {
+            match c {
+                Component::CurDir => {}
+                Component::RootDir => out.push(b'/'),
+                Component::Prefix(p) => out.extend_from_slice(p.as_os_str().as_bytes()),
+                Component::ParentDir | Component::Normal(_) => {
+                    if !out.is_empty() && !out.ends_with(b"/") {
+                        out.push(b'/');
+                    }
+                    out.extend_from_slice(c.as_os_str().as_bytes());
+                }
+            }
+        }
+        Some(out.into())
+    }
+    #[cfg(not(unix))]
+    {
+        // Windows names are UTF-16: one that is not valid Unicode (a lone surrogate) keeps
+        // its WTF-8 bytes.
+        Some(path.as_os_str().as_encoded_bytes().to_vec().into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

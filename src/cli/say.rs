@@ -1,5 +1,7 @@
 //! What the command line says on stderr besides the findings: notes and summaries, which
-//! `--quiet` silences, and errors, which it never does.
+//! `--quiet` silences, and errors, which it never does. Every message is escaped for a
+//! terminal ([`super::output::escape::text`]): a message names files and quotes their content,
+//! and a newline or ESC there must not forge a line or colour the terminal.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,18 +20,23 @@ pub fn quiet() -> bool {
 /// `netbox-lsp: note: <message>` on stderr, unless quiet.
 pub fn note(message: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("netbox-lsp: note: {message}");
+        eprintln!("netbox-lsp: note: {}", escaped(message));
     }
 }
 
 /// A summary line (`2 errors, 1 warning in 3 files (...)`) on stderr, unless quiet.
 pub fn summary(line: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("{line}");
+        eprintln!("{}", escaped(line));
     }
 }
 
 /// `netbox-lsp: error: <message>` on stderr, always.
 pub fn error(message: impl std::fmt::Display) {
-    eprintln!("netbox-lsp: error: {message}");
+    eprintln!("netbox-lsp: error: {}", escaped(message));
+}
+
+/// `message` as text, escaped for a terminal.
+fn escaped(message: impl std::fmt::Display) -> String {
+    super::output::escape::text(&message.to_string()).into_owned()
 }

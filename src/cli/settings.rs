@@ -120,7 +120,7 @@ pub(crate) fn settings_file(
     Ok(Some(SettingsFile {
         path,
         settings: parsed.settings,
-        warnings: parsed.warnings,
+        warnings: parsed.warnings.into_iter().map(|p| p.message).collect(),
     }))
 }
 

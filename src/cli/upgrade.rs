@@ -7,7 +7,7 @@
 //! the certain fixes of these findings — the form that works on both releases — are applied
 //! first (or shown), as `check --fix` applies the plain check's.
 
-use super::check::{apply_overrides, display_path, fix_file, read_regular, text_noting, FixOutput};
+use super::check::{apply_overrides, display_path, fix_all, read_regular, text_noting, FixOutput};
 use super::knowledge::knowledge_for;
 use super::output::{self, Located};
 use super::walk::{self, Input};
@@ -67,6 +67,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         inputs,
         problems,
         empty_folders,
+        unused_excludes,
     } = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
@@ -81,6 +82,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     for dir in empty_folders {
         super::check::say_empty_folder(&dir);
     }
+    super::check::say_unused_excludes(&unused_excludes);
     let overrides = match super::settings::overrides(args) {
         Ok(o) => o,
         Err(e) => {
@@ -95,10 +97,12 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         super::interrupt::install();
     }
     if args.fix || args.diff {
-        for input in &inputs {
-            let plan = |text: &str| upgrade_plan(text, input.kind, &current, &next, &overrides);
-            fix_file(input, &plan, args.fix, &mut fixes);
-        }
+        fix_all(
+            &inputs,
+            &|input, text| upgrade_plan(text, input.kind, &current, &next, &overrides),
+            args.fix,
+            &mut fixes,
+        );
     }
     let results: Vec<(String, FileChanges, Vec<String>)> = inputs
         .par_iter()
@@ -233,7 +237,7 @@ fn check_file(
     notes: &mut Vec<String>,
 ) -> FileChanges {
     let shown = display_path(&input.path);
-    let bytes = read_regular(&input.path, &shown)?;
+    let bytes = read_regular(&input.path, &shown, input.root.is_some())?;
     let Some(text) = text_noting(&shown, &bytes, notes) else {
         return Ok(None);
     };
@@ -255,7 +259,12 @@ fn check_file(
     }
     let lines = LineIndex::new(&text);
     let (findings, kinds): (Vec<_>, Vec<_>) = kept.into_iter().unzip();
-    let located = output::locate(&shown, &text, &lines, findings);
+    let mut located = output::locate(&shown, &text, &lines, findings);
+    output::set_path_bytes(
+        super::check::path_bytes(&input.path).as_ref(),
+        &mut located,
+        &mut [],
+    );
     Ok(Some(located.into_iter().zip(kinds).collect()))
 }
 
@@ -276,7 +285,11 @@ fn summary(
     let mut out = String::new();
     let mut total: BTreeMap<Kind, usize> = BTreeMap::new();
     for (path, kinds) in per_file {
-        out.push_str(&format!("{path}: {}\n", counts(kinds)));
+        out.push_str(&format!(
+            "{}: {}\n",
+            super::output::escape::text(path),
+            counts(kinds)
+        ));
         for (k, n) in kinds {
             *total.entry(*k).or_default() += n;
         }

@@ -97,7 +97,7 @@ pub fn from_pyproject(text: &str, base: &Path) -> Result<Parsed, String> {
     let json = serde_json::to_value(&ours).map_err(|e| e.to_string())?;
     let mut parsed = Settings::from_json(&json, Some(base))?;
     for m in parsed.warnings.iter_mut().chain(parsed.errors.iter_mut()) {
-        *m = format!("[tool.{TOOL_TABLE}] {m}");
+        m.message = format!("[tool.{TOOL_TABLE}] {}", m.message);
     }
     Ok(parsed)
 }

@@ -311,9 +311,14 @@ const ABOVE_MAX: usize = 2048;
 fn endpoint_above(text: &str, base: usize, at: usize) -> Option<(String, Range<usize>)> {
     let before = text.get(base..at)?.trim_end_matches([' ', '\t']);
     let before = before.strip_suffix('\n').unwrap_or(before);
-    let mut start = before
-        .rfind("\n\n")
-        .map_or(0, |i| i + 2)
+    // Only the last ABOVE_MAX bytes are read (one byte more, for a blank line across the
+    // window's start): searching the whole text before every fence was quadratic in fences
+    // without a blank line between them (issue 34).
+    let window = before.len().saturating_sub(ABOVE_MAX + 1);
+    let mut start = before.as_bytes()[window..]
+        .windows(2)
+        .rposition(|w| w == b"\n\n")
+        .map_or(0, |i| window + i + 2)
         .max(before.len().saturating_sub(ABOVE_MAX));
     while !before.is_char_boundary(start) {
         start += 1;

@@ -328,14 +328,17 @@ pub enum DocFound {
 }
 
 /// A unit of code that was not read (it nests deeper than the parsers and the walks of their
-/// trees can take, see `parse::Refusal`): its NetBox calls are not checked, which the analysis
+/// trees can take, see `parse::Refusal`; a notebook that is not JSON): its NetBox calls are not checked, which the analysis
 /// reports as a `not-checked` error rather than passing it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotChecked {
     /// Host byte range of the unit.
     pub range: Range<usize>,
-    /// Why, as the end of a sentence about the code (`nests deeper than netbox-lsp reads …`).
+    /// Why, as a clause about the code (`this code nests deeper than netbox-lsp reads …`,
+    /// `this notebook is not valid JSON: …`).
     pub reason: String,
+    /// What to do to have it checked, a sentence (`Flatten the nesting to have it checked.`).
+    pub advice: String,
 }
 
 /// Something checkable found in a host document.

@@ -12,15 +12,33 @@ use std::ops::Range;
 use super::lit::{Lit, LitKind};
 use super::{json, markdown, python, GraphqlDoc, HostKind, OffsetMap, RestCall, Site, Value};
 
-/// Sites found in the notebook `text` (host byte ranges). Not JSON, or no `cells`: nothing.
-/// The code cells share one module scope, in order, as the kernel runs them: the cells that
-/// parse are read as one module (a name bound in one cell is read in the next); a cell with a
-/// syntax error (an IPython magic, half-typed code) is read alone.
+/// Sites found in the notebook `text` (host byte ranges). A notebook that cannot be read (not
+/// JSON even with Python's `NaN` and `Infinity`, a merge conflict, cut short, no `cells` list)
+/// gives one [`Site::NotChecked`] at its start saying why, never a silent nothing; so does a
+/// cell whose text cannot be mapped exactly. The code cells share one module scope, in order,
+/// as the kernel runs them: the cells that parse are read as one module (a name bound in one
+/// cell is read in the next); a cell with a syntax error (an IPython magic, half-typed code) is
+/// read alone.
 pub fn extract(text: &str) -> Vec<Site> {
     let mut out = Vec::new();
     let mut module = String::new();
     let mut module_map = OffsetMap::new();
-    for (source, map, kind) in cells(text) {
+    let read = match cells(text) {
+        Ok(read) => read,
+        Err(reason) => return vec![unreadable(0..0, reason, UNREADABLE_ADVICE)],
+    };
+    for cell in read {
+        let (source, map, kind) = match cell {
+            Ok(cell) => cell,
+            Err(range) => {
+                out.push(unreadable(
+                    range,
+                    "this cell holds a string netbox-lsp cannot map back to the file exactly (a lone surrogate escape such as `\\ud800`)".to_string(),
+                    "Remove the escape to have the cell checked.",
+                ));
+                continue;
+            }
+        };
         match kind {
             HostKind::Python if parses(&source) && !map.is_empty() => {
                 if !module.is_empty() {
@@ -52,25 +70,56 @@ fn parses(source: &str) -> bool {
     super::parse::python(source).is_ok_and(|p| p.errors().is_empty())
 }
 
+/// What a notebook that could not be read says to do.
+const UNREADABLE_ADVICE: &str =
+    "Fix the notebook (open and save it in Jupyter, or resolve the merge) to have it checked.";
+
+fn unreadable(range: Range<usize>, reason: String, advice: &str) -> Site {
+    Site::NotChecked(super::NotChecked {
+        range,
+        reason,
+        advice: advice.to_string(),
+    })
+}
+
 /// The cell holding host offset `offset`: its text, its map into the notebook, and its
 /// language (Python or Markdown), for the server's completion and hover.
 pub fn cell_at(text: &str, offset: usize) -> Option<(String, OffsetMap, HostKind)> {
     cells(text)
+        .ok()?
         .into_iter()
+        .flatten()
         .find(|(_, map, _)| map.to_embedded(offset).is_some())
 }
 
+/// One cell read: its text, its map into the notebook and its language; or the host range of
+/// a cell whose text cannot be mapped exactly.
+type Cell = Result<(String, OffsetMap, HostKind), Range<usize>>;
+
 /// The cells read: code cells of a Python notebook and Markdown cells, each with its text and
-/// map into the notebook.
-fn cells(text: &str) -> Vec<(String, OffsetMap, HostKind)> {
-    let Some(root) = json::value(text, &OffsetMap::identity(0, text.len())) else {
-        return Vec::new();
+/// map into the notebook. `Err` with the reason (a clause: "this notebook is not …") when the
+/// notebook cannot be read.
+fn cells(text: &str) -> Result<Vec<Cell>, String> {
+    let whole = OffsetMap::identity(0, text.len());
+    let root = match json::value(text, &whole) {
+        Some(root) => root,
+        // Python's `json` (and so nbformat) writes a float that is not finite as a bare
+        // `NaN`, `Infinity` or `-Infinity` (in outputs, widget state): read as numbers of the
+        // same length, every offset stays.
+        None => match finite(text).and_then(|t| json::value(&t, &whole)) {
+            Some(root) => root,
+            None => return Err(why_not_json(text)),
+        },
     };
     let Some(cells) = root.get("cells").and_then(|c| match &c.value.kind {
         LitKind::Seq(items) => Some(items),
         _ => None,
     }) else {
-        return Vec::new();
+        return Err(if root.get("worksheets").is_some() {
+            "this notebook is in nbformat 3 (`worksheets`), which netbox-lsp does not read (nbformat 4 has a top-level `cells` list)".to_string()
+        } else {
+            "this notebook has no `cells` list (nbformat 4)".to_string()
+        });
     };
     let python_kernel = kernel_language(&root).is_none_or(|l| l.eq_ignore_ascii_case("python"));
     let mut out = Vec::new();
@@ -80,11 +129,92 @@ fn cells(text: &str) -> Vec<(String, OffsetMap, HostKind)> {
             Some(("markdown", _)) => HostKind::Markdown,
             _ => continue,
         };
-        if let Some((source, map)) = cell.get("source").and_then(|s| cell_text(&s.value)) {
-            out.push((source, map, kind));
+        if let Some(source) = cell.get("source") {
+            out.push(
+                cell_text(&source.value)
+                    .map(|(text, map)| (text, map, kind))
+                    .ok_or(source.value.range.start..source.value.range.start),
+            );
         }
     }
-    out
+    Ok(out)
+}
+
+/// `text` with each bare `NaN`, `Infinity` and `-Infinity` outside strings replaced by a
+/// number of the same length (`0  `, `0       `, `-0       `); `None` when there is none.
+fn finite(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        let word: &[u8] = if b[i..].starts_with(b"-Infinity") {
+            b"-0       "
+        } else if b[i..].starts_with(b"Infinity") {
+            b"0       "
+        } else if b[i..].starts_with(b"NaN") {
+            b"0  "
+        } else {
+            i += 1;
+            continue;
+        };
+        let ends = b
+            .get(i + word.len())
+            .is_none_or(|n| !n.is_ascii_alphanumeric() && *n != b'_');
+        if ends {
+            out.get_or_insert_with(|| b.to_vec())[i..i + word.len()].copy_from_slice(word);
+        }
+        i += word.len();
+    }
+    out.and_then(|o| String::from_utf8(o).ok())
+}
+
+/// Why `text` is not JSON, as a clause about the notebook: a merge conflict marker (the first
+/// one's line), a text cut short, or serde_json's syntax error with its line and column.
+fn why_not_json(text: &str) -> String {
+    let conflict = text.lines().position(|l| {
+        ["<<<<<<< ", ">>>>>>> ", "======="]
+            .iter()
+            .any(|m| l.starts_with(m) || l == m.trim_end())
+    });
+    if let Some(line) = conflict {
+        return format!(
+            "this notebook is not valid JSON (a merge conflict marker on line {})",
+            line + 1
+        );
+    }
+    let probe = finite(text);
+    let probe = probe.as_deref().unwrap_or(text);
+    match serde_json::from_str::<serde::de::IgnoredAny>(probe) {
+        Err(e) if e.is_eof() => {
+            "this notebook is not valid JSON (it ends before its JSON does: cut short?)".to_string()
+        }
+        Err(e) => format!(
+            "this notebook is not valid JSON ({} at line {}, column {})",
+            match e.classify() {
+                serde_json::error::Category::Syntax => "a syntax error",
+                _ => "an unreadable value",
+            },
+            e.line(),
+            e.column()
+        ),
+        Ok(_) => "this notebook is not a JSON object".to_string(),
+    }
 }
 
 /// `metadata.kernelspec.language` or `metadata.language_info.name`.

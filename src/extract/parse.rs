@@ -129,13 +129,14 @@ impl Refusal {
         let reason = match self {
             Refusal::TooLarge => return None,
             Refusal::TooDeep => format!(
-                "nests deeper than netbox-lsp reads (more than {MAX_NESTING} indented blocks, or {MAX_EXPR_NESTING} levels of brackets, operators or f-string fields)"
+                "this code nests deeper than netbox-lsp reads (more than {MAX_NESTING} indented blocks, or {MAX_EXPR_NESTING} levels of brackets, operators or f-string fields)"
             ),
-            Refusal::Failed => "could not be parsed".to_string(),
+            Refusal::Failed => "this code could not be parsed".to_string(),
         };
         Some(super::Site::NotChecked(super::NotChecked {
             range: map.range_to_host(0..len),
             reason,
+            advice: "Flatten the nesting to have it checked.".to_string(),
         }))
     }
 }

@@ -17,7 +17,7 @@ use super::{
 };
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::io::Read;
 
@@ -119,6 +119,12 @@ pub struct BuildReport {
     /// entry without `in`/`name`): an endpoint missing from the index gives no name findings,
     /// where one with no parameters would make every filter unknown.
     pub skipped: Vec<String>,
+    /// Paths and parameter names left out because they are not printable names (a NUL, a
+    /// newline, a space, a quote...: [`printable_name`]), each written as a Rust string
+    /// literal (escaped); at most [`MAX_REFUSED_SHOWN`] of them, `refused_count` counts all.
+    pub refused: Vec<String>,
+    /// How many paths and parameters were refused.
+    pub refused_count: usize,
     /// What the builder decided on the user's behalf (the version it took from an irregular
     /// `info.version`, a `--netbox-version` override).
     pub notes: Vec<String>,
@@ -205,6 +211,10 @@ pub fn build_with_options(
         let Some(key) = list_endpoint_key(path) else {
             continue;
         };
+        if !key.split('/').all(printable_name) {
+            builder.refuse(format!("path {path:?}"));
+            continue;
+        }
         let Some(get) = item.get("get").and_then(Value::as_object) else {
             continue;
         };
@@ -287,15 +297,16 @@ fn stamp_version(
     info: Option<&str>,
     given: Option<&str>,
 ) -> Result<(String, Option<String>), BuildError> {
+    // `{:?}`: the document's text is escaped (a newline or ESC in it is shown as `\n`, `\u{1b}`).
     let shown = match info {
-        Some(v) => format!("`info.version` \"{v}\""),
+        Some(v) => format!("`info.version` {v:?}"),
         None => "no `info.version`".to_string(),
     };
     if let Some(g) = given {
         let g = g.trim();
         if !is_version(g) {
             return Err(BuildError::BadVersion(format!(
-                "--netbox-version \"{g}\" is not a NetBox version like 4.6 or 4.6.8"
+                "--netbox-version {g:?} is not a NetBox version like 4.6 or 4.6.8"
             )));
         }
         let note = (info.map(str::trim) != Some(g))
@@ -459,6 +470,9 @@ fn count_document_enum_ids(
 /// Enum values as strings (`4` → `"4"`), without `""` and JSON `null` (not filter values).
 fn enum_values(e: Option<&Value>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // A set beside the list: `Vec::contains` per value was quadratic in the enum's size
+    // (300,000 values: 124 s, issue 34).
+    let mut seen: HashSet<String> = HashSet::new();
     for v in e.and_then(Value::as_array).into_iter().flatten() {
         let s = match v {
             Value::String(s) => s.clone(),
@@ -466,7 +480,7 @@ fn enum_values(e: Option<&Value>) -> Vec<String> {
             Value::Bool(b) => b.to_string(),
             _ => continue,
         };
-        if !s.is_empty() && !out.contains(&s) {
+        if !s.is_empty() && seen.insert(s.clone()) {
             out.push(s);
         }
     }
@@ -538,6 +552,20 @@ fn strip_bullets(desc: &str) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
+/// Most refused names [`BuildReport::refused`] keeps (the rest are counted).
+pub const MAX_REFUSED_SHOWN: usize = 10;
+
+/// True for an endpoint path segment or a query parameter name the index takes: RFC 3986
+/// unreserved characters only (letters, digits, `-`, `_`, `.`, `~`), as every name of the
+/// shipped releases' documents is (4.3.3–4.7.3: lower-case letters, digits, `-` in paths, `_`
+/// in parameters). A NUL, a newline, a space or a quote cannot be part of a NetBox path or
+/// filter, and would reach messages and the index unescaped.
+pub fn printable_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~'))
+}
+
 struct Builder<'a> {
     root: &'a Value,
     enums: &'a HashMap<String, ComponentEnum>,
@@ -547,6 +575,14 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
+    /// Records a refused path or parameter (`what`, already escaped).
+    fn refuse(&mut self, what: String) {
+        self.report.refused_count += 1;
+        if self.report.refused.len() < MAX_REFUSED_SHOWN {
+            self.report.refused.push(what);
+        }
+    }
+
     /// Follows a local `$ref` (`#/components/...`), a few levels deep at most.
     fn deref(&self, mut v: &'a Value) -> &'a Value {
         for _ in 0..8 {
@@ -587,6 +623,10 @@ impl<'a> Builder<'a> {
                 return None;
             };
             if place != "query" {
+                continue;
+            }
+            if !printable_name(name) {
+                self.refuse(format!("parameter {name:?} of /api/{key}/"));
                 continue;
             }
             let param = self.parameter(key, name, p);
@@ -643,7 +683,7 @@ impl<'a> Builder<'a> {
             let name = r.rsplit('/').next()?;
             let model = name.strip_prefix("Paginated")?.strip_suffix("List")?;
             let model = model.strip_suffix("WithConfigContext").unwrap_or(model);
-            return Some(format!("{app}.{}", model.to_ascii_lowercase()));
+            return printable_name(model).then(|| format!("{app}.{}", model.to_ascii_lowercase()));
         }
         // An inline paginated shape: derive the model from the slug.
         let results = schema.get("properties")?.get("results")?;
@@ -688,14 +728,16 @@ impl<'a> Builder<'a> {
         let inline = enum_values(schema.get("enum"));
         let values = if !inline.is_empty() {
             // drf-spectacular sorts inline enums; the bullets keep NetBox's choice order.
+            let in_enum: HashSet<&str> = inline.iter().map(String::as_str).collect();
+            let mut placed: HashSet<String> = HashSet::new();
             let mut ordered: Vec<String> = bullets(desc)
                 .into_iter()
                 .map(|(v, _)| v)
-                .filter(|v| inline.contains(v))
+                .filter(|v| in_enum.contains(v.as_str()) && placed.insert(v.clone()))
                 .collect();
             let rest: Vec<String> = inline
                 .iter()
-                .filter(|v| !ordered.contains(v))
+                .filter(|v| !placed.contains(*v))
                 .cloned()
                 .collect();
             ordered.extend(rest);

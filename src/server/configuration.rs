@@ -125,17 +125,64 @@ pub async fn reload(backend: &Backend) {
 }
 
 /// The messages to show for a parsed settings layer named `source` (`initializationOptions`,
-/// `settings`, a file path): each dropped value, then each remark.
+/// `settings`, a file path): the dropped values, then the remarks, one message per setting
+/// and kind however many values of it are wrong (a cloned `netbox-lsp.toml` with 15,000 bad
+/// severity entries gave 15,000 popups): a single problem as it is, several as their count
+/// with the first [`SHOWN_PER_SETTING`]. Names and values from the file are escaped.
 pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
-    let dropped = p
-        .errors
-        .iter()
-        .map(|e| format!("netbox-lsp: {source}: {e}; this setting was ignored, the others apply"));
-    let remarks = p
-        .warnings
-        .iter()
-        .map(|w| format!("netbox-lsp: {source}: {w}"));
-    dropped.chain(remarks).collect()
+    let source = crate::cli::output::escape::text(source);
+    let mut out = Vec::new();
+    for (list, single, many) in [
+        (
+            &p.errors,
+            "; this setting was ignored, the others apply",
+            "were ignored, the others apply",
+        ),
+        (&p.warnings, "", "remarks"),
+    ] {
+        for (setting, group) in by_setting(list) {
+            let text = |m: &str| crate::cli::output::escape::text(m).into_owned();
+            if let [one] = group.as_slice() {
+                out.push(format!("netbox-lsp: {source}: {}{single}", text(one)));
+                continue;
+            }
+            let shown: Vec<String> = group
+                .iter()
+                .take(SHOWN_PER_SETTING)
+                .map(|m| text(m))
+                .collect();
+            let more = group.len() - shown.len();
+            out.push(format!(
+                "netbox-lsp: {source}: `{}`: {} values {many}: {}{}",
+                text(setting),
+                group.len(),
+                shown.join("; "),
+                if more > 0 {
+                    format!("; and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    out
+}
+
+/// How many of a setting's problems one message quotes.
+pub const SHOWN_PER_SETTING: usize = 3;
+
+/// `problems` grouped by setting, in the order each setting first appears.
+fn by_setting(problems: &[crate::config::Problem]) -> Vec<(&str, Vec<&str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for p in problems {
+        let i = *at.entry(p.setting.as_str()).or_insert_with(|| {
+            out.push((p.setting.as_str(), Vec::new()));
+            out.len() - 1
+        });
+        out[i].1.push(p.message.as_str());
+    }
+    out
 }
 
 /// Logs each message and shows it with `window/showMessage` (warning), once each.

@@ -290,6 +290,8 @@ fn write_private(path: &Path, data: &[u8]) -> Result<(), String> {
     use std::io::Write;
     let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     let dir = path.parent().unwrap_or(Path::new("."));
+    // A build killed between its write and its rename left its temporary file here.
+    crate::leftovers::sweep(dir, ".netbox-lsp-");
     let mut tmp = tempfile::Builder::new()
         .prefix(".netbox-lsp-")
         .tempfile_in(dir)
@@ -350,7 +352,21 @@ pub async fn check_workspace_url(backend: &Backend, settings: &Settings) {
         let b = backend.clone();
         // Not awaited here: the settings keep applying while the user decides.
         tokio::spawn(async move {
-            let allow = format!("Allow {url}");
+            // Over plain http the token would cross the network readable by anyone on the way:
+            // the prompt and its button say so.
+            let plain = url
+                .get(..7)
+                .is_some_and(|s| s.eq_ignore_ascii_case("http://"));
+            let allow = if plain {
+                format!("Allow {url} (plain http)")
+            } else {
+                format!("Allow {url}")
+            };
+            let warning = if plain {
+                " The URL is plain http: the token would be sent unencrypted."
+            } else {
+                ""
+            };
             let action = |title: &str| MessageActionItem {
                 title: title.to_string(),
                 properties: Default::default(),
@@ -359,7 +375,7 @@ pub async fn check_workspace_url(backend: &Backend, settings: &Settings) {
                 .client
                 .show_message_request(
                     MessageType::WARNING,
-                    format!("netbox-lsp: the workspace names the NetBox instance {url}. Use it, with the token of your user settings, to learn its filters, custom fields and plugins?"),
+                    format!("netbox-lsp: the workspace names the NetBox instance {url}. Use it, with the token of your user settings, to learn its filters, custom fields and plugins?{warning}"),
                     Some(vec![action(&allow), action("Not now")]),
                 )
                 .await;

@@ -206,6 +206,19 @@ impl TestClient {
         p["diagnostics"].as_array().cloned().unwrap_or_default()
     }
 
+    /// Removes and returns every message received so far whose `method` is `method`.
+    pub fn take_all(&mut self, method: &str) -> Vec<Value> {
+        while let Ok(m) = self.incoming.try_recv() {
+            self.queue.push_back(m);
+        }
+        let (taken, kept): (VecDeque<Value>, VecDeque<Value>) = self
+            .queue
+            .drain(..)
+            .partition(|m| m["method"] == json!(method));
+        self.queue = kept;
+        taken.into_iter().collect()
+    }
+
     /// How many of the messages received so far (and not taken by a wait) are `method`.
     pub fn received(&mut self, method: &str) -> usize {
         while let Ok(m) = self.incoming.try_recv() {

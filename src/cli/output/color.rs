@@ -29,7 +29,7 @@ pub fn render(findings: &[Located]) -> String {
     let mut out = String::with_capacity(findings.len() * 240);
     for f in findings {
         out.push_str(BOLD);
-        push_one_line(&mut out, &f.path);
+        super::escape::push_text(&mut out, &f.path);
         out.push_str(RESET);
         out.push_str(&format!(
             ":{}:{}: {}{}[{}]{RESET} ",
@@ -116,6 +116,7 @@ mod tests {
         .into_iter()
         .map(|(severity, fixes)| Located {
             path: "skills/a.md".into(),
+            path_bytes: None,
             span: Span {
                 start: at(2, 4),
                 end: at(2, 9),

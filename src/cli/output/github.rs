@@ -4,8 +4,10 @@
 //! Errors are `error`, warnings `warning`, information and hints `notice`; lines and columns
 //! are 1-based, columns in characters. The message is the finding's, then its certain fix.
 //! Values are escaped as the runner reads them (`%`, CR, LF in the message; also `:` and `,` in
-//! properties), so no text from a file can end the command or start another.
+//! properties), so no text from a file can end the command or start another, after control
+//! characters are shown as escapes ([`super::escape::github_data`]) so none reaches the log.
 
+use super::escape::{github_data as data, github_property as property};
 use super::Located;
 use crate::finding::Severity;
 
@@ -16,18 +18,6 @@ fn command(s: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Information | Severity::Hint => "notice",
     }
-}
-
-/// A command's message, escaped.
-fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// A command's property value, escaped.
-fn property(s: &str) -> String {
-    data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// One line per finding, each ending in `\n`.
@@ -69,6 +59,7 @@ mod tests {
         };
         let f = Located {
             path: "a,b:c%.md".into(),
+            path_bytes: None,
             span: Span {
                 start: at(35, 59),
                 end: at(35, 73),

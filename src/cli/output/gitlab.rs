@@ -79,6 +79,7 @@ mod tests {
         };
         let f = |line| Located {
             path: "a.md".into(),
+            path_bytes: None,
             span: Span {
                 start: at(line),
                 end: at(line),

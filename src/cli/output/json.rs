@@ -72,7 +72,7 @@ pub fn skipped(s: &Skipped) -> Value {
 /// The whole output: a pretty-printed array (the findings, then with `--explain` the sites not
 /// checked) and a final newline; the same bytes as [`super::stream::Sink`] writes.
 pub fn render(findings: &[Located], not_checked: &[Skipped]) -> String {
-    let mut sink = super::stream::Sink::new(crate::cli::Format::Json, Vec::new(), "")
+    let mut sink = super::stream::Sink::in_memory(crate::cli::Format::Json, Vec::new(), "")
         .expect("writing to memory");
     sink.add(findings.to_vec(), not_checked.to_vec())
         .expect("writing to memory");

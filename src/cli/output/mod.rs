@@ -2,6 +2,7 @@
 //! colour), JSON, SARIF, GitHub annotations or a GitLab code quality report.
 
 pub mod color;
+pub mod escape;
 pub mod github;
 pub mod gitlab;
 pub mod json;
@@ -12,6 +13,7 @@ pub mod text;
 use crate::extract::intent::{NotChecked, ReadAs};
 use crate::finding::{Finding, Severity};
 use crate::lines::{Cursor, LineIndex};
+use std::sync::Arc;
 
 /// A position in both column units the formats need: 0-based line, column in Unicode
 /// characters (text output) and in UTF-16 code units (JSON, SARIF, LSP).
@@ -98,6 +100,10 @@ fn shell_quote(s: &str) -> String {
 pub struct Located {
     /// The path as the user should see it (as named or walked), `/`-separated on every OS.
     pub path: String,
+    /// The path's bytes when `path` cannot show them exactly (a Unix name that is not UTF-8,
+    /// shown with U+FFFD): outputs that must name the file exactly (SARIF URIs) use these.
+    /// `None` when `path` is exact.
+    pub path_bytes: Option<Arc<[u8]>>,
     pub span: Span,
     pub code: &'static str,
     pub severity: Severity,
@@ -126,6 +132,7 @@ pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>)
         .into_iter()
         .map(|f| Located {
             path: path.to_string(),
+            path_bytes: None,
             span: span(&f.range),
             code: f.code,
             severity: f.severity,
@@ -149,6 +156,23 @@ pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>)
             proof: Vec::new(),
         })
         .collect()
+}
+
+/// Sets the exact bytes of the file's path (see [`Located::path_bytes`]) on findings and
+/// sites not checked of one file; nothing when `bytes` is `None`.
+pub fn set_path_bytes(bytes: Option<&Arc<[u8]>>, found: &mut [Located], skipped: &mut [Skipped]) {
+    let Some(bytes) = bytes else { return };
+    for f in found {
+        f.path_bytes = Some(bytes.clone());
+    }
+    for s in skipped {
+        s.path_bytes = Some(bytes.clone());
+    }
+}
+
+/// The bytes a SARIF URI is made of: [`Located::path_bytes`] when set, else the shown path.
+pub fn uri_bytes<'a>(path: &'a str, path_bytes: Option<&'a Arc<[u8]>>) -> &'a [u8] {
+    path_bytes.map_or(path.as_bytes(), |b| b)
 }
 
 /// Counts by severity, in [`Severity`] order: `[errors, warnings, information, hints]`.
@@ -190,6 +214,8 @@ pub fn summary_of([e, w, i, h]: [usize; 4], files: usize) -> String {
 pub struct Skipped {
     /// The path as for [`Located::path`].
     pub path: String,
+    /// As [`Located::path_bytes`].
+    pub path_bytes: Option<Arc<[u8]>>,
     pub span: Span,
     pub read_as: ReadAs,
     /// What it was read as and why, with the line of the text that decided
@@ -223,6 +249,7 @@ pub fn locate_skipped(
             let marker = n.marker.as_ref().map(|m| lines.line_of(m.start) + 1);
             Skipped {
                 path: path.to_string(),
+                path_bytes: None,
                 span,
                 read_as: n.read_as,
                 message: n.message(marker),

@@ -8,26 +8,7 @@ use super::{Located, Skipped, Span};
 use crate::catalogue::{self, CODES};
 use crate::extract::intent::{Counts, ReadAs};
 use crate::finding::Severity;
-use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use serde_json::{json, Map, Value};
-
-/// Characters escaped in a relative URI path (keeps `/`).
-const PATH: &AsciiSet = &CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'%')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'[')
-    .add(b']')
-    .add(b'\\')
-    .add(b'^')
-    .add(b'`')
-    .add(b'{')
-    .add(b'|')
-    .add(b'}');
 
 /// The `ruleId` of the results `--explain` adds for the sites not checked.
 pub const SKIPPED: &str = "skipped";
@@ -44,18 +25,9 @@ pub fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// `artifactLocation.uri` of a path: relative paths stay relative (`/`-separated,
-/// percent-encoded); absolute ones become `file://` URIs.
+/// `artifactLocation.uri` of a shown path ([`super::escape::sarif_uri`] of its bytes).
 pub fn uri(path: &str) -> String {
-    let p = path.replace('\\', "/");
-    let encoded = utf8_percent_encode(&p, PATH).to_string();
-    if p.starts_with('/') {
-        format!("file://{encoded}")
-    } else if p.len() > 2 && p.as_bytes()[1] == b':' {
-        format!("file:///{encoded}")
-    } else {
-        encoded
-    }
+    super::escape::sarif_uri(path.as_bytes())
 }
 
 fn region(span: &Span) -> Value {
@@ -125,7 +97,9 @@ pub fn rule_index(code: &'static str, extra: &mut Vec<&'static str>) -> usize {
 
 /// One finding as a SARIF result, its rule at `index`.
 pub fn result(f: &Located, index: usize) -> Value {
-    let artifact = json!({"uri": uri(&f.path)});
+    let artifact = json!({
+        "uri": super::escape::sarif_uri(super::uri_bytes(&f.path, f.path_bytes.as_ref()))
+    });
     let mut result = json!({
         "ruleId": f.code,
         "ruleIndex": index,
@@ -173,7 +147,9 @@ pub fn skipped_result(s: &Skipped, index: usize) -> Value {
         "message": {"text": s.message},
         "locations": [{
             "physicalLocation": {
-                "artifactLocation": {"uri": uri(&s.path)},
+                "artifactLocation": {
+                    "uri": super::escape::sarif_uri(super::uri_bytes(&s.path, s.path_bytes.as_ref()))
+                },
                 "region": region(&s.span),
             }
         }],
@@ -235,7 +211,7 @@ pub fn log(extra: &[&'static str], skipped: bool, counts: Counts, results: Vec<V
 /// (`--explain`): each as a result of `kind` `notApplicable`, `level` `none`. The same bytes
 /// as [`super::stream::Sink`] writes for these findings.
 pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> String {
-    let mut sink = super::stream::Sink::new(crate::cli::Format::Sarif, Vec::new(), "")
+    let mut sink = super::stream::Sink::in_memory(crate::cli::Format::Sarif, Vec::new(), "")
         .expect("writing to memory");
     sink.add(findings.to_vec(), skipped.to_vec())
         .expect("writing to memory");
@@ -254,6 +230,6 @@ mod tests {
             "examples/my%20skill/SKILL.md"
         );
         assert_eq!(uri("/tmp/a.md"), "file:///tmp/a.md");
-        assert_eq!(uri("dir\\a#1.md"), "dir/a%231.md");
+        assert_eq!(uri("dir/a#1.md"), "dir/a%231.md");
     }
 }

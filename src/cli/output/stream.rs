@@ -25,7 +25,10 @@ pub struct Sink<W: Write> {
     skipped: Vec<Skipped>,
     /// Elements written so far (JSON array elements or SARIF results).
     written: usize,
-    spool: Option<BufWriter<std::fs::File>>,
+    spool: Option<Spool>,
+    /// Why the SARIF results are spooled in memory rather than to a temporary file (the
+    /// temporary folder is unusable): for the caller to say on stderr.
+    pub spool_note: Option<String>,
     /// SARIF rules the catalogue lacks, in order of first occurrence.
     extra_rules: Vec<&'static str>,
     /// The most findings one [`Sink::add`] was given (a test hook: memory holds one batch).
@@ -56,15 +59,97 @@ fn write_indented(
     Ok(())
 }
 
+/// Where SARIF results wait for the end of the run: an unnamed temporary file, or memory when
+/// none can be made (or when the whole output goes to memory anyway).
+enum Spool {
+    File(BufWriter<std::fs::File>),
+    Memory(Vec<u8>),
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Spool::File(f) => f.write(buf),
+            Spool::Memory(m) => m.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Spool::File(f) => f.flush(),
+            Spool::Memory(_) => Ok(()),
+        }
+    }
+}
+
+impl Spool {
+    /// A temporary file in the system's temporary folder, else memory with the reason: a
+    /// `TMPDIR` that does not exist or cannot be written must not cost the output (an empty
+    /// SARIF log and exit 2 before), and the message names it.
+    fn new() -> (Spool, Option<String>) {
+        match tempfile::tempfile() {
+            Ok(f) => (Spool::File(BufWriter::new(f)), None),
+            Err(e) => {
+                let dir = std::env::temp_dir();
+                let named = if std::env::var_os("TMPDIR").is_some() {
+                    "TMPDIR="
+                } else {
+                    "the temporary folder "
+                };
+                (
+                    Spool::Memory(Vec::new()),
+                    Some(format!(
+                        "cannot create a temporary file in {named}{} ({e}); the SARIF results are held in memory until the end of the run",
+                        dir.display()
+                    )),
+                )
+            }
+        }
+    }
+
+    /// Copies what was spooled to `out`.
+    fn copy_to(self, out: &mut impl Write) -> std::io::Result<()> {
+        match self {
+            Spool::File(f) => {
+                let mut file = f.into_inner().map_err(|e| e.into_error())?;
+                file.seek(SeekFrom::Start(0))?;
+                std::io::copy(&mut file, out)?;
+                Ok(())
+            }
+            Spool::Memory(m) => out.write_all(&m),
+        }
+    }
+}
+
 /// Depth of a SARIF result in the log (`runs[0].results[i]`), in spaces.
 const SARIF_RESULT_INDENT: usize = 8;
 
 impl<W: Write> Sink<W> {
     /// A sink writing `format` to `out`; text output starts with `head` (what `--fix`
     /// changed). SARIF opens its spool here (an I/O error if no temporary file can be made).
-    pub fn new(format: Format, mut out: W, head: &str) -> std::io::Result<Sink<W>> {
+    pub fn new(format: Format, out: W, head: &str) -> std::io::Result<Sink<W>> {
+        Sink::with_spool(format, out, head, false)
+    }
+
+    /// [`Sink::new`] whose SARIF results wait in memory (for output rendered to memory).
+    pub fn in_memory(format: Format, out: W, head: &str) -> std::io::Result<Sink<W>> {
+        Sink::with_spool(format, out, head, true)
+    }
+
+    fn with_spool(
+        format: Format,
+        mut out: W,
+        head: &str,
+        memory: bool,
+    ) -> std::io::Result<Sink<W>> {
+        let mut spool_note = None;
         let spool = match format {
-            Format::Sarif => Some(BufWriter::new(tempfile::tempfile()?)),
+            Format::Sarif if memory => Some(Spool::Memory(Vec::new())),
+            Format::Sarif => {
+                let (spool, note) = Spool::new();
+                spool_note = note;
+                Some(spool)
+            }
             Format::Text => {
                 out.write_all(head.as_bytes())?;
                 None
@@ -78,6 +163,7 @@ impl<W: Write> Sink<W> {
             skipped: Vec::new(),
             written: 0,
             spool,
+            spool_note,
             extra_rules: Vec::new(),
             most_held: 0,
             color: false,
@@ -187,9 +273,7 @@ impl<W: Write> Sink<W> {
                     .ok_or_else(|| std::io::Error::other("SARIF log without results"))?;
                 self.out.write_all(&whole.as_bytes()[..at])?;
                 if self.written > 0 {
-                    let mut file = spool.into_inner().map_err(|e| e.into_error())?;
-                    file.seek(SeekFrom::Start(0))?;
-                    std::io::copy(&mut file, &mut self.out)?;
+                    spool.copy_to(&mut self.out)?;
                     self.out.write_all(b"\n")?;
                     self.out
                         .write_all(" ".repeat(SARIF_RESULT_INDENT - 2).as_bytes())?;

@@ -3,7 +3,7 @@
 //! fix-all applies), `  suggestion: <title>` for the first of fixes that need a look, and
 //! `  or: <title>` for each alternative.
 
-use super::{Located, Skipped};
+use super::{escape, Located, Skipped};
 
 /// Renders findings, one block per finding, each line ending in `\n`.
 pub fn render(findings: &[Located]) -> String {
@@ -12,7 +12,7 @@ pub fn render(findings: &[Located]) -> String {
     let mut out = String::with_capacity(findings.len() * 200);
     let mut num = itoa::Buffer::new();
     for f in findings {
-        out.push_str(&f.path);
+        out.push_str(&escape::text(&f.path));
         out.push(':');
         out.push_str(num.format(u64::from(f.span.start.line) + 1));
         out.push(':');
@@ -51,7 +51,7 @@ pub fn render_skipped(skipped: &[Skipped]) -> String {
     for s in skipped {
         out.push_str(&format!(
             "{}:{}:{}: skipped[{}] ",
-            s.path,
+            escape::text(&s.path),
             s.span.start.line + 1,
             s.span.start.char_col + 1,
             s.read_as.name()
@@ -63,11 +63,12 @@ pub fn render_skipped(skipped: &[Skipped]) -> String {
 }
 
 /// Appends `s` kept on one line: a message with newlines would break `path:line:col` parsers
-/// (its non-blank lines are joined with one space).
+/// (its non-blank lines are joined with one space); any other control character is escaped
+/// ([`escape::text`]).
 pub(super) fn push_one_line(out: &mut String, s: &str) {
     // A byte test: `str::contains` with a char array decoded every character.
     if !s.bytes().any(|b| b == b'\n' || b == b'\r') {
-        out.push_str(s);
+        out.push_str(&escape::text(s));
         return;
     }
     let mut first = true;
@@ -75,7 +76,7 @@ pub(super) fn push_one_line(out: &mut String, s: &str) {
         if !first {
             out.push(' ');
         }
-        out.push_str(part);
+        out.push_str(&escape::text(part));
         first = false;
     }
 }
@@ -99,6 +100,7 @@ mod tests {
         let f = Located {
             proof: vec![],
             path: "a/SKILL.md".into(),
+            path_bytes: None,
             span: Span {
                 start: at(4, 2),
                 end: at(4, 9),

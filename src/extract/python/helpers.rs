@@ -48,9 +48,10 @@ impl<'a> Values<'a> {
                     out.push(Site::NotChecked(crate::extract::NotChecked {
                         range: call_range.clone(),
                         reason: format!(
-                            "calls helpers of this module more often than netbox-lsp reads through them ({} calls of their bodies per file)",
+                            "this code calls helpers of this module more often than netbox-lsp reads through them ({} calls of their bodies per file)",
                             super::values::EXPANSIONS
                         ),
+                        advice: "Split the module, or mark a call with `# netbox: <endpoint>`, to have it checked.".to_string(),
                     }));
                 }
                 break;

@@ -311,9 +311,10 @@ impl<'a> Reader<'a> {
                 more.push(Site::NotChecked(super::NotChecked {
                     range: self.host(span(cs.call.range())),
                     reason: format!(
-                        "builds its values through more names, calls and dict updates than netbox-lsp follows ({})",
+                        "this call builds its values through more names, calls and dict updates than netbox-lsp follows ({})",
                         values::FUEL
                     ),
+                    advice: "Write its filters as a dict in the call to have it checked.".to_string(),
                 }));
             }
         }
