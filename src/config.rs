@@ -803,7 +803,10 @@ note = "x"
         assert_eq!(p.errors.len(), 3, "{:?}", p.errors);
         assert!(p.errors.iter().any(|e| e.contains("`tools.number.target`")));
         assert_eq!(
-            p.warnings,
+            p.warnings
+                .iter()
+                .map(|w| w.message.as_str())
+                .collect::<Vec<_>>(),
             ["unknown key `tools.extra.note` (known: target, endpoint, filters)"]
         );
     }
