@@ -24,6 +24,7 @@ pub mod safe_read;
 pub mod server;
 pub mod suppress;
 pub mod upgrade;
+pub mod version;
 
 /// mimalloc for every binary built on this crate (the server, `check`, tests and benches
 /// alike): parsing the code of a skill file makes many small short-lived allocations, and

@@ -123,15 +123,15 @@ pub struct CheckArgs {
 /// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes
 /// ([`crate::index::embedded::RELEASES`]), for `--help`.
 pub fn shipped_versions() -> String {
-    let releases = crate::index::embedded::RELEASES;
-    let names: Vec<String> = releases
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            if i + 1 == releases.len() {
-                format!("{} (default)", r.version)
+    let default = crate::index::embedded::default_version();
+    let names: Vec<String> = crate::index::embedded::versions()
+        .map(|v| {
+            if v == default {
+                format!("{v} (default)")
+            } else if crate::version::is_pre_release(v) {
+                format!("{v} (pre-release)")
             } else {
-                r.version.to_string()
+                v.to_string()
             }
         })
         .collect();
