@@ -112,6 +112,16 @@ pub fn is_pre_release(v: &str) -> bool {
     Version::parse(v).is_some_and(|v| v.is_pre_release())
 }
 
+/// The default among `versions` (oldest first, as the release table): the newest final
+/// release, else (only pre-releases) the newest.
+pub fn default_of<S: AsRef<str>>(versions: &[S]) -> Option<&S> {
+    versions
+        .iter()
+        .rev()
+        .find(|v| !is_pre_release(v.as_ref()))
+        .or_else(|| versions.last())
+}
+
 /// `const` test for the release table: a PEP 440 pre-release letter after the first digit
 /// (`4.8.0b1`, `4.8.0rc1`, `4.8.0a1`). The table's versions are PEP 440 (as PyPI spells them).
 pub const fn is_pre_release_const(v: &str) -> bool {

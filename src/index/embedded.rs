@@ -17,8 +17,8 @@
 //! `rest::versions`; a test fails until it matches the shipped indexes).
 
 use super::load::{load_index, IndexError};
-use crate::version::{self, Version};
 use super::FilterIndex;
+use crate::version::{self, Version};
 use std::sync::{Arc, OnceLock};
 
 /// One shipped NetBox release.
@@ -106,15 +106,6 @@ pub fn parse_version(v: &str) -> Option<Vec<u32>> {
     Version::parse(v).map(|v| v.numbers)
 }
 
-fn shipped_list() -> String {
-    let v: Vec<&str> = versions().collect();
-    if v.is_empty() {
-        "none".into()
-    } else {
-        v.join(", ")
-    }
-}
-
 /// How to get exact knowledge, for notes.
 const BUILD_HINT: &str =
     "for exact knowledge build an index from your instance: `netbox-lsp index build --url https://<your-netbox>`";
@@ -135,7 +126,14 @@ const BUILD_HINT: &str =
 /// minor release older than every shipped one (`3.7`, `4.2`). A leading `v` and a build suffix
 /// (`4.3.3-Docker-3.3.0`) are accepted.
 pub fn select(requested: Option<&str>) -> Result<Selection, String> {
-    let newest = RELEASES
+    let versions: Vec<&'static str> = versions().collect();
+    select_in(&versions, requested)
+}
+
+/// [`select`] among `releases` (versions, oldest first), for a table other than the shipped
+/// one (tests of a table with a pre-release).
+pub fn select_in(releases: &[&'static str], requested: Option<&str>) -> Result<Selection, String> {
+    let newest = *releases
         .last()
         .ok_or_else(|| "no NetBox release is shipped in this build".to_string())?;
     let exact = |version: &'static str| Selection {
@@ -144,18 +142,20 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
         approximate: None,
     };
     let Some(req) = requested.map(str::trim).filter(|r| !r.is_empty()) else {
-        return Ok(exact(default_version()));
+        return Ok(exact(
+            version::default_of(releases).copied().unwrap_or(newest),
+        ));
     };
     let err = |why: &str| {
         format!(
             "NetBox {req}: {why}; shipped versions: {} (or build an index with `netbox-lsp index build`)",
-            shipped_list()
+            releases.join(", ")
         )
     };
     let want = Version::parse(req).ok_or_else(|| err("not a version like 4.6 or 4.6.8"))?;
-    let shipped: Vec<(&'static str, Version)> = RELEASES
+    let shipped: Vec<(&'static str, Version)> = releases
         .iter()
-        .filter_map(|r| Some((r.version, Version::parse(r.version)?)))
+        .filter_map(|r| Some((*r, Version::parse(r)?)))
         .collect();
     let same_minor: Vec<&(&'static str, Version)> = shipped
         .iter()
@@ -169,7 +169,7 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
     } else if let Some((v, _)) = same_minor.iter().find(|(_, v)| *v == want) {
         return Ok(exact(v));
     }
-    let newest_v = Version::parse(newest.version);
+    let newest_v = Version::parse(newest);
     let kind = |chosen: &str| {
         if version::is_pre_release(chosen) {
             " (a pre-release)"
@@ -205,7 +205,7 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
     }
     // A minor or major release newer than every shipped one.
     if newest_v.is_some_and(|n| want.minor() > n.minor()) {
-        return Ok(approx(newest.version, newer_note(newest.version)));
+        return Ok(approx(newest, newer_note(newest)));
     }
     Err(err("no release of this minor version is shipped"))
 }
@@ -239,4 +239,52 @@ pub fn embedded_index(version: &'static str) -> Arc<FilterIndex> {
             )
         })
         .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table with a beta beside the newest final release: the final release stays the
+    /// default, the beta answers for its own version and stands in (with a note) for its minor
+    /// and its final release until that is shipped.
+    #[test]
+    fn a_pre_release_is_shipped_beside_the_default() {
+        let table = ["4.6.8", "4.7.3", "4.8.0b1"];
+        let sel = |r: Option<&str>| select_in(&table, r).unwrap();
+        assert_eq!(sel(None).version, "4.7.3");
+        assert_eq!(sel(None).note, None);
+        assert_eq!(sel(Some("4.8.0b1")).version, "4.8.0b1");
+        assert_eq!(sel(Some("v4.8.0-beta1")).version, "4.8.0b1");
+        assert_eq!(sel(Some("4.8.0b1")).approximate, None);
+        for req in ["4.8", "4.8.0", "4.8.1", "4.8.0rc1", "5.0"] {
+            let s = sel(Some(req));
+            assert_eq!(s.version, "4.8.0b1", "{req}");
+            assert_eq!(s.approximate.as_deref(), Some(req));
+            assert!(
+                s.note.unwrap().contains("using 4.8.0b1 (a pre-release)"),
+                "{req}"
+            );
+        }
+        assert_eq!(
+            sel(Some("4.8.0a1")).version,
+            "4.8.0b1",
+            "an older pre-release"
+        );
+        assert_eq!(sel(Some("4.7")).version, "4.7.3");
+        // Promoted: the final release replaces the beta and becomes the default.
+        let promoted = ["4.6.8", "4.7.3", "4.8.0"];
+        assert_eq!(select_in(&promoted, None).unwrap().version, "4.8.0");
+        assert!(select_in(&[], None).is_err());
+        let e = select_in(&table, Some("4.2")).unwrap_err();
+        assert!(e.contains("4.6.8, 4.7.3, 4.8.0b1"), "{e}");
+    }
+
+    #[test]
+    fn the_table_is_in_version_order_and_the_default_is_final() {
+        let v: Vec<Version> = versions().map(|v| Version::parse(v).unwrap()).collect();
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
+        assert!(!version::is_pre_release(default_version()));
+        assert_eq!(select(None).unwrap().version, default_version());
+    }
 }
