@@ -19,6 +19,7 @@ pub mod index;
 pub mod instance;
 pub mod lines;
 pub mod live;
+pub mod release;
 pub mod rest;
 pub mod safe_read;
 pub mod server;

@@ -1,5 +1,6 @@
-//! The command line: `check` and its output formats, `index build` / `index info`, and `serve`
-//! (the language server; also the default with no arguments or with `--stdio`).
+//! The command line: `check` and its output formats, `index build` / `index info`, `serve`
+//! (the language server; also the default with no arguments or with `--stdio`), and the
+//! maintainers' `release add | review | remove` (hidden from `--help`).
 
 pub mod check;
 pub mod fix;
@@ -11,6 +12,7 @@ pub mod knowledge;
 pub mod lease;
 pub mod live;
 pub mod output;
+pub mod release_cmd;
 pub mod upgrade;
 pub mod walk;
 
@@ -50,6 +52,13 @@ pub enum Command {
     Index {
         #[command(subcommand)]
         command: IndexCommand,
+    },
+    /// Add a NetBox release to a checkout of this project and print its review sheet (for
+    /// maintainers: CONTRIBUTING.md "Adding a NetBox release").
+    #[command(hide = true)]
+    Release {
+        #[command(subcommand)]
+        command: release_cmd::ReleaseCommand,
     },
 }
 
@@ -210,5 +219,6 @@ pub fn main() -> i32 {
         Some(Command::Index {
             command: IndexCommand::Info(args),
         }) => index_cmd::info(&args),
+        Some(Command::Release { command }) => release_cmd::run(&command),
     }
 }

@@ -10,23 +10,23 @@
 mod choices;
 mod endpoint;
 mod endpoint_history;
-mod faults;
+pub(crate) mod faults;
 mod filler;
 mod instance;
 mod inventory;
 pub(crate) mod lookups;
 mod names;
 mod notes;
-mod nullable;
+pub(crate) mod nullable;
 mod object_type_value;
 mod relation_field;
-mod renames;
+pub(crate) mod renames;
 mod render;
 mod suggest;
 mod target;
 mod values;
-mod versions;
-mod view_params;
+pub(crate) mod versions;
+pub(crate) mod view_params;
 
 pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
