@@ -14,6 +14,7 @@ pub mod extract;
 pub mod filters;
 pub mod finding;
 pub mod fix;
+pub mod forecast;
 pub mod graphql;
 pub mod index;
 pub mod instance;

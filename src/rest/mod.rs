@@ -5,8 +5,10 @@
 //! the wire-encoding rule (`dropped-value`), then for a known parameter the hand value rules
 //! and the choice check, for an unknown one the name rules (`unsupported-lookup`, `multi-hop`,
 //! `null-relation`, `wrong-filter-for-type`, `version-only`, `unknown-filter` with
-//! suggestions); then call-level rules (repeated keys) and the tool arguments.
+//! suggestions); then call-level rules (repeated keys, removals announced for a release to come)
+//! and the tool arguments.
 
+mod announced;
 mod choices;
 mod endpoint;
 mod endpoint_history;
@@ -138,6 +140,7 @@ fn run<'a>(
                 if !dropped {
                     values::check(&ctx, view, entry, param, &mut out);
                 }
+                announced::filter(view, entry, &mut out);
             }
             None => {
                 names::check(&ctx, view, entry, &mut out);
@@ -148,6 +151,7 @@ fn run<'a>(
     if let Some(view) = view.as_ref() {
         values::check_repeated(&ctx, view, &mut out);
         notes::check(&ctx, view, &mut out);
+        announced::endpoint(&ctx, view, &mut out);
     }
     filler::check(&ctx, &mut out);
     if call.form == CallForm::Inventory {
