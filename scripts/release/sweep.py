@@ -202,6 +202,11 @@ def judge(ep, qs, kind):
             if c == unf and t != unf:
                 return st, c, unf, 'silently-ignored', note + extra
             return st, c, unf, 'honoured', note + extra
+        if c is None:
+            # `start` (cursor pagination, NetBox 4.6+) answers `"count": null`: the page decides
+            # (written `None`, as the 4.6.8 and 4.7.3 sweeps have it).
+            fewer = len(d.get('results') or []) < min(1, unf)
+            return st, c, unf, 'honoured' if fewer else 'silently-ignored', note
         if c < unf:
             return st, c, unf, 'honoured', note
         for alt in alternatives(ep, qs):
