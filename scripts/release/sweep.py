@@ -161,7 +161,10 @@ def alternatives(ep, qs):
 def error_text(body):
     if isinstance(body, dict):
         if 'exception' in body or 'error' in body:
-            return f"{body.get('exception', '')}: {body.get('error', '')}".strip(': ')
+            # A database error spans lines (the statement, a caret, a hint): the first two stay,
+            # on one line, as the earlier sweeps have them (one TSV row per probe).
+            error = ' '.join(str(body.get('error', '')).splitlines()[:2])
+            return f"{body.get('exception', '')}: {error}".strip(': ')
         parts = []
         for k, v in body.items():
             msg = v[0] if isinstance(v, list) and v else v
