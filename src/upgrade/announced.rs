@@ -47,7 +47,7 @@ pub fn forecast(base: &Knowledge, from: &str, to: &str) -> Option<Forecast> {
             graphql,
             approximate: None,
             graphql_embedded: None,
-            readings: base.readings.clone(),
+            readings: base.readings,
         },
         announcements,
         from: from.to_string(),
