@@ -16,18 +16,21 @@ pub mod extract;
 pub mod filters;
 pub mod finding;
 pub mod fix;
+pub mod forecast;
 pub mod graphql;
 pub mod index;
 pub mod instance;
 pub mod leftovers;
 pub mod lines;
 pub mod live;
+pub mod release;
 pub mod rest;
 pub mod safe_read;
 pub mod sanitize;
 pub mod server;
 pub mod suppress;
 pub mod upgrade;
+pub mod version;
 
 /// mimalloc for every binary built on this crate (the server, `check`, tests and benches
 /// alike): parsing the code of a skill file makes many small short-lived allocations, and

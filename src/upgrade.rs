@@ -15,6 +15,8 @@
 //!
 //! Calls wrong on both releases are the plain check's business and are not repeated here.
 
+pub mod announced;
+
 use crate::analysis::{analyze, Knowledge};
 use crate::extract::HostKind;
 use crate::finding::{Finding, Fix, Severity};
@@ -26,6 +28,10 @@ pub const BREAKS: &str = "upgrade-breaks";
 /// Code of a call whose result changes without breaking: a parameter the target ignores, or one
 /// the target starts to read (a warning).
 pub const CHANGES: &str = "upgrade-changes";
+
+/// Code of a call that works on the current release and breaks on a release that is not
+/// shipped, as the shipped release's notes announce ([`announced`]; a warning: not measured).
+pub const ANNOUNCED: &str = "upgrade-announced";
 
 /// What changes for a call, for the summary and the docs' release-note citations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +54,9 @@ pub enum Kind {
     /// Ignored or refused on the current release, read by the target (`omit` from 4.5.2,
     /// `tag__any` from 4.6.6, a server fault fixed).
     StartsToWork,
+    /// Breaks on a release that is not shipped, as the shipped release's notes announce
+    /// (`--upgrade-to 5.0`, [`announced`]): expected, not measured.
+    Announced,
 }
 
 impl Kind {
@@ -61,6 +70,7 @@ impl Kind {
         Kind::Truncated,
         Kind::NoOp,
         Kind::StartsToWork,
+        Kind::Announced,
     ];
 
     /// Stable kebab-case name (`removed-filter`), for the summary and JSON consumers.
@@ -74,6 +84,7 @@ impl Kind {
             Kind::Truncated => "truncated",
             Kind::NoOp => "no-op",
             Kind::StartsToWork => "starts-to-work",
+            Kind::Announced => "announced",
         }
     }
 
@@ -99,6 +110,7 @@ impl Kind {
     pub fn code(self) -> &'static str {
         match self {
             Kind::Truncated | Kind::NoOp | Kind::StartsToWork => CHANGES,
+            Kind::Announced => ANNOUNCED,
             _ => BREAKS,
         }
     }
@@ -818,8 +830,7 @@ fn serious(f: &Finding) -> bool {
 /// key and the other the value of one pair (only `=`, `:`, quotes and blanks between them:
 /// `port__empty=true`, `"port__empty": True`), since one release may flag the key and the other
 /// the value.
-#[cfg(test)]
-fn same_site(text: &str, a: &Range<usize>, b: &Range<usize>) -> bool {
+pub(crate) fn same_site(text: &str, a: &Range<usize>, b: &Range<usize>) -> bool {
     if a == b || (a.start < b.end && b.start < a.end) {
         return true;
     }

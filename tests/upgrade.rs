@@ -396,3 +396,97 @@ fn cli_upgrade_refuses_a_target_that_is_not_newer() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A target past the shipped releases (`5.0`): the removals the 4.7 release notes announce for
+/// it are expected breaks (`upgrade-announced`, a warning: announced, not measured), each with
+/// its citation and replacement; what stays (`port_mappings`, the rack type's filters) is quiet.
+/// From 4.6 the measured step to 4.7.3 comes first, then the announced one.
+#[test]
+fn cli_upgrade_to_an_announced_release() {
+    let dir = root().join("tests/fixtures/upgrade/announced");
+    for current in ["4.7", "4.6"] {
+        let out = Command::new(bin())
+            .current_dir(&dir)
+            .args([
+                "check",
+                "--netbox-version",
+                current,
+                "--upgrade-to",
+                "5.0",
+                "--format",
+                "json",
+                ".",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{current}: {stderr}");
+        let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got: Vec<(String, String)> = found
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap().to_string(),
+                    f["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let announced: Vec<&(String, String)> = got
+            .iter()
+            .filter(|(c, _)| c == upgrade::ANNOUNCED)
+            .collect();
+        assert_eq!(announced.len(), 3, "{current}: {got:#?}");
+        for (needle, replacement) in [
+            ("`form_factor` goes in NetBox 5.0", "rack_type_id"),
+            ("`protocol` goes in NetBox 5.0", "port_mappings"),
+            ("`/api/extras/scripts/", "plugin"),
+        ] {
+            let m = announced
+                .iter()
+                .find(|(_, m)| m.contains(needle))
+                .unwrap_or_else(|| panic!("{current}: no {needle}: {got:#?}"));
+            assert!(
+                m.1.starts_with("Expected to break on NetBox 5.0 as announced, not measured"),
+                "{}",
+                m.1
+            );
+            assert!(
+                m.1.contains("release notes 4.7.0") && m.1.contains(replacement),
+                "{}",
+                m.1
+            );
+        }
+        assert!(
+            stderr.contains("1 call is expected to break")
+                || stderr.contains("3 calls are expected to break"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("as announced (not measured)"), "{stderr}");
+    }
+    // A target past the shipped releases with nothing announced for it: nothing to report.
+    let out = Command::new(bin())
+        .current_dir(&dir)
+        .args([
+            "check",
+            "--netbox-version",
+            "4.7",
+            "--upgrade-to",
+            "4.8",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

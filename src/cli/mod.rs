@@ -1,6 +1,7 @@
 //! The command line: `check` and its output formats, `index build` / `index info`, `serve`
-//! (the language server; also the default with no arguments or with `--stdio`), and for agents
-//! `hook` (a pre-tool-use hook) and `mcp` (an MCP server).
+//! (the language server; also the default with no arguments or with `--stdio`), for agents
+//! `hook` (a pre-tool-use hook) and `mcp` (an MCP server), `audit` of an instance's stored
+//! filters, and the maintainers' `release add | review | remove` (hidden from `--help`).
 
 pub mod audit;
 pub mod baseline;
@@ -19,6 +20,7 @@ pub mod output;
 pub mod own_report;
 pub mod paths;
 pub mod place;
+pub mod release_cmd;
 pub mod rule;
 pub mod say;
 pub mod settings;
@@ -91,6 +93,13 @@ pub enum Command {
     /// export templates) against its release and, with --upgrade-to, a newer one; read-only.
     /// Exit 1 with any error finding, 2 when something could not be read. See docs/live.md.
     Audit(audit::AuditArgs),
+    /// Add a NetBox release to a checkout of this project and print its review sheet (for
+    /// maintainers: CONTRIBUTING.md "Adding a NetBox release").
+    #[command(hide = true)]
+    Release {
+        #[command(subcommand)]
+        command: release_cmd::ReleaseCommand,
+    },
     /// Print the documentation of a diagnostic code (`netbox-lsp rule unknown-filter`), or
     /// with `--all` the list of codes.
     Rule(rule::RuleArgs),
@@ -218,15 +227,15 @@ pub enum ColorChoice {
 /// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes
 /// ([`crate::index::embedded::RELEASES`]), for `--help`.
 pub fn shipped_versions() -> String {
-    let releases = crate::index::embedded::RELEASES;
-    let names: Vec<String> = releases
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            if i + 1 == releases.len() {
-                format!("{} (default)", r.version)
+    let default = crate::index::embedded::default_version();
+    let names: Vec<String> = crate::index::embedded::versions()
+        .map(|v| {
+            if v == default {
+                format!("{v} (default)")
+            } else if crate::version::is_pre_release(v) {
+                format!("{v} (pre-release)")
             } else {
-                r.version.to_string()
+                v.to_string()
             }
         })
         .collect();
@@ -316,6 +325,7 @@ pub fn main() -> i32 {
         Some(Command::Hook(args)) => hook::run(&args),
         Some(Command::Mcp(args)) => mcp::run(&args),
         Some(Command::Audit(args)) => audit::run(&args),
+        Some(Command::Release { command }) => release_cmd::run(&command),
         Some(Command::Rule(args)) => rule::run(&args),
     }
 }

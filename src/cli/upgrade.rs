@@ -12,11 +12,13 @@ use super::knowledge::knowledge_for;
 use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
+use crate::analysis::analyze;
 use crate::analysis::Knowledge;
 use crate::finding::Severity;
 use crate::index::embedded;
 use crate::lines::LineIndex;
-use crate::upgrade::{self, Change, Kind};
+use crate::upgrade::{self, announced, Change, Kind};
+use crate::version::Version;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -42,7 +44,16 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
             return 2;
         }
     };
-    let (from, to) = (upgrade::release_of(&current), upgrade::release_of(&next));
+    let (from, shipped_to) = (upgrade::release_of(&current), upgrade::release_of(&next));
+    // A target past every shipped release (`5.0`): what the shipped release's notes announce
+    // for it is added on top of the closest shipped one, as expected, not measured.
+    let beyond =
+        Version::parse(target).is_some_and(|t| Version::parse(&shipped_to).is_some_and(|s| t > s));
+    let to = if beyond {
+        target.trim().to_string()
+    } else {
+        shipped_to.clone()
+    };
     if !newer(&to, &from) {
         super::say::error(format!(
             "--upgrade-to {target}: NetBox {to} is not newer than the current release {from} (set the current one with --netbox-version)"
@@ -53,10 +64,32 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         super::say::error("--upgrade-to does not go with --statistics, --baseline or --live");
         return 2;
     }
+    let measured = newer(&shipped_to, &from);
+    let forecast = if beyond {
+        let (base, base_version) = if measured {
+            (&next, shipped_to.as_str())
+        } else {
+            (&current, from.as_str())
+        };
+        announced::forecast(base, base_version, &to)
+    } else {
+        None
+    };
     for note in notes.iter().chain(&next_notes) {
         super::say::note(note);
     }
     super::say::note(format!("upgrade readiness from NetBox {from} to {to}: only calls whose verdict differs are reported"));
+    if let Some(f) = &forecast {
+        super::say::note(format!(
+            "NetBox {to} is not shipped: the {} removals that the release notes up to {} announce for it are reported as expected (upgrade-announced), not measured",
+            f.announcements.len(),
+            f.from
+        ));
+    }
+    let step = Step {
+        measured,
+        forecast: forecast.as_ref(),
+    };
 
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -108,7 +141,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         .par_iter()
         .map(|input| {
             let mut notes = Vec::new();
-            let r = check_file(input, &current, &next, &overrides, &mut notes);
+            let r = check_file(input, &current, &next, &step, &overrides, &mut notes);
             (display_path(&input.path), r, notes)
         })
         .collect();
@@ -218,10 +251,17 @@ pub(crate) fn target_knowledge(target: &str) -> Result<(Knowledge, Vec<String>),
 /// True when release `a` is newer than `b` (both `X.Y.Z`); true when `b` is not a version (an
 /// index without one: the comparison cannot refuse it).
 pub(crate) fn newer(a: &str, b: &str) -> bool {
-    match (embedded::parse_version(a), embedded::parse_version(b)) {
+    match (Version::parse(a), Version::parse(b)) {
         (Some(a), Some(b)) => a > b,
         _ => true,
     }
+}
+
+/// What is compared: the shipped target when it is newer than the current release
+/// (`measured`), and the removals announced for a target past the shipped ones.
+struct Step<'a> {
+    measured: bool,
+    forecast: Option<&'a announced::Forecast>,
 }
 
 /// What [`check_file`] gives for one file: its changes with their kinds, `Ok(None)` for a
@@ -233,6 +273,7 @@ fn check_file(
     input: &Input,
     current: &Knowledge,
     next: &Knowledge,
+    step: &Step,
     overrides: &HashMap<&str, Option<Severity>>,
     notes: &mut Vec<String>,
 ) -> FileChanges {
@@ -242,7 +283,22 @@ fn check_file(
         return Ok(None);
     };
     let changes: Vec<Change> = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        upgrade::compare(&text, input.kind, current, next)
+        let now = analyze(&text, input.kind, current);
+        let mut out = if step.measured {
+            upgrade::compare_with(&text, input.kind, &now, current, next)
+        } else {
+            Vec::new()
+        };
+        if let Some(f) = step.forecast {
+            let base = if step.measured {
+                analyze(&text, input.kind, next)
+            } else {
+                now.clone()
+            };
+            out.extend(announced::changes(&text, input.kind, &base, &now, f));
+            out.sort_by_key(|c| (c.finding.range.start, c.finding.range.end, c.finding.code));
+        }
+        out
     }))
     .map_err(|_| format!("{shown}: internal error while checking this file (please report it)"))?;
     let (findings, kinds): (Vec<_>, Vec<_>) =
@@ -294,16 +350,32 @@ fn summary(
             *total.entry(*k).or_default() += n;
         }
     }
-    let breaks: usize = total
-        .iter()
-        .filter(|(k, _)| k.code() == upgrade::BREAKS)
-        .map(|(_, n)| n)
-        .sum();
-    let changes: usize = total.values().sum::<usize>() - breaks;
+    let of_code = |code: &str| -> usize {
+        total
+            .iter()
+            .filter(|(k, _)| k.code() == code)
+            .map(|(_, n)| n)
+            .sum()
+    };
+    let breaks = of_code(upgrade::BREAKS);
+    let expected = of_code(upgrade::ANNOUNCED);
+    let changes: usize = total.values().sum::<usize>() - breaks - expected;
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let expected = if expected == 0 {
+        String::new()
+    } else {
+        format!(
+            ", {} as announced (not measured)",
+            plural(
+                expected,
+                "call is expected to break",
+                "calls are expected to break"
+            )
+        )
+    };
     out.push_str(&format!(
-        "NetBox {from} → {to}: {} and {} in {} of {}{}\n",
+        "NetBox {from} → {to}: {}{expected} and {} in {} of {}{}\n",
         plural(breaks, "call breaks", "calls break"),
         plural(changes, "change", "changes"),
         plural(per_file.len(), "file", "files"),

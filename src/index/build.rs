@@ -304,9 +304,14 @@ fn stamp_version(
     };
     if let Some(g) = given {
         let g = g.trim();
-        if !is_version(g) {
+        // A pre-release as PyPI spells it (`4.8.0b1`) is stamped as given: its document says
+        // `4.8.0-beta1` or only `4.8.0`.
+        let pre = crate::version::Version::parse(g).is_some_and(|v| {
+            v.is_pre_release() && crate::version::is_pre_release_const(g) && !g.contains(['-', '+'])
+        });
+        if !is_version(g) && !pre {
             return Err(BuildError::BadVersion(format!(
-                "--netbox-version {g:?} is not a NetBox version like 4.6 or 4.6.8"
+                "--netbox-version {g:?} is not a NetBox version like 4.6, 4.6.8 or 4.8.0b1"
             )));
         }
         let note = (info.map(str::trim) != Some(g))

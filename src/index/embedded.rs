@@ -1,21 +1,24 @@
 //! The one table of shipped NetBox releases ([`RELEASES`]): each release's version and its two
 //! embedded files, the filter index and the GraphQL schema. Everything else that depends on which
-//! releases are shipped is derived from it: the default (the newest, [`default_version`]), the
+//! releases are shipped is derived from it: the default (the newest final release,
+//! [`default_version`]; a pre-release such as `4.8.0b1` is shipped beside it, never as the
+//! default, until its final release replaces it), the
 //! fallback for a release that is not shipped ([`select`]), the decoded-index and schema caches
 //! (one slot per row), `--help` (`cli::shipped_versions`), `index/version-differences.tsv`
 //! (`rest::versions`, checked by a test), the per-release rules' list of shipped releases
 //! (`rest::faults`), the ground-truth tests and README's release table (`tests/index.rs`).
 //!
-//! Adding a release is one row here plus its two files (CONTRIBUTING.md, "Adding a NetBox
-//! release"): `index/netbox-<version>.index.json.gz`, built by
-//! `netbox-lsp index build --openapi ../shared/netbox/v<version>/openapi.json.gz` (a test checks
-//! it still equals a fresh build when `../shared` is present), and
-//! `index/netbox-<version>.schema.graphql.gz`, the release's SDL copied unchanged. Then
-//! regenerate `index/version-differences.tsv` (see `rest::versions`; a test fails until it
-//! matches the shipped indexes).
+//! Adding a release is one row here plus its two files, all written by `scripts/add-release.sh`
+//! (`netbox-lsp release add`, CONTRIBUTING.md "Adding a NetBox release"):
+//! `index/netbox-<version>.index.json.gz`, built by `netbox-lsp index build --openapi
+//! ../shared/netbox/v<version>/openapi.json.gz` (a test checks it still equals a fresh build
+//! when `../shared` is present), and `index/netbox-<version>.schema.graphql.gz`, the release's
+//! SDL copied unchanged; the command also regenerates `index/version-differences.tsv` (see
+//! `rest::versions`; a test fails until it matches the shipped indexes).
 
 use super::load::{load_embedded, load_index, IndexError};
 use super::FilterIndex;
+use crate::version::{self, Version};
 use std::sync::{Arc, OnceLock};
 
 /// One shipped NetBox release.
@@ -45,8 +48,9 @@ macro_rules! release {
     };
 }
 
-/// Shipped releases, oldest first; the last one is the default. The only list of releases in
-/// the code: add a release here (and its two files).
+/// Shipped releases, oldest first (in [`Version`] order: `4.8.0b1` before `4.8.0`); the newest
+/// final release is the default. The only list of releases in the code: `netbox-lsp release
+/// add` writes a row here (and its two files).
 pub const RELEASES: &[Release] = &[
     release!("4.3.3"),
     release!("4.4.10"),
@@ -57,8 +61,16 @@ pub const RELEASES: &[Release] = &[
 
 const _: () = assert!(!RELEASES.is_empty(), "RELEASES needs at least one release");
 
-/// The release used when none is asked for: the newest shipped one (`4.7.3`).
+/// The release used when none is asked for: the newest shipped final release (`4.7.3`); a
+/// pre-release (`4.8.0b1`) is shipped beside it but never the default.
 pub const fn default_version() -> &'static str {
+    let mut i = RELEASES.len();
+    while i > 0 {
+        i -= 1;
+        if !version::is_pre_release_const(RELEASES[i].version) {
+            return RELEASES[i].version;
+        }
+    }
     RELEASES[RELEASES.len() - 1].version
 }
 
@@ -87,36 +99,26 @@ pub struct Selection {
     pub approximate: Option<String>,
 }
 
-/// `4.6.8` → `[4, 6, 8]`; a leading `v` and a `-suffix`/`+suffix` (`4.3.3-Docker-3.3.0`) are
-/// ignored. `None` unless it is two or three dot-separated numbers.
+/// `4.6.8` → `[4, 6, 8]`; a leading `v`, a pre-release (`4.8.0b1`, `-beta1`) and a build
+/// suffix (`4.3.3-Docker-3.3.0`) are not part of the numbers. `None` unless it is two or three
+/// dot-separated numbers. Order releases with [`Version`], which places `4.8.0b1` before `4.8.0`.
 pub fn parse_version(v: &str) -> Option<Vec<u32>> {
-    let v = v.trim();
-    let v = v.strip_prefix(['v', 'V']).unwrap_or(v);
-    let v = v.split(['-', '+']).next()?;
-    let parts: Option<Vec<u32>> = v.split('.').map(|p| p.parse().ok()).collect();
-    parts.filter(|p| (2..=3).contains(&p.len()))
-}
-
-fn shipped_list() -> String {
-    let v: Vec<&str> = versions().collect();
-    if v.is_empty() {
-        "none".into()
-    } else {
-        v.join(", ")
-    }
+    Version::parse(v).map(|v| v.numbers)
 }
 
 /// How to get exact knowledge, for notes.
 const BUILD_HINT: &str =
     "for exact knowledge build an index from your instance: `netbox-lsp index build --url https://<your-netbox>`";
 
-/// Chooses a shipped release: `None` → newest; `4.3` → the newest 4.3.x; `4.3.3` → exact.
+/// Chooses a shipped release: `None` → the default ([`default_version`]); `4.3` → the newest
+/// 4.3.x; `4.3.3` (or `4.8.0b1`) → exact.
 ///
 /// A release that is not shipped uses the closest shipped one, with a note and
 /// [`Selection::approximate`] set:
 /// - newer than every shipped release of its minor, or of a newer minor/major (`4.3.5`, `4.7.3`,
 ///   `5.0`): the newest shipped release of that minor, else the newest of all (names added
-///   since are unknown to it);
+///   since are unknown to it); a minor known only from its pre-release (`4.8` when `4.8.0b1`
+///   is shipped) uses that pre-release;
 /// - a patch older than the shipped one of its minor (`4.6.0` when `4.6.8` is shipped): that
 ///   shipped patch (names it added pass unchecked).
 ///
@@ -124,7 +126,14 @@ const BUILD_HINT: &str =
 /// minor release older than every shipped one (`3.7`, `4.2`). A leading `v` and a build suffix
 /// (`4.3.3-Docker-3.3.0`) are accepted.
 pub fn select(requested: Option<&str>) -> Result<Selection, String> {
-    let newest = RELEASES
+    let versions: Vec<&'static str> = versions().collect();
+    select_in(&versions, requested)
+}
+
+/// [`select`] among `releases` (versions, oldest first), for a table other than the shipped
+/// one (tests of a table with a pre-release).
+pub fn select_in(releases: &[&'static str], requested: Option<&str>) -> Result<Selection, String> {
+    let newest = *releases
         .last()
         .ok_or_else(|| "no NetBox release is shipped in this build".to_string())?;
     let exact = |version: &'static str| Selection {
@@ -133,35 +142,46 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
         approximate: None,
     };
     let Some(req) = requested.map(str::trim).filter(|r| !r.is_empty()) else {
-        return Ok(exact(newest.version));
+        return Ok(exact(
+            version::default_of(releases).copied().unwrap_or(newest),
+        ));
     };
     let err = |why: &str| {
         format!(
             "NetBox {req}: {why}; shipped versions: {} (or build an index with `netbox-lsp index build`)",
-            shipped_list()
+            releases.join(", ")
         )
     };
-    let want = parse_version(req).ok_or_else(|| err("not a version like 4.6 or 4.6.8"))?;
-    let shipped: Vec<(&'static str, Vec<u32>)> = RELEASES
+    let want = Version::parse(req).ok_or_else(|| err("not a version like 4.6 or 4.6.8"))?;
+    let shipped: Vec<(&'static str, Version)> = releases
         .iter()
-        .filter_map(|r| Some((r.version, parse_version(r.version)?)))
+        .filter_map(|r| Some((*r, Version::parse(r)?)))
         .collect();
-    let same_minor: Vec<&(&'static str, Vec<u32>)> = shipped
+    let same_minor: Vec<&(&'static str, Version)> = shipped
         .iter()
-        .filter(|(_, v)| v[..2] == want[..2])
+        .filter(|(_, v)| v.minor() == want.minor())
         .collect();
-    if want.len() == 2 {
-        if let Some(last) = same_minor.last() {
+    if want.numbers.len() == 2 && want.pre.is_none() {
+        // `4.7`: the newest final release of the minor.
+        if let Some(last) = same_minor.iter().rev().find(|(_, v)| !v.is_pre_release()) {
             return Ok(exact(last.0));
         }
     } else if let Some((v, _)) = same_minor.iter().find(|(_, v)| *v == want) {
         return Ok(exact(v));
     }
-    let newest_v = parse_version(newest.version).unwrap_or_default();
+    let newest_v = Version::parse(newest);
+    let kind = |chosen: &str| {
+        if version::is_pre_release(chosen) {
+            " (a pre-release)"
+        } else {
+            ""
+        }
+    };
     let approx = |chosen: &'static str, what: String| Selection {
         version: chosen,
         note: Some(format!(
-            "NetBox {req} is not shipped; using {chosen}, {what}; {BUILD_HINT}"
+            "NetBox {req} is not shipped; using {chosen}{}, {what}; {BUILD_HINT}",
+            kind(chosen)
         )),
         approximate: Some(req.to_string()),
     };
@@ -174,7 +194,7 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
     if let Some(last) = same_minor.last().filter(|(_, v)| *v < want) {
         return Ok(approx(last.0, newer_note(last.0)));
     }
-    // An older patch of a shipped minor.
+    // An older patch (or pre-release) of a shipped minor.
     if let Some(first) = same_minor.first() {
         return Ok(approx(
             first.0,
@@ -184,8 +204,8 @@ pub fn select(requested: Option<&str>) -> Result<Selection, String> {
         ));
     }
     // A minor or major release newer than every shipped one.
-    if want[..2] > newest_v[..2] {
-        return Ok(approx(newest.version, newer_note(newest.version)));
+    if newest_v.is_some_and(|n| want.minor() > n.minor()) {
+        return Ok(approx(newest, newer_note(newest)));
     }
     Err(err("no release of this minor version is shipped"))
 }
@@ -220,4 +240,52 @@ pub fn embedded_index(version: &'static str) -> Arc<FilterIndex> {
             )
         })
         .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table with a beta beside the newest final release: the final release stays the
+    /// default, the beta answers for its own version and stands in (with a note) for its minor
+    /// and its final release until that is shipped.
+    #[test]
+    fn a_pre_release_is_shipped_beside_the_default() {
+        let table = ["4.6.8", "4.7.3", "4.8.0b1"];
+        let sel = |r: Option<&str>| select_in(&table, r).unwrap();
+        assert_eq!(sel(None).version, "4.7.3");
+        assert_eq!(sel(None).note, None);
+        assert_eq!(sel(Some("4.8.0b1")).version, "4.8.0b1");
+        assert_eq!(sel(Some("v4.8.0-beta1")).version, "4.8.0b1");
+        assert_eq!(sel(Some("4.8.0b1")).approximate, None);
+        for req in ["4.8", "4.8.0", "4.8.1", "4.8.0rc1", "5.0"] {
+            let s = sel(Some(req));
+            assert_eq!(s.version, "4.8.0b1", "{req}");
+            assert_eq!(s.approximate.as_deref(), Some(req));
+            assert!(
+                s.note.unwrap().contains("using 4.8.0b1 (a pre-release)"),
+                "{req}"
+            );
+        }
+        assert_eq!(
+            sel(Some("4.8.0a1")).version,
+            "4.8.0b1",
+            "an older pre-release"
+        );
+        assert_eq!(sel(Some("4.7")).version, "4.7.3");
+        // Promoted: the final release replaces the beta and becomes the default.
+        let promoted = ["4.6.8", "4.7.3", "4.8.0"];
+        assert_eq!(select_in(&promoted, None).unwrap().version, "4.8.0");
+        assert!(select_in(&[], None).is_err());
+        let e = select_in(&table, Some("4.2")).unwrap_err();
+        assert!(e.contains("4.6.8, 4.7.3, 4.8.0b1"), "{e}");
+    }
+
+    #[test]
+    fn the_table_is_in_version_order_and_the_default_is_final() {
+        let v: Vec<Version> = versions().map(|v| Version::parse(v).unwrap()).collect();
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
+        assert!(!version::is_pre_release(default_version()));
+        assert_eq!(select(None).unwrap().version, default_version());
+    }
 }

@@ -26,8 +26,8 @@ pub(crate) enum At {
         evidence: &'static str,
     },
     /// The release does not: why (the fix in its source, or the filter it lacks). Read by the
-    /// review test and by whoever reviews the next release, not by the checks.
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// review test and the review sheet of the next release (`release::rules`), not by the
+    /// checks.
     Not(&'static str),
 }
 
@@ -217,19 +217,19 @@ pub(crate) fn server_fault(view: &View, entry: &FilterEntry, is_null: bool) -> O
 }
 
 /// A value form NetBox refuses although the schema types the filter as text or any number.
-struct ValueForm {
+pub(crate) struct ValueForm {
     /// Endpoint keys it applies to (empty = every endpoint with this filter).
-    endpoints: &'static [&'static str],
-    filter: &'static str,
-    lookups: &'static [&'static str],
+    pub endpoints: &'static [&'static str],
+    pub filter: &'static str,
+    pub lookups: &'static [&'static str],
     accepts: fn(&str) -> bool,
     /// The code of the finding: `invalid-value`, or `invalid-choice` for a choice set the
     /// OpenAPI document does not declare.
     code: &'static str,
     /// What the filter wants.
-    wants: &'static str,
+    pub wants: &'static str,
     /// Per release: what NetBox answers otherwise, and the evidence.
-    releases: PerRelease,
+    pub releases: PerRelease,
 }
 
 const VLAN_500: &str = "HTTP 500 (\"Field 'vid' expected a number\")";
@@ -244,7 +244,7 @@ const NOT_VALID_400: &str = "HTTP 400 (\"not a valid value\")";
 const MAC_400: &str = "HTTP 400 (\"Invalid MAC address format\")";
 const CHOICE_400: &str = "HTTP 400 (\"Select a valid choice\")";
 
-const VALUE_FORMS: &[ValueForm] = &[
+pub(crate) const VALUE_FORMS: &[ValueForm] = &[
     ValueForm {
         endpoints: &["dcim/interfaces", "virtualization/interfaces"],
         filter: "vlan",

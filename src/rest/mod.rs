@@ -5,30 +5,32 @@
 //! the wire-encoding rule (`dropped-value`), then for a known parameter the hand value rules
 //! and the choice check, for an unknown one the name rules (`unsupported-lookup`, `multi-hop`,
 //! `null-relation`, `wrong-filter-for-type`, `version-only`, `unknown-filter` with
-//! suggestions); then call-level rules (repeated keys) and the tool arguments. A detail URL
-//! (`/api/dcim/devices/42/?...`) reads its query as NetBox's detail view does (`detail`).
+//! suggestions); then call-level rules (repeated keys, removals announced for a release to come)
+//! and the tool arguments. A detail URL (`/api/dcim/devices/42/?...`) reads its query as
+//! NetBox's detail view does (`detail`).
 
+mod announced;
 mod choices;
 mod detail;
 mod endpoint;
 mod endpoint_history;
-mod faults;
+pub(crate) mod faults;
 mod filler;
 mod instance;
 mod inventory;
 pub(crate) mod lookups;
 mod names;
 mod notes;
-mod nullable;
+pub(crate) mod nullable;
 mod object_type_value;
 mod relation_field;
-mod renames;
+pub(crate) mod renames;
 mod render;
 mod suggest;
 mod target;
 mod values;
-mod versions;
-mod view_params;
+pub(crate) mod versions;
+pub(crate) mod view_params;
 mod view_values;
 
 pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
@@ -152,6 +154,7 @@ fn run<'a>(
                 if !dropped {
                     values::check(&ctx, view, entry, param, &mut out);
                 }
+                announced::filter(view, entry, &mut out);
             }
             None => {
                 names::check(&ctx, view, entry, &mut out);
@@ -162,6 +165,7 @@ fn run<'a>(
     if let Some(view) = view.as_ref().filter(|_| detail.is_none()) {
         values::check_repeated(&ctx, view, &mut out);
         notes::check(&ctx, view, &mut out);
+        announced::endpoint(&ctx, view, &mut out);
     }
     view_values::check_args(&ctx, view.as_ref(), &mut out);
     filler::check(&ctx, &mut out);

@@ -17,7 +17,7 @@ use crate::index::{Parameter, ValueKind};
 /// `(object type, filter)` declared with `null_value=None` (NetBox `netbox/*/filtersets.py`,
 /// 4.3.3 and 4.6.8), plus `cable` on cable terminations (a `Meta.fields` filter on a
 /// non-null foreign key: "Select a valid choice", v4.6.8 and v4.3.3 sweeps).
-const NULL_REFUSED: &[(&str, &str)] = &[
+pub(crate) const NULL_REFUSED: &[(&str, &str)] = &[
     ("circuits.circuit", "status"),
     ("circuits.virtualcircuit", "status"),
     ("circuits.virtualcircuittermination", "role"),

@@ -230,9 +230,8 @@ fn parse_table(text: &'static str) -> Option<Differences> {
 }
 
 /// Renders the table for `indexes` (the shipped releases, oldest first): the text of
-/// `index/version-differences.tsv`.
-#[cfg(test)]
-fn render_table(indexes: &[&FilterIndex]) -> String {
+/// `index/version-differences.tsv` (written by `netbox-lsp release add`, checked by a test).
+pub(crate) fn render_table(indexes: &[&FilterIndex]) -> String {
     use std::collections::BTreeMap;
     let all = all_of(indexes.len());
     let mut endpoints: BTreeMap<&str, Mask> = BTreeMap::new();
@@ -341,9 +340,9 @@ mod tests {
     /// Releases are listed oldest first, as the table's answers are.
     #[test]
     fn releases_are_oldest_first() {
-        let keys: Vec<Vec<u32>> = RELEASES
+        let keys: Vec<crate::version::Version> = RELEASES
             .iter()
-            .map(|r| crate::index::embedded::parse_version(r.version).unwrap())
+            .map(|r| crate::version::Version::parse(r.version).unwrap())
             .collect();
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
     }

@@ -122,7 +122,7 @@ async fn upgrade_knowledge(
     s.graphql_schema = None;
     s.upgrade_to = None;
     let next = knowledge_for(backend, &s).await;
-    let parse = crate::index::embedded::parse_version;
+    let parse = crate::version::Version::parse;
     let newer = match (parse(&next.index_version), parse(&current.index_version)) {
         (Some(a), Some(b)) => a > b,
         _ => false,

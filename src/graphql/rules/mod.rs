@@ -12,10 +12,12 @@
 //! (`graphql-filter-argument`), `pagination` (`graphql-pagination`), `lookups` (scalars and
 //! `@oneOf` wrappers where lookup objects are wanted), `null_filter` (`graphql-null-filter`),
 //! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `input_object` (repeated fields, `@oneOf` with several members: `graphql-validation`), `choice_form` (`graphql-choice-form`), `related` (a string for a related object's filter: `graphql-validation`), `alias_limit`
-//! (`graphql-alias-limit`). A new rule is one file with an `impl Ctx` block, called from the
+//! (`graphql-alias-limit`), `announced` (a field deprecated or announced for removal:
+//! `announced-removal`). A new rule is one file with an `impl Ctx` block, called from the
 //! walk, plus one fixture in `tests/fixtures/graphql/<version>/`.
 
 mod alias_limit;
+mod announced;
 mod choice_form;
 mod filter_argument;
 mod id_list;

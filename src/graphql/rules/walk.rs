@@ -80,6 +80,9 @@ impl Ctx<'_> {
             return;
         };
         let def = def.clone();
+        if let Some(r) = span(f.name.location()) {
+            self.announced(parent, f.name.as_str(), r, &def.directives);
+        }
         let has = |n: &str| def.arguments.iter().any(|a| a.name == n);
         let mut legacy_pagination: Vec<&Node<ast::Argument>> = Vec::new();
         for arg in &f.arguments {
@@ -170,6 +173,9 @@ impl Ctx<'_> {
                 for (name, fv) in fields {
                     match obj.fields.get(name) {
                         Some(fdef) => {
+                            if let Some(r) = span(name.location()) {
+                                self.announced(&named, name.as_str(), r, &fdef.directives);
+                            }
                             let fty = fdef.ty.clone();
                             let whole = span(name.location())
                                 .map(|n| n.start..vr_end(fv, n.end))
