@@ -82,7 +82,15 @@ impl Ctx<'_> {
         let def = def.clone();
         let has = |n: &str| def.arguments.iter().any(|a| a.name == n);
         let mut legacy_pagination: Vec<&Node<ast::Argument>> = Vec::new();
-        for arg in &f.arguments {
+        // The list's filter input, where a misplaced filter argument belongs.
+        let fobj = def
+            .arguments
+            .iter()
+            .find(|a| a.name == "filters")
+            .and_then(|a| schema.get_input_object(a.ty.inner_named_type()))
+            .cloned();
+        let mut misplaced = Vec::new();
+        for (k, arg) in f.arguments.iter().enumerate() {
             let name = arg.name.as_str();
             if let Some(adef) = def.arguments.iter().find(|a| a.name == arg.name) {
                 let in_filter = name == "filters";
@@ -95,6 +103,8 @@ impl Ctx<'_> {
                 self.filter_argument(arg, &f.name);
             } else if (name == "limit" || name == "offset") && has("pagination") {
                 legacy_pagination.push(arg);
+            } else if fobj.as_ref().is_some_and(|o| o.fields.contains_key(name)) {
+                misplaced.push(k);
             } else if let Some(r) = span(arg.name.location()) {
                 let candidates = did_you_mean(name, def.arguments.iter().map(|a| a.name.as_str()));
                 self.unknown(r, Some(&arg.value), false, candidates, |c| {
@@ -104,6 +114,9 @@ impl Ctx<'_> {
                         .map(|a| (*a.ty).clone())
                 });
             }
+        }
+        if let (false, Some(o)) = (misplaced.is_empty(), &fobj) {
+            self.misplaced_filters(f, &def, o, &misplaced);
         }
         if !legacy_pagination.is_empty() {
             self.legacy_pagination(
