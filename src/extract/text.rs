@@ -145,13 +145,14 @@ fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     }
     let path = at..i;
     let query_start = i + 1;
-    let query_end = query_end(bytes, query_start);
-    if query_end <= query_start {
-        return None;
-    }
     let mut start = at;
     while start > 0 && is_prefix_byte(bytes[start - 1]) {
         start -= 1;
+    }
+    let opener = Opener::of(bytes, start);
+    let query_end = query_end(bytes, query_start, opener);
+    if query_end <= query_start {
+        return None;
     }
     let mut filters = pairs(text, query_start..query_end, map);
     // Cut at a backslash: the URL sits in an escaped string (`\u00fc`, `\/`) and the last
@@ -175,15 +176,46 @@ fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     })
 }
 
-/// End of the query string starting at `start`: at whitespace, quotes, brackets that close
-/// something opened before the URL, a fragment, or trailing sentence punctuation.
-fn query_end(bytes: &[u8], start: usize) -> usize {
+/// What the URL stands in, read from the byte before it: a string or code span (its quote
+/// ends the URL, and brackets, `>` and the other quote are part of the value: `'...?name=a]'`,
+/// `"...?name='x'"` sends the single quotes), a Markdown link target `](` or autolink `<`
+/// (their `)` / `>` end it), or bare text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opener {
+    Quoted(u8),
+    Link,
+    Angle,
+    Bare,
+}
+
+impl Opener {
+    fn of(bytes: &[u8], start: usize) -> Opener {
+        match start.checked_sub(1).map(|i| bytes[i]) {
+            Some(q @ (b'"' | b'\'' | b'`')) => Opener::Quoted(q),
+            Some(b'(') if start >= 2 && bytes[start - 2] == b']' => Opener::Link,
+            Some(b'<') => Opener::Angle,
+            _ => Opener::Bare,
+        }
+    }
+}
+
+/// End of the query string starting at `start`: at whitespace, the quote that opened the
+/// string it stands in, a bracket that closes something opened before the URL, a fragment, or
+/// (in bare text) trailing sentence punctuation. Brackets the value opens itself (a regex
+/// `[0-9]+`, a name `edge (old)`) are part of it.
+fn query_end(bytes: &[u8], start: usize, opener: Opener) -> usize {
+    let quoted = matches!(opener, Opener::Quoted(_));
     let mut depth = 0i32;
+    let mut square = 0i32;
     let mut i = start;
     while i < bytes.len() {
         let b = bytes[i];
         let stop = match b {
             b if b.is_ascii_whitespace() => true,
+            b if Opener::Quoted(b) == opener => true,
+            // Inside a string the other quotes, `|` and `>` are characters of the value.
+            b'"' | b'\'' | b'|' | b'>' if quoted => false,
+            b'>' => opener == Opener::Angle || opener == Opener::Bare,
             // `<id>`, `<each device>`, `<acc03|acc04>`, `{device_id}`, `{{ site }}` are template
             // placeholders inside the value, not the URL's end.
             b'<' | b'{' => match placeholder_end(bytes, i) {
@@ -193,22 +225,32 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
                 }
                 None => b == b'<',
             },
-            b'"' | b'\'' | b'`' | b'>' | b'\\' | b'|' | b'#' | 0 => true,
+            b'"' | b'\'' | b'`' | b'\\' | b'|' | b'#' | 0 => true,
             b'(' => {
                 depth += 1;
                 false
             }
             b')' => {
                 depth -= 1;
-                depth < 0
+                depth < 0 && !quoted
             }
-            b']' => true,
+            b'[' => {
+                square += 1;
+                false
+            }
+            b']' => {
+                square -= 1;
+                square < 0 && !quoted
+            }
             _ => false,
         };
         if stop {
             break;
         }
         i += 1;
+    }
+    if quoted {
+        return i;
     }
     // Trailing punctuation and Markdown emphasis are prose, as GitHub's autolinker reads them
     // (`**/api/...?status=active**`, `...?status=active.`); a bare `=...` is a placeholder.

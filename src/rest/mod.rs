@@ -21,6 +21,7 @@ mod nullable;
 mod object_type_value;
 mod relation_field;
 mod renames;
+pub use renames::renamed_on;
 mod render;
 mod suggest;
 mod target;

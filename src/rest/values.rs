@@ -237,6 +237,9 @@ fn check_scalar(
     if matches!(v, Value::Expr | Value::Map | Value::List(_)) {
         return None;
     }
+    if let Some(f) = quoted_value(ctx, key, v, r.clone()) {
+        return Some(f);
+    }
     if param.kind == ValueKind::Boolean {
         return boolean_value(view, entry, v, r, syntax);
     }
@@ -283,6 +286,40 @@ fn check_scalar(
         }
     }
     choices::check(ctx, view, entry, param, &text, r)
+}
+
+/// `invalid-value` for quote marks that reach NetBox as part of a URL query value: a URL inside
+/// a double-quoted string keeps its single quotes (`curl "...?name='edge-01'"`), so NetBox
+/// looks for a name with quote marks and matches nothing (a choice or number filter answers
+/// HTTP 400). The fix drops the quotes (certain: the value between them is the one meant).
+fn quoted_value(ctx: &Ctx, key: &str, v: &Value, r: Range<usize>) -> Option<Finding> {
+    if ctx.syntax() != Syntax::Query {
+        return None;
+    }
+    let Value::Str(s) = v else { return None };
+    let q = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let inner = s.strip_prefix(q)?.strip_suffix(q)?;
+    if inner.is_empty() || inner.contains(q) {
+        return None;
+    }
+    // The written value is the sent one when it is as long (no `%xx` escape) and the value
+    // has only characters a query string carries as they are.
+    let plain = r.len() == s.len()
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.~:/,".contains(&b));
+    let fix = plain.then(|| ((), inner.to_string()));
+    let mut f = finding(
+        r.clone(),
+        "invalid-value",
+        format!(
+            "The quote marks are sent as part of the value: NetBox looks for `{key}` equal to {s} with its quotes and matches nothing (a choice or number filter answers HTTP 400). Drop the quotes: `{key}={inner}`."
+        ),
+    );
+    if let Some((_, text)) = fix {
+        f = f.with_fix(format!("Drop the quotes: `{key}={inner}`"), r, text, true);
+    }
+    Some(f)
 }
 
 /// `invalid-value` for `null` where it is no null selector (see [`nullable`]): a choice filter

@@ -32,12 +32,7 @@ struct History {
 impl SiteFilter for History {
     fn read(&self, cx: &SiteCx<'_>) -> Verdict {
         if self.release {
-            if let Some(h) = cx
-                .around
-                .headings
-                .iter()
-                .find(|h| heading(&h.text).is_some())
-            {
+            if let Some(h) = release_section(&cx.around.headings) {
                 return Verdict::NotACall(under(h));
             }
         }
@@ -50,6 +45,19 @@ impl SiteFilter for History {
     fn state(&self) -> u64 {
         u64::from(self.release)
     }
+}
+
+/// The release heading whose section a piece stands in, read from its headings (outermost
+/// first): the nearest heading that is not a release-notes section name (`Bug Fixes`,
+/// `Added`) decides. A release heading (`## v4.1.0 (2024-09-03)`, `## Unreleased`) makes the
+/// section history; any other heading (`## Usage` under `# Changelog`) makes it current text,
+/// checked like any page (issue 31 §5).
+fn release_section(headings: &[Piece]) -> Option<&Piece> {
+    let h = headings
+        .iter()
+        .rev()
+        .find(|h| !is_release_section(&h.text))?;
+    heading(&h.text).is_some().then_some(h)
 }
 
 fn under(h: &Piece) -> Why {
