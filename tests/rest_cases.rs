@@ -20,8 +20,10 @@ struct Case {
     fixed: Option<String>,
     /// The codes the fixed text is re-checked to (`none`: clean), when given.
     after: Option<Vec<String>>,
-    /// Text that some finding's message must contain.
-    message: Option<String>,
+    /// Texts that some finding's message must contain (one per `message:` line).
+    message: Vec<String>,
+    /// Check GraphQL too, against the release's embedded schema (`graphql: yes`).
+    graphql: bool,
     text: String,
 }
 
@@ -63,7 +65,8 @@ fn cases() -> Vec<Case> {
             severity: None,
             fixed: None,
             after: None,
-            message: None,
+            message: Vec::new(),
+            graphql: false,
             text: body.trim_end_matches('\n').to_string() + "\n",
         };
         for l in lines {
@@ -78,7 +81,8 @@ fn cases() -> Vec<Case> {
                 "severity" => case.severity = Some(list(v)),
                 "fixed" => case.fixed = Some(v.replace("\\n", "\n") + "\n"),
                 "after" => case.after = Some(list(v)),
-                "message" => case.message = Some(v.to_string()),
+                "message" => case.message.push(v.to_string()),
+                "graphql" => case.graphql = v == "yes",
                 other => panic!("unknown header {other}"),
             }
         }
@@ -115,6 +119,9 @@ fn rest_cases() {
         let knowledge = Knowledge {
             index: Some(knowledge_support::index(&case.version)),
             graphql: None,
+            graphql_embedded: case
+                .graphql
+                .then(|| knowledge_support::version(&case.version)),
             ..Default::default()
         };
         let findings = analyze(&case.text, case.kind, &knowledge);
@@ -161,7 +168,7 @@ fn rest_cases() {
                 ));
             }
         }
-        if let Some(m) = &case.message {
+        for m in &case.message {
             if !findings.iter().any(|f| f.message.contains(m.as_str())) {
                 failures.push(format!(
                     "{}: no message contains {m:?}: {shown:#?}",

@@ -72,16 +72,14 @@ impl Ctx<'_> {
         // (issue 31 §1): a slug is letters, digits, `-` and `_` (Django's `SlugField`), so a
         // space or a dot says name; lower-case words joined by `-` are how NetBox slugifies a
         // name, so they say slug. That one is put first and preferred.
-        let shape = if strings.iter().all(|s| !is_slug_like(s)) {
-            Some("name")
-        } else if strings.iter().all(|s| is_slugified(s)) {
-            Some("slug")
-        } else {
-            None
-        };
+        let shape = key_by_shape(&strings);
         if let Some(k) = shape.filter(|k| keys.contains(k) && keys.len() > 1) {
             keys.retain(|x| x != &k);
             keys.insert(0, k);
+            // A value that cannot be a slug gets no slug form.
+            if k == "name" {
+                keys.retain(|x| *x != "slug");
+            }
         }
         let forms: Vec<(String, String)> = keys
             .iter()
@@ -104,7 +102,7 @@ impl Ctx<'_> {
                 message.push_str(&format!(": write `{fname}: {first}`"));
                 if decided {
                     let why = if k0 == "slug" {
-                        "is shaped like a slug (lower-case words joined by `-`)"
+                        "has a slug's shape, lower-case words joined by `-`"
                     } else {
                         "cannot be a slug"
                     };
@@ -138,7 +136,7 @@ impl Ctx<'_> {
 
     /// `{name: {exact: "x"}}` / `{name: {in_list: ["x", "y"]}}` for key `k` of `obj`, in the
     /// lookup object the schema declares for it (a bare string where it declares `String`).
-    fn key_form(
+    pub(super) fn key_form(
         &self,
         obj: &InputObjectType,
         k: &str,
@@ -192,4 +190,16 @@ fn is_slugified(s: &str) -> bool {
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         })
         && s.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// The key of a related object the strings' form decides: `name` when one cannot be a slug,
+/// `slug` when all are shaped as NetBox slugifies names; `None` when both may be meant.
+pub(super) fn key_by_shape(strings: &[String]) -> Option<&'static str> {
+    if strings.iter().all(|s| !is_slug_like(s)) {
+        Some("name")
+    } else if strings.iter().all(|s| is_slugified(s)) {
+        Some("slug")
+    } else {
+        None
+    }
 }

@@ -259,6 +259,7 @@ impl Ctx<'_> {
                             .get_input_object(t.inner_named_type())
                             .filter(|_| !t.is_list())
                             .and_then(|o| wrapped(schema, o, v, self.src(vr)))
+                            .or_else(|| self.related_form(t, v))
                             .map(|w| vec![rename, (vr.clone(), w)])
                     }
                 }
@@ -287,6 +288,24 @@ impl Ctx<'_> {
             note: None,
             owner: None,
         });
+    }
+
+    /// A string for a related object's filter `t` written as that filter matching it by the
+    /// key its form decides (`tag: "evpn-fabric"` → `tags: {slug: {exact: "evpn-fabric"}}`), so
+    /// a "did you mean" rename keeps the value; `None` when the form decides nothing.
+    fn related_form(&self, t: &Type, v: &Value) -> Option<String> {
+        let Value::String(s) = v else { return None };
+        let obj = self.related_filter(t.inner_named_type())?.clone();
+        let strings = vec![s.to_string()];
+        let keys: Vec<&str> = ["name", "slug"]
+            .into_iter()
+            .filter(|k| obj.fields.contains_key(*k))
+            .collect();
+        let k = match keys.as_slice() {
+            [one] => *one,
+            _ => super::related::key_by_shape(&strings)?,
+        };
+        self.key_form(&obj, k, &strings, false)
     }
 
     /// The NetBox value rules for one input field inside `filters:`. Returns true when a rule
