@@ -312,7 +312,6 @@ fn quoted_value(ctx: &Ctx, key: &str, v: &Value, r: Range<usize>) -> Option<Find
         && inner
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_.~:/,".contains(&b));
-    let fix = plain.then(|| ((), inner.to_string()));
     let mut f = finding(
         r.clone(),
         "invalid-value",
@@ -320,8 +319,8 @@ fn quoted_value(ctx: &Ctx, key: &str, v: &Value, r: Range<usize>) -> Option<Find
             "The quote marks are sent as part of the value: NetBox looks for `{key}` equal to {s} with its quotes and matches nothing (a choice or number filter answers HTTP 400). Drop the quotes: `{key}={inner}`."
         ),
     );
-    if let Some((_, text)) = fix {
-        f = f.with_fix(format!("Drop the quotes: `{key}={inner}`"), r, text, true);
+    if plain {
+        f = f.with_fix(format!("Drop the quotes: `{key}={inner}`"), r, inner.to_string(), true);
     }
     Some(f)
 }

@@ -48,11 +48,21 @@ impl SiteFilter for History {
 }
 
 /// The release heading whose section a piece stands in, read from its headings (outermost
-/// first): the nearest heading that is not a release-notes section name (`Bug Fixes`,
-/// `Added`) decides. A release heading (`## v4.1.0 (2024-09-03)`, `## Unreleased`) makes the
-/// section history; any other heading (`## Usage` under `# Changelog`) makes it current text,
-/// checked like any page (issue 31 §5).
+/// first): a version heading (`## v4.1.0 (2024-09-03)`) makes its whole section history; a
+/// named one (`# Changelog`, `## Unreleased`) only where no other heading stands between it and
+/// the piece, release-notes section names (`Bug Fixes`, `Added`) aside, so `## Usage` under
+/// `# Changelog` is current text, checked like any page (issue 31 §5).
 fn release_section(headings: &[Piece]) -> Option<&Piece> {
+    // A version heading covers everything under it, its subsections too (`### New Features`,
+    // `#### GraphQL API` under `## v3.0.0 (2021-08-30)`).
+    if let Some(h) = headings
+        .iter()
+        .find(|h| matches!(heading(&h.text), Some(Release::Version | Release::Dated)))
+    {
+        return Some(h);
+    }
+    // A named one (`# Changelog`, `## Unreleased`) only its own text and its release-notes
+    // sections, not another section under it (`## Usage`).
     let h = headings
         .iter()
         .rev()

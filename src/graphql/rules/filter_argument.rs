@@ -11,7 +11,6 @@
 use super::lookups::{literal_fits, wrapped};
 use super::{span, Ctx, RawFinding, RawFix};
 use crate::finding::Severity;
-use apollo_compiler::ast::FieldDefinition;
 use apollo_compiler::schema::InputObjectType;
 use apollo_compiler::{ast, Name, Node};
 
@@ -37,7 +36,7 @@ impl Ctx<'_> {
         });
     }
 
-    /// `graphql-filter-argument` for arguments of `f` (declared by `def`) that are fields of
+    /// `graphql-filter-argument` for arguments of `f` that are fields of
     /// its filter input `fobj`: one finding on the first, naming the form with all of them in
     /// `filters:`. The fix inserts `filters: {` and `}` around them when they stand together
     /// and no `filters:` is written (the values stay; their own errors are reported from the
@@ -46,7 +45,6 @@ impl Ctx<'_> {
     pub(super) fn misplaced_filters(
         &mut self,
         f: &Node<ast::Field>,
-        def: &FieldDefinition,
         fobj: &InputObjectType,
         misplaced: &[usize],
     ) {
@@ -182,7 +180,6 @@ impl Ctx<'_> {
             fixes: fix.into_iter().collect(),
             claim,
         });
-        let _ = def;
     }
 }
 

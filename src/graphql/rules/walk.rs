@@ -116,7 +116,7 @@ impl Ctx<'_> {
             }
         }
         if let (false, Some(o)) = (misplaced.is_empty(), &fobj) {
-            self.misplaced_filters(f, &def, o, &misplaced);
+            self.misplaced_filters(f, o, &misplaced);
         }
         if !legacy_pagination.is_empty() {
             self.legacy_pagination(
