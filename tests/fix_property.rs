@@ -84,9 +84,7 @@ fn atoms(key: &str, v: &Value) -> usize {
         Value::List(items) => items.len(),
         // `emea&tenant__n=lab` in an Ansible `api_filter`: the filters meant, joined by a `&`
         // the lookup does not split on (the fix writes them apart).
-        Value::Str(s)
-            if s.contains('&') && s.split('&').skip(1).all(|p| p.contains('=')) =>
-        {
+        Value::Str(s) if s.contains('&') && s.split('&').skip(1).all(|p| p.contains('=')) => {
             s.split('&').count()
         }
         Value::Str(s) if key.ends_with("__in") || is_int_list(s) => {

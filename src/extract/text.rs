@@ -130,14 +130,20 @@ pub(crate) fn list_path_end(text: &str, at: usize) -> Option<usize> {
     (segments.len() == wanted).then_some(i)
 }
 
-/// The URL call whose path starts at `at` (the `/` of `/api/`), when it has a query string
-/// (also read by `curl`, which adds its `-d` data to it).
-pub(crate) fn url_call(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
-    url_at(text, at, map)
-}
-
 /// The URL whose path starts at `at` (the `/` of `/api/`).
 fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
+    url_with(text, at, map, false)
+}
+
+/// The URL call whose path starts at `at` in `text`, one shell word as the command receives it
+/// (`super::shell`): its query string runs to the word's end or a `#` fragment, so quotes,
+/// brackets and blanks in it are bytes of the values sent.
+pub(crate) fn word_url_call(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
+    url_with(text, at, map, true)
+}
+
+/// [`url_at`], or [`word_url_call`] when `word`.
+fn url_with(text: &str, at: usize, map: &OffsetMap, word: bool) -> Option<RestCall> {
     let bytes = text.as_bytes();
     let i = list_path_end(text, at)?;
     if bytes.get(i) != Some(&b'?') {
@@ -149,15 +155,20 @@ fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     while start > 0 && is_prefix_byte(bytes[start - 1]) {
         start -= 1;
     }
-    let opener = Opener::of(bytes, start);
-    let query_end = query_end(bytes, query_start, opener);
+    let query_end = if word {
+        text[query_start..]
+            .find('#')
+            .map_or(text.len(), |k| query_start + k)
+    } else {
+        query_end(bytes, query_start, Opener::of(bytes, start))
+    };
     if query_end <= query_start {
         return None;
     }
     let mut filters = pairs(text, query_start..query_end, map);
     // Cut at a backslash: the URL sits in an escaped string (`\u00fc`, `\/`) and the last
     // value is not known.
-    if bytes.get(query_end) == Some(&b'\\') {
+    if !word && bytes.get(query_end) == Some(&b'\\') {
         if let Some(last) = filters.last_mut() {
             last.value = Value::Expr;
         }

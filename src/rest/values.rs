@@ -320,7 +320,12 @@ fn quoted_value(ctx: &Ctx, key: &str, v: &Value, r: Range<usize>) -> Option<Find
         ),
     );
     if plain {
-        f = f.with_fix(format!("Drop the quotes: `{key}={inner}`"), r, inner.to_string(), true);
+        f = f.with_fix(
+            format!("Drop the quotes: `{key}={inner}`"),
+            r,
+            inner.to_string(),
+            true,
+        );
     }
     Some(f)
 }
