@@ -13,7 +13,7 @@
 #   5. A 20 MB generated skill file and a folder of 10,000 small skill files through
 #      `netbox-lsp check`: wall, CPU (user + sys), MB/s, files/s, cores busy = CPU / wall.
 #   Summary: target/bench-peers.md (machine and load recorded); with PEERS_WRITE_DOCS=1 it also
-#   replaces the marked blocks of docs/benchmarks.md and README.md (end of this script).
+#   replaces the two marked blocks of docs/benchmarks.md (end of this script).
 #
 # Needs: cargo, python3 with venv, the NetBox 4.6.8 OpenAPI document and GraphQL schema
 # (default ../shared/netbox/v4.6.8/; set PEERS_NETBOX_DIR to another folder holding
@@ -125,8 +125,8 @@ echo "== summary -> $OUT"
 cat "$OUT"
 
 # PEERS_WRITE_DOCS=1: the run's figures replace the marked blocks of docs/benchmarks.md
-# (`<!-- bench-peers:begin -->` … `<!-- bench-peers:end -->`: this summary, unchanged) and of
-# README.md (`<!-- bench-peers-readme:begin -->` …: the condensed table), so both come from this
+# (`<!-- bench-peers:begin -->` … `<!-- bench-peers:end -->`: this summary, unchanged; and
+# `<!-- bench-peers-readme:begin -->` …: the condensed table at its top), so both come from this
 # one run. The prose around them (what the load meant, what changed) stays the reader's to write.
 if [ "${PEERS_WRITE_DOCS:-0}" = 1 ]; then
   python3 - "$OUT" "$DATA/peers-readme.md" "$DATA/machine.md" <<'PY'
@@ -134,12 +134,12 @@ import re, sys
 out, readme, machine = (open(p).read() for p in sys.argv[1:4])
 load = "; ".join(l[2:] for l in machine.splitlines() if l.startswith("- load"))
 date = next((l[8:] for l in machine.splitlines() if l.startswith("- date: ")), "")
-blocks = {
-    "docs/benchmarks.md": ("bench-peers", out.split("\n", 2)[2].strip()),
-    "README.md": ("bench-peers-readme",
-                  f"One run of `scripts/bench-peers.sh`, {date} ({load}):\n\n{readme.strip()}"),
-}
-for path, (mark, body) in blocks.items():
+blocks = [
+    ("docs/benchmarks.md", "bench-peers", out.split("\n", 2)[2].strip()),
+    ("docs/benchmarks.md", "bench-peers-readme",
+     f"One run of `scripts/bench-peers.sh`, {date} ({load}):\n\n{readme.strip()}"),
+]
+for path, mark, body in blocks:
     text = open(path).read()
     pat = re.compile(rf"(<!-- {mark}:begin -->\n).*?(\n<!-- {mark}:end -->)", re.S)
     if not pat.search(text):

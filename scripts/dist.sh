@@ -6,7 +6,8 @@
 #
 # Usage: scripts/dist.sh PLATFORM [OUT]       (OUT default: dist/)
 #        scripts/dist.sh --binary-only PLATFORM (just the binary, printed path; used by CI)
-# PLATFORM: linux-x64 | linux-arm64 | win32-x64 | darwin-arm64 | darwin-x64
+# PLATFORM: linux-x64 | linux-arm64 | alpine-x64 | alpine-arm64 | win32-x64 | darwin-arm64 | darwin-x64
+# (VS Code's platform names; alpine-* are musl Linux: the same static binary, a musllinux wheel)
 #
 # Linux binaries are static (musl, linked by zig through cargo-zigbuild: both from PyPI) and run
 # on any distribution. The wheel's Python module links against glibc 2.17 (zig's stubs:
@@ -28,6 +29,8 @@ OUT=${2:-$ROOT/dist}
 case "$PLATFORM" in
   linux-x64)    BIN_TARGET=x86_64-unknown-linux-musl;  LINK=zig;   PY_TARGET=x86_64-unknown-linux-gnu;  PY_FLAGS="--zig --compatibility manylinux2014" ;;
   linux-arm64)  BIN_TARGET=aarch64-unknown-linux-musl; LINK=zig;   PY_TARGET=aarch64-unknown-linux-gnu; PY_FLAGS="--zig --compatibility manylinux2014" ;;
+  alpine-x64)   BIN_TARGET=x86_64-unknown-linux-musl;  LINK=zig;   PY_TARGET=x86_64-unknown-linux-musl;  PY_FLAGS="--zig --compatibility musllinux_1_2" ;;
+  alpine-arm64) BIN_TARGET=aarch64-unknown-linux-musl; LINK=zig;   PY_TARGET=aarch64-unknown-linux-musl; PY_FLAGS="--zig --compatibility musllinux_1_2" ;;
   win32-x64)    BIN_TARGET=x86_64-pc-windows-gnu;      LINK=mingw; PY_TARGET=x86_64-pc-windows-gnu;     PY_FLAGS="" ;;
   darwin-arm64) BIN_TARGET=aarch64-apple-darwin;       LINK=cargo; PY_TARGET=aarch64-apple-darwin;      PY_FLAGS="" ;;
   darwin-x64)   BIN_TARGET=x86_64-apple-darwin;        LINK=cargo; PY_TARGET=x86_64-apple-darwin;       PY_FLAGS="" ;;
@@ -61,10 +64,11 @@ cargo_build() {
 
 target_add "$BIN_TARGET"
 say "binary ($BIN_TARGET, $LINK)"
-# Where the wheel's module has the binary's target (Windows, macOS), `-p netbox-lsp-python`
+# Where the wheel's module has the binary's target (Windows, macOS; not musl, whose module is built
+# without crt-static, a build of its own), `-p netbox-lsp-python`
 # joins the module's dependencies to the feature resolution (only the binary is built), so the
 # wheel below reuses this library build, as the PEP 517 backend's own build does.
-PKGS=(-p netbox-lsp); [ "$PY_TARGET" = "$BIN_TARGET" ] && PKGS+=(-p netbox-lsp-python)
+PKGS=(-p netbox-lsp); [ "$PY_TARGET" = "$BIN_TARGET" ] && [ "$LINK" != zig ] && PKGS+=(-p netbox-lsp-python)
 cargo_build --release --locked --target "$BIN_TARGET" "${PKGS[@]}" --bin netbox-lsp >&2
 BIN="$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/$BIN_TARGET/release/netbox-lsp$EXE"
 test -f "$BIN"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The pre-commit hook exactly as README writes it (issue 22 §2): a scratch repository whose
-# .pre-commit-config.yaml has `repo: <url>` and `rev: v0.1.0`, then `pre-commit run --all-files`
-# with no PIP_FIND_LINKS and no wheel on any index, so pre-commit clones the repository at the
-# tag and pip builds the wheel from source (pyproject.toml's backend: cargo builds the binary,
-# maturin the Python API). The URL is a scratch clone of this checkout's HEAD in which the tag
-# is made, so the test never depends on the real tag existing.
+# The pre-commit hook exactly as README writes it (issue 22 §2, 35 §1): a scratch repository
+# whose .pre-commit-config.yaml has `repo: <url>` and `rev: <commit>`, then `pre-commit run
+# --all-files` with no PIP_FIND_LINKS and no wheel on any index, so pre-commit fetches the
+# repository at that commit and pip builds the wheel from source (pyproject.toml's backend:
+# cargo builds the binary, maturin the Python API; no release matches an unreleased commit, so
+# the backend's published-wheel route declines). The URL is a scratch bare copy of this
+# checkout's HEAD and the commit its SHA, as a user would pin a commit before the first release.
 #
 # Build cost: set CARGO_TARGET_DIR to reuse a target folder (.ci/run passes its own, and runs
 # this before `cargo test --release`, which then reuses the build: same features, and the
@@ -19,26 +20,26 @@ trap 'rm -rf "$WORK"' EXIT
 say() { printf -- '--- %s\n' "$*"; }
 t0=$SECONDS
 version=$(sed -n 's/^version = "\([^"]*\)".*/\1/p' Cargo.toml | head -1)
-tag="v$version"
 
 say "pre-commit from PyPI"
 "$PY" -m venv "$WORK/tools"
 "$WORK/tools/bin/pip" install -q --disable-pip-version-check "pre-commit>=4,<5"
 
-say "the repository at $tag (a scratch clone of HEAD $(git rev-parse --short HEAD), tag made there)"
+commit=$(git rev-parse HEAD)
+say "the repository at commit $commit (a scratch bare copy of HEAD)"
 git init -q --bare "$WORK/netbox-lsp.git"
 git -C "$WORK/netbox-lsp.git" fetch -q "$ROOT" HEAD
-git -C "$WORK/netbox-lsp.git" tag "$tag" FETCH_HEAD
+git -C "$WORK/netbox-lsp.git" update-ref refs/heads/main FETCH_HEAD
 url="file://$WORK/netbox-lsp.git"
 
 say "a repository of skills with README's .pre-commit-config.yaml"
 sample="$WORK/skills-repo"
 mkdir -p "$sample/skills/right" "$sample/skills/wrong"
-# README's snippet, with the URL filled in.
+# README's snippet, with the URL and the commit filled in.
 awk '/^```yaml$/{y=1; next} y&&/^```$/{if(p) exit; y=0} y&&/^repos:/{p=1} p' README.md \
-  | sed "s|repo: <url>|repo: $url|" > "$sample/.pre-commit-config.yaml"
-grep -q "rev: $tag" "$sample/.pre-commit-config.yaml" && grep -q "repo: $url" "$sample/.pre-commit-config.yaml" \
-  || { cat "$sample/.pre-commit-config.yaml"; echo "README's pre-commit snippet is not 'repo: <url>' / 'rev: $tag'"; exit 1; }
+  | sed "s|repo: <url>|repo: $url|; s|rev: <commit>|rev: $commit|" > "$sample/.pre-commit-config.yaml"
+grep -q "rev: $commit" "$sample/.pre-commit-config.yaml" && grep -q "repo: $url" "$sample/.pre-commit-config.yaml" \
+  || { cat "$sample/.pre-commit-config.yaml"; echo "README's pre-commit snippet is not 'repo: <url>' / 'rev: <commit>'"; exit 1; }
 cat "$sample/.pre-commit-config.yaml"
 cat > "$sample/skills/right/SKILL.md" <<'MD'
 # Leaf switches
@@ -56,7 +57,7 @@ git -C "$sample" init -q
 git -C "$sample" add .pre-commit-config.yaml skills/right/SKILL.md
 git -C "$sample" -c user.name=ci -c user.email=ci@localhost commit -qm right
 
-say "pre-commit run --all-files (installs the hook: clone at $tag, pip builds the wheel from source)"
+say "pre-commit run --all-files (installs the hook: the repository at $commit, pip builds the wheel from source)"
 unset PIP_FIND_LINKS PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_NO_INDEX
 export PRE_COMMIT_HOME="$WORK/pre-commit-home"
 t1=$SECONDS

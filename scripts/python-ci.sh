@@ -19,11 +19,8 @@ say() { printf -- '--- %s\n' "$*"; }
 t0=$SECONDS
 unset PIP_FIND_LINKS
 
-say "versions agree (Cargo.toml, python/Cargo.toml)"
-cargo_version() { sed -n 's/^version = "\([^"]*\)".*/\1/p' "$1" | head -1; }
-v=$(cargo_version Cargo.toml)
-[ "$(cargo_version python/Cargo.toml)" = "$v" ] || { echo "python/Cargo.toml version differs from $v"; exit 1; }
-grep -q "rev: v$v" README.md || { echo "README's pre-commit rev is not v$v"; exit 1; }
+say "versions agree (scripts/versions.sh: Cargo.toml, python/Cargo.toml, the extension, the lock files)"
+v=$(scripts/versions.sh)
 
 say "wheel: pip wheel . (the backend ships $BIN)"
 NETBOX_LSP_BINARY="$BIN" "$PY" -m pip wheel -v --no-deps --disable-pip-version-check -w "$WORK/dist" . \

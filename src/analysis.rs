@@ -8,7 +8,8 @@
 //!    around each site ([`extract::intent`]); those are [`NotChecked`], never checked;
 //! 3. **checks**: the calls against the knowledge (`check`);
 //! 4. **finding filters**: findings another release may not have become warnings
-//!    ([`crate::approx::soften`]), suppression comments apply ([`suppress`]), a file too large to
+//!    ([`crate::approx::soften`]), suppression comments apply and those that cover nothing are
+//!    reported ([`suppress`]), a file too large to
 //!    read in full says so ([`not_checked`]).
 //!
 //! A Markdown host is read as independent units (code blocks and code spans, see
@@ -129,6 +130,8 @@ pub struct Report {
     pub found: Found,
     /// The sites not checked and why, sorted by position.
     pub not_checked: Vec<NotChecked>,
+    /// Host byte ranges of the REST calls checked (a baseline keys a finding by its call).
+    pub calls: Vec<Range<usize>>,
 }
 
 /// [`analyze`], also saying how many REST calls and GraphQL documents the text holds (from the
@@ -172,6 +175,7 @@ pub fn analyze_report(
             .map(|f| check::moved_finding(f, 0, bom))
             .collect();
         r.not_checked = r.not_checked.iter().map(|n| n.moved(0, bom)).collect();
+        r.calls = r.calls.iter().map(|c| c.start + bom..c.end + bom).collect();
         return r;
     }
     // 1–3: extract, site filters, checks.
@@ -179,6 +183,7 @@ pub fn analyze_report(
         HostKind::Markdown => markdown::analyze(text, knowledge, cache),
         _ => whole_host(text, kind, knowledge),
     };
+    let calls = parts.calls.clone();
     let found = Found {
         rest_calls: parts.calls.len(),
         graphql_documents: parts.graphql_documents,
@@ -186,8 +191,10 @@ pub fn analyze_report(
     };
     // 4: finding filters.
     let mut findings = crate::approx::soften(knowledge, parts.findings);
-    findings = suppress::apply(text, kind, &parts.blocks, findings);
-    findings = suppress::apply_to_calls(text, &parts.calls, findings);
+    let held: Vec<Range<usize>> = parts.not_checked.iter().map(|n| n.range.clone()).collect();
+    let applied = suppress::apply_all(text, kind, &parts.blocks, &parts.calls, &held, findings);
+    findings = applied.kept;
+    findings.extend(applied.unused);
     findings.extend(not_checked(text, kind));
     findings.sort_by(|a, b| {
         (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
@@ -200,6 +207,7 @@ pub fn analyze_report(
         findings,
         found,
         not_checked,
+        calls,
     }
 }
 

@@ -434,6 +434,15 @@ pub const CODES: &[Code] = &[
       "The knowledge is for another NetBox version than the instance reports. Select the instance's version or rebuild the index from its /api/schema/.",
       false,
       &[]),
+    code("unused-suppression", Knowledge, Warning, "off in the editor unless selected (`extend_select = [\"unused-suppression\"]`): it would flag a comment while its call is being typed",
+      "Suppression comment that covers no finding",
+      "A `netbox-lsp: ignore` comment (or a code in its list, or an `ignore-start` range) that suppresses nothing: the mistake was fixed or the check changed, and the comment now hides whatever comes next. Remove it (the suggested fix), or the code from its list.",
+      false,
+      &[
+        wrong("py", r#"netbox_get_objects("dcim.device", filters={"role_id": 4})  # netbox-lsp: ignore[unknown-filter] -- the 3.x name"#),
+        wrong("py", "# netbox-lsp: ignore[unknown-filter,invalid-choice]\nnetbox_get_objects(\"dcim.device\", filters={\"device_role_id\": 4})"),
+        right("py", r#"netbox_get_objects("dcim.device", filters={"device_role_id": 4})  # netbox-lsp: ignore[unknown-filter] -- a lesson on the 3.x name"#),
+      ]),
     code("upgrade-breaks", Knowledge, Error, "",
       "Works on the current NetBox release, breaks on the upgrade target",
       "Reported by `check --upgrade-to` and the editor's `upgradeTo`: the target release ignores the filter, refuses the value or the GraphQL form, or answers it wrongly (release notes of each step, docs/upgrade.md). Apply the fix that works on both releases before the upgrade where there is one.",
@@ -496,6 +505,10 @@ pub const CODES: &[Code] = &[
       &[]),
 ];
 
+/// Codes the editor leaves out unless a selection turns them on (`extend_select`): `check`
+/// reports every code by default.
+pub const OFF_IN_EDITOR: &[&str] = &["unused-suppression"];
+
 /// The entry of `code`, if it is a known code.
 pub fn get(code: &str) -> Option<&'static Code> {
     CODES.iter().find(|c| c.code == code)
@@ -516,14 +529,16 @@ pub fn may_differ(code: &str) -> bool {
     get(code).is_some_and(|c| c.may_differ)
 }
 
-/// The address of `code`'s entry in docs/diagnostics.md, when the package names its repository
-/// (`repository` in Cargo.toml): SARIF's `helpUri` and the language server's code description.
+/// The address of `code`'s entry in docs/diagnostics.md at this version's release tag
+/// (`v<version>`), when the package names its repository (`repository` in Cargo.toml): the
+/// language server's code description and SARIF's `helpUri`.
 pub fn doc_url(code: &str) -> Option<String> {
     let repo = env!("CARGO_PKG_REPOSITORY");
     (!repo.is_empty()).then(|| {
         format!(
-            "{}/blob/main/docs/diagnostics.md#{code}",
-            repo.trim_end_matches('/')
+            "{}/blob/v{}/docs/diagnostics.md#{code}",
+            repo.trim_end_matches('/'),
+            env!("CARGO_PKG_VERSION")
         )
     })
 }

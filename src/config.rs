@@ -7,8 +7,15 @@
 //! code → `error|warning|information|hint|off`), `exclude` (list of globs), `upgrade_to`
 //! (string: the editor also reports what breaks on that newer release; `check` takes
 //! `--upgrade-to` instead), `skip` (table reading → boolean: `lesson`, `history`, `django`,
-//! `foreign`; `false` checks such calls). Editors that use camelCase may write
-//! `netboxVersion`, `graphqlSchema` and `upgradeTo`.
+//! `foreign`; `false` checks such calls), `select`, `extend_select` and `ignore` (lists of codes
+//! or prefixes, [`select`]). Editors that use camelCase may write `netboxVersion`,
+//! `graphqlSchema`, `upgradeTo` and `extendSelect`; ruff's spelling `extend-select` is taken too.
+//!
+//! Where the files are found and read: [`file`] (`netbox-lsp.toml`, or `[tool.netbox-lsp]` in
+//! `pyproject.toml`).
+
+pub mod file;
+pub mod select;
 
 use crate::extract::intent::{ReadAs, Readings};
 use crate::finding::Severity;
@@ -61,6 +68,9 @@ pub struct Settings {
     /// `[skip]`: per reading of a site as not a call (`lesson = false`), whether such sites are
     /// held back (`true`, the default) or checked as calls (`false`).
     pub skip: BTreeMap<ReadAs, bool>,
+    /// `select` / `extend_select` / `ignore`, one entry per layer that set any, lowest first
+    /// ([`select::is_on`] reads them in order).
+    pub selection: Vec<select::Selection>,
 }
 
 /// A parsed layer and what was wrong with it. A bad value drops only its own key (or its own
@@ -85,6 +95,9 @@ const KEYS: &[&str] = &[
     "instance",
     "upgrade_to",
     "skip",
+    "select",
+    "extend_select",
+    "ignore",
 ];
 
 /// camelCase spellings accepted from editor settings.
@@ -93,6 +106,7 @@ fn canonical_key(k: &str) -> &str {
         "netboxVersion" => "netbox_version",
         "graphqlSchema" => "graphql_schema",
         "upgradeTo" => "upgrade_to",
+        "extendSelect" | "extend-select" => "extend_select",
         other => other,
     }
 }
@@ -128,9 +142,13 @@ impl Settings {
             warnings,
             errors,
         } = &mut parsed;
+        let mut selection = select::Selection::default();
         for (key, v) in obj {
             let key = canonical_key(key);
             match key {
+                "select" => selection.select = Some(selector_list(key, v, warnings, errors)),
+                "extend_select" => selection.extend_select = selector_list(key, v, warnings, errors),
+                "ignore" => selection.ignore = selector_list(key, v, warnings, errors),
                 "netbox_version" => s.netbox_version = keep(opt_string(key, v), errors),
                 "index" => {
                     s.index = keep(opt_string(key, v), errors).map(|p| resolve(base, &p));
@@ -148,6 +166,9 @@ impl Settings {
                 "skip" => s.skip = skip_table(v, warnings, errors),
                 _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
+        }
+        if !selection.is_empty() {
+            s.selection.push(selection);
         }
         Ok(parsed)
     }
@@ -182,6 +203,7 @@ impl Settings {
         for (r, on) in &over.skip {
             out.skip.insert(*r, *on);
         }
+        out.selection.extend(over.selection.iter().cloned());
         out
     }
 
@@ -194,13 +216,25 @@ impl Settings {
         r
     }
 
-    /// The severity to report `code` with: the override if any, else `default`; `None` = off.
+    /// The severity the editor reports `code` with: `None` when the selection leaves it out (the
+    /// editor's defaults: [`crate::catalogue::OFF_IN_EDITOR`] off) or its override is `off`; else
+    /// the override if any, else `default`.
     pub fn severity_for(&self, code: &str, default: Severity) -> Option<Severity> {
+        if !self.is_selected(code, crate::catalogue::OFF_IN_EDITOR) {
+            return None;
+        }
         match self.severity.get(code) {
             Some(Level::Off) => None,
             Some(Level::Report(s)) => Some(*s),
             None => Some(default),
         }
+    }
+
+    /// True when the selection layers report `code`, starting from every code on but those
+    /// `default_off` names ([`select::is_on`]).
+    pub fn is_selected(&self, code: &str, default_off: &[&str]) -> bool {
+        let layers: Vec<&select::Selection> = self.selection.iter().collect();
+        select::is_on(&layers, code, default_off)
     }
 
     /// True when `path` matches one of the `exclude` globs, tried against the path relative to
@@ -380,6 +414,47 @@ fn glob(g: &str) -> Result<globset::Glob, globset::Error> {
     globset::GlobBuilder::new(g)
         .literal_separator(false)
         .build()
+}
+
+/// The valid selectors of `select`, `extend_select` or `ignore` (codes or prefixes, see
+/// [`select::picks`]). A single string is taken as one selector (with a warning); a selector
+/// that picks no code is dropped with an error naming the closest code.
+fn selector_list(
+    key: &str,
+    v: &serde_json::Value,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> Vec<String> {
+    let items: Vec<&serde_json::Value> = match v {
+        serde_json::Value::Null => return Vec::new(),
+        serde_json::Value::String(_) => {
+            warnings.push(format!(
+                "`{key}` should be a list of codes; the string was taken as one: [{v}]"
+            ));
+            vec![v]
+        }
+        serde_json::Value::Array(items) => items.iter().collect(),
+        other => {
+            errors.push(format!("`{key}` must be a list of codes, found {other}"));
+            return Vec::new();
+        }
+    };
+    items
+        .into_iter()
+        .filter_map(|item| match item.as_str().map(str::trim) {
+            Some(sel) => match select::check_selector(sel) {
+                Ok(()) => Some(sel.to_string()),
+                Err(e) => {
+                    errors.push(format!("`{key}`: {e}"));
+                    None
+                }
+            },
+            None => {
+                errors.push(format!("`{key}` must list codes (strings), found {item}"));
+                None
+            }
+        })
+        .collect()
 }
 
 /// The valid entries of a `severity` table. A bad level drops its entry with an error; a code

@@ -19,6 +19,8 @@ pub enum FileKind {
     Config,
     /// An API token file (`--token-file`, `instance.tokenFile`): 64 KiB.
     Token,
+    /// A `check --baseline` file (JSON): 256 MiB.
+    Baseline,
 }
 
 impl FileKind {
@@ -29,6 +31,7 @@ impl FileKind {
             FileKind::Schema => 64 * 1024 * 1024,
             FileKind::Config => 1024 * 1024,
             FileKind::Token => 64 * 1024,
+            FileKind::Baseline => 256 * 1024 * 1024,
         }
     }
 
@@ -38,6 +41,7 @@ impl FileKind {
             FileKind::Schema => "a GraphQL schema file",
             FileKind::Config => "a settings file",
             FileKind::Token => "a token file",
+            FileKind::Baseline => "a baseline file",
         }
     }
 }

@@ -1,6 +1,6 @@
-//! The docs say what the files do (issue 22 §5): README's and the docs' editor snippets, file
-//! type and extension lists and `check` synopsis are compared with what the tool and the editor
-//! configs really hold — `editors/nvim/lsp/netbox_lsp.lua`, the VS Code manifest and sources,
+//! The docs say what the files do (issue 22 §5): the docs' editor snippets, file type and
+//! extension lists and `check` synopsis, and every `$ netbox-lsp …` sample of README and docs
+//! (issue 35 §2), are compared with what the tool and the editor configs really hold — `editors/nvim/lsp/netbox_lsp.lua`, the VS Code manifest and sources,
 //! `.pre-commit-hooks.yaml`, `netbox-lsp check --help` and the extension list the walker reads
 //! ([`netbox_lsp::extract::EXTENSIONS`]).
 
@@ -113,7 +113,6 @@ fn neovim_snippets_match_the_shipped_config() {
         ["NetboxRebuildIndex", "NetboxVerify", "NetboxVerifyCall"]
     );
     for (doc, heading) in [
-        ("README.md", Some("**Neovim 0.11** —")),
         ("docs/editor.md", Some("## Neovim")),
         ("editors/nvim/README.md", None),
     ] {
@@ -210,12 +209,7 @@ fn extension_lists_match_what_the_walker_reads() {
         want,
         "check --help:\n{paths_help}"
     );
-    // README's `check` section and docs/output-formats.md's PATHS paragraph.
-    let readme = read("README.md");
-    let check = section(&readme, "## `netbox-lsp check` (CI)");
-    let sentence = &check[check.find("), checks `").expect("checks `")..];
-    let sentence = &sentence[..sentence.find("exits").expect("exits")];
-    assert_eq!(dotted_extensions(sentence), want, "README: {sentence}");
+    // docs/output-formats.md's PATHS paragraph (README links there).
     let formats = read("docs/output-formats.md");
     let para = &formats[formats
         .find("Only files with a known extension are read:")
@@ -257,12 +251,8 @@ fn check_synopses_name_every_option_of_check_help() {
         .filter(|w| !matches!(*w, "--help" | "--version"))
         .collect();
     assert!(options.contains("--stdin-filename"), "{options:?}");
-    let readme = read("README.md");
     let formats = read("docs/output-formats.md");
-    for (doc, text) in [
-        ("README.md", readme.as_str()),
-        ("docs/output-formats.md", &formats),
-    ] {
+    for (doc, text) in [("docs/output-formats.md", &formats)] {
         let start = text
             .find("```\nnetbox-lsp check [")
             .expect("synopsis block");
@@ -274,4 +264,87 @@ fn check_synopses_name_every_option_of_check_help() {
             );
         }
     }
+}
+
+/// Every `$ netbox-lsp …` sample in README.md and docs/*.md shows what the binary prints today
+/// (the model: tests/index.rs `readme_release_table_is_the_release_table`). In a fenced block,
+/// a line `$ netbox-lsp ARGS` is run (in the repository, or in the folder of a `$ cd DIR` line
+/// before it) and the lines after it, up to the next `$ ` line or the end of the block, must be
+/// its stdout then its stderr. A command with no lines after it shows no output (the upgrade
+/// example pins its output in a snapshot test) and is not run; nor are `--live` and
+/// `index build --url` samples, which need a NetBox.
+#[test]
+fn samples_in_readme_and_docs_are_todays_output() {
+    let mut docs = vec!["README.md".to_string()];
+    let mut pages: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs"))
+            .expect("docs/")
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.ends_with(".md").then(|| format!("docs/{name}"))
+            })
+            .collect();
+    pages.sort();
+    docs.extend(pages);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for doc in &docs {
+        let text = read(doc);
+        let mut in_block = false;
+        let mut cwd = root.to_path_buf();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            if line.starts_with("```") {
+                in_block = !in_block;
+                cwd = root.to_path_buf();
+                continue;
+            }
+            if !in_block {
+                continue;
+            }
+            if let Some(dir) = line.strip_prefix("$ cd ") {
+                cwd = root.join(dir.trim());
+                continue;
+            }
+            let Some(args) = line.strip_prefix("$ netbox-lsp ") else {
+                continue;
+            };
+            let mut shown = Vec::new();
+            while let Some(next) = lines.peek() {
+                if next.starts_with("```") || next.starts_with("$ ") {
+                    break;
+                }
+                shown.push(lines.next().unwrap().to_string());
+            }
+            if shown.is_empty() || args.contains("--live") || args.contains("--url") {
+                continue;
+            }
+            let argv: Vec<&str> = args.split_whitespace().collect();
+            let out = Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
+                .args(&argv)
+                .current_dir(&cwd)
+                .env_remove("NO_COLOR")
+                .output()
+                .expect("run netbox-lsp");
+            let now: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .chain(String::from_utf8_lossy(&out.stderr).lines())
+                .map(str::to_string)
+                .collect();
+            checked += 1;
+            if now != shown {
+                wrong.push(format!(
+                    "{doc}: `$ netbox-lsp {args}` prints today:\n{}\n",
+                    now.join("\n")
+                ));
+            }
+        }
+    }
+    assert!(checked >= 3, "only {checked} samples found");
+    assert!(
+        wrong.is_empty(),
+        "samples that differ from today's output; write these lines:\n{}",
+        wrong.join("\n")
+    );
 }

@@ -11,28 +11,58 @@ use crate::extract::intent::Counts;
 use crate::finding::{Finding, Severity};
 use crate::lines::LineIndex;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+pub use super::paths::display_path;
 
 /// Runs `check`; returns the exit code.
 pub fn run(args: &CheckArgs) -> i32 {
+    super::say::set_quiet(args.quiet);
+    if let Some(code) = explained_code(args) {
+        return code;
+    }
     for (code, _) in &args.severity {
         if let Some(w) = crate::config::unknown_code_warning(code) {
-            eprintln!("netbox-lsp: note: --severity: {w}");
+            super::say::note(format!("--severity: {w}"));
         }
     }
-    let (args, from_file) = match with_config_file(args) {
+    let (args, from_file) = match super::settings::with_config_file(args) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say::error(e);
             return 2;
         }
     };
     let args = &args;
+    if missing_paths(args) {
+        return 2;
+    }
     if let Some(target) = &args.upgrade_to {
         return super::upgrade::run(args, target);
     }
+    let overrides = match super::settings::overrides(args) {
+        Ok(o) => o,
+        Err(e) => {
+            super::say::error(e);
+            return 2;
+        }
+    };
+    if let Err(e) = output_choice(args) {
+        super::say::error(e);
+        return 2;
+    }
+    let baseline = match &args.baseline {
+        Some(path) => match super::baseline::Baseline::read(path, args.update_baseline) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                super::say::error(e);
+                return 2;
+            }
+        },
+        None => None,
+    };
     let by = |key: &str| match &from_file {
         Some((file, keys)) if keys.contains(&key) => Origin::SettingsFile(file),
         _ => Origin::CommandLine,
@@ -56,12 +86,12 @@ pub fn run(args: &CheckArgs) -> i32 {
             notes,
         ),
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say::error(e);
             return 2;
         }
     };
     for note in notes {
-        eprintln!("netbox-lsp: note: {note}");
+        super::say::note(note);
     }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -74,35 +104,31 @@ pub fn run(args: &CheckArgs) -> i32 {
     let stdin = match stdin_input(args, !stdin_named.is_empty()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say::error(e);
             return 2;
         }
     };
     let found = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say::error(e);
             return 2;
         }
     };
     let inputs = found.inputs;
     let mut io_failed = !found.problems.is_empty();
     for p in found.problems {
-        eprintln!("netbox-lsp: error: {p}");
+        super::say::error(p);
     }
     for dir in found.empty_folders {
         say_empty_folder(&dir);
     }
-    let overrides: HashMap<&str, Option<Severity>> = args
-        .severity
-        .iter()
-        .map(|(code, sev)| (code.as_str(), *sev))
-        .collect();
 
     let mut located: Vec<Located> = Vec::new();
     let mut skipped: Vec<output::Skipped> = Vec::new();
     let mut checked = 0usize;
     let mut found_sites = Sites::default();
+    let mut base_run = BaselineRun::default();
     // --fix/--diff first, one file after another (each write is checked against what was read);
     // the check below then reads the fixed files.
     let mut fixes = FixOutput::default();
@@ -111,7 +137,12 @@ pub fn run(args: &CheckArgs) -> i32 {
     }
     if args.fix || args.diff {
         for input in &inputs {
-            fix_file(input, &knowledge, &overrides, args.fix, &mut fixes);
+            fix_file(
+                input,
+                &|text| plain_plan(text, input.kind, &knowledge, &overrides),
+                args.fix,
+                &mut fixes,
+            );
         }
     }
     if let (Some(stdin), true) = (&stdin, args.diff) {
@@ -121,25 +152,33 @@ pub fn run(args: &CheckArgs) -> i32 {
         knowledge: &knowledge,
         overrides: &overrides,
         explain: args.explain,
+        baseline: baseline.as_ref(),
+        update_baseline: args.update_baseline,
     };
     // Standard input first, then the files.
     let from_stdin = stdin.map(|stdin| {
         let mut notes = Vec::new();
         let mut sites = Sites::default();
+        let mut base = FileBase::default();
         let r = check_bytes(
             &stdin.shown,
+            None,
             stdin.bytes,
             stdin.kind,
             &how,
             &mut sites,
             &mut notes,
+            &mut base,
         );
-        (r, notes, sites)
+        (r, notes, sites, base)
     });
-    // `--live` sends the findings of the whole run and `--diff` prints only the diff: both
-    // take every finding first. Otherwise they are written as each batch of files is checked.
+    // `--live` sends the findings of the whole run, `--diff` prints only the diff, and
+    // `--statistics` counts: these take every finding first. Otherwise they are written as each
+    // batch of files is checked.
+    let color = use_color(args);
     let stdout = std::io::stdout();
-    let mut sink = if args.diff || args.live.live {
+    let gathered = args.diff || args.live.live || args.statistics || args.update_baseline;
+    let mut sink = if gathered {
         None
     } else {
         let head = if args.format == Format::Text {
@@ -149,7 +188,7 @@ pub fn run(args: &CheckArgs) -> i32 {
         };
         match output::stream::Sink::new(args.format, std::io::BufWriter::new(stdout.lock()), &head)
         {
-            Ok(s) => Some(s),
+            Ok(s) => Some(s.with_color(color)),
             Err(e) => return write_failed(&e),
         }
     };
@@ -157,12 +196,14 @@ pub fn run(args: &CheckArgs) -> i32 {
     let mut take = |result: FileResult,
                     notes: Vec<String>,
                     sites: Sites,
+                    base: FileBase,
                     sink: &mut Option<output::stream::Sink<_>>|
      -> std::io::Result<()> {
         for note in notes {
-            eprintln!("netbox-lsp: note: {note}");
+            super::say::note(note);
         }
         found_sites.add(sites);
+        base_run.add(base);
         match result {
             Ok(Some((found, held))) => {
                 checked += 1;
@@ -176,31 +217,32 @@ pub fn run(args: &CheckArgs) -> i32 {
             }
             Ok(None) => {}
             Err(e) => {
-                eprintln!("netbox-lsp: error: {e}");
+                super::say::error(e);
                 io_failed = true;
             }
         }
         Ok(())
     };
-    if let Some((r, notes, sites)) = from_stdin {
-        if let Err(e) = take(r, notes, sites, &mut sink) {
+    if let Some((r, notes, sites, base)) = from_stdin {
+        if let Err(e) = take(r, notes, sites, base, &mut sink) {
             return write_failed(&e);
         }
     }
     // Files are read and checked on all cores, a batch at a time; their results (and notes)
     // are taken in path order, so the output is the same as one file after another.
     for batch in inputs.chunks(BATCH) {
-        let results: Vec<(FileResult, Vec<String>, Sites)> = batch
+        let results: Vec<(FileResult, Vec<String>, Sites, FileBase)> = batch
             .par_iter()
             .map(|input| {
                 let mut notes = Vec::new();
                 let mut sites = Sites::default();
-                let r = check_file(input, &how, &mut sites, &mut notes);
-                (r, notes, sites)
+                let mut base = FileBase::default();
+                let r = check_file(input, &how, &mut sites, &mut notes, &mut base);
+                (r, notes, sites, base)
             })
             .collect();
-        for (r, notes, sites) in results {
-            if let Err(e) = take(r, notes, sites, &mut sink) {
+        for (r, notes, sites, base) in results {
+            if let Err(e) = take(r, notes, sites, base, &mut sink) {
                 return write_failed(&e);
             }
         }
@@ -210,12 +252,12 @@ pub fn run(args: &CheckArgs) -> i32 {
         match super::live::run(&args.live, &inputs, &knowledge, &overrides, &mut located) {
             Ok(failed) => io_failed |= failed,
             Err(e) => {
-                eprintln!("netbox-lsp: error: {e}");
+                super::say::error(e);
                 return 2;
             }
         }
     } else if args.live.instance.url.is_some() {
-        eprintln!("netbox-lsp: note: --url is used only with --live; nothing was sent");
+        super::say::note("--url is used only with --live; nothing was sent");
     }
 
     if let Some(sink) = sink {
@@ -230,14 +272,22 @@ pub fn run(args: &CheckArgs) -> i32 {
         let rendered = if args.diff {
             // Only the diff on stdout, so that it can be piped to `git apply`.
             std::mem::take(&mut fixes.diff)
+        } else if args.update_baseline {
+            String::new()
+        } else if args.statistics {
+            let rows = super::statistics::rows(&located);
+            match args.format {
+                Format::Json => super::statistics::json(&rows),
+                _ => super::statistics::text(&rows),
+            }
         } else {
-            let findings = match args.format {
-                Format::Text => {
-                    output::text::render(&located) + &output::text::render_skipped(&skipped)
-                }
-                Format::Json => output::json::render(&located, &skipped),
-                Format::Sarif => output::sarif::render(&located, found_sites.not_checked, &skipped),
-            };
+            let findings = output::stream::render(
+                args.format,
+                color,
+                &located,
+                &skipped,
+                found_sites.not_checked,
+            );
             if args.format == Format::Text {
                 // What --fix changed, then what is left.
                 std::mem::take(&mut fixes.changed) + &findings
@@ -258,26 +308,197 @@ pub fn run(args: &CheckArgs) -> i32 {
     if args.fix || args.diff {
         let plural =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        eprintln!(
+        super::say::summary(format!(
             "{} {} in {}{}",
             if args.fix { "fixed" } else { "would fix" },
             plural(fixes.count, "problem", "problems"),
             plural(fixes.files, "file", "files"),
             if args.fix { "; left:" } else { "" }
-        );
+        ));
     }
-    eprintln!(
+    let mut stale_failed = false;
+    if let Some(b) = &baseline {
+        match finish_baseline(b, base_run, args) {
+            Ok(failed) => stale_failed = failed,
+            Err(e) => {
+                super::say::error(e);
+                return 2;
+            }
+        }
+        if args.update_baseline {
+            return i32::from(io_failed || fixes.failed) * 2;
+        }
+    }
+    super::say::summary(format!(
         "{} ({})",
         output::summary_of(tally, checked),
         found_sites.describe()
-    );
+    ));
     if io_failed || fixes.failed {
         2
-    } else if tally[Severity::Error as usize] > 0 {
+    } else if args.exit_zero {
+        0
+    } else if tally[Severity::Error as usize] > 0 || stale_failed {
         1
     } else {
         0
     }
+}
+
+/// `check --explain CODE...`: when every path named is a diagnostic code and no such file
+/// exists, the codes' pages are printed (as `netbox-lsp rule CODE`); the exit code, else `None`.
+fn explained_code(args: &CheckArgs) -> Option<i32> {
+    if !args.explain || args.paths.is_empty() {
+        return None;
+    }
+    let codes = args.paths.iter().all(|p| {
+        crate::catalogue::get(&p.to_string_lossy()).is_some()
+            && std::fs::symlink_metadata(p).is_err()
+    });
+    if !codes {
+        return None;
+    }
+    let mut out = 0;
+    for (i, p) in args.paths.iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        out = out.max(super::rule::print(&p.to_string_lossy()));
+    }
+    Some(out)
+}
+
+/// Says which named paths do not exist (a clear error each, naming `netbox-lsp rule CODE` for a
+/// diagnostic code given as a path); true when any is missing, and then nothing is checked.
+fn missing_paths(args: &CheckArgs) -> bool {
+    let mut missing = false;
+    for p in args.paths.iter().filter(|p| p.as_os_str() != "-") {
+        if let Err(e) = std::fs::symlink_metadata(p) {
+            missing = true;
+            let shown = display_path(p);
+            let hint = if crate::catalogue::get(&shown).is_some() {
+                format!(" (`{shown}` is a diagnostic code: `netbox-lsp rule {shown}` explains it)")
+            } else {
+                String::new()
+            };
+            let why = if e.kind() == std::io::ErrorKind::NotFound {
+                "no such file or folder".to_string()
+            } else {
+                e.to_string()
+            };
+            super::say::error(format!("{shown}: {why}{hint}"));
+        }
+    }
+    if missing {
+        super::say::error("nothing was checked");
+    }
+    missing
+}
+
+/// Flags that do not go together with `--format` or each other (a usage error).
+fn output_choice(args: &CheckArgs) -> Result<(), String> {
+    if args.statistics && !matches!(args.format, Format::Text | Format::Json) {
+        return Err("--statistics prints text or JSON (--format text or json)".into());
+    }
+    if args.update_baseline && (args.fix || args.diff || args.live.live) {
+        return Err("--update-baseline records findings; run --fix, --diff or --live apart".into());
+    }
+    Ok(())
+}
+
+/// Whether the text output is coloured: `--color always|never`, or with `auto` when stdout is
+/// a terminal and `NO_COLOR` is unset or empty.
+pub(super) fn use_color(args: &CheckArgs) -> bool {
+    match args.color {
+        super::ColorChoice::Always => true,
+        super::ColorChoice::Never => false,
+        super::ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::IsTerminal::is_terminal(&std::io::stdout())
+        }
+    }
+}
+
+/// The baseline's side of one file: its key path, the counts it used, the findings it held
+/// back, and (with `--update-baseline`) every finding's key.
+#[derive(Debug, Default)]
+struct FileBase {
+    path: Option<String>,
+    used: BTreeMap<super::baseline::Key, usize>,
+    held: usize,
+}
+
+/// The baseline's side of the run.
+#[derive(Debug, Default)]
+struct BaselineRun {
+    checked: Vec<String>,
+    used: super::baseline::Entries,
+    held: usize,
+}
+
+impl BaselineRun {
+    fn add(&mut self, f: FileBase) {
+        if let Some(p) = f.path {
+            self.held += f.held;
+            if !f.used.is_empty() {
+                self.used.insert(p.clone(), f.used);
+            }
+            self.checked.push(p);
+        }
+    }
+}
+
+/// After the run: `--update-baseline` writes the file; otherwise the findings it held back
+/// and its stale entries are told. True when `--baseline-strict` fails the run.
+fn finish_baseline(
+    b: &super::baseline::Baseline,
+    run: BaselineRun,
+    args: &CheckArgs,
+) -> Result<bool, String> {
+    let shown = b.path.display();
+    if args.update_baseline {
+        let before: usize = b.entries.values().flat_map(|e| e.values()).sum();
+        let entries = b.updated(&run.checked, run.used);
+        super::baseline::write(&b.path, &entries)?;
+        let after: usize = entries.values().flat_map(|e| e.values()).sum();
+        let files = entries.len();
+        super::say::summary(format!(
+            "netbox-lsp: baseline {shown}: {after} {} in {files} {} recorded (was {before})",
+            if after == 1 { "finding" } else { "findings" },
+            if files == 1 { "file" } else { "files" },
+        ));
+        return Ok(false);
+    }
+    let stale = b.stale(&run.checked, &run.used);
+    if run.held > 0 {
+        super::say::note(format!(
+            "baseline {shown}: {} known findings not shown",
+            run.held
+        ));
+    }
+    if stale == 0 {
+        return Ok(false);
+    }
+    let what = format!(
+        "baseline {shown}: {stale} recorded findings are gone (fixed, or their call changed); `--update-baseline` shrinks it"
+    );
+    if args.baseline_strict {
+        super::say::error(format!("{what} (--baseline-strict)"));
+        Ok(true)
+    } else {
+        super::say::note(what);
+        Ok(false)
+    }
+}
+
+/// The fix-all plan of a plain check: `text` analysed with the run's overrides.
+fn plain_plan(
+    text: &str,
+    kind: crate::extract::HostKind,
+    knowledge: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+) -> super::fix::Planned {
+    super::fix::plan(text, kind, knowledge, &|f| apply_overrides(f, overrides))
 }
 
 /// Files checked at once on all cores before their findings are written: enough to keep the
@@ -294,26 +515,25 @@ fn write_failed(e: &std::io::Error) -> i32 {
 
 /// What `--fix` / `--diff` produced over the run.
 #[derive(Debug, Default)]
-struct FixOutput {
+pub(super) struct FixOutput {
     /// `path:line:col: fixed[code] title` lines (`--fix`).
-    changed: String,
+    pub changed: String,
     /// Unified diffs (`--diff`).
-    diff: String,
+    pub diff: String,
     /// Fixes applied (or that would be), and files they touch.
-    count: usize,
-    files: usize,
+    pub count: usize,
+    pub files: usize,
     /// A fixed file could not be written (I/O error; exit 2).
-    failed: bool,
+    pub failed: bool,
 }
 
-/// `--fix` / `--diff` for one file: runs fix-all on its text and writes the result back
-/// (`write`) or adds its diff. A file that cannot be read is left to the check that follows
+/// `--fix` / `--diff` for one file: runs `plan` (fix-all of the plain check, or of the upgrade
+/// findings) on its text and writes the result back (`write`) or adds its diff. A file that cannot be read is left to the check that follows
 /// (which reports it); a file that is not valid UTF-8 is not fixed (its invalid bytes would be
 /// lost); a file changed on disk since it was read is left alone with a message.
-fn fix_file(
+pub(super) fn fix_file(
     input: &Input,
-    knowledge: &Knowledge,
-    overrides: &HashMap<&str, Option<Severity>>,
+    plan: &dyn Fn(&str) -> super::fix::Planned,
     write: bool,
     out: &mut FixOutput,
 ) {
@@ -339,11 +559,7 @@ fn fix_file(
             return;
         }
     };
-    let planned = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        super::fix::plan(&text, input.kind, knowledge, &|f| {
-            apply_overrides(f, overrides)
-        })
-    })) {
+    let planned = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| plan(&text))) {
         Ok(p) => p,
         Err(_) => return, // the check that follows reports the internal error
     };
@@ -382,84 +598,6 @@ fn fix_file(
     out.count += planned.changes.len();
     out.files += 1;
 }
-
-/// The arguments with the settings of `netbox-lsp.toml` (or `--config FILE`) filled in where
-/// no flag was given: the same keys the editor reads, so CI and the editor agree. Severity
-/// flags override the file per code; exclude globs add up. A broken or missing `--config` file is
-/// an error; a broken default file is an error too (silently ignoring it would change results),
-/// and so is any bad value in it (the editor drops such a value and carries on; CI must not).
-/// Remarks (unknown keys, unknown severity codes) are printed as notes. A path the file names
-/// must lie inside the file's folder (the editor's rule for a workspace file,
-/// `Settings::paths_outside`): anything else is an error. Also returns the file and the keys
-/// it gave (`index`, `graphql_schema`), whose errors must not quote the files they name.
-fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), String> {
-    let path = match &args.config {
-        Some(p) => p.clone(),
-        None => {
-            let p = PathBuf::from(crate::config::FILE_NAME);
-            // Absent only when nothing has the name: a FIFO, a directory or a dangling link
-            // named netbox-lsp.toml is refused below (the editor refuses it too), not skipped.
-            if std::fs::symlink_metadata(&p).is_err() {
-                return Ok((args.clone(), None));
-            }
-            p
-        }
-    };
-    let text = crate::safe_read::read_to_string(&path, crate::safe_read::FileKind::Config)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let base = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let parsed = crate::config::Settings::from_toml(&text, base)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if !parsed.errors.is_empty() {
-        return Err(format!("{}: {}", path.display(), parsed.errors.join("; ")));
-    }
-    for w in &parsed.warnings {
-        eprintln!("netbox-lsp: note: {}: {w}", path.display());
-    }
-    let file = parsed.settings;
-    if let Some((key, outside)) = file.paths_outside(base).into_iter().next() {
-        return Err(format!(
-            "{}: `{key}` names {}, outside the folder of this settings file; a settings file may only name files inside its folder (give the file with --{} to use it)",
-            path.display(),
-            outside.display(),
-            key.replace('_', "-")
-        ));
-    }
-    let mut keys = Vec::new();
-    if args.index.is_none() && file.index.is_some() {
-        keys.push("index");
-    }
-    if args.graphql_schema.is_none() && file.graphql_schema.is_some() {
-        keys.push("graphql_schema");
-    }
-    let mut out = args.clone();
-    out.readings = file.readings();
-    out.netbox_version = out.netbox_version.or(file.netbox_version);
-    out.index = out.index.or(file.index);
-    out.graphql_schema = out.graphql_schema.or(file.graphql_schema);
-    let mut severity: Vec<(String, Option<Severity>)> = file
-        .severity
-        .iter()
-        .map(|(code, level)| {
-            let sev = match level {
-                crate::config::Level::Off => None,
-                crate::config::Level::Report(s) => Some(*s),
-            };
-            (code.clone(), sev)
-        })
-        .collect();
-    severity.extend(args.severity.iter().cloned()); // later entries win in the map
-    out.severity = severity;
-    out.exclude = file.exclude;
-    out.exclude.extend(args.exclude.iter().cloned());
-    Ok((out, Some((path, keys))))
-}
-
-/// The settings file `check` read and the path keys it gave.
-type FromFile = Option<(PathBuf, Vec<&'static str>)>;
 
 /// Standard input named as `-`: its bytes, the host kind and the path shown for it.
 struct Stdin {
@@ -541,20 +679,39 @@ fn diff_stdin(
 /// did not check.
 type FileResult = Result<Option<(Vec<Located>, Vec<output::Skipped>)>, String>;
 
-/// How every file of one run is checked: the knowledge, the `--severity` overrides and whether
-/// the sites not checked are located too (`--explain`).
+/// How every file of one run is checked: the knowledge, the `--severity` overrides, whether
+/// the sites not checked are located too (`--explain`), and the baseline.
 struct How<'a, 'k> {
     knowledge: &'a Knowledge,
     overrides: &'a HashMap<&'k str, Option<Severity>>,
     explain: bool,
+    /// `--baseline`: findings it holds are not reported (all are recorded with
+    /// `update_baseline`).
+    baseline: Option<&'a super::baseline::Baseline>,
+    update_baseline: bool,
 }
 
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
 /// one-line messages naming the file; notes for the user (skipped, not UTF-8) go to `notes`.
-fn check_file(input: &Input, how: &How, sites: &mut Sites, notes: &mut Vec<String>) -> FileResult {
+fn check_file(
+    input: &Input,
+    how: &How,
+    sites: &mut Sites,
+    notes: &mut Vec<String>,
+    base: &mut FileBase,
+) -> FileResult {
     let shown = display_path(&input.path);
     let bytes = read_regular(&input.path, &shown)?;
-    check_bytes(&shown, bytes, input.kind, how, sites, notes)
+    check_bytes(
+        &shown,
+        Some(&input.path),
+        bytes,
+        input.kind,
+        how,
+        sites,
+        notes,
+        base,
+    )
 }
 
 /// The bytes of the regular file at `path` (shown as `shown`); errors are one-line messages
@@ -586,14 +743,18 @@ pub(super) fn text_noting(shown: &str, bytes: &[u8], notes: &mut Vec<String>) ->
     }
 }
 
-/// Analyses the bytes of one file (or of standard input) shown as `shown`; see [`check_file`].
+/// Analyses the bytes of one file (or of standard input) shown as `shown`, at `path` on disk
+/// (`None` for standard input, which the baseline keys by `shown`); see [`check_file`].
+#[allow(clippy::too_many_arguments)] // one call per file, each a separate output of the run
 fn check_bytes(
     shown: &str,
+    path: Option<&Path>,
     bytes: Vec<u8>,
     kind: crate::extract::HostKind,
     how: &How,
     sites: &mut Sites,
     notes: &mut Vec<String>,
+    base: &mut FileBase,
 ) -> FileResult {
     let Some(text) = text_noting(shown, &bytes, notes) else {
         return Ok(None);
@@ -625,7 +786,22 @@ fn check_bytes(
         graphql: report.found.graphql_documents,
         not_checked: report.found.not_checked,
     });
-    let findings = apply_overrides(report.findings, how.overrides);
+    let mut findings = apply_overrides(report.findings, how.overrides);
+    if let Some(b) = how.baseline {
+        let key_path = b.key_path(path.unwrap_or(Path::new(shown)));
+        let keys = super::baseline::keys(&text, &findings, &report.calls);
+        if how.update_baseline {
+            for k in keys {
+                *base.used.entry(k).or_default() += 1;
+            }
+            findings.clear();
+        } else {
+            let (kept, held) = b.filter(&key_path, findings, &keys, &mut base.used);
+            findings = kept;
+            base.held = held;
+        }
+        base.path = Some(key_path);
+    }
     let held = if how.explain {
         report.not_checked
     } else {
@@ -793,30 +969,6 @@ pub(super) fn apply_overrides(
         .collect()
 }
 
-/// The path as shown in the output: `/`-separated, without leading `./`; a Windows drive or
-/// share stays in front (`C:\skills\a.md` → `C:/skills/a.md`).
-pub fn display_path(path: &Path) -> String {
-    let mut out = String::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::Prefix(p) => out.push_str(&p.as_os_str().to_string_lossy()),
-            Component::RootDir => out.push('/'),
-            Component::ParentDir | Component::Normal(_) => {
-                if !out.is_empty() && !out.ends_with('/') {
-                    out.push('/');
-                }
-                out.push_str(&c.as_os_str().to_string_lossy());
-            }
-        }
-    }
-    if out.is_empty() {
-        ".".to_string()
-    } else {
-        out
-    }
-}
-
 /// The stderr note for a named folder with no file the tool reads, so that "0 errors" never
 /// hides "nothing read" (`check` and `check --upgrade-to`).
 pub(super) fn say_empty_folder(dir: &std::path::Path) {
@@ -903,19 +1055,5 @@ mod tests {
         );
         let none = count("resource \"x\" {}", HostKind::Text);
         assert_eq!(none, crate::analysis::Found::default());
-    }
-
-    #[test]
-    fn display_paths() {
-        assert_eq!(display_path(Path::new("./examples/a.md")), "examples/a.md");
-        assert_eq!(display_path(Path::new("/tmp/x/a.md")), "/tmp/x/a.md");
-        assert_eq!(display_path(Path::new(".")), ".");
-        assert_eq!(display_path(Path::new("../a/./b.md")), "../a/b.md");
-        #[cfg(windows)]
-        {
-            assert_eq!(display_path(Path::new(r"C:\s\a.md")), "C:/s/a.md");
-            assert_eq!(display_path(Path::new(r".\s\a.md")), "s/a.md");
-            assert_eq!(display_path(Path::new(r"C:s\a.md")), "C:s/a.md");
-        }
     }
 }

@@ -50,10 +50,16 @@ pub fn plan(
     knowledge: &Knowledge,
     report: &dyn Fn(Vec<Finding>) -> Vec<Finding>,
 ) -> Planned {
+    plan_with(text, &|t: &str| report(analyze(t, kind, knowledge)))
+}
+
+/// [`plan`] with the findings of each round from `find` (the text of that round in, the
+/// findings to fix out): `check --upgrade-to --fix` fixes the upgrade findings this way.
+pub fn plan_with(text: &str, find: &dyn Fn(&str) -> Vec<Finding>) -> Planned {
     let mut current = text.to_string();
     let mut changes = Vec::new();
     for _ in 0..MAX_ROUNDS {
-        let findings = report(analyze(&current, kind, knowledge));
+        let findings = find(&current);
         let taken = crate::fix::certain_fixes(&findings);
         if taken.is_empty() {
             break;

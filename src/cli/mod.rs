@@ -1,6 +1,7 @@
 //! The command line: `check` and its output formats, `index build` / `index info`, and `serve`
 //! (the language server; also the default with no arguments or with `--stdio`).
 
+pub mod baseline;
 pub mod check;
 pub mod fix;
 pub mod index_cmd;
@@ -11,6 +12,11 @@ pub mod knowledge;
 pub mod lease;
 pub mod live;
 pub mod output;
+pub mod paths;
+pub mod rule;
+pub mod say;
+pub mod settings;
+pub mod statistics;
 pub mod upgrade;
 pub mod walk;
 
@@ -30,6 +36,9 @@ pub struct Cli {
     /// Run the language server on stdio (the default when no command is given).
     #[arg(long, global = false)]
     pub stdio: bool,
+    /// Print the documentation of a diagnostic code (as `netbox-lsp rule CODE`) and exit.
+    #[arg(long, value_name = "CODE")]
+    pub explain: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -51,6 +60,9 @@ pub enum Command {
         #[command(subcommand)]
         command: IndexCommand,
     },
+    /// Print the documentation of a diagnostic code (`netbox-lsp rule unknown-filter`), or
+    /// with `--all` the list of codes.
+    Rule(rule::RuleArgs),
 }
 
 /// Arguments of `check`.
@@ -77,6 +89,41 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Colour in the text output: `auto` (when stdout is a terminal and NO_COLOR is unset or
+    /// empty), `always`, `never`.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Report only these codes (comma-separated or repeated; a prefix such as `graphql` takes
+    /// every `graphql-…` code, `ALL` every code); replaces the settings file's `select`.
+    #[arg(long, value_delimiter = ',', value_name = "CODE")]
+    pub select: Option<Vec<String>>,
+    /// Report these codes too (codes or prefixes), on top of the selection.
+    #[arg(long, value_delimiter = ',', value_name = "CODE")]
+    pub extend_select: Vec<String>,
+    /// Do not report these codes (codes or prefixes).
+    #[arg(long, value_delimiter = ',', value_name = "CODE")]
+    pub ignore: Vec<String>,
+    /// Exit 0 even when errors are found (usage and I/O errors still exit 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Print the findings only: no summary and no notes on stderr (errors still are).
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print how many findings each code has (text or JSON) instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Report only the findings not recorded in this baseline file (keyed by path, code and
+    /// the call's text, not the line: edits elsewhere keep them). See docs/output-formats.md.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the findings of the checked files to the `--baseline` file (entries of files not
+    /// checked are kept) and report nothing.
+    #[arg(long, requires = "baseline")]
+    pub update_baseline: bool,
+    /// Fail (exit 1) when the baseline holds findings that are gone, until `--update-baseline`
+    /// shrinks it: the baseline only ever gets smaller.
+    #[arg(long, requires = "baseline")]
+    pub baseline_strict: bool,
     /// Override a code's severity: `CODE=error|warning|information|hint|off` (repeatable).
     #[arg(long = "severity", value_name = "CODE=LEVEL", value_parser = parse_severity_override)]
     pub severity: Vec<(String, Option<crate::finding::Severity>)>,
@@ -91,7 +138,8 @@ pub struct CheckArgs {
     pub config: Option<PathBuf>,
     /// Apply the certain fixes (the ones the editor's fix-all applies) in place, print what was
     /// changed, then report what is left; the exit code follows what is left. A file is written
-    /// whole (temporary file + rename) and left alone if it changed on disk during the run.
+    /// whole (temporary file + rename) and left alone if it changed on disk during the run. With
+    /// `--upgrade-to`: the fixes to the form that works on both releases.
     #[arg(long, conflicts_with = "diff")]
     pub fix: bool,
     /// Print the certain fixes as a unified diff on stdout (`git apply` / `patch -p1` take it)
@@ -104,20 +152,36 @@ pub struct CheckArgs {
     /// Upgrade readiness: check every file against the current release (`--netbox-version`,
     /// the settings file's, or the default) and this newer one (`4.7`, `4.7.3`), and report
     /// only what changes: `upgrade-breaks` (works now, wrong after the upgrade; exit 1) and
-    /// `upgrade-changes` (becomes a no-op or starts to work), with a summary per file and kind.
+    /// `upgrade-changes` (becomes a no-op or starts to work), with a summary per file and kind;
+    /// `--fix` / `--diff` apply or show the fixes to the form that works on both releases.
     /// See docs/upgrade.md.
-    #[arg(long, value_name = "VERSION", conflicts_with_all = ["fix", "diff"])]
+    #[arg(long, value_name = "VERSION")]
     pub upgrade_to: Option<String>,
     /// Also list the calls that were not checked, and why: those the text around them marks
     /// as a wrong example (a lesson), release history, Django queries (permission
     /// constraints) and calls of another product. Text: `path:line:col: skipped[lesson] ...`
     /// lines after the findings; JSON: extra elements with a `skipped` field; SARIF:
     /// `notApplicable` results. `[skip]` in netbox-lsp.toml checks a kind as calls instead.
+    /// `--explain CODE` (a diagnostic code, not a path) prints the code's documentation.
     #[arg(long)]
     pub explain: bool,
     /// The readings of `[skip]` in the settings file (not a flag).
     #[arg(skip)]
     pub readings: crate::extract::intent::Readings,
+    /// The settings file's `select` / `extend_select` / `ignore` layers (not a flag).
+    #[arg(skip)]
+    pub selection: Vec<crate::config::select::Selection>,
+}
+
+/// When the text output is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal and `NO_COLOR` is unset or empty.
+    Auto,
+    /// Always (also with `NO_COLOR`: a flag wins over the environment).
+    Always,
+    /// Never.
+    Never,
 }
 
 /// `Shipped NetBox versions: 4.3.3, 4.4.10, 4.5.10, 4.6.8 (default)`: the embedded indexes
@@ -170,6 +234,11 @@ pub enum Format {
     Json,
     /// SARIF 2.1.0 for code-scanning uploads.
     Sarif,
+    /// GitHub Actions workflow commands (`::error file=…,line=…::…`): annotations on a pull
+    /// request's files.
+    Github,
+    /// GitLab code quality report (JSON), for `artifacts: reports: codequality`.
+    Gitlab,
 }
 
 /// `index` subcommands.
@@ -195,6 +264,9 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    if let Some(code) = &cli.explain {
+        return rule::print(code);
+    }
     match cli.command {
         None | Some(Command::Serve { .. }) => {
             if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
@@ -210,5 +282,6 @@ pub fn main() -> i32 {
         Some(Command::Index {
             command: IndexCommand::Info(args),
         }) => index_cmd::info(&args),
+        Some(Command::Rule(args)) => rule::run(&args),
     }
 }

@@ -3,9 +3,11 @@
 //! the default) and the shipped target release, and only what changes is reported
 //! ([`crate::upgrade`]): `upgrade-breaks` and `upgrade-changes` findings in the formats of
 //! `check`, then a summary per file and per kind on stderr. Exit code: 1 if any finding is an
-//! error (something breaks), 2 on usage or I/O errors, 0 otherwise.
+//! error (something breaks), 2 on usage or I/O errors, 0 otherwise. With `--fix` / `--diff`
+//! the certain fixes of these findings — the form that works on both releases — are applied
+//! first (or shown), as `check --fix` applies the plain check's.
 
-use super::check::{apply_overrides, display_path, read_regular, text_noting};
+use super::check::{apply_overrides, display_path, fix_file, read_regular, text_noting, FixOutput};
 use super::knowledge::knowledge_for;
 use super::output::{self, Located};
 use super::walk::{self, Input};
@@ -29,28 +31,32 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     ) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say::error(e);
             return 2;
         }
     };
     let (next, next_notes) = match target_knowledge(target) {
         Ok(k) => k,
         Err(e) => {
-            eprintln!("netbox-lsp: error: --upgrade-to: {e}");
+            super::say::error(format!("--upgrade-to: {e}"));
             return 2;
         }
     };
     let (from, to) = (upgrade::release_of(&current), upgrade::release_of(&next));
     if !newer(&to, &from) {
-        eprintln!(
-            "netbox-lsp: error: --upgrade-to {target}: NetBox {to} is not newer than the current release {from} (set the current one with --netbox-version)"
-        );
+        super::say::error(format!(
+            "--upgrade-to {target}: NetBox {to} is not newer than the current release {from} (set the current one with --netbox-version)"
+        ));
+        return 2;
+    }
+    if args.statistics || args.baseline.is_some() || args.live.live {
+        super::say::error("--upgrade-to does not go with --statistics, --baseline or --live");
         return 2;
     }
     for note in notes.iter().chain(&next_notes) {
-        eprintln!("netbox-lsp: note: {note}");
+        super::say::note(note);
     }
-    eprintln!("netbox-lsp: note: upgrade readiness from NetBox {from} to {to}: only calls whose verdict differs are reported");
+    super::say::note(format!("upgrade readiness from NetBox {from} to {to}: only calls whose verdict differs are reported"));
 
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -64,22 +70,36 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     } = match walk::collect(&paths, &args.exclude) {
         Ok(found) => found,
         Err(e) => {
-            eprintln!("netbox-lsp: error: {e}");
+            super::say::error(e);
             return 2;
         }
     };
     let mut io_failed = !problems.is_empty();
     for p in problems {
-        eprintln!("netbox-lsp: error: {p}");
+        super::say::error(p);
     }
     for dir in empty_folders {
         super::check::say_empty_folder(&dir);
     }
-    let overrides: HashMap<&str, Option<Severity>> = args
-        .severity
-        .iter()
-        .map(|(code, sev)| (code.as_str(), *sev))
-        .collect();
+    let overrides = match super::settings::overrides(args) {
+        Ok(o) => o,
+        Err(e) => {
+            super::say::error(e);
+            return 2;
+        }
+    };
+    // `--fix` / `--diff`: the upgrade findings' certain fixes, file after file, before the
+    // comparison below reads the fixed files.
+    let mut fixes = FixOutput::default();
+    if args.fix {
+        super::interrupt::install();
+    }
+    if args.fix || args.diff {
+        for input in &inputs {
+            let plan = |text: &str| upgrade_plan(text, input.kind, &current, &next, &overrides);
+            fix_file(input, &plan, args.fix, &mut fixes);
+        }
+    }
     let results: Vec<(String, FileChanges, Vec<String>)> = inputs
         .par_iter()
         .map(|input| {
@@ -94,7 +114,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     let mut checked = 0usize;
     for (shown, result, notes) in results {
         for note in notes {
-            eprintln!("netbox-lsp: note: {note}");
+            super::say::note(note);
         }
         match result {
             Ok(Some(found)) => {
@@ -110,15 +130,23 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
             }
             Ok(None) => {}
             Err(e) => {
-                eprintln!("netbox-lsp: error: {e}");
+                super::say::error(e);
                 io_failed = true;
             }
         }
     }
-    let rendered = match args.format {
-        Format::Text => output::text::render(&located),
-        Format::Json => output::json::render(&located, &[]),
-        Format::Sarif => output::sarif::render(&located, Default::default(), &[]),
+    let rendered = if args.diff {
+        // Only the diff on stdout, so that it can be piped to `git apply`.
+        std::mem::take(&mut fixes.diff)
+    } else {
+        let color = super::check::use_color(args);
+        let found = output::stream::render(args.format, color, &located, &[], Default::default());
+        if args.format == Format::Text {
+            std::mem::take(&mut fixes.changed) + &found
+        } else {
+            eprint!("{}", fixes.changed);
+            found
+        }
     };
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout
@@ -130,14 +158,45 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         }
         return 2;
     }
-    eprint!("{}", summary(&from, &to, &per_file, checked));
-    if io_failed {
+    if args.fix || args.diff {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        super::say::summary(format!(
+            "{} {} to the form that works on both releases in {}{}",
+            if args.fix { "fixed" } else { "would fix" },
+            plural(fixes.count, "call", "calls"),
+            plural(fixes.files, "file", "files"),
+            if args.fix { "; left:" } else { "" }
+        ));
+    }
+    if !super::say::quiet() {
+        eprint!("{}", summary(&from, &to, &per_file, checked));
+    }
+    if io_failed || fixes.failed {
         2
-    } else if located.iter().any(|f| f.severity == Severity::Error) {
+    } else if !args.exit_zero && located.iter().any(|f| f.severity == Severity::Error) {
         1
     } else {
         0
     }
+}
+
+/// The fix-all plan of upgrade readiness: each round compares `text` on both releases and
+/// takes the certain fixes of the findings left after `overrides`.
+fn upgrade_plan(
+    text: &str,
+    kind: crate::extract::HostKind,
+    current: &Knowledge,
+    next: &Knowledge,
+    overrides: &HashMap<&str, Option<Severity>>,
+) -> super::fix::Planned {
+    super::fix::plan_with(text, &|t: &str| {
+        let found = upgrade::compare(t, kind, current, next)
+            .into_iter()
+            .map(|c| c.finding)
+            .collect();
+        apply_overrides(found, overrides)
+    })
 }
 
 /// The shipped knowledge of the target release (the closest shipped one, with a note, for a

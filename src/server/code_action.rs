@@ -150,7 +150,8 @@ pub fn actions(
                     ..CodeAction::default()
                 }));
             }
-            if let Some(edit) = ignore {
+            // An unused suppression is removed, never suppressed in turn.
+            if let Some(edit) = ignore.filter(|_| f.code != suppress::UNUSED) {
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: format!("Ignore `{}` here (netbox-lsp: ignore)", f.code),
                     kind: Some(CodeActionKind::QUICKFIX),

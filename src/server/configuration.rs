@@ -1,10 +1,10 @@
 //! Configuration changes: `workspace/didChangeConfiguration`, `workspace/didChangeWatchedFiles`
-//! (for `netbox-lsp.toml` and index files) and `workspace/didChangeWorkspaceFolders`. Each
+//! (for `netbox-lsp.toml`, `pyproject.toml` and index files) and `workspace/didChangeWorkspaceFolders`. Each
 //! handler records what it was told and spawns [`reload`], which pulls `workspace/configuration`
 //! (section `netboxLsp`), re-reads every folder's `netbox-lsp.toml` and re-analyses the open
 //! documents; nothing needs a restart.
 
-use super::config::{Parsed, Settings, FILE_NAME};
+use super::config::{Parsed, Settings};
 use super::{diagnostics, lock, Backend, Folder};
 use std::path::{Path, PathBuf};
 use tower_lsp_server::ls_types::*;
@@ -156,35 +156,33 @@ pub async fn popup(backend: &Backend, typ: MessageType, message: String) {
     }
 }
 
-/// Reads `<root>/netbox-lsp.toml`: its settings (empty when absent or not TOML; without the
-/// bad values otherwise) and the messages to show (the error of a broken file, each dropped
-/// value and remark).
+/// Reads the folder's settings file (`<root>/netbox-lsp.toml`, else `[tool.netbox-lsp]` in
+/// `<root>/pyproject.toml`: [`crate::config::file`], the loader `check` uses): its settings
+/// (empty when there is none or it is not TOML; without the bad values otherwise) and the
+/// messages to show (the error of a broken file, each dropped value and remark).
 pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
-    let path = root.join(FILE_NAME);
-    if !path.exists() {
+    let Some(found) = crate::config::file::in_folder(root) else {
         return (Settings::default(), vec![]);
-    }
-    let text = match crate::safe_read::read_to_string(&path, crate::safe_read::FileKind::Config) {
-        Ok(t) => t,
-        Err(e) => {
-            return (
-                Settings::default(),
-                vec![(
-                    MessageType::ERROR,
-                    format!(
-                        "netbox-lsp: cannot read {}: {e}; using the defaults",
-                        path.display()
-                    ),
-                )],
-            )
-        }
     };
-    match Settings::from_toml(&text, root) {
+    let path = found.path;
+    let mut msgs: Vec<(MessageType, String)> = Vec::new();
+    if let Some(py) = &found.shadowed {
+        msgs.push((
+            MessageType::INFO,
+            format!(
+                "netbox-lsp: {}: `[tool.netbox-lsp]` is not read: {} in the same folder wins",
+                py.display(),
+                path.display()
+            ),
+        ));
+    }
+    match crate::config::file::load(&path) {
         Ok(p) => {
-            let mut msgs: Vec<(MessageType, String)> = problems(&path.display().to_string(), &p)
-                .into_iter()
-                .map(|m| (MessageType::WARNING, m))
-                .collect();
+            msgs.extend(
+                problems(&path.display().to_string(), &p)
+                    .into_iter()
+                    .map(|m| (MessageType::WARNING, m)),
+            );
             let mut settings = p.settings;
             for (key, outside) in settings.drop_paths_outside(root) {
                 msgs.push((
@@ -198,16 +196,15 @@ pub fn read_folder_file(root: &Path) -> (Settings, Vec<(MessageType, String)>) {
             }
             (settings, msgs)
         }
-        Err(e) => (
-            Settings::default(),
-            vec![(
-                MessageType::ERROR,
-                format!(
-                    "netbox-lsp: {} is invalid and was ignored (using the defaults): {e}",
-                    path.display()
-                ),
-            )],
-        ),
+        Err(e) => {
+            let m = if e.starts_with("cannot read") {
+                format!("netbox-lsp: {e}; using the defaults")
+            } else {
+                format!("netbox-lsp: {e} (the file is invalid and was ignored; using the defaults)")
+            };
+            msgs.push((MessageType::ERROR, m));
+            (Settings::default(), msgs)
+        }
     }
 }
 
@@ -283,13 +280,17 @@ pub async fn register_watchers(backend: &Backend) {
     if !lock(&backend.state.caps).watched_files_dynamic {
         return;
     }
-    let watchers = ["**/netbox-lsp.toml", "**/*.index.json.gz"]
-        .iter()
-        .map(|g| FileSystemWatcher {
-            glob_pattern: GlobPattern::String(g.to_string()),
-            kind: None,
-        })
-        .collect();
+    let watchers = [
+        "**/netbox-lsp.toml",
+        "**/pyproject.toml",
+        "**/*.index.json.gz",
+    ]
+    .iter()
+    .map(|g| FileSystemWatcher {
+        glob_pattern: GlobPattern::String(g.to_string()),
+        kind: None,
+    })
+    .collect();
     let options = DidChangeWatchedFilesRegistrationOptions { watchers };
     let registration = Registration {
         id: "netbox-lsp-watch".to_string(),

@@ -1,6 +1,7 @@
-//! Pushed diagnostics: debounced after each change, computed on a snapshot in a blocking task,
-//! published only if still current (a newer change supersedes and aborts the pending run), and
-//! tagged with the document version. Also the Finding → Diagnostic conversion.
+//! Diagnostics: debounced after each change, computed on a snapshot in a blocking task, stored
+//! only if still current (a newer change supersedes and aborts the pending run), and pushed
+//! tagged with the document version — or, for a client that pulls, kept for its
+//! `textDocument/diagnostic` (`super::pull`). Also the Finding → Diagnostic conversion.
 
 use super::config::Settings;
 use super::knowledge::Loaded;
@@ -223,12 +224,21 @@ pub fn analyze_guarded(
     })
 }
 
-async fn run(backend: &Backend, uri: Uri) {
+/// One analysis of a document's current version: its findings (live and upgrade findings
+/// merged in), the snapshot they belong to and the settings that apply.
+pub struct Analysed {
+    pub snapshot: Arc<Snapshot>,
+    pub findings: Arc<Vec<Finding>>,
+    pub settings: Settings,
+}
+
+/// Analyses `uri`'s current version and stores the findings in the document (unless a newer
+/// change came meanwhile); `None` when the document is not open, the run was superseded, or
+/// another change arrived during it.
+pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
     let (snapshot, kind, path, generation, units) = {
         let mut docs = lock(&backend.state.docs);
-        let Some(doc) = docs.get_mut(&uri) else {
-            return;
-        };
+        let doc = docs.get_mut(uri)?;
         let units = doc.units.clone();
         (
             doc.snapshot(),
@@ -249,7 +259,7 @@ async fn run(backend: &Backend, uri: Uri) {
         let next = upgrade_knowledge(backend, &settings, &loaded).await;
         let b = backend.clone();
         let snap = snapshot.clone();
-        let live = super::live::for_analysis(backend, &uri);
+        let live = super::live::for_analysis(backend, uri);
         let readings = settings.readings();
         let result = tokio::task::spawn_blocking(move || {
             let mut report = analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)?;
@@ -289,26 +299,73 @@ async fn run(backend: &Backend, uri: Uri) {
                     .await;
                 (Arc::new(Vec::new()), Arc::new(Vec::new()))
             }
-            Err(_) => return, // aborted: superseded
+            Err(_) => return None, // aborted: superseded
         }
     };
     {
         let mut docs = lock(&backend.state.docs);
-        let Some(doc) = docs.get_mut(&uri) else {
-            return;
-        };
+        let doc = docs.get_mut(uri)?;
         if doc.generation != generation {
-            return; // superseded by a newer change
+            return None; // superseded by a newer change
         }
         doc.findings = Some((snapshot.version, findings.clone()));
         doc.not_checked = not_checked;
     }
+    Some(Analysed {
+        snapshot,
+        findings,
+        settings,
+    })
+}
+
+async fn run(backend: &Backend, uri: Uri) {
+    let Some(a) = analyse(backend, &uri).await else {
+        return;
+    };
     let enc = backend.state.encoding();
-    let diags = to_diagnostics(&findings, &snapshot, enc, &settings);
+    let diags = to_diagnostics(&a.findings, &a.snapshot, enc, &a.settings);
+    if lock(&backend.state.caps).pull {
+        // The client pulls (`textDocument/diagnostic`, see `pull`): it is told to pull again
+        // only when what it last pulled for this version has changed (settings, knowledge,
+        // a live verification), since an edit makes it pull anyway.
+        ask_to_pull_again(backend, &uri, a.snapshot.version, &diags).await;
+        return;
+    }
     backend
         .client
-        .publish_diagnostics(uri, diags, Some(snapshot.version))
+        .publish_diagnostics(uri, diags, Some(a.snapshot.version))
         .await;
+}
+
+/// The result id of a set of diagnostics for a pulling client: hex SHA-256 (16 digits) of their
+/// JSON, so the same diagnostics always get the same id.
+pub fn result_id(diags: &[Diagnostic]) -> String {
+    let json = serde_json::to_vec(diags).unwrap_or_default();
+    sha2::Digest::finalize(<sha2::Sha256 as sha2::Digest>::new_with_prefix(&json))[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// After an analysis of `uri` at `version` gave `diags`: when the client pulled this very
+/// version (`Document::pulled`) and got something else, ask it to pull again
+/// (`workspace/diagnostic/refresh`, which every pulling client takes: `ClientCaps::pull`). An
+/// edit needs no refresh: the client pulls after it.
+async fn ask_to_pull_again(backend: &Backend, uri: &Uri, version: i32, diags: &[Diagnostic]) {
+    let stale = lock(&backend.state.docs)
+        .get(uri)
+        .and_then(|d| d.pulled.clone())
+        .is_some_and(|(v, id)| v == version && id != result_id(diags));
+    if stale {
+        if let Err(e) = backend.client.workspace_diagnostic_refresh().await {
+            backend
+                .log(
+                    MessageType::WARNING,
+                    format!("workspace/diagnostic/refresh failed: {e}"),
+                )
+                .await;
+        }
+    }
 }
 
 /// The findings that are reported under `settings`, with their effective severity.
@@ -372,11 +429,39 @@ pub fn to_diagnostics_with(
         .collect()
 }
 
-/// The link to the code's entry in docs/diagnostics.md (from the code catalogue), when the
-/// package names its repository.
+/// The link to the code's entry in docs/diagnostics.md: on the repository's pages when the
+/// package names its repository (a release does: `scripts/versions.sh`), else the page in the
+/// source tree this server was built from, while that exists (a build from a clone).
 fn code_description(code: &str) -> Option<CodeDescription> {
-    let href = crate::catalogue::doc_url(code)?.parse::<Uri>().ok()?;
+    let href = crate::catalogue::doc_url(code)
+        .or_else(|| local_docs().map(|page| format!("{page}#{code}")))?
+        .parse::<Uri>()
+        .ok()?;
     Some(CodeDescription { href })
+}
+
+/// `file://…/docs/diagnostics.md` of the source tree this binary was built from, when the file
+/// is still there (looked at once).
+fn local_docs() -> Option<&'static str> {
+    static PAGE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    PAGE.get_or_init(|| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/diagnostics.md");
+        if !path.is_file() {
+            return None;
+        }
+        let text = path.to_str()?.replace('\\', "/");
+        let encoded: String =
+            percent_encoding::utf8_percent_encode(&text, percent_encoding::NON_ALPHANUMERIC)
+                .to_string()
+                .replace("%2F", "/")
+                .replace("%3A", ":")
+                .replace("%2E", ".")
+                .replace("%2D", "-")
+                .replace("%5F", "_");
+        let slash = if encoded.starts_with('/') { "" } else { "/" };
+        Some(format!("file://{slash}{encoded}"))
+    })
+    .as_deref()
 }
 
 /// LSP severity of a finding severity.

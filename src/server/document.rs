@@ -29,6 +29,9 @@ pub struct Document {
     /// Findings of the document's Markdown code blocks and spans from its last analysis, so a
     /// re-analysis after an edit re-reads only the code that changed.
     pub units: Arc<Mutex<UnitCache>>,
+    /// The version and result id of the diagnostics a pulling client last got
+    /// (`textDocument/diagnostic`, [`super::pull`]).
+    pub pulled: Option<(i32, String)>,
 }
 
 /// Why a change was not applied.
@@ -63,6 +66,7 @@ impl Document {
             not_checked: Arc::default(),
             generation: 0,
             units: Arc::default(),
+            pulled: None,
         }
     }
 

@@ -1,6 +1,6 @@
 //! `initialize` and `initialized`: negotiate the position encoding, record what the client can
 //! do, take `initializationOptions` and the workspace folders, and advertise exactly what this
-//! server implements (no pull diagnostics: `textDocument/diagnostic` is not implemented).
+//! server implements (pull diagnostics only to a client that pulls: [`super::pull`]).
 
 use super::config::Settings;
 use super::configuration;
@@ -21,7 +21,9 @@ pub const FIX_ALL_KIND: &str = "source.fixAll.netbox";
 pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<InitializeResult> {
     let enc = Encoding::negotiate(&params);
     *lock(&backend.state.encoding) = enc;
-    *lock(&backend.state.caps) = client_caps(&params.capabilities);
+    let caps = client_caps(&params.capabilities);
+    let pull = caps.pull;
+    *lock(&backend.state.caps) = caps;
 
     let mut messages = Vec::new();
     let mut options = params.initialization_options.clone();
@@ -60,7 +62,7 @@ pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<Initi
     configuration::show_problems(backend, messages).await;
 
     Ok(InitializeResult {
-        capabilities: capabilities(enc),
+        capabilities: capabilities(enc, pull),
         server_info: Some(ServerInfo {
             name: "netbox-lsp".to_string(),
             version: Some(env!("CARGO_PKG_VERSION").to_string()),
@@ -101,6 +103,17 @@ fn client_caps(c: &ClientCapabilities) -> ClientCaps {
             .and_then(|c| c.completion_item.as_ref())
             .and_then(|i| i.snippet_support)
             .unwrap_or(false),
+        // Pull only where the server can also say "pull again" when diagnostics change
+        // without an edit (your NetBox's knowledge ready, a live verification): Neovim 0.11
+        // pulls but takes no refresh, so it is pushed to, as every other client.
+        pull: c
+            .text_document
+            .as_ref()
+            .is_some_and(|t| t.diagnostic.is_some())
+            && ws
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
     }
 }
 
@@ -127,9 +140,11 @@ fn folders_of(params: &InitializeParams) -> Vec<Folder> {
         .collect()
 }
 
-/// The advertised capabilities (snapshot-tested: every one is implemented).
-pub fn capabilities(enc: Encoding) -> ServerCapabilities {
+/// The advertised capabilities (snapshot-tested: every one is implemented); `pull`: the
+/// client pulls diagnostics, so `diagnosticProvider` is advertised.
+pub fn capabilities(enc: Encoding, pull: bool) -> ServerCapabilities {
     ServerCapabilities {
+        diagnostic_provider: pull.then(super::pull::provider),
         position_encoding: Some(enc.kind()),
         text_document_sync: Some(TextDocumentSyncCapability::Options(
             TextDocumentSyncOptions {

@@ -2,7 +2,8 @@
 //!
 //! Layout: one file per LSP method (`initialize`, `did_open`, `did_change`, `did_close`,
 //! `configuration` for the configuration/watched-files/workspace-folder notifications,
-//! `completion`, `hover`, `code_action`, `debug` for the test hooks), plus the state they share:
+//! `completion`, `hover`, `code_action`, `pull` for pulled diagnostics, `debug` for the test
+//! hooks), plus the state they share:
 //! [`document`] (ropey text + version), [`position`] (the negotiated encoding, converted once at
 //! the edge), [`config`] (pure settings model), [`knowledge`] (index/schema loading and cache),
 //! [`diagnostics`] (debounced analysis and publishing), [`context`] (pure cursor context).
@@ -32,6 +33,7 @@ pub mod instance;
 pub mod knowledge;
 pub mod live;
 pub mod position;
+pub mod pull;
 pub mod request;
 pub mod transport;
 
@@ -155,6 +157,9 @@ pub struct ClientCaps {
     pub configuration: bool,
     pub watched_files_dynamic: bool,
     pub snippets: bool,
+    /// The client pulls diagnostics (`textDocument.diagnostic`) and takes
+    /// `workspace/diagnostic/refresh`: answered, never pushed.
+    pub pull: bool,
 }
 
 /// Server state shared by handlers and background tasks.
@@ -324,6 +329,20 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         live::code_lens(self, params).await
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        pull::document(self, params).await
+    }
+
+    async fn workspace_diagnostic(
+        &self,
+        params: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
+        pull::workspace(self, params).await
     }
 }
 

@@ -206,6 +206,14 @@ impl TestClient {
         p["diagnostics"].as_array().cloned().unwrap_or_default()
     }
 
+    /// How many of the messages received so far (and not taken by a wait) are `method`.
+    pub fn received(&mut self, method: &str) -> usize {
+        while let Ok(m) = self.incoming.try_recv() {
+            self.queue.push_back(m);
+        }
+        self.queue.iter().filter(|m| m["method"] == method).count()
+    }
+
     /// Drops every queued message (e.g. diagnostics of older versions).
     pub fn drain(&mut self) {
         while let Ok(m) = self.incoming.try_recv() {

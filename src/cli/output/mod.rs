@@ -1,5 +1,9 @@
-//! `check` output: findings resolved to line/column once, then rendered as text, JSON or SARIF.
+//! `check` output: findings resolved to line/column once, then rendered as text (plain or in
+//! colour), JSON, SARIF, GitHub annotations or a GitLab code quality report.
 
+pub mod color;
+pub mod github;
+pub mod gitlab;
 pub mod json;
 pub mod sarif;
 pub mod stream;

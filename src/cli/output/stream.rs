@@ -12,7 +12,7 @@
 //! With `--explain` the sites not checked come after every finding in JSON and SARIF: they are
 //! held until the end (one small record per site).
 
-use super::{json, sarif, text, Located, Skipped};
+use super::{color, github, gitlab, json, sarif, text, Located, Skipped};
 use crate::cli::Format;
 use crate::extract::intent::Counts;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -30,6 +30,10 @@ pub struct Sink<W: Write> {
     extra_rules: Vec<&'static str>,
     /// The most findings one [`Sink::add`] was given (a test hook: memory holds one batch).
     pub most_held: usize,
+    /// Text in colour ([`color`]).
+    color: bool,
+    /// GitLab fingerprints given so far.
+    fingerprints: gitlab::Fingerprints,
 }
 
 /// Writes `v` pretty-printed with every line indented by `indent` spaces (its first line too),
@@ -65,7 +69,7 @@ impl<W: Write> Sink<W> {
                 out.write_all(head.as_bytes())?;
                 None
             }
-            Format::Json => None,
+            Format::Json | Format::Github | Format::Gitlab => None,
         };
         Ok(Sink {
             format,
@@ -76,7 +80,15 @@ impl<W: Write> Sink<W> {
             spool,
             extra_rules: Vec::new(),
             most_held: 0,
+            color: false,
+            fingerprints: gitlab::Fingerprints::default(),
         })
+    }
+
+    /// The same sink, writing the text output in colour when `color` ([`color`]).
+    pub fn with_color(mut self, color: bool) -> Sink<W> {
+        self.color = color;
+        self
     }
 
     /// Writes one batch of findings (files in path order) and holds its sites not checked.
@@ -87,10 +99,18 @@ impl<W: Write> Sink<W> {
         }
         self.skipped.extend(skipped);
         match self.format {
+            Format::Text if self.color => self.out.write_all(color::render(&found).as_bytes())?,
             Format::Text => self.out.write_all(text::render(&found).as_bytes())?,
+            Format::Github => self.out.write_all(github::render(&found).as_bytes())?,
             Format::Json => {
                 for f in &found {
                     self.element(&json::finding(f))?;
+                }
+            }
+            Format::Gitlab => {
+                for f in &found {
+                    let fingerprint = self.fingerprints.of(f);
+                    self.element(&gitlab::issue(f, fingerprint))?;
                 }
             }
             Format::Sarif => {
@@ -121,12 +141,19 @@ impl<W: Write> Sink<W> {
     pub fn finish(mut self, not_checked: Counts) -> std::io::Result<(W, [usize; 4])> {
         let skipped = std::mem::take(&mut self.skipped);
         match self.format {
+            Format::Text if self.color => self
+                .out
+                .write_all(color::render_skipped(&skipped).as_bytes())?,
             Format::Text => self
                 .out
                 .write_all(text::render_skipped(&skipped).as_bytes())?,
-            Format::Json => {
-                for s in &skipped {
-                    self.element(&json::skipped(s))?;
+            // Annotations and code quality issues are findings only.
+            Format::Github => {}
+            Format::Json | Format::Gitlab => {
+                if self.format == Format::Json {
+                    for s in &skipped {
+                        self.element(&json::skipped(s))?;
+                    }
                 }
                 self.out
                     .write_all(if self.written == 0 { b"[]\n" } else { b"\n]\n" })?;
@@ -175,6 +202,26 @@ impl<W: Write> Sink<W> {
     }
 }
 
+/// The whole output of `findings` and `skipped` in `format` at once (the sink writing to
+/// memory): for runs that gather every finding first (`--live`, `--upgrade-to`).
+pub fn render(
+    format: Format,
+    color: bool,
+    findings: &[Located],
+    skipped: &[Skipped],
+    not_checked: Counts,
+) -> String {
+    let run = || -> std::io::Result<Vec<u8>> {
+        let mut sink = Sink::new(format, Vec::new(), "")?.with_color(color);
+        sink.add(findings.to_vec(), skipped.to_vec())?;
+        Ok(sink.finish(not_checked)?.0)
+    };
+    run().map_or_else(
+        |e| format!("netbox-lsp: cannot render the findings: {e}\n"),
+        |out| String::from_utf8_lossy(&out).into_owned(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,7 +266,13 @@ mod tests {
         assert_eq!(all.len(), 4000);
         assert_eq!(all_skipped.len(), 2000);
 
-        for format in [Format::Text, Format::Json, Format::Sarif] {
+        for format in [
+            Format::Text,
+            Format::Json,
+            Format::Sarif,
+            Format::Github,
+            Format::Gitlab,
+        ] {
             let mut sink = Sink::new(format, Vec::new(), "").unwrap();
             let mut sizes = Vec::new();
             for (found, held) in batches.clone() {
@@ -256,6 +309,13 @@ mod tests {
                     results.extend(all_skipped.iter().map(|s| sarif::skipped_result(s, index)));
                     let log = sarif::log(&extra, true, counts, results);
                     serde_json::to_string_pretty(&log).unwrap() + "\n"
+                }
+                Format::Github => github::render(&all),
+                Format::Gitlab => {
+                    let mut prints = gitlab::Fingerprints::default();
+                    let arr =
+                        Value::Array(all.iter().map(|f| gitlab::issue(f, prints.of(f))).collect());
+                    serde_json::to_string_pretty(&arr).unwrap() + "\n"
                 }
             };
             assert!(String::from_utf8(out).unwrap() == expected, "{format:?}");

@@ -57,7 +57,7 @@ pub fn render_skipped(skipped: &[Skipped]) -> String {
 
 /// Appends `s` kept on one line: a message with newlines would break `path:line:col` parsers
 /// (its non-blank lines are joined with one space).
-fn push_one_line(out: &mut String, s: &str) {
+pub(super) fn push_one_line(out: &mut String, s: &str) {
     // A byte test: `str::contains` with a char array decoded every character.
     if !s.bytes().any(|b| b == b'\n' || b == b'\r') {
         out.push_str(s);
