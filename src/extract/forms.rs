@@ -813,7 +813,7 @@ pub fn table_markdown() -> String {
                 plugins.join("'`/`'")
             ),
             Callee::InventoryPlugin(names) => format!("`plugin: {}`", names.join("` / `")),
-            Callee::Command { names, get } if get.is_empty() => {
+            Callee::Command { names, get: [] } => {
                 format!("`{} <url> ...`", names.join("`/`"))
             }
             Callee::Command { names, get } => {
