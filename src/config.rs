@@ -8,7 +8,8 @@
 //! (string: the editor also reports what breaks on that newer release; `check` takes
 //! `--upgrade-to` instead), `skip` (table reading → boolean: `lesson`, `history`, `django`,
 //! `foreign`; `false` checks such calls), `select`, `extend_select` and `ignore` (lists of codes
-//! or prefixes, [`select`]). Editors that use camelCase may write `netboxVersion`,
+//! or prefixes, [`select`]), `tools` (table tool name → [`ToolMap`]: the MCP tools of other
+//! NetBox servers, for `netbox-lsp hook`). Editors that use camelCase may write `netboxVersion`,
 //! `graphqlSchema`, `upgradeTo` and `extendSelect`; ruff's spelling `extend-select` is taken too.
 //!
 //! Where the files are found and read: [`file`] (`netbox-lsp.toml`, or `[tool.netbox-lsp]` in
@@ -71,6 +72,39 @@ pub struct Settings {
     /// `select` / `extend_select` / `ignore`, one entry per layer that set any, lowest first
     /// ([`select::is_on`] reads them in order).
     pub selection: Vec<select::Selection>,
+    /// `[tools.<name>]`: where the MCP tools of other NetBox servers carry their endpoint and
+    /// filters, by tool name (`netbox-lsp hook` reads their calls; docs/agents.md).
+    pub tools: BTreeMap<String, ToolMap>,
+}
+
+/// How a tool of some other NetBox MCP server sends a REST call (`[tools.<name>]` in
+/// `netbox-lsp.toml`): where its endpoint is and which arguments are its filters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolMap {
+    /// Where the endpoint (`/api/dcim/devices/`, `dcim/devices`) or object type (`dcim.device`)
+    /// comes from.
+    pub target: ToolTarget,
+    /// Which arguments are the filters.
+    pub filters: ToolFilters,
+}
+
+/// [`ToolMap::target`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolTarget {
+    /// `target = "<argument>"`: the argument holding the endpoint or object type.
+    Argument(String),
+    /// `endpoint = "<endpoint>"`: a tool bound to one endpoint or object type.
+    Fixed(String),
+}
+
+/// [`ToolMap::filters`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolFilters {
+    /// `filters = "<argument>"`: the argument holding the filters as a dict.
+    Argument(String),
+    /// `filters = "*"`: every argument but the target is a filter (a tool whose parameters are
+    /// the filters, as FastMCP tools declare them).
+    Rest,
 }
 
 /// A parsed layer and what was wrong with it. A bad value drops only its own key (or its own
@@ -98,6 +132,7 @@ const KEYS: &[&str] = &[
     "select",
     "extend_select",
     "ignore",
+    "tools",
 ];
 
 /// camelCase spellings accepted from editor settings.
@@ -164,6 +199,7 @@ impl Settings {
                 ),
                 "upgrade_to" => s.upgrade_to = keep(opt_string(key, v), errors),
                 "skip" => s.skip = skip_table(v, warnings, errors),
+                "tools" => s.tools = tool_table(v, warnings, errors),
                 _ => warnings.push(format!("unknown key `{key}` (known: {})", KEYS.join(", "))),
             }
         }
@@ -202,6 +238,9 @@ impl Settings {
         }
         for (r, on) in &over.skip {
             out.skip.insert(*r, *on);
+        }
+        for (name, map) in &over.tools {
+            out.tools.insert(name.clone(), map.clone());
         }
         out.selection.extend(over.selection.iter().cloned());
         out
@@ -554,6 +593,77 @@ fn skip_table(
 
 /// `instance = { url = "https://…" }` of a workspace: only the URL is taken; token settings here
 /// are refused (the token is named only in the user's own settings).
+/// The valid entries of a `tools` table (`[tools.nb_query] target = "resource"` and
+/// `filters = "params"`): each needs `filters` and exactly one of `target` / `endpoint`, all
+/// non-empty strings; an entry that lacks one is dropped with an error naming it.
+fn tool_table(
+    v: &serde_json::Value,
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> BTreeMap<String, ToolMap> {
+    let mut out = BTreeMap::new();
+    let Some(obj) = v.as_object() else {
+        errors.push(format!(
+            "`tools` must be a table of tool name = {{ target or endpoint, filters }}, found {v}"
+        ));
+        return out;
+    };
+    for (name, entry) in obj {
+        let Some(fields) = entry.as_object() else {
+            errors.push(format!(
+                "`tools.{name}` must be a table with `filters` and `target` or `endpoint`, found {entry}"
+            ));
+            continue;
+        };
+        let text = |k: &str| match fields.get(k) {
+            None => Ok(None),
+            Some(serde_json::Value::String(s)) if !s.trim().is_empty() => {
+                Ok(Some(s.trim().to_string()))
+            }
+            Some(other) => Err(format!(
+                "`tools.{name}.{k}` must be a non-empty string, found {other}"
+            )),
+        };
+        for k in fields.keys() {
+            if !matches!(k.as_str(), "target" | "endpoint" | "filters") {
+                warnings.push(format!(
+                    "unknown key `tools.{name}.{k}` (known: target, endpoint, filters)"
+                ));
+            }
+        }
+        let (target, endpoint, filters) = match (text("target"), text("endpoint"), text("filters"))
+        {
+            (Ok(t), Ok(e), Ok(f)) => (t, e, f),
+            (t, e, f) => {
+                errors.extend([t.err(), e.err(), f.err()].into_iter().flatten());
+                continue;
+            }
+        };
+        let target = match (target, endpoint) {
+            (Some(arg), None) => ToolTarget::Argument(arg),
+            (None, Some(ep)) => ToolTarget::Fixed(ep),
+            _ => {
+                errors.push(format!(
+                    "`tools.{name}` needs exactly one of `target` (the argument naming the endpoint or object type) and `endpoint` (a fixed one)"
+                ));
+                continue;
+            }
+        };
+        let filters = match filters.as_deref() {
+            Some("*") => ToolFilters::Rest,
+            Some(arg) => ToolFilters::Argument(arg.to_string()),
+            None => {
+                errors.push(format!(
+                    "`tools.{name}` needs `filters`: the argument holding the filters, or \"*\" when every other argument is a filter"
+                ));
+                continue;
+            }
+        };
+        out.insert(name.clone(), ToolMap { target, filters });
+    }
+    out
+}
+
 fn instance_url(
     v: &serde_json::Value,
     warnings: &mut Vec<String>,
@@ -587,6 +697,62 @@ fn instance_url(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `[tools.<name>]`: each entry with `filters` and one of `target` / `endpoint` is kept;
+    /// an entry without `filters`, with both or neither target key, or with a value that is not
+    /// a string is dropped with an error naming it, and the other entries still apply.
+    #[test]
+    fn tool_maps() {
+        let text = r#"
+[tools.nb_query]
+target = "resource"
+filters = "params"
+[tools.list_devices]
+endpoint = "dcim/devices"
+filters = "*"
+[tools.no_filters]
+endpoint = "dcim/sites"
+[tools.both]
+target = "a"
+endpoint = "dcim/sites"
+filters = "f"
+[tools.number]
+target = 3
+filters = "f"
+[tools.extra]
+endpoint = "dcim/sites"
+filters = "*"
+note = "x"
+"#;
+        let p = Settings::from_toml(text, Path::new("/ws")).unwrap();
+        let tools = &p.settings.tools;
+        assert_eq!(
+            tools["nb_query"],
+            ToolMap {
+                target: ToolTarget::Argument("resource".into()),
+                filters: ToolFilters::Argument("params".into()),
+            }
+        );
+        assert_eq!(
+            tools["list_devices"],
+            ToolMap {
+                target: ToolTarget::Fixed("dcim/devices".into()),
+                filters: ToolFilters::Rest,
+            }
+        );
+        assert!(tools.contains_key("extra"));
+        let dropped: Vec<&str> = ["no_filters", "both", "number"]
+            .into_iter()
+            .filter(|n| !tools.contains_key(*n))
+            .collect();
+        assert_eq!(dropped, ["no_filters", "both", "number"]);
+        assert_eq!(p.errors.len(), 3, "{:?}", p.errors);
+        assert!(p.errors.iter().any(|e| e.contains("`tools.number.target`")));
+        assert_eq!(
+            p.warnings,
+            ["unknown key `tools.extra.note` (known: target, endpoint, filters)"]
+        );
+    }
 
     #[test]
     fn parses_every_key_and_resolves_paths() {

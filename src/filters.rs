@@ -102,6 +102,7 @@ pub fn check_filters(
         filters_range: Some(filters_start..text.len()),
         filters: call_filters,
         args: Vec::new(),
+        declared: false,
     };
     let (findings, endpoint) = match &knowledge.index {
         Some(index) => {
@@ -355,7 +356,7 @@ fn blocks(f: &Finding) -> bool {
 }
 
 /// A value a fix wrote (JSON) as the checks read a literal.
-fn value_of_json(v: &serde_json::Value, depth: usize) -> Value {
+pub(crate) fn value_of_json(v: &serde_json::Value, depth: usize) -> Value {
     use serde_json::Value as J;
     match v {
         J::Null => Value::Null,

@@ -5,6 +5,7 @@
 //! Pipeline: [`extract`] (host → sites with byte ranges) → [`rest`] / [`graphql`] (pure checks
 //! against [`index`]) → [`finding::Finding`]s, rendered by [`cli`] or [`server`].
 
+pub mod agent;
 pub mod analysis;
 pub mod approx;
 pub mod catalogue;

@@ -335,12 +335,32 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start < b.end && b.start < a.end
 }
 
-/// The REST call of `text` whose call range holds `at`.
+/// The REST call of `text` whose call range holds `at`, else the one that sends the filter
+/// written at `at` away from its call (a dict bound to a name, a helper's argument, a model's
+/// field).
 fn rest_call_at(text: &str, kind: HostKind, at: usize) -> Option<netbox_lsp::extract::RestCall> {
-    extract(text, kind).sites.into_iter().find_map(|s| match s {
-        Site::Rest(c) if c.call_range.start <= at && at <= c.call_range.end => Some(c),
-        _ => None,
-    })
+    let holds = |r: &Range<usize>| r.start <= at && at <= r.end;
+    let sites: Vec<netbox_lsp::extract::RestCall> = extract(text, kind)
+        .sites
+        .into_iter()
+        .filter_map(|s| match s {
+            Site::Rest(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    let by_call = sites.iter().position(|c| holds(&c.call_range));
+    let python = matches!(kind, HostKind::Python | HostKind::Notebook);
+    let i = by_call.or_else(|| {
+        if !python {
+            return None;
+        }
+        sites.iter().position(|c| {
+            c.filters
+                .iter()
+                .any(|e| holds(&e.key_range) || holds(&e.value_range))
+        })
+    })?;
+    sites.into_iter().nth(i)
 }
 
 fn versions() -> Vec<&'static str> {
@@ -391,6 +411,34 @@ fn issue_examples_keep_their_meaning() {
             bad.extend(check_text(name, text, *kind, v));
         }
     }
+    assert!(bad.is_empty(), "{}", bad.join("\n\n"));
+}
+
+/// The Python cases of `tests/fixtures/values/cases.txt` (issue 30: filters read through
+/// names, dict updates, helpers, models), on every version: their certain fixes land on the
+/// literal the filter comes from and keep the host and the query.
+#[test]
+fn values_cases_keep_their_meaning() {
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/values/cases.txt");
+    let text = std::fs::read_to_string(&path).expect("tests/fixtures/values/cases.txt");
+    let mut bad = Vec::new();
+    let mut cases = 0;
+    for block in text.split("\n=== ").skip(1) {
+        let (head, body) = block.split_once("\n---\n").expect("`---` after the header");
+        if head.lines().any(|l| l.starts_with("kind:")) {
+            continue;
+        }
+        cases += 1;
+        let name = head.lines().next().unwrap_or_default();
+        for v in versions() {
+            bad.extend(check_text(name, body, HostKind::Python, v));
+        }
+    }
+    assert!(cases >= 30, "{cases} cases");
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
 }
 

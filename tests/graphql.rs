@@ -347,6 +347,8 @@ fn ranges_and_fixes_map_through_offset_map() {
         text,
         map,
         variables: None,
+        holes: Vec::new(),
+        found: Default::default(),
     };
     let findings = check_document(&doc, &schema("4.3.3"));
     let got: Vec<(&str, &str)> = findings

@@ -1176,3 +1176,46 @@ async fn a_document_above_the_editor_limit_is_checked_in_part_and_says_so() {
     assert_eq!(diags[0]["range"]["start"]["line"], 0);
     assert_eq!(diags[1]["range"]["start"]["line"], 2);
 }
+
+/// Issue 30 §1 through the real server: a filter written away from its call (a helper's keyword
+/// argument, read through the helper's body; a key set on a dict below its binding) gets its
+/// diagnostic on the literal, completion of filter names and hover there.
+#[tokio::test]
+async fn filters_written_away_from_their_call_get_diagnostics_completion_and_hover() {
+    let mut c = TestClient::start().await;
+    let uri = "file:///work/values.py";
+    let text = "import requests\nNB = \"https://netbox.example.com\"\n\ndef search(endpoint, **filters):\n    return requests.get(f\"{NB}/api/{endpoint}/\", params=filters)\n\nsearch(\"dcim/devices\", device_role=\"leaf\", status=\"active\")\n\nparams = {}\nparams[\"vrf_name\"] = \"blue\"\nrequests.get(NB + \"/api/ipam/prefixes/\", params=params)\n";
+    c.open(uri, "python", 1, text).await;
+    let diags = c.diagnostics(uri, 1).await;
+    for (needle, code) in [
+        ("device_role", "unknown-filter"),
+        ("vrf_name", "unknown-filter"),
+    ] {
+        let (l, k) = pos_of(text, needle, 0);
+        assert!(
+            diags.iter().any(|d| d["code"] == code
+                && d["range"]["start"]["line"] == l
+                && d["range"]["start"]["character"] == k),
+            "{needle}: {diags:#?}"
+        );
+    }
+    let (l, k) = pos_of(text, "device_role", 2);
+    let h = hover_text(&mut c, uri, l, k).await;
+    assert!(h.contains("Nearest filters of `/api/dcim/devices/`"), "{h}");
+    let labels = labels_at(
+        &mut c,
+        "file:///work/values2.py",
+        "python",
+        &text.replace("status=\"active\"", "sta|tus=\"active\""),
+    )
+    .await;
+    assert!(labels.iter().any(|l| l == "status"), "{labels:?}");
+    let labels = labels_at(
+        &mut c,
+        "file:///work/values3.py",
+        "python",
+        &text.replace("[\"vrf_name\"]", "[\"vr|f_id\"]"),
+    )
+    .await;
+    assert!(labels.iter().any(|l| l == "vrf_id"), "{labels:?}");
+}

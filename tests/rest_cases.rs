@@ -298,6 +298,7 @@ fn typical_values_are_clean() {
                         value_range: name.len() + 1..text.len(),
                     }],
                     args: Vec::new(),
+                    declared: false,
                 };
                 checked += 1;
                 for f in netbox_lsp::rest::check_call(&call, &index) {
@@ -382,6 +383,7 @@ fn relation_traversals_name_the_endpoints_own_filter() {
                         value_range: written.len() + 1..text.len(),
                     }],
                     args: Vec::new(),
+                    declared: false,
                 };
                 checked += 1;
                 let findings = netbox_lsp::rest::check_call(&call, &index);

@@ -4,7 +4,7 @@
 
 use super::Knowledge;
 use crate::extract::intent::NotChecked;
-use crate::extract::{self, CallForm, Site, Syntax};
+use crate::extract::{self, CallForm, DocFound, Site, Syntax};
 use crate::finding::Finding;
 use crate::graphql;
 use rayon::prelude::*;
@@ -139,8 +139,28 @@ pub(super) fn check_sites(
     } else {
         sites
     };
+    // GraphQL documents found in strings by their shape or tag: only NetBox's are checked
+    // (their root fields say, against the schema); another API's document is no site.
+    let any = !sites.is_empty();
+    let owned_docs;
+    let sites = if sites.iter().any(is_candidate_document) {
+        let schema = knowledge.schema();
+        owned_docs = sites
+            .iter()
+            .filter(|s| match s {
+                Site::Graphql(d) if d.found != DocFound::Carried => schema
+                    .as_ref()
+                    .is_some_and(|schema| graphql::roots::is_netbox_document(d, schema)),
+                _ => true,
+            })
+            .cloned()
+            .collect::<Vec<Site>>();
+        &owned_docs[..]
+    } else {
+        sites
+    };
     let mut out = Checked {
-        any: !sites.is_empty(),
+        any,
         graphql: sites
             .iter()
             .filter(|s| matches!(s, Site::Graphql(_)))
@@ -159,6 +179,12 @@ pub(super) fn check_sites(
                     return Vec::new();
                 };
                 let mut found = crate::rest::check_call(call, index);
+                if call.declared {
+                    declared_fixes_uncertain(call, &mut found);
+                }
+                if !call.syntax.is_pairs() {
+                    merging_renames_uncertain(call, &mut found);
+                }
                 if call.syntax == Syntax::JsonInString {
                     found.iter_mut().for_each(|f| escape_fixes(f, text));
                 }
@@ -185,7 +211,8 @@ pub(super) fn check_sites(
                 found
             }
             Site::Graphql(doc) => match knowledge.schema() {
-                Some(schema) => graphql::check_document(doc, &schema),
+                Some(schema) if doc.holes.is_empty() => graphql::check_document(doc, &schema),
+                Some(schema) => check_with_holes(doc, &schema),
                 None => Vec::new(),
             },
             Site::NotChecked(n) => vec![unit_not_checked(n)],
@@ -193,7 +220,53 @@ pub(super) fn check_sites(
     };
     // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
     // chunks so that each task amortises rayon's hand-off; findings keep the sites' order.
-    if sites.len() >= PARALLEL_SITES {
+    if sites.iter().any(has_remote_origin) {
+        // Some filters are written away from their call (a dict bound to a name, a helper's
+        // argument, a model's field): findings are kept per site to tell which.
+        // A site that sends what an earlier one sends, from the same literals (one dict
+        // constant read by a thousand calls), to an endpoint written the same way, is checked
+        // once: its findings are the earlier site's (the checks never read the call's own
+        // range); only those on its own endpoint literal are its own.
+        let mut first: std::collections::HashMap<u64, Vec<usize>> =
+            std::collections::HashMap::new();
+        let repeat_of: Vec<Option<usize>> = sites
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if !has_remote_origin(s) {
+                    return None;
+                }
+                let bucket = first.entry(content_key(s)).or_default();
+                let earlier = bucket.iter().copied().find(|&j| same_content(&sites[j], s));
+                if earlier.is_none() {
+                    bucket.push(i);
+                }
+                earlier
+            })
+            .collect();
+        let check = |(site, repeat): (&Site, &Option<usize>)| {
+            if repeat.is_some() {
+                Vec::new()
+            } else {
+                one(site)
+            }
+        };
+        let mut per_site: Vec<Vec<Finding>> = if sites.len() >= PARALLEL_SITES {
+            sites
+                .par_iter()
+                .zip(repeat_of.par_iter())
+                .map(check)
+                .collect()
+        } else {
+            sites.iter().zip(repeat_of.iter()).map(check).collect()
+        };
+        for (i, of) in repeat_of.iter().enumerate() {
+            if let Some(j) = *of {
+                per_site[i] = on_own_target(&sites[j], &per_site[j], &sites[i]);
+            }
+        }
+        out.findings = one_report_per_origin(sites, per_site);
+    } else if sites.len() >= PARALLEL_SITES {
         let parts: Vec<Vec<Finding>> = sites
             .par_chunks(PARALLEL_SITES / 2)
             .map(|chunk| chunk.iter().flat_map(one).collect())
@@ -203,6 +276,298 @@ pub(super) fn check_sites(
         out.findings = sites.iter().flat_map(one).collect();
     }
     out
+}
+
+/// True for a GraphQL document found in a string by its shape or tag, not sent by a call.
+fn is_candidate_document(site: &Site) -> bool {
+    matches!(site, Site::Graphql(d) if d.found != DocFound::Carried)
+}
+
+/// The findings of a document built by a template whose holes (written as `_`s: a name) stand
+/// for values known only at run time: a finding is kept when it does not depend on what the hole
+/// holds. Each hole outside a GraphQL string is also filled with a number and with a string (of
+/// its length); a finding is kept when every filling that parses gives it (same range, same
+/// code) and it is not inside a hole; with no other filling that parses (a hole in a selection,
+/// a name), and for a hole inside a GraphQL string, no finding that touches a hole is kept.
+fn check_with_holes(doc: &extract::GraphqlDoc, schema: &graphql::NetboxSchema) -> Vec<Finding> {
+    let host = |h: &Range<usize>| doc.map.range_to_host(h.clone());
+    let holes: Vec<(Range<usize>, bool)> = doc
+        .holes
+        .iter()
+        .filter(|h| h.end <= doc.text.len())
+        .map(|h| (h.clone(), in_graphql_string(&doc.text, h.start)))
+        .collect();
+    let found = graphql::check_document(doc, schema);
+    let outside: Vec<&Range<usize>> = holes.iter().filter(|(_, s)| !s).map(|(h, _)| h).collect();
+    // The other fillings that parse, each as the (range, code) of its findings.
+    let mut others: Vec<std::collections::HashSet<(usize, usize, &'static str)>> = Vec::new();
+    if !outside.is_empty() {
+        for fill in [b'0', b'"'] {
+            let mut text = doc.text.clone().into_bytes();
+            for h in &outside {
+                if h.len() < 2 && fill == b'"' {
+                    continue;
+                }
+                text[(*h).clone()].fill(b'0');
+                if fill == b'"' {
+                    text[(*h).clone()].fill(b'_');
+                    text[h.start] = b'"';
+                    text[h.end - 1] = b'"';
+                }
+            }
+            let Ok(text) = String::from_utf8(text) else {
+                continue;
+            };
+            let variant = extract::GraphqlDoc {
+                text,
+                ..doc.clone()
+            };
+            let got = graphql::check_document(&variant, schema);
+            if got.iter().any(|f| f.code == "graphql-syntax") {
+                continue;
+            }
+            others.push(
+                got.iter()
+                    .map(|f| (f.range.start, f.range.end, f.code))
+                    .collect(),
+            );
+        }
+    }
+    found
+        .into_iter()
+        .filter(|f| {
+            holes.iter().all(|(h, in_string)| {
+                let h = host(h);
+                if !touches(&f.range, &h) {
+                    return true;
+                }
+                let inside = h.start <= f.range.start && f.range.end <= h.end;
+                !in_string
+                    && !inside
+                    && !others.is_empty()
+                    && others
+                        .iter()
+                        .all(|o| o.contains(&(f.range.start, f.range.end, f.code)))
+            })
+        })
+        .collect()
+}
+
+/// True when byte `at` of GraphQL `text` is inside a string (`"..."` or a `"""` block
+/// string); comments are skipped.
+fn in_graphql_string(text: &str, at: usize) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut block = false;
+    let mut string = false;
+    while i < at.min(b.len()) {
+        if block {
+            if b[i..].starts_with(b"\"\"\"") {
+                block = false;
+                i += 3;
+                continue;
+            }
+        } else if string {
+            match b[i] {
+                b'\\' => i += 1,
+                b'"' | b'\n' => string = false,
+                _ => {}
+            }
+        } else if b[i..].starts_with(b"\"\"\"") {
+            block = true;
+            i += 3;
+            continue;
+        } else if b[i] == b'"' {
+            string = true;
+        } else if b[i] == b'#' {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        }
+        i += 1;
+    }
+    block || string
+}
+
+/// True when finding range `f` touches hole `h` (overlaps it, or is empty inside it).
+fn touches(f: &Range<usize>, h: &Range<usize>) -> bool {
+    (f.start < h.end && h.start < f.end) || (f.is_empty() && h.start <= f.start && f.start <= h.end)
+}
+
+/// A hash of what a REST site sends (its form, its target as written, its filters and
+/// arguments with their ranges), its call's range and its target's range aside.
+fn content_key(site: &Site) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    if let Site::Rest(c) = site {
+        std::mem::discriminant(&c.form).hash(&mut h);
+        std::mem::discriminant(&c.syntax).hash(&mut h);
+        c.target.as_ref().map(|(t, _)| t).hash(&mut h);
+        c.filters_range.hash(&mut h);
+        c.declared.hash(&mut h);
+        for e in &c.filters {
+            (&e.key, &e.key_range, &e.value_range).hash(&mut h);
+        }
+        for a in &c.args {
+            (&a.name, &a.name_range, &a.value_range).hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+/// True when REST sites `a` and `b` send the same thing from the same literals (all that
+/// [`content_key`] hashes, compared whole, values included).
+fn same_content(a: &Site, b: &Site) -> bool {
+    let (Site::Rest(a), Site::Rest(b)) = (a, b) else {
+        return false;
+    };
+    a.form == b.form
+        && a.syntax == b.syntax
+        && a.target.as_ref().map(|(t, _)| t) == b.target.as_ref().map(|(t, _)| t)
+        && a.filters_range == b.filters_range
+        && a.declared == b.declared
+        && a.filters == b.filters
+        && a.args == b.args
+}
+
+/// The findings of `site`, a site that sends what `earlier` sends (see [`content_key`]), from
+/// `found`, the findings of `earlier`: those on the endpoint as written, moved to `site`'s own
+/// endpoint literal (the others, on the shared literals, are `earlier`'s to report).
+fn on_own_target(earlier: &Site, found: &[Finding], site: &Site) -> Vec<Finding> {
+    let (Site::Rest(a), Site::Rest(b)) = (earlier, site) else {
+        return Vec::new();
+    };
+    let (Some((_, from)), Some((_, to))) = (&a.target, &b.target) else {
+        return Vec::new();
+    };
+    if from == to {
+        return Vec::new();
+    }
+    found
+        .iter()
+        .filter(|f| f.range == *from)
+        .map(|f| {
+            let mut f = f.clone();
+            f.range = to.clone();
+            for e in f.fixes.iter_mut().flat_map(|x| x.edits.iter_mut()) {
+                if e.range == *from {
+                    e.range = to.clone();
+                }
+            }
+            f
+        })
+        .collect()
+}
+
+/// True when a REST site's target or a filter is written outside the call's own range.
+fn has_remote_origin(site: &Site) -> bool {
+    let Site::Rest(c) = site else {
+        return false;
+    };
+    let outside = |r: &Range<usize>| r.start < c.call_range.start || r.end > c.call_range.end;
+    c.filters
+        .iter()
+        .any(|e| outside(&e.key_range) || outside(&e.value_range))
+        || c.target.as_ref().is_some_and(|(_, r)| outside(r))
+}
+
+/// The findings of `sites` (one list per site), one report per origin: a literal written
+/// away from its call that several sites send (a dict constant used by two calls, a helper's
+/// literal sent by each of its callers) is reported once, at its first site, and a fix of it
+/// is never certain (it would change every call it feeds; the other calls may want it as it
+/// is).
+fn one_report_per_origin(sites: &[Site], per_site: Vec<Vec<Finding>>) -> Vec<Finding> {
+    use std::collections::{HashMap, HashSet};
+    let mut uses: HashMap<(usize, usize), u32> = HashMap::new();
+    for site in sites {
+        let Site::Rest(c) = site else {
+            continue;
+        };
+        let outside = |r: &Range<usize>| r.start < c.call_range.start || r.end > c.call_range.end;
+        let mut own: HashSet<(usize, usize)> = HashSet::new();
+        let ranges = c
+            .filters
+            .iter()
+            .flat_map(|e| [&e.key_range, &e.value_range])
+            .chain(c.target.as_ref().map(|(_, r)| r));
+        for r in ranges.filter(|r| outside(r)) {
+            if own.insert((r.start, r.end)) {
+                *uses.entry((r.start, r.end)).or_default() += 1;
+            }
+        }
+    }
+    let shared: Vec<(usize, usize)> = uses
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(r, _)| r)
+        .collect();
+    let in_shared = |r: &Range<usize>| {
+        shared.iter().any(|&(s, e)| {
+            (r.start < e && s < r.end) || (r.is_empty() && s <= r.start && r.start <= e)
+        })
+    };
+    let mut seen: HashSet<(usize, usize, &'static str)> = HashSet::new();
+    let mut out = Vec::new();
+    for (site, found) in sites.iter().zip(per_site) {
+        let call = match site {
+            Site::Rest(c) => Some(&c.call_range),
+            _ => None,
+        };
+        for mut f in found {
+            let remote = call.is_some_and(|c| f.range.start < c.start || f.range.end > c.end);
+            if remote && !seen.insert((f.range.start, f.range.end, f.code)) {
+                continue;
+            }
+            if remote
+                && (in_shared(&f.range)
+                    || f.fixes
+                        .iter()
+                        .flat_map(|x| &x.edits)
+                        .any(|e| in_shared(&e.range)))
+            {
+                f.fixes.iter_mut().for_each(|x| x.certain = false);
+            }
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// A rename of a filter to a key the same mapping already has (`{"device_role": "leaf",
+/// "role": "spine"}`) is no certain fix: a dict (Python, JSON, YAML) holds one value per key,
+/// so one of the two values would be lost.
+fn merging_renames_uncertain(call: &extract::RestCall, found: &mut [Finding]) {
+    for f in found {
+        for fix in &mut f.fixes {
+            let merges = fix.edits.iter().any(|e| {
+                call.filters.iter().any(|k| k.key_range == e.range)
+                    && call
+                        .filters
+                        .iter()
+                        .any(|k| k.key == e.new_text && k.key_range != e.range)
+            });
+            if merges {
+                fix.certain = false;
+            }
+        }
+    }
+}
+
+/// The fixes of a call whose filter names are declared names of the program (a model's fields,
+/// a function's parameters): a fix renaming one is offered, never certain.
+fn declared_fixes_uncertain(call: &extract::RestCall, found: &mut [Finding]) {
+    for f in found {
+        for fix in &mut f.fixes {
+            let renames = fix.edits.iter().any(|e| {
+                call.filters
+                    .iter()
+                    .any(|k| e.range.start < k.key_range.end && k.key_range.start < e.range.end)
+            });
+            if renames {
+                fix.certain = false;
+            }
+        }
+    }
 }
 
 /// The host ranges of the URL-form sites among `sites` (bare paths included).

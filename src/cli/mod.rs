@@ -1,9 +1,11 @@
-//! The command line: `check` and its output formats, `index build` / `index info`, and `serve`
-//! (the language server; also the default with no arguments or with `--stdio`).
+//! The command line: `check` and its output formats, `index build` / `index info`, `serve`
+//! (the language server; also the default with no arguments or with `--stdio`), and for agents
+//! `hook` (a pre-tool-use hook) and `mcp` (an MCP server).
 
 pub mod baseline;
 pub mod check;
 pub mod fix;
+pub mod hook;
 pub mod index_cmd;
 pub mod instance_build;
 pub mod interrupt;
@@ -11,6 +13,7 @@ pub mod knowledge;
 #[cfg(target_os = "linux")]
 pub mod lease;
 pub mod live;
+pub mod mcp;
 pub mod output;
 pub mod paths;
 pub mod rule;
@@ -60,6 +63,13 @@ pub enum Command {
         #[command(subcommand)]
         command: IndexCommand,
     },
+    /// Pre-tool-use hook for agent harnesses (Claude Code `PreToolUse`): reads one hook event
+    /// on stdin; a NetBox call that NetBox would ignore, refuse or misread is denied (exit 2,
+    /// the reason on stderr and as a JSON decision on stdout). Fails closed. See docs/agents.md.
+    Hook(hook::HookArgs),
+    /// MCP server on stdio: tools `check_call`, `check_graphql`, `list_filters`, `explain`.
+    /// See docs/agents.md.
+    Mcp(mcp::McpArgs),
     /// Print the documentation of a diagnostic code (`netbox-lsp rule unknown-filter`), or
     /// with `--all` the list of codes.
     Rule(rule::RuleArgs),
@@ -282,6 +292,8 @@ pub fn main() -> i32 {
         Some(Command::Index {
             command: IndexCommand::Info(args),
         }) => index_cmd::info(&args),
+        Some(Command::Hook(args)) => hook::run(&args),
+        Some(Command::Mcp(args)) => mcp::run(&args),
         Some(Command::Rule(args)) => rule::run(&args),
     }
 }

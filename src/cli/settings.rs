@@ -25,42 +25,16 @@ pub type FromFile = Option<(PathBuf, Vec<&'static str>)>;
 /// printed as notes. A path the file names must lie inside the file's folder (the editor's rule
 /// for a workspace file, `Settings::paths_outside`): anything else is an error.
 pub fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), String> {
-    let path = match &args.config {
-        Some(p) => p.clone(),
-        None => match crate::config::file::nearest(std::path::Path::new(".")) {
-            Some(found) => {
-                if let Some(py) = &found.shadowed {
-                    super::say::note(format!(
-                        "{}: `[tool.netbox-lsp]` is not read: {} in the same folder wins",
-                        shown(py),
-                        shown(&found.path)
-                    ));
-                }
-                found.path
-            }
-            None => return Ok((args.clone(), None)),
-        },
+    let Some(SettingsFile {
+        path,
+        settings: file,
+        warnings,
+    }) = settings_file(args.config.as_deref(), true)?
+    else {
+        return Ok((args.clone(), None));
     };
-    let path = PathBuf::from(shown(&path));
-    let parsed = crate::config::file::load(&path)?;
-    if !parsed.errors.is_empty() {
-        return Err(format!("{}: {}", path.display(), parsed.errors.join("; ")));
-    }
-    for w in &parsed.warnings {
+    for w in &warnings {
         super::say::note(format!("{}: {w}", path.display()));
-    }
-    let base = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let file = parsed.settings;
-    if let Some((key, outside)) = file.paths_outside(base).into_iter().next() {
-        return Err(format!(
-            "{}: `{key}` names {}, outside the folder of this settings file; a settings file may only name files inside its folder (give the file with --{} to use it)",
-            path.display(),
-            outside.display(),
-            key.replace('_', "-")
-        ));
     }
     let mut keys = Vec::new();
     if args.index.is_none() && file.index.is_some() {
@@ -91,6 +65,63 @@ pub fn with_config_file(args: &CheckArgs) -> Result<(CheckArgs, FromFile), Strin
     out.exclude = file.exclude;
     out.exclude.extend(args.exclude.iter().cloned());
     Ok((out, Some((path, keys))))
+}
+
+/// A settings file as [`settings_file`] reads it: its path (as the user would write it), its
+/// settings and the remarks on it (unknown keys and the like, for the caller to show as notes).
+pub(crate) struct SettingsFile {
+    pub path: PathBuf,
+    pub settings: crate::config::Settings,
+    pub warnings: Vec<String>,
+}
+
+/// Reads the settings file a command uses: `config` when given (an error when it cannot be
+/// read), else the nearest one ([`crate::config::file::nearest`], from the current folder up;
+/// `None` when there is none). A TOML error, a bad value or a path outside the file's folder
+/// is an error. With `notes`, a `pyproject.toml` table shadowed by a `netbox-lsp.toml` is told
+/// on standard error (`check`); `hook` and `mcp` share this reader without it.
+pub(crate) fn settings_file(
+    config: Option<&std::path::Path>,
+    notes: bool,
+) -> Result<Option<SettingsFile>, String> {
+    let path = match config {
+        Some(p) => p.to_path_buf(),
+        None => match crate::config::file::nearest(std::path::Path::new(".")) {
+            Some(found) => {
+                if let Some(py) = found.shadowed.as_ref().filter(|_| notes) {
+                    super::say::note(format!(
+                        "{}: `[tool.netbox-lsp]` is not read: {} in the same folder wins",
+                        shown(py),
+                        shown(&found.path)
+                    ));
+                }
+                found.path
+            }
+            None => return Ok(None),
+        },
+    };
+    let path = PathBuf::from(shown(&path));
+    let parsed = crate::config::file::load(&path)?;
+    if !parsed.errors.is_empty() {
+        return Err(format!("{}: {}", path.display(), parsed.errors.join("; ")));
+    }
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if let Some((key, outside)) = parsed.settings.paths_outside(base).into_iter().next() {
+        return Err(format!(
+            "{}: `{key}` names {}, outside the folder of this settings file; a settings file may only name files inside its folder (give the file with --{} to use it)",
+            path.display(),
+            outside.display(),
+            key.replace('_', "-")
+        ));
+    }
+    Ok(Some(SettingsFile {
+        path,
+        settings: parsed.settings,
+        warnings: parsed.warnings,
+    }))
 }
 
 /// A path as the user would write it from the current folder (`./netbox-lsp.toml` →

@@ -275,6 +275,7 @@ fn calls(text: &str, call: Range<usize>, args: &[Arg], map: &OffsetMap) -> Vec<S
             filters_range: filters_range.clone(),
             filters: filters.clone(),
             args: Vec::new(),
+            declared: false,
         }));
     }
     out
@@ -554,6 +555,7 @@ pub(crate) fn inventory(root: &Lit, out: &mut Vec<Site>) {
             filters_range: Some(pair.value.range.clone()),
             filters,
             args: Vec::new(),
+            declared: false,
         }));
     }
 }

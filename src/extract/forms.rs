@@ -63,8 +63,12 @@ pub(crate) enum Callee {
     Bare(&'static str),
     /// A method of any receiver (`requests.get`, `session.get`, `client.get`).
     Method(&'static str),
-    /// A bare function or a method of any receiver (`urlopen`, `urllib.request.urlopen`).
+    /// A bare function or a method of any receiver (`urlopen`, `urllib.request.urlopen`), also
+    /// under another name it was imported as (`from gql import gql as q`).
     Function(&'static str),
+    /// A function called by one of these qualified names, whatever it is called here: the
+    /// module's imports say (`from requests import get as http_get` → `requests.get`).
+    Qualified(&'static [&'static str]),
     /// pynetbox `<api>.<app>.<endpoint>.<method>` or `<api>.plugins.<plugin>.<endpoint>.<method>`.
     Chain(&'static str),
     /// Any function or method (a project's own client wrapper: `self._get`, `api_get`,
@@ -524,6 +528,17 @@ pub(crate) const FORMS: &[Form] = &[
         guard: Guard::Always,
     },
     Form {
+        name: "HTTP get, imported by name (`from requests import get`)",
+        host: Host::Python,
+        callee: Callee::Qualified(&["requests.get", "httpx.get"]),
+        carries: Carries::Rest(CallForm::Url),
+        params: &["url", "params"],
+        target: TargetAt::Url(0, "url"),
+        filters: FiltersAt::Params("params"),
+        sent: Sent::Query,
+        guard: Guard::Always,
+    },
+    Form {
         name: "HTTP request(\"GET\", ...) (requests, httpx, aiohttp)",
         host: Host::Python,
         callee: Callee::Method("request"),
@@ -582,6 +597,23 @@ pub(crate) const FORMS: &[Form] = &[
         name: "GraphQL over HTTP POST (requests, httpx, aiohttp)",
         host: Host::Python,
         callee: Callee::Method("post"),
+        carries: Carries::Graphql,
+        params: &["url"],
+        target: TargetAt::Document {
+            arg: "json",
+            key: Some("query"),
+        },
+        filters: FiltersAt::Variables {
+            arg: "json",
+            key: Some("variables"),
+        },
+        sent: Sent::Graphql,
+        guard: Guard::Always,
+    },
+    Form {
+        name: "GraphQL over HTTP POST, imported by name (`from requests import post`)",
+        host: Host::Python,
+        callee: Callee::Qualified(&["requests.post", "httpx.post"]),
         carries: Carries::Graphql,
         params: &["url"],
         target: TargetAt::Document {
@@ -796,6 +828,9 @@ pub fn table_markdown() -> String {
             Callee::Bare(n) => format!("`{n}(...)`"),
             Callee::Method(n) => format!("`<x>.{n}(...)`"),
             Callee::Function(n) => format!("`{n}(...)` / `<x>.{n}(...)`"),
+            Callee::Qualified(names) => {
+                format!("`{}(...)` by any name it is imported as", names.join("`/`"))
+            }
             Callee::Chain(m) => format!("`<api>.<app>.<endpoint>.{m}(...)`"),
             Callee::Any if f.guard == Guard::MethodGet => {
                 "any `<f>(\"GET\", path, ...)` / `<x>.<f>(...)`".to_string()
@@ -957,16 +992,6 @@ pub(crate) fn tool_form(snake: &str) -> Option<&'static Form> {
         .find(|f| matches!(f.callee, Callee::Tool(names) if names.contains(&snake)))
 }
 
-/// True when a keyword argument named `keyword` holds a GraphQL request part that is a dict
-/// (`variables=`, the body `json={"query": ..., "variables": ...}`) in some row: a name bound
-/// to a dict literal is read through there, as a document kept in a constant is.
-pub(crate) fn holds_graphql_dict(keyword: &str) -> bool {
-    FORMS.iter().any(|f| {
-        matches!(f.target, TargetAt::Document { arg, key: Some(_) } if arg == keyword)
-            || matches!(f.filters, FiltersAt::Variables { arg, key: None } if arg == keyword)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1006,14 +1031,6 @@ mod tests {
         assert!(!name_has_word("target", READ_WORDS));
         assert!(name_has_word("create_device", WRITE_WORDS));
         assert!(!name_has_word("address_get", WRITE_WORDS));
-    }
-
-    #[test]
-    fn graphql_dicts_are_the_rows_variables_and_bodies() {
-        assert!(holds_graphql_dict("variables"));
-        assert!(holds_graphql_dict("json"));
-        assert!(!holds_graphql_dict("query"));
-        assert!(!holds_graphql_dict("params"));
     }
 
     #[test]

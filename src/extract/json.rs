@@ -1,5 +1,5 @@
 //! Extraction from JSON: tool-call objects (`{"name": "netbox_get_objects", "arguments":
-//! {...}}`, also `tool` / `tool_name` and `input` / `args` / `parameters`), bare
+//! {...}}`, also `tool` / `tool_name` and `input` / `tool_input` / `args` / `parameters`), bare
 //! `{"object_type": ..., "filters": {...}}` objects and GraphQL bodies `{"query": "...",
 //! "variables": {...}}` anywhere in the tree (also in arrays), plus REST URLs in any string.
 //!

@@ -31,6 +31,15 @@ pub(crate) enum LitKind {
     },
     Seq(Vec<Lit>),
     Map(Vec<Pair>),
+    /// A Python string built from several pieces (an f-string, `+`, `%`, `.format`,
+    /// `string.Template`): its text with each hole (a value known only at run time) written as
+    /// as many `_` as its source has bytes, with the map of that text to the host when every
+    /// character maps to one host byte, and the holes' ranges in that text. Its `value` is the
+    /// string when it has no hole, else [`Value::Expr`].
+    Template {
+        exact: Option<(String, OffsetMap)>,
+        holes: Vec<Range<usize>>,
+    },
 }
 
 /// One `key: value` of a mapping; `key_range` is the key text without quotes.
@@ -100,6 +109,22 @@ impl Lit {
     pub fn exact_text(&self) -> Option<&(String, OffsetMap)> {
         match &self.kind {
             LitKind::Str { exact, .. } => exact.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The text of a string or string template with its map to the host and the ranges of its
+    /// holes in the text (none for a plain string), when it maps exactly.
+    pub fn document_text(&self) -> Option<(&String, &OffsetMap, &[Range<usize>])> {
+        match &self.kind {
+            LitKind::Str {
+                exact: Some((t, m)),
+                ..
+            } => Some((t, m, &[])),
+            LitKind::Template {
+                exact: Some((t, m)),
+                holes,
+            } => Some((t, m, holes)),
             _ => None,
         }
     }
@@ -187,6 +212,11 @@ impl EscapedText {
             }
             other => self.escape(end, other),
         }
+    }
+
+    /// The length of the text so far (bytes).
+    pub fn text_len(&self) -> usize {
+        self.text.len()
     }
 
     /// Marks the text as not mappable (an escape that decodes to several characters).

@@ -258,7 +258,7 @@ fn is_json_object(body: &str) -> bool {
 
 /// True when `body` parses as a GraphQL executable document without a syntax error (apollo-parser,
 /// whose recursion limit bounds the work on deep input).
-fn is_graphql(body: &str) -> bool {
+pub(crate) fn is_graphql(body: &str) -> bool {
     let cst = apollo_parser::Parser::new(body).parse();
     cst.errors().len() == 0
         && cst.document().definitions().all(|d| {
@@ -290,6 +290,8 @@ pub fn unit_sites(unit: &Unit) -> Vec<Site> {
             text: body.to_string(),
             map: map.clone(),
             variables: None,
+            holes: Vec::new(),
+            found: super::DocFound::Carried,
         })],
         Code::Other => Vec::new(),
     };

@@ -275,6 +275,10 @@ pub struct RestCall {
     pub filters: Vec<FilterEntry>,
     /// Other arguments (tool calls only).
     pub args: Vec<Argument>,
+    /// The filter names are declared names of the program (a model's fields, a function's
+    /// parameters), not keys written for this request: a fix renaming one is offered but never
+    /// certain, since the name is used elsewhere in the code.
+    pub declared: bool,
 }
 
 impl RestCall {
@@ -299,6 +303,31 @@ pub struct GraphqlDoc {
     pub map: OffsetMap,
     /// A `variables` object given beside the query, as JSON, when it is a literal.
     pub variables: Option<serde_json::Value>,
+    /// The ranges in `text` of the holes of a document built by a template (`{site}` of an
+    /// f-string, `%s`, `$name`, a `.format` field), each written as `_`s: what stands there is
+    /// known only at run time, so a finding is kept only when it does not depend on it (see
+    /// `analysis`).
+    pub holes: Vec<Range<usize>>,
+    /// How the document was found: which ones are checked depends on it.
+    pub found: DocFound,
+}
+
+/// How a GraphQL document was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DocFound {
+    /// Sent by a call that carries GraphQL (a tool, `gql`, a POST body), written in a GraphQL
+    /// fence or file, or marked `# netbox: graphql`: always checked.
+    #[default]
+    Carried,
+    /// Known to be GraphQL, not known to be NetBox's: the body of a POST by a generic HTTP
+    /// client (`requests.post(url, json={"query": ...})`, whose URL may be another API's), a
+    /// string tagged as GraphQL (`#graphql` as its first line, or `/* GraphQL */` before the
+    /// document). Checked when one of its root fields is NetBox's (or a near miss of one).
+    Graphql,
+    /// A string whose text parses as an executable document without a syntax error, sent to
+    /// no call the tool knows: checked only when every root field is NetBox's and one of them
+    /// is a list or takes an `id` (another API's document says nothing).
+    Shape,
 }
 
 /// A unit of code that was not read (it nests deeper than the parsers and the walks of their
@@ -447,6 +476,8 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
                 text: text.to_string(),
                 map: OffsetMap::identity(0, text.len()),
                 variables: None,
+                holes: Vec::new(),
+                found: DocFound::Carried,
             })],
             blocks: Vec::new(),
         },
@@ -502,6 +533,7 @@ mod tests {
             filters_range: None,
             filters: Vec::new(),
             args: Vec::new(),
+            declared: false,
         })
     }
 
@@ -510,6 +542,8 @@ mod tests {
             text: "{ a }".into(),
             map: OffsetMap::identity(start, 5),
             variables: None,
+            holes: Vec::new(),
+            found: DocFound::Carried,
         })
     }
 

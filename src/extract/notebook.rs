@@ -13,10 +13,25 @@ use super::lit::{Lit, LitKind};
 use super::{json, markdown, python, GraphqlDoc, HostKind, OffsetMap, RestCall, Site, Value};
 
 /// Sites found in the notebook `text` (host byte ranges). Not JSON, or no `cells`: nothing.
+/// The code cells share one module scope, in order, as the kernel runs them: the cells that
+/// parse are read as one module (a name bound in one cell is read in the next); a cell with a
+/// syntax error (an IPython magic, half-typed code) is read alone.
 pub fn extract(text: &str) -> Vec<Site> {
     let mut out = Vec::new();
+    let mut module = String::new();
+    let mut module_map = OffsetMap::new();
     for (source, map, kind) in cells(text) {
         match kind {
+            HostKind::Python if parses(&source) && !map.is_empty() => {
+                if !module.is_empty() {
+                    // A line end between cells, mapped onto the last byte of the cell before.
+                    let last = module_map.to_host_end(module.len()).saturating_sub(1);
+                    module.push('\n');
+                    module_map.push(last, 1);
+                }
+                module.push_str(&source);
+                module_map.append(&map);
+            }
             HostKind::Python => out.extend(python::extract(&source, &map)),
             _ => out.extend(
                 markdown::extract(&source)
@@ -26,7 +41,15 @@ pub fn extract(text: &str) -> Vec<Site> {
             ),
         }
     }
+    if !module.is_empty() {
+        out.extend(python::extract(&module, &module_map));
+    }
     out
+}
+
+/// True when a code cell parses as Python without a syntax error.
+fn parses(source: &str) -> bool {
+    super::parse::python(source).is_ok_and(|p| p.errors().is_empty())
 }
 
 /// The cell holding host offset `offset`: its text, its map into the notebook, and its
@@ -126,6 +149,7 @@ pub(crate) fn remap(site: Site, map: &OffsetMap) -> Site {
                     a
                 })
                 .collect(),
+            declared: c.declared,
         }),
         Site::Graphql(d) => Site::Graphql(GraphqlDoc {
             map: d.map.then(map),

@@ -489,6 +489,7 @@ pub fn path_call(word: &Word, map: &OffsetMap) -> Option<RestCall> {
         filters_range: None,
         filters: Vec::new(),
         args: Vec::new(),
+        declared: false,
     })
 }
 

@@ -89,6 +89,7 @@ fn bare_path_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
         filters_range: None,
         filters: Vec::new(),
         args: Vec::new(),
+        declared: false,
     })
 }
 
@@ -184,6 +185,7 @@ fn url_with(text: &str, at: usize, map: &OffsetMap, word: bool) -> Option<RestCa
         filters_range: Some(map.range_to_host(query_start..query_end)),
         filters,
         args: Vec::new(),
+        declared: false,
     })
 }
 
@@ -460,6 +462,7 @@ fn snippet(text: &str, body: Range<usize>) -> Option<RestCall> {
         filters_range: Some(body),
         filters,
         args: Vec::new(),
+        declared: false,
     })
 }
 

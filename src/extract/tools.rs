@@ -153,6 +153,7 @@ pub(crate) fn build(
         filters_range,
         filters,
         args,
+        declared: false,
     }))
 }
 
@@ -190,12 +191,19 @@ pub(crate) fn graphql_call(row: &Form, args: &[Arg<'_>]) -> Option<Site> {
             .filter(|v| v.is_object()),
         _ => None,
     };
-    graphql_doc(query, variables)
+    let mut site = graphql_doc(query, variables)?;
+    // A generic HTTP client's POST may go to another API's GraphQL endpoint: its root fields
+    // say whether it is NetBox's.
+    if let (Site::Graphql(d), Callee::Method(_) | Callee::Qualified(_)) = (&mut site, row.callee) {
+        d.found = super::DocFound::Graphql;
+    }
+    Some(site)
 }
 
-/// A GraphQL document from a string literal, when it reads as GraphQL and maps exactly.
+/// A GraphQL document from a string literal (or a Python string template, its holes kept),
+/// when it reads as GraphQL and maps exactly.
 pub(crate) fn graphql_doc(query: &Lit, variables: Option<serde_json::Value>) -> Option<Site> {
-    let (text, map) = query.exact_text()?;
+    let (text, map, holes) = query.document_text()?;
     if !looks_like_graphql(text) {
         return None;
     }
@@ -203,17 +211,26 @@ pub(crate) fn graphql_doc(query: &Lit, variables: Option<serde_json::Value>) -> 
         text: text.clone(),
         map: map.clone(),
         variables,
+        holes: holes.to_vec(),
+        found: super::DocFound::Carried,
     }))
 }
 
 /// Keys that name the tool in a tool-call object.
 const NAME_KEYS: [&str; 3] = ["name", "tool", "tool_name"];
-/// Keys that hold a tool call's arguments.
-const ARG_KEYS: [&str; 5] = ["arguments", "input", "args", "parameters", "params"];
+/// Keys that hold a tool call's arguments (`tool_input`: Claude Code's hook events).
+const ARG_KEYS: [&str; 6] = [
+    "arguments",
+    "input",
+    "tool_input",
+    "args",
+    "parameters",
+    "params",
+];
 
 /// Finds the tool calls in an object tree (JSON / YAML): tool-call objects
 /// `{"name": "netbox_get_objects", "arguments": {...}}` (also `tool` / `tool_name`, and
-/// `input` / `args` / `parameters`, or the arguments beside the name), bare
+/// `input` / `tool_input` / `args` / `parameters`, or the arguments beside the name), bare
 /// `{"object_type": ..., "filters": {...}}` objects, and GraphQL bodies `{"query": "...",
 /// "variables": {...}}`, anywhere in the tree.
 pub(crate) fn find_in_tree(root: &Lit, syntax: Syntax, out: &mut Vec<Site>) {

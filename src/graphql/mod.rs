@@ -10,6 +10,7 @@
 //!   removed or added a name; [`variables`]: variable values; [`words`]: NetBox's words for
 //!   every validation diagnostic.
 //! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
+//! - [`roots`]: whether a document found in a string by its shape or tag is NetBox's.
 
 pub mod check;
 pub mod complete;
@@ -18,6 +19,7 @@ pub mod embedded;
 pub mod history;
 pub mod hover;
 pub mod introspection;
+pub mod roots;
 pub mod rules;
 pub mod schema;
 pub mod split;

@@ -14,7 +14,7 @@
 //! regenerate `index/version-differences.tsv` (see `rest::versions`; a test fails until it
 //! matches the shipped indexes).
 
-use super::load::{load_index, IndexError};
+use super::load::{load_embedded, load_index, IndexError};
 use super::FilterIndex;
 use std::sync::{Arc, OnceLock};
 
@@ -215,7 +215,8 @@ pub fn embedded_index(version: &'static str) -> Arc<FilterIndex> {
     CACHE[pos]
         .get_or_init(|| {
             Arc::new(
-                load_index(RELEASES[pos].index_gz).unwrap_or_else(|_| FilterIndex::empty(version)),
+                load_embedded(RELEASES[pos].index_gz)
+                    .unwrap_or_else(|_| FilterIndex::empty(version)),
             )
         })
         .clone()

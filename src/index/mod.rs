@@ -9,6 +9,7 @@ pub mod build;
 mod compact;
 pub mod embedded;
 pub mod instance;
+mod lazy;
 pub mod load;
 mod params;
 

@@ -21,8 +21,22 @@ use std::sync::OnceLock;
 /// Build one with `collect()` or `From<BTreeMap<String, Parameter>>`; a repeated name keeps the
 /// last parameter given (as inserting into a map does). In index files it is a JSON object in
 /// name order (see `compact.rs` for the value layout).
+///
+/// The shipped indexes are decoded lazily ([`super::load::load_embedded`], [`super::lazy`]):
+/// each endpoint keeps its parameters' JSON text and decodes it on first use, so a process that
+/// checks one endpoint's call decodes one endpoint (the 4.7.3 index is 145 endpoints, 513 KB
+/// of JSON).
 #[derive(Clone, Default)]
 pub struct Params {
+    /// The parameters, decoded (at once, or from `raw` on first use).
+    data: OnceLock<Data>,
+    /// The parameters' JSON object as the index file holds it, when decoded lazily.
+    raw: Option<Box<str>>,
+}
+
+/// The decoded parameters of a [`Params`].
+#[derive(Clone, Default)]
+struct Data {
     /// Every name, concatenated in order.
     names: String,
     /// End (byte offset into `names`) of each name; a name starts where the previous one ends.
@@ -35,9 +49,116 @@ pub struct Params {
 }
 
 impl PartialEq for Params {
-    /// Same names and parameters (the lookup table is a cache).
+    /// Same names and parameters (the lookup table is a cache; a lazy `Params` is decoded).
     fn eq(&self, other: &Params) -> bool {
-        self.names == other.names && self.ends == other.ends && self.values == other.values
+        let (a, b) = (self.data(), other.data());
+        a.names == b.names && a.ends == b.ends && a.values == b.values
+    }
+}
+
+impl Params {
+    /// No parameters.
+    pub fn new() -> Params {
+        Params::default()
+    }
+
+    /// Parameters decoded from `json` (their JSON object, as an index file holds it) on first
+    /// use ([`super::lazy`]).
+    pub(super) fn lazy(json: &str) -> Params {
+        Params {
+            data: OnceLock::new(),
+            raw: Some(json.into()),
+        }
+    }
+
+    fn of(data: Data) -> Params {
+        Params {
+            data: OnceLock::from(data),
+            raw: None,
+        }
+    }
+
+    /// The decoded parameters; a lazy `Params` decodes its JSON text here, once. Text that no
+    /// longer decodes (it was read as JSON when the index was loaded, and the shipped indexes
+    /// are decoded whole by a test) gives no parameters.
+    fn data(&self) -> &Data {
+        self.data.get_or_init(|| {
+            let Some(raw) = self.raw.as_deref() else {
+                return Data::default();
+            };
+            let mut de = serde_json::Deserializer::from_str(raw);
+            de.deserialize_map(ParamsVisitor)
+                .ok()
+                .filter(|_| de.end().is_ok())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Number of parameters.
+    pub fn len(&self) -> usize {
+        self.data().len()
+    }
+
+    /// True when the endpoint has no parameters.
+    pub fn is_empty(&self) -> bool {
+        self.data().is_empty()
+    }
+
+    /// The [`LOOKUPS`] declared for filter `name` (`site_id` → `n` when `site_id__n` is a
+    /// name); `None` when `name` is no parameter. One hash probe.
+    pub fn lookup_set(&self, name: &str) -> Option<LookupSet> {
+        self.data().lookup_set(name)
+    }
+
+    /// True when the endpoint has the parameter `base__lookup` (`site_id__n`).
+    pub fn has_lookup(&self, base: &str, lookup: &str) -> bool {
+        self.data().has_lookup(base, lookup)
+    }
+
+    /// The parameter called `name` (exact, case-sensitive), if any.
+    pub fn get(&self, name: &str) -> Option<&Parameter> {
+        self.data().get(name)
+    }
+
+    /// The stored name and parameter called `name`, if any.
+    pub fn get_key_value(&self, name: &str) -> Option<(&str, &Parameter)> {
+        self.data().get_key_value(name)
+    }
+
+    /// True when the endpoint has a parameter called `name`.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.data().position(name).is_some()
+    }
+
+    /// The lookups declared for filter `base`: `n`, `ic`, `gte` for `base__n`, `base__ic`,
+    /// `base__gte` (one binary search; the `base__*` names are adjacent in byte order).
+    pub fn lookups<'a>(&'a self, base: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.data().lookups(base)
+    }
+
+    /// Names in byte order.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
+        self.iter().map(|(name, _)| name)
+    }
+
+    /// Parameters in name order.
+    pub fn values(&self) -> std::slice::Iter<'_, Parameter> {
+        self.data().values.iter()
+    }
+
+    /// `(name, parameter)` pairs in name order.
+    pub fn iter(&self) -> ParamsIter<'_> {
+        let data = self.data();
+        ParamsIter {
+            params: data,
+            front: 0,
+            back: data.len(),
+        }
+    }
+
+    /// Builds from pairs in any order; a later pair with the same name replaces an earlier one.
+    fn from_pairs(pairs: Vec<(String, Parameter)>) -> Params {
+        Params::of(Data::from_pairs(pairs))
     }
 }
 
@@ -48,7 +169,7 @@ struct Table {
     /// bits of the name's hash above its position + 1 (0 = empty), so a probe compares a name
     /// only when the hashes agree.
     slots: Box<[u64]>,
-    /// Per name (same order as `Params::ends`): bit `k` set when `<name>__<LOOKUPS[k]>` is a
+    /// Per name (same order as `Data::ends`): bit `k` set when `<name>__<LOOKUPS[k]>` is a
     /// name too.
     lookups: Box<[u32]>,
 }
@@ -93,19 +214,13 @@ fn hash(name: &[u8]) -> u64 {
     h
 }
 
-impl Params {
-    /// No parameters.
-    pub fn new() -> Params {
-        Params::default()
-    }
-
+impl Data {
     /// Number of parameters.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.values.len()
     }
 
-    /// True when the endpoint has no parameters.
-    pub fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
 
@@ -180,15 +295,12 @@ impl Params {
         self.find(&self.table().slots, name.as_bytes())
     }
 
-    /// The [`LOOKUPS`] declared for filter `name` (`site_id` → `n` when `site_id__n` is a
-    /// name); `None` when `name` is no parameter. One hash probe.
-    pub fn lookup_set(&self, name: &str) -> Option<LookupSet> {
+    fn lookup_set(&self, name: &str) -> Option<LookupSet> {
         let i = self.position(name)?;
         Some(LookupSet(self.table().lookups[i]))
     }
 
-    /// True when the endpoint has the parameter `base__lookup` (`site_id__n`).
-    pub fn has_lookup(&self, base: &str, lookup: &str) -> bool {
+    fn has_lookup(&self, base: &str, lookup: &str) -> bool {
         if let Some(set) = LOOKUPS
             .contains(&lookup)
             .then(|| self.lookup_set(base))
@@ -197,27 +309,18 @@ impl Params {
             return set.contains(lookup);
         }
         // Another lookup, or `base` itself is no name.
-        self.contains_key(&format!("{base}__{lookup}"))
+        self.position(&format!("{base}__{lookup}")).is_some()
     }
 
-    /// The parameter called `name` (exact, case-sensitive), if any.
-    pub fn get(&self, name: &str) -> Option<&Parameter> {
+    fn get(&self, name: &str) -> Option<&Parameter> {
         self.position(name).map(|i| &self.values[i])
     }
 
-    /// The stored name and parameter called `name`, if any.
-    pub fn get_key_value(&self, name: &str) -> Option<(&str, &Parameter)> {
+    fn get_key_value(&self, name: &str) -> Option<(&str, &Parameter)> {
         self.position(name).map(|i| (self.name(i), &self.values[i]))
     }
 
-    /// True when the endpoint has a parameter called `name`.
-    pub fn contains_key(&self, name: &str) -> bool {
-        self.position(name).is_some()
-    }
-
-    /// The lookups declared for filter `base`: `n`, `ic`, `gte` for `base__n`, `base__ic`,
-    /// `base__gte` (one binary search; the `base__*` names are adjacent in byte order).
-    pub fn lookups<'a>(&'a self, base: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    fn lookups<'a>(&'a self, base: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         let (mut lo, mut hi) = (0, self.len());
         // First name >= `base__` (compared without building it).
         let below = |n: &str| {
@@ -241,25 +344,6 @@ impl Params {
         (lo..self.len())
             .map(move |i| self.name(i))
             .map_while(move |n| n.strip_prefix(base).and_then(|r| r.strip_prefix("__")))
-    }
-
-    /// Names in byte order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
-        self.iter().map(|(name, _)| name)
-    }
-
-    /// Parameters in name order.
-    pub fn values(&self) -> std::slice::Iter<'_, Parameter> {
-        self.values.iter()
-    }
-
-    /// `(name, parameter)` pairs in name order.
-    pub fn iter(&self) -> ParamsIter<'_> {
-        ParamsIter {
-            params: self,
-            front: 0,
-            back: self.len(),
-        }
     }
 
     /// Appends `name` when it sorts after every name so far; gives `p` back otherwise.
@@ -286,9 +370,9 @@ impl Params {
     }
 
     /// Builds from pairs in any order; a later pair with the same name replaces an earlier one.
-    fn from_pairs(pairs: Vec<(String, Parameter)>) -> Params {
+    fn from_pairs(pairs: Vec<(String, Parameter)>) -> Data {
         let map: BTreeMap<String, Parameter> = pairs.into_iter().collect();
-        let mut out = Params {
+        let mut out = Data {
             names: String::with_capacity(map.keys().map(String::len).sum()),
             ends: Vec::with_capacity(map.len()),
             values: Vec::with_capacity(map.len()),
@@ -305,7 +389,7 @@ impl Params {
 /// Iterator over `(name, parameter)` pairs of a [`Params`], in name order.
 #[derive(Clone)]
 pub struct ParamsIter<'a> {
-    params: &'a Params,
+    params: &'a Data,
     front: usize,
     back: usize,
 }
@@ -386,14 +470,14 @@ impl Serialize for Params {
 
 impl<'de> Deserialize<'de> for Params {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(ParamsVisitor)
+        d.deserialize_map(ParamsVisitor).map(Params::of)
     }
 }
 
 struct ParamsVisitor;
 
 impl<'de> Visitor<'de> for ParamsVisitor {
-    type Value = Params;
+    type Value = Data;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object of parameters")
@@ -403,13 +487,13 @@ impl<'de> Visitor<'de> for ParamsVisitor {
     /// appended straight into the name buffer; out-of-order or repeated names (a hand-edited
     /// file) fall back to sorting. The growing is done in per-thread scratch buffers, so the
     /// result is allocated once at its exact size.
-    fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Params, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Data, A::Error> {
         let mut work = SCRATCH.take().unwrap_or_default();
         work.names.clear();
         work.ends.clear();
         work.values.clear();
         let out = fill(&mut work, m).map(|rest| {
-            let exact = Params {
+            let exact = Data {
                 names: work.names.as_str().to_owned(),
                 ends: work.ends.clone(),
                 values: work.values.drain(..).collect(),
@@ -418,10 +502,12 @@ impl<'de> Visitor<'de> for ParamsVisitor {
             if rest.is_empty() {
                 return exact;
             }
-            let names: Vec<String> = exact.keys().map(str::to_string).collect();
+            let names: Vec<String> = (0..exact.len())
+                .map(|i| exact.name(i).to_string())
+                .collect();
             let mut all: Vec<(String, Parameter)> = names.into_iter().zip(exact.values).collect();
             all.extend(rest);
-            Params::from_pairs(all)
+            Data::from_pairs(all)
         });
         SCRATCH.set(Some(work));
         out
@@ -430,13 +516,13 @@ impl<'de> Visitor<'de> for ParamsVisitor {
 
 thread_local! {
     /// Scratch buffers of [`ParamsVisitor`], reused from one endpoint to the next.
-    static SCRATCH: Cell<Option<Params>> = const { Cell::new(None) };
+    static SCRATCH: Cell<Option<Data>> = const { Cell::new(None) };
 }
 
 /// Reads the object's entries into `out` while names ascend; returns the entries from the first
 /// one out of order on (empty for an index file written by this crate).
 fn fill<'de, A: MapAccess<'de>>(
-    out: &mut Params,
+    out: &mut Data,
     mut m: A,
 ) -> Result<Vec<(String, Parameter)>, A::Error> {
     let mut rest: Vec<(String, Parameter)> = Vec::new();
@@ -548,7 +634,7 @@ mod tests {
                 let params = &ep.params;
                 let names: Vec<&str> = params.keys().collect();
                 for (i, name) in names.iter().enumerate() {
-                    assert_eq!(params.position(name), Some(i), "{key} {name}");
+                    assert_eq!(params.data().position(name), Some(i), "{key} {name}");
                     let set = params.lookup_set(name).unwrap();
                     for l in LOOKUPS.iter().chain(&["in", "", "_n", "x__n"]) {
                         let want = params.lookups(name).any(|x| x == *l);

@@ -211,6 +211,7 @@ fn url(endpoint: &str, qs: &str) -> (String, RestCall) {
         filters_range: Some(prefix.len()..text.len()),
         filters,
         args: Vec::new(),
+        declared: false,
     };
     (text, call)
 }
@@ -267,6 +268,7 @@ fn mcp(
         filters_range: None,
         filters: entries,
         args: arguments,
+        declared: false,
     };
     (text, call)
 }

@@ -168,6 +168,57 @@ fn in_unit(unit: &CodeUnit) -> Option<Context> {
         return Some(c);
     }
     probe(text, start, offset, lang?, &scan)
+        .or_else(|| whole_unit_probe(text, unit.start, offset, lang?, &scan))
+}
+
+/// Units at most this large (bytes) are probed whole when the statement around the cursor
+/// finds nothing (completion stays fast in a file of thousands of calls).
+const WHOLE_UNIT_PROBE: usize = 256 * 1024;
+
+/// The context at the cursor from the extraction of the whole Python unit with the typed token
+/// made whole: for filters written away from their call, which only the unit's values tie to
+/// it (a dict filled by `params[k] = v` and sent below, a helper's keyword argument, a dict a
+/// `# netbox: <endpoint>` comment points at).
+fn whole_unit_probe(
+    text: &str,
+    unit_start: usize,
+    offset: usize,
+    lang: HostKind,
+    scan: &Scan,
+) -> Option<Context> {
+    if lang != HostKind::Python || text.len() - unit_start > WHOLE_UNIT_PROBE {
+        return None;
+    }
+    let tok = token(text, scan, offset, lang)?;
+    let (word_end, tail) = tail_of(text, offset, scan, &tok, lang)?;
+    let typed = &text[tok.prefix.start..offset];
+    let rem = &text[offset..word_end];
+    let rest = &text[tail.start..];
+    let separated = rest.trim_start().starts_with([':', '=']);
+    let q = tok.quote.map(|q| q as char);
+    // The token made whole, and where the typed text starts in it.
+    let (whole, filler, shift) = match (tok.slot, q) {
+        (Slot::Key, Some(q)) => (format!("{typed}{rem}{q}"), key_filler(lang), 0),
+        (Slot::Key, None) => (format!("\"{typed}{rem}\""), key_filler(lang), 1),
+        (Slot::Arg, Some(q)) | (Slot::Value, Some(q)) => (format!("{typed}{rem}{q}"), "", 0),
+        (Slot::Arg, None) => (format!("{typed}{rem}"), "=None", 0),
+        (Slot::Value, None) => (format!("{typed}{rem}"), "", 0),
+    };
+    let fill = if separated { "" } else { filler };
+    let head = &text[unit_start..tok.prefix.start];
+    let probe = format!("{head}{whole}{fill}{rest}");
+    let sites = crate::extract::calls_in(&probe, unit_start, lang);
+    let p = tok.prefix.start + shift;
+    hit(&sites, p, &tok, lang).or_else(|| {
+        // `params["sta|"] = ...`: a subscript's key, which the scan reads as a list element.
+        let subscript = scan.stack.last().is_some_and(|f| f.open == b'[');
+        let key = Token {
+            slot: Slot::Key,
+            prefix: tok.prefix.clone(),
+            quote: tok.quote,
+        };
+        subscript.then(|| hit(&sites, p, &key, lang)).flatten()
+    })
 }
 
 /// `"object_type": "|` in a JSON/YAML object and `object_type: |` in YAML: the MCP tools'
@@ -390,6 +441,23 @@ enum Slot {
     Value,
 }
 
+/// True for the start of a statement setting a dict's key: `<name>[<key>] = ` (then the value).
+fn subscript_assignment(before: &str) -> bool {
+    let t = before.trim();
+    let Some(lhs) = t.strip_suffix('=') else {
+        return false;
+    };
+    let lhs = lhs.trim_end();
+    let Some((name, rest)) = lhs.split_once('[') else {
+        return false;
+    };
+    let name = name.trim();
+    !name.is_empty()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && rest.ends_with(']')
+        && !lhs.ends_with("=]")
+}
+
 /// The typed token at the cursor: where it is, what it is, and whether the cursor is inside a
 /// string opened by `quote`.
 struct Token {
@@ -425,6 +493,8 @@ fn token(text: &str, scan: &Scan, offset: usize, lang: HostKind) -> Option<Token
         b'{' if before.trim().is_empty() => Slot::Key,
         b'{' if DICT_KEY_OPEN.is_match(before) => Slot::Value,
         b'[' if before.trim().is_empty() || before.trim_end().ends_with(',') => Slot::Value,
+        // `params["status"] = "act|`: the value of a dict's key set by a statement.
+        b'\n' if lang == HostKind::Python && subscript_assignment(before) => Slot::Value,
         b'\n' if lang == HostKind::Yaml => {
             if YAML_KEY.is_match(&text[seg_start..offset]) && quote.is_none() {
                 Slot::Key
@@ -625,6 +695,11 @@ fn tail_of(
                 b'"' | b'\'' => string = Some(c),
                 b'(' | b'[' | b'{' => depth += 1,
                 b')' | b']' | b'}' => {
+                    // A token typed outside any bracket (a statement's value) ends its unit at
+                    // the first bracket that closes one it did not open.
+                    if depth == 0 {
+                        return Some((word_end, from..i));
+                    }
                     depth -= 1;
                     if depth == 0 {
                         // A dict assigned just above its call (`params = {...}` then

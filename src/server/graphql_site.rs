@@ -71,10 +71,12 @@ fn fast(text: &str, kind: HostKind, offset: usize) -> Fast {
         // Plain text yields REST URLs only (extract::text).
         HostKind::Text => Fast::Found(None),
         // A GraphQL document there comes from a `query` argument / key, a `gql(...)` call or a
-        // GraphQL tool name (see extract::tools): none of them without these words.
+        // GraphQL tool name (see extract::tools), or in Python a string that reads as a NetBox
+        // document by its root fields (a list, or one asked `id:`): none of them without these
+        // words.
         HostKind::Python | HostKind::Yaml | HostKind::Json => {
             let lower = text.to_ascii_lowercase();
-            if ["query", "graphql", "gql"]
+            if ["query", "graphql", "gql", "_list", "id:"]
                 .iter()
                 .any(|w| lower.contains(w))
             {

@@ -1,21 +1,22 @@
-//! A call's arguments as literals: positional, keyword and `**` arguments in source order,
-//! with their nodes (for URL expressions and names bound above), and named after a signature.
+//! A call's arguments as values: positional, keyword and `**` arguments in source order, each
+//! read through [`super::values`] (names, templates, dict updates) with its node (for URL
+//! expressions), and named after a signature.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use ruff_python_ast::{self as ast, ArgOrKeyword, Expr};
 use ruff_text_size::Ranged;
 
-use super::{span, Reader};
-use crate::extract::forms;
+use super::semantic::At;
+use super::span;
+use super::values::Values;
 use crate::extract::lit::Lit;
 use crate::extract::tools::Arg;
 use crate::extract::Value;
 
-impl Reader<'_> {
+impl<'a> Values<'a> {
     /// Positional and keyword arguments named after the signature `names`.
-    pub(super) fn name_args<'l, 't>(&self, names: &[&str], args: &'l CallArgs<'t>) -> Vec<Arg<'l>> {
+    pub(super) fn name_args<'l>(&self, names: &[&str], args: &'l CallArgs<'a>) -> Vec<Arg<'l>> {
         // One positional dict and nothing else: the LangChain "all arguments in one dict" form.
         if args.positional.len() == 1 && args.keywords.is_empty() {
             let only = &args.positional[0];
@@ -49,11 +50,8 @@ impl Reader<'_> {
         out
     }
 
-    pub(super) fn arguments<'t>(
-        &self,
-        arglist: &'t ast::Arguments,
-        names: &HashMap<&str, Option<&'t Expr>>,
-    ) -> CallArgs<'t> {
+    /// The arguments of `arglist`, read where the call stands.
+    pub(super) fn arguments(&self, arglist: &'a ast::Arguments, at: At) -> CallArgs<'a> {
         let mut args = CallArgs::default();
         let open = Some(arglist.range.start().to_usize());
         for item in arglist.iter_source_order() {
@@ -63,19 +61,17 @@ impl Reader<'_> {
                         args.ordered
                             .push(KeywordOrSplat::Keyword(args.keywords.len()));
                         let name = self.text(id.range);
-                        let dicts = forms::holds_graphql_dict(name);
                         args.keywords.push((
                             name.to_string(),
                             self.host(span(id.range)),
-                            self.argument_literal(&k.value, names, dicts, None),
+                            self.arg(&k.value, at, None),
                         ));
                         args.keyword_nodes.push(&k.value);
                     }
                     Some(_) => {}
                     None => {
                         args.ordered.push(KeywordOrSplat::Splat(args.splats.len()));
-                        args.splats
-                            .push(self.argument_literal(&k.value, names, false, None));
+                        args.splats.push(self.arg(&k.value, at, None));
                         args.splat_nodes.push(&k.value);
                     }
                 },
@@ -92,13 +88,12 @@ impl Reader<'_> {
                         args.keywords.push((
                             String::new(),
                             self.host(eq..eq),
-                            self.argument_literal(e, names, false, None),
+                            self.arg(e, at, None),
                         ));
                         args.keyword_nodes.push(e);
                         continue;
                     }
-                    args.positional
-                        .push(self.argument_literal(e, names, false, open));
+                    args.positional.push(self.arg(e, at, open));
                     args.positional_nodes.push(e);
                 }
             }

@@ -1,31 +1,27 @@
 //! Which call form a call is: each call is matched against the rows of the call-form table
-//! ([`crate::extract::forms::FORMS`]) in order, and read as the first row that finds a site in it.
+//! ([`crate::extract::forms::FORMS`]) in order, by its spelling or by its qualified name
+//! (`from requests import get as g` → `requests.get`), and read as the first row that finds a
+//! site in it, its arguments read through [`super::values`].
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::{Ranged, TextRange};
 
 use super::arguments::{pair_args, CallArgs, KeywordOrSplat};
-use super::bindings::StmtAt;
+use super::semantic::At;
+use super::span;
 use super::strings::{single_string, string_parts};
 use super::urls::{api_app_in, wrapper_path};
-use super::{span, Reader};
+use super::values::Values;
 use crate::extract::forms::{self, Callee, Carries, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
 use crate::extract::lit::{Lit, Pair};
 use crate::extract::tools::{self, Tool};
 use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax};
 
-impl Reader<'_> {
-    /// The sites of `expr`, the first call form of the table that finds any (`stmt`: the
-    /// statement holding it; `names`: the module's name bindings).
-    pub(super) fn call_sites<'t>(
-        &self,
-        expr: &'t ast::ExprCall,
-        stmt: StmtAt<'t>,
-        names: &HashMap<&str, Option<&'t Expr>>,
-    ) -> Vec<Site> {
+impl<'a> Values<'a> {
+    /// The sites of `expr` (standing at `at`), the first call form of the table that finds any.
+    pub(super) fn call_sites(&self, expr: &'a ast::ExprCall, at: At) -> Vec<Site> {
         let arglist = &expr.arguments;
         // `f(x for x in y)`: a generator, not an argument list.
         if let [Expr::Generator(g)] = &*arglist.args {
@@ -38,16 +34,16 @@ impl Reader<'_> {
             Expr::Attribute(a) => (a.attr.range, Some(&*a.value)),
             _ => return Vec::new(),
         };
-        let args = self.arguments(arglist, names);
+        let args = self.arguments(arglist, at);
         let call = Call {
             name: self.text(name_range),
             name_range,
+            func: &expr.func,
             object,
             arglist,
-            stmt,
+            at,
             call_range: self.host(span(expr.range())),
             args: &args,
-            names,
         };
         for form in FORMS {
             if !self.spelled(form, &call) {
@@ -72,7 +68,7 @@ impl Reader<'_> {
     /// receiver (`netbox_get_objects.invoke({...})`: LangChain tools take one dict of
     /// arguments) or by a string argument (`session.call_tool("netbox_get_objects", {...})`),
     /// its arguments in a dict, read as the tool's own row reads them.
-    fn named_tool_call(&self, form: &Form, call: &Call<'_, '_>) -> Option<Site> {
+    fn named_tool_call(&self, form: &Form, call: &Call<'_, 'a>) -> Option<Site> {
         let args = call.args;
         let (tool, tool_range) = match form.target {
             TargetAt::Receiver => {
@@ -104,13 +100,26 @@ impl Reader<'_> {
     }
 
     /// True when the call is spelled as `form` says and meets its guard.
-    fn spelled<'t>(&self, form: &Form, call: &Call<'_, 't>) -> bool {
+    fn spelled(&self, form: &Form, call: &Call<'_, 'a>) -> bool {
         let spelled = match form.callee {
             Callee::Tool(_) => tools::tool_row(call.name).is_some_and(|row| row.name == form.name),
             Callee::ToolMethod(methods) => call.object.is_some() && methods.contains(&call.name),
             Callee::Bare(n) => call.object.is_none() && call.name == n,
             Callee::Method(n) => call.object.is_some() && call.name == n,
-            Callee::Function(n) => call.name == n,
+            // By its name or the name it was imported as (`from gql import gql as q`).
+            Callee::Function(n) => {
+                call.name == n
+                    || (call.object.is_none()
+                        && self
+                            .qualified(call.func, call.at)
+                            .is_some_and(|q| q.rsplit('.').next() == Some(n)))
+            }
+            Callee::Qualified(names) => {
+                call.object.is_none()
+                    && self
+                        .qualified(call.func, call.at)
+                        .is_some_and(|q| names.contains(&q.as_str()))
+            }
             Callee::Chain(m) => call.name == m && call.object.is_some(),
             Callee::Any => true,
             // Other hosts' forms (read by `ansible`, `curl`, `text`).
@@ -153,7 +162,7 @@ impl Reader<'_> {
     }
 
     /// The REST calls of a call of `form`, which sends REST calls of `rest`.
-    fn rest_call(&self, form: &Form, rest: CallForm, call: &Call<'_, '_>) -> Vec<Site> {
+    fn rest_call(&self, form: &Form, rest: CallForm, call: &Call<'_, 'a>) -> Vec<Site> {
         let args = call.args;
         match form.target {
             TargetAt::ObjectType | TargetAt::Fixed(_) | TargetAt::Nothing => {
@@ -191,8 +200,7 @@ impl Reader<'_> {
                 let Some(url) = args.node(i, kw) else {
                     return Vec::new();
                 };
-                let mut bound = None;
-                let params = self.params_dict(form, call, &mut bound, |p| {
+                let params = self.params_dict(form, call, |p| {
                     form.params
                         .iter()
                         .position(|n| *n == p)
@@ -214,64 +222,58 @@ impl Reader<'_> {
     }
 
     /// The filters dict of `form`'s `params=` keyword ([`FiltersAt::Params`],
-    /// [`FiltersAt::ParamsOrNext`]): the dict literal its name is bound to just above (kept in
-    /// `bound`), the keyword's own dict, else what `positional` finds for the keyword's name.
+    /// [`FiltersAt::ParamsOrNext`]): the keyword's value (a dict, or a name bound to one with
+    /// its updates), else what `positional` finds for the keyword's name.
     fn params_dict<'l>(
         &self,
         form: &Form,
-        call: &Call<'l, '_>,
-        bound: &'l mut Option<Lit>,
+        call: &Call<'l, 'a>,
         positional: impl FnOnce(&'static str) -> Option<&'l Lit>,
     ) -> Option<&'l Lit> {
         let (FiltersAt::Params(p) | FiltersAt::ParamsOrNext(p)) = form.filters else {
             return None;
         };
-        *bound = self.params_bound_above(p, call);
-        let bound: &'l Option<Lit> = bound;
-        bound
-            .as_ref()
-            .or_else(|| call.args.keyword(p))
+        call.args
+            .keyword(p)
+            .filter(|l| l.pairs().is_some())
             .or_else(|| positional(p))
-    }
-
-    /// `params=name` where `name` is bound to a dict literal by the nearest assignment above
-    /// the call in the same block (`params = {...}` then `requests.get(url, params=params)`):
-    /// that dict, so positions and fixes land in it.
-    fn params_bound_above<'t>(&self, kw: &str, call: &Call<'_, 't>) -> Option<Lit> {
-        let k = call.args.keywords.iter().position(|k| k.0 == kw)?;
-        if call.args.keywords[k].2.pairs().is_some() {
-            return None;
-        }
-        let node = *call.args.keyword_nodes.get(k)?;
-        let dict = self.dict_assigned_above(node, call.stmt)?;
-        Some(self.literal(dict, None, 0))
     }
 
     /// A client wrapper's call: a string literal at positional `i` that names a NetBox
     /// endpoint by itself (see [`TargetAt::WrapperPath`]), its filters in `params=` or, for
     /// [`FiltersAt::ParamsOrNext`] and a read-like name, in a dict literal right after it.
     /// Anything else (another API's path, a detail path, a write) is no call.
-    fn wrapper_call<'t>(&self, form: &Form, i: usize, call: &Call<'_, 't>) -> Vec<Site> {
+    fn wrapper_call(&self, form: &Form, i: usize, call: &Call<'_, 'a>) -> Vec<Site> {
         let args = call.args;
         let Some(node) = args.positional_nodes.get(i).copied() else {
             return Vec::new();
         };
-        let plain = args.positional.get(i).and_then(|l| l.as_str());
+        let lit = args.positional.get(i);
+        let plain = lit.and_then(|l| l.as_str());
         let open = Some(call.arglist.range.start().to_usize());
         let own = !self.parenthesized(node, open);
         let named = match plain {
-            Some((path, _)) => own && single_string(node) && wrapper_path(path),
-            // An f-string or concatenation: its literal text must hold `/api/<app>/`.
+            // A string literal, or a name bound to one.
+            Some((path, _)) => {
+                own && (matches!(node, Expr::Name(_)) || single_string(node)) && wrapper_path(path)
+            }
+            // An f-string or concatenation (or a name bound to one): its literal text must hold
+            // `/api/<app>/`.
             None => {
-                own && (string_parts(node).is_some() || matches!(node, Expr::BinOp(_)))
-                    && api_app_in(self.text(node.range()))
+                let raw = match node {
+                    Expr::Name(_) => lit.and_then(|l| l.raw.clone()),
+                    n if string_parts(n).is_some() || matches!(n, Expr::BinOp(_)) => {
+                        Some(span(n.range()))
+                    }
+                    _ => None,
+                };
+                own && raw.is_some_and(|r| api_app_in(self.src.get(r).unwrap_or("")))
             }
         };
         if !named {
             return Vec::new();
         }
-        let mut bound = None;
-        let params = self.params_dict(form, call, &mut bound, |_| {
+        let params = self.params_dict(form, call, |_| {
             let next = args.positional.get(i + 1).filter(|l| l.pairs().is_some());
             next.filter(|_| {
                 matches!(form.filters, FiltersAt::ParamsOrNext(_))
@@ -282,7 +284,7 @@ impl Reader<'_> {
     }
 
     /// pynetbox `<x>.<app>.<endpoint>.<method>(...)` (also `<x>.plugins.<plugin>.<endpoint>`).
-    fn pynetbox<'t>(&self, obj: &'t Expr, method: &str, call: &Call<'_, 't>) -> Option<Site> {
+    fn pynetbox(&self, obj: &'a Expr, method: &str, call: &Call<'_, 'a>) -> Option<Site> {
         let args = call.args;
         let Expr::Attribute(obj) = obj else {
             return None;
@@ -348,13 +350,8 @@ impl Reader<'_> {
                     });
                 }
                 KeywordOrSplat::Splat(i) => {
-                    let pairs = args.splats[*i].pairs().map(<[Pair]>::to_vec).or_else(|| {
-                        // `**params` with `params = {...}` assigned just above.
-                        let node = args.splat_nodes.get(*i)?;
-                        let dict = self.dict_assigned_above(node, call.stmt)?;
-                        self.literal(dict, None, 0).pairs().map(<[Pair]>::to_vec)
-                    });
-                    if let Some(pairs) = pairs {
+                    // `**params`: the dict (and its updates) the name holds.
+                    if let Some(pairs) = args.splats[*i].pairs().map(<[Pair]>::to_vec) {
                         filters.extend(tools::entries(&pairs));
                     }
                 }
@@ -368,6 +365,7 @@ impl Reader<'_> {
             filters_range: Some(self.host(span(call.arglist.range))),
             filters,
             args: extra,
+            declared: false,
         }))
     }
 }
@@ -377,11 +375,12 @@ pub(super) struct Call<'c, 't> {
     pub(super) name: &'c str,
     /// Embedded range of the called name (the attribute of `a.b(...)`).
     pub(super) name_range: TextRange,
+    /// The callee.
+    pub(super) func: &'t Expr,
     pub(super) object: Option<&'t Expr>,
     pub(super) arglist: &'t ast::Arguments,
-    /// The statement holding the call.
-    pub(super) stmt: StmtAt<'t>,
+    /// Where the call stands.
+    pub(super) at: At,
     pub(super) call_range: Range<usize>,
     pub(super) args: &'c CallArgs<'t>,
-    pub(super) names: &'c HashMap<&'c str, Option<&'t Expr>>,
 }

@@ -1,87 +1,17 @@
 //! Python literals as [`Lit`]s (numbers, booleans, `None`, lists, tuples, sets, dicts,
-//! `dict(a=1)`), with host ranges that take in the parentheses around them, and arguments read
-//! through the names bound to string (and, for GraphQL variables and bodies, dict) literals.
-
-use std::collections::HashMap;
+//! `dict(a=1)`), with host ranges that take in the parentheses around them, as written (no name
+//! is read: [`super::values`] reads names through).
 
 use ruff_python_ast::{self as ast, Expr, Number, UnaryOp};
 use ruff_text_size::Ranged;
 
-use super::strings::{single_string, string_parts};
+use super::strings::string_parts;
 use super::{span, Reader};
-use crate::extract::lit::{Lit, LitKind, Pair};
+use crate::extract::lit::{Lit, Pair};
 use crate::extract::parse::MAX_DEPTH;
 use crate::extract::Value;
 
 impl Reader<'_> {
-    /// The literal of an argument; an identifier bound to a string literal (`QUERY = """..."""`) is read
-    /// through, since GraphQL documents are usually kept in constants; with `dicts`, also one
-    /// bound to a dict (GraphQL `variables`, a `json=` body). Filter dicts are not read through:
-    /// one constant used by two calls would report its mistakes twice.
-    /// In such a dict, a value that is an identifier bound to a string is read through too
-    /// (`json={"query": QUERY}`). `open`: as in [`Reader::outer`].
-    pub(super) fn argument_literal<'t>(
-        &self,
-        n: &'t Expr,
-        names: &HashMap<&str, Option<&'t Expr>>,
-        dicts: bool,
-        open: Option<usize>,
-    ) -> Lit {
-        let mut node = n;
-        let mut at = open;
-        if let Expr::Name(_) = n {
-            if let Some(Some(target)) = names.get(self.text(n.range())) {
-                let own = !self.parenthesized(target, None);
-                if own && single_string(target) {
-                    return self.literal(target, None, 0);
-                }
-                if dicts && own && matches!(target, Expr::Dict(_)) {
-                    node = target;
-                    at = None;
-                }
-            }
-        }
-        let mut lit = self.literal(node, at, 0);
-        if let (true, Expr::Dict(d)) = (dicts, node) {
-            if !self.parenthesized(node, at) {
-                self.resolve_string_values(d, &mut lit, names);
-            }
-        }
-        lit
-    }
-
-    /// Replaces the values of `lit` (the literal of `dict`) that are identifiers bound to a
-    /// string literal with that literal.
-    fn resolve_string_values<'t>(
-        &self,
-        dict: &'t ast::ExprDict,
-        lit: &mut Lit,
-        names: &HashMap<&str, Option<&'t Expr>>,
-    ) {
-        let LitKind::Map(pairs) = &mut lit.kind else {
-            return;
-        };
-        for item in &dict.items {
-            if item.key.is_none() {
-                continue;
-            }
-            let v = &item.value;
-            if !matches!(v, Expr::Name(_)) {
-                continue;
-            }
-            let Some(Some(target)) = names.get(self.text(v.range())) else {
-                continue;
-            };
-            if !single_string(target) || self.parenthesized(target, None) {
-                continue;
-            }
-            let range = self.host(span(v.range()));
-            if let Some(pair) = pairs.iter_mut().find(|q| q.value.range == range) {
-                pair.value = self.literal(target, None, 0);
-            }
-        }
-    }
-
     /// The literal of `n`; its range takes in the parentheses around it (`open`: as in
     /// [`Reader::outer`]).
     pub(super) fn literal(&self, n: &Expr, open: Option<usize>, depth: usize) -> Lit {

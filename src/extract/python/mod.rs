@@ -16,25 +16,33 @@
 //! Half-typed text is re-read with its open brackets and strings closed (see
 //! [`super::parse::closers`]).
 //!
-//! One job per file: [`bindings`] (names bound above a call, the walk that finds the calls),
-//! [`calls`] (which call form a call is, through the call-form table), [`arguments`] (a call's
-//! arguments as literals), [`urls`] (endpoint paths and query strings in URL expressions),
-//! [`literals`] (Python literals as [`Lit`]s) and [`strings`] (string literals, their escapes
-//! and their map to the host).
+//! One job per file: [`semantic`] (the module's scopes, bindings and imports, built by the walk
+//! that finds the calls), [`values`] (what an expression holds: names read through, dicts with
+//! their updates, strings folded into templates), [`models`] (pydantic models, dataclasses,
+//! `TypedDict`s and `locals()` as filter sets), [`calls`] (which call form a call is, through
+//! the call-form table), [`helpers`] (a call of a helper of the module read as the calls in its
+//! body), [`documents`] (GraphQL documents held in strings, marker comments), [`arguments`] (a
+//! call's arguments as values), [`urls`] (endpoint paths and query strings in URL
+//! expressions), [`literals`] (Python literals as [`Lit`]s) and [`strings`] (string literals,
+//! their escapes and their map to the host).
 
 mod arguments;
-mod bindings;
 mod calls;
+mod documents;
+mod helpers;
 mod literals;
+mod models;
+mod semantic;
 mod strings;
 mod urls;
+mod values;
 
-use bindings::ModuleWalk;
+use semantic::Semantic;
+use values::Values;
 
 use std::collections::HashMap;
 use std::ops::Range;
 
-use ruff_python_ast::visitor::source_order::SourceOrderVisitor;
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::{Ranged, TextRange};
 
@@ -107,20 +115,21 @@ pub(crate) fn bare_params(
             _ => None,
         })
         .collect();
+    let model = Semantic::build(text, parsed.syntax());
     let mut dicts = Vec::new();
-    for stmt in &parsed.syntax().body {
-        let ast::Stmt::Assign(a) = stmt else {
+    // Module-level `params = {...}` statements.
+    for &id in model.bindings_of(0, "params") {
+        let b = &model.bindings[id as usize];
+        let semantic::BindingKind::Value { value, .. } = b.kind else {
             continue;
         };
-        let [Expr::Name(n)] = a.targets.as_slice() else {
-            continue;
-        };
-        if n.id.as_str() != "params" || !matches!(*a.value, Expr::Dict(_)) {
+        if b.block != 0 || !matches!(value, Expr::Dict(_)) {
             continue;
         }
-        let lit = reader.literal(&a.value, None, 0);
+        let lit = reader.literal(value, None, 0);
         if lit.pairs().is_some() && !read.contains(&lit.range) {
-            dicts.push((reader.host(span(a.range)), lit));
+            let stmt = b.start as usize..b.at as usize;
+            dicts.push((reader.host(stmt), lit));
         }
     }
     if dicts.is_empty() {
@@ -146,6 +155,7 @@ pub(crate) fn bare_params(
                 filters_range: Some(lit.range.clone()),
                 filters: super::tools::entries(pairs),
                 args: Vec::new(),
+                declared: false,
             }))
         })
         .collect()
@@ -272,22 +282,55 @@ impl<'a> Reader<'a> {
         self.outer(e.range(), open) != span(e.range())
     }
 
-    fn sites(&self, module: &ast::ModModule) -> Vec<Site> {
-        let mut walk = ModuleWalk {
-            src: self.src,
-            names: HashMap::new(),
-            calls: Vec::new(),
-            stmt: None,
-        };
-        walk.visit_body(&module.body);
-        let ModuleWalk { names, calls, .. } = walk;
-        let found = calls
-            .into_iter()
-            .filter(|(call, _)| call.range().start().to_usize() < self.len)
-            .flat_map(|(call, stmt)| self.call_sites(call, stmt, &names))
-            .collect();
+    /// The sites of `module`: its semantic model is built in one walk, then every call is read
+    /// as the call-form table says with its arguments' values, a call of a helper of the module
+    /// as the calls in the helper's body with the parameters it binds, then the GraphQL
+    /// documents held in strings and what marker comments point at.
+    fn sites(&'a self, module: &'a ast::ModModule) -> Vec<Site> {
+        let model = Semantic::build(self.src, module);
+        let v = Values::new(self, &model);
+        let mut direct = Vec::new();
+        // Sites that share their call's start: a helper's calls, a field's other choices.
+        let mut more = Vec::new();
+        for cs in &model.calls {
+            if cs.call.range().start().to_usize() >= self.len {
+                continue;
+            }
+            // A helper of the module is read through its body (what it does with its
+            // arguments is known); another call through the call-form table.
+            let expanded = v.helper_sites(cs);
+            if expanded.is_empty() {
+                v.refuel();
+                direct.extend(v.call_sites(cs.call, cs.at));
+            } else {
+                more.extend(expanded);
+            }
+            if v.exhausted() {
+                // Names that refer to each other over and over: what was read is reported, and
+                // the call is said not to be read whole.
+                more.push(Site::NotChecked(super::NotChecked {
+                    range: self.host(span(cs.call.range())),
+                    reason: format!(
+                        "builds its values through more names, calls and dict updates than netbox-lsp follows ({})",
+                        values::FUEL
+                    ),
+                }));
+            }
+        }
         let mut out = Vec::new();
-        super::add_missing(&mut out, found);
+        super::add_missing(&mut out, direct);
+        helpers::dedup(&mut more);
+        out.extend(more);
+        out.extend(v.marked_sites());
+        let alternatives = v.alternative_sites(&out);
+        out.extend(alternatives);
+        for site in &mut out {
+            if let Site::Rest(c) = site {
+                c.declared = c.filters.iter().any(|e| v.is_declared(&e.key_range));
+            }
+        }
+        let documents = v.documents();
+        super::add_missing(&mut out, documents);
         out
     }
 }
@@ -295,6 +338,45 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names that refer to each other twice over (`a1 = a0 + a0`, ..., each a doubling) would
+    /// take 2^60 steps to fold: the reading stops at its budget, reports what it read and says
+    /// the call was not read whole; helpers called from more places than the module budget are
+    /// read up to it, and the rest is said not read, once.
+    #[test]
+    fn values_that_double_stop_at_their_budget() {
+        let mut text = String::from("import requests\na0 = 'x'\nd0 = {'site': 1}\n");
+        for i in 1..60 {
+            text.push_str(&format!("a{i} = a{} + a{}\n", i - 1, i - 1));
+            text.push_str(&format!("d{i} = {{**d{}, **d{}}}\n", i - 1, i - 1));
+        }
+        text.push_str("requests.get(a59 + '/api/dcim/devices/', params=d59)\n");
+        let map = OffsetMap::identity(0, text.len());
+        let sites = extract_calls(&text, &map);
+        assert!(
+            sites.iter().any(|s| matches!(s, Site::NotChecked(n) if n.reason.contains("names, calls and dict updates"))),
+            "{sites:?}"
+        );
+
+        let mut text = String::from("import requests\ndef h(p):\n");
+        for _ in 0..300 {
+            text.push_str("    requests.get('/api/dcim/devices/', params=p)\n");
+        }
+        for _ in 0..100 {
+            text.push_str("h({'site': 1})\n");
+        }
+        let map = OffsetMap::identity(0, text.len());
+        let sites = extract_calls(&text, &map);
+        let not_read = sites
+            .iter()
+            .filter(|s| matches!(s, Site::NotChecked(n) if n.reason.contains("helpers")))
+            .count();
+        let read = sites.iter().filter(|s| matches!(s, Site::Rest(_))).count();
+        assert_eq!(not_read, 1);
+        // The body's calls are read through its callers (its parameter is known there), up to
+        // the budget.
+        assert_eq!(read as u32, values::EXPANSIONS);
+    }
 
     /// The deepest expressions the nesting guard lets through are walked (and their tree
     /// dropped) on a thread with half the stack of a rayon worker or tokio blocking thread

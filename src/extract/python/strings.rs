@@ -137,7 +137,7 @@ impl<'a> Reader<'a> {
 /// The escape sequences of a string's content `raw` (starting at embedded offset `at`), as
 /// tree-sitter-python's grammar reads them: `\` then `u` + 4 hex digits, `U` + 8, `x` + 2, 1–3
 /// digits, a line end, one of `'"abfrntv\`, or `N{...}`. Other backslashes are plain text.
-fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
+pub(super) fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
     let b = raw.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -182,7 +182,7 @@ fn escape_sequences(raw: &str, at: usize) -> Vec<Range<usize>> {
 }
 
 /// Decodes Python's simple escapes; unknown escapes stay as written (as Python does).
-fn decode_escapes(s: &str) -> String {
+pub(super) fn decode_escapes(s: &str) -> String {
     if !s.contains('\\') {
         return s.to_string();
     }

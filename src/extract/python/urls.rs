@@ -1,44 +1,50 @@
 //! URL expressions: the endpoint path in a string, f-string, concatenation, `urljoin(...)` or a
-//! name bound to one of these, its filters in `params` and in the URL's own query string or
-//! `urlencode({...})`, and whether a client wrapper's path names a NetBox endpoint by itself.
+//! name bound to one of these (as [`super::values`] folds them), its filters in `params` and in
+//! the URL's own query string or `urlencode({...})`, and whether a client wrapper's path names a
+//! NetBox endpoint by itself.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
-use ruff_python_ast::{self as ast, Expr, InterpolatedStringElement, Operator};
-use ruff_text_size::Ranged;
+use ruff_python_ast::Expr;
 
 use super::calls::Call;
-use super::{span, Reader};
+use super::semantic::{At, Holes};
+use super::values::{Piece, Template, Values};
 use crate::extract::forms::{self, APPS};
 use crate::extract::lit::Lit;
 use crate::extract::tools;
 use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax, Value};
 
-impl Reader<'_> {
+impl<'a> Values<'a> {
     /// A REST call through an HTTP client: the endpoint path in the URL `url` (a string, an
     /// f-string, a concatenation, `urljoin(...)`, or a name bound to one of these), its
     /// filters in `params` and in the URL's own query string or `urlencode({...})`.
     /// `api_relative`: the URL is an endpoint relative to `/api/` (code mode's `api()`).
-    pub(super) fn url_call<'t>(
+    pub(super) fn url_call(
         &self,
-        url: &'t Expr,
+        url: &'a Expr,
         api_relative: bool,
         params: Option<&Lit>,
-        call: &Call<'_, 't>,
+        call: &Call<'_, 'a>,
     ) -> Vec<Site> {
-        let mut parts = Vec::new();
-        self.url_parts(url, call.names, 0, &mut parts);
+        let mut parts = self.url_parts(url, call.at);
         if api_relative {
             parts.insert(0, UrlPart::Dynamic);
         }
-        let Some((k, path, relative)) = self.url_path(&parts) else {
+        let found = match self.url_path(&parts) {
+            Some((k, path, relative)) => {
+                let target = (self.src[path.clone()].to_string(), path.clone());
+                Some((k, path, target, relative))
+            }
+            None => self.url_path_joined(&parts),
+        };
+        let Some((k, path, target, relative)) = found else {
             return Vec::new();
         };
         let UrlPart::Text(piece) = parts[k].clone() else {
             return Vec::new();
         };
-        let target = (self.src[path.clone()].to_string(), self.host(path.clone()));
+        let target = (target.0, self.host(target.1));
         let mut out = Vec::new();
         if let Some(pairs) = params.and_then(|p| p.pairs()) {
             out.push(Site::Rest(RestCall {
@@ -49,6 +55,7 @@ impl Reader<'_> {
                 filters_range: params.map(|p| p.range.clone()),
                 filters: tools::entries(pairs),
                 args: Vec::new(),
+                declared: false,
             }));
         }
         let rest = &self.src[path.end..piece.end];
@@ -68,6 +75,7 @@ impl Reader<'_> {
                     filters_range: Some(dict.range.clone()),
                     filters: tools::entries(pairs),
                     args: Vec::new(),
+                    declared: false,
                 }));
             }
         } else if relative && rest.starts_with('?') && rest.len() > 1 {
@@ -99,6 +107,7 @@ impl Reader<'_> {
                     filters_range: Some(self.host(q)),
                     filters,
                     args: Vec::new(),
+                    declared: false,
                 }));
             }
         }
@@ -150,125 +159,85 @@ impl Reader<'_> {
         None
     }
 
-    /// Flattens a URL expression into literal text pieces (embedded ranges of string content),
-    /// run-time pieces and `urlencode({...})` pieces, in order.
-    fn url_parts<'t>(
+    /// The endpoint path `/api/<app>/<endpoint>/` written across consecutive text parts of
+    /// different literals (`f"{NB}/api/{endpoint}/"` with `endpoint` bound to
+    /// `"dcim/devices"` by a helper's caller): the part index and the embedded range of the
+    /// path's end in it, and the target, `<app>/<endpoint>` as written in the one literal that
+    /// holds it (where a finding on it lands). `None` when no literal holds it whole.
+    #[allow(clippy::type_complexity)]
+    fn url_path_joined(
         &self,
-        n: &'t Expr,
-        names: &HashMap<&str, Option<&'t Expr>>,
-        depth: usize,
-        out: &mut Vec<UrlPart>,
-    ) {
-        if depth > 8 {
-            out.push(UrlPart::Dynamic);
-            return;
-        }
-        let text = |r: Range<usize>, out: &mut Vec<UrlPart>| {
-            if r.is_empty() {
-                return;
+        parts: &[UrlPart],
+    ) -> Option<(usize, Range<usize>, (String, Range<usize>), bool)> {
+        let mut k = 0;
+        while k < parts.len() {
+            // A run of text parts from `k`.
+            let mut joined = String::new();
+            let mut segs: Vec<(usize, usize, Range<usize>)> = Vec::new();
+            let mut j = k;
+            while let Some(UrlPart::Text(r)) = parts.get(j) {
+                segs.push((joined.len(), j, r.clone()));
+                joined.push_str(self.src.get(r.clone())?);
+                j += 1;
             }
-            match out.last_mut() {
-                // Pieces of one string's content (around `{{`): keep one piece.
-                Some(UrlPart::Text(p)) if p.end == r.start => p.end = r.end,
-                _ => out.push(UrlPart::Text(r)),
-            }
-        };
-        match n {
-            Expr::StringLiteral(s) => {
-                for p in s.value.iter() {
-                    text(self.content(p.range), out);
-                }
-            }
-            Expr::BytesLiteral(s) => {
-                for p in s.value.iter() {
-                    text(self.content(p.range), out);
-                }
-            }
-            Expr::FString(s) => {
-                for p in s.value.iter() {
-                    match p {
-                        ast::FStringPart::Literal(l) => text(self.content(l.range), out),
-                        ast::FStringPart::FString(f) => {
-                            for el in f.elements.iter() {
-                                match el {
-                                    InterpolatedStringElement::Literal(l) => {
-                                        text(span(l.range), out)
-                                    }
-                                    InterpolatedStringElement::Interpolation(i) => {
-                                        if self.is_urlencode(&i.expression) {
-                                            self.url_parts(&i.expression, names, depth + 1, out)
-                                        } else {
-                                            out.push(UrlPart::Dynamic)
-                                        }
-                                    }
-                                }
-                            }
-                        }
+            if segs.len() >= 2 {
+                if let Some(at) = joined.find("/api/") {
+                    let end = crate::extract::text::list_path_end(&joined, at)?;
+                    if !matches!(joined.as_bytes().get(end), None | Some(b'?')) {
+                        return None;
                     }
-                }
-            }
-            Expr::BinOp(b) if b.op == Operator::Add => {
-                self.url_parts(&b.left, names, depth + 1, out);
-                self.url_parts(&b.right, names, depth + 1, out);
-            }
-            Expr::Name(_) => match names.get(self.text(n.range())) {
-                Some(Some(bound)) if !std::ptr::eq(*bound, n) => {
-                    self.url_parts(bound, names, depth + 1, out)
-                }
-                _ => out.push(UrlPart::Dynamic),
-            },
-            Expr::Call(c) => {
-                let func = match &*c.func {
-                    Expr::Attribute(a) => Some(self.text(a.attr.range)),
-                    Expr::Name(f) => Some(self.text(f.range)),
-                    _ => None,
-                };
-                let mut positional = c.arguments.args.iter();
-                match func {
-                    // urljoin(base, "/api/dcim/devices/") keeps only the absolute path; a
-                    // relative one is appended to the base.
-                    Some("urljoin") => {
-                        let (_, Some(rel)) = (positional.next(), positional.next()) else {
-                            out.push(UrlPart::Dynamic);
-                            return;
-                        };
-                        let mut tail = Vec::new();
-                        self.url_parts(rel, names, depth + 1, &mut tail);
-                        let absolute = matches!(tail.first(), Some(UrlPart::Text(r))
-                            if self.src[r.clone()].starts_with('/'));
-                        if !absolute {
-                            out.push(UrlPart::Dynamic);
-                        }
-                        out.extend(tail);
+                    let inner = at + 5..joined[..end].trim_end_matches('/').len();
+                    let seg_of = |off: usize| {
+                        segs.iter()
+                            .rev()
+                            .find(|(start, _, _)| *start <= off)
+                            .cloned()
+                    };
+                    let (s_start, _, s_raw) = seg_of(inner.start)?;
+                    if inner.end > s_start + s_raw.len() || inner.is_empty() {
+                        return None;
                     }
-                    Some("urlencode") => match positional.next() {
-                        Some(d) => {
-                            let open = Some(c.arguments.range.start().to_usize());
-                            let lit = self.argument_literal(d, names, true, open);
-                            if lit.pairs().is_some() {
-                                out.push(UrlPart::Encoded(lit));
-                            } else {
-                                out.push(UrlPart::Dynamic);
-                            }
-                        }
-                        None => out.push(UrlPart::Dynamic),
-                    },
-                    _ => out.push(UrlPart::Dynamic),
+                    let target_range =
+                        s_raw.start + inner.start - s_start..s_raw.start + inner.end - s_start;
+                    let (e_start, e_part, e_raw) = seg_of(end - 1)?;
+                    let path_end = e_raw.start + end - e_start;
+                    let path_start = if e_part == seg_of(at)?.1 {
+                        e_raw.start + at - e_start
+                    } else {
+                        e_raw.start
+                    };
+                    let text = joined[inner].to_string();
+                    return Some((e_part, path_start..path_end, (text, target_range), true));
                 }
             }
-            _ => out.push(UrlPart::Dynamic),
+            k = j.max(k + 1);
         }
+        None
     }
 
-    fn is_urlencode(&self, n: &Expr) -> bool {
-        let Expr::Call(c) = n else {
-            return false;
-        };
-        let name = match &*c.func {
-            Expr::Attribute(a) => a.attr.range,
-            f => f.range(),
-        };
-        self.text(name) == "urlencode"
+    /// Flattens a URL expression into literal text pieces (embedded ranges of string content),
+    /// run-time pieces and `urlencode({...})` pieces, in order (the template of the value).
+    fn url_parts(&self, n: &'a Expr, at: At) -> Vec<UrlPart> {
+        let mut t = Template::default();
+        self.template(n, at, Holes::Plain, 0, &mut t);
+        let mut out = Vec::with_capacity(t.pieces.len());
+        for p in t.pieces {
+            match p {
+                Piece::Text { raw, .. } => {
+                    if raw.is_empty() {
+                        continue;
+                    }
+                    match out.last_mut() {
+                        // Pieces of one string's content (around `{{`): keep one piece.
+                        Some(UrlPart::Text(p)) if p.end == raw.start => p.end = raw.end,
+                        _ => out.push(UrlPart::Text(raw)),
+                    }
+                }
+                Piece::Hole { .. } => out.push(UrlPart::Dynamic),
+                Piece::Encoded(l) => out.push(UrlPart::Encoded(l)),
+            }
+        }
+        out
     }
 }
 

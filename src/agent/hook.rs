@@ -1,0 +1,287 @@
+//! The pre-tool-use hook protocol of agent harnesses: one event in on standard input, one
+//! answer out (exit code, standard output, standard error). The shapes are Claude Code's
+//! `PreToolUse` hook (hooks reference, <https://code.claude.com/docs/en/hooks>; the field names
+//! as the Claude Agent SDK types them, `PreToolUseHookInput` and
+//! `PreToolUseHookSpecificOutput` in anthropics/claude-agent-sdk-python `types.py`):
+//!
+//! - in: `{"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name":
+//!   "PreToolUse", "tool_name", "tool_input": {...}, "tool_use_id"}`; an event with no
+//!   `tool_name` is the generic form, the event itself being the input (`{"endpoint": ...,
+//!   "filters": {...}}`, `{"object_type": ..., "filters": ...}`, `{"query": ...}`);
+//! - out: exit 0 with nothing to let the call run as it is; exit 0 with
+//!   `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
+//!   "allow"|"deny"|"ask", "permissionDecisionReason", "updatedInput", "additionalContext"}}` on
+//!   standard output to decide; exit 2 with the reason on standard error blocks the call and
+//!   shows the reason to the model (the convention other harnesses share). A denial is given
+//!   both ways: exit 2, the reason on standard error, and the JSON decision on standard output.
+//!   `updatedInput` replaces the whole tool input.
+//!
+//! Failures ([`failure`]) deny the call, saying why, unless the user chose to fail open.
+
+use super::call::{self, Reading};
+use super::decide::{decide, Decision, Policy};
+use crate::analysis::Knowledge;
+use crate::config::Settings;
+use serde_json::{json, Value};
+
+/// What the hook process ends with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// Exit code: 0, or 2 to block the call.
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Answer {
+    /// Exit 0, nothing written: the call runs as it is.
+    pub fn pass() -> Answer {
+        Answer {
+            code: 0,
+            stdout: String::new(),
+            stderr: String::new(),
+        }
+    }
+}
+
+/// A hook event to judge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// `hook_event_name` (`PreToolUse`), answered back in `hookEventName`.
+    pub name: String,
+    /// `tool_name`; empty for the generic form.
+    pub tool: String,
+    /// `tool_input`; the event itself for the generic form.
+    pub input: Value,
+}
+
+/// The largest event read (bytes): a tool call's input is small; a larger one is refused as
+/// unreadable rather than read without bound.
+pub const MAX_EVENT: usize = 16 * 1024 * 1024;
+
+/// Events judged (others, such as `PostToolUse`, pass): Claude Code's `PreToolUse` and Gemini
+/// CLI's `BeforeTool`, which has the same fields.
+const JUDGED: &[&str] = &["PreToolUse", "BeforeTool"];
+
+/// Reads an event; `Ok(None)` for an event of another kind (it passes), `Err` with what is
+/// wrong for one that cannot be read.
+pub fn parse_event(bytes: &[u8]) -> Result<Option<Event>, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "the hook event is not UTF-8".to_string())?;
+    if text.trim().is_empty() {
+        return Err("the hook event is empty (no JSON on standard input)".into());
+    }
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| format!("the hook event is not JSON ({e})"))?;
+    let Value::Object(obj) = &v else {
+        return Err("the hook event is not a JSON object".into());
+    };
+    let name = match obj.get("hook_event_name") {
+        None => "PreToolUse".to_string(),
+        Some(Value::String(n)) if JUDGED.contains(&n.as_str()) => n.clone(),
+        Some(Value::String(_)) => return Ok(None),
+        Some(other) => return Err(format!("`hook_event_name` is not a string: {other}")),
+    };
+    let tool = match obj.get("tool_name") {
+        None => {
+            return Ok(Some(Event {
+                name,
+                tool: String::new(),
+                input: v,
+            }))
+        }
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => return Err(format!("`tool_name` is not a string: {other}")),
+    };
+    match obj.get("tool_input") {
+        Some(input @ Value::Object(_)) => Ok(Some(Event {
+            name,
+            tool,
+            input: input.clone(),
+        })),
+        Some(other) => Err(format!(
+            "`tool_input` of `{}` is not a JSON object: {}",
+            super::printable(&tool),
+            short(&other.to_string())
+        )),
+        None => Err(format!(
+            "the event for `{}` has no `tool_input`",
+            super::printable(&tool)
+        )),
+    }
+}
+
+fn short(s: &str) -> String {
+    let cut: String = s.chars().take(80).collect();
+    if cut.len() < s.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
+}
+
+/// How the hook finds what it needs, each loaded only when a call needs it (a command that
+/// sends nothing to NetBox passes without reading the settings or the index).
+pub struct Setup<'a> {
+    /// The settings (`netbox-lsp.toml`), or why they cannot be read.
+    pub settings: &'a dyn Fn() -> Result<Settings, String>,
+    /// The knowledge the settings and flags choose, or why it cannot be loaded.
+    pub knowledge: &'a dyn Fn(&Settings) -> Result<Knowledge, String>,
+}
+
+/// The answer to the event `bytes` under `policy`. Failures (an unreadable event, settings or
+/// knowledge that cannot be loaded) are answered by [`failure`] with `fail_open`.
+pub fn respond(bytes: &[u8], policy: &Policy, fail_open: bool, setup: &Setup) -> Answer {
+    let event = match parse_event(bytes) {
+        Ok(Some(e)) => e,
+        Ok(None) => return Answer::pass(),
+        Err(e) => return failure(&e, fail_open),
+    };
+    let mut settings = None;
+    let no_tools = Default::default();
+    let reading = if super::shell::is_shell_tool(&event.tool) {
+        call::read(&event.tool, &event.input, &no_tools)
+    } else {
+        match (setup.settings)() {
+            Ok(s) => {
+                let r = call::read(&event.tool, &event.input, &s.tools);
+                settings = Some(s);
+                r
+            }
+            Err(e) => return failure(&e, fail_open),
+        }
+    };
+    if reading == Reading::None {
+        return Answer::pass();
+    }
+    let settings = match settings.map_or_else(|| (setup.settings)(), Ok) {
+        Ok(s) => s,
+        Err(e) => return failure(&e, fail_open),
+    };
+    let knowledge = match (setup.knowledge)(&settings) {
+        Ok(k) => k,
+        Err(e) => return failure(&format!("cannot load the NetBox knowledge: {e}"), fail_open),
+    };
+    let release = release_of(&knowledge);
+    let checked = call::check(&reading, &event.input, &knowledge, &settings.severity);
+    let shell = matches!(reading, Reading::Shell { .. });
+    answer(&decide(&checked, policy, &release, shell), &event.name)
+}
+
+/// The release a knowledge is of, as reasons name it (`4.7.3`, `4.6.8 (instance index)`).
+pub fn release_of(k: &Knowledge) -> String {
+    match k.index.as_deref() {
+        Some(i) if i.from_instance => format!("{} (instance index)", i.netbox_version),
+        Some(i) => i.netbox_version.clone(),
+        None => "(no index)".to_string(),
+    }
+}
+
+/// The answer that carries `decision` for an event named `event`.
+pub fn answer(decision: &Decision, event: &str) -> Answer {
+    let out = |fields: Value| {
+        let mut o = json!({"hookEventName": event});
+        if let (Some(o), Value::Object(f)) = (o.as_object_mut(), fields) {
+            o.extend(f);
+        }
+        format!("{}\n", json!({"hookSpecificOutput": o}))
+    };
+    match decision {
+        Decision::Pass => Answer::pass(),
+        Decision::Deny { reason } => Answer {
+            code: 2,
+            stdout: out(json!({"permissionDecision": "deny", "permissionDecisionReason": reason})),
+            stderr: format!("{reason}\n"),
+        },
+        Decision::Ask { reason } => Answer {
+            code: 0,
+            stdout: out(json!({"permissionDecision": "ask", "permissionDecisionReason": reason})),
+            stderr: String::new(),
+        },
+        Decision::Correct {
+            input,
+            note,
+            confirm,
+        } => Answer {
+            code: 0,
+            stdout: out(json!({
+                "permissionDecision": if *confirm { "ask" } else { "allow" },
+                "permissionDecisionReason": note,
+                "updatedInput": input,
+                "additionalContext": note,
+            })),
+            stderr: String::new(),
+        },
+    }
+}
+
+/// The answer when the check could not run (`what` says why): a denial that says so, or with
+/// `fail_open` a pass with a note on standard error.
+pub fn failure(what: &str, fail_open: bool) -> Answer {
+    let what = super::printable(what);
+    if fail_open {
+        return Answer {
+            code: 0,
+            stdout: String::new(),
+            stderr: format!(
+                "netbox-lsp hook: {what}; the call was let through unchecked (--fail-open)\n"
+            ),
+        };
+    }
+    answer(
+        &Decision::Deny {
+            reason: format!(
+                "netbox-lsp hook: {what}. The call was not checked, so it was not sent (the hook fails closed; run it again once this is fixed, or start the hook with --fail-open to let unchecked calls through)."
+            ),
+        },
+        "PreToolUse",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events() {
+        let e = parse_event(
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((e.name.as_str(), e.tool.as_str()), ("PreToolUse", "Bash"));
+        assert_eq!(
+            parse_event(br#"{"hook_event_name":"PostToolUse","tool_name":"Bash"}"#),
+            Ok(None)
+        );
+        let generic = parse_event(br#"{"endpoint":"/api/dcim/devices/","filters":{}}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(generic.tool, "");
+        for bad in [
+            &b""[..],
+            b"[1]",
+            b"{",
+            b"\xff",
+            br#"{"tool_name":"x","tool_input":"s"}"#,
+            br#"{"tool_name":"x"}"#,
+            br#"{"tool_name":3,"tool_input":{}}"#,
+        ] {
+            assert!(
+                parse_event(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn failures_deny_unless_open() {
+        let a = failure("x", false);
+        assert_eq!(a.code, 2);
+        assert!(a.stderr.starts_with("netbox-lsp hook: x."));
+        let v: Value = serde_json::from_str(&a.stdout).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        let a = failure("x", true);
+        assert_eq!((a.code, a.stdout.as_str()), (0, ""));
+    }
+}
