@@ -206,6 +206,8 @@ impl Server {
                 text: q.to_string(),
                 map: OffsetMap::identity(0, q.len()),
                 variables: variables.clone(),
+                holes: Vec::new(),
+                found: crate::extract::DocFound::Carried,
             };
             let found = crate::graphql::check_document(&doc, &schema);
             with_severities(crate::approx::soften(&k, found), &self.severity)

@@ -724,6 +724,7 @@ fn httpie_call(cmd: &str, args: &[Word]) -> Option<RestCall> {
         filters_range: (!filters.is_empty()).then_some(start..end),
         filters,
         args: Vec::new(),
+        declared: false,
     })
 }
 
