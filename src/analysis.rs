@@ -31,7 +31,7 @@ use crate::graphql::{self, NetboxSchema};
 use crate::index::FilterIndex;
 use crate::suppress;
 use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// The knowledge a document is checked against: the filter index and GraphQL schema of one
 /// NetBox version. Either may be missing; checks that need it then say nothing (fail open).
@@ -238,7 +238,7 @@ fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge) -> Parts {
     } else {
         filters.sort_all(ex.sites, code, &Around::default())
     };
-    let mut checked = check::check_sites(&calls, knowledge, text, &OnceLock::new());
+    let mut checked = check::check_sites(&calls, knowledge, text, &check::Looks::default());
     if kind == HostKind::Notebook {
         // Every cell's code sits in JSON strings: fixes are written escaped.
         checked

@@ -83,6 +83,11 @@ fn apply(text: &str, edits: &[(Range<usize>, String)]) -> (String, Vec<Range<usi
 fn atoms(key: &str, v: &Value) -> usize {
     match v {
         Value::List(items) => items.len(),
+        // `emea&tenant__n=lab` in an Ansible `api_filter`: the filters meant, joined by a `&`
+        // the lookup does not split on (the fix writes them apart).
+        Value::Str(s) if s.contains('&') && s.split('&').skip(1).all(|p| p.contains('=')) => {
+            s.split('&').count()
+        }
         Value::Str(s) if matches!(key, "fields" | "omit" | "ordering" | "exclude") => {
             s.split(',').filter(|p| !p.trim().is_empty()).count().max(1)
         }
@@ -96,6 +101,27 @@ fn atoms(key: &str, v: &Value) -> usize {
 /// `"21,7"`: a comma-separated id list (the comma-list fix turns it into a list).
 fn is_int_list(s: &str) -> bool {
     s.contains(',') && s.split(',').all(|p| p.trim().parse::<i64>().is_ok())
+}
+
+/// Negations an entry asks for: its own, and those of the filters an Ansible `api_filter`
+/// joined to its value with `&` (`tenant_group=emea&tenant__n=lab` asks for `tenant__n`; the fix
+/// that writes them apart keeps that negation, it does not add it).
+fn negations(key: &str, v: &Value) -> usize {
+    if let Value::Str(s) = v {
+        let mut parts = s.split('&');
+        let first = parts.next().unwrap_or_default();
+        let rest: Vec<&str> = parts.collect();
+        if !rest.is_empty() && rest.iter().all(|p| p.contains('=')) {
+            let own = usize::from(negated(key, &Value::Str(first.to_string())));
+            return own
+                + rest
+                    .iter()
+                    .filter_map(|p| p.split_once('='))
+                    .filter(|(k, v)| negated(k, &Value::Str(v.to_string())))
+                    .count();
+        }
+    }
+    usize::from(negated(key, v))
 }
 
 /// A negation: an `__n*` lookup, or a null test asked as false.
@@ -224,16 +250,10 @@ fn check_text(name: &str, text: &str, kind: HostKind, version: &'static str) -> 
                             "{what}: (c) {n_before} values became {n_after}:\n{after}"
                         ));
                     }
-                    let neg_before = b
-                        .filters
-                        .iter()
-                        .filter(|e| negated(&e.key, &e.value))
-                        .count();
-                    let neg_after = a
-                        .filters
-                        .iter()
-                        .filter(|e| negated(&e.key, &e.value))
-                        .count();
+                    let neg_before: usize =
+                        b.filters.iter().map(|e| negations(&e.key, &e.value)).sum();
+                    let neg_after: usize =
+                        a.filters.iter().map(|e| negations(&e.key, &e.value)).sum();
                     if neg_after > neg_before {
                         bad.push(format!("{what}: (e) the fix adds a negation:\n{after}"));
                     }
@@ -752,5 +772,105 @@ fn graphql_fixes_in_fixtures_and_examples_keep_the_host_and_converge() {
     }
     println!("fixtures and examples: {fixes} certain GraphQL fixes checked");
     assert!(fixes > 20, "too few certain GraphQL fixes: {fixes}");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Issue 31 §2: fix-all converges. One round of fix-all (the certain fixes the editor's
+/// `source.fixAll` and `check --fix` take, [`netbox_lsp::fix::fix_all_edits`]) leaves a text on
+/// which fix-all changes nothing: fix-all twice equals fix-all once, on every file of
+/// `examples/` and `tests/fixtures/`, on every shipped release with its index and GraphQL
+/// schema.
+#[test]
+fn fix_all_twice_equals_fix_all_once() {
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/fixtures"] {
+        collect(&root.join(dir), &mut files);
+    }
+    let once = |text: &str, kind: HostKind, k: &Knowledge| {
+        let findings = analyze(text, kind, k);
+        netbox_lsp::fix::apply(text, &netbox_lsp::fix::fix_all_edits(&findings))
+    };
+    let (mut bad, mut changed) = (Vec::new(), 0usize);
+    for v in versions() {
+        let k = Knowledge {
+            graphql_embedded: Some(v),
+            ..knowledge(v)
+        };
+        for path in &files {
+            let (Some(kind), Ok(text)) = (HostKind::from_path(path), std::fs::read_to_string(path))
+            else {
+                continue;
+            };
+            let first = once(&text, kind, &k);
+            if first == text {
+                continue;
+            }
+            changed += 1;
+            let second = once(&first, kind, &k);
+            if second != first {
+                let left: Vec<String> = analyze(&first, kind, &k)
+                    .iter()
+                    .filter(|f| f.fixes.len() == 1 && f.fixes[0].certain)
+                    .map(|f| format!("{} {:?}", f.code, f.fixes[0].title))
+                    .collect();
+                bad.push(format!(
+                    "{} [{v}]: a second round still fixes {left:?}",
+                    path.strip_prefix(root).unwrap_or(path).display()
+                ));
+            }
+        }
+    }
+    println!("fix-all changed {changed} file versions");
+    assert!(changed > 20, "only {changed} files changed by fix-all");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Issue 31 §3: every rename row's certain fix carries the value only to a key that reads it.
+/// For each shipped release, each endpoint and each row of the rename table that applies
+/// there, the old name is written with values of every kind people send (an id, a slug, an
+/// object type, a boolean); every certain fix must keep the property's (a)–(e), (b) being
+/// that the value kind fits the new key.
+#[test]
+fn every_rename_row_keeps_the_value_kind() {
+    if embedded::RELEASES.is_empty() {
+        println!("SKIPPED: no NetBox index is embedded in this build");
+        return;
+    }
+    let values = [
+        "7",
+        "leaf-01",
+        "dcim.device",
+        "true",
+        "4-post-cabinet",
+        "10.0.0.0/16",
+    ];
+    let (mut bad, mut rows) = (Vec::new(), 0usize);
+    for v in versions() {
+        let index: Arc<FilterIndex> = embedded::embedded_index(v);
+        for ep_key in index.endpoints.keys() {
+            for (old, new, _, _) in netbox_lsp::rest::renamed_on(ep_key) {
+                if !index.endpoints[ep_key].params.contains_key(new) {
+                    continue;
+                }
+                rows += 1;
+                for value in values {
+                    let text =
+                        format!("List them with `GET /api/{ep_key}/?{old}={value}` first.\n");
+                    bad.extend(check_text(
+                        &format!("{ep_key}?{old}={value}"),
+                        &text,
+                        HostKind::Markdown,
+                        v,
+                    ));
+                }
+            }
+        }
+    }
+    assert!(rows >= 30, "only {rows} rename rows applied");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

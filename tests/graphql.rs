@@ -807,3 +807,71 @@ fn certain_fixes_keep_meaning_and_converge() {
     );
     assert!(fixes >= 30, "only {fixes} certain fixes exercised");
 }
+
+/// Issue 31 §1: every kind of validation error the checker can emit (argument, field, type,
+/// value, variable, fragment, directive, and the selection and operation kinds) says what it
+/// means in NetBox's terms: no finding's message is the validator's text alone. Each document
+/// is also validated by apollo-compiler directly, and a finding whose message equals (or only
+/// ends with) one of its messages fails.
+#[test]
+fn every_validation_kind_speaks_netbox() {
+    let walk: &[(&str, &str, &str)] = &[
+        ("argument: a filter as a plain argument", "4.7.3", "{ vlan_list(vid: 100) { id } }"),
+        ("argument: no such argument", "4.7.3", "{ vlan_list(sort: \"vid\") { id } }"),
+        ("argument: single object without id", "4.7.3", "{ device { id } }"),
+        ("argument: filter for filters", "4.7.3", "{ device_list(filter: {name: {exact: \"a\"}}) { id } }"),
+        ("field: no such field", "4.7.3", "{ device_list(pagination: {limit: 5}) { id hostname } }"),
+        ("field: removed in a release", "4.7.3", "{ user_list(pagination: {limit: 5}) { id is_staff } }"),
+        ("field: missing by a schema defect", "4.3.3", "{ interface_list(filters: {kind: KIND_PHYSICAL}) { id } }"),
+        ("field: required by a schema defect", "4.3.3", "{ config_context_list(filters: {name: {exact: \"x\"}}) { id } }"),
+        ("field: needs a selection", "4.7.3", "{ device_list(pagination: {limit: 5}) { id site } }"),
+        ("field: a value selected with braces", "4.7.3", "{ device_list(pagination: {limit: 5}) { id name { x } } }"),
+        ("field: two selections, one name", "4.7.3", "{ device_list(pagination: {limit: 5}) { id id: name } }"),
+        ("type: fragment on an unknown type", "4.7.3", "{ device_list(pagination: {limit: 5}) { ...D } } fragment D on Device { id }"),
+        ("value: scalar for a lookup", "4.7.3", "{ site_list(filters: {name: \"x\"}, pagination: {limit: 5}) { id } }"),
+        ("value: wrong scalar", "4.7.3", "{ device_list(pagination: {limit: \"five\"}) { id } }"),
+        ("value: no such enum member", "4.7.3", "{ device_list(filters: {status: {exact: RUNNING}}, pagination: {limit: 5}) { id } }"),
+        ("value: no such input field", "4.7.3", "{ cable_list(filters: {site: {slug: {exact: \"x\"}}}, pagination: {limit: 5}) { id } }"),
+        ("variable: undefined", "4.7.3", "{ device(id: $id) { name } }"),
+        ("variable: unused", "4.7.3", "query Q($id: ID!) { device(id: 7) { name } }"),
+        ("variable: wrong type", "4.7.3", "query Q($id: String) { device(id: $id) { name } }"),
+        ("fragment: undefined", "4.7.3", "{ device_list(pagination: {limit: 5}) { ...Missing } }"),
+        ("fragment: unused", "4.7.3", "{ device_list(pagination: {limit: 5}) { id } } fragment U on DeviceType { id }"),
+        ("directive: unknown", "4.7.3", "{ device_list(pagination: {limit: 5}) @cached { id } }"),
+        ("operation: a mutation", "4.7.3", "mutation { device_list { id } }"),
+        ("type: inline fragment on an unknown type", "4.7.3", "{ device_list(pagination: {limit: 5}) { ... on Device { id } } }"),
+    ];
+    let mut kinds = 0;
+    for (what, v, doc) in walk {
+        let s = schema(v);
+        let raw: Vec<String> = match apollo_compiler::ast::Document::parse(*doc, "d.graphql") {
+            Ok(ast) => match ast.to_executable_validate(&s.schema) {
+                Ok(_) => Vec::new(),
+                Err(e) => e.errors.iter().map(|d| d.error.to_string()).collect(),
+            },
+            Err(e) => e.errors.iter().map(|d| d.error.to_string()).collect(),
+        };
+        let findings: Vec<_> = check_text(doc, None, &s)
+            .into_iter()
+            .filter(|f| f.severity <= Severity::Warning && f.code != "graphql-pagination")
+            .collect();
+        assert!(!findings.is_empty(), "{what}: no finding for {doc}");
+        for f in &findings {
+            let only_validator = raw
+                .iter()
+                .any(|r| f.message == *r || f.message.trim_end_matches('.') == r.as_str());
+            assert!(
+                !only_validator,
+                "{what}: the message is the validator's text alone: {}",
+                f.message
+            );
+            // What the checker adds after a validator's text says more than punctuation.
+            if let Some(r) = raw.iter().find(|r| f.message.starts_with(r.as_str())) {
+                let added = f.message[r.len()..].trim_matches(|c: char| !c.is_alphanumeric());
+                assert!(added.len() > 8, "{what}: nothing added to {r:?}");
+            }
+        }
+        kinds += 1;
+    }
+    assert!(kinds >= 20, "{kinds}");
+}

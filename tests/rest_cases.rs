@@ -20,10 +20,9 @@ struct Case {
     fixed: Option<String>,
     /// The codes the fixed text is re-checked to (`none`: clean), when given.
     after: Option<Vec<String>>,
-    /// Text that some finding's message must contain.
-    message: Option<String>,
-    /// `graphql: yes`: the release's GraphQL schema is given too (GraphQL documents are
-    /// checked; otherwise only REST calls are).
+    /// Texts that some finding's message must contain (one per `message:` line).
+    message: Vec<String>,
+    /// Check GraphQL too, against the release's embedded schema (`graphql: yes`).
     graphql: bool,
     text: String,
 }
@@ -66,7 +65,7 @@ fn cases() -> Vec<Case> {
             severity: None,
             fixed: None,
             after: None,
-            message: None,
+            message: Vec::new(),
             graphql: false,
             text: body.trim_end_matches('\n').to_string() + "\n",
         };
@@ -82,7 +81,7 @@ fn cases() -> Vec<Case> {
                 "severity" => case.severity = Some(list(v)),
                 "fixed" => case.fixed = Some(v.replace("\\n", "\n") + "\n"),
                 "after" => case.after = Some(list(v)),
-                "message" => case.message = Some(v.to_string()),
+                "message" => case.message.push(v.to_string()),
                 "graphql" => case.graphql = v == "yes",
                 other => panic!("unknown header {other}"),
             }
@@ -119,10 +118,10 @@ fn rest_cases() {
     for case in &all {
         let knowledge = Knowledge {
             index: Some(knowledge_support::index(&case.version)),
-            graphql: case
+            graphql: None,
+            graphql_embedded: case
                 .graphql
-                .then(|| netbox_lsp::graphql::embedded_schema(&case.version))
-                .flatten(),
+                .then(|| knowledge_support::version(&case.version)),
             ..Default::default()
         };
         let findings = analyze(&case.text, case.kind, &knowledge);
@@ -169,7 +168,7 @@ fn rest_cases() {
                 ));
             }
         }
-        if let Some(m) = &case.message {
+        for m in &case.message {
             if !findings.iter().any(|f| f.message.contains(m.as_str())) {
                 failures.push(format!(
                     "{}: no message contains {m:?}: {shown:#?}",

@@ -99,14 +99,24 @@ pub(super) fn bare_path(site: &Site) -> Option<&std::ops::Range<usize>> {
     }
 }
 
+/// What is looked for in a whole host text at most once per analysis, on first need (a look
+/// per call is quadratic in a large skill file).
+#[derive(Debug, Default)]
+pub(super) struct Looks {
+    /// Whether the text holds `--data-urlencode`.
+    pub urlencode: OnceLock<bool>,
+    /// Whether the text names a shell command that sends filters (curl, wget, httpie).
+    pub shell: OnceLock<bool>,
+}
+
 /// Checks `sites` of host `text` against `knowledge` (`urls` and `not_checked` are left
-/// empty for the caller, which knows what was read). `urlencode`: whether `text` holds
-/// `--data-urlencode`, filled on first need and shared by every call of one analysis.
+/// empty for the caller, which knows what was read). `looks` is shared by every call of one
+/// analysis.
 pub(super) fn check_sites(
     sites: &[Site],
     knowledge: &Knowledge,
     text: &str,
-    urlencode: &OnceLock<bool>,
+    looks: &Looks,
 ) -> Checked {
     // A bare path that is the target of another call (`requests.get(f"{NB}/api/dcim/devices/",
     // params=...)`) is that call, not a second one.
@@ -182,9 +192,21 @@ pub(super) fn check_sites(
                 // could break one (a look per call is quadratic in a large skill file).
                 if call.form == CallForm::Url
                     && extract::curl::may_break_urlencode(&found)
-                    && *urlencode.get_or_init(|| text.contains("--data-urlencode"))
+                    && *looks
+                        .urlencode
+                        .get_or_init(|| text.contains("--data-urlencode"))
                 {
                     extract::curl::guard_fixes_in(text, call, &mut found);
+                }
+                // A fix inside a shell command is written as the shell will read it, or not
+                // offered (looked for only when the text names a command).
+                if call.form == CallForm::Url
+                    && found.iter().any(|f| !f.fixes.is_empty())
+                    && *looks
+                        .shell
+                        .get_or_init(|| extract::commands::names_a_command(text))
+                {
+                    extract::commands::guard_fixes(text, call, &mut found);
                 }
                 found
             }

@@ -8,7 +8,7 @@
 //! 4. [`prose`]: the URLs and snippets of the text that no unit read, filtered and checked.
 
 use super::cache::{UnitCache, UnitKey};
-use super::check::{bare_path, check_sites, url_ranges, Checked};
+use super::check::{bare_path, check_sites, url_ranges, Checked, Looks};
 use super::{Knowledge, Parts};
 use crate::extract::intent::{site_range, Around, Filters, NotChecked, Outline, Sorted};
 use crate::extract::markdown::{self, Unit, UnitKind};
@@ -16,7 +16,6 @@ use crate::extract::{self, OffsetMap, Site};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::sync::OnceLock;
 
 /// Fewer units than this are read on the calling thread: waking the pool costs more.
 const PARALLEL_FROM: usize = 8;
@@ -43,7 +42,7 @@ pub(super) fn analyze(text: &str, knowledge: &Knowledge, cache: Option<&mut Unit
         knowledge,
         outline: &outline,
         filters: &filters,
-        urlencode: OnceLock::new(),
+        looks: Looks::default(),
     };
     // Filter snippets without an endpoint in inline code (issue 8 §7), outside code blocks,
     // are looked for in the text while the units are checked.
@@ -68,8 +67,8 @@ struct Cx<'a> {
     knowledge: &'a Knowledge,
     outline: &'a Outline,
     filters: &'a Filters,
-    /// Whether the text holds `--data-urlencode`, looked for once on first need.
-    urlencode: OnceLock<bool>,
+    /// What is looked for in the whole text once, on first need.
+    looks: Looks,
 }
 
 /// The two linear passes over the whole text: the units, and the REST URLs anywhere in it.
@@ -143,7 +142,7 @@ fn check_unit(cx: &Cx<'_>, unit: &Unit, around: Option<Around>) -> Checked {
     let around = around.unwrap_or_else(|| cx.outline_around(unit));
     let code = Some((unit.body.as_str(), &unit.map));
     let (calls, held) = cx.filters.sort_all(sites, code, &around);
-    let mut done = check_sites(&calls, cx.knowledge, cx.text, &cx.urlencode);
+    let mut done = check_sites(&calls, cx.knowledge, cx.text, &cx.looks);
     done.urls = urls;
     done.any = true;
     done.not_checked = held;
@@ -187,7 +186,9 @@ fn gather(
 /// filters (a URL inside a block with the block's code and surroundings, one in prose with its
 /// sentence) and the checks; their results are added to `parts`.
 fn prose(cx: &Cx<'_>, units: &[Unit], sites: Vec<Site>, parts: &mut Parts) {
-    let read: HashSet<(usize, usize)> = parts.urls.iter().map(|r| (r.start, r.end)).collect();
+    // A URL a unit read starts where the scan's site of it starts (a shell command's URL, read
+    // as the shell passes it, may end elsewhere: `curl …?name='x y'`).
+    let read: HashSet<usize> = parts.urls.iter().map(|r| r.start).collect();
     // Sorted call ranges (checked or held back) with the running maximum of their ends answer
     // "inside some call" by a binary search.
     let mut spans: Vec<(usize, usize)> = parts
@@ -211,7 +212,7 @@ fn prose(cx: &Cx<'_>, units: &[Unit], sites: Vec<Site>, parts: &mut Parts) {
     let mut held: Vec<NotChecked> = Vec::new();
     for site in sites {
         if let Site::Rest(c) = &site {
-            let done = read.contains(&(c.call_range.start, c.call_range.end));
+            let done = read.contains(&c.call_range.start);
             if done || (bare_path(&site).is_some() && inside_call(&c.call_range)) {
                 continue;
             }
@@ -231,7 +232,7 @@ fn prose(cx: &Cx<'_>, units: &[Unit], sites: Vec<Site>, parts: &mut Parts) {
             Sorted::NotChecked(n) => held.push(n),
         }
     }
-    let rest = check_sites(&calls, cx.knowledge, cx.text, &cx.urlencode);
+    let rest = check_sites(&calls, cx.knowledge, cx.text, &cx.looks);
     parts.calls.extend(rest.calls);
     parts.findings.extend(rest.findings);
     parts.graphql_documents += rest.graphql;

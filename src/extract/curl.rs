@@ -1,26 +1,28 @@
-//! curl commands that send NetBox filters as data appended to the URL: `curl -G <url> -d k=v`
-//! (`--get`; data options `-d`, `--data`, `--data-ascii`, `--data-raw`, `--data-urlencode`), in
-//! shell scripts, shell fences of Markdown and plain text. With `-G` curl appends every data
-//! argument to the URL's query string, joined with `&` (curl(1), `-G, --get`); without it the
-//! data is a POST body and no filter at all, so such a command is not a filter call.
+//! curl commands: the URL word as the shell passes it to curl (row `forms::CURL`), and with
+//! `-G` the data appended to it (row `forms::CURL_GET`: `curl -G <url> -d k=v`, `--get`; data
+//! options `-d`, `--data`, `--data-ascii`, `--data-raw`, `--data-urlencode`), in shell scripts,
+//! shell fences of Markdown, YAML and plain text. With `-G` curl appends every data argument to
+//! the URL's query string, joined with `&` (curl(1), `-G, --get`); without it the data is a
+//! POST body and no filter at all.
 //!
-//! The spellings (command name, `-G` options, data options) are the call-form table's row
-//! `forms::CURL_GET`; this module reads them. The call form:
+//! The spellings (command name, `-G` options, data options) are the call-form table's rows;
+//! this module reads them. The call form:
 //! - endpoint: the URL argument (`/api/<app>/<model>/`, with or without scheme and host);
 //! - filters: the URL's own query pairs, then each data argument in order;
-//! - values: `-d`/`--data*` text is sent as written (percent-encoded by the writer), so it is read
-//!   like a URL query string ([`Syntax::Query`]); `--data-urlencode name=content` sends `content`
-//!   percent-encoded by curl, so its value is read as written, and fixes that would write `&`
-//!   or `%` into it are not offered (see [`keeps_urlencode`]).
-//!
-//! Shell words are read with their quotes ('…', "…", backslash escapes, `\` line continuations);
-//! `$VAR`, `${VAR}` and `$(…)` values are placeholders.
+//! - values: words are read as the shell reads them ([`super::shell`]: `curl "…?name='x'"`
+//!   sends the quotes, `curl …?name='x'` and `curl $'…'` do not); the URL's query and
+//!   `-d`/`--data*` text are sent as written (percent-encoded by the writer), so they are read
+//!   like a URL query string ([`super::Syntax::Query`]); `--data-urlencode name=content` sends
+//!   `content` percent-encoded by curl, so its value is read as written, and fixes that would
+//!   write `&` or `%` into it are not offered (see [`keeps_urlencode`]). `$VAR`, `${VAR}` and
+//!   `$(…)` values are placeholders.
 
 use std::ops::Range;
 
 use super::forms;
-use super::text::{detail_path_end, list_path_end, pairs, url_call};
-use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
+use super::shell::{self, Word};
+use super::text::pairs;
+use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Value};
 use crate::finding::Finding;
 
 /// curl options that take the next word as their argument (long and short), besides the data
@@ -84,11 +86,11 @@ fn spelling() -> Option<Spelling> {
     let f = forms::CURL_GET;
     match (f.callee, f.filters, f.target) {
         (
-            forms::Callee::Command { name, get },
+            forms::Callee::Command { names, get },
             forms::FiltersAt::Data { data, urlencode },
             forms::TargetAt::UrlWord { url_option },
         ) => Some(Spelling {
-            name,
+            name: names.first()?,
             get,
             data,
             urlencode,
@@ -108,144 +110,31 @@ fn short_letter(options: &[&str]) -> Option<char> {
     })
 }
 
-/// One shell word: its text with quotes removed, and where that text lies in the input.
-#[derive(Debug, Clone)]
-struct Word {
-    text: String,
-    /// Input range of the whole word, quotes included.
-    range: Range<usize>,
-    /// Input range of `text` when the word is one piece (unquoted without escapes, or wholly
-    /// inside one pair of quotes without escapes): byte `i` of `text` is input byte
-    /// `content.start + i`. `None` for words made of several pieces.
-    content: Option<Range<usize>>,
-}
-
-/// Sites of the curl `-G` commands in `text`; ranges mapped to the host through `map`.
+/// Sites of the curl commands in `text` (a URL word with a query string, or `-G` with data);
+/// ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     let mut out = Vec::new();
     let Some(sp) = spelling() else {
         return out;
     };
-    let bytes = text.as_bytes();
     let n = sp.name.len();
     for (at, _) in text.match_indices(sp.name) {
-        let before_ok = at == 0 || b" \t\n;|&(`$\"'".contains(&bytes[at - 1]);
-        let after_ok = bytes
-            .get(at + n)
-            .is_some_and(|b| *b == b' ' || *b == b'\t' || *b == b'\\');
-        if !before_ok || !after_ok {
+        if !shell::command_at(text, at, sp.name) {
             continue;
         }
-        let words = words(text, at + n);
-        if let Some(call) = command(text, &words, map, &sp) {
-            out.push(Site::Rest(call));
-        }
+        let words = shell::words(text, at + n);
+        out.extend(command(&words, map, &sp).into_iter().map(Site::Rest));
     }
     out
 }
 
-/// Adds to `sites` (curl calls) the URL sites of the same text that are not the URL of one of
-/// them: a curl command's URL is read once, with its data (a curl call's range is its URL's).
-pub fn merge_urls(sites: &mut Vec<Site>, urls: Vec<Site>) {
-    let taken: Vec<Range<usize>> = sites
-        .iter()
-        .filter_map(|s| match s {
-            Site::Rest(c) => Some(c.call_range.clone()),
-            _ => None,
-        })
-        .collect();
-    for site in urls {
-        if !matches!(&site, Site::Rest(c) if taken.contains(&c.call_range)) {
-            sites.push(site);
-        }
-    }
-}
-
-/// The shell words of the command whose name ends at `from`: up to an unquoted line end (a
-/// `\` before it continues the line), `|`, `;`, `&`, `)`, a backtick or a `#` comment.
-fn words(text: &str, from: usize) -> Vec<Word> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = from;
-    loop {
-        // Blanks and line continuations between words.
-        while i < b.len() {
-            if b[i] == b' ' || b[i] == b'\t' || b[i] == b'\r' {
-                i += 1;
-            } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'\n') {
-                i += 2;
-            } else if b[i] == b'\\' && b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n')
-            {
-                i += 3;
-            } else {
-                break;
-            }
-        }
-        if i >= b.len() || b"\n|;&)`#".contains(&b[i]) || out.len() > 200 {
-            return out;
-        }
-        let start = i;
-        let mut text_out = String::new();
-        let mut pieces = 0;
-        let mut content = None;
-        let mut plain = true;
-        while i < b.len() && !b" \t\r\n|;&)`".contains(&b[i]) {
-            match b[i] {
-                q @ (b'\'' | b'"') => {
-                    let close = match text[i + 1..].find(q as char) {
-                        Some(c) => i + 1 + c,
-                        None => return out,
-                    };
-                    let inner = &text[i + 1..close];
-                    if q == b'"' && inner.contains('\\') {
-                        plain = false;
-                    }
-                    text_out.push_str(inner);
-                    content = Some(i + 1..close);
-                    pieces += 1;
-                    i = close + 1;
-                }
-                b'\\' => {
-                    plain = false;
-                    if let Some(c) = text[i + 1..].chars().next() {
-                        text_out.push(c);
-                        i += 1 + c.len_utf8();
-                    } else {
-                        i += 1;
-                    }
-                }
-                _ => {
-                    let s = i;
-                    while i < b.len() && !b" \t\r\n|;&)`'\"\\".contains(&b[i]) {
-                        // `$(...)` may hold blanks: keep it in the word (its value is unknown).
-                        if b[i] == b'$' && b.get(i + 1) == Some(&b'(') {
-                            plain = false;
-                            i = text[i..].find(')').map_or(b.len(), |c| i + c + 1);
-                            continue;
-                        }
-                        i += 1;
-                    }
-                    text_out.push_str(&text[s..i]);
-                    content = Some(s..i);
-                    pieces += 1;
-                }
-            }
-        }
-        out.push(Word {
-            text: text_out,
-            range: start..i,
-            content: (pieces == 1 && plain).then_some(content).flatten(),
-        });
-    }
-}
-
-/// The filter call of one curl command (its words after `curl`), when it has `-G` and a
-/// NetBox list endpoint URL. Its range is the URL's.
-fn command(text: &str, words: &[Word], map: &OffsetMap, sp: &Spelling) -> Option<RestCall> {
+/// The filter calls of one curl command (its words after `curl`): each URL word holding a
+/// NetBox list endpoint, the first with the data of `-G`. A call's range is its URL's.
+fn command(words: &[Word], map: &OffsetMap, sp: &Spelling) -> Vec<RestCall> {
     let get_letter = short_letter(sp.get).unwrap_or('G');
     let data_letter = short_letter(sp.data).unwrap_or('d');
     let mut get = false;
-    let mut url: Option<&Word> = None;
+    let mut urls: Vec<&Word> = Vec::new();
     let mut data: Vec<(&Word, bool)> = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -260,7 +149,7 @@ fn command(text: &str, words: &[Word], map: &OffsetMap, sp: &Spelling) -> Option
             }
             i += 1;
         } else if t == sp.url_option {
-            url = url.or(next);
+            urls.extend(next);
             i += 1;
         } else if TAKES_ARG.contains(&t) {
             i += 1;
@@ -283,73 +172,51 @@ fn command(text: &str, words: &[Word], map: &OffsetMap, sp: &Spelling) -> Option
                     i += 1;
                 }
             }
-        } else if url.is_none() && t.contains("/api/") {
-            url = Some(w);
+        } else if t.contains("/api/") && !t.starts_with('-') {
+            urls.push(w);
         }
         i += 1;
     }
-    if !get || data.is_empty() {
-        return None;
-    }
-    let url = url?;
-    let ucontent = url.content.clone()?;
-    let rel = url.text.find("/api/")?;
-    let path_at = ucontent.start + rel;
-    let end = detail_path_end(text, path_at).or_else(|| list_path_end(text, path_at))?;
-    let mut call = match url_call(text, path_at, map) {
-        Some(c) => c,
-        None => RestCall {
-            form: CallForm::Url,
-            syntax: Syntax::Query,
-            target: Some((
-                text[path_at..end].to_string(),
-                map.range_to_host(path_at..end),
-            )),
-            call_range: map.range_to_host(ucontent.clone()),
-            filters_range: None,
-            filters: Vec::new(),
-            args: Vec::new(),
-            declared: false,
-        },
-    };
-    for (w, urlencode) in data {
-        let Some(content) = w.content.clone() else {
+    let mut out: Vec<RestCall> = Vec::new();
+    for (k, url) in urls.iter().enumerate() {
+        let with_data = k == 0 && get && !data.is_empty();
+        let found = shell::url_call(url, map).or_else(|| {
+            if with_data {
+                shell::path_call(url, map)
+            } else {
+                None
+            }
+        });
+        let Some(mut call) = found else {
             continue;
         };
+        if with_data {
+            add_data(&mut call, &data, map);
+        }
+        out.push(call);
+    }
+    out
+}
+
+/// Appends to `call` the filters of each `-G` data word (`true`: a `--data-urlencode` one).
+fn add_data(call: &mut RestCall, data: &[(&Word, bool)], map: &OffsetMap) {
+    for (w, urlencode) in data {
         if w.text.starts_with('@') {
             continue;
         }
-        let from = call.filters.len();
-        if urlencode {
-            call.filters.extend(urlencoded(text, content, map));
+        let composed = w.map.then(map);
+        let mut found: Vec<FilterEntry> = if *urlencode {
+            urlencoded(&w.text, 0..w.text.len(), &composed)
+                .into_iter()
+                .collect()
         } else {
-            call.filters.extend(pairs(text, content, map));
-        }
+            pairs(&w.text, 0..w.text.len(), &composed)
+        };
         // The shell expands `$(…)`, `${…}`, `$VAR` and backticks anywhere in an unquoted or
         // double-quoted word (not only at a value's start): such a value is not known.
-        if !text[w.range.clone()].starts_with('\'') {
-            for e in &mut call.filters[from..] {
-                let raw = text.get(e.value_range.clone()).unwrap_or("");
-                if shell_expands(raw) {
-                    e.value = Value::Expr;
-                }
-            }
-        }
+        shell::mark_expansions(w, map, &mut found);
+        call.filters.extend(found);
     }
-    // The call's range stays its URL's (as the URL scan reads it), so that the same URL found
-    // by the host-wide scan is a duplicate of this call, not a second call.
-    Some(call)
-}
-
-/// True when the shell would expand part of `raw` (`$(…)`, `${…}`, `$NAME`, a backtick).
-fn shell_expands(raw: &str) -> bool {
-    raw.contains('`')
-        || raw.match_indices('$').any(|(i, _)| {
-            raw[i + 1..]
-                .chars()
-                .next()
-                .is_some_and(|c| c == '(' || c == '{' || c == '_' || c.is_ascii_alphabetic())
-        })
 }
 
 /// `--data-urlencode name=content`: one filter whose value curl percent-encodes itself (read as
@@ -465,7 +332,6 @@ mod tests {
     fn post_and_other_commands_skipped() {
         for t in [
             "curl -X POST https://nb/api/dcim/devices/ -d '{\"name\": \"x\"}'",
-            "curl https://nb/api/dcim/devices/?status=active",
             "mycurl -G /api/dcim/devices/ -d status=active",
             "curl -G https://example.com/search -d q=x",
             // Other APIs' `curl -G` (restated from public files): no NetBox list endpoint.
@@ -477,16 +343,21 @@ mod tests {
         ] {
             assert!(calls(t).is_empty(), "{t}");
         }
+        // Without `-G` the URL word itself is read, as the shell passes it.
+        let c = &calls("curl https://nb/api/dcim/devices/?status=active")[0];
+        assert_eq!(c.filters[0].value, Value::Str("active".into()));
     }
 
     #[test]
     fn placeholders_and_unclosed_quotes() {
         let t = "curl --get $NETBOX/api/ipam/prefixes/ -d \"site=${SITE}\" -d vrf_id=$(get_vrf x) -d \"vlan_id=1$N\" -d 'q=a$b'";
         let c = &calls(t)[0];
-        assert_eq!(c.filters.len(), 3);
+        // `$(get_vrf x)` is one word of the command, and `1$N` a value the shell expands.
+        assert_eq!(c.filters.len(), 4);
         assert_eq!(c.filters[0].value, Value::Expr);
         assert_eq!(c.filters[1].value, Value::Expr);
-        assert_eq!(c.filters[2].value, Value::Str("a$b".into()));
+        assert_eq!(c.filters[2].value, Value::Expr);
+        assert_eq!(c.filters[3].value, Value::Str("a$b".into()));
         assert!(calls("curl -G /api/dcim/devices/ -d 'status=act").is_empty());
     }
 }

@@ -82,10 +82,11 @@ pub(crate) enum Callee {
     },
     /// A YAML mapping whose `plugin:` is one of these names (an Ansible inventory source).
     InventoryPlugin(&'static [&'static str]),
-    /// A shell command `name`, sending its data as a query string with one of the `get`
-    /// options (`curl -G`).
+    /// A shell command called by one of `names` (its words read as the shell reads them,
+    /// `super::shell`), sending its data as a query string with one of the `get` options
+    /// (`curl -G`; none for a command whose filters are in the URL or its own items).
     Command {
-        name: &'static str,
+        names: &'static [&'static str],
         get: &'static [&'static str],
     },
     /// A REST URL `/api/<app>/<endpoint>/?<query>` anywhere in the text.
@@ -166,6 +167,9 @@ pub(crate) enum FiltersAt {
         data: &'static [&'static str],
         urlencode: &'static [&'static str],
     },
+    /// The URL's query string, then each request item `name<separator>value` after the URL
+    /// (httpie's `name==value`: the value encoded by the command).
+    Items { separator: &'static str },
     /// The URL's query string (`?k=v&k=v`).
     Query,
     /// A dict of the named tool's arguments at this positional index, or at `keyword`.
@@ -661,6 +665,9 @@ pub(crate) const FORMS: &[Form] = &[
         guard: Guard::Always,
     },
     CURL_GET,
+    CURL,
+    WGET,
+    HTTPIE,
     Form {
         name: "REST URL with a query string (prose, strings, comments, curl)",
         host: Host::Text,
@@ -702,7 +709,7 @@ pub(crate) const CURL_GET: Form = Form {
     name: "curl -G with data",
     host: Host::Shell,
     callee: Callee::Command {
-        name: "curl",
+        names: &["curl"],
         get: &["-G", "--get"],
     },
     carries: Carries::Rest(CallForm::Url),
@@ -720,6 +727,60 @@ pub(crate) const CURL_GET: Form = Form {
         ],
         urlencode: &["--data-urlencode"],
     },
+    sent: Sent::Written,
+    guard: Guard::Always,
+};
+
+/// `curl <url>`: the URL word as the shell passes it to curl (quotes removed, escapes read:
+/// `curl "…?name='x'"` sends the quotes, `curl …?name='x'` does not), read by [`super::curl`].
+pub(crate) const CURL: Form = Form {
+    name: "curl, URL word as the shell reads it",
+    host: Host::Shell,
+    callee: Callee::Command {
+        names: &["curl"],
+        get: &[],
+    },
+    carries: Carries::Rest(CallForm::Url),
+    params: &[],
+    target: TargetAt::UrlWord {
+        url_option: "--url",
+    },
+    filters: FiltersAt::Query,
+    sent: Sent::Written,
+    guard: Guard::Always,
+};
+
+/// `wget <url>` (GNU Wget manual, "Invoking"): each URL word as the shell passes it, read by
+/// [`super::wget`].
+pub(crate) const WGET: Form = Form {
+    name: "wget",
+    host: Host::Shell,
+    callee: Callee::Command {
+        names: &["wget"],
+        get: &[],
+    },
+    carries: Carries::Rest(CallForm::Url),
+    params: &[],
+    target: TargetAt::UrlWord { url_option: "" },
+    filters: FiltersAt::Query,
+    sent: Sent::Written,
+    guard: Guard::Always,
+};
+
+/// httpie `http [METHOD] <url> name==value ...` (httpie docs, "Querystring parameters": `==`
+/// items are appended to the URL's query, encoded by httpie; `=` and `:=` items are a JSON
+/// body, which makes the default method POST), read by [`super::httpie`].
+pub(crate) const HTTPIE: Form = Form {
+    name: "httpie",
+    host: Host::Shell,
+    callee: Callee::Command {
+        names: &["http", "https"],
+        get: &[],
+    },
+    carries: Carries::Rest(CallForm::Url),
+    params: &[],
+    target: TargetAt::UrlWord { url_option: "" },
+    filters: FiltersAt::Items { separator: "==" },
     sent: Sent::Written,
     guard: Guard::Always,
 };
@@ -787,7 +848,12 @@ pub fn table_markdown() -> String {
                 plugins.join("'`/`'")
             ),
             Callee::InventoryPlugin(names) => format!("`plugin: {}`", names.join("` / `")),
-            Callee::Command { name, get } => format!("`{name} {} <url> ...`", get.join("`/`")),
+            Callee::Command { names, get: [] } => {
+                format!("`{} <url> ...`", names.join("`/`"))
+            }
+            Callee::Command { names, get } => {
+                format!("`{} {} <url> ...`", names.join("`/`"), get.join("`/`"))
+            }
             Callee::Url => "`/api/<app>/<endpoint>/?...` in the text".to_string(),
         };
         let target = match f.target {
@@ -808,6 +874,9 @@ pub fn table_markdown() -> String {
                 "terms (args 2+) in the collection's endpoint names; `{plugin_kw}=` for a plugin"
             ),
             TargetAt::Both(a, b) => format!("`{a}` and `{b}`"),
+            TargetAt::UrlWord { url_option: "" } => {
+                "the URL word (`/api/<app>/<endpoint>/`)".to_string()
+            }
             TargetAt::UrlWord { url_option } => {
                 format!("the URL word (`/api/<app>/<endpoint>/`, or `{url_option}`)")
             }
@@ -841,6 +910,12 @@ pub fn table_markdown() -> String {
                 data.join("`/`"),
                 urlencode.join("`/`")
             ),
+            FiltersAt::Items { separator } => format!(
+                "the URL's query, then `name{separator}value` items (value encoded by the command)"
+            ),
+            FiltersAt::Query if matches!(f.callee, Callee::Command { .. }) => {
+                "the URL word's query string, as the shell passes it".to_string()
+            }
             FiltersAt::Query => "the query string".to_string(),
             FiltersAt::Nothing if matches!(f.target, TargetAt::Url(..)) => {
                 "the URL's query string, `urlencode({...})`".to_string()
@@ -935,7 +1010,7 @@ mod tests {
     /// inventory rows are the plugin's three filter keys.
     #[test]
     fn ansible_and_curl_rows_are_in_the_table() {
-        for row in [NB_LOOKUP, CURL_GET] {
+        for row in [NB_LOOKUP, CURL_GET, CURL, WGET, HTTPIE] {
             assert!(FORMS.iter().any(|f| f.name == row.name), "{}", row.name);
         }
         let keys: Vec<&str> = inventory_rows().map(|(_, k, _, _)| k).collect();

@@ -50,7 +50,7 @@ fn assemble(text: &str, units: &[Unit], sites: Vec<Vec<Site>>) -> Extraction {
     }
     let urls = text::extract(text, &OffsetMap::identity(0, text.len()));
     for site in urls {
-        push_unique(&mut ex.sites, &mut seen, site);
+        push_scanned(&mut ex.sites, &mut seen, site);
     }
     let blocks: Vec<Range<usize>> = units
         .iter()
@@ -68,6 +68,8 @@ fn assemble(text: &str, units: &[Unit], sites: Vec<Vec<Site>>) -> Extraction {
 #[derive(Hash, PartialEq, Eq)]
 enum SiteKey {
     Rest(usize, usize, bool),
+    /// Where a URL call starts.
+    UrlStart(usize),
     Graphql(usize, usize),
     NotChecked(usize),
 }
@@ -280,9 +282,9 @@ pub fn unit_sites(unit: &Unit) -> Vec<Site> {
         Code::Python => python::extract_calls(body, map),
         Code::Json => json::extract_calls(body, map),
         Code::Yaml => yaml::extract_calls(body, map),
-        // curl `-G` commands. A curl call's range is its URL's, so the host-wide URL scan's
-        // site for the same URL is dropped as a duplicate.
-        Code::Shell => super::curl::extract(body, map),
+        // curl, wget and httpie commands. A command call starts where the host-wide URL
+        // scan's site for the same URL starts, which is dropped as a duplicate.
+        Code::Shell => super::commands::extract(body, map),
         Code::Jinja => super::ansible::lookups(body, map),
         Code::Graphql => vec![Site::Graphql(GraphqlDoc {
             text: body.to_string(),
@@ -344,7 +346,7 @@ pub fn unit_sites_with_urls(unit: &Unit) -> Vec<Site> {
         push_unique(&mut out, &mut seen, site);
     }
     for site in text::extract(&unit.body, &unit.map) {
-        push_unique(&mut out, &mut seen, site);
+        push_scanned(&mut out, &mut seen, site);
     }
     out
 }
@@ -405,9 +407,26 @@ fn push_unique(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
         Site::Graphql(d) => SiteKey::Graphql(d.map.to_host(0), d.text.len()),
         Site::NotChecked(n) => SiteKey::NotChecked(n.range.start),
     };
+    if let Site::Rest(c) = &site {
+        if c.form == super::CallForm::Url {
+            seen.insert(SiteKey::UrlStart(c.call_range.start));
+        }
+    }
     if seen.insert(key) {
         sites.push(site);
     }
+}
+
+/// [`push_unique`] for a site of the host-wide URL scan: a URL a unit already read as a URL
+/// call starting at the same byte is that call (a shell command's URL is read as the shell
+/// passes it, and may end elsewhere than the scan's: `curl …?name='x y'`).
+fn push_scanned(sites: &mut Vec<Site>, seen: &mut HashSet<SiteKey>, site: Site) {
+    if let Site::Rest(c) = &site {
+        if seen.contains(&SiteKey::UrlStart(c.call_range.start)) {
+            return;
+        }
+    }
+    push_unique(sites, seen, site);
 }
 
 /// The unit of an inline code span (host range `r`, backticks included) when it reads as a

@@ -7,7 +7,9 @@ pub(crate) mod forms;
 pub use forms::table_markdown as call_forms_table;
 pub mod ansible;
 mod ansible_vars;
+pub mod commands;
 pub mod curl;
+pub mod httpie;
 pub mod intent;
 pub mod json;
 mod lit;
@@ -20,9 +22,11 @@ pub(crate) mod old_mcp;
 pub(crate) mod parse;
 pub mod python;
 mod scanner_guard;
+pub mod shell;
 pub mod text;
 mod tools;
 pub mod unit;
+pub mod wget;
 pub mod yaml;
 
 pub use offset_map::OffsetMap;
@@ -492,12 +496,12 @@ pub fn extract(text: &str, kind: HostKind) -> Extraction {
     }
 }
 
-/// The sites of a text host (prose, prompt templates, shell scripts): REST URLs, curl `-G`
-/// commands (which replace the bare URL site of their URL) and Ansible `nb_lookup` calls in
-/// Jinja (`.j2` templates).
+/// The sites of a text host (prose, prompt templates, shell scripts): REST URLs, curl, wget
+/// and httpie commands (which replace the URL scan's site of their URL) and Ansible
+/// `nb_lookup` calls in Jinja (`.j2` templates).
 fn text_sites(text: &str, map: &OffsetMap) -> Vec<Site> {
-    let mut sites = curl::extract(text, map);
-    curl::merge_urls(&mut sites, text::extract(text, map));
+    let mut sites = commands::extract(text, map);
+    commands::merge_urls(&mut sites, text::extract(text, map));
     sites.extend(ansible::lookups(text, map));
     sites
 }

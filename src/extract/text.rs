@@ -135,12 +135,6 @@ pub(crate) fn list_path_end(text: &str, at: usize) -> Option<usize> {
     (segments.len() == wanted).then_some(i)
 }
 
-/// The URL call whose path starts at `at` (the `/` of `/api/`), when it has a query string
-/// (also read by `curl`, which adds its `-d` data to it).
-pub(crate) fn url_call(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
-    url_at(text, at, map)
-}
-
 /// End of a detail path starting at `at` (the `/` of `/api/`): a list path followed by one
 /// object id (see [`id_end`]) and an optional `/`, ending the path (a `?`, a blank, a quote,
 /// the text's end: `/api/dcim/devices/7/napalm/` is no detail view). `None` for any other path.
@@ -252,6 +246,18 @@ pub fn detail_split(target: &str) -> Option<(&str, &str)> {
 
 /// The URL whose path starts at `at` (the `/` of `/api/`).
 fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
+    url_with(text, at, map, false)
+}
+
+/// The URL call whose path starts at `at` in `text`, one shell word as the command receives it
+/// (`super::shell`): its query string runs to the word's end or a `#` fragment, so quotes,
+/// brackets and blanks in it are bytes of the values sent.
+pub(crate) fn word_url_call(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
+    url_with(text, at, map, true)
+}
+
+/// [`url_at`], or [`word_url_call`] when `word`.
+fn url_with(text: &str, at: usize, map: &OffsetMap, word: bool) -> Option<RestCall> {
     let bytes = text.as_bytes();
     let i = detail_path_end(text, at).or_else(|| list_path_end(text, at))?;
     if bytes.get(i) != Some(&b'?') {
@@ -259,18 +265,24 @@ fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     }
     let path = at..i;
     let query_start = i + 1;
-    let query_end = query_end(bytes, query_start);
-    if query_end <= query_start {
-        return None;
-    }
     let mut start = at;
     while start > 0 && is_prefix_byte(bytes[start - 1]) {
         start -= 1;
     }
+    let query_end = if word {
+        text[query_start..]
+            .find('#')
+            .map_or(text.len(), |k| query_start + k)
+    } else {
+        query_end(bytes, query_start, Opener::of(bytes, start))
+    };
+    if query_end <= query_start {
+        return None;
+    }
     let mut filters = pairs(text, query_start..query_end, map);
     // Cut at a backslash: the URL sits in an escaped string (`\u00fc`, `\/`) and the last
     // value is not known.
-    if bytes.get(query_end) == Some(&b'\\') {
+    if !word && bytes.get(query_end) == Some(&b'\\') {
         if let Some(last) = filters.last_mut() {
             last.value = Value::Expr;
         }
@@ -290,15 +302,46 @@ fn url_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     })
 }
 
-/// End of the query string starting at `start`: at whitespace, quotes, brackets that close
-/// something opened before the URL, a fragment, or trailing sentence punctuation.
-fn query_end(bytes: &[u8], start: usize) -> usize {
+/// What the URL stands in, read from the byte before it: a string or code span (its quote
+/// ends the URL, and brackets, `>` and the other quote are part of the value: `'...?name=a]'`,
+/// `"...?name='x'"` sends the single quotes), a Markdown link target `](` or autolink `<`
+/// (their `)` / `>` end it), or bare text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opener {
+    Quoted(u8),
+    Link,
+    Angle,
+    Bare,
+}
+
+impl Opener {
+    fn of(bytes: &[u8], start: usize) -> Opener {
+        match start.checked_sub(1).map(|i| bytes[i]) {
+            Some(q @ (b'"' | b'\'' | b'`')) => Opener::Quoted(q),
+            Some(b'(') if start >= 2 && bytes[start - 2] == b']' => Opener::Link,
+            Some(b'<') => Opener::Angle,
+            _ => Opener::Bare,
+        }
+    }
+}
+
+/// End of the query string starting at `start`: at whitespace, the quote that opened the
+/// string it stands in, a bracket that closes something opened before the URL, a fragment, or
+/// (in bare text) trailing sentence punctuation. Brackets the value opens itself (a regex
+/// `[0-9]+`, a name `edge (old)`) are part of it.
+fn query_end(bytes: &[u8], start: usize, opener: Opener) -> usize {
+    let quoted = matches!(opener, Opener::Quoted(_));
     let mut depth = 0i32;
+    let mut square = 0i32;
     let mut i = start;
     while i < bytes.len() {
         let b = bytes[i];
         let stop = match b {
             b if b.is_ascii_whitespace() => true,
+            b if Opener::Quoted(b) == opener => true,
+            // Inside a string the other quotes, `|` and `>` are characters of the value.
+            b'"' | b'\'' | b'|' | b'>' if quoted => false,
+            b'>' => opener == Opener::Angle || opener == Opener::Bare,
             // `<id>`, `<each device>`, `<acc03|acc04>`, `{device_id}`, `{{ site }}` are template
             // placeholders inside the value, not the URL's end.
             b'<' | b'{' => match placeholder_end(bytes, i) {
@@ -308,22 +351,32 @@ fn query_end(bytes: &[u8], start: usize) -> usize {
                 }
                 None => b == b'<',
             },
-            b'"' | b'\'' | b'`' | b'>' | b'\\' | b'|' | b'#' | 0 => true,
+            b'"' | b'\'' | b'`' | b'\\' | b'|' | b'#' | 0 => true,
             b'(' => {
                 depth += 1;
                 false
             }
             b')' => {
                 depth -= 1;
-                depth < 0
+                depth < 0 && !quoted
             }
-            b']' => true,
+            b'[' => {
+                square += 1;
+                false
+            }
+            b']' => {
+                square -= 1;
+                square < 0 && !quoted
+            }
             _ => false,
         };
         if stop {
             break;
         }
         i += 1;
+    }
+    if quoted {
+        return i;
     }
     // Trailing punctuation and Markdown emphasis are prose, as GitHub's autolinker reads them
     // (`**/api/...?status=active**`, `...?status=active.`); a bare `=...` is a placeholder.

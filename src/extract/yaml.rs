@@ -18,10 +18,10 @@ use super::{tools, OffsetMap, Site, Syntax, Value};
 /// Sites found in `text`; ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
     let mut sites = extract_calls(text, map);
-    // curl `-G` commands in `shell:` / `command:` values; their URLs are read once, with them.
-    let curl = super::curl::extract(text, map);
-    let mut urls = curl.clone();
-    super::curl::merge_urls(&mut urls, super::text::extract(text, map));
+    // curl, wget and httpie commands in `shell:` / `command:` / `run:` values; their URLs are
+    // read once, as the shell passes them.
+    let mut urls = super::commands::extract(text, map);
+    super::commands::merge_urls(&mut urls, super::text::extract(text, map));
     sites.extend(urls);
     sites
 }

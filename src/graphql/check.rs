@@ -222,6 +222,106 @@ fn check_one(
     variables: Option<&serde_json::Value>,
     schema: &NetboxSchema,
 ) -> Vec<RawFinding> {
+    let mut out = check_level(text, variables, schema);
+    // The errors a `filters:` fix would reveal are the document's own: reported now, not after
+    // the fix (issue 31 §2).
+    let inner = unfolded(text, &out, schema);
+    out.extend(inner);
+    out.sort_by_key(|f| (f.range.start, f.range.end));
+    out
+}
+
+/// The findings inside the arguments a certain `graphql-filter-argument` fix puts in their
+/// place (`filter:` renamed, filter arguments put inside `filters:`): the document is checked
+/// with every such fix applied, and the findings that lie inside the fixed arguments, away from
+/// the edits, are mapped back.
+fn unfolded(text: &str, out: &[RawFinding], schema: &NetboxSchema) -> Vec<RawFinding> {
+    if text.len() > RECHECK_MAX_TEXT {
+        return Vec::new();
+    }
+    let unfolding: Vec<(&RawFix, Range<usize>)> = out
+        .iter()
+        .filter(|f| f.code == "graphql-filter-argument")
+        .filter_map(|f| Some((f.fixes.iter().find(|x| x.certain)?, f.claim.clone()?)))
+        .collect();
+    if unfolding.is_empty() {
+        return Vec::new();
+    }
+    let mut edits: Vec<(Range<usize>, String)> = unfolding
+        .iter()
+        .flat_map(|(fx, _)| fx.edits.iter().cloned())
+        .collect();
+    edits.sort_by_key(|(r, _)| (r.start, r.end));
+    if edits.windows(2).any(|w| w[0].0.end > w[1].0.start) {
+        return Vec::new();
+    }
+    let mut fixed = String::with_capacity(text.len() + 32);
+    let mut at = 0;
+    for (r, t) in &edits {
+        fixed.push_str(&text[at..r.start]);
+        fixed.push_str(t);
+        at = r.end;
+    }
+    fixed.push_str(&text[at..]);
+    let back = Back { edits: &edits };
+    check_level(&fixed, None, schema)
+        .into_iter()
+        .filter_map(|mut f| {
+            f.range = back.range(&f.range)?;
+            if !unfolding
+                .iter()
+                .any(|(_, c)| c.start <= f.range.start && f.range.end <= c.end)
+                || f.code == "graphql-filter-argument"
+            {
+                return None;
+            }
+            f.claim = f.claim.and_then(|c| back.range(&c));
+            f.fixes = f
+                .fixes
+                .into_iter()
+                .filter_map(|mut fx| {
+                    for (r, _) in &mut fx.edits {
+                        *r = back.range(r)?;
+                    }
+                    Some(fx)
+                })
+                .collect();
+            Some(f)
+        })
+        .collect()
+}
+
+/// Maps ranges of a text with `edits` applied back to the text before them; `None` for a range
+/// that touches an edited place.
+struct Back<'a> {
+    edits: &'a [(Range<usize>, String)],
+}
+
+impl Back<'_> {
+    fn range(&self, r: &Range<usize>) -> Option<Range<usize>> {
+        let mut delta: isize = 0;
+        for (e, t) in self.edits {
+            let ns = (e.start as isize + delta) as usize;
+            let ne = ns + t.len();
+            if !(ne <= r.start || r.end <= ns) || (r.is_empty() && ns < r.start && r.start < ne) {
+                return None;
+            }
+            if r.end <= ns {
+                break;
+            }
+            delta += t.len() as isize - e.len() as isize;
+        }
+        let m = |x: usize| (x as isize - delta).max(0) as usize;
+        Some(m(r.start)..m(r.end))
+    }
+}
+
+/// [`check_one`] without the unfolding: the walk, then apollo-compiler's diagnostics.
+fn check_level(
+    text: &str,
+    variables: Option<&serde_json::Value>,
+    schema: &NetboxSchema,
+) -> Vec<RawFinding> {
     let doc = match parse(text) {
         Ok(d) => d,
         Err(syntax) => return syntax,
@@ -231,7 +331,11 @@ fn check_one(
     }
     let walk = rules::walk(&doc, schema, text);
     let mut out = walk.findings;
-    let claims: Vec<Range<usize>> = out.iter().filter_map(|f| f.claim.clone()).collect();
+    let claims: Vec<Range<usize>> = out
+        .iter()
+        .filter_map(|f| f.claim.clone())
+        .chain(walk.claims.iter().cloned())
+        .collect();
     if let Err(with) = doc.to_executable_validate(&schema.schema) {
         let all: Vec<Range<usize>> = with
             .errors
@@ -349,6 +453,7 @@ fn check_one(
                     claim: None,
                 });
             }
+            let said_nothing = f.message == d.error.to_string();
             if let Some(h) = walk.hints.iter().find(|h| h.range == r) {
                 // `r` is still the value span when no unknown name matched.
                 match &h.note {
@@ -359,6 +464,11 @@ fn check_one(
                     )),
                 }
                 f.fixes.push(h.fix.clone());
+            } else if said_nothing {
+                f.message.push_str(&super::words::context(
+                    d.error.unstable_error_name(),
+                    &schema.netbox_version,
+                ));
             }
             out.push(f);
         }

@@ -74,6 +74,104 @@ const REPLACED: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A defect of a shipped release's own GraphQL schema, fixed in a later patch: the document is
+/// right and NetBox refuses it on the releases that have the defect. Each row is read from the
+/// shipped schemas (the SDL of every release in `RELEASES` shows where the field is missing or
+/// required) and cites the release note of the fix.
+#[derive(Debug, Clone, Copy)]
+pub struct Defect {
+    /// The input type (`InterfaceFilter`).
+    pub ty: &'static str,
+    /// The fields concerned (`kind`, `connected`).
+    pub fields: &'static [&'static str],
+    /// What is wrong in the schema.
+    pub kind: DefectKind,
+    /// The shipped releases whose schema has the defect.
+    pub releases: &'static [&'static str],
+    /// The release that fixed it, and its release note.
+    pub fixed_in: &'static str,
+    pub source: &'static str,
+    /// What works on the releases that have it.
+    pub instead: &'static str,
+}
+
+/// How a schema defect shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefectKind {
+    /// Filter fields a release lost by mistake (restored later).
+    Missing,
+    /// Filter fields declared required (`StrFilterLookup!`): every filter of the type must give
+    /// all of them.
+    Required,
+}
+
+/// Known defects of the shipped schemas (release notes of the fixing patch; the SDL of
+/// `index/netbox-<release>.schema.graphql.gz`).
+pub const DEFECTS: &[Defect] = &[
+    // 4.3.3 SDL: `InterfaceFilter` has no `kind` and no `connected` (4.2 had both); 4.4.10 has
+    // them. Release notes 4.4.1: "#19729 - Restore `kind` filter for interfaces in GraphQL API".
+    Defect {
+        ty: "InterfaceFilter",
+        fields: &["kind", "connected"],
+        kind: DefectKind::Missing,
+        releases: &["4.3.3"],
+        fixed_in: "4.4.1",
+        source: "netbox#19729",
+        instead: "upgrade to 4.4.1 or later, or filter by `type` (`type: {exact: TYPE_VIRTUAL}`) or `mark_connected`, or use REST `/api/dcim/interfaces/?kind=physical`",
+    },
+    // 4.3.3 and 4.4.10 SDL: no `cabled` on `InterfaceFilter`; 4.5.10 has it. Release notes
+    // 4.5.2: "#20172 - Add `cabled` filter for interfaces in GraphQL API".
+    Defect {
+        ty: "InterfaceFilter",
+        fields: &["cabled"],
+        kind: DefectKind::Missing,
+        releases: &["4.3.3", "4.4.10"],
+        fixed_in: "4.5.2",
+        source: "netbox#20172",
+        instead: "upgrade to 4.5.2 or later, or use REST `/api/dcim/interfaces/?cabled=true`",
+    },
+    // 4.3.3 SDL: `name: StrFilterLookup!`, `description: StrFilterLookup!`, `is_active:
+    // BoolFilterLookup!` in `ConfigContextFilter`; optional from 4.4.10. Release notes 4.4.1:
+    // "#20215 - All GraphQL filters for config contexts should be optional".
+    Defect {
+        ty: "ConfigContextFilter",
+        fields: &["name", "description", "is_active"],
+        kind: DefectKind::Required,
+        releases: &["4.3.3"],
+        fixed_in: "4.4.1",
+        source: "netbox#20215",
+        instead: "upgrade to 4.4.1 or later, or use REST `/api/extras/config-contexts/`",
+    },
+    // 4.4.10 and 4.5.10 SDL: `name` and `description` of `ConfigContextProfileFilter` are
+    // `StrFilterLookup!`; optional in 4.6.8. Release notes 4.6.2: "#22286 - Mark the `name` and
+    // `description` fields on the GraphQL ConfigContextProfileFilter as optional".
+    Defect {
+        ty: "ConfigContextProfileFilter",
+        fields: &["name", "description"],
+        kind: DefectKind::Required,
+        releases: &["4.4.10", "4.5.10"],
+        fixed_in: "4.6.2",
+        source: "netbox#22286",
+        instead: "upgrade to 4.6.2 or later, or use REST `/api/extras/config-context-profiles/`",
+    },
+];
+
+/// The defect of `version`'s schema about field `field` of input type `ty` (any field of the
+/// type when `field` is `None`), of kind `kind`.
+pub fn defect(
+    ty: &str,
+    field: Option<&str>,
+    kind: DefectKind,
+    version: &str,
+) -> Option<&'static Defect> {
+    DEFECTS.iter().find(|d| {
+        d.ty == ty
+            && d.kind == kind
+            && d.releases.contains(&version)
+            && field.is_none_or(|f| d.fields.contains(&f))
+    })
+}
+
 /// Type name → its field and input field names.
 type Fields = HashMap<String, HashSet<String>>;
 
@@ -134,6 +232,12 @@ pub fn moved(ty: &str, field: &str, version: &str) -> Option<String> {
     let has = |i: usize| all[i].1.get(ty).is_some_and(|f| f.contains(field));
     if has(at) {
         return None;
+    }
+    if let Some(d) = defect(ty, Some(field), DefectKind::Missing, version) {
+        return Some(format!(
+            ". `{field}` is missing from `{ty}` by a defect of NetBox {version}'s schema, not a wrong name: fixed in {} ({}); until then {}",
+            d.fixed_in, d.source, d.instead
+        ));
     }
     if let Some(last) = (0..at).rev().find(|&i| has(i)) {
         let gone = all.get(last + 1).map(|(v, _)| *v)?;

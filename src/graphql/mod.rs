@@ -7,7 +7,8 @@
 //! - [`check`]: [`check_document`] (syntax, apollo-compiler validation, NetBox rules, variables);
 //!   [`split`]: what a block of GraphQL text is (one document, examples side by side, a snippet).
 //! - [`rules`]: the NetBox rules; [`suggest`]: "did you mean"; [`history`]: the release that
-//!   removed or added a name; [`variables`]: variable values.
+//!   removed or added a name; [`variables`]: variable values; [`words`]: NetBox's words for
+//!   every validation diagnostic.
 //! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
 //! - [`roots`]: whether a document found in a string by its shape or tag is NetBox's.
 
@@ -25,6 +26,7 @@ pub mod schema;
 pub mod split;
 pub mod suggest;
 pub mod variables;
+pub mod words;
 
 pub use check::check_document;
 pub use complete::{complete, GqlCompletion, GqlCompletionKind};

@@ -326,6 +326,7 @@ mod tests {
             crate::index::Endpoint {
                 object_type: Some("dcim.site".into()),
                 params: Default::default(),
+                fields: None,
             },
         );
         let b = FilterIndex::empty("4.8.0b1");

@@ -25,6 +25,7 @@ pub(crate) mod nullable;
 mod object_type_value;
 mod relation_field;
 pub(crate) mod renames;
+pub use renames::renamed_on;
 mod render;
 mod suggest;
 mod target;

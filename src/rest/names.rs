@@ -705,11 +705,52 @@ fn suggestion_text(s: &Suggestions) -> String {
 fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
     let mut certain = s.certain;
     let mut why = String::new();
+    let mut sibling = None;
     if let [one] = s.names.as_slice() {
         if let Fit::No(reason) = view.value_fits(one, &entry.value) {
-            certain = false;
-            why = fit_advice(view, one, reason);
+            // The filter of the same relation that reads this value's form (a number on
+            // `tag` → `tag_id`, a slug on `site_id` → `site`) is the one step; a rename that
+            // would carry the value to a form it does not read is never preferred (issue 31 §3).
+            match same_concept(view, one, &entry.value) {
+                Some(other) => {
+                    why = format!(
+                        " `{one}` {reason}; this value fits `{other}`, the same {}.",
+                        one.strip_suffix("_id").unwrap_or(one).replace('_', " ")
+                    );
+                    // A number reads as an id; a string on the bare filter may be a name as
+                    // well as a slug: offered, not preferred.
+                    certain &= other.ends_with("_id");
+                    sibling = Some(other);
+                }
+                None => {
+                    certain = false;
+                    why = fit_advice(view, one, reason);
+                }
+            }
         }
+    }
+    if let Some(other) = sibling {
+        let s = Suggestions {
+            names: vec![other],
+            certain,
+            relation_hint: Vec::new(),
+            note: String::new(),
+        };
+        let msg = format!(
+            "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}{why}",
+            entry.key,
+            view.path(),
+            view.version(),
+            suggestion_text(&s)
+        );
+        let r = entry.key_range.clone();
+        let n = &s.names[0];
+        return finding(r.clone(), "unknown-filter", msg).with_fix(
+            format!("Replace `{}` with `{n}`", entry.key),
+            r,
+            n.clone(),
+            certain,
+        );
     }
     let msg = format!(
         "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}{why}",
@@ -729,6 +770,16 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
         );
     }
     f
+}
+
+/// The filter of the same relation as `name` in the other form (`tag` ↔ `tag_id`,
+/// `object_type` ↔ `object_type_id`) when `value` fits it and not `name`.
+fn same_concept(view: &View, name: &str, value: &Value) -> Option<String> {
+    let other = match name.strip_suffix("_id") {
+        Some(bare) => bare.to_string(),
+        None => format!("{name}_id"),
+    };
+    (view.has(&other) && view.value_fits(&other, value) == Fit::Yes).then_some(other)
 }
 
 /// Why the value does not fit `name` and what to send instead.

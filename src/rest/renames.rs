@@ -41,10 +41,58 @@ const OBJECT_TYPED: Scope = Scope::Only(&[
     "extras/saved-filters",
 ]);
 
+const DEVICES_AND_TYPES: Scope = Scope::Only(&["dcim/devices", "dcim/device-types"]);
+
 /// Renames from NetBox's release notes (`docs/release-notes/version-4.0.md` "REST API
 /// Changes", `version-4.1.md` #15410 "Remove various deprecated query filters", commit
-/// c7176e86 in netbox-community/netbox).
+/// c7176e86 in netbox-community/netbox), and back through the 3.x and 2.x release notes for
+/// the names older answers still teach (`docs/release-notes/version-2.*.md` at tag v2.11.12).
+/// Each new name takes the old one's values as they are (the same choices, booleans, prefixes):
+/// `tests/fix_property.rs` checks the value kind against the new key for every row.
 pub(crate) const RENAMES: &[Rename] = &[
+    // 2.5 release notes, "API Changes": "The following boolean filters on dcim.Device and
+    // dcim.DeviceType have been renamed: is_console_server: console_server_ports, is_pdu:
+    // power_outlets, is_network_device: interfaces".
+    (
+        DEVICES_AND_TYPES,
+        "is_console_server",
+        "console_server_ports",
+        "2.5",
+        "release notes 2.5",
+    ),
+    (
+        DEVICES_AND_TYPES,
+        "is_pdu",
+        "power_outlets",
+        "2.5",
+        "release notes 2.5",
+    ),
+    (
+        DEVICES_AND_TYPES,
+        "is_network_device",
+        "interfaces",
+        "2.5",
+        "release notes 2.5",
+    ),
+    // 2.3 release notes: "Removed the `parent` filter for prefixes (use `within` or
+    // `within_include` instead)" (2.2, netbox#1684); `within` is the exclusive one `parent` was.
+    (
+        Scope::Only(&["ipam/prefixes"]),
+        "parent",
+        "within",
+        "2.3",
+        "release notes 2.3, netbox#1684",
+    ),
+    // 4.1: rack types (netbox#12826, release notes 4.1.0 "Rack Types") renamed the rack's
+    // `type` to `form_factor`; `RackFilterSet` has `type` at v4.0.0 and `form_factor` at v4.1.0
+    // (netbox/dcim/filtersets.py), with the same choice values (RackFormFactorChoices).
+    (
+        Scope::Only(&["dcim/racks"]),
+        "type",
+        "form_factor",
+        "4.1",
+        "release notes 4.1.0, netbox#12826; RackFilterSet v4.0.0 → v4.1.0",
+    ),
     (
         OBJECT_TYPED,
         "content_types",
@@ -370,4 +418,14 @@ pub(crate) fn rename(key: &str, name: &str) -> Option<&'static Rename> {
 /// The concept alias of `name` on endpoint `key`.
 pub(crate) fn concept(key: &str, name: &str) -> Option<&'static Concept> {
     CONCEPTS.iter().find(|c| c.1 == name && c.0.contains(&key))
+}
+
+/// Every rename row that applies to endpoint `key`: `(old, new, release, source)`, for the
+/// fix-safety property (`tests/fix_property.rs`) and docs.
+pub fn renamed_on(key: &str) -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    RENAMES
+        .iter()
+        .filter(|r| r.0.covers(key))
+        .map(|r| (r.1, r.2, r.3, r.4))
+        .collect()
 }

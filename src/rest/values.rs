@@ -180,8 +180,9 @@ pub(crate) fn check(
             entry.value_range.clone(),
             "single-value-filter",
             format!(
-                "`{key}` takes one value: NetBox uses only one of the {} given. Query once per value.",
-                list_len.unwrap_or(0)
+                "`{key}` takes one value: NetBox uses only one of the {} given. Query once per value{}.",
+                list_len.unwrap_or(0),
+                several_ids(view, key)
             ),
         ));
         return;
@@ -237,6 +238,12 @@ fn check_scalar(
     if matches!(v, Value::Expr | Value::Map | Value::List(_)) {
         return None;
     }
+    if let Some(f) = quoted_value(ctx, key, v, r.clone()) {
+        return Some(f);
+    }
+    if let Some(f) = ampersand_in_api_filter(ctx, key, v, r.clone()) {
+        return Some(f);
+    }
     if param.kind == ValueKind::Boolean {
         return boolean_value(view, entry, v, r, syntax);
     }
@@ -283,6 +290,84 @@ fn check_scalar(
         }
     }
     choices::check(ctx, view, entry, param, &text, r)
+}
+
+/// `invalid-value` for quote marks that reach NetBox as part of a URL query value: a URL inside
+/// a double-quoted string keeps its single quotes (`curl "...?name='edge-01'"`), so NetBox
+/// looks for a name with quote marks and matches nothing (a choice or number filter answers
+/// HTTP 400). The fix drops the quotes (certain: the value between them is the one meant).
+fn quoted_value(ctx: &Ctx, key: &str, v: &Value, r: Range<usize>) -> Option<Finding> {
+    if ctx.syntax() != Syntax::Query {
+        return None;
+    }
+    let Value::Str(s) = v else { return None };
+    let q = s.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let inner = s.strip_prefix(q)?.strip_suffix(q)?;
+    if inner.is_empty() || inner.contains(q) {
+        return None;
+    }
+    // The written value is the sent one when it is as long (no `%xx` escape) and the value
+    // has only characters a query string carries as they are.
+    let plain = r.len() == s.len()
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.~:/,".contains(&b));
+    let mut f = finding(
+        r.clone(),
+        "invalid-value",
+        format!(
+            "The quote marks are sent as part of the value: NetBox looks for `{key}` equal to {s} with its quotes and matches nothing (a choice or number filter answers HTTP 400). Drop the quotes: `{key}={inner}`."
+        ),
+    );
+    if plain {
+        f = f.with_fix(
+            format!("Drop the quotes: `{key}={inner}`"),
+            r,
+            inner.to_string(),
+            true,
+        );
+    }
+    Some(f)
+}
+
+/// `invalid-value` for `&` inside a value of the Ansible `nb_lookup` `api_filter` string: the
+/// lookup splits the string on spaces (netbox.netbox `plugins/lookup/nb_lookup.py`,
+/// `build_filters`: `api_filter.split(" ")`), so `tenant_group=emea&tenant__n=lab` sends one
+/// filter whose value is `emea&tenant__n=lab` (ansible_modules#245). The fix writes a space
+/// for each `&` that starts another `key=value` (certain: the same filters, as meant).
+fn ampersand_in_api_filter(ctx: &Ctx, key: &str, v: &Value, r: Range<usize>) -> Option<Finding> {
+    if ctx.syntax() != Syntax::ApiFilter {
+        return None;
+    }
+    let Value::Str(s) = v else { return None };
+    let (first, rest) = s.split_once('&')?;
+    let pairs: Vec<&str> = rest.split('&').collect();
+    let all_pairs = pairs.iter().all(|p| {
+        p.split_once('=').is_some_and(|(k, _)| {
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+    });
+    if !all_pairs {
+        return None;
+    }
+    let spaced = s.replace('&', " ");
+    let mut f = finding(
+        r.clone(),
+        "invalid-value",
+        format!(
+            "`api_filter` separates filters with spaces, not `&`: `{key}` gets `{s}` as one value and the other filters are never sent. Write `{key}={first} {}`.",
+            pairs.join(" ")
+        ),
+    );
+    if r.len() == s.len() {
+        f = f.with_fix(
+            format!("Separate the filters with spaces: `{key}={spaced}`"),
+            r,
+            spaced,
+            true,
+        );
+    }
+    Some(f)
 }
 
 /// `invalid-value` for `null` where it is no null selector (see [`nullable`]): a choice filter
@@ -979,11 +1064,22 @@ pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
                 ctx.pair_range(entries[1]),
                 "single-value-filter",
                 format!(
-                    "`{key}` takes one value: NetBox uses only one of the {} given. Query once per value.",
-                    entries.len()
+                    "`{key}` takes one value: NetBox uses only one of the {} given. Query once per value{}.",
+                    entries.len(),
+                    several_ids(view, key)
                 ),
             ));
         }
+    }
+}
+
+/// ", or give the ids to `<key>_id`, which takes several" when that filter exists and reads
+/// several values (`changed_object_type_id` beside the single `changed_object_type` before
+/// 4.5.2); empty otherwise.
+fn several_ids(view: &View, key: &str) -> String {
+    match view.param(&format!("{key}_id")) {
+        Some(p) if p.multi => format!(", or give the ids to `{key}_id`, which takes several"),
+        _ => String::new(),
     }
 }
 

@@ -507,6 +507,29 @@ pub(crate) fn heading_label(text: &str) -> Option<Cue> {
     nouns_only.then_some(p.cue).flatten()
 }
 
+/// A heading that states a prohibition (`## Never use __in`, `### Don't send device_role`,
+/// `## Avoid \`device_role\``): the section under it holds the wrong form. A heading that only
+/// starts like one ("Don't forget pagination", "Avoid surprises in pagination") is none: the
+/// words after the negation must be one of the label verbs or code.
+pub(crate) fn heading_lesson(text: &str) -> Option<Cue> {
+    let toks = tokens(text);
+    let i = toks.iter().position(Tok::is_word)?;
+    if let Some(p) = labels().first_at(&toks, i) {
+        return p.cue.filter(|c| *c == Cue::Wrong && p.words.len() > 1);
+    }
+    let w = toks[i].word.as_str();
+    let len = if w == "do" && toks.get(i + 1).is_some_and(|t| t.word == "not") {
+        2
+    } else if matches!(w, "never" | "avoid" | "don't" | "dont") {
+        1
+    } else {
+        return None;
+    };
+    // "Avoid `device_role`": the negation right before code.
+    let after = toks.get(i + len)?;
+    (!after.is_word() || after.word.contains("__")).then_some(Cue::Wrong)
+}
+
 /// The sentence cues that may stand before a piece of code, with the most words allowed
 /// between the cue and the code. The cue that ends nearest the code decides; of two ending at
 /// one place, the longer ("don't use" over "use").

@@ -32,12 +32,7 @@ struct History {
 impl SiteFilter for History {
     fn read(&self, cx: &SiteCx<'_>) -> Verdict {
         if self.release {
-            if let Some(h) = cx
-                .around
-                .headings
-                .iter()
-                .find(|h| heading(&h.text).is_some())
-            {
+            if let Some(h) = release_section(&cx.around.headings) {
                 return Verdict::NotACall(under(h));
             }
         }
@@ -50,6 +45,29 @@ impl SiteFilter for History {
     fn state(&self) -> u64 {
         u64::from(self.release)
     }
+}
+
+/// The release heading whose section a piece stands in, read from its headings (outermost
+/// first): a version heading (`## v4.1.0 (2024-09-03)`) makes its whole section history; a
+/// named one (`# Changelog`, `## Unreleased`) only where no other heading stands between it and
+/// the piece, release-notes section names (`Bug Fixes`, `Added`) aside, so `## Usage` under
+/// `# Changelog` is current text, checked like any page (issue 31 §5).
+fn release_section(headings: &[Piece]) -> Option<&Piece> {
+    // A version heading covers everything under it, its subsections too (`### New Features`,
+    // `#### GraphQL API` under `## v3.0.0 (2021-08-30)`).
+    if let Some(h) = headings
+        .iter()
+        .find(|h| matches!(heading(&h.text), Some(Release::Version | Release::Dated)))
+    {
+        return Some(h);
+    }
+    // A named one (`# Changelog`, `## Unreleased`) only its own text and its release-notes
+    // sections, not another section under it (`## Usage`).
+    let h = headings
+        .iter()
+        .rev()
+        .find(|h| !is_release_section(&h.text))?;
+    heading(&h.text).is_some().then_some(h)
 }
 
 fn under(h: &Piece) -> Why {

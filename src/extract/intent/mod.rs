@@ -563,17 +563,18 @@ fn label_of(a: &Around) -> Option<Label> {
             return Some(from(lead, hit, Source::Lead));
         }
     }
-    // A heading counts for a code block (no sentence of its own) when it is a label.
-    if a.before.is_none() {
-        if let Some(h) = a.section() {
-            if let Some(cue) = cues::heading_label(&h.text) {
-                return Some(Label {
-                    cue,
-                    source: Source::Heading,
-                    marker: h.at..h.at + h.text.len(),
-                    words: h.text.clone(),
-                });
-            }
+    // A heading that marks a lesson (`## Wrong`, `### ❌ Don't`, `## Never use __in`) covers
+    // its section, subsections included, until the next heading of its level or higher: the
+    // nearest heading that says something decides (issue 31 §5). Only where nothing nearer
+    // (a comment, the piece's sentence, the sentence above its block) did.
+    for h in a.headings.iter().rev() {
+        if let Some(cue) = cues::heading_label(&h.text).or_else(|| cues::heading_lesson(&h.text)) {
+            return Some(Label {
+                cue,
+                source: Source::Heading,
+                marker: h.at..h.at + h.text.len(),
+                words: h.text.clone(),
+            });
         }
     }
     None

@@ -13,6 +13,7 @@
 
 use super::{span, Ctx, RawFinding, RawFix};
 use crate::finding::Severity;
+use crate::graphql::history::{self, DefectKind};
 use apollo_compiler::ast::Value;
 use apollo_compiler::schema::InputObjectType;
 use apollo_compiler::{Name, Node};
@@ -41,6 +42,51 @@ impl Ctx<'_> {
         if obj.directives.has("oneOf") {
             self.one_of(obj, named, fields, vr, holder);
         }
+        self.required_by_defect(obj, named, fields, vr);
+    }
+
+    /// Required fields a release's schema declares by mistake ([`history::DEFECTS`]): one
+    /// finding for the object, in place of apollo-compiler's one per missing field, saying
+    /// which release fixed it.
+    fn required_by_defect(
+        &mut self,
+        obj: &InputObjectType,
+        named: &str,
+        fields: &[(Name, Node<Value>)],
+        vr: &Range<usize>,
+    ) {
+        let version = self.nb.netbox_version.as_str();
+        let Some(d) = history::defect(named, None, DefectKind::Required, version) else {
+            return;
+        };
+        let missing: Vec<String> = obj
+            .fields
+            .iter()
+            .filter(|(n, f)| {
+                f.ty.is_non_null() && f.default_value.is_none() && d.fields.contains(&n.as_str())
+            })
+            .filter(|(n, _)| !fields.iter().any(|(w, _)| w == *n))
+            .map(|(n, _)| n.to_string())
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let all: Vec<String> = d.fields.iter().map(|f| f.to_string()).collect();
+        self.push(RawFinding {
+            range: vr.clone(),
+            code: "graphql-validation",
+            severity: Severity::Error,
+            message: format!(
+                "NetBox {version}'s schema declares {} of `{named}` required, a defect fixed in {} ({}): NetBox refuses this filter because it leaves out {}. Not a mistake of the document: {}.",
+                and_list(&all),
+                d.fixed_in,
+                d.source,
+                and_list(&missing),
+                d.instead
+            ),
+            fixes: Vec::new(),
+            claim: Some(vr.clone()),
+        });
     }
 
     /// A repeated field: the finding sits on the second (and later) name; the fix moves it
@@ -131,5 +177,15 @@ impl Ctx<'_> {
             fixes,
             claim: None,
         });
+    }
+}
+
+/// "`a`", "`a` and `b`", "`a`, `b` and `c`".
+fn and_list(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    match q.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }

@@ -114,6 +114,9 @@ pub struct Walk {
     /// Spans of root fields left to the instance's schema (`graphql-plugin-field`): a variable
     /// used only there is not "unused".
     pub unchecked: Vec<Range<usize>>,
+    /// More spans whose apollo-compiler diagnostics a finding stands for (the misplaced filter
+    /// arguments of one field, reported once).
+    pub claims: Vec<Range<usize>>,
 }
 
 pub fn span(loc: Option<SourceSpan>) -> Option<Range<usize>> {

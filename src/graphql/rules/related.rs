@@ -68,10 +68,24 @@ impl Ctx<'_> {
         } else {
             keys.retain(|k| *k != "rd");
         }
+        // The value's form decides between name and slug where it can only be one of them
+        // (issue 31 §1): a slug is letters, digits, `-` and `_` (Django's `SlugField`), so a
+        // space or a dot says name; lower-case words joined by `-` are how NetBox slugifies a
+        // name, so they say slug. That one is put first and preferred.
+        let shape = key_by_shape(&strings);
+        if let Some(k) = shape.filter(|k| keys.contains(k) && keys.len() > 1) {
+            keys.retain(|x| x != &k);
+            keys.insert(0, k);
+            // A value that cannot be a slug gets no slug form.
+            if k == "name" {
+                keys.retain(|x| *x != "slug");
+            }
+        }
         let forms: Vec<(String, String)> = keys
             .iter()
             .filter_map(|k| Some((k.to_string(), self.key_form(&obj, k, &strings, many)?)))
             .collect();
+        let decided = shape.is_some_and(|k| forms.first().is_some_and(|(f, _)| f == k));
         let written = if many {
             "a list of strings"
         } else {
@@ -84,21 +98,29 @@ impl Ctx<'_> {
         match forms.as_slice() {
             [] => message.push('.'),
             [(_, one)] => message.push_str(&format!(": write `{fname}: {one}`.")),
-            [(_, first), rest @ ..] => {
+            [(k0, first), rest @ ..] => {
                 message.push_str(&format!(": write `{fname}: {first}`"));
+                if decided {
+                    let why = if k0 == "slug" {
+                        "has a slug's shape, lower-case words joined by `-`"
+                    } else {
+                        "cannot be a slug"
+                    };
+                    message.push_str(&format!(" (the value {why})"));
+                }
                 for (k, f) in rest {
                     message.push_str(&format!(", or `{fname}: {f}` to match its {k}"));
                 }
                 message.push('.');
             }
         }
-        let certain = forms.len() == 1;
         let fixes = forms
             .iter()
-            .map(|(k, f)| RawFix {
+            .enumerate()
+            .map(|(i, (k, f))| RawFix {
                 title: format!("Match the {what} by {k}: `{fname}: {f}`"),
                 edits: vec![(vr.clone(), f.clone())],
-                certain,
+                certain: forms.len() == 1 || (decided && i == 0),
             })
             .collect();
         self.push(RawFinding {
@@ -114,7 +136,7 @@ impl Ctx<'_> {
 
     /// `{name: {exact: "x"}}` / `{name: {in_list: ["x", "y"]}}` for key `k` of `obj`, in the
     /// lookup object the schema declares for it (a bare string where it declares `String`).
-    fn key_form(
+    pub(super) fn key_form(
         &self,
         obj: &InputObjectType,
         k: &str,
@@ -149,4 +171,35 @@ fn is_rd(s: &str) -> bool {
             && n.bytes().all(|b| b.is_ascii_digit())
             && a.bytes().all(|b| b.is_ascii_digit() || b == b'.')
     })
+}
+
+/// Could be a slug: letters, digits, `-` and `_` only (Django's `SlugField` validator).
+fn is_slug_like(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Shaped as NetBox slugifies a name: lower-case words and digits joined by `-` (at least
+/// two), as `us-nc` or `border-leaf`.
+fn is_slugified(s: &str) -> bool {
+    s.contains('-')
+        && s.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+        && s.bytes().any(|b| b.is_ascii_lowercase())
+}
+
+/// The key of a related object the strings' form decides: `name` when one cannot be a slug,
+/// `slug` when all are shaped as NetBox slugifies names; `None` when both may be meant.
+pub(super) fn key_by_shape(strings: &[String]) -> Option<&'static str> {
+    if strings.iter().all(|s| !is_slug_like(s)) {
+        Some("name")
+    } else if strings.iter().all(|s| is_slugified(s)) {
+        Some("slug")
+    } else {
+        None
+    }
 }

@@ -85,7 +85,15 @@ impl Ctx<'_> {
         }
         let has = |n: &str| def.arguments.iter().any(|a| a.name == n);
         let mut legacy_pagination: Vec<&Node<ast::Argument>> = Vec::new();
-        for arg in &f.arguments {
+        // The list's filter input, where a misplaced filter argument belongs.
+        let fobj = def
+            .arguments
+            .iter()
+            .find(|a| a.name == "filters")
+            .and_then(|a| schema.get_input_object(a.ty.inner_named_type()))
+            .cloned();
+        let mut misplaced = Vec::new();
+        for (k, arg) in f.arguments.iter().enumerate() {
             let name = arg.name.as_str();
             if let Some(adef) = def.arguments.iter().find(|a| a.name == arg.name) {
                 let in_filter = name == "filters";
@@ -98,6 +106,8 @@ impl Ctx<'_> {
                 self.filter_argument(arg, &f.name);
             } else if (name == "limit" || name == "offset") && has("pagination") {
                 legacy_pagination.push(arg);
+            } else if fobj.as_ref().is_some_and(|o| o.fields.contains_key(name)) {
+                misplaced.push(k);
             } else if let Some(r) = span(arg.name.location()) {
                 let candidates = did_you_mean(name, def.arguments.iter().map(|a| a.name.as_str()));
                 self.unknown(r, Some(&arg.value), false, candidates, |c| {
@@ -107,6 +117,9 @@ impl Ctx<'_> {
                         .map(|a| (*a.ty).clone())
                 });
             }
+        }
+        if let (false, Some(o)) = (misplaced.is_empty(), &fobj) {
+            self.misplaced_filters(f, o, &misplaced);
         }
         if !legacy_pagination.is_empty() {
             self.legacy_pagination(
@@ -252,6 +265,7 @@ impl Ctx<'_> {
                             .get_input_object(t.inner_named_type())
                             .filter(|_| !t.is_list())
                             .and_then(|o| wrapped(schema, o, v, self.src(vr)))
+                            .or_else(|| self.related_form(t, v))
                             .map(|w| vec![rename, (vr.clone(), w)])
                     }
                 }
@@ -280,6 +294,24 @@ impl Ctx<'_> {
             note: None,
             owner: None,
         });
+    }
+
+    /// A string for a related object's filter `t` written as that filter matching it by the
+    /// key its form decides (`tag: "evpn-fabric"` → `tags: {slug: {exact: "evpn-fabric"}}`), so
+    /// a "did you mean" rename keeps the value; `None` when the form decides nothing.
+    fn related_form(&self, t: &Type, v: &Value) -> Option<String> {
+        let Value::String(s) = v else { return None };
+        let obj = self.related_filter(t.inner_named_type())?.clone();
+        let strings = vec![s.to_string()];
+        let keys: Vec<&str> = ["name", "slug"]
+            .into_iter()
+            .filter(|k| obj.fields.contains_key(*k))
+            .collect();
+        let k = match keys.as_slice() {
+            [one] => *one,
+            _ => super::related::key_by_shape(&strings)?,
+        };
+        self.key_form(&obj, k, &strings, false)
     }
 
     /// The NetBox value rules for one input field inside `filters:`. Returns true when a rule
