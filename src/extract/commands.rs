@@ -65,7 +65,8 @@ pub fn names_a_command(text: &str) -> bool {
 /// inside one verbatim run of one word, its new text written for that run's quoting (`&` in an
 /// unquoted word as `\&`); in an httpie `==` item, no `&`, `%` or `=` (httpie encodes the
 /// value, and `k=v` is a body item). A fix with an edit across quotes, an escape or an
-/// expansion is dropped (the finding stays). Calls outside a shell command are left alone.
+/// expansion is dropped (the finding stays), as is one that needs a shell escape in a command
+/// held in a JSON document. Calls outside a shell command are left alone.
 pub fn guard_fixes(text: &str, call: &RestCall, findings: &mut [Finding]) {
     if !findings.iter().any(|f| !f.fixes.is_empty()) {
         return;
@@ -75,6 +76,10 @@ pub fn guard_fixes(text: &str, call: &RestCall, findings: &mut [Finding]) {
         return;
     };
     let httpie = httpie::is_name(name);
+    // A command held in a JSON string (a hook event, a recorded tool call, a notebook): a
+    // backslash the shell needs would have to be escaped again for JSON; such a fix is not
+    // offered (the finding stays).
+    let in_json = text.trim_start().starts_with(['{', '[']);
     let pieces: Vec<&Piece> = words.iter().flat_map(|w| &w.pieces).collect();
     for f in findings.iter_mut() {
         f.fixes.retain_mut(|fix| {
@@ -98,6 +103,7 @@ pub fn guard_fixes(text: &str, call: &RestCall, findings: &mut [Finding]) {
                 match piece {
                     Some(p) if p.run == Run::Verbatim => {
                         match shell::written(p.quoting, &e.new_text) {
+                            Some(s) if in_json && s != e.new_text => false,
                             Some(s) => {
                                 e.new_text = s;
                                 true
