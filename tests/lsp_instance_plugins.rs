@@ -111,11 +111,7 @@ async fn plugin_and_custom_field_completion_and_hover() {
 /// than the shipped one of its minor (`4.6.0`, `4.7.1`), is checked with the closest shipped release; the
 /// user is told once, findings a newer release may have made valid are warnings, and the note
 /// points to `index build --url`.
-/// Ignored while a race is open: the third in-process server of this test sometimes publishes
-/// no diagnostics at all (2 of 25 runs alone, 5 of 30 beside the other test; every runtime
-/// thread parked, so a message is lost rather than a lock held). Run it with `--ignored`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a race leaves the third server silent about 1 run in 10 (see the doc comment)"]
 async fn releases_not_shipped_are_said_once_and_soften_errors() {
     let doc = "GET /api/dcim/devices/?statuss=active\n";
     for (version, side) in [
