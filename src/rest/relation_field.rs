@@ -200,10 +200,16 @@ fn elsewhere(view: &View, base: &str, fields: &[&str]) -> Option<Elsewhere> {
 /// True when the object type `base` names (`site` → `dcim.site`) has a slug: its endpoint
 /// filters by `slug`. `group` on user permissions names `users.group`, which has none.
 fn has_slug(view: &View, base: &str) -> bool {
+    // `ip_address` → `ipaddress`, made once, not once per object type.
+    let model_name = base.replace('_', "");
+    if model_name.contains('.') {
+        return false;
+    }
+    // The model is what follows the object type's last `.`: `dcim.site` ends with `.site`.
     view.index.object_types.iter().any(|(object_type, key)| {
         object_type
-            .rsplit_once('.')
-            .is_some_and(|(_, model)| model == base.replace('_', ""))
+            .strip_suffix(model_name.as_str())
+            .is_some_and(|head| head.ends_with('.'))
             && view
                 .index
                 .endpoints

@@ -299,6 +299,58 @@ pub(super) fn jaro_winkler_bytes(a: &[u8], b: &[u8], floor: f64) -> f64 {
     }
 }
 
+/// `strsim::damerau_levenshtein(a, b)` (the unrestricted distance, Zhao and Sahni's linear-space
+/// algorithm as strsim writes it), on bytes when both are ASCII and at most 128 bytes: no hash
+/// map of characters and no heap vectors (strsim's cost ~8,000 instructions a pair, most of a
+/// suggestion's ranking).
+fn damerau_levenshtein(a: &str, b: &str) -> usize {
+    const MAX: usize = 128;
+    let (s1, s2) = (a.as_bytes(), b.as_bytes());
+    if !a.is_ascii() || !b.is_ascii() || s1.len() > MAX || s2.len() > MAX {
+        return strsim::damerau_levenshtein(a, b);
+    }
+    let (len1, len2) = (s1.len(), s2.len());
+    let max_val = len1.max(len2) as isize + 1;
+    let mut last_row_id = [-1isize; 128];
+    let size = len2 + 2;
+    let mut fr = [max_val; MAX + 2];
+    let mut r1 = [max_val; MAX + 2];
+    let mut r = [max_val; MAX + 2];
+    for (j, slot) in r[1..size].iter_mut().enumerate() {
+        *slot = j as isize;
+    }
+    for (i, &ch1) in s1.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        std::mem::swap(&mut r, &mut r1);
+        let mut last_col_id: isize = -1;
+        let mut last_i2l1 = r[1];
+        r[1] = i as isize;
+        let mut t = max_val;
+        for (j, &ch2) in s2.iter().enumerate().map(|(j, c)| (j + 1, c)) {
+            let diag = r1[j] + isize::from(ch1 != ch2);
+            let left = r[j] + 1;
+            let up = r1[j + 1] + 1;
+            let mut temp = diag.min(left.min(up));
+            if ch1 == ch2 {
+                last_col_id = j as isize;
+                fr[j + 1] = r1[j - 1];
+                t = last_i2l1;
+            } else {
+                let k = last_row_id[usize::from(ch2)];
+                let l = last_col_id;
+                if j as isize - l == 1 {
+                    temp = temp.min(fr[j + 1] + (i as isize - k));
+                } else if i as isize - k == 1 {
+                    temp = temp.min(t + (j as isize - l));
+                }
+            }
+            last_i2l1 = r[j + 1];
+            r[j + 1] = temp;
+        }
+        last_row_id[usize::from(ch1)] = i as isize;
+    }
+    r[len2 + 1] as usize
+}
+
 /// The byte counts of an ASCII key, for [`may_reach`]; `None` for a non-ASCII key or one
 /// over 255 bytes (no prefilter then).
 struct Bag([u8; 128]);
@@ -372,10 +424,14 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
     };
     let same_lookup = |p: &str| wanted.as_deref().is_none_or(|w| p.ends_with(w));
     let bag = Bag::of(key);
-    let scored: Vec<(f64, &str)> = view
-        .ep
-        .params
-        .keys()
+    // A key without a lookup is scored against the names without one only (made once per
+    // endpoint); the order does not matter, the ranking below is total.
+    let names: Box<dyn Iterator<Item = &str>> = if has_lookup {
+        Box::new(view.ep.params.keys())
+    } else {
+        Box::new(view.ep.params.bare_keys())
+    };
+    let scored: Vec<(f64, &str)> = names
         // The shape first (it drops most names in a byte scan), then the bound on the score.
         .filter(|p| same_lookup(p) && has_dunder(p) == has_lookup)
         .filter(|p| may_reach(key, bag.as_ref(), p))
@@ -387,7 +443,7 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
     // Nearest by edit distance first, then by Jaro-Winkler.
     let mut ranked: Vec<(usize, f64, &str)> = scored
         .into_iter()
-        .map(|(s, p)| (strsim::damerau_levenshtein(key, p), s, p))
+        .map(|(s, p)| (damerau_levenshtein(key, p), s, p))
         .collect();
     ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
     let clear =
@@ -444,6 +500,11 @@ mod jaro_tests {
         ];
         for a in names {
             for b in names {
+                assert_eq!(
+                    super::damerau_levenshtein(a, b),
+                    strsim::damerau_levenshtein(a, b),
+                    "{a:?} {b:?}"
+                );
                 let want = strsim::jaro_winkler(a, b);
                 let got = super::jaro_winkler(a, b);
                 if want >= 0.87 {

