@@ -6,6 +6,13 @@
 # 10,000 and 100,000 calls (the per-call cost without the fixed start-up). Issue 30: the value
 # layer of the Python host must not grow this by more than 10 %.
 #
+# Issue 36: with BEFORE=<binary> a third build is timed in the same rounds (the figures before
+# a change, beside the baseline and this build); with PEER_PYTHON=<python with pynetbox 7.8.0>
+# and ../shared/netbox/v4.6.8/openapi.json.gz, the peer too: pynetbox's `strict_filters` check
+# (`Endpoint._validate_openapi_parameters`) of the same 10,000 dicts in process, CPU per dict,
+# once per round. The load average is printed before and after (the machine is shared: the
+# CPU-time ratios within a run are what compare).
+#
 # Usage: scripts/bench-python-calls.sh BASELINE_BINARY [ROUNDS]   (default 7 rounds)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,13 +25,41 @@ cd "$ROOT"
 for n in 1000 10000 100000; do
   [ -f "$DATA/calls-$n.py" ] || python3 benches/gen_calls.py "$n" "$DATA/calls-$n.py"
 done
+[ -f "$DATA/calls-10000.json" ] || python3 benches/gen_calls.py 10000 "$DATA/calls-10000-again.py" "$DATA/calls-10000.json"
+OPENAPI="$ROOT/../shared/netbox/v4.6.8/openapi.json.gz"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)')"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" <<'PY'
+python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" "${BEFORE:-}" "${PEER_PYTHON:-}" "$OPENAPI" <<'PY'
 import os, statistics, subprocess, sys, time
 
 new, base, rounds, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+before, peer_python, openapi = sys.argv[5], sys.argv[6], sys.argv[7]
 sizes = [1000, 10000, 100000]
+builds = [("this", new), ("baseline", base)] + ([("before", before)] if before else [])
+PEER = '''
+import gzip, json, sys, time
+import pynetbox
+from pynetbox.core.query import ParameterValidationError
+dicts = json.load(open(sys.argv[1]))
+nb = pynetbox.api("http://netbox.invalid", token="0" * 40)
+nb._openapi = json.loads(gzip.decompress(open(sys.argv[2], "rb").read()))
+eps = {}
+work = []
+for x in dicts:
+    app, name = x["endpoint"].split("/")
+    if x["endpoint"] not in eps:
+        eps[x["endpoint"]] = getattr(getattr(nb, app), name.replace("-", "_"))
+    work.append((eps[x["endpoint"]], {k: "null" if v is None else v for k, v in x["filters"].items()}))
+for ep, f in work[:200]:
+    try: ep._validate_openapi_parameters("get", f)
+    except ParameterValidationError: pass
+t = time.process_time()
+for ep, f in work:
+    try: ep._validate_openapi_parameters("get", f)
+    except ParameterValidationError: pass
+print((time.process_time() - t) / len(work))
+'''
+peer = []
 
 def run(binary, path):
     """Wall and CPU (user + sys) seconds of one `check`."""
@@ -36,12 +71,16 @@ def run(binary, path):
 
 res = {}
 for r in range(rounds):
-    order = [("this", new), ("baseline", base)]
+    order = list(builds)
     if r % 2:
         order.reverse()
     for n in sizes:
         for name, binary in order:
             res.setdefault((name, n), []).append(run(binary, os.path.join(data, f"calls-{n}.py")))
+    if peer_python and os.path.exists(openapi):
+        out = subprocess.run([peer_python, "-c", PEER, os.path.join(data, "calls-10000.json"), openapi],
+                             capture_output=True, text=True, check=True).stdout
+        peer.append(float(out.strip()))
 
 med = lambda name, n, i: statistics.median(x[i] for x in res[(name, n)])
 print(f"rounds: {rounds}")
@@ -54,5 +93,25 @@ for n in sizes:
 slope = {k: (med(k, 100000, 1) - med(k, 10000, 1)) * 1e6 / 90000 for k in ("this", "baseline")}
 print(f"| slope 10,000 → 100,000 (CPU) | {slope['this']:.2f} µs | {slope['baseline']:.2f} µs | "
       f"{slope['this'] / slope['baseline']:.3f} | | |")
+if before:
+    print()
+    print("| input | before: CPU per call | this: CPU per call | this / before |")
+    print("|---|---|---|---|")
+    for n in sizes:
+        b, t = med("before", n, 1), med("this", n, 1)
+        print(f"| {n:,} calls | {b * 1e6 / n:.2f} µs | {t * 1e6 / n:.2f} µs | {t / b:.3f} |")
+    sb = (med("before", 100000, 1) - med("before", 10000, 1)) * 1e6 / 90000
+    print(f"| slope 10,000 → 100,000 | {sb:.2f} µs | {slope['this']:.2f} µs | {slope['this'] / sb:.3f} |")
+print()
+for k in [b[0] for b in builds]:
+    g = med(k, 100000, 1) / 100000 / (med(k, 10000, 1) / 10000)
+    print(f"growth of the CPU per call, 10,000 → 100,000 calls, {k}: {g:.3f}")
+if peer:
+    p = statistics.median(peer)
+    print(f"peer: pynetbox strict_filters, CPU per dict (10,000 dicts, median of {len(peer)} rounds): {p * 1e6:.2f} µs")
+    for k in [b[0] for b in builds]:
+        for n in (10000, 100000):
+            c = med(k, n, 1) / n
+            print(f"  {k} at {n:,} calls: {c * 1e6:.2f} µs per call = {p / c:.2f}x pynetbox's per-dict CPU")
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -40,7 +40,15 @@ impl Fingerprints {
         let n = self.seen.entry(base).or_default();
         h.update(n.to_string().as_bytes());
         *n += 1;
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        // Lower-case hex by a table: a `format!` per byte was a third of a GitLab report's
+        // CPU on 10,000 findings.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for b in h.finalize() {
+            hex.push(char::from(HEX[usize::from(b >> 4)]));
+            hex.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+        hex
     }
 }
 
@@ -63,6 +71,52 @@ pub fn issue(f: &Located, fingerprint: String) -> Value {
             },
         },
     })
+}
+
+/// Writes [`issue`] pretty-printed as an element of the report's array (every line indented by
+/// two spaces, the first one too): the same bytes as pretty-printing the `Value` so indented,
+/// without building it (keys in sorted order, as `Map` holds them).
+pub fn write_issue(
+    out: &mut impl std::io::Write,
+    f: &Located,
+    fingerprint: &str,
+) -> std::io::Result<()> {
+    use super::json::Direct;
+    fn position<W: std::io::Write>(
+        d: &mut Direct<'_, W>,
+        first: bool,
+        key: &str,
+        p: &super::Pos,
+    ) -> std::io::Result<()> {
+        d.key(first, key)?;
+        d.open(b"{")?;
+        d.num(true, "column", Some(u64::from(p.char_col) + 1))?;
+        d.num(false, "line", Some(u64::from(p.line) + 1))?;
+        d.close(b"}")
+    }
+    // Written to memory first, then in one write.
+    let mut buf = Vec::with_capacity(1024);
+    buf.extend_from_slice(b"  ");
+    let mut d = Direct::at(&mut buf, 1);
+    d.open(b"{")?;
+    d.str(true, "check_name", f.code)?;
+    match f.fixes.iter().find(|x| x.certain) {
+        Some(fix) => d.str(false, "description", &format!("{} Fix: {}", f.message, fix.title))?,
+        None => d.str(false, "description", &f.message)?,
+    }
+    d.str(false, "fingerprint", fingerprint)?;
+    d.key(false, "location")?;
+    d.open(b"{")?;
+    d.str(true, "path", &f.path)?;
+    d.key(false, "positions")?;
+    d.open(b"{")?;
+    position(&mut d, true, "begin", &f.span.start)?;
+    position(&mut d, false, "end", &f.span.end)?;
+    d.close(b"}")?;
+    d.close(b"}")?;
+    d.str(false, "severity", severity(f.severity))?;
+    d.close(b"}")?;
+    out.write_all(&buf)
 }
 
 #[cfg(test)]
@@ -99,5 +153,21 @@ mod tests {
         assert_eq!(v["severity"], "major");
         assert_eq!(v["location"]["positions"]["begin"]["line"], 4);
         assert_eq!(v["location"]["positions"]["begin"]["column"], 4);
+        // Written directly, the same bytes as the `Value` pretty-printed and indented, with
+        // and without a certain fix in the description.
+        let mut fixed = f(5);
+        fixed.message = "a \"quoted\"\tmessage".into();
+        fixed.fixes = vec![super::super::ResolvedFix {
+            title: "Replace `x`".into(),
+            certain: true,
+            edits: vec![],
+        }];
+        for (f, print) in [(f(3), "0a"), (fixed, "1b")] {
+            let mut out = Vec::new();
+            write_issue(&mut out, &f, print).unwrap();
+            let pretty = serde_json::to_string_pretty(&issue(&f, print.into())).unwrap();
+            let indented: Vec<String> = pretty.split('\n').map(|l| format!("  {l}")).collect();
+            assert_eq!(String::from_utf8(out).unwrap(), indented.join("\n"));
+        }
     }
 }

@@ -137,6 +137,91 @@ pub fn result(f: &Located, index: usize) -> Value {
     result
 }
 
+/// Writes [`result`] of `f` pretty-printed as the `results` array holds it (every line indented by
+/// `indent` spaces, an even number, the first one too): the same bytes as pretty-printing the
+/// `Value` and indenting it, without building it (keys in sorted order, as `Map` holds them).
+pub fn write_result(
+    out: &mut impl std::io::Write,
+    f: &Located,
+    index: usize,
+    indent: usize,
+) -> std::io::Result<()> {
+    use super::json::Direct;
+    fn region<W: std::io::Write>(d: &mut Direct<'_, W>, first: bool, key: &str, span: &Span) -> std::io::Result<()> {
+        let n = |v: u32| Some(u64::from(v) + 1);
+        d.key(first, key)?;
+        d.open(b"{")?;
+        d.num(true, "endColumn", n(span.end.utf16_col))?;
+        d.num(false, "endLine", n(span.end.line))?;
+        d.num(false, "startColumn", n(span.start.utf16_col))?;
+        d.num(false, "startLine", n(span.start.line))?;
+        d.close(b"}")
+    }
+    fn artifact<W: std::io::Write>(d: &mut Direct<'_, W>, first: bool, uri: &str) -> std::io::Result<()> {
+        d.key(first, "artifactLocation")?;
+        d.open(b"{")?;
+        d.str(true, "uri", uri)?;
+        d.close(b"}")
+    }
+    let uri = super::escape::sarif_uri(super::uri_bytes(&f.path, f.path_bytes.as_ref()));
+    // Written to memory first, then in one write (a result is ~100 small writes).
+    let mut buf = vec![b' '; indent];
+    buf.reserve(2048);
+    let mut d = Direct::at(&mut buf, indent / 2);
+    d.open(b"{")?;
+    if !f.fixes.is_empty() {
+        d.key(true, "fixes")?;
+        d.open(b"[")?;
+        for (i, fix) in f.fixes.iter().enumerate() {
+            d.item(i == 0)?;
+            d.open(b"{")?;
+            d.key(true, "artifactChanges")?;
+            d.open(b"[")?;
+            d.item(true)?;
+            d.open(b"{")?;
+            artifact(&mut d, true, &uri)?;
+            d.key(false, "replacements")?;
+            d.open(b"[")?;
+            for (j, e) in fix.edits.iter().enumerate() {
+                d.item(j == 0)?;
+                d.open(b"{")?;
+                region(&mut d, true, "deletedRegion", &e.span)?;
+                d.text(false, "insertedContent", &e.new_text)?;
+                d.close(b"}")?;
+            }
+            d.close(b"]")?;
+            d.close(b"}")?;
+            d.close(b"]")?;
+            d.text(false, "description", &fix.title)?;
+            d.close(b"}")?;
+        }
+        d.close(b"]")?;
+    }
+    d.str(f.fixes.is_empty(), "level", level(f.severity))?;
+    d.key(false, "locations")?;
+    d.open(b"[")?;
+    d.item(true)?;
+    d.open(b"{")?;
+    d.key(true, "physicalLocation")?;
+    d.open(b"{")?;
+    artifact(&mut d, true, &uri)?;
+    region(&mut d, false, "region", &f.span)?;
+    d.close(b"}")?;
+    d.close(b"}")?;
+    d.close(b"]")?;
+    d.text(false, "message", &f.message)?;
+    if !f.proof.is_empty() {
+        d.key(false, "properties")?;
+        d.open(b"{")?;
+        d.proof(true, &f.proof)?;
+        d.close(b"}")?;
+    }
+    d.str(false, "ruleId", f.code)?;
+    d.num(false, "ruleIndex", Some(index as u64))?;
+    d.close(b"}")?;
+    out.write_all(&buf)
+}
+
 /// One site not checked (`--explain`) as a SARIF result of the skipped rule at `index`.
 pub fn skipped_result(s: &Skipped, index: usize) -> Value {
     json!({
@@ -206,19 +291,6 @@ pub fn log(extra: &[&'static str], skipped: bool, counts: Counts, results: Vec<V
     })
 }
 
-/// The whole SARIF log, pretty-printed, with a final newline. `counts`: the sites not checked
-/// per reading, written as the run's `properties.notChecked` when there are any; `skipped`
-/// (`--explain`): each as a result of `kind` `notApplicable`, `level` `none`. The same bytes
-/// as [`super::stream::Sink`] writes for these findings.
-pub fn render(findings: &[Located], counts: Counts, skipped: &[Skipped]) -> String {
-    let mut sink = super::stream::Sink::in_memory(crate::cli::Format::Sarif, Vec::new(), "")
-        .expect("writing to memory");
-    sink.add(findings.to_vec(), skipped.to_vec())
-        .expect("writing to memory");
-    let (out, _) = sink.finish(counts).expect("writing to memory");
-    String::from_utf8(out).unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,5 +303,74 @@ mod tests {
         );
         assert_eq!(uri("/tmp/a.md"), "file:///tmp/a.md");
         assert_eq!(uri("dir/a#1.md"), "dir/a%231.md");
+    }
+
+    /// [`write_result`] writes the bytes of [`result`] pretty-printed and indented, for a
+    /// finding with no fix, with fixes of one, two and no edits, and a live one with proof.
+    #[test]
+    fn written_as_the_value_prints() {
+        use super::super::{Pos, Proof, ResolvedEdit, ResolvedFix};
+        let p = |line, c| Pos {
+            line,
+            char_col: c,
+            utf16_col: c + 1,
+        };
+        let span = |l| Span {
+            start: p(l, 4),
+            end: p(l, 12),
+        };
+        let edit = |l, t: &str| ResolvedEdit {
+            span: span(l),
+            new_text: t.into(),
+        };
+        let plain = Located {
+            path: "dir/my \"skill\".md".into(),
+            path_bytes: None,
+            span: span(3),
+            code: "unknown-filter",
+            severity: Severity::Information,
+            message: "`x`\tis \u{1}not é".into(),
+            fixes: vec![],
+            proof: vec![],
+        };
+        let fixed = Located {
+            fixes: vec![
+                ResolvedFix {
+                    title: "Replace".into(),
+                    certain: true,
+                    edits: vec![edit(3, "role_id")],
+                },
+                ResolvedFix {
+                    title: "Both".into(),
+                    certain: false,
+                    edits: vec![edit(3, "a"), edit(9, "\"b\"")],
+                },
+                ResolvedFix {
+                    title: "None".into(),
+                    certain: false,
+                    edits: vec![],
+                },
+            ],
+            ..plain.clone()
+        };
+        let live = Located {
+            code: "live-empty-result",
+            severity: Severity::Warning,
+            proof: vec![Proof {
+                method: "GET",
+                url: "u".into(),
+                curl: "c".into(),
+                status: Some(200),
+                count: None,
+            }],
+            ..fixed.clone()
+        };
+        for (f, index) in [(&plain, 0), (&fixed, 7), (&live, 123)] {
+            let mut out = Vec::new();
+            write_result(&mut out, f, index, 8).unwrap();
+            let pretty = serde_json::to_string_pretty(&result(f, index)).unwrap();
+            let indented: Vec<String> = pretty.split('\n').map(|l| format!("        {l}")).collect();
+            assert_eq!(String::from_utf8(out).unwrap(), indented.join("\n"), "{}", f.code);
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Findings written as they come: `check` hands over each batch of files' findings in path
 //! order and the [`Sink`] writes them out, so its memory holds one batch, not the run
 //! (100,000 files with findings: issue 23 §4). The bytes are those of rendering every finding
-//! at once ([`super::json::render`] and [`super::sarif::render`] are this sink writing to memory).
+//! at once ([`render`] is this sink writing to memory).
 //!
 //! - text and JSON go straight to the writer;
 //! - SARIF puts the run's `properties` (the counts of sites not checked, known only at the end)
@@ -197,7 +197,8 @@ impl<W: Write> Sink<W> {
             Format::Gitlab => {
                 for f in &found {
                     let fingerprint = self.fingerprints.of(f);
-                    self.element(&gitlab::issue(f, fingerprint))?;
+                    self.open_element()?;
+                    gitlab::write_issue(&mut self.out, f, &fingerprint)?;
                 }
             }
             Format::Sarif => {
@@ -205,18 +206,12 @@ impl<W: Write> Sink<W> {
                     let index = sarif::rule_index(f.code, &mut self.extra_rules);
                     let spool = self.spool.as_mut().expect("a SARIF sink has a spool");
                     spool.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
-                    write_indented(spool, &sarif::result(f, index), SARIF_RESULT_INDENT)?;
+                    sarif::write_result(spool, f, index, SARIF_RESULT_INDENT)?;
                     self.written += 1;
                 }
             }
         }
         Ok(())
-    }
-
-    /// One element of the JSON array.
-    fn element(&mut self, v: &serde_json::Value) -> std::io::Result<()> {
-        self.open_element()?;
-        write_indented(&mut self.out, v, 2)
     }
 
     /// What comes before an element of the JSON array (`[` or `,`, a new line), counted.
