@@ -101,7 +101,11 @@ pub fn write_issue(
     d.open(b"{")?;
     d.str(true, "check_name", f.code)?;
     match f.fixes.iter().find(|x| x.certain) {
-        Some(fix) => d.str(false, "description", &format!("{} Fix: {}", f.message, fix.title))?,
+        Some(fix) => d.str(
+            false,
+            "description",
+            &format!("{} Fix: {}", f.message, fix.title),
+        )?,
         None => d.str(false, "description", &f.message)?,
     }
     d.str(false, "fingerprint", fingerprint)?;

@@ -301,7 +301,8 @@ pub(super) fn write_str(out: &mut (impl Write + ?Sized), s: &str) -> std::io::Re
     // True when a byte of `x` is below 0x20, `"` or `\` (exact as a yes/no).
     let flagged = |x: u64| {
         let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        (x.wrapping_sub(ONES * 0x20) & !x & HIGH) | zero(x ^ (ONES * u64::from(b'"')))
+        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+            | zero(x ^ (ONES * u64::from(b'"')))
             | zero(x ^ (ONES * u64::from(b'\\')))
             != 0
     };
@@ -595,7 +596,15 @@ mod tests {
     #[test]
     fn strings_are_escaped_as_serde_json_escapes_them() {
         let mut cases: Vec<String> = (0u8..0x80).map(|c| char::from(c).to_string()).collect();
-        cases.extend(["", "plain ascii text of some length", "é “quoted” ✅", "a\\b\"c"].map(String::from));
+        cases.extend(
+            [
+                "",
+                "plain ascii text of some length",
+                "é “quoted” ✅",
+                "a\\b\"c",
+            ]
+            .map(String::from),
+        );
         for at in 0..17 {
             for c in ['"', '\\', '\n', '\u{1}', '\u{1f}', '\u{7f}', 'é'] {
                 let mut s = "x".repeat(at);
@@ -607,7 +616,11 @@ mod tests {
         for s in &cases {
             let mut out = Vec::new();
             write_str(&mut out, s).unwrap();
-            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(s).unwrap(), "{s:?}");
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(s).unwrap(),
+                "{s:?}"
+            );
         }
     }
 }

@@ -147,7 +147,12 @@ pub fn write_result(
     indent: usize,
 ) -> std::io::Result<()> {
     use super::json::Direct;
-    fn region<W: std::io::Write>(d: &mut Direct<'_, W>, first: bool, key: &str, span: &Span) -> std::io::Result<()> {
+    fn region<W: std::io::Write>(
+        d: &mut Direct<'_, W>,
+        first: bool,
+        key: &str,
+        span: &Span,
+    ) -> std::io::Result<()> {
         let n = |v: u32| Some(u64::from(v) + 1);
         d.key(first, key)?;
         d.open(b"{")?;
@@ -157,7 +162,11 @@ pub fn write_result(
         d.num(false, "startLine", n(span.start.line))?;
         d.close(b"}")
     }
-    fn artifact<W: std::io::Write>(d: &mut Direct<'_, W>, first: bool, uri: &str) -> std::io::Result<()> {
+    fn artifact<W: std::io::Write>(
+        d: &mut Direct<'_, W>,
+        first: bool,
+        uri: &str,
+    ) -> std::io::Result<()> {
         d.key(first, "artifactLocation")?;
         d.open(b"{")?;
         d.str(true, "uri", uri)?;
@@ -369,8 +378,14 @@ mod tests {
             let mut out = Vec::new();
             write_result(&mut out, f, index, 8).unwrap();
             let pretty = serde_json::to_string_pretty(&result(f, index)).unwrap();
-            let indented: Vec<String> = pretty.split('\n').map(|l| format!("        {l}")).collect();
-            assert_eq!(String::from_utf8(out).unwrap(), indented.join("\n"), "{}", f.code);
+            let indented: Vec<String> =
+                pretty.split('\n').map(|l| format!("        {l}")).collect();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                indented.join("\n"),
+                "{}",
+                f.code
+            );
         }
     }
 }
