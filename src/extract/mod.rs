@@ -6,12 +6,14 @@
 pub(crate) mod forms;
 pub use forms::table_markdown as call_forms_table;
 pub mod ansible;
+pub(crate) mod terms;
 mod ansible_vars;
 pub mod commands;
 pub mod curl;
 pub mod httpie;
 pub mod intent;
 pub mod json;
+mod json_lit;
 mod lit;
 pub mod markdown;
 #[cfg(test)]
