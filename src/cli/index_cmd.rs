@@ -47,6 +47,15 @@ pub struct BuildArgs {
 }
 
 impl BuildArgs {
+    /// True when the build reads a live NetBox (`--url`) or its saved answers (`--status`,
+    /// `--custom-fields`, `--choice-sets`): an instance index, built by `instance_build`.
+    pub fn from_instance(&self) -> bool {
+        self.instance.url.is_some()
+            || self.status.is_some()
+            || self.custom_fields.is_some()
+            || self.choice_sets.is_some()
+    }
+
     /// The [`BuildOptions`] these arguments give.
     pub fn build_options(&self) -> BuildOptions {
         BuildOptions {
@@ -98,15 +107,10 @@ pub struct InfoArgs {
     pub index: Option<PathBuf>,
 }
 
-/// Runs `index build`; returns the exit code (0 written, 2 usage, I/O or build error).
+/// Runs `index build` from schema files (`--openapi`, `--graphql`); returns the exit code (0
+/// written, 2 usage, I/O or build error). A build from an instance ([`BuildArgs::from_instance`])
+/// is `instance_build`'s; `cli::run` chooses.
 pub fn build(args: &BuildArgs) -> i32 {
-    if args.instance.url.is_some()
-        || args.status.is_some()
-        || args.custom_fields.is_some()
-        || args.choice_sets.is_some()
-    {
-        return super::instance_build::build(args);
-    }
     if args.openapi.is_none() && args.graphql.is_none() {
         eprintln!("netbox-lsp index build: give --openapi FILE and/or --graphql FILE");
         return 2;

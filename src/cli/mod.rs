@@ -318,6 +318,9 @@ pub fn main() -> i32 {
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Index {
             command: IndexCommand::Build(args),
+        }) if args.from_instance() => instance_build::build(&args),
+        Some(Command::Index {
+            command: IndexCommand::Build(args),
         }) => index_cmd::build(&args),
         Some(Command::Index {
             command: IndexCommand::Info(args),
