@@ -6,7 +6,7 @@
 //! value forms and grammar that every release shares stay errors. The user is told once (the
 //! selection's note), not per finding.
 
-use crate::analysis::Knowledge;
+use crate::knowledge::Knowledge;
 use crate::finding::{Finding, Severity};
 
 /// Lowers errors of the codes another release may make valid ([`crate::catalogue::Code::may_differ`]:

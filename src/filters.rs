@@ -8,7 +8,7 @@
 //! text ([`FiltersCheck::text`]). [`FiltersCheck::corrected`] applies the certain fixes back onto
 //! the keys and values. No tree-sitter parse: a valid dict costs a few hundred nanoseconds.
 
-use crate::analysis::Knowledge;
+use crate::knowledge::Knowledge;
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::Finding;
 use std::ops::Range;

@@ -20,6 +20,7 @@ pub mod forecast;
 pub mod graphql;
 pub mod index;
 pub mod instance;
+pub mod knowledge;
 pub mod leftovers;
 pub mod lines;
 pub mod live;

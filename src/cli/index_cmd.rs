@@ -128,7 +128,7 @@ pub fn build(args: &BuildArgs) -> i32 {
         // With both inputs, `-o` names the index; the schema goes beside it.
         let out = match (&args.openapi, &args.output) {
             (None, Some(o)) => o.clone(),
-            (Some(_), Some(o)) => schema_path_beside(o),
+            (Some(_), Some(o)) => crate::knowledge::schema_path_beside(o),
             (_, None) => PathBuf::from(match version.as_ref().or(args.netbox_version.as_ref()) {
                 Some(v) => format!("netbox-{v}.schema.graphql.gz"),
                 None => "netbox.schema.graphql.gz".to_string(),
@@ -138,20 +138,6 @@ pub fn build(args: &BuildArgs) -> i32 {
         code = code.max(build_graphql(graphql, &out, release.map(String::as_str)));
     }
     code
-}
-
-/// `x/netbox-4.6.8.index.json.gz` → `x/netbox-4.6.8.schema.graphql.gz`.
-pub(crate) fn schema_path_beside(index_out: &Path) -> PathBuf {
-    let name = index_out
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("netbox");
-    let stem = name
-        .strip_suffix(".index.json.gz")
-        .or_else(|| name.strip_suffix(".json.gz"))
-        .or_else(|| name.strip_suffix(".gz"))
-        .unwrap_or(name);
-    index_out.with_file_name(format!("{stem}.schema.graphql.gz"))
 }
 
 /// Reads a GraphQL schema (SDL or introspection JSON, plain or gzip), checks that it builds,

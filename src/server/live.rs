@@ -211,7 +211,7 @@ pub fn merged(
 /// The embedded knowledge of the shipped release nearest `version` (none when nothing is
 /// shipped).
 fn release_knowledge(version: &str) -> Option<Knowledge> {
-    crate::cli::knowledge::knowledge_for(Some(version), None, None)
+    crate::knowledge::knowledge_for(Some(version), None, None)
         .ok()
         .map(|(k, _)| k)
 }
