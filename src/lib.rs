@@ -12,6 +12,7 @@ pub mod audit;
 pub mod catalogue;
 pub mod cli;
 pub mod config;
+pub mod escape;
 pub mod extract;
 pub mod filters;
 pub mod finding;

@@ -130,7 +130,7 @@ pub async fn reload(backend: &Backend) {
 /// severity entries gave 15,000 popups): a single problem as it is, several as their count
 /// with the first [`SHOWN_PER_SETTING`]. Names and values from the file are escaped.
 pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
-    let source = crate::cli::output::escape::text(source);
+    let source = crate::escape::text(source);
     let mut out = Vec::new();
     for (list, single, many) in [
         (
@@ -141,7 +141,7 @@ pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
         (&p.warnings, "", "remarks"),
     ] {
         for (setting, group) in by_setting(list) {
-            let text = |m: &str| crate::cli::output::escape::text(m).into_owned();
+            let text = |m: &str| crate::escape::text(m).into_owned();
             if let [one] = group.as_slice() {
                 out.push(format!("netbox-lsp: {source}: {}{single}", text(one)));
                 continue;

@@ -2,7 +2,8 @@
 //! colour), JSON, SARIF, GitHub annotations or a GitLab code quality report.
 
 pub mod color;
-pub mod escape;
+/// The escapers live in [`crate::escape`] (the language server shows server text too).
+pub use crate::escape;
 pub mod github;
 pub mod gitlab;
 pub mod json;
