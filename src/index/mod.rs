@@ -11,8 +11,10 @@ pub mod embedded;
 mod fields;
 pub mod instance;
 mod lazy;
+pub mod limits;
 pub mod load;
 mod params;
+pub(crate) mod suffixes;
 
 pub use fields::{FieldSet, ResponseFields};
 pub use params::{LookupSet, Params, ParamsIter, LOOKUPS};

@@ -1,34 +1,7 @@
 //! Filter key grammar: `<field>[__<lookup>]`, NetBox's public lookups, and the Django spellings
 //! agents write instead (netbox-facts.md §1.3, R4).
 
-/// Lookups NetBox generates for some filter class (`tag__any` from 4.6).
-pub(crate) const NETBOX_LOOKUPS: &[&str] = &[
-    "n", "ic", "nic", "iew", "niew", "isw", "nisw", "ie", "nie", "empty", "regex", "iregex", "lt",
-    "lte", "gt", "gte", "any",
-];
-
-/// Lookups that exist in Django but never as a NetBox query parameter.
-pub(crate) const NEVER_LOOKUPS: &[&str] = &[
-    "in",
-    "isnull",
-    "null",
-    "icontains",
-    "contains",
-    "istartswith",
-    "startswith",
-    "iendswith",
-    "endswith",
-    "iexact",
-    "exact",
-    "range",
-    "not",
-    "ne",
-    "neq",
-    "year",
-    "month",
-    "day",
-    "date",
-];
+pub(crate) use crate::index::suffixes::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
 /// True when `name` holds `__` (a lookup or a relation path). A byte scan: `str::contains`
 /// sets up a substring searcher per call, and the suggestion steps ask this for every

@@ -36,7 +36,6 @@ pub(crate) mod versions;
 pub(crate) mod view_params;
 mod view_values;
 
-pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
 use crate::finding::{Finding, Severity};
