@@ -5,7 +5,7 @@
 //!    documents) with their host byte ranges ([`extract`]);
 //! 2. **site filters**: one reading of intent decides which sites are calls and which are not
 //!    (a lesson, release history, a Django query, another product's call), reading the text
-//!    around each site ([`extract::intent`]); those are [`NotChecked`], never checked;
+//!    around each site ([`crate::intent`]); those are [`NotChecked`], never checked;
 //! 3. **checks**: the calls against the knowledge (`check`);
 //! 4. **finding filters**: findings another release may not have become warnings
 //!    ([`crate::approx::soften`]), suppression comments apply and those that cover nothing are
@@ -25,7 +25,7 @@ pub use cache::UnitCache;
 /// The knowledge a document is checked against (it lives in [`crate::knowledge`]).
 pub use crate::knowledge::Knowledge;
 
-use crate::extract::intent::{Around, Counts, Filters, NotChecked, Outline};
+use crate::intent::{Around, Counts, Filters, NotChecked, Outline};
 use crate::extract::markdown as md;
 use crate::extract::{self, HostKind, OffsetMap};
 use crate::finding::Finding;
@@ -177,13 +177,13 @@ fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge) -> Parts {
         let mut calls = Vec::new();
         let mut held = Vec::new();
         for site in ex.sites {
-            let around = outline.around_inline(text, &extract::intent::site_range(&site));
+            let around = outline.around_inline(text, &crate::intent::site_range(&site));
             match filters.sort(site, code, &around) {
-                extract::intent::Sorted::Call(site, parts) => {
+                crate::intent::Sorted::Call(site, parts) => {
                     calls.push(site);
                     held.extend(parts);
                 }
-                extract::intent::Sorted::NotChecked(n) => held.push(n),
+                crate::intent::Sorted::NotChecked(n) => held.push(n),
             }
         }
         (calls, held)

@@ -18,7 +18,7 @@
 pub mod file;
 pub mod select;
 
-use crate::extract::intent::{ReadAs, Readings};
+use crate::intent::{ReadAs, Readings};
 use crate::finding::Severity;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,12 +1,12 @@
 //! The knowledge a document is checked against ([`Knowledge`]: the filter index and GraphQL
 //! schema of one NetBox version) and how it is chosen from the user's settings: release
 //! selection ([`crate::index::embedded::select`]), an index file, and the GraphQL schema
-//! `index build` writes beside it. A leaf: it reads `index`, `graphql` and `extract::intent`'s
+//! `index build` writes beside it. A leaf: it reads `index`, `graphql` and `intent`'s
 //! reading switches, and everything that checks (`analysis`, `filters`, `approx`, `cli`,
 //! `server`, `live`, `agent`) uses it. [`knowledge_for`] returns notes for the user; the CLI
 //! prints them, the language server shows them.
 
-use crate::extract::intent::Readings;
+use crate::intent::Readings;
 use crate::graphql::NetboxSchema;
 use crate::index::embedded;
 use crate::index::FilterIndex;
@@ -29,7 +29,7 @@ pub struct Knowledge {
     /// server sets `graphql` itself (built in the background).
     pub graphql_embedded: Option<&'static str>,
     /// Which readings of a site as not a call are on (all by default; `netbox-lsp.toml`'s
-    /// `[skip]` table turns one off): see [`crate::extract::intent`].
+    /// `[skip]` table turns one off): see [`crate::intent`].
     pub readings: Readings,
 }
 

@@ -21,6 +21,7 @@ pub mod forecast;
 pub mod graphql;
 pub mod index;
 pub mod instance;
+pub mod intent;
 pub mod knowledge;
 pub mod leftovers;
 pub mod lines;

@@ -21,7 +21,7 @@ pub mod mcp;
 pub mod shell;
 
 use crate::config::Level;
-use crate::extract::intent::{ReadAs, Readings};
+use crate::intent::{ReadAs, Readings};
 use crate::finding::{Finding, Severity};
 use std::collections::BTreeMap;
 

@@ -7,7 +7,7 @@
 
 use super::check::Checked;
 use super::Knowledge;
-use crate::extract::intent::{Around, Filters, ReadAs};
+use crate::intent::{Around, Filters, ReadAs};
 use crate::extract::markdown::{Unit, UnitKind};
 use crate::extract::OffsetMap;
 use std::collections::HashMap;

@@ -3,7 +3,7 @@
 //! are many.
 
 use super::Knowledge;
-use crate::extract::intent::NotChecked;
+use crate::intent::NotChecked;
 use crate::extract::{self, CallForm, DocFound, Site, Syntax};
 use crate::finding::Finding;
 use crate::graphql;

@@ -7,7 +7,7 @@ use super::output::{self, Located};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
 use crate::analysis::{analyze_report, Knowledge};
-use crate::extract::intent::Counts;
+use crate::intent::Counts;
 use crate::finding::{Finding, Severity};
 use crate::lines::LineIndex;
 use rayon::prelude::*;

@@ -207,7 +207,7 @@ pub struct CheckArgs {
     pub explain: bool,
     /// The readings of `[skip]` in the settings file (not a flag).
     #[arg(skip)]
-    pub readings: crate::extract::intent::Readings,
+    pub readings: crate::intent::Readings,
     /// The settings file's `select` / `extend_select` / `ignore` layers (not a flag).
     #[arg(skip)]
     pub selection: Vec<crate::config::select::Selection>,

@@ -11,7 +11,6 @@ mod ansible_vars;
 pub mod commands;
 pub mod curl;
 pub mod httpie;
-pub mod intent;
 pub mod json;
 mod json_lit;
 mod lit;

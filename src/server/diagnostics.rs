@@ -8,7 +8,7 @@ use super::knowledge::Loaded;
 use super::position::{Encoding, Snapshot};
 use super::{guarded, lock, Backend};
 use crate::analysis::{self, UnitCache};
-use crate::extract::intent::Readings;
+use crate::intent::Readings;
 use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
 use serde_json::json;

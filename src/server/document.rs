@@ -3,7 +3,7 @@
 
 use super::position::{rope_char, Encoding, Snapshot};
 use crate::analysis::UnitCache;
-use crate::extract::intent::NotChecked;
+use crate::intent::NotChecked;
 use crate::extract::HostKind;
 use crate::finding::Finding;
 use ropey::Rope;

@@ -9,7 +9,7 @@ use super::completion::{detail, param_doc};
 use super::context::{self, Expect};
 use super::request::{self, Request};
 use super::{graphql_site, Backend};
-use crate::extract::intent::NotChecked;
+use crate::intent::NotChecked;
 use crate::finding::Finding;
 use crate::index::FilterIndex;
 use crate::rest::view_params;

@@ -390,7 +390,7 @@ pub struct DocView {
     /// Findings of this snapshot's version, when analysis has finished for it.
     pub findings: Option<Arc<Vec<crate::finding::Finding>>>,
     /// The sites that analysis did not check (empty until it has finished).
-    pub not_checked: Arc<Vec<crate::extract::intent::NotChecked>>,
+    pub not_checked: Arc<Vec<crate::intent::NotChecked>>,
     /// The document's unit cache (see [`document::Document::units`]).
     pub units: Arc<Mutex<crate::analysis::UnitCache>>,
 }

@@ -11,7 +11,7 @@ pub mod sarif;
 pub mod stream;
 pub mod text;
 
-use crate::extract::intent::{NotChecked, ReadAs};
+use crate::intent::{NotChecked, ReadAs};
 use crate::finding::{Finding, Severity};
 use crate::lines::{Cursor, LineIndex};
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 
 use super::{Located, Skipped, Span};
 use crate::catalogue::{self, CODES};
-use crate::extract::intent::{Counts, ReadAs};
+use crate::intent::{Counts, ReadAs};
 use crate::finding::Severity;
 use serde_json::{json, Map, Value};
 
