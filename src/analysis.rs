@@ -21,14 +21,14 @@ mod cache;
 mod check;
 mod markdown;
 
-pub use cache::UnitCache;
 /// The knowledge a document is checked against (it lives in [`crate::knowledge`]).
 pub use crate::knowledge::Knowledge;
+pub use cache::UnitCache;
 
-use crate::intent::{Around, Counts, Filters, NotChecked, Outline};
 use crate::extract::markdown as md;
 use crate::extract::{self, HostKind, OffsetMap};
 use crate::finding::Finding;
+use crate::intent::{Around, Counts, Filters, NotChecked, Outline};
 use crate::suppress;
 use std::ops::Range;
 

@@ -6,10 +6,10 @@
 //! `server`, `live`, `agent`) uses it. [`knowledge_for`] returns notes for the user; the CLI
 //! prints them, the language server shows them.
 
-use crate::intent::Readings;
 use crate::graphql::NetboxSchema;
 use crate::index::embedded;
 use crate::index::FilterIndex;
+use crate::intent::Readings;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,7 +39,9 @@ impl Knowledge {
     pub fn schema(&self) -> Option<Arc<NetboxSchema>> {
         match &self.graphql {
             Some(s) => Some(s.clone()),
-            None => self.graphql_embedded.and_then(crate::graphql::embedded_schema),
+            None => self
+                .graphql_embedded
+                .and_then(crate::graphql::embedded_schema),
         }
     }
 

@@ -29,9 +29,9 @@
 use std::ops::Range;
 
 use super::ansible_vars::{jinja_name, Bindings};
-pub use super::terms::{term_of, term_path, TERMS};
 use super::forms::{self, Callee, FiltersAt, TargetAt};
 use super::lit::{Lit, LitKind};
+pub use super::terms::{term_of, term_path, TERMS};
 use super::{is_placeholder, CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 
 /// One argument of a Jinja call: its keyword (if any) and its expression's input range.

@@ -6,7 +6,6 @@
 pub(crate) mod forms;
 pub use forms::table_markdown as call_forms_table;
 pub mod ansible;
-pub(crate) mod terms;
 mod ansible_vars;
 pub mod commands;
 pub mod curl;
@@ -24,6 +23,7 @@ pub(crate) mod parse;
 pub mod python;
 mod scanner_guard;
 pub mod shell;
+pub(crate) mod terms;
 pub mod text;
 mod tools;
 pub mod unit;

@@ -36,7 +36,6 @@ pub(crate) mod versions;
 pub(crate) mod view_params;
 mod view_values;
 
-
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
 use crate::finding::{Finding, Severity};
 use crate::index::FilterIndex;

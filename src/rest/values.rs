@@ -3,8 +3,8 @@
 
 use super::endpoint::View;
 use super::lookups::Key;
-use super::text::{comma_parts, slugify};
 use super::nullable::{self, Refusal};
+use super::text::{comma_parts, slugify};
 use super::{choices, faults, finding, finding_sev, render, Ctx};
 use crate::extract::{CallForm, FilterEntry, Syntax, Value};
 use crate::finding::{Finding, Severity};

@@ -3,9 +3,9 @@
 //! path (`spawn_blocking`).
 
 use super::config::Settings;
-use crate::knowledge::Knowledge;
 use crate::index::load::load_index;
 use crate::index::{embedded, FilterIndex, FORMAT_VERSION};
+use crate::knowledge::Knowledge;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

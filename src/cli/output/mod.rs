@@ -11,8 +11,8 @@ pub mod sarif;
 pub mod stream;
 pub mod text;
 
-use crate::intent::{NotChecked, ReadAs};
 use crate::finding::{Finding, Severity};
+use crate::intent::{NotChecked, ReadAs};
 use crate::lines::{Cursor, LineIndex};
 use std::sync::Arc;
 
