@@ -10,9 +10,11 @@ mod compact;
 pub mod embedded;
 mod fields;
 pub mod instance;
-mod lazy;
 pub mod load;
 mod params;
+#[cfg(test)]
+mod scan;
+pub mod split;
 
 pub use fields::{FieldSet, ResponseFields};
 pub use params::{LookupSet, Params, ParamsIter, LOOKUPS};
