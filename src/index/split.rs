@@ -53,7 +53,9 @@ pub(super) fn inflate(bytes: &[u8], len: u32) -> Option<Vec<u8>> {
 /// rest does not inflate or decode (prevented by the tests that load every shipped index).
 pub(super) fn load(split: &Split) -> Option<FilterIndex> {
     let rest = inflate(split.blob.get(..split.rest_end as usize)?, split.rest_len)?;
-    let mut index: FilterIndex = serde_json::from_slice(&rest).ok()?;
+    // One UTF-8 check for the whole text is cheaper than serde_json's per-string checks.
+    let rest = String::from_utf8(rest).ok()?;
+    let mut index: FilterIndex = serde_json::from_str(&rest).ok()?;
     if index.format > FORMAT_VERSION {
         return None;
     }
