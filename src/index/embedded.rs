@@ -13,7 +13,8 @@
 //! `index/netbox-<version>.index.json.gz`, built by `netbox-lsp index build --openapi
 //! ../shared/netbox/v<version>/openapi.json.gz` (a test checks it still equals a fresh build
 //! when `../shared` is present), and `index/netbox-<version>.schema.graphql.gz`, the release's
-//! SDL copied unchanged; the command also regenerates `index/version-differences.tsv` (see
+//! SDL copied unchanged (`build.rs` derives the row's [`Release::split`] from the index file);
+//! the command also regenerates `index/version-differences.tsv` (see
 //! `rest::versions`; a test fails until it matches the shipped indexes).
 
 use super::load::{load_index, IndexError};
