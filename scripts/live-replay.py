@@ -72,8 +72,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         )
         graphql = method == "POST" and self.path == "/graphql/"
         status_check = method == "GET" and self.path == "/api/status/"
+        # The editor builds the instance's knowledge from its OpenAPI document (approved by the
+        # user's settings), as `index build --url` does: a read, never a list or a write.
+        schema_read = method == "GET" and self.path == "/api/schema/?format=json"
         violation = None
-        if not (listing_ok or graphql or status_check):
+        if not (listing_ok or graphql or status_check or schema_read):
             violation = f"{method} {self.path}"
         elif not host.startswith("127.0.0.1:"):
             violation = f"Host: {host}"

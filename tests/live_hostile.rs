@@ -70,7 +70,12 @@ fn watched(args: &[&str], token: &str, stdin: Option<&str>) -> Run {
     if let Some(text) = stdin {
         use std::io::Write;
         let mut pipe = child.stdin.take().unwrap();
-        pipe.write_all(text.as_bytes()).unwrap();
+        // A run that refuses its arguments exits without reading stdin: a broken pipe here
+        // is that refusal, which the caller asserts on.
+        match pipe.write_all(text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            r => r.unwrap(),
+        }
     }
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();

@@ -65,30 +65,22 @@ pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded
     }
     let state = backend.state.clone();
     let s = settings.clone();
-    let got = tokio::task::spawn_blocking(move || guarded(|| state.knowledge.get(&s))).await;
-    match got {
-        Ok(Ok((loaded, fresh))) => {
-            if fresh {
-                let chosen = settings.netbox_version.is_some() || settings.index.is_some();
-                for note in &loaded.notes {
-                    if chosen {
-                        let m = format!("netbox-lsp: {note}");
-                        super::configuration::popup(backend, MessageType::WARNING, m).await;
-                    } else {
-                        backend.log(MessageType::WARNING, note).await;
-                    }
-                }
-                if !loaded.index_version.is_empty() {
-                    backend
-                        .log(
-                            MessageType::INFO,
-                            format!("using the NetBox {} filter index", loaded.index_version),
-                        )
-                        .await;
-                }
-            }
-            loaded
+    let teller = backend.clone();
+    let chosen = settings.netbox_version.is_some() || settings.index.is_some();
+    let runtime = tokio::runtime::Handle::current();
+    let got = tokio::task::spawn_blocking(move || {
+        let got = guarded(|| state.knowledge.get(&s));
+        // A fresh load's notes are told once, from a task of their own: the run awaiting this
+        // load may be aborted by a newer run of the same document (a settings refresh right
+        // after an open), and with it the only chance to tell them.
+        if let Ok((loaded, true)) = &got {
+            runtime.spawn(tell_notes(teller, loaded.clone(), chosen));
         }
+        got
+    })
+    .await;
+    match got {
+        Ok(Ok((loaded, _))) => loaded,
         Ok(Err(why)) => {
             backend
                 .log(
@@ -104,6 +96,27 @@ pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded
                 .await;
             Arc::new(Loaded::default())
         }
+    }
+}
+
+/// Tells the notes of a fresh load: as popups when the user chose the release or index
+/// (`chosen`), else in the log; then which filter index is in use.
+async fn tell_notes(backend: Backend, loaded: Arc<Loaded>, chosen: bool) {
+    for note in &loaded.notes {
+        if chosen {
+            let m = format!("netbox-lsp: {note}");
+            super::configuration::popup(&backend, MessageType::WARNING, m).await;
+        } else {
+            backend.log(MessageType::WARNING, note).await;
+        }
+    }
+    if !loaded.index_version.is_empty() {
+        backend
+            .log(
+                MessageType::INFO,
+                format!("using the NetBox {} filter index", loaded.index_version),
+            )
+            .await;
     }
 }
 

@@ -190,7 +190,8 @@ impl<W: Write> Sink<W> {
             Format::Github => self.out.write_all(github::render(&found).as_bytes())?,
             Format::Json => {
                 for f in &found {
-                    self.element(&json::finding(f))?;
+                    self.open_element()?;
+                    json::write_finding(&mut self.out, f)?;
                 }
             }
             Format::Gitlab => {
@@ -214,9 +215,14 @@ impl<W: Write> Sink<W> {
 
     /// One element of the JSON array.
     fn element(&mut self, v: &serde_json::Value) -> std::io::Result<()> {
+        self.open_element()?;
+        write_indented(&mut self.out, v, 2)
+    }
+
+    /// What comes before an element of the JSON array (`[` or `,`, a new line), counted.
+    fn open_element(&mut self) -> std::io::Result<()> {
         self.out
             .write_all(if self.written == 0 { b"[\n" } else { b",\n" })?;
-        write_indented(&mut self.out, v, 2)?;
         self.written += 1;
         Ok(())
     }
@@ -238,7 +244,8 @@ impl<W: Write> Sink<W> {
             Format::Json | Format::Gitlab => {
                 if self.format == Format::Json {
                     for s in &skipped {
-                        self.element(&json::skipped(s))?;
+                        self.open_element()?;
+                        json::write_skipped(&mut self.out, s)?;
                     }
                 }
                 self.out
