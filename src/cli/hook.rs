@@ -14,7 +14,6 @@
 
 use crate::agent::decide::{Policy, Uncertain};
 use crate::agent::hook::{failure, respond, Answer, Setup, MAX_EVENT};
-use crate::analysis::Knowledge;
 use crate::config::Settings;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -105,14 +104,29 @@ fn check(args: &HookArgs, policy: &Policy) -> Answer {
         Ok("error") => return failure("internal error: fault injected", args.fail_open),
         _ => {}
     }
-    let settings = || -> Result<Settings, String> {
-        Ok(
-            super::settings::settings_file(args.knowledge.config.as_deref(), false)?
-                .map(|f| f.settings)
-                .unwrap_or_default(),
-        )
+    // Read once, when a call needs it: its settings, and its path for the knowledge's errors
+    // (`pyproject.toml` when the `[tool.netbox-lsp]` table there is the one found).
+    let file = std::cell::OnceCell::new();
+    let file = || {
+        file.get_or_init(|| super::settings::settings_file(args.knowledge.config.as_deref(), false))
     };
-    let knowledge = |s: &Settings| knowledge(args, s);
+    let settings = || -> Result<Settings, String> {
+        match file() {
+            Ok(f) => Ok(f.as_ref().map(|f| f.settings.clone()).unwrap_or_default()),
+            Err(e) => Err(e.clone()),
+        }
+    };
+    let knowledge = |s: &Settings| {
+        let path = match file() {
+            Ok(Some(f)) => f.path.clone(),
+            _ => args
+                .knowledge
+                .config
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(crate::config::FILE_NAME)),
+        };
+        super::mcp::knowledge_of(&args.knowledge, s, &path)
+    };
     respond(
         &bytes,
         policy,
@@ -129,16 +143,6 @@ fn check(args: &HookArgs, policy: &Policy) -> Answer {
 fn overflow(depth: u64) -> u64 {
     let frame = std::hint::black_box([depth; 256]);
     overflow(depth + 1).wrapping_add(frame[255])
-}
-
-/// The knowledge the flags and the settings choose (flags win), with the readings of a call.
-fn knowledge(args: &HookArgs, s: &Settings) -> Result<Knowledge, String> {
-    let file = args
-        .knowledge
-        .config
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(crate::config::FILE_NAME));
-    super::mcp::knowledge_of(&args.knowledge, s, &file)
 }
 
 /// A short text for a panic's payload.
