@@ -1,10 +1,12 @@
 //! Splits each shipped index (`index/netbox-<version>.index.json.gz`) per endpoint, so that a
 //! process inflates and reads only the endpoints it checks (`src/index/split.rs`). For each file
 //! it writes to `OUT_DIR`:
-//! - `netbox-<version>.split.bin`: the index without its endpoints' contents (`"endpoints":{}`),
-//!   then each endpoint's `params` JSON object, each a raw deflate stream;
+//! - `netbox-<version>.split.bin`: the index without its endpoints' contents and its choice
+//!   sets (`"endpoints":{}`, `"choice_sets":[]`), then each endpoint's `params` JSON object,
+//!   then each choice set's JSON, each a raw deflate stream;
 //! - `netbox-<version>.split.rs`: a `Split` expression naming each endpoint's key, object type,
-//!   response field set and the byte range and inflated length of its parameters in the blob.
+//!   response field set and the byte range and inflated length of its parameters in the blob,
+//!   and each choice set's byte range and inflated length.
 //!
 //! The JSON texts are cut from the decompressed file unchanged (`src/index/scan.rs` finds the
 //! members), so the parameters decode to what a whole decode gives (a test compares every
@@ -38,18 +40,32 @@ fn plain_string(s: &str) -> &str {
 
 fn split(version: &str, json: &str, out: &Path) {
     let b = json.as_bytes();
-    let mut found = None;
+    let (mut endpoints, mut sets) = (None, None);
     scan::object(b, scan::skip_ws(b, 0).expect("empty index"), |key, at| {
         let end = scan::value_end(b, at)?;
-        if key == b"\"endpoints\"" {
-            found = Some((at, end));
+        match key {
+            b"\"endpoints\"" => endpoints = Some((at, end)),
+            b"\"choice_sets\"" => sets = Some((at, end)),
+            _ => {}
         }
         Some(end)
     })
     .unwrap_or_else(|| panic!("index {version} is not a JSON object"));
-    let (start, end) = found.unwrap_or_else(|| panic!("index {version} has no endpoints"));
-    let rest = format!("{}{{}}{}", &json[..start], &json[end..]);
+    let (start, _) = endpoints.unwrap_or_else(|| panic!("index {version} has no endpoints"));
+    let (sets_start, _) = sets.unwrap_or_else(|| panic!("index {version} has no choice sets"));
+    // The rest: the two members emptied, in the order the file has them.
+    let mut cuts = [(endpoints.unwrap(), "{}"), (sets.unwrap(), "[]")];
+    cuts.sort_by_key(|((from, _), _)| *from);
+    let mut rest = String::new();
+    let mut at = 0;
+    for ((from, to), empty) in cuts {
+        rest.push_str(&json[at..from]);
+        rest.push_str(empty);
+        at = to;
+    }
+    rest.push_str(&json[at..]);
     let mut blob = deflate(rest.as_bytes());
+    let rest_end = blob.len();
     let mut table = String::new();
     scan::object(b, start, |key, at| {
         let key = plain_string(std::str::from_utf8(key).ok()?);
@@ -79,12 +95,22 @@ fn split(version: &str, json: &str, out: &Path) {
         Some(end)
     })
     .unwrap_or_else(|| panic!("index {version}: an endpoint of another shape"));
+    let mut set_table = String::new();
+    scan::array(b, sets_start, |at| {
+        let end = scan::value_end(b, at)?;
+        let text = &json[at..end];
+        let from = blob.len();
+        blob.extend_from_slice(&deflate(text.as_bytes()));
+        write!(set_table, "({from}, {}, {}), ", blob.len(), text.len()).ok()?;
+        Some(end)
+    })
+    .unwrap_or_else(|| panic!("index {version}: choice sets of another shape"));
     let bin = format!("netbox-{version}.split.bin");
     std::fs::write(out.join(&bin), &blob).expect("write the split index");
     let rs = format!(
-        "crate::index::split::Split {{\n    blob: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{bin}\")),\n    rest_len: {},\n    rest_end: {},\n    endpoints: &[\n{table}    ],\n}}\n",
+        "crate::index::split::Split {{\n    blob: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{bin}\")),\n    rest_len: {},\n    rest_end: {},\n    endpoints: &[\n{table}    ],\n    choice_sets: &[{set_table}],\n}}\n",
         rest.len(),
-        deflate(rest.as_bytes()).len()
+        rest_end
     );
     std::fs::write(out.join(format!("netbox-{version}.split.rs")), rs)
         .expect("write the split table");

@@ -130,15 +130,15 @@ mod tests {
             from_instance: false,
             endpoints: BTreeMap::new(),
             object_types: BTreeMap::new(),
-            choice_sets: Vec::new(),
+            choice_sets: Default::default(),
             response_fields: Default::default(),
             instance: None,
         }
     }
 
-    /// The shipped indexes split per endpoint by `build.rs` and decoded lazily (as the binary
-    /// uses them) hold exactly what a whole decode of the shipped files gives, endpoint by
-    /// endpoint.
+    /// The shipped indexes split per endpoint and per choice set by `build.rs` and decoded
+    /// lazily (as the binary uses them) hold exactly what a whole decode of the shipped files
+    /// gives, endpoint by endpoint and set by set.
     #[test]
     fn split_and_whole_decodes_agree() {
         for r in crate::index::embedded::RELEASES {
@@ -153,6 +153,20 @@ mod tests {
                     r.version
                 );
                 assert_eq!(l, e, "{} {key}", r.version);
+            }
+            assert_eq!(
+                lazy.choice_sets.len(),
+                whole.choice_sets.len(),
+                "{}",
+                r.version
+            );
+            for (i, (l, w)) in lazy
+                .choice_sets
+                .iter()
+                .zip(whole.choice_sets.iter())
+                .enumerate()
+            {
+                assert_eq!(l, w, "{} set {i}", r.version);
             }
             assert_eq!(lazy, whole, "{}", r.version);
         }

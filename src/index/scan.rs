@@ -1,5 +1,5 @@
-//! A byte scanner over JSON text: the members of an object and where each value ends, without
-//! decoding them. `build.rs` includes this file to split the shipped indexes per endpoint
+//! A byte scanner over JSON text: the members of an object, the elements of an array and where
+//! each value ends, without decoding them. `build.rs` includes this file to split the shipped indexes per endpoint
 //! ([`super::split`]), so it uses only `std` and `memchr`; the crate builds it for its tests.
 
 /// Walks the members of the object at `at` (`{`): `member(key, value_start)` reads each value
@@ -31,6 +31,31 @@ pub(crate) fn object(
         match b[next] {
             b',' => i = skip_ws(b, next + 1)?,
             b'}' => return Some(next + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// Walks the elements of the array at `at` (`[`): `element(value_start)` reads each one and
+/// gives the offset after it. Returns the offset after the array.
+pub(crate) fn array(
+    b: &[u8],
+    at: usize,
+    mut element: impl FnMut(usize) -> Option<usize>,
+) -> Option<usize> {
+    if b.get(at) != Some(&b'[') {
+        return None;
+    }
+    let mut i = skip_ws(b, at + 1)?;
+    if b[i] == b']' {
+        return Some(i + 1);
+    }
+    loop {
+        let end = element(i)?;
+        let next = skip_ws(b, end)?;
+        match b[next] {
+            b',' => i = skip_ws(b, next + 1)?,
+            b']' => return Some(next + 1),
             _ => return None,
         }
     }
@@ -112,6 +137,23 @@ mod tests {
             Some(e)
         })?;
         (end == s.len()).then_some(out)
+    }
+
+    #[test]
+    fn scans_array_elements() {
+        let s = br#"[ {"a": "],"}, [1, 2] ,null]"#;
+        let mut got = Vec::new();
+        let end = array(s, 0, |at| {
+            let e = value_end(s, at)?;
+            got.push(String::from_utf8_lossy(&s[at..e]).into_owned());
+            Some(e)
+        });
+        assert_eq!(end, Some(s.len()));
+        assert_eq!(got, [r#"{"a": "],"}"#, "[1, 2]", "null"]);
+        assert_eq!(array(b"[ ]", 0, |_| None), Some(3));
+        for bad in [&b"[1 2]"[..], b"[1,", b"{}", b"[1"] {
+            assert_eq!(array(bad, 0, |at| value_end(bad, at)), None, "{bad:?}");
+        }
     }
 
     #[test]

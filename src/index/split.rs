@@ -1,9 +1,10 @@
-//! The shipped indexes split per endpoint at build time (`build.rs`): the index without its
-//! endpoints' contents and each endpoint's parameters are separate raw deflate streams in one
-//! blob, with a table of the endpoints. Loading a release inflates and decodes only the rest
-//! (object types, choice sets, response fields: ~66 KB of the 532 KB of 4.7.3's JSON) and
-//! builds the endpoint map from the table; an endpoint's parameters are inflated and decoded on
-//! first use ([`super::Params`]). A hook checking one call so reads one endpoint, instead of
+//! The shipped indexes split per endpoint and per choice set at build time (`build.rs`): the
+//! index without its endpoints' contents and its choice sets, each endpoint's parameters and
+//! each choice set are separate raw deflate streams in one blob, with a table of each. Loading
+//! a release inflates and decodes only the rest (object types and response fields: ~23 KB of
+//! the 532 KB of 4.7.3's JSON) and builds the endpoint map and the choice sets from the tables;
+//! an endpoint's parameters and a choice set are inflated and decoded on first use
+//! ([`super::Params`], [`super::ChoiceSets`]). A hook checking one call so reads one endpoint, instead of
 //! gunzipping and scanning the whole index. Index files a user names are decoded whole
 //! ([`super::load::load_index`]), so that a broken one is an error at once.
 
@@ -12,8 +13,8 @@ use super::{Endpoint, FilterIndex, Params, FORMAT_VERSION};
 /// One shipped index, split (written by `build.rs` as `netbox-<version>.split.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct Split {
-    /// The rest of the index (its JSON with `"endpoints":{}`), then each endpoint's parameters,
-    /// each a raw deflate stream.
+    /// The rest of the index (its JSON with `"endpoints":{}` and `"choice_sets":[]`), then each
+    /// endpoint's parameters, then each choice set, each a raw deflate stream.
     pub blob: &'static [u8],
     /// Length in bytes of the rest's JSON text, inflated.
     pub rest_len: u32,
@@ -21,6 +22,9 @@ pub struct Split {
     pub rest_end: u32,
     /// The endpoints, in key order.
     pub endpoints: &'static [SplitEndpoint],
+    /// The choice sets, in index order: the byte range in [`Split::blob`] of each one's
+    /// deflated JSON and its length in bytes, inflated.
+    pub choice_sets: &'static [(u32, u32, u32)],
 }
 
 /// One endpoint of a [`Split`].
@@ -59,6 +63,14 @@ pub(super) fn load(split: &Split) -> Option<FilterIndex> {
     if index.format > FORMAT_VERSION {
         return None;
     }
+    let blob = split.blob;
+    index.choice_sets =
+        super::ChoiceSets::deflated(split.choice_sets.iter().map(|&(from, to, len)| {
+            (
+                blob.get(from as usize..to as usize).unwrap_or_default(),
+                len,
+            )
+        }));
     index.endpoints = split
         .endpoints
         .iter()
