@@ -195,6 +195,8 @@ def error_text(body):
 
 
 NEGATED = {'n': '', 'nic': 'ic', 'nie': 'ie', 'niew': 'iew', 'nisw': 'isw'}
+# Probe kinds meant to narrow (an alternative value may decide them), as the earlier sweeps.
+NARROW = {'param', 'param-lookup', 'reprobe', 'empty-lookup'}
 
 
 class Undecidable(Exception):
@@ -267,7 +269,10 @@ def judge(ep, qs, kind):
         if kind == 'bool-form' and len(pairs) == 1:
             t, f = count(ep, f'{keys[0]}=true'), count(ep, f'{keys[0]}=false')
             extra = f' true={t} false={f} {pairs[0][1]}={c}'
-            if c == unf and t != unf:
+            # What the form means when read (`0`, `no`, `off` are false): ignored when every
+            # object came back where that meaning selects fewer.
+            meant = f if pairs[0][1].lower() in ('0', 'no', 'off', 'f', 'false', 'n') else t
+            if c == unf and (meant != unf if meant is not None else t != unf):
                 return st, c, unf, 'silently-ignored', note + extra
             return st, c, unf, 'honoured', note + extra
         if c is None:
@@ -280,7 +285,9 @@ def judge(ep, qs, kind):
             return st, c, unf, neg[0], neg[1].replace('{kind}', kind)
         if c < unf:
             return st, c, unf, 'honoured', note
-        for alt in alternatives(ep, qs):
+        # Another value decides only a probe meant to narrow; a wrong form (`k=`) is judged by
+        # its own answer.
+        for alt in alternatives(ep, qs) if kind in NARROW else ():
             s2, d2 = rest(ep, alt)
             if s2 == 200 and isinstance(d2, dict) and d2.get('count', unf) < unf:
                 return st, c, unf, 'honoured', f'{note} primary value matched every object; decided by the alternative value'
@@ -289,10 +296,13 @@ def judge(ep, qs, kind):
     if st == 400:
         msg = error_text(d)
         made_up = any(v in ('999999', 'zz-no-such') or v.startswith('999999') for _, v in pairs)
-        # A relation filter (no choice set in the OpenAPI document) refusing a value names no
-        # object: the data decides, not the form.
-        relation = all(not (NEW.get(ep, {}).get(k) or {}).get('enum') for k in keys)
-        if 'Select a valid choice' in msg and relation and kind in ('list-array', 'list-scalar'):
+        # A relation filter (no choice set in the OpenAPI document: `enum` or, repeated,
+        # `x-spec-enum-id`) refusing a value names no object: the data decides, not the form.
+        def choice_set(k):
+            sch = NEW.get(ep, {}).get(k) or NEW.get(ep, {}).get(k.split('__')[0]) or {}
+            return 'enum' in sch or 'x-spec-enum-id' in sch
+        relation = not any(choice_set(k) for k in keys)
+        if 'Select a valid choice' in msg and relation and not made_up and kind in NARROW | {'list-array', 'list-scalar'}:
             return st, '', unf, "400 data (the value names no existing object: out of reach without the instance's data)", \
                 f'{note} value names no existing object (data-dependent 400) | {msg}'
 
@@ -300,7 +310,9 @@ def judge(ep, qs, kind):
         # sweeps' `400 data`, also on a fixed choice set's lookups, which derive-expected.py
         # tells apart); on the wrong-form probes the refusal is the answer.
         if 'Select a valid choice' in msg and made_up and kind in ('param', 'param-lookup', 'reprobe'):
-            for alt in alternatives(ep, qs):
+            # A choice set's refusal is the form's answer (derive-expected.py tells it apart):
+            # no other value stands in.
+            for alt in alternatives(ep, qs) if relation else ():
                 s2, d2 = rest(ep, alt)
                 if s2 == 200 and isinstance(d2, dict) and d2.get('count', unf) < unf:
                     return 200, d2['count'], unf, 'honoured', f'{note} primary value 400 (no such object); decided by the alternative value'
