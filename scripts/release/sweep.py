@@ -251,6 +251,14 @@ def judge(ep, qs, kind):
         st, d = rest(ep, qs)
         if st == 200 and a is not None and b is not None:
             both = d['count']
+            if a == b == both == 0:
+                # Neither value names an object here (timestamps of another lab's tokens).
+                raise Undecidable(f'{ep} {qs}: each value and both match no object')
+            if a == b == both == unf:
+                # A filter the release lacks is ignored; one it has cannot be told apart here.
+                if keys[0] not in NEW.get(ep, {}):
+                    return st, both, unf, 'silently-ignored', f'{note} each alone: {a}, {b}; both: {both} (every object; no such filter)'
+                raise Undecidable(f'{ep} {qs}: each value alone matches every object')
             if both == unf and a != unf and b != unf and both != a + b:
                 return st, both, unf, 'silently-ignored', f'{note} each alone: {a}, {b}; both: {both}'
             if both == unf and both == a + b:
