@@ -3,9 +3,9 @@
 //! cell's own comments label the code cells as they label a Markdown file's fences (a lesson
 //! under `## Never use device_role`, release history under a release heading of a changelog).
 
-use crate::extract::intent::{site_range, Around, Filters, NotChecked, Outline, Readings, Sorted};
 use crate::extract::notebook::View;
 use crate::extract::Site;
+use crate::intent::{site_range, Around, Filters, NotChecked, Outline, Readings, Sorted};
 
 /// The calls among `sites` (host offsets of notebook `text`) and the sites not checked, with
 /// the readings `readings` on; `None` when the notebook cannot be read (its sites then say so).
