@@ -20,6 +20,7 @@
 mod cache;
 mod check;
 mod markdown;
+mod notebook;
 
 /// The knowledge a document is checked against (it lives in [`crate::knowledge`]).
 pub use crate::knowledge::Knowledge;
@@ -167,13 +168,22 @@ pub fn analyze_report(
 /// extracted whole, each site put to the site filters with the whole text as its code (its
 /// comments), a text host's sites also with their sentence, then checked.
 fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge) -> Parts {
-    let ex = extract::extract(text, kind);
+    let mut ex = extract::extract(text, kind);
+    let mut notebook_sorted = None;
+    if kind == HostKind::Notebook {
+        match notebook::sort(text, std::mem::take(&mut ex.sites), knowledge.readings) {
+            Ok(sorted) => notebook_sorted = Some(sorted),
+            Err(sites) => ex.sites = sites,
+        }
+    }
     let outline = Outline::plain();
     let filters = Filters::of(text, &outline, knowledge.readings);
     let map = OffsetMap::identity(0, text.len());
     // A notebook's cells sit in JSON strings: its text is no code to read comments in.
     let code = (kind != HostKind::Notebook).then_some((text, &map));
-    let (calls, held) = if kind == HostKind::Text && !filters.is_empty() {
+    let (calls, held) = if let Some(sorted) = notebook_sorted {
+        sorted
+    } else if kind == HostKind::Text && !filters.is_empty() {
         let mut calls = Vec::new();
         let mut held = Vec::new();
         for site in ex.sites {

@@ -171,7 +171,7 @@ fn run<'a>(
     view_values::check_args(&ctx, view.as_ref(), &mut out);
     filler::check(&ctx, &mut out);
     if call.form == CallForm::Inventory {
-        inventory::reword(&mut out);
+        inventory::reword(call, index, &mut out);
     }
     (out, view.map(|v| v.key))
 }

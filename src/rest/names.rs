@@ -272,7 +272,13 @@ fn own_relation_filter(view: &View, entry: &FilterEntry) -> Option<Finding> {
 fn own_filter(view: &View, rest: &[&str]) -> Option<String> {
     for i in 0..rest.len() {
         let tail = rest[i..].join("__");
-        if view.has(&tail) && !(i + 1 == rest.len() && matches!(rest[i], "name" | "slug" | "id")) {
+        // The tail must start at a relation this endpoint filters too (`site_id`, `rack`): a
+        // plain field there (`name__isw` of `device__name__isw` on interfaces) is this
+        // object's own field, not the related one's, and would match other objects.
+        if view.has(&tail)
+            && (view.is_relation(rest[i]) || rest[i].ends_with("_id"))
+            && !(i + 1 == rest.len() && matches!(rest[i], "name" | "slug" | "id"))
+        {
             return Some(tail);
         }
     }
