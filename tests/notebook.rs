@@ -309,3 +309,72 @@ fn check_fails_on_a_notebook_it_could_not_read() {
         "{stdout}"
     );
 }
+
+/// Issue 31 §5 end to end: in `tests/fixtures/notebook/lessons.ipynb` a Markdown cell's
+/// heading `## Never use device_role` holds the code cell under it as a lesson (not checked,
+/// `--explain` names the heading's line), the same call under the next `## Usage` heading is
+/// checked, and `check --fix` rewrites only that one, leaving valid JSON.
+#[test]
+fn a_heading_cell_holds_the_code_cells_of_its_section_through_the_cli() {
+    use std::process::Command;
+    let bin = env!("CARGO_BIN_EXE_netbox-lsp");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/notebook/lessons.ipynb");
+    let tmp = tempfile::tempdir().unwrap();
+    let nb = tmp.path().join("lessons.ipynb");
+    std::fs::copy(&src, &nb).unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .current_dir(tmp.path())
+            .output()
+            .expect("run netbox-lsp");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run(&[
+        "check",
+        "lessons.ipynb",
+        "--netbox-version",
+        "4.6",
+        "--explain",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let all: Vec<serde_json::Value> = serde_json::from_str(&out).expect("JSON");
+    let line = |e: &serde_json::Value| e["range"]["start"]["line"].as_u64().unwrap() + 1;
+    let found: Vec<(u64, &str)> = all
+        .iter()
+        .filter_map(|e| Some((line(e), e.get("code")?.as_str()?)))
+        .collect();
+    assert_eq!(found, [(42, "unknown-filter")], "{out}");
+    let held: Vec<(u64, &str, &str)> = all
+        .iter()
+        .filter_map(|e| {
+            Some((
+                line(e),
+                e["skipped"].as_str()?,
+                e["message"].as_str().unwrap_or(""),
+            ))
+        })
+        .collect();
+    assert_eq!(held.len(), 1, "{out}");
+    assert_eq!((held[0].0, held[0].1), (20, "lesson"), "{out}");
+    assert!(
+        held[0].2.contains("under the heading") && held[0].2.contains("(line 11)"),
+        "{}",
+        held[0].2
+    );
+
+    let (_, _) = run(&["check", "lessons.ipynb", "--netbox-version", "4.6", "--fix"]);
+    let fixed = std::fs::read_to_string(&nb).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&fixed).expect("valid JSON after --fix");
+    let cell = |i: usize| json["cells"][i]["source"][0].as_str().unwrap().to_string();
+    assert_eq!(
+        cell(1),
+        "old = nb.dcim.devices.filter(device_role=\"leaf\")"
+    );
+    assert_eq!(cell(3), "leaf = nb.dcim.devices.filter(role=\"leaf\")");
+}

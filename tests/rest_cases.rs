@@ -22,6 +22,11 @@ struct Case {
     after: Option<Vec<String>>,
     /// Texts that some finding's message must contain (one per `message:` line).
     message: Vec<String>,
+    /// Texts that no finding's message may contain (one per `unlike:` line): a step that is
+    /// not the right one (a filter of this object where the related one's was meant).
+    unlike: Vec<String>,
+    /// Where the case comes from (a public report's address), for cases restated from one.
+    source: Option<String>,
     /// Check GraphQL too, against the release's embedded schema (`graphql: yes`).
     graphql: bool,
     text: String,
@@ -66,6 +71,8 @@ fn cases() -> Vec<Case> {
             fixed: None,
             after: None,
             message: Vec::new(),
+            unlike: Vec::new(),
+            source: None,
             graphql: false,
             text: body.trim_end_matches('\n').to_string() + "\n",
         };
@@ -82,6 +89,8 @@ fn cases() -> Vec<Case> {
                 "fixed" => case.fixed = Some(v.replace("\\n", "\n") + "\n"),
                 "after" => case.after = Some(list(v)),
                 "message" => case.message.push(v.to_string()),
+                "unlike" => case.unlike.push(v.to_string()),
+                "source" => case.source = Some(v.to_string()),
                 "graphql" => case.graphql = v == "yes",
                 other => panic!("unknown header {other}"),
             }
@@ -176,6 +185,14 @@ fn rest_cases() {
                 ));
             }
         }
+        for m in &case.unlike {
+            if findings.iter().any(|f| f.message.contains(m.as_str())) {
+                failures.push(format!(
+                    "{}: a message contains {m:?}: {shown:#?}",
+                    case.name
+                ));
+            }
+        }
         for f in &findings {
             assert!(
                 !f.message.is_empty() && case.text.get(f.range.clone()).is_some(),
@@ -185,6 +202,18 @@ fn rest_cases() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The cases restated from public reports (issue 31) name their source, a public address.
+#[test]
+fn restated_reports_name_their_source() {
+    let all = cases();
+    let sourced: Vec<&Case> = all.iter().filter(|c| c.source.is_some()).collect();
+    assert!(sourced.len() >= 15, "{} cases with a source", sourced.len());
+    for c in sourced {
+        let s = c.source.as_deref().unwrap_or_default();
+        assert!(s.starts_with("https://"), "{}: source {s:?}", c.name);
+    }
 }
 
 /// Every REST code of the catalogue has at least one failing case.

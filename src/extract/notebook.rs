@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use super::lit::{Lit, LitKind};
-use super::{json, markdown, python, GraphqlDoc, HostKind, OffsetMap, RestCall, Site, Value};
+use super::{json_lit, markdown, python, GraphqlDoc, HostKind, OffsetMap, RestCall, Site, Value};
 
 /// Sites found in the notebook `text` (host byte ranges). A notebook that cannot be read (not
 /// JSON even with Python's `NaN` and `Infinity`, a merge conflict, cut short, no `cells` list)
@@ -101,12 +101,12 @@ type Cell = Result<(String, OffsetMap, HostKind), Range<usize>>;
 /// notebook cannot be read.
 fn cells(text: &str) -> Result<Vec<Cell>, String> {
     let whole = OffsetMap::identity(0, text.len());
-    let root = match json::value(text, &whole) {
+    let root = match json_lit::value(text, &whole) {
         Some(root) => root,
         // Python's `json` (and so nbformat) writes a float that is not finite as a bare
         // `NaN`, `Infinity` or `-Infinity` (in outputs, widget state): read as numbers of the
         // same length, every offset stays.
-        None => match finite(text).and_then(|t| json::value(&t, &whole)) {
+        None => match finite(text).and_then(|t| json_lit::value(&t, &whole)) {
             Some(root) => root,
             None => return Err(why_not_json(text)),
         },
@@ -302,4 +302,155 @@ fn remap_value(v: Value, map: &OffsetMap) -> Value {
         ),
         v => v,
     }
+}
+
+/// A notebook as its reader sees it, for the site filters (issue 31 §5): the Markdown cells'
+/// text and each code cell as a fenced `python` block, in cell order, one Markdown document
+/// ([`View::text`]). So a heading of a Markdown cell (`## Never use device_role`, `### Wrong`)
+/// covers the code cells under it, a `**Wrong:**` line above a code cell labels it, and a
+/// changelog's release section holds the cells under its heading, as in a Markdown file.
+#[derive(Debug, Clone)]
+pub struct View {
+    /// The Markdown document.
+    pub text: String,
+    /// From [`View::text`] offsets to the notebook's: a cell's text maps into its JSON strings;
+    /// the lines between cells and the fence lines of code cells (not in the file) map to the
+    /// start of their cell's text.
+    pub to_host: std::sync::Arc<OffsetMap>,
+    /// The code blocks of the document, in order: the code cells and the fences and indented
+    /// blocks of Markdown cells.
+    pub blocks: Vec<ViewBlock>,
+    /// The Markdown cells: where each starts in [`View::text`], and its text's map into the
+    /// notebook.
+    prose: Vec<(usize, OffsetMap)>,
+}
+
+/// One code block of a [`View`].
+#[derive(Debug, Clone)]
+pub struct ViewBlock {
+    /// Range in [`View::text`], fence lines included.
+    pub range: Range<usize>,
+    /// Its code, as its language reads it (a code cell's whole text, a fence's body).
+    pub code: String,
+    /// From `code` offsets to the notebook's.
+    pub map: OffsetMap,
+    /// Host range of its code (from its first byte's to its last byte's end).
+    host: Range<usize>,
+}
+
+impl View {
+    /// The view of notebook `text`; `None` when the notebook cannot be read (see [`extract`]).
+    /// Cells whose text cannot be mapped exactly are left out, as they are from extraction.
+    pub fn of(text: &str) -> Option<View> {
+        let mut out = String::new();
+        let mut to_host = OffsetMap::new();
+        let mut blocks = Vec::new();
+        let mut prose = Vec::new();
+        for (source, map, kind) in cells(text).ok()?.into_iter().flatten() {
+            let anchor = map.to_host(0);
+            let synthetic = |out: &mut String, to_host: &mut OffsetMap, s: &str| {
+                out.push_str(s);
+                to_host.push(anchor, s.len());
+            };
+            let start = out.len();
+            if kind == HostKind::Python {
+                // A fence longer than any backtick run of the code, so the code cannot close it.
+                let run = longest_run(&source, '`').max(2) + 1;
+                let fence = "`".repeat(run);
+                synthetic(&mut out, &mut to_host, &format!("{fence}python\n"));
+                out.push_str(&source);
+                to_host.append(&map);
+                let close = if source.ends_with('\n') || source.is_empty() {
+                    format!("{fence}\n\n")
+                } else {
+                    format!("\n{fence}\n\n")
+                };
+                let end = out.len() + close.len() - 1;
+                synthetic(&mut out, &mut to_host, &close);
+                blocks.push(ViewBlock {
+                    range: start..end,
+                    host: map.to_host(0)..map.to_host_end(source.len()),
+                    code: source,
+                    map,
+                });
+            } else {
+                // A Markdown cell is rendered alone: a fence it leaves open ends with it.
+                let units = markdown::units(&source);
+                let open = open_fence(&source, &units);
+                for u in units {
+                    if u.kind == markdown::UnitKind::Span {
+                        continue;
+                    }
+                    let map = u.map.then(&map);
+                    blocks.push(ViewBlock {
+                        range: start + u.range.start..start + u.range.end,
+                        host: map.to_host(0)..map.to_host_end(u.body.len()),
+                        code: u.body,
+                        map,
+                    });
+                }
+                out.push_str(&source);
+                to_host.append(&map);
+                prose.push((start, map));
+                let sep = match open {
+                    Some(fence) => format!("\n{fence}\n\n"),
+                    None => "\n\n".to_string(),
+                };
+                synthetic(&mut out, &mut to_host, &sep);
+            }
+        }
+        Some(View {
+            text: out,
+            to_host: std::sync::Arc::new(to_host),
+            blocks,
+            prose,
+        })
+    }
+
+    /// The code block holding host offset `at` (a code cell's, or a Markdown cell's fence).
+    pub fn block_at(&self, at: usize) -> Option<&ViewBlock> {
+        // Blocks are in host order (cells in file order, a cell's blocks in its order).
+        let i = self.blocks.partition_point(|b| b.host.start <= at);
+        let b = self.blocks.get(i.checked_sub(1)?)?;
+        (at <= b.host.end && b.map.to_embedded(at).is_some()).then_some(b)
+    }
+
+    /// The range in [`View::text`] of host range `r` of a Markdown cell's text (prose); `None`
+    /// when `r` is in no Markdown cell.
+    pub fn prose_range(&self, r: &Range<usize>) -> Option<Range<usize>> {
+        self.prose.iter().find_map(|(start, map)| {
+            let s = map.to_embedded(r.start)?;
+            let e = map.to_embedded(r.end).unwrap_or(s).max(s);
+            Some(start + s..start + e)
+        })
+    }
+}
+
+/// The fence that closes the code block a Markdown cell's text `source` leaves open at its end
+/// (its `units`), if it does: its opening run of backticks or tildes.
+fn open_fence(source: &str, units: &[markdown::Unit]) -> Option<String> {
+    let u = units.iter().rfind(|u| u.kind != markdown::UnitKind::Span)?;
+    if !matches!(u.kind, markdown::UnitKind::Fence(_)) || source[u.range.end..].trim() != "" {
+        return None;
+    }
+    let block = &source[u.range.clone()];
+    let first = block.lines().next()?.trim_start();
+    let c = first.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+    let fence: String = first.chars().take_while(|&x| x == c).collect();
+    let closed = block.lines().count() > 1
+        && block.lines().last().is_some_and(|l| {
+            let l = l.trim();
+            l.len() >= fence.len() && l.chars().all(|x| x == c)
+        });
+    (!closed).then_some(fence)
+}
+
+/// The length of the longest run of `c` in `s`.
+fn longest_run(s: &str, c: char) -> usize {
+    let (mut best, mut cur) = (0, 0);
+    for ch in s.chars() {
+        cur = if ch == c { cur + 1 } else { 0 };
+        best = best.max(cur);
+    }
+    best
 }

@@ -431,7 +431,25 @@ fn check_level(
                     (Some(note), Some(first)) if Some(first) == u.candidates.first() => {
                         f.message.push_str(note)
                     }
-                    _ => f.message.push_str(&did_you_mean_message(u, &offered)),
+                    (_, None) if u.forms_note.is_some() => {
+                        f.message
+                            .push_str(u.forms_note.as_deref().unwrap_or_default());
+                    }
+                    _ => {
+                        f.message.push_str(&did_you_mean_message(u, &offered));
+                        // A rename that also rewrites the value (`tag: "x"` → `tags: {slug:
+                        // {exact: "x"}}`): the name alone would be refused, so the message
+                        // names the whole step.
+                        let whole = f.fixes.first().filter(|x| x.certain).and_then(|x| {
+                            match x.edits.as_slice() {
+                                [_, (_, w)] => Some(w.clone()),
+                                _ => None,
+                            }
+                        });
+                        if let (Some(w), Some(c)) = (whole, offered.first()) {
+                            f.message.push_str(&format!(" Write `{c}: {w}`."));
+                        }
+                    }
                 }
                 if let Some(owner) = &u.owner {
                     let name = text.get(u.range.clone()).unwrap_or("");

@@ -27,11 +27,38 @@ const NAME_CODES: &[&str] = &[
     "version-only",
 ];
 
+/// Codes that say a value is refused by the endpoint (HTTP 400).
+const VALUE_CODES: &[&str] = &["invalid-choice", "invalid-value"];
+
 /// Says for the name findings of an nb_inventory query what the plugin does before NetBox
-/// would: it drops the key itself.
-pub(crate) fn reword(findings: &mut [Finding]) {
+/// would: it drops the key itself. A key of `device_query_filters` that the virtual machines
+/// endpoint has (or the other way round: `cluster_type`) belongs in the other list.
+pub(crate) fn reword(call: &RestCall, index: &FilterIndex, findings: &mut [Finding]) {
+    let target = call.target.as_ref().and_then(|(t, _)| index.resolve(t));
+    let is_target =
+        |path: &str| target.is_some_and(|(key, _)| path.trim_matches('/').ends_with(key));
+    let other = BOTH
+        .iter()
+        .find(|(path, _)| !is_target(path))
+        .filter(|_| BOTH.iter().any(|(path, _)| is_target(path)));
     for f in findings.iter_mut().filter(|f| NAME_CODES.contains(&f.code)) {
+        let moved = other.and_then(|(path, list)| {
+            let (_, ep) = index.resolve(path)?;
+            let e = call
+                .filters
+                .iter()
+                .find(|e| e.key_range.start <= f.range.start && f.range.end <= e.key_range.end)?;
+            ep.params.contains_key(e.key.as_str()).then(|| {
+                format!(
+                    " `{}` is a filter of {path}: move the entry to `{list}`.",
+                    e.key
+                )
+            })
+        });
         f.message.push_str(" (nb_inventory drops a key that is no query parameter of the endpoint before sending, with a warning at run time: the query runs without it.)");
+        if let Some(m) = moved {
+            f.message.push_str(&m);
+        }
     }
 }
 
@@ -84,8 +111,37 @@ pub(crate) fn check_both(
             ));
         }
     }
+    // A value one endpoint refuses and the other takes (`status: paused`, a status of virtual
+    // machines alone): the refusing query fails with HTTP 400 and the inventory with it.
+    let refused = |run: &[Finding], r: &std::ops::Range<usize>| {
+        run.iter()
+            .any(|f| VALUE_CODES.contains(&f.code) && f.range == *r)
+    };
+    let mut moves: Vec<(std::ops::Range<usize>, usize)> = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        for f in run.iter().filter(|f| VALUE_CODES.contains(&f.code)) {
+            // Only where both endpoints have the key (else the scope finding says it).
+            let both_keys = call.filters.iter().any(|e| {
+                e.value_range.start <= f.range.start
+                    && f.range.end <= e.value_range.end
+                    && !scoped.contains(&e.key_range)
+            });
+            if both_keys && !refused(&runs[1 - i], &f.range) {
+                moves.push((f.range.clone(), 1 - i));
+            }
+        }
+    }
     for (i, run) in runs.into_iter().enumerate() {
-        for f in run {
+        for mut f in run {
+            if let Some((_, takes)) = moves
+                .iter()
+                .find(|(r, t)| *r == f.range && *t != i && VALUE_CODES.contains(&f.code))
+            {
+                f.message.push_str(&format!(
+                    " {} takes it, and `query_filters` go to both endpoints: move the entry to `{}`.",
+                    BOTH[*takes].0, BOTH[*takes].1
+                ));
+            }
             let in_scoped = scoped
                 .iter()
                 .any(|r| f.range.start >= r.start && f.range.start < r.end);

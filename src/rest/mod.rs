@@ -16,6 +16,7 @@ mod endpoint;
 mod endpoint_history;
 pub(crate) mod faults;
 mod filler;
+mod fit;
 mod instance;
 mod inventory;
 pub(crate) mod lookups;
@@ -29,12 +30,11 @@ pub use renames::renamed_on;
 mod render;
 mod suggest;
 mod target;
+mod text;
 mod values;
 pub(crate) mod versions;
 pub(crate) mod view_params;
 mod view_values;
-
-pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
 use crate::finding::{Finding, Severity};
@@ -171,7 +171,7 @@ fn run<'a>(
     view_values::check_args(&ctx, view.as_ref(), &mut out);
     filler::check(&ctx, &mut out);
     if call.form == CallForm::Inventory {
-        inventory::reword(&mut out);
+        inventory::reword(call, index, &mut out);
     }
     (out, view.map(|v| v.key))
 }

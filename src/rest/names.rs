@@ -2,12 +2,13 @@
 //! the authority (NetBox ignores unknown query parameters, netbox#19579); these rules only pick
 //! the code, the message and the fix by cause.
 
-use super::endpoint::{Fit, View};
+use super::endpoint::View;
+use super::fit::Fit;
 use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
 use super::target::quote_list;
-use super::values::slugify;
+use super::text::{comma_parts, slugify};
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
 use crate::extract::Value;
@@ -271,7 +272,13 @@ fn own_relation_filter(view: &View, entry: &FilterEntry) -> Option<Finding> {
 fn own_filter(view: &View, rest: &[&str]) -> Option<String> {
     for i in 0..rest.len() {
         let tail = rest[i..].join("__");
-        if view.has(&tail) && !(i + 1 == rest.len() && matches!(rest[i], "name" | "slug" | "id")) {
+        // The tail must start at a relation this endpoint filters too (`site_id`, `rack`): a
+        // plain field there (`name__isw` of `device__name__isw` on interfaces) is this
+        // object's own field, not the related one's, and would match other objects.
+        if view.has(&tail)
+            && (view.is_relation(rest[i]) || rest[i].ends_with("_id"))
+            && !(i + 1 == rest.len() && matches!(rest[i], "name" | "slug" | "id"))
+        {
             return Some(tail);
         }
     }
@@ -368,20 +375,6 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
             f
         }
         _ => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
-    }
-}
-
-/// The parts of a comma-separated string value (`"21,7"` → `21`, `7`); `None` otherwise.
-pub(crate) fn comma_parts(v: &Value) -> Option<Vec<String>> {
-    match v {
-        Value::Str(s) => Some(
-            s.split(',')
-                .map(|p| p.trim().to_string())
-                .filter(|p| !p.is_empty())
-                .collect(),
-        ),
-        Value::Int(i) => Some(vec![i.to_string()]),
-        _ => None,
     }
 }
 

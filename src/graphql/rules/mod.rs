@@ -11,7 +11,7 @@
 //! "did you mean" records; `operation` (`graphql-operation`), `filter_argument`
 //! (`graphql-filter-argument`), `pagination` (`graphql-pagination`), `lookups` (scalars and
 //! `@oneOf` wrappers where lookup objects are wanted), `null_filter` (`graphql-null-filter`),
-//! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `input_object` (repeated fields, `@oneOf` with several members: `graphql-validation`), `choice_form` (`graphql-choice-form`), `related` (a string for a related object's filter: `graphql-validation`), `alias_limit`
+//! `id_list` (`graphql-id-list`), `plugin` (`graphql-plugin-field`), `input_object` (repeated fields, `@oneOf` with several members: `graphql-validation`), `choice_form` (`graphql-choice-form`), `related` (a string for a related object's filter: `graphql-validation`), `object_type` (`app_label.model` for an object-type filter: `graphql-validation`), `alias_limit`
 //! (`graphql-alias-limit`), `announced` (a field deprecated or announced for removal:
 //! `announced-removal`). A new rule is one file with an `impl Ctx` block, called from the
 //! walk, plus one fixture in `tests/fixtures/graphql/<version>/`.
@@ -24,6 +24,7 @@ mod id_list;
 mod input_object;
 mod lookups;
 mod null_filter;
+mod object_type;
 mod operation;
 mod pagination;
 mod plugin;
@@ -90,6 +91,11 @@ pub struct Unknown {
     pub field: Option<(Range<usize>, usize)>,
     /// Said instead of "did you mean" when the first candidate's fix is offered.
     pub note: Option<String>,
+    /// Said when no candidate's fix is offered but the first one is a related object's filter
+    /// the string value can be written for, matched by name or by slug and the value's form
+    /// deciding neither (`tag: "Gateway"` → `tags: {name: {exact: "Gateway"}}` or
+    /// `tags: {slug: ...}`).
+    pub forms_note: Option<String>,
     /// The type or input type the name was looked up on (`DeviceType`, `DeviceFilter`), for
     /// the release that removed or added it ([`crate::graphql::history`]).
     pub owner: Option<String>,

@@ -9,6 +9,7 @@ use super::lookups::{literal_fits, wrapped};
 use super::{field_names, span, Ctx, RawFix, Unknown};
 use crate::graphql::suggest::did_you_mean;
 use apollo_compiler::ast;
+use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::Node;
 use std::ops::Range;
 
@@ -61,6 +62,7 @@ impl Ctx<'_> {
             }
             _ => None,
         };
+        let forms_note = self.related_id_note(parent, written);
         self.out.unknowns.push(Unknown {
             range: name,
             value_range: None,
@@ -74,8 +76,33 @@ impl Ctx<'_> {
                 field_end,
             )),
             note,
+            forms_note,
             owner: Some(parent.to_string()),
         });
+    }
+
+    /// For `<x>_id` selected where `<x>` is a related object (`component_id` on
+    /// `InventoryItemType`, the REST field's name): the selection that gives its id, `x { id }`,
+    /// or in a union one fragment per type (`component { ... on InterfaceType { id } }`).
+    fn related_id_note(&self, parent: &str, written: &str) -> Option<String> {
+        let schema = &self.nb.schema;
+        let base = written.strip_suffix("_id")?;
+        let def = schema.type_field(parent, base).ok()?;
+        let named = def.ty.inner_named_type().as_str();
+        match schema.types.get(named)? {
+            ExtendedType::Object(o) if o.fields.contains_key("id") => Some(format!(
+                ". `{base}` is the related object (`{named}`): select its id inside it, `{base} {{ id }}`."
+            )),
+            ExtendedType::Union(u) => {
+                let members: Vec<&str> = u.members.iter().map(|m| m.as_str()).collect();
+                let first = members.first()?;
+                Some(format!(
+                    ". `{base}` is the related object, a union of {}: select its id in a fragment of each type, `{base} {{ __typename ... on {first} {{ id }} }}`.",
+                    members.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                ))
+            }
+            _ => None,
+        }
     }
 
     /// The end of the field's head: after its `)` when it has arguments, else its name.

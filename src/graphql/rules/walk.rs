@@ -280,6 +280,10 @@ impl Ctx<'_> {
                 certain: false,
             }));
         }
+        let forms_note = match (value.map(|v| v.as_ref()), candidates.first()) {
+            (Some(Value::String(s)), Some(c)) => self.forms_note(c, s, type_of(c)),
+            _ => None,
+        };
         self.out.unknowns.push(Unknown {
             range,
             // apollo-compiler reports an unknown input field at its value, an unknown argument
@@ -292,8 +296,32 @@ impl Ctx<'_> {
             value_kind: value.map(|v| kind_words(v)),
             field: None,
             note: None,
+            forms_note,
             owner: None,
         });
+    }
+
+    /// The forms a string `s` takes on candidate `c` of type `t` when `t` is a related
+    /// object's filter matched by name or by slug: "Did you mean `tags`? It takes a `TagFilter`
+    /// object: write `tags: {name: {exact: \"Gateway\"}}` to match its name, or ...".
+    fn forms_note(&self, c: &str, s: &str, t: Option<Type>) -> Option<String> {
+        let t = t?;
+        let named = t.inner_named_type().as_str();
+        let obj = self.related_filter(named)?.clone();
+        let strings = vec![s.to_string()];
+        let forms: Vec<String> = ["name", "slug"]
+            .into_iter()
+            .filter_map(|k| {
+                let f = self.key_form(&obj, k, &strings, false)?;
+                Some(format!("`{c}: {f}` to match its {k}"))
+            })
+            .collect();
+        (forms.len() >= 2).then(|| {
+            format!(
+                ". Did you mean `{c}`? It takes a `{named}` object (a filter of the related object), not a string: write {}.",
+                forms.join(", or ")
+            )
+        })
     }
 
     /// A string for a related object's filter `t` written as that filter matching it by the
@@ -373,6 +401,10 @@ impl Ctx<'_> {
             }
             Value::String(_) | Value::List(_) if self.related_filter(named).is_some() => {
                 self.related_object_wanted(v, vr, fname, named)
+            }
+            Value::String(s) if self.object_type_filter(named) => {
+                let s = s.to_string();
+                self.object_type_wanted(&s, vr, fname, named)
             }
             _ => false,
         }

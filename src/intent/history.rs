@@ -73,7 +73,7 @@ fn release_section(headings: &[Piece]) -> Option<&Piece> {
 fn under(h: &Piece) -> Why {
     Why {
         text: format!("under the heading {} of release notes", quote(&h.text)),
-        marker: Some(h.at..h.at + h.text.len()),
+        marker: Some(h.host_range()),
     }
 }
 

@@ -6,7 +6,9 @@
 
 use super::comments::{floor, line_end};
 use super::cues::normalise;
+use crate::extract::OffsetMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// A piece of text around a site: its host byte offset, its text as written (`raw`) and
 /// [`normalise`]d (`text`: code spans blanked, same length), so that a cue's range in either is
@@ -19,12 +21,25 @@ pub struct Piece {
     pub text: String,
     /// The text as written (the Django reading looks into code spans: `.objects.`, `Q(`).
     pub raw: String,
+    /// For a piece of a text read in place of its host (a notebook's cells as one Markdown
+    /// document): the map from that text's offsets (`at` is one) to the host's. `None` when
+    /// `at` is a host offset.
+    pub to_host: Option<Arc<OffsetMap>>,
 }
 
 impl Piece {
     /// Host range of `r`, a byte range in [`Piece::text`].
     pub fn host(&self, r: &Range<usize>) -> Range<usize> {
-        self.at + r.start..self.at + r.end
+        let r = self.at + r.start..self.at + r.end;
+        match &self.to_host {
+            Some(map) => map.range_to_host(r),
+            None => r,
+        }
+    }
+
+    /// Host range of the whole piece.
+    pub fn host_range(&self) -> Range<usize> {
+        self.host(&(0..self.text.len()))
     }
 }
 
@@ -53,6 +68,7 @@ impl Around {
             at: p.at.wrapping_sub(base),
             text: p.text.clone(),
             raw: p.raw.clone(),
+            to_host: p.to_host.clone(),
         };
         Around {
             headings: self.headings.iter().map(rel).collect(),
@@ -67,6 +83,25 @@ impl Around {
     /// The nearest heading the piece stands under.
     pub fn section(&self) -> Option<&Piece> {
         self.headings.last()
+    }
+
+    /// The same around a piece of a text read in place of its host, whose offsets `to_host`
+    /// maps to the host's: every piece's [`Piece::host`] range is then a host range.
+    pub fn mapped(mut self, to_host: &Arc<OffsetMap>) -> Around {
+        let pieces = self.headings.iter_mut().chain(self.row.iter_mut()).chain(
+            [
+                &mut self.lead,
+                &mut self.before,
+                &mut self.after,
+                &mut self.column,
+            ]
+            .into_iter()
+            .flatten(),
+        );
+        for p in pieces {
+            p.to_host = Some(to_host.clone());
+        }
+        self
     }
 }
 
@@ -425,6 +460,7 @@ fn slice(text: &str, norm: &str, base: usize, r: Range<usize>) -> Piece {
         at: base + s,
         text: norm[s..e].to_string(),
         raw: text[base + s..base + e].to_string(),
+        to_host: None,
     }
 }
 
@@ -467,6 +503,7 @@ fn piece_of(text: &str, r: Range<usize>) -> Piece {
         at: start,
         text: normalise(&text[start..end]),
         raw: text[start..end].to_string(),
+        to_host: None,
     }
 }
 

@@ -25,7 +25,10 @@ pub(super) fn prepare(doc: &Doc<'_>) -> Option<Box<dyn SiteFilter>> {
     if !doc.text.contains(" HTTP/") {
         return None;
     }
-    let lines: Vec<Range<usize>> = record().find_iter(doc.text).map(|m| m.range()).collect();
+    let lines: Vec<Range<usize>> = record()
+        .find_iter(doc.text)
+        .map(|m| doc.host(m.range()))
+        .collect();
     (!lines.is_empty()).then(|| Box::new(Log { records: lines }) as Box<dyn SiteFilter>)
 }
 

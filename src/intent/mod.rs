@@ -26,7 +26,7 @@ mod log;
 
 pub use around::{Around, Outline, Piece};
 
-use super::{OffsetMap, Site};
+use crate::extract::{OffsetMap, Site};
 use cues::{Cue, Place};
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -250,6 +250,19 @@ pub(crate) trait SiteFilter: Send + Sync {
 pub(crate) struct Doc<'a> {
     pub text: &'a str,
     pub outline: &'a Outline,
+    /// For a text read in place of its host (a notebook's cells as one Markdown document):
+    /// the map from its offsets to the host's. `None` when `text` is the host.
+    pub to_host: Option<&'a OffsetMap>,
+}
+
+impl Doc<'_> {
+    /// Host range of `r`, a byte range of [`Doc::text`].
+    pub fn host(&self, r: Range<usize>) -> Range<usize> {
+        match self.to_host {
+            Some(map) => map.range_to_host(r),
+            None => r,
+        }
+    }
 }
 
 /// Prepares a filter for a document; `None` when it can hold back nothing there.
@@ -292,7 +305,23 @@ impl Filters {
     /// The filters that apply to host `text` whose Markdown outline is `outline`
     /// ([`Outline::plain`] for other hosts), with the readings `readings` turned on.
     pub fn of(text: &str, outline: &Outline, readings: Readings) -> Filters {
-        let doc = Doc { text, outline };
+        Filters::of_view(text, outline, None, readings)
+    }
+
+    /// [`Filters::of`] for a text read in place of its host (a notebook's cells as one
+    /// Markdown document, see `notebook::View`), whose offsets `to_host` maps to the host's:
+    /// the sites put to them are in host offsets, their surroundings [`Around::mapped`].
+    pub fn of_view(
+        text: &str,
+        outline: &Outline,
+        to_host: Option<&OffsetMap>,
+        readings: Readings,
+    ) -> Filters {
+        let doc = Doc {
+            text,
+            outline,
+            to_host,
+        };
         let list = FILTERS
             .iter()
             .filter(|(r, _)| readings.is_on(*r))
@@ -572,7 +601,7 @@ fn label_of(a: &Around) -> Option<Label> {
             return Some(Label {
                 cue,
                 source: Source::Heading,
-                marker: h.at..h.at + h.text.len(),
+                marker: h.host_range(),
                 words: h.text.clone(),
             });
         }
