@@ -207,10 +207,10 @@ const fn code(
 
 use Does::{Answers, Faults, Ignores, MatchesNothing, Refuses, Varies};
 use Family::{Graphql, Knowledge, Rest};
+use Severity::{Error, Hint, Information, Warning};
 use UpgradeKind::{
     GraphqlGrammar, NoOp, RefusedValue, RemovedEndpoint, RemovedFilter, ServerFault,
 };
-use Severity::{Error, Hint, Information, Warning};
 
 /// Every code, in documentation order: REST, then GraphQL, then knowledge.
 pub const CODES: &[Code] = &[

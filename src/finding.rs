@@ -175,8 +175,10 @@ pub struct Exchange {
     pub count: Option<u64>,
 }
 
-/// One problem found in a host document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One problem found in a host document. Two findings are equal when they say the same (range,
+/// code, severity, message, fixes, proof): their [`Facts`] are what they rest on, so findings
+/// on a repeated filter that say the same are one.
+#[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     /// Byte range in the host document that the finding is about (a filter key, a value, ...).
     pub range: Range<usize>,
@@ -196,6 +198,19 @@ pub struct Finding {
     #[serde(skip)]
     pub facts: Facts,
 }
+
+impl PartialEq for Finding {
+    fn eq(&self, other: &Finding) -> bool {
+        self.range == other.range
+            && self.code == other.code
+            && self.severity == other.severity
+            && self.message == other.message
+            && self.fixes == other.fixes
+            && self.proof == other.proof
+    }
+}
+
+impl Eq for Finding {}
 
 impl Finding {
     /// Builds a finding without fixes.

@@ -90,7 +90,10 @@ fn no_consumer_reads_message_text() {
         hits.join("\n")
     );
     for ((f, l, _), seen) in ALLOWED.iter().zip(allowed_seen) {
-        assert!(seen, "allowed line `{l}` is no longer in {f}: drop it from ALLOWED");
+        assert!(
+            seen,
+            "allowed line `{l}` is no longer in {f}: drop it from ALLOWED"
+        );
     }
 }
 

@@ -17,8 +17,8 @@
 //! Index files the user gives (`--index`, instance indexes, `others` passed by the caller) keep
 //! the direct look-up in the indexes.
 
-use crate::index::embedded::{embedded_index, RELEASES};
 use crate::finding::AdviceKind;
+use crate::index::embedded::{embedded_index, RELEASES};
 use crate::index::FilterIndex;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
