@@ -13,8 +13,10 @@
 #       runs its manage.py);
 #   ground-truth.tsv        ../shared/lab/pypi/groundtruth.py: the previous release's rows replayed
 #                           (EXTRA=file.py adds rows, as extra-4.7.py did for 4.7);
-#   ground-truth-sweep.tsv  scripts/release/sweep.py: the previous sweep replayed, every parameter
-#                           the release added probed, wrong forms on its new endpoints.
+#   ground-truth-sweep.tsv  scripts/release/sweep.py: the earlier releases' sweeps replayed, the
+#                           trigger values of every rule-table row (`netbox-lsp release probes`),
+#                           every parameter the release added probed, wrong forms on its new
+#                           endpoints.
 # Then, with or without the lab (`netbox-lsp release add`, built here if missing):
 #   index/netbox-<v>.index.json.gz (`index build`), index/netbox-<v>.schema.graphql.gz, the row
 #   in RELEASES, index/version-differences.tsv, README's release table, the ground-truth
@@ -75,8 +77,8 @@ older = [r for r in rows if key(r) < key(want)]
 print(max(older, key=key) if older else '')
 PY
 }
+mapfile -t ROWS < <(sed -n 's/^ *release!("\(.*\)"),$/\1/p' "$HERE/src/index/embedded.rs")
 if [ -z "$PREVIOUS" ]; then
-  mapfile -t ROWS < <(sed -n 's/^ *release!("\(.*\)"),$/\1/p' "$HERE/src/index/embedded.rs")
   PREVIOUS=$(order "$VERSION" "${ROWS[@]}")
   [ -n "$PREVIOUS" ] || die "no shipped release older than $VERSION: give --previous"
 fi
@@ -140,9 +142,17 @@ if [ -z "$FROM" ]; then
   if have ground-truth-sweep.tsv; then
     say "sweep: kept $OUT/ground-truth-sweep.tsv"
   else
-    say "sweep: the sweep of $PREVIOUS replayed, the new parameters probed"
+    # Every shipped release's sweep before VERSION (the previous one first), and the trigger
+    # values of the rule tables.
+    SWEEPS=$PREV_DIR/ground-truth-sweep.tsv
+    for r in $(printf '%s\n' "${ROWS[@]:-}" | tac); do
+      f=$SHARED/netbox/v$r/ground-truth-sweep.tsv
+      [ "$r" != "$PREVIOUS" ] && [ -f "$f" ] && [ "$(order "$VERSION" "$r")" = "$r" ] && SWEEPS+=:$f
+    done
+    "$NB" release probes >"$WORK/rule-probes.tsv"
+    say "sweep: the sweeps of ${SWEEPS//:/, } replayed, $(($(wc -l <"$WORK/rule-probes.tsv") - 1)) rule probes, the new parameters probed"
     LAB_DIR=$LAB_DIR python3 "$HERE/scripts/release/sweep.py" "$VERSION" "$OUT/openapi.json.gz" \
-      "$PREV_DIR/ground-truth-sweep.tsv" "$PREV_DIR/openapi.json.gz" "$WORK/ground-truth-sweep.tsv"
+      "$SWEEPS" "$PREV_DIR/openapi.json.gz" "$WORK/ground-truth-sweep.tsv" "$WORK/rule-probes.tsv"
     mv "$WORK/ground-truth-sweep.tsv" "$OUT/ground-truth-sweep.tsv"
   fi
   FROM=$OUT

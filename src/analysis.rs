@@ -5,7 +5,7 @@
 //!    documents) with their host byte ranges ([`extract`]);
 //! 2. **site filters**: one reading of intent decides which sites are calls and which are not
 //!    (a lesson, release history, a Django query, another product's call), reading the text
-//!    around each site ([`extract::intent`]); those are [`NotChecked`], never checked;
+//!    around each site ([`crate::intent`]); those are [`NotChecked`], never checked;
 //! 3. **checks**: the calls against the knowledge (`check`);
 //! 4. **finding filters**: findings another release may not have become warnings
 //!    ([`crate::approx::soften`]), suppression comments apply and those that cover nothing are
@@ -21,64 +21,16 @@ mod cache;
 mod check;
 mod markdown;
 
+/// The knowledge a document is checked against (it lives in [`crate::knowledge`]).
+pub use crate::knowledge::Knowledge;
 pub use cache::UnitCache;
 
-use crate::extract::intent::{Around, Counts, Filters, NotChecked, Outline, Readings};
 use crate::extract::markdown as md;
 use crate::extract::{self, HostKind, OffsetMap};
 use crate::finding::Finding;
-use crate::graphql::{self, NetboxSchema};
-use crate::index::FilterIndex;
+use crate::intent::{Around, Counts, Filters, NotChecked, Outline};
 use crate::suppress;
 use std::ops::Range;
-use std::sync::Arc;
-
-/// The knowledge a document is checked against: the filter index and GraphQL schema of one
-/// NetBox version. Either may be missing; checks that need it then say nothing (fail open).
-#[derive(Debug, Clone, Default)]
-pub struct Knowledge {
-    pub index: Option<Arc<FilterIndex>>,
-    pub graphql: Option<Arc<NetboxSchema>>,
-    /// The NetBox release the user asked for when the knowledge is a shipped release standing in
-    /// for it (`4.7.3` checked with 4.6.8, see [`crate::index::embedded::select`]): errors that
-    /// the other release may not have ([`crate::catalogue::Code::may_differ`]) become warnings.
-    pub approximate: Option<String>,
-    /// A shipped release (one of [`graphql::embedded::SCHEMAS`]) whose embedded GraphQL schema
-    /// stands in when `graphql` is `None`, built on the first GraphQL document checked: `check`
-    /// of REST-only files never builds it (about half of a small check's time). The language
-    /// server sets `graphql` itself (built in the background).
-    pub graphql_embedded: Option<&'static str>,
-    /// Which readings of a site as not a call are on (all by default; `netbox-lsp.toml`'s
-    /// `[skip]` table turns one off): see [`extract::intent`].
-    pub readings: Readings,
-}
-
-impl Knowledge {
-    /// The GraphQL schema: `graphql`, else the embedded schema named by `graphql_embedded`
-    /// (built once per process on the first call); `None` when neither is given.
-    pub fn schema(&self) -> Option<Arc<NetboxSchema>> {
-        match &self.graphql {
-            Some(s) => Some(s.clone()),
-            None => self.graphql_embedded.and_then(graphql::embedded_schema),
-        }
-    }
-
-    /// True when both hold the very same index and schema (pointer identity, not contents).
-    fn same(&self, other: &Knowledge) -> bool {
-        fn eq<T>(a: &Option<Arc<T>>, b: &Option<Arc<T>>) -> bool {
-            match (a, b) {
-                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            }
-        }
-        eq(&self.index, &other.index)
-            && eq(&self.graphql, &other.graphql)
-            && self.approximate == other.approximate
-            && self.graphql_embedded == other.graphql_embedded
-            && self.readings == other.readings
-    }
-}
 
 /// Checks `text`, a host document of kind `kind`. Findings carry host byte ranges, are sorted by
 /// start offset, and exclude those suppressed by `netbox-lsp: ignore` comments. Never panics on
@@ -225,13 +177,13 @@ fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge) -> Parts {
         let mut calls = Vec::new();
         let mut held = Vec::new();
         for site in ex.sites {
-            let around = outline.around_inline(text, &extract::intent::site_range(&site));
+            let around = outline.around_inline(text, &crate::intent::site_range(&site));
             match filters.sort(site, code, &around) {
-                extract::intent::Sorted::Call(site, parts) => {
+                crate::intent::Sorted::Call(site, parts) => {
                     calls.push(site);
                     held.extend(parts);
                 }
-                extract::intent::Sorted::NotChecked(n) => held.push(n),
+                crate::intent::Sorted::NotChecked(n) => held.push(n),
             }
         }
         (calls, held)

@@ -6,8 +6,8 @@
 //! value forms and grammar that every release shares stay errors. The user is told once (the
 //! selection's note), not per finding.
 
-use crate::analysis::Knowledge;
 use crate::finding::{Finding, Severity};
+use crate::knowledge::Knowledge;
 
 /// Lowers errors of the codes another release may make valid ([`crate::catalogue::Code::may_differ`]:
 /// an unknown filter, lookup, choice, object type, endpoint, GraphQL name, or a filter the index

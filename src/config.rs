@@ -18,8 +18,8 @@
 pub mod file;
 pub mod select;
 
-use crate::extract::intent::{ReadAs, Readings};
 use crate::finding::Severity;
+use crate::intent::{ReadAs, Readings};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -8,9 +8,9 @@
 //! text ([`FiltersCheck::text`]). [`FiltersCheck::corrected`] applies the certain fixes back onto
 //! the keys and values. No tree-sitter parse: a valid dict costs a few hundred nanoseconds.
 
-use crate::analysis::Knowledge;
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::Finding;
+use crate::knowledge::Knowledge;
 use std::ops::Range;
 
 /// The result of [`check_filters`]: the findings and the canonical text their ranges point into.

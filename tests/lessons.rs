@@ -5,11 +5,11 @@
 //! (`[skip]` all false) each held site is checked again as a call.
 
 use netbox_lsp::analysis::{analyze_report, Knowledge, Report};
-use netbox_lsp::extract::intent::{ReadAs, Readings};
 use netbox_lsp::extract::HostKind;
 use netbox_lsp::finding::Severity;
 use netbox_lsp::graphql::embedded_schema;
 use netbox_lsp::index::embedded::embedded_index;
+use netbox_lsp::intent::{ReadAs, Readings};
 use std::path::Path;
 
 struct Case {

@@ -34,6 +34,7 @@ fn scratch_checkout(dir: &Path) {
         "src/index/embedded.rs".to_string(),
         "README.md".to_string(),
         "index/version-differences.tsv".to_string(),
+        "tests/fixtures/ground-truth/reviewed.tsv".to_string(),
     ];
     for e in std::fs::read_dir(r.join("index")).unwrap().flatten() {
         files.push(format!("index/{}", e.file_name().to_string_lossy()));
@@ -330,7 +331,8 @@ fn shared() -> Option<PathBuf> {
 }
 
 /// Removing 4.7.3 and adding it again from its captures gives the vendored knowledge files
-/// byte for byte, and the ground-truth fixtures differ only where the review decided a row.
+/// byte for byte, and the ground-truth fixtures too: the rows the previous release cannot carry
+/// take the hand review's decisions (`tests/fixtures/ground-truth/reviewed.tsv`).
 #[test]
 fn re_adding_4_7_3_gives_the_same_knowledge_files() {
     let Some(shared) = shared() else {
@@ -369,24 +371,17 @@ fn re_adding_4_7_3_gives_the_same_knowledge_files() {
             "{f}: the re-added file differs from the vendored one"
         );
     }
-    // The REST ground truth: every row the command decided is the vendored row; the rest are
-    // the rows the hand review decided.
-    let ours = String::from_utf8(read(&co.join("tests/fixtures/ground-truth/v4.7.3.tsv"))).unwrap();
-    let vendored =
-        String::from_utf8(read(&root().join("tests/fixtures/ground-truth/v4.7.3.tsv"))).unwrap();
-    let (mut same, mut open) = (0, 0);
-    for (a, b) in ours.lines().zip(vendored.lines()) {
-        let (ac, bc): (Vec<&str>, Vec<&str>) = (a.split('\t').collect(), b.split('\t').collect());
-        if ac[4] == "?" {
-            open += 1;
-            assert_eq!((ac[0], ac[1]), (bc[0], bc[1]));
-        } else {
-            assert_eq!(a, b);
-            same += 1;
-        }
+    for f in [
+        "tests/fixtures/ground-truth/v4.7.3.tsv",
+        "tests/fixtures/graphql-ground-truth/v4.7.3.tsv",
+    ] {
+        assert!(
+            read(&co.join(f)) == read(&root().join(f)),
+            "{f}: the re-added fixture differs from the vendored one"
+        );
     }
-    eprintln!("re-added v4.7.3.tsv: {same} rows as vendored, {open} left to the review");
-    assert_eq!(ours.lines().count(), vendored.lines().count());
+    assert!(!err.contains("expected_code `?`"), "{err}");
+    assert!(!err.contains("expected_error `?`"), "{err}");
     for want in [
         "dcim/front-ports rear_port_id=1250: HTTP 500 → honoured",
         "- lookups `protocol__empty`, `protocol__ic`",
@@ -394,4 +389,48 @@ fn re_adding_4_7_3_gives_the_same_knowledge_files() {
     ] {
         assert!(sheet.contains(want), "{want}");
     }
+}
+
+/// Every hand-review decision (`tests/fixtures/ground-truth/reviewed.tsv`) is the row of its
+/// release's fixture: same verdict, same expected code (and span for GraphQL), with evidence.
+#[test]
+fn review_decisions_are_the_fixture_rows() {
+    let text = String::from_utf8(read(
+        &root().join("tests/fixtures/ground-truth/reviewed.tsv"),
+    ))
+    .unwrap();
+    let mut n = 0;
+    for l in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let c: Vec<&str> = l.split('\t').collect();
+        let [release, endpoint, query, verdict, expected, span, evidence] = c[..] else {
+            panic!("reviewed.tsv: not 7 columns: {l:?}");
+        };
+        assert!(
+            evidence.contains(&format!("v{release}")),
+            "no source of {release}: {l:?}"
+        );
+        let found = if endpoint == "graphql" {
+            let f = format!("tests/fixtures/graphql-ground-truth/v{release}.tsv");
+            let fx = String::from_utf8(read(&root().join(f))).unwrap();
+            fx.lines().any(|r| {
+                let r: Vec<&str> = r.split('\t').collect();
+                r.len() == 5 && r[0] == query && r[1] == verdict && r[3] == expected && r[4] == span
+            })
+        } else {
+            let f = format!("tests/fixtures/ground-truth/v{release}.tsv");
+            let fx = String::from_utf8(read(&root().join(f))).unwrap();
+            span == "-"
+                && fx.lines().any(|r| {
+                    let r: Vec<&str> = r.split('\t').collect();
+                    r.len() >= 5
+                        && r[0] == endpoint
+                        && r[1] == query
+                        && r[3] == verdict
+                        && r[4] == expected
+                })
+        };
+        assert!(found, "reviewed.tsv row is not its fixture's row: {l:?}");
+        n += 1;
+    }
+    assert!(n > 0, "reviewed.tsv has no decisions");
 }

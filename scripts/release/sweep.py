@@ -3,29 +3,42 @@
 ../shared/netbox/v<version>/ground-truth-sweep.tsv (endpoint, query, http_status, count_filtered,
 count_unfiltered, verdict, note = `probe kind K; ...`), for `scripts/add-release.sh`.
 
-Usage: LAB_DIR=... python3 scripts/release/sweep.py VERSION NEW_OPENAPI PREVIOUS_SWEEP PREVIOUS_OPENAPI OUT_TSV
+Usage: LAB_DIR=... python3 scripts/release/sweep.py VERSION NEW_OPENAPI PREVIOUS_SWEEPS PREVIOUS_OPENAPI OUT_TSV [RULE_PROBES]
   VERSION           the live release (its url + v1 token are read from $LAB_DIR/tokens.txt)
   NEW_OPENAPI       its openapi.json.gz (the list endpoints and their parameters)
-  PREVIOUS_SWEEP    the previous release's ground-truth-sweep.tsv: every row is probed again
+  PREVIOUS_SWEEPS   the ground-truth-sweep.tsv files of the shipped releases before it, `:`
+                    between them, the previous release first: every row is probed again
   PREVIOUS_OPENAPI  the previous release's openapi.json.gz: parameters it lacks are probed too
+  RULE_PROBES       `netbox-lsp release probes` (endpoint, query, kind, rule): the trigger values
+                    of every server fault, value form and null refusal the rule tables know
 
 What is probed, so that the review sheet can pair rows with the previous release's:
-  1. every row of PREVIOUS_SWEEP whose endpoint still exists, with the same query and probe kind
-     (the demo data is the same dump on every release, so the same ids name the same objects);
-  2. every parameter the new release added (on an endpoint both have, or on a new endpoint):
+  1. every row of the previous sweeps whose endpoint still exists, with the same query and
+     probe kind (the demo data is the same dump on every release, so the same ids name the same
+     objects); an older release's row once only, and not a `param`/`param-lookup` row of a
+     parameter the new release does not have (the previous release's rows show removals);
+  2. every rule probe (RULE_PROBES);
+  3. every parameter the new release added (on an endpoint both have, or on a new endpoint):
      kind `param` for the bare filter, `param-lookup` for a lookup, with a value meant to narrow;
-  3. on each new endpoint, the wrong forms people write: a misspelled name (`misspelled`),
+  4. on each new endpoint, the wrong forms people write: a misspelled name (`misspelled`),
      `id__in=1,2` (`in-lookup`) and `id=1,2` (`comma`).
-Endpoints without objects are skipped (nothing can narrow there).
+A probe whose answer is a 200 needs objects to be judged: on an endpoint without objects it is
+skipped (nothing can narrow there), and so is a negation (`__n`, `__nic`, ...) of a value no
+object has when no object's own value can stand in. A refusal (400, 500) is written whatever
+the data.
 
 Verdicts (the previous sweeps' words): 200 with fewer objects than unfiltered -> honoured; 200
 with all of them -> the alternative value(s) are tried (a value drawn from the endpoint's own
-objects, the other boolean), honoured if one narrows ("decided by the alternative value"), else
-silently-ignored; 400 "Select a valid choice" for a made-up value (`999999`, `zz-no-such`) on a
+objects, another member of the filter's choice set, the other boolean), honoured if one narrows
+("decided by the alternative value"), else silently-ignored; a negation is measured against its
+positive twin (`k__n=v` against `k=v`): the complement is honoured, the positive's own count
+is "honoured (a different meaning than written)"; 400 "Select a valid choice" for a made-up value (`999999`, `zz-no-such`) on a
 probe meant to narrow -> the alternative decides, else `400 data (the value names no existing
 object: out of reach without the instance's data)`; any other 400 -> `400 error`; 5xx -> `error 500 (a
 NetBox fault for this filter)` with the exception. Lists (`k=a&k=b`) compare each value alone
-with both: the union is honoured, one count is `partial: only ONE value used`.
+with both: the union is honoured (also when the two values cover every object), one count is
+`partial: only ONE value used`. "Select a valid choice" on a filter without a choice set in the
+OpenAPI document names no object: `400 data` on the probes meant to narrow.
 
 Requests go one at a time (the lab is shared); every answer is cached. Python 3 stdlib only.
 """
@@ -39,7 +52,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-VER, NEW_OA, OLD_SWEEP, OLD_OA, OUT = sys.argv[1:6]
+VER, NEW_OA, OLD_SWEEPS, OLD_OA, OUT = sys.argv[1:6]
+RULE_PROBES = sys.argv[6] if len(sys.argv) > 6 else None
 
 
 def _lab():
@@ -126,7 +140,8 @@ def data_values(ep, base):
     for o in objects(ep):
         v = o.get(field)
         if isinstance(v, dict):
-            v = v.get('id') if base.endswith('_id') or base == 'id' else (v.get('slug') or v.get('name') or v.get('id'))
+            v = v.get('id') if base.endswith('_id') or base == 'id' else \
+                (v.get('slug') or v.get('value') or v.get('name') or v.get('id'))
         elif isinstance(v, list):
             v = next((x.get('id') if isinstance(x, dict) else x for x in v), None)
         if v is None or v == '' or isinstance(v, (dict, list)):
@@ -155,7 +170,12 @@ def alternatives(ep, qs):
         return [f'{key}=0', f'{key}=-999999']
     if lookup in ('lt', 'lte'):
         return [f'{key}=999999']
-    return [f'{key}={enc(v)}' for v in data_values(ep, base) if enc(v) != val][:2]
+    out = [f'{key}={enc(v)}' for v in data_values(ep, base) if enc(v) != val][:2]
+    # Another member of the filter's own choice set (a lone object has one value: the others
+    # narrow).
+    schema = NEW.get(ep, {}).get(key) or {}
+    out += [f'{key}={enc(v)}' for v in (schema.get('enum') or []) if enc(v) != val and v != 'null'][:2]
+    return out
 
 
 def error_text(body):
@@ -174,6 +194,51 @@ def error_text(body):
     return ' '.join(text.split())[:300]
 
 
+NEGATED = {'n': '', 'nic': 'ic', 'nie': 'ie', 'niew': 'iew', 'nisw': 'isw'}
+# Probe kinds meant to narrow (an alternative value may decide them), as the earlier sweeps.
+NARROW = {'param', 'param-lookup', 'reprobe', 'empty-lookup'}
+
+
+class Undecidable(Exception):
+    """A probe the data cannot decide (a 200 with nothing to narrow): no row is written."""
+
+
+def negation(ep, qs, c, unf):
+    """For `k__n=v` (and the other negated lookups): (verdict, note) measured against the
+    positive twin `k=v`, or None when the query is not one negation."""
+    pairs = split_query(qs)
+    if len(pairs) != 1:
+        return None
+    key, val = pairs[0]
+    base, _, lookup = key.partition('__')
+    if lookup not in NEGATED:
+        return None
+    twin = f'{base}__{NEGATED[lookup]}' if NEGATED[lookup] else base
+    p = count(ep, f'{twin}={val}')
+    if p is None:
+        return None
+    if c == p and c != unf - p:
+        return 'honoured (a different meaning than written)', f'probe kind {{kind}}; applied as the positive filter: {qs} gave {c} of {unf} ({twin}={val}: {p})'
+    if p == 0 or p == unf:
+        # The value is on no object (or on all): a negation that narrows needs a value some
+        # objects have and others lack; the endpoint's own values stand in.
+        for v in data_values(ep, base):
+            alt = f'{key}={enc(v)}'
+            if alt == qs:
+                continue
+            p2, c2 = count(ep, f'{twin}={enc(v)}'), count(ep, alt)
+            if p2 is None or c2 is None or p2 in (0, unf):
+                continue
+            if c2 == unf - p2:
+                return 'honoured', f'probe kind {{kind}}; primary value matched every object; decided by the alternative value ({alt}: {c2}, {twin}={enc(v)}: {p2})'
+            if c2 == p2:
+                return 'honoured (a different meaning than written)', f'probe kind {{kind}}; applied as the positive filter: {alt} gave {c2} of {unf} ({twin}={enc(v)}: {p2})'
+        raise Undecidable(f'{ep} {qs}: {twin}={val} matches {p} of {unf} and no object value narrows')
+    if c == unf - p:
+        return 'honoured', f'probe kind {{kind}}; the complement of {twin}={val} ({p})'
+    return None
+
+
 def judge(ep, qs, kind):
     """One row: (status, filtered, unfiltered, verdict, note)."""
     unf = unfiltered(ep)
@@ -186,8 +251,18 @@ def judge(ep, qs, kind):
         st, d = rest(ep, qs)
         if st == 200 and a is not None and b is not None:
             both = d['count']
-            if both == unf and a != unf and b != unf:
+            if a == b == both == 0:
+                # Neither value names an object here (timestamps of another lab's tokens).
+                raise Undecidable(f'{ep} {qs}: each value and both match no object')
+            if a == b == both == unf:
+                # A filter the release lacks is ignored; one it has cannot be told apart here.
+                if keys[0] not in NEW.get(ep, {}):
+                    return st, both, unf, 'silently-ignored', f'{note} each alone: {a}, {b}; both: {both} (every object; no such filter)'
+                raise Undecidable(f'{ep} {qs}: each value alone matches every object')
+            if both == unf and a != unf and b != unf and both != a + b:
                 return st, both, unf, 'silently-ignored', f'{note} each alone: {a}, {b}; both: {both}'
+            if both == unf and both == a + b:
+                return st, both, unf, 'honoured', f'{note} each alone: {a}, {b}; both: {both} (union: the two values cover every object)'
             if both >= a + b or (both > max(a, b)):
                 return st, both, unf, 'honoured', f'{note} each alone: {a}, {b}; both: {both} (union)'
             if a == b == both and a > 0:
@@ -202,7 +277,10 @@ def judge(ep, qs, kind):
         if kind == 'bool-form' and len(pairs) == 1:
             t, f = count(ep, f'{keys[0]}=true'), count(ep, f'{keys[0]}=false')
             extra = f' true={t} false={f} {pairs[0][1]}={c}'
-            if c == unf and t != unf:
+            # What the form means when read (`0`, `no`, `off` are false): ignored when every
+            # object came back where that meaning selects fewer.
+            meant = f if pairs[0][1].lower() in ('0', 'no', 'off', 'f', 'false', 'n') else t
+            if c == unf and (meant != unf if meant is not None else t != unf):
                 return st, c, unf, 'silently-ignored', note + extra
             return st, c, unf, 'honoured', note + extra
         if c is None:
@@ -210,9 +288,14 @@ def judge(ep, qs, kind):
             # (written `None`, as the 4.6.8 and 4.7.3 sweeps have it).
             fewer = len(d.get('results') or []) < min(1, unf)
             return st, c, unf, 'honoured' if fewer else 'silently-ignored', note
+        neg = negation(ep, qs, c, unf)
+        if neg is not None:
+            return st, c, unf, neg[0], neg[1].replace('{kind}', kind)
         if c < unf:
             return st, c, unf, 'honoured', note
-        for alt in alternatives(ep, qs):
+        # Another value decides only a probe meant to narrow; a wrong form (`k=`) is judged by
+        # its own answer.
+        for alt in alternatives(ep, qs) if kind in NARROW else ():
             s2, d2 = rest(ep, alt)
             if s2 == 200 and isinstance(d2, dict) and d2.get('count', unf) < unf:
                 return st, c, unf, 'honoured', f'{note} primary value matched every object; decided by the alternative value'
@@ -221,11 +304,23 @@ def judge(ep, qs, kind):
     if st == 400:
         msg = error_text(d)
         made_up = any(v in ('999999', 'zz-no-such') or v.startswith('999999') for _, v in pairs)
+        # A relation filter (no choice set in the OpenAPI document: `enum` or, repeated,
+        # `x-spec-enum-id`) refusing a value names no object: the data decides, not the form.
+        def choice_set(k):
+            sch = NEW.get(ep, {}).get(k) or NEW.get(ep, {}).get(k.split('__')[0]) or {}
+            return 'enum' in sch or 'x-spec-enum-id' in sch
+        relation = not any(choice_set(k) for k in keys)
+        if 'Select a valid choice' in msg and relation and not made_up and kind in NARROW | {'list-array', 'list-scalar'}:
+            return st, '', unf, "400 data (the value names no existing object: out of reach without the instance's data)", \
+                f'{note} value names no existing object (data-dependent 400) | {msg}'
+
         # A made-up value on a probe meant to narrow: the value names nothing (the previous
         # sweeps' `400 data`, also on a fixed choice set's lookups, which derive-expected.py
         # tells apart); on the wrong-form probes the refusal is the answer.
         if 'Select a valid choice' in msg and made_up and kind in ('param', 'param-lookup', 'reprobe'):
-            for alt in alternatives(ep, qs):
+            # A choice set's refusal is the form's answer (derive-expected.py tells it apart):
+            # no other value stands in.
+            for alt in alternatives(ep, qs) if relation else ():
                 s2, d2 = rest(ep, alt)
                 if s2 == 200 and isinstance(d2, dict) and d2.get('count', unf) < unf:
                     return 200, d2['count'], unf, 'honoured', f'{note} primary value 400 (no such object); decided by the alternative value'
@@ -290,27 +385,54 @@ def main():
     started = time.time()
     skipped = set()
 
+    seen = set()
+    undecided = []
+
     def row(ep, qs, kind):
         nonlocal n
+        if (ep, qs) in seen:
+            return
+        seen.add((ep, qs))
         unf = unfiltered(ep)
-        if not unf:
+        if unf is None:
             skipped.add(ep)
             return
-        st, c, u, verdict, note = judge(ep, qs, kind)
+        if not unf:
+            # No objects: only a refusal or a fault says anything.
+            st, d = rest(ep, qs)
+            if st == 200:
+                skipped.add(ep)
+                return
+        try:
+            st, c, u, verdict, note = judge(ep, qs, kind)
+        except Undecidable as e:
+            undecided.append(str(e))
+            return
         out.write(f'{ep}\t{qs}\t{st}\t{c}\t{u}\t{verdict}\t{note}\n')
         n += 1
         if n % 200 == 0:
             out.flush()
             print(f'{n} rows, {len(_cache)} requests, {time.time() - started:.0f} s', file=sys.stderr)
 
-    # 1. the previous sweep again
-    for line in open(OLD_SWEEP, encoding='utf-8').read().splitlines()[1:]:
-        c = line.split('\t')
-        if len(c) < 7 or c[0] not in NEW:
-            continue
-        m = re.search(r'probe kind ([a-z-]+)', c[6])
-        row(c[0], c[1], m.group(1) if m else 'reprobe')
-    # 2. parameters the new release added; 3. wrong forms on new endpoints
+    # 1. the previous sweeps again (the previous release first)
+    for i, path in enumerate(p for p in OLD_SWEEPS.split(':') if p):
+        for line in open(path, encoding='utf-8').read().splitlines()[1:]:
+            c = line.split('\t')
+            if len(c) < 7 or c[0] not in NEW:
+                continue
+            m = re.search(r'probe kind ([a-z-]+)', c[6])
+            kind = m.group(1) if m else 'reprobe'
+            if i > 0 and kind in ('param', 'param-lookup') and \
+                    any(k not in NEW[c[0]] for k, _ in split_query(c[1])):
+                continue
+            row(c[0], c[1], kind)
+    # 2. the rule tables' probes
+    if RULE_PROBES:
+        for line in open(RULE_PROBES, encoding='utf-8').read().splitlines()[1:]:
+            c = line.split('\t')
+            if len(c) >= 3 and c[0] in NEW:
+                row(c[0], c[1], c[2])
+    # 3. parameters the new release added; 4. wrong forms on new endpoints
     for ep in sorted(NEW):
         old = OLD.get(ep)
         for name, schema in sorted(NEW[ep].items()):
@@ -323,7 +445,10 @@ def main():
             row(ep, 'id__in=1,2', 'in-lookup')
             row(ep, 'id=1,2', 'comma')
     out.close()
-    print(f'{n} rows, {len(_cache)} requests, {time.time() - started:.0f} s; endpoints without objects: {len(skipped)}', file=sys.stderr)
+    print(f'{n} rows, {len(_cache)} requests, {time.time() - started:.0f} s; endpoints without objects: {len(skipped)}; '
+          f'undecidable negations (no object value narrows): {len(undecided)}', file=sys.stderr)
+    for u in undecided:
+        print(f'  undecidable: {u}', file=sys.stderr)
 
 
 main()

@@ -21,8 +21,8 @@ pub mod mcp;
 pub mod shell;
 
 use crate::config::Level;
-use crate::extract::intent::{ReadAs, Readings};
 use crate::finding::{Finding, Severity};
+use crate::intent::{ReadAs, Readings};
 use std::collections::BTreeMap;
 
 /// What the check of one call found.

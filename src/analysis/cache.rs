@@ -7,9 +7,9 @@
 
 use super::check::Checked;
 use super::Knowledge;
-use crate::extract::intent::{Around, Filters, ReadAs};
 use crate::extract::markdown::{Unit, UnitKind};
 use crate::extract::OffsetMap;
+use crate::intent::{Around, Filters, ReadAs};
 use std::collections::HashMap;
 
 /// Identity of a unit's code and surroundings: equal keys give equal results up to a shift of

@@ -3,10 +3,10 @@
 //! are many.
 
 use super::Knowledge;
-use crate::extract::intent::NotChecked;
 use crate::extract::{self, CallForm, DocFound, Site, Syntax};
 use crate::finding::Finding;
 use crate::graphql;
+use crate::intent::NotChecked;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::OnceLock;

@@ -10,9 +10,9 @@
 use super::cache::{UnitCache, UnitKey};
 use super::check::{bare_path, check_sites, url_ranges, Checked, Looks};
 use super::{Knowledge, Parts};
-use crate::extract::intent::{site_range, Around, Filters, NotChecked, Outline, Sorted};
 use crate::extract::markdown::{self, Unit, UnitKind};
 use crate::extract::{self, OffsetMap, Site};
+use crate::intent::{site_range, Around, Filters, NotChecked, Outline, Sorted};
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;

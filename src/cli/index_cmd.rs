@@ -47,6 +47,15 @@ pub struct BuildArgs {
 }
 
 impl BuildArgs {
+    /// True when the build reads a live NetBox (`--url`) or its saved answers (`--status`,
+    /// `--custom-fields`, `--choice-sets`): an instance index, built by `instance_build`.
+    pub fn from_instance(&self) -> bool {
+        self.instance.url.is_some()
+            || self.status.is_some()
+            || self.custom_fields.is_some()
+            || self.choice_sets.is_some()
+    }
+
     /// The [`BuildOptions`] these arguments give.
     pub fn build_options(&self) -> BuildOptions {
         BuildOptions {
@@ -98,15 +107,10 @@ pub struct InfoArgs {
     pub index: Option<PathBuf>,
 }
 
-/// Runs `index build`; returns the exit code (0 written, 2 usage, I/O or build error).
+/// Runs `index build` from schema files (`--openapi`, `--graphql`); returns the exit code (0
+/// written, 2 usage, I/O or build error). A build from an instance ([`BuildArgs::from_instance`])
+/// is `instance_build`'s; `cli::run` chooses.
 pub fn build(args: &BuildArgs) -> i32 {
-    if args.instance.url.is_some()
-        || args.status.is_some()
-        || args.custom_fields.is_some()
-        || args.choice_sets.is_some()
-    {
-        return super::instance_build::build(args);
-    }
     if args.openapi.is_none() && args.graphql.is_none() {
         eprintln!("netbox-lsp index build: give --openapi FILE and/or --graphql FILE");
         return 2;
@@ -124,7 +128,7 @@ pub fn build(args: &BuildArgs) -> i32 {
         // With both inputs, `-o` names the index; the schema goes beside it.
         let out = match (&args.openapi, &args.output) {
             (None, Some(o)) => o.clone(),
-            (Some(_), Some(o)) => schema_path_beside(o),
+            (Some(_), Some(o)) => crate::knowledge::schema_path_beside(o),
             (_, None) => PathBuf::from(match version.as_ref().or(args.netbox_version.as_ref()) {
                 Some(v) => format!("netbox-{v}.schema.graphql.gz"),
                 None => "netbox.schema.graphql.gz".to_string(),
@@ -134,20 +138,6 @@ pub fn build(args: &BuildArgs) -> i32 {
         code = code.max(build_graphql(graphql, &out, release.map(String::as_str)));
     }
     code
-}
-
-/// `x/netbox-4.6.8.index.json.gz` → `x/netbox-4.6.8.schema.graphql.gz`.
-pub(crate) fn schema_path_beside(index_out: &Path) -> PathBuf {
-    let name = index_out
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("netbox");
-    let stem = name
-        .strip_suffix(".index.json.gz")
-        .or_else(|| name.strip_suffix(".json.gz"))
-        .or_else(|| name.strip_suffix(".gz"))
-        .unwrap_or(name);
-    index_out.with_file_name(format!("{stem}.schema.graphql.gz"))
 }
 
 /// Reads a GraphQL schema (SDL or introspection JSON, plain or gzip), checks that it builds,

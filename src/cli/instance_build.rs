@@ -2,13 +2,12 @@
 //! --custom-fields F --choice-sets F [--graphql F]` (the same answers saved as files): one
 //! instance index plus the GraphQL schema beside it.
 
-use super::index_cmd::{
-    describe, print_out, schema_path_beside, write_output, BuildArgs, InstanceArgs,
-};
+use super::index_cmd::{describe, print_out, write_output, BuildArgs, InstanceArgs};
 use crate::index::load::write_index;
 use crate::instance::http::{Client, Options};
 use crate::instance::token::Token;
 use crate::instance::{build as build_index, fetch, Inputs};
+use crate::knowledge::schema_path_beside;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

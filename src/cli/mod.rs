@@ -84,7 +84,7 @@ pub enum Command {
     },
     /// Pre-tool-use hook for agent harnesses (Claude Code `PreToolUse`): reads one hook event
     /// on stdin; a NetBox call that NetBox would ignore, refuse or misread is denied (exit 2,
-    /// the reason on stderr and as a JSON decision on stdout). Fails closed. See docs/agents.md.
+    /// the reason on stderr). Fails closed. See docs/agents.md.
     Hook(hook::HookArgs),
     /// MCP server on stdio: tools `check_call`, `check_graphql`, `list_filters`, `explain`.
     /// See docs/agents.md.
@@ -207,7 +207,7 @@ pub struct CheckArgs {
     pub explain: bool,
     /// The readings of `[skip]` in the settings file (not a flag).
     #[arg(skip)]
-    pub readings: crate::extract::intent::Readings,
+    pub readings: crate::intent::Readings,
     /// The settings file's `select` / `extend_select` / `ignore` layers (not a flag).
     #[arg(skip)]
     pub selection: Vec<crate::config::select::Selection>,
@@ -316,6 +316,9 @@ pub fn main() -> i32 {
             crate::server::run_stdio()
         }
         Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Index {
+            command: IndexCommand::Build(args),
+        }) if args.from_instance() => instance_build::build(&args),
         Some(Command::Index {
             command: IndexCommand::Build(args),
         }) => index_cmd::build(&args),

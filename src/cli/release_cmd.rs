@@ -21,6 +21,10 @@ pub enum ReleaseCommand {
     /// Take a release out of the checkout: its row, its two index files, its ground-truth
     /// fixtures; the table of differences and README's table follow.
     Remove(RemoveArgs),
+    /// Print the probes a fresh live sweep owes the hand rules (`endpoint query kind rule`,
+    /// TSV), for `scripts/release/sweep.py`: each server fault, value form and declared null
+    /// refusal with its trigger values, on the endpoints of the newest shipped release.
+    Probes,
 }
 
 /// Arguments of `release add` and `release review`.
@@ -70,6 +74,10 @@ pub fn run(cmd: &ReleaseCommand) -> i32 {
         ReleaseCommand::Add(a) => add(a, true),
         ReleaseCommand::Review(a) => add(a, false),
         ReleaseCommand::Remove(a) => remove(a),
+        ReleaseCommand::Probes => {
+            print!("{}", probes());
+            Ok(())
+        }
     };
     match r {
         Ok(()) => 0,
@@ -78,6 +86,14 @@ pub fn run(cmd: &ReleaseCommand) -> i32 {
             2
         }
     }
+}
+
+/// The rule probes as TSV; object types are mapped to endpoints by the newest shipped index.
+fn probes() -> String {
+    let newest = crate::index::embedded::versions().last();
+    let index = newest.map(crate::index::embedded::embedded_index);
+    let endpoint_of = |t: &str| index.as_ref().and_then(|i| i.object_types.get(t).cloned());
+    crate::release::probes::tsv(&crate::release::probes::all(&endpoint_of))
 }
 
 fn read(p: &Path) -> Result<Vec<u8>, String> {
@@ -273,7 +289,11 @@ fn add(a: &AddArgs, write_files: bool) -> Result<(), String> {
         if let Ok(live) = std::fs::read_to_string(from.join("ground-truth.tsv")) {
             let fx = root.join("tests/fixtures/ground-truth");
             let prev = std::fs::read_to_string(fx.join(format!("v{previous}.tsv"))).ok();
-            let (rest, n) = files::truth_fixture(&live, prev.as_deref())?;
+            // The hand review's decisions on rows the previous release cannot carry.
+            let reviewed = std::fs::read_to_string(fx.join("reviewed.tsv"))
+                .map(|t| files::Reviewed::parse(&t, v))
+                .unwrap_or_default();
+            let (rest, n) = files::truth_fixture(&live, prev.as_deref(), &reviewed)?;
             write(
                 &fx.join(format!("v{v}.tsv")),
                 rest.as_bytes(),
@@ -287,7 +307,7 @@ fn add(a: &AddArgs, write_files: bool) -> Result<(), String> {
             }
             let gx = root.join("tests/fixtures/graphql-ground-truth");
             let gprev = std::fs::read_to_string(gx.join(format!("v{previous}.tsv"))).ok();
-            let (g, n) = files::graphql_fixture(v, &live, gprev.as_deref())?;
+            let (g, n) = files::graphql_fixture(v, &live, gprev.as_deref(), &reviewed)?;
             write(
                 &gx.join(format!("v{v}.tsv")),
                 g.as_bytes(),

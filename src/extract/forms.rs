@@ -129,7 +129,7 @@ pub(crate) enum TargetAt {
     },
     /// Ansible lookup terms: every positional argument after the plugin name, in the
     /// collection's own endpoint names (`devices`, `ip-addresses`; see
-    /// [`super::ansible::TERMS`]); with keyword `plugin_kw` a plugin's endpoint.
+    /// [`super::terms::TERMS`]); with keyword `plugin_kw` a plugin's endpoint.
     Terms { plugin_kw: &'static str },
     /// Two fixed endpoints, both sent the same filters (the call's target is the first).
     Both(&'static str, &'static str),
@@ -979,10 +979,10 @@ pub(crate) fn object_type_shaped(s: &str) -> bool {
 }
 
 /// True when `key` (`dcim/devices`) is an endpoint of the known-endpoint table (the
-/// `netbox.netbox` collection's lookup terms, see [`super::ansible::TERMS`]): enough to trust a
+/// `netbox.netbox` collection's lookup terms, see [`super::terms::TERMS`]): enough to trust a
 /// path written without `/api/` as NetBox's.
 pub(crate) fn known_endpoint(key: &str) -> bool {
-    super::ansible::term_of(key).is_some()
+    super::terms::term_of(key).is_some()
 }
 
 /// The row of an MCP tool name in snake case (`netbox_get_objects`, `netbox_graphql`).

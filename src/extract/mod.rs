@@ -10,8 +10,8 @@ mod ansible_vars;
 pub mod commands;
 pub mod curl;
 pub mod httpie;
-pub mod intent;
 pub mod json;
+mod json_lit;
 mod lit;
 pub mod markdown;
 #[cfg(test)]
@@ -23,6 +23,7 @@ pub(crate) mod parse;
 pub mod python;
 mod scanner_guard;
 pub mod shell;
+pub(crate) mod terms;
 pub mod text;
 mod tools;
 pub mod unit;

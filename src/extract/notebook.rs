@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use super::lit::{Lit, LitKind};
-use super::{json, markdown, python, GraphqlDoc, HostKind, OffsetMap, RestCall, Site, Value};
+use super::{json_lit, markdown, python, GraphqlDoc, HostKind, OffsetMap, RestCall, Site, Value};
 
 /// Sites found in the notebook `text` (host byte ranges). A notebook that cannot be read (not
 /// JSON even with Python's `NaN` and `Infinity`, a merge conflict, cut short, no `cells` list)
@@ -101,12 +101,12 @@ type Cell = Result<(String, OffsetMap, HostKind), Range<usize>>;
 /// notebook cannot be read.
 fn cells(text: &str) -> Result<Vec<Cell>, String> {
     let whole = OffsetMap::identity(0, text.len());
-    let root = match json::value(text, &whole) {
+    let root = match json_lit::value(text, &whole) {
         Some(root) => root,
         // Python's `json` (and so nbformat) writes a float that is not finite as a bare
         // `NaN`, `Infinity` or `-Infinity` (in outputs, widget state): read as numbers of the
         // same length, every offset stays.
-        None => match finite(text).and_then(|t| json::value(&t, &whole)) {
+        None => match finite(text).and_then(|t| json_lit::value(&t, &whole)) {
             Some(root) => root,
             None => return Err(why_not_json(text)),
         },

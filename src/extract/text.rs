@@ -484,7 +484,7 @@ pub(crate) fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<Fil
 // wrong wherever it stands (issue 8 §7); and NetBox's own lookups, which a snippet may use on a
 // filter that has them on no endpoint (`vlan_id__gte`, issue 19 §4). The lists the REST checks
 // use.
-use crate::rest::{NETBOX_LOOKUPS, NEVER_LOOKUPS as NEVER};
+use crate::index::suffixes::{NETBOX_LOOKUPS, NEVER_LOOKUPS as NEVER};
 
 /// Filter snippets without an endpoint in the inline code of a Markdown host that mentions
 /// NetBox (`primary_ip4__isnull=false`, `status=active&site_id__in=1,2`,

@@ -314,7 +314,7 @@ fn json_in_string(lit: &Lit) -> Option<Lit> {
     if !text.trim_start().starts_with('{') {
         return None;
     }
-    super::json::value(text, map).filter(|v| v.pairs().is_some())
+    super::json_lit::value(text, map).filter(|v| v.pairs().is_some())
 }
 
 fn pair_args(obj: &Lit) -> Vec<Arg<'_>> {

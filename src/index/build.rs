@@ -22,15 +22,15 @@ use std::fmt;
 use std::io::Read;
 
 /// Largest uncompressed document accepted by default (bytes), as for an answer of a live
-/// NetBox ([`crate::instance::limits::MAX_ANSWER_BYTES`]): the largest real one, NetBox 4.7.3's,
+/// NetBox ([`super::limits::MAX_ANSWER_BYTES`]): the largest real one, NetBox 4.7.3's,
 /// is 14,598,122 bytes. Raised with [`BuildOptions::max_document_bytes`].
-pub const MAX_DOCUMENT_BYTES: u64 = crate::instance::limits::MAX_ANSWER_BYTES;
+pub const MAX_DOCUMENT_BYTES: u64 = super::limits::MAX_ANSWER_BYTES;
 
 /// Most JSON items (separators `{ [ , :` outside strings) a document may hold by default, as
-/// for an answer ([`crate::instance::limits::MAX_JSON_SEPARATORS`], 1,200,000): NetBox 4.7.3's
+/// for an answer ([`super::limits::MAX_JSON_SEPARATORS`], 1,200,000): NetBox 4.7.3's
 /// holds 497,601 and builds in about 100 MB; a million tiny paths (51 MB of text) took 1.96 GB
 /// and 17 s to build before this limit. Raised with [`BuildOptions::max_json_items`].
-pub const MAX_JSON_ITEMS: usize = crate::instance::limits::MAX_JSON_SEPARATORS;
+pub const MAX_JSON_ITEMS: usize = super::limits::MAX_JSON_SEPARATORS;
 
 /// Endpoints whose object type cannot be derived from the path or the response name, keyed by
 /// endpoint key (facts: `netbox-facts.md` §1.2 and §B.3). `extras/object-types` served
@@ -172,7 +172,7 @@ pub fn build_with_options(
     // The shape first, in one pass over the bytes: a parsed value costs about 200 bytes per
     // item, a million tiny paths 2 GB.
     let max_items = options.max_json_items.unwrap_or(MAX_JSON_ITEMS);
-    if crate::instance::limits::json_separators(text, max_items) > max_items {
+    if super::limits::json_separators(text, max_items) > max_items {
         return Err(BuildError::TooManyItems(max_items));
     }
     let doc: Value =
@@ -285,7 +285,7 @@ pub fn build_with_options(
         from_instance: false,
         endpoints,
         object_types,
-        choice_sets: builder.sets,
+        choice_sets: builder.sets.into(),
         response_fields,
         instance: None,
     };

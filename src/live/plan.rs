@@ -206,7 +206,7 @@ pub fn plan(text: &str, kind: HostKind, knowledge: &Knowledge, bound: Bound) -> 
     let held = crate::analysis::analyze_report(text, kind, knowledge, None).not_checked;
     if !held.is_empty() {
         ex.sites.retain(|site| {
-            let r = crate::extract::intent::site_range(site);
+            let r = crate::intent::site_range(site);
             !held
                 .iter()
                 .any(|n| n.range.start <= r.start && r.end <= n.range.end)

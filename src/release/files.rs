@@ -142,15 +142,49 @@ fn columns(header: &str) -> HashMap<&str, usize> {
         .collect()
 }
 
+/// The hand review's decisions on ground-truth rows of one release
+/// (`tests/fixtures/ground-truth/reviewed.tsv`: `release endpoint query verdict expected span
+/// evidence`, `#` comments, a header): `(endpoint, query, verdict)` → `(expected code, span)`;
+/// GraphQL rows have the endpoint `graphql` and their expected error and span. A decision holds
+/// only for the verdict it was made on.
+#[derive(Debug, Default)]
+pub struct Reviewed(HashMap<(String, String, String), (String, String)>);
+
+impl Reviewed {
+    /// The rows of `version` in `text`; malformed lines are skipped (a test checks the file).
+    pub fn parse(text: &str, version: &str) -> Reviewed {
+        let mut rows = HashMap::new();
+        for l in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+            let c: Vec<&str> = l.split('\t').collect();
+            if let [release, endpoint, query, verdict, expected, span, _evidence] = c[..] {
+                if release == version {
+                    rows.insert(
+                        (endpoint.into(), query.into(), verdict.into()),
+                        (expected.into(), span.into()),
+                    );
+                }
+            }
+        }
+        Reviewed(rows)
+    }
+
+    fn get(&self, endpoint: &str, query: &str, verdict: &str) -> Option<&(String, String)> {
+        self.0
+            .get(&(endpoint.to_string(), query.to_string(), verdict.to_string()))
+    }
+}
+
 /// The REST ground-truth fixture of a new release (`tests/fixtures/ground-truth/v<version>.tsv`:
 /// `endpoint query http_status verdict expected_code note`) from its live
 /// `ground-truth.tsv`: each row takes the expected code of the same row of the previous
-/// release's fixture when NetBox's verdict did not change; an honoured row expects none; any
-/// other row gets `?`, which `tests/ground_truth.rs` fails on until it is decided. Returns the
-/// fixture and the number of `?` rows.
+/// release's fixture when NetBox's verdict did not change, else the hand review's decision
+/// ([`Reviewed`]); an honoured row expects none; any other row gets `?`, which
+/// `tests/ground_truth.rs` fails on until it is decided. Returns the fixture and the number of
+/// `?` rows.
 pub fn truth_fixture(
     live: &str,
     previous_fixture: Option<&str>,
+    reviewed: &Reviewed,
 ) -> Result<(String, usize), String> {
     let mut lines = live.lines();
     let head = columns(lines.next().ok_or("empty ground-truth.tsv")?);
@@ -198,11 +232,14 @@ pub fn truth_fixture(
         let class = Class::of(get(v));
         let code = match known.get(&(get(0).to_string(), get(q).to_string())) {
             Some((k, code)) if *k == class => code.clone(),
-            _ if class == Class::Works => String::new(),
-            _ => {
-                open += 1;
-                "?".to_string()
-            }
+            _ => match reviewed.get(get(0), get(q), get(v)) {
+                Some((code, _)) => code.clone(),
+                None if class == Class::Works => String::new(),
+                None => {
+                    open += 1;
+                    "?".to_string()
+                }
+            },
         };
         out.push_str(&format!(
             "{}\t{}\t{}\t{}\t{code}\t{}\n",
@@ -220,11 +257,13 @@ pub fn truth_fixture(
 /// (`tests/fixtures/graphql-ground-truth/v<version>.tsv`: `query verdict note expected_error
 /// expected_span`) from the `graphql` rows of its live `ground-truth.tsv`, as
 /// [`truth_fixture`]: the previous fixture's expectation when the query and verdict are the
-/// same, `-` for an honoured row, `?` otherwise (`tests/graphql.rs` fails on it).
+/// same, else the hand review's ([`Reviewed`], endpoint `graphql`), `-` for an honoured row,
+/// `?` otherwise (`tests/graphql.rs` fails on it).
 pub fn graphql_fixture(
     version: &str,
     live: &str,
     previous_fixture: Option<&str>,
+    reviewed: &Reviewed,
 ) -> Result<(String, usize), String> {
     let mut lines = live.lines();
     let head = columns(lines.next().ok_or("empty ground-truth.tsv")?);
@@ -268,11 +307,14 @@ pub fn graphql_fixture(
         let (query, verdict) = (get(q), get(v));
         let (code, span) = match known.get(&(query.to_string(), verdict.to_string())) {
             Some((c, s)) => (c.clone(), s.clone()),
-            None if verdict == "honoured" => ("-".into(), "-".into()),
-            None => {
-                open += 1;
-                ("?".into(), "?".into())
-            }
+            None => match reviewed.get("graphql", query, verdict) {
+                Some(d) => d.clone(),
+                None if verdict == "honoured" => ("-".into(), "-".into()),
+                None => {
+                    open += 1;
+                    ("?".into(), "?".into())
+                }
+            },
         };
         out.push_str(&format!("{query}\t{verdict}\t{}\t{code}\t{span}\n", get(n)));
     }
@@ -350,7 +392,8 @@ mod tests {
         let prev = "endpoint\tquery\thttp_status\tverdict\texpected_code\tnote\n\
             dcim/devices\ttenant__empty=true\t200\tsilently-ignored\tnull-relation\texpected 14\n\
             dcim/devices\trole_id__in=1\t200\tsilently-ignored\tunsupported-lookup\t\n";
-        let (fx, open) = truth_fixture(live, Some(prev)).unwrap();
+        let none = Reviewed::default();
+        let (fx, open) = truth_fixture(live, Some(prev), &none).unwrap();
         let codes: Vec<&str> = fx
             .lines()
             .skip(1)
@@ -359,8 +402,33 @@ mod tests {
         // Same verdict: carried; honoured: none; a verdict that changed: to decide.
         assert_eq!(codes, ["null-relation", "", "?"]);
         assert_eq!(open, 1);
+        // The hand review's decision, for that verdict only; another release's rows are not read.
+        let reviewed = Reviewed::parse(
+            "# c\nrelease\tendpoint\tquery\tverdict\texpected\tspan\tevidence\n\
+             4.8.0\tdcim/devices\trole_id__in=1\t400 error\tinvalid-value\t-\tsource L1\n\
+             4.8.0\tgraphql\t{ c }\terror\tgraphql-validation\tc\tsource L2\n\
+             4.7.3\tdcim/devices\ttenant__empty=true\thonoured\tx\t-\tother release\n",
+            "4.8.0",
+        );
+        let (fx, open) = truth_fixture(live, Some(prev), &reviewed).unwrap();
+        assert_eq!(
+            fx.lines().nth(3).unwrap().split('\t').nth(4),
+            Some("invalid-value")
+        );
+        assert_eq!(open, 0);
+        let changed = live.replace("400\t\t72\t400 error", "500\t\t72\terror 500");
+        assert_eq!(truth_fixture(&changed, Some(prev), &reviewed).unwrap().1, 1);
+        let (g, open) = graphql_fixture("4.8.0", live, None, &reviewed).unwrap();
+        assert!(
+            g.ends_with("{ c }\terror\tERROR: y\tgraphql-validation\tc\n"),
+            "{g}"
+        );
+        assert_eq!(
+            open, 1,
+            "{{ a }} is still open without the previous fixture"
+        );
         let gprev = "# c\n# c\nquery\tverdict\tnote\texpected_error\texpected_span\n{ a }\terror\tERROR: x\tgraphql-validation\ta\n";
-        let (g, open) = graphql_fixture("4.8.0", live, Some(gprev)).unwrap();
+        let (g, open) = graphql_fixture("4.8.0", live, Some(gprev), &none).unwrap();
         let body: Vec<&str> = g.lines().skip(3).collect();
         assert_eq!(
             body,

@@ -441,6 +441,13 @@ pub(crate) const VALUE_FORMS: &[ValueForm] = &[
     },
 ];
 
+impl ValueForm {
+    /// True when the form takes `value` (its text, trimmed); `null` is handled apart.
+    pub(crate) fn takes(&self, value: &str) -> bool {
+        (self.accepts)(value)
+    }
+}
+
 /// `invalid-value` for a value form [`VALUE_FORMS`] knows NetBox refuses.
 pub(crate) fn value_form(
     view: &View,

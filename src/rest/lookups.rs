@@ -1,49 +1,7 @@
 //! Filter key grammar: `<field>[__<lookup>]`, NetBox's public lookups, and the Django spellings
 //! agents write instead (netbox-facts.md §1.3, R4).
 
-/// Lookups NetBox generates for some filter class (`tag__any` from 4.6).
-pub(crate) const NETBOX_LOOKUPS: &[&str] = &[
-    "n", "ic", "nic", "iew", "niew", "isw", "nisw", "ie", "nie", "empty", "regex", "iregex", "lt",
-    "lte", "gt", "gte", "any",
-];
-
-/// Lookups that exist in Django but never as a NetBox query parameter.
-pub(crate) const NEVER_LOOKUPS: &[&str] = &[
-    "in",
-    "isnull",
-    "null",
-    "icontains",
-    "contains",
-    "istartswith",
-    "startswith",
-    "iendswith",
-    "endswith",
-    "iexact",
-    "exact",
-    "range",
-    "not",
-    "ne",
-    "neq",
-    "year",
-    "month",
-    "day",
-    "date",
-];
-
-/// Names exempt from name checks: the parameters NetBox reads outside its filtersets
-/// (pagination, projection, rendering: see `view_params`) and custom fields (`cf_*`). `q` is a
-/// filterset filter, checked per endpoint.
-pub(crate) fn is_exempt(key: &str) -> bool {
-    super::view_params::get(key).is_some() || key.starts_with("cf_")
-}
-
-/// A parameter NetBox reads outside its filtersets (a `view_params` row): what it does, the
-/// first release that reads it (`x.y.z`) and the NetBox source that reads it. `None` for
-/// filters (`q` among them) and custom fields. Whether it applies on a given release and
-/// endpoint is the checker's (`ignored-parameter`).
-pub(crate) fn view_parameter(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
-    super::view_params::get(key).map(|p| (p.does, p.since, p.source))
-}
+pub(crate) use crate::index::suffixes::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
 /// True when `name` holds `__` (a lookup or a relation path). A byte scan: `str::contains`
 /// sets up a substring searcher per call, and the suggestion steps ask this for every
@@ -181,8 +139,8 @@ mod tests {
         assert_eq!(k.lookup(), Some("in"));
         assert_eq!(Key::parse("device__site_id").lookup(), None);
         assert_eq!(Key::parse("a__b__ic").lookup(), None);
-        assert!(is_exempt("cf_owner__ic"));
-        assert!(!is_exempt("name"));
+        assert!(super::super::view_params::is_exempt("cf_owner__ic"));
+        assert!(!super::super::view_params::is_exempt("name"));
         assert_eq!(django_to_netbox("icontains").unwrap().0, Some("ic"));
         assert_eq!(django_to_netbox("exact").unwrap().0, None);
     }

@@ -16,6 +16,7 @@ mod endpoint;
 mod endpoint_history;
 pub(crate) mod faults;
 mod filler;
+mod fit;
 mod instance;
 mod inventory;
 pub(crate) mod lookups;
@@ -29,12 +30,11 @@ pub use renames::renamed_on;
 mod render;
 mod suggest;
 mod target;
+mod text;
 mod values;
 pub(crate) mod versions;
 pub(crate) mod view_params;
 mod view_values;
-
-pub(crate) use lookups::{NETBOX_LOOKUPS, NEVER_LOOKUPS};
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::{Finding, Severity};

@@ -2,12 +2,13 @@
 //! the authority (NetBox ignores unknown query parameters, netbox#19579); these rules only pick
 //! the code, the message and the fix by cause.
 
-use super::endpoint::{Fit, View};
+use super::endpoint::View;
+use super::fit::Fit;
 use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
 use super::target::quote_list;
-use super::values::slugify;
+use super::text::{comma_parts, slugify};
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
 use crate::extract::Value;
@@ -369,20 +370,6 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
             f
         }
         _ => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
-    }
-}
-
-/// The parts of a comma-separated string value (`"21,7"` → `21`, `7`); `None` otherwise.
-pub(crate) fn comma_parts(v: &Value) -> Option<Vec<String>> {
-    match v {
-        Value::Str(s) => Some(
-            s.split(',')
-                .map(|p| p.trim().to_string())
-                .filter(|p| !p.is_empty())
-                .collect(),
-        ),
-        Value::Int(i) => Some(vec![i.to_string()]),
-        _ => None,
     }
 }
 

@@ -11,7 +11,8 @@
 //! 5. otherwise the endpoint's relation filters, as a hint in the message.
 
 use super::endpoint::View;
-use super::lookups::{has_dunder, is_exempt, Key, NETBOX_LOOKUPS};
+use super::lookups::{has_dunder, Key, NETBOX_LOOKUPS};
+use super::view_params::is_exempt;
 
 /// `(old name, new names in preference order)`. Sources: NetBox 4.0 release notes
 /// (`device_role` → `role` on devices), netbox#16536 (components keep `device_role_id`), the

@@ -177,7 +177,7 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
         if url {
             format!("{url_base}{k}/")
         } else if ansible {
-            crate::extract::ansible::term_of(k).unwrap_or(k).to_string()
+            crate::extract::terms::term_of(k).unwrap_or(k).to_string()
         } else {
             k.replacen('/', ".", 1).replace('-', "_")
         }
@@ -230,7 +230,7 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
     }
     // Only endpoints the collection has a term for can be written in a lookup.
     if ansible {
-        names.retain(|n| crate::extract::ansible::term_of(n).is_some());
+        names.retain(|n| crate::extract::terms::term_of(n).is_some());
     }
     match names.as_slice() {
         [] => {}

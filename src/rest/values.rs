@@ -3,8 +3,8 @@
 
 use super::endpoint::View;
 use super::lookups::Key;
-use super::names::comma_parts;
 use super::nullable::{self, Refusal};
+use super::text::{comma_parts, slugify};
 use super::{choices, faults, finding, finding_sev, render, Ctx};
 use crate::extract::{CallForm, FilterEntry, Syntax, Value};
 use crate::finding::{Finding, Severity};
@@ -975,19 +975,6 @@ fn number_on_slug(
     ))
 }
 
-/// NetBox's slugify: lower case, runs of other characters → `-`.
-pub(crate) fn slugify(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_matches('-').to_string()
-}
-
 /// `vrf-needs-rd`: on ipam endpoints `vrf` matches the route distinguisher
 /// (`to_field_name='rd'`, schema "VRF (RD)"), so a VRF name is an HTTP 400 (ground truth
 /// `vrf=Alpha`). RDs are written `ASN:nn` or `IP:nn` (RFC 4364).
@@ -1055,7 +1042,7 @@ pub(crate) fn check_repeated(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
         by_key.entry(e.key.as_str()).or_default().push(e);
     }
     for (key, entries) in by_key {
-        if entries.len() < 2 || super::lookups::is_exempt(key) {
+        if entries.len() < 2 || super::view_params::is_exempt(key) {
             continue;
         }
         let Some(param) = view.param(key) else {

@@ -243,6 +243,21 @@ pub(crate) fn get(name: &str) -> Option<&'static ViewParam> {
     VIEW_PARAMS.iter().find(|p| p.name == name)
 }
 
+/// Names exempt from name checks: the parameters NetBox reads outside its filtersets
+/// (pagination, projection, rendering: see this module) and custom fields (`cf_*`). `q` is a
+/// filterset filter, checked per endpoint.
+pub(crate) fn is_exempt(key: &str) -> bool {
+    get(key).is_some() || key.starts_with("cf_")
+}
+
+/// A parameter NetBox reads outside its filtersets (a row here): what it does, the
+/// first release that reads it (`x.y.z`) and the NetBox source that reads it. `None` for
+/// filters (`q` among them) and custom fields. Whether it applies on a given release and
+/// endpoint is the checker's (`ignored-parameter`).
+pub(crate) fn view_parameter(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    get(key).map(|p| (p.does, p.since, p.source))
+}
+
 /// `4.10.2` > `4.9.1`.
 fn version_key(v: &str) -> Vec<u32> {
     v.split('.').map(|p| p.parse().unwrap_or(0)).collect()

@@ -5,7 +5,7 @@
 //! documents; nothing needs a restart.
 
 use super::config::{Parsed, Settings};
-use super::{diagnostics, lock, Backend, Folder};
+use super::{lock, Backend, Folder};
 use std::path::{Path, PathBuf};
 use tower_lsp_server::ls_types::*;
 
@@ -33,12 +33,9 @@ pub async fn did_change_configuration(backend: &Backend, params: DidChangeConfig
                 show_problems(backend, msgs).await;
             }
             Err(e) => {
-                popup(
-                    backend,
-                    MessageType::ERROR,
-                    format!("netbox-lsp settings: {e}"),
-                )
-                .await
+                backend
+                    .popup(MessageType::ERROR, format!("netbox-lsp settings: {e}"))
+                    .await
             }
         }
     }
@@ -106,7 +103,7 @@ pub async fn reload(backend: &Backend) {
         }
     }
     for (typ, m) in messages {
-        popup(backend, typ, m).await;
+        backend.popup(typ, m).await;
     }
     let named: Vec<Settings> = {
         let s = lock(&backend.state.settings);
@@ -121,7 +118,7 @@ pub async fn reload(backend: &Backend) {
     for s in &named {
         super::instance::check_workspace_url(backend, s).await;
     }
-    diagnostics::refresh_all(backend);
+    backend.refresh_all();
 }
 
 /// The messages to show for a parsed settings layer named `source` (`initializationOptions`,
@@ -130,7 +127,7 @@ pub async fn reload(backend: &Backend) {
 /// severity entries gave 15,000 popups): a single problem as it is, several as their count
 /// with the first [`SHOWN_PER_SETTING`]. Names and values from the file are escaped.
 pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
-    let source = crate::cli::output::escape::text(source);
+    let source = crate::escape::text(source);
     let mut out = Vec::new();
     for (list, single, many) in [
         (
@@ -141,7 +138,7 @@ pub fn problems(source: &str, p: &Parsed) -> Vec<String> {
         (&p.warnings, "", "remarks"),
     ] {
         for (setting, group) in by_setting(list) {
-            let text = |m: &str| crate::cli::output::escape::text(m).into_owned();
+            let text = |m: &str| crate::escape::text(m).into_owned();
             if let [one] = group.as_slice() {
                 out.push(format!("netbox-lsp: {source}: {}{single}", text(one)));
                 continue;
@@ -188,18 +185,7 @@ fn by_setting(problems: &[crate::config::Problem]) -> Vec<(&str, Vec<&str>)> {
 /// Logs each message and shows it with `window/showMessage` (warning), once each.
 pub async fn show_problems(backend: &Backend, messages: Vec<String>) {
     for m in messages {
-        popup(backend, MessageType::WARNING, m).await;
-    }
-}
-
-/// Shows `message` with `window/showMessage` the first time this server meets it (every
-/// configuration change re-reads every setting, and the same problem must not pop up again:
-/// 71 popups for 13 changes before); logs it each time it is met.
-pub async fn popup(backend: &Backend, typ: MessageType, message: String) {
-    backend.log(typ, &message).await;
-    let fresh = lock(&backend.state.shown_problems).insert(message.clone());
-    if fresh {
-        backend.client.show_message(typ, message).await;
+        backend.popup(MessageType::WARNING, m).await;
     }
 }
 
@@ -316,7 +302,7 @@ async fn pull_configuration(backend: &Backend) {
         }
     }
     for e in errors {
-        popup(backend, MessageType::ERROR, e).await;
+        backend.popup(MessageType::ERROR, e).await;
     }
     show_problems(backend, messages).await;
 }

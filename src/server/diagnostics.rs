@@ -8,9 +8,9 @@ use super::knowledge::Loaded;
 use super::position::{Encoding, Snapshot};
 use super::{guarded, lock, Backend};
 use crate::analysis::{self, UnitCache};
-use crate::extract::intent::Readings;
 use crate::extract::HostKind;
 use crate::finding::{Finding, Severity};
+use crate::intent::Readings;
 use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, TryLockError};
@@ -36,27 +36,6 @@ pub fn debounce() -> Duration {
 
 /// The `source` of every diagnostic but the live ones ([`crate::live::SOURCE`]).
 pub const SOURCE: &str = "netbox-lsp";
-
-/// Schedules diagnostics for `uri` after `delay`, aborting any run still pending for it.
-pub fn schedule(backend: &Backend, uri: Uri, delay: Duration) {
-    let b = backend.clone();
-    let key = uri.clone();
-    let task = tokio::spawn(async move {
-        tokio::time::sleep(delay).await;
-        run(&b, uri).await;
-    });
-    if let Some(old) = lock(&backend.state.pending).insert(key, task) {
-        old.abort();
-    }
-}
-
-/// Re-analyses every open document now (settings or knowledge changed).
-pub fn refresh_all(backend: &Backend) {
-    let uris: Vec<Uri> = lock(&backend.state.docs).keys().cloned().collect();
-    for uri in uris {
-        schedule(backend, uri, Duration::ZERO);
-    }
-}
 
 /// The knowledge for `settings`, loaded off the async threads; notes are told once.
 pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded> {
@@ -105,7 +84,7 @@ async fn tell_notes(backend: Backend, loaded: Arc<Loaded>, chosen: bool) {
     for note in &loaded.notes {
         if chosen {
             let m = format!("netbox-lsp: {note}");
-            super::configuration::popup(&backend, MessageType::WARNING, m).await;
+            backend.popup(MessageType::WARNING, m).await;
         } else {
             backend.log(MessageType::WARNING, note).await;
         }
@@ -331,7 +310,9 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
     })
 }
 
-async fn run(backend: &Backend, uri: Uri) {
+/// Analyses `uri` and publishes its diagnostics (or, to a pulling client, asks it to pull
+/// again when they changed): the job [`Backend::schedule`] runs.
+pub(super) async fn run(backend: &Backend, uri: Uri) {
     let Some(a) = analyse(backend, &uri).await else {
         return;
     };

@@ -26,7 +26,7 @@ pub async fn handle(backend: &Backend, params: DidChangeTextDocumentParams) {
         }
     };
     match outcome {
-        Ok(()) => diagnostics::schedule(backend, uri, diagnostics::debounce()),
+        Ok(()) => backend.schedule(uri, diagnostics::debounce()),
         Err(None) => {
             backend
                 .log(

@@ -3,9 +3,9 @@
 
 use super::position::{rope_char, Encoding, Snapshot};
 use crate::analysis::UnitCache;
-use crate::extract::intent::NotChecked;
 use crate::extract::HostKind;
 use crate::finding::Finding;
+use crate::intent::NotChecked;
 use ropey::Rope;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -9,10 +9,10 @@ use super::completion::{detail, param_doc};
 use super::context::{self, Expect};
 use super::request::{self, Request};
 use super::{graphql_site, Backend};
-use crate::extract::intent::NotChecked;
 use crate::finding::Finding;
 use crate::index::FilterIndex;
-use crate::rest::lookups;
+use crate::intent::NotChecked;
+use crate::rest::view_params;
 use std::ops::Range;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
@@ -186,8 +186,8 @@ pub fn describe(
                 ),
                 // As the checker reads it: where NetBox does not read it here (another
                 // release or endpoint), its `ignored-parameter` diagnostic says so beside this.
-                None if lookups::view_parameter(name).is_some() => {
-                    let (does, since, source) = lookups::view_parameter(name)?;
+                None if view_params::view_parameter(name).is_some() => {
+                    let (does, since, source) = view_params::view_parameter(name)?;
                     format!(
                         "`{name}` is not a filter: a list-view parameter NetBox reads outside its filters since NetBox {since} — {does} (`{source}`).\n\n_NetBox {version} filter index_"
                     )
@@ -270,7 +270,7 @@ fn nearest_filters<'a>(
     let mut scored: Vec<(f64, &'a str)> = ep
         .params
         .keys()
-        .filter(|p| p.contains("__") == with_lookup && !lookups::is_exempt(p))
+        .filter(|p| p.contains("__") == with_lookup && !view_params::is_exempt(p))
         .map(|p| (strsim::jaro_winkler(name, p), p))
         .filter(|(s, _)| *s >= 0.7)
         .collect();

@@ -25,7 +25,7 @@
 
 use super::config::Settings;
 use super::knowledge::Loaded;
-use super::{diagnostics, lock, Backend};
+use super::{lock, Backend};
 use crate::analysis::Knowledge;
 use crate::index::load::{load_index, write_index};
 use crate::index::FilterIndex;
@@ -710,7 +710,7 @@ fn install(b: &Backend, knowledge: Knowledge) {
         notes: Vec::new(),
     }));
     b.state.knowledge.clear();
-    diagnostics::refresh_all(b);
+    b.refresh_all();
 }
 
 fn knowledge_of(index: FilterIndex, sdl: Option<&str>) -> Knowledge {

@@ -3,9 +3,9 @@
 //! path (`spawn_blocking`).
 
 use super::config::Settings;
-use crate::analysis::Knowledge;
 use crate::index::load::load_index;
 use crate::index::{embedded, FilterIndex, FORMAT_VERSION};
+use crate::knowledge::Knowledge;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -107,7 +107,7 @@ fn graphql_schema(
 ) -> Option<Arc<crate::graphql::NetboxSchema>> {
     // As `check --index`: the schema `index build` wrote beside the index, unless one is named.
     let beside = match (&settings.graphql_schema, &settings.index) {
-        (None, Some(index)) => crate::cli::knowledge::schema_beside(index),
+        (None, Some(index)) => crate::knowledge::schema_beside(index),
         _ => None,
     };
     if let Some(path) = settings.graphql_schema.as_ref().or(beside.as_ref()) {

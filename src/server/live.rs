@@ -15,7 +15,7 @@
 //!   the time of the check, and hover shows them. A call edited since has no answer and so no
 //!   live diagnostic, until it is verified again.
 
-use super::{diagnostics, lock, Backend};
+use super::{lock, Backend};
 use crate::analysis::Knowledge;
 use crate::extract::HostKind;
 use crate::finding::Finding;
@@ -211,7 +211,7 @@ pub fn merged(
 /// The embedded knowledge of the shipped release nearest `version` (none when nothing is
 /// shipped).
 fn release_knowledge(version: &str) -> Option<Knowledge> {
-    crate::cli::knowledge::knowledge_for(Some(version), None, None)
+    crate::knowledge::knowledge_for(Some(version), None, None)
         .ok()
         .map(|(k, _)| k)
 }
@@ -422,7 +422,7 @@ async fn verify(
         merged.merge(answers);
         all.insert(uri.clone(), Arc::new(merged));
     }
-    diagnostics::schedule(backend, uri, Duration::ZERO);
+    backend.schedule(uri, Duration::ZERO);
     if let Some(note) = note {
         say(MessageType::INFO, format!("netbox-lsp: {note}")).await;
     }

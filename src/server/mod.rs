@@ -244,6 +244,41 @@ impl Backend {
         eprintln!("netbox-lsp: {message}");
         self.client.log_message(typ, message).await;
     }
+
+    /// Shows `message` with `window/showMessage` the first time this server meets it (every
+    /// configuration change re-reads every setting, and the same problem must not pop up again:
+    /// 71 popups for 13 changes before); logs it each time it is met.
+    pub async fn popup(&self, typ: MessageType, message: String) {
+        self.log(typ, &message).await;
+        let fresh = lock(&self.state.shown_problems).insert(message.clone());
+        if fresh {
+            self.client.show_message(typ, message).await;
+        }
+    }
+
+    /// Schedules diagnostics for `uri` after `delay` (the job is [`diagnostics::run`]),
+    /// aborting any run still pending for it. The scheduling is the server's, not the
+    /// diagnostics module's: settings, instance and live changes schedule runs here, and
+    /// `diagnostics` consumes them without being called back.
+    pub fn schedule(&self, uri: Uri, delay: std::time::Duration) {
+        let b = self.clone();
+        let key = uri.clone();
+        let task = tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            diagnostics::run(&b, uri).await;
+        });
+        if let Some(old) = lock(&self.state.pending).insert(key, task) {
+            old.abort();
+        }
+    }
+
+    /// Re-analyses every open document now (settings or knowledge changed).
+    pub fn refresh_all(&self) {
+        let uris: Vec<Uri> = lock(&self.state.docs).keys().cloned().collect();
+        for uri in uris {
+            self.schedule(uri, std::time::Duration::ZERO);
+        }
+    }
 }
 
 /// Runs `f`, turning a panic into an error message (logged by the caller) so that one bad
@@ -355,7 +390,7 @@ pub struct DocView {
     /// Findings of this snapshot's version, when analysis has finished for it.
     pub findings: Option<Arc<Vec<crate::finding::Finding>>>,
     /// The sites that analysis did not check (empty until it has finished).
-    pub not_checked: Arc<Vec<crate::extract::intent::NotChecked>>,
+    pub not_checked: Arc<Vec<crate::intent::NotChecked>>,
     /// The document's unit cache (see [`document::Document::units`]).
     pub units: Arc<Mutex<crate::analysis::UnitCache>>,
 }

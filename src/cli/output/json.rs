@@ -294,7 +294,7 @@ pub fn render(findings: &[Located], not_checked: &[Skipped]) -> String {
     sink.add(findings.to_vec(), not_checked.to_vec())
         .expect("writing to memory");
     let (out, _) = sink
-        .finish(crate::extract::intent::Counts::default())
+        .finish(crate::intent::Counts::default())
         .expect("writing to memory");
     String::from_utf8(out).unwrap_or_default()
 }

@@ -2,7 +2,8 @@
 //! colour), JSON, SARIF, GitHub annotations or a GitLab code quality report.
 
 pub mod color;
-pub mod escape;
+/// The escapers live in [`crate::escape`] (the language server shows server text too).
+pub use crate::escape;
 pub mod github;
 pub mod gitlab;
 pub mod json;
@@ -10,8 +11,8 @@ pub mod sarif;
 pub mod stream;
 pub mod text;
 
-use crate::extract::intent::{NotChecked, ReadAs};
 use crate::finding::{Finding, Severity};
+use crate::intent::{NotChecked, ReadAs};
 use crate::lines::{Cursor, LineIndex};
 use std::sync::Arc;
 

@@ -6,8 +6,8 @@
 
 use super::{Located, Skipped, Span};
 use crate::catalogue::{self, CODES};
-use crate::extract::intent::{Counts, ReadAs};
 use crate::finding::Severity;
+use crate::intent::{Counts, ReadAs};
 use serde_json::{json, Map, Value};
 
 /// The `ruleId` of the results `--explain` adds for the sites not checked.

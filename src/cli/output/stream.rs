@@ -14,7 +14,7 @@
 
 use super::{color, github, gitlab, json, sarif, text, Located, Skipped};
 use crate::cli::Format;
-use crate::extract::intent::Counts;
+use crate::intent::Counts;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 
 /// Where findings are written as they come; see the module docs.

@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use ruff_python_ast::{self as ast, ArgOrKeyword, Expr};
-use ruff_text_size::Ranged;
+use ruff_text_size::{Ranged, TextRange};
 
 use super::semantic::At;
 use super::span;
@@ -169,4 +169,19 @@ pub(super) fn pair_args(dict: &Lit) -> Option<Vec<Arg<'_>>> {
             })
             .collect(),
     )
+}
+
+/// One call being recognised: its name, receiver, arguments and host range.
+pub(super) struct Call<'c, 't> {
+    pub(super) name: &'c str,
+    /// Embedded range of the called name (the attribute of `a.b(...)`).
+    pub(super) name_range: TextRange,
+    /// The callee.
+    pub(super) func: &'t Expr,
+    pub(super) object: Option<&'t Expr>,
+    pub(super) arglist: &'t ast::Arguments,
+    /// Where the call stands.
+    pub(super) at: At,
+    pub(super) call_range: Range<usize>,
+    pub(super) args: &'c CallArgs<'t>,
 }

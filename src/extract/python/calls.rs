@@ -3,12 +3,10 @@
 //! (`from requests import get as g` → `requests.get`), and read as the first row that finds a
 //! site in it, its arguments read through [`super::values`].
 
-use std::ops::Range;
-
 use ruff_python_ast::{self as ast, Expr};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_text_size::Ranged;
 
-use super::arguments::{pair_args, CallArgs, KeywordOrSplat};
+use super::arguments::{pair_args, Call, KeywordOrSplat};
 use super::semantic::At;
 use super::span;
 use super::strings::{single_string, string_parts};
@@ -368,19 +366,4 @@ impl<'a> Values<'a> {
             declared: false,
         }))
     }
-}
-
-/// One call being recognised: its name, receiver, arguments and host range.
-pub(super) struct Call<'c, 't> {
-    pub(super) name: &'c str,
-    /// Embedded range of the called name (the attribute of `a.b(...)`).
-    pub(super) name_range: TextRange,
-    /// The callee.
-    pub(super) func: &'t Expr,
-    pub(super) object: Option<&'t Expr>,
-    pub(super) arglist: &'t ast::Arguments,
-    /// Where the call stands.
-    pub(super) at: At,
-    pub(super) call_range: Range<usize>,
-    pub(super) args: &'c CallArgs<'t>,
 }

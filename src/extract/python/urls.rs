@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use ruff_python_ast::Expr;
 
-use super::calls::Call;
+use super::arguments::Call;
 use super::semantic::{At, Holes};
 use super::values::{Piece, Template, Values};
 use crate::extract::forms::{self, APPS};

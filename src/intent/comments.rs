@@ -186,7 +186,7 @@ pub(crate) fn floor(text: &str, mut at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::intent::cues::Cue;
+    use crate::intent::cues::Cue;
 
     fn cue_of(code: &str, needle: &str) -> Option<(Cue, String)> {
         let at = code.find(needle).unwrap();

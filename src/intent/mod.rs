@@ -26,7 +26,7 @@ mod log;
 
 pub use around::{Around, Outline, Piece};
 
-use super::{OffsetMap, Site};
+use crate::extract::{OffsetMap, Site};
 use cues::{Cue, Place};
 use std::cell::OnceCell;
 use std::ops::Range;
