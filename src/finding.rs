@@ -42,6 +42,97 @@ impl Severity {
     }
 }
 
+/// What NetBox does with a call a finding is about: the fact live verification, upgrade
+/// readiness and the agent tools read (never the message). Each code's usual answer is in its
+/// catalogue row ([`crate::catalogue::Code::netbox`]); a finding whose answer differs from its
+/// code's carries its own in [`Facts::does`] ([`crate::catalogue::does`] reads both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Does {
+    /// Ignores the filter or parameter: HTTP 200 with the objects the call would get without it.
+    Ignores,
+    /// Refuses the call: HTTP 400 (a value, a choice, a document its schema rejects) or 404 (no
+    /// such endpoint).
+    Refuses,
+    /// Answers HTTP 200 with no objects: the value matches nothing.
+    MatchesNothing,
+    /// Faults: HTTP 500, or a wrong answer for every value (a bug of that release).
+    Faults,
+    /// Cuts the list at `MAX_PAGE_SIZE` without saying so (GraphQL lists without `pagination`
+    /// from 4.5.5).
+    Truncates,
+    /// Answers the call as written; the finding informs (a negation matching nulls, a
+    /// custom-field match).
+    Answers,
+    /// Depends on the instance, the value or the client, or the finding is about this tool
+    /// (not checked, a stale index): no one answer a count could confirm.
+    Varies,
+}
+
+/// Which advice a finding's message ends with ([`Advice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdviceKind {
+    /// Select another shipped release (`--netbox-version`): the finding depends on the
+    /// release picked.
+    SelectRelease,
+    /// Rebuild the index from the NetBox it was built from, which may run another release.
+    RebuildIndex,
+    /// Build an index from the instance's OpenAPI document (an index of unknown origin).
+    BuildIndex,
+}
+
+/// The advice part of a finding's message: bytes `from..from + len` of [`Finding::message`],
+/// apart from the statement around them (`rest::versions::switch_advice`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Advice {
+    pub kind: AdviceKind,
+    /// Byte offset in the message where the advice starts (its leading space included).
+    pub from: usize,
+    /// Its length in bytes.
+    pub len: usize,
+}
+
+impl Advice {
+    /// Appends advice `text` of `kind` to `message`, saying where it went (`None` for an empty
+    /// text).
+    pub fn push(message: &mut String, kind: AdviceKind, text: &str) -> Option<Advice> {
+        if text.is_empty() {
+            return None;
+        }
+        let from = message.len();
+        message.push_str(text);
+        Some(Advice {
+            kind,
+            from,
+            len: text.len(),
+        })
+    }
+}
+
+/// The facts a finding rests on, as typed fields: what consumers (live verification, upgrade
+/// readiness, the hook, the MCP server) read instead of the message. Every field is optional:
+/// a check fills what it knows. Not part of any output format.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// The endpoint the call goes to: the REST index key (`dcim/devices`; the key as written
+    /// when no release has it, `extras/object-types`), or a GraphQL document's root field
+    /// (`service_list`).
+    pub endpoint: Option<String>,
+    /// The filter or query parameter concerned, as written (`role__slug`, `exclude`).
+    pub filter: Option<String>,
+    /// Its value as written in the host (`"Active"`, `zz-00`), when the finding is on one pair.
+    pub value: Option<String>,
+    /// The NetBox release the finding was made against (`4.7.3`; empty knowledge: `None`).
+    pub release: Option<String>,
+    /// What NetBox does, when it differs from the code's catalogue row
+    /// ([`crate::catalogue::Code::netbox`]).
+    pub does: Option<Does>,
+    /// Where the message's advice starts, and which advice it is.
+    pub advice: Option<Advice>,
+    /// The release-note entry the message cites (`release notes 4.7.0, netbox#20285: …`), so a
+    /// consumer that cites release notes does not cite it twice.
+    pub cites: Option<&'static str>,
+}
+
 /// One replacement in the host document: bytes `range` become `new_text`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Edit {
@@ -61,6 +152,10 @@ pub struct Fix {
     pub edits: Vec<Edit>,
     /// True when this is the one right fix (preferred quick-fix, part of fix-all).
     pub certain: bool,
+    /// The NetBox releases the fixed call is known to work on (`["4.6.8", "4.7.3"]`), when a
+    /// check compared releases (upgrade readiness); empty otherwise. Not part of any output.
+    #[serde(skip)]
+    pub releases: Vec<String>,
 }
 
 /// One request a live finding rests on and what NetBox answered to it (issue 33 §3): what was
@@ -80,8 +175,10 @@ pub struct Exchange {
     pub count: Option<u64>,
 }
 
-/// One problem found in a host document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One problem found in a host document. Two findings are equal when they say the same (range,
+/// code, severity, message, fixes, proof): their [`Facts`] are what they rest on, so findings
+/// on a repeated filter that say the same are one.
+#[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     /// Byte range in the host document that the finding is about (a filter key, a value, ...).
     pub range: Range<usize>,
@@ -97,7 +194,23 @@ pub struct Finding {
     /// without, and the negation); empty for every other finding.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub proof: Vec<Exchange>,
+    /// What the finding rests on, typed ([`Facts`]); not serialised.
+    #[serde(skip)]
+    pub facts: Facts,
 }
+
+impl PartialEq for Finding {
+    fn eq(&self, other: &Finding) -> bool {
+        self.range == other.range
+            && self.code == other.code
+            && self.severity == other.severity
+            && self.message == other.message
+            && self.fixes == other.fixes
+            && self.proof == other.proof
+    }
+}
+
+impl Eq for Finding {}
 
 impl Finding {
     /// Builds a finding without fixes.
@@ -114,6 +227,20 @@ impl Finding {
             message: message.into(),
             fixes: Vec::new(),
             proof: Vec::new(),
+            facts: Facts::default(),
+        }
+    }
+
+    /// The message without its advice ([`Facts::advice`]): what NetBox does and the working
+    /// form.
+    pub fn statement(&self) -> std::borrow::Cow<'_, str> {
+        let m = &self.message;
+        match self.facts.advice {
+            Some(a) => match (m.get(..a.from), m.get(a.from + a.len..)) {
+                (Some(before), Some(after)) => format!("{before}{after}").into(),
+                _ => m.into(),
+            },
+            None => m.into(),
         }
     }
 
@@ -132,6 +259,7 @@ impl Finding {
                 new_text: new_text.into(),
             }],
             certain,
+            releases: Vec::new(),
         });
         self
     }

@@ -183,6 +183,7 @@ mod tests {
                         title: "t".into(),
                         edits,
                         certain: true,
+                        releases: Vec::new(),
                     });
                     f
                 })

@@ -19,102 +19,10 @@ pub mod announced;
 
 use crate::analysis::{analyze, Knowledge};
 use crate::extract::HostKind;
-use crate::finding::{Finding, Fix, Severity};
+use crate::finding::{AdviceKind, Finding, Fix, Severity};
 use std::ops::Range;
 
-/// Code of a call that works on the current release and is wrong, ignored or refused on the
-/// target (an error).
-pub const BREAKS: &str = "upgrade-breaks";
-/// Code of a call whose result changes without breaking: a parameter the target ignores, or one
-/// the target starts to read (a warning).
-pub const CHANGES: &str = "upgrade-changes";
-
-/// Code of a call that works on the current release and breaks on a release that is not
-/// shipped, as the shipped release's notes announce ([`announced`]; a warning: not measured).
-pub const ANNOUNCED: &str = "upgrade-announced";
-
-/// What changes for a call, for the summary and the docs' release-note citations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    /// A filter or lookup the target does not have (ignored there: every object).
-    RemovedFilter,
-    /// A value the target refuses (HTTP 400/500) or no longer matches.
-    RefusedValue,
-    /// An endpoint or object type the target does not have.
-    RemovedEndpoint,
-    /// A GraphQL document the target's schema rejects (grammar, renamed enum values).
-    GraphqlGrammar,
-    /// A filter the target answers wrongly for any value (a NetBox bug of that release).
-    ServerFault,
-    /// A list the target cuts at `MAX_PAGE_SIZE` without saying so, where the current release
-    /// returned every object (GraphQL lists without `pagination` from 4.5.5).
-    Truncated,
-    /// A parameter the target no longer reads (`exclude` on 4.7).
-    NoOp,
-    /// Ignored or refused on the current release, read by the target (`omit` from 4.5.2,
-    /// `tag__any` from 4.6.6, a server fault fixed).
-    StartsToWork,
-    /// Breaks on a release that is not shipped, as the shipped release's notes announce
-    /// (`--upgrade-to 5.0`, [`announced`]): expected, not measured.
-    Announced,
-}
-
-impl Kind {
-    /// Every kind, in summary order.
-    pub const ALL: &'static [Kind] = &[
-        Kind::RemovedFilter,
-        Kind::RefusedValue,
-        Kind::RemovedEndpoint,
-        Kind::GraphqlGrammar,
-        Kind::ServerFault,
-        Kind::Truncated,
-        Kind::NoOp,
-        Kind::StartsToWork,
-        Kind::Announced,
-    ];
-
-    /// Stable kebab-case name (`removed-filter`), for the summary and JSON consumers.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::RemovedFilter => "removed-filter",
-            Kind::RefusedValue => "refused-value",
-            Kind::RemovedEndpoint => "removed-endpoint",
-            Kind::GraphqlGrammar => "graphql-grammar",
-            Kind::ServerFault => "server-fault",
-            Kind::Truncated => "truncated",
-            Kind::NoOp => "no-op",
-            Kind::StartsToWork => "starts-to-work",
-            Kind::Announced => "announced",
-        }
-    }
-
-    /// The kind of a finding the target release has and the current one does not.
-    fn of_new(code: &str, message: &str) -> Kind {
-        match code {
-            "graphql-pagination" if message.contains("MAX_PAGE_SIZE") => Kind::Truncated,
-            "unknown-filter"
-            | "unsupported-lookup"
-            | "version-only"
-            | "multi-hop"
-            | "null-relation"
-            | "wrong-filter-for-type" => Kind::RemovedFilter,
-            "unknown-endpoint" | "unknown-object-type" => Kind::RemovedEndpoint,
-            "server-fault" => Kind::ServerFault,
-            "ignored-parameter" => Kind::NoOp,
-            c if c.starts_with("graphql-") => Kind::GraphqlGrammar,
-            _ => Kind::RefusedValue,
-        }
-    }
-
-    /// The code a change of this kind is reported with.
-    pub fn code(self) -> &'static str {
-        match self {
-            Kind::Truncated | Kind::NoOp | Kind::StartsToWork => CHANGES,
-            Kind::Announced => ANNOUNCED,
-            _ => BREAKS,
-        }
-    }
-}
+pub use crate::catalogue::{UpgradeKind as Kind, ANNOUNCED, BREAKS, CHANGES};
 
 /// A release-note entry that explains a kind of change: cited in the message of every change of
 /// that kind whose step from the current to the target release crosses `release`.
@@ -123,12 +31,41 @@ pub struct Note {
     /// The release that made the change (`4.7.0`).
     pub release: &'static str,
     pub kind: Kind,
-    /// Text the finding's message (the target's, or the current's for [`Kind::StartsToWork`])
-    /// contains, naming the filter or type concerned.
-    pub mentions: &'static [&'static str],
+    /// What the finding (the target's, or the current's for [`Kind::StartsToWork`]) is about,
+    /// by its facts ([`crate::finding::Facts`]): any one of these names it.
+    pub mentions: &'static [Mention],
     /// The citation: release notes section and issue.
     pub cite: &'static str,
 }
+
+/// A fact of a finding a release note is about ([`Note::mentions`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mention {
+    /// A filter whose key starts with this (`rear_port_position` also names
+    /// `rear_port_position__gt`).
+    FilterStarts(&'static str),
+    /// A filter whose key ends with this (a lookup: `__any`).
+    FilterEnds(&'static str),
+    /// The REST endpoint (index key) or GraphQL root field the call goes to.
+    Endpoint(&'static str),
+    /// A finding of this code.
+    Code(&'static str),
+}
+
+impl Mention {
+    /// True when finding `f`'s facts name it.
+    fn names(self, f: &Finding) -> bool {
+        let filter = f.facts.filter.as_deref().unwrap_or("");
+        match self {
+            Mention::FilterStarts(p) => !filter.is_empty() && filter.starts_with(p),
+            Mention::FilterEnds(s) => !filter.is_empty() && filter.ends_with(s),
+            Mention::Endpoint(e) => f.facts.endpoint.as_deref() == Some(e),
+            Mention::Code(c) => f.code == c,
+        }
+    }
+}
+
+use Mention::{Code, Endpoint, FilterEnds, FilterStarts};
 
 /// The release notes of the steps between the shipped releases, per kind of change
 /// (`docs/release-notes/version-4.x.md`; docs/upgrade.md lists the same entries).
@@ -136,120 +73,133 @@ pub const NOTES: &[Note] = &[
     Note {
         release: "4.5.0",
         kind: Kind::GraphqlGrammar,
-        mentions: &["takes a lookup object"],
+        mentions: &[Code("graphql-id-list"), Code("graphql-choice-form")],
         cite: "release notes 4.5.0, Breaking Changes (netbox#19338): GraphQL filters on object IDs and enums take a lookup, `id: 123` becomes `id: {exact: 123}`",
     },
     Note {
         release: "4.5.5",
         kind: Kind::Truncated,
-        mentions: &["MAX_PAGE_SIZE"],
+        mentions: &[],
         cite: "release notes 4.5.5 (netbox#20385): MAX_PAGE_SIZE is enforced on GraphQL lists",
     },
     Note {
         release: "4.7.0",
         kind: Kind::GraphqlGrammar,
-        mentions: &["ServiceProtocolEnum", "ServiceFilter", "ServiceTemplateFilter", "ROLE_"],
+        mentions: &[
+            Endpoint("service_list"),
+            Endpoint("service"),
+            Endpoint("service_template_list"),
+            Endpoint("service_template"),
+        ],
         cite: "release notes 4.7.0, Breaking Changes (netbox#20285): the service filters changed shape, the nested `ports` lookup became the flat lists `port`, `port__gt`, `port__gte`, `port__lt`, `port__lte` beside `port_mappings`, and `ServiceProtocolEnum` dropped its `ROLE_` prefix (`protocol: [TCP]`)",
     },
     Note {
         release: "4.5.0",
         kind: Kind::RemovedEndpoint,
-        mentions: &["extras/object-types"],
+        mentions: &[Endpoint("extras/object-types")],
         cite: "release notes 4.5.0, Breaking Changes (netbox#19898): /api/extras/object-types/ was removed; /api/core/object-types/ (from 4.4) replaces it",
     },
     Note {
         release: "4.5.0",
         kind: Kind::RemovedFilter,
-        mentions: &["`rear_port_position", "`is_staff"],
+        mentions: &[FilterStarts("rear_port_position"), FilterStarts("is_staff")],
         cite: "release notes 4.5.0, Breaking Changes: front ports map to rear ports through PortMapping (no `rear_port_position`), and the User model lost `is_staff` (netbox#16137)",
     },
     Note {
         release: "4.7.0",
         kind: Kind::RemovedFilter,
-        mentions: &["`protocol__", "`port__empty`"],
+        mentions: &[FilterStarts("protocol__"), FilterStarts("port__empty")],
         cite: "release notes 4.7.0, Breaking Changes (netbox#20285): the character lookups of `protocol` and `port__empty` are gone",
     },
     Note {
         release: "4.7.0",
         kind: Kind::NoOp,
-        mentions: &["`exclude`"],
+        mentions: &[FilterStarts("exclude")],
         cite: "release notes 4.7.0, Breaking Changes (netbox#21025): config context is always included and `?exclude=config_context` is silently ignored",
     },
     Note {
         release: "4.7.3",
         kind: Kind::RefusedValue,
-        mentions: &["Invalid MAC address format"],
+        mentions: &[FilterStarts("mac_address")],
         cite: "release notes 4.7.3 (netbox#23328): malformed values to certain filters are a 400 (a malformed MAC matched nothing before)",
     },
     Note {
         release: "4.5.2",
         kind: Kind::StartsToWork,
-        mentions: &["`omit`"],
+        mentions: &[FilterStarts("omit")],
         cite: "release notes 4.5.2 (netbox#21244): `?omit=` leaves the named fields out",
     },
     Note {
         release: "4.6.0",
         kind: Kind::StartsToWork,
-        mentions: &["`start`"],
+        mentions: &[FilterStarts("start")],
         cite: "release notes 4.6.0 (netbox#21363): cursor-based pagination with `start`",
     },
     Note {
         release: "4.6.6",
         kind: Kind::StartsToWork,
-        mentions: &["__any`"],
+        mentions: &[FilterEnds("__any")],
         cite: "release notes 4.6.6 (netbox#22685): an \"any\" lookup for `tag` and `tag_id`",
     },
     Note {
         release: "4.7.3",
         kind: Kind::StartsToWork,
-        mentions: &["`rear_port_id", "`front_port_id"],
+        mentions: &[FilterStarts("rear_port_id"), FilterStarts("front_port_id")],
         cite: "release notes 4.7.3 (netbox#23326): the FieldError of front and rear ports filtered by `rear_port_id` / `front_port_id` is fixed",
     },
     Note {
         release: "4.7.3",
         kind: Kind::StartsToWork,
-        mentions: &["`provider_account"],
+        mentions: &[FilterStarts("provider_account")],
         cite: "release notes 4.7.3 (netbox#23325): the FieldError of circuits filtered by provider account is fixed",
     },
     Note {
         release: "4.7.3",
         kind: Kind::StartsToWork,
-        mentions: &["`installed_module_id"],
+        mentions: &[FilterStarts("installed_module_id")],
         cite: "release notes 4.7.3 (netbox#23345): `installed_module_id` is validated against modules",
     },
     Note {
         release: "4.7.3",
         kind: Kind::StartsToWork,
-        mentions: &["__empty` is typed as"],
+        mentions: &[FilterEnds("__empty")],
         cite: "release notes 4.7.3 (netbox#23340): `__empty` on number and date filters works",
     },
 ];
 
-/// The citations of [`NOTES`] for a change of `kind` whose message is `message`, on the step
-/// from release `from` to `to`.
-fn cite(kind: Kind, message: &str, from: &str, to: &str) -> Vec<&'static str> {
+/// The citations of [`NOTES`] for a change of `kind` about finding `f` (by its facts; a note
+/// that mentions nothing applies to every change of its kind), on the step from release `from`
+/// to `to`.
+fn cite(kind: Kind, f: &Finding, from: &str, to: &str) -> Vec<&'static str> {
     let v = crate::index::embedded::parse_version;
     let (Some(from), Some(to)) = (v(from), v(to)) else {
         return Vec::new();
     };
     NOTES
         .iter()
-        .filter(|n| n.kind == kind && n.mentions.iter().any(|m| message.contains(m)))
+        .filter(|n| {
+            n.kind == kind && (n.mentions.is_empty() || n.mentions.iter().any(|m| m.names(f)))
+        })
         .filter(|n| v(n.release).is_some_and(|r| from < r && r <= to))
         .map(|n| n.cite)
         .collect()
 }
 
-/// `message` with the release-note citations of its change appended (those it does not cite
-/// already), and without the plain check's advice to pick another release (both are picked).
-fn with_notes(message: String, kind: Kind, source: &str, from: &str, to: &str) -> String {
-    let message = message.replace(SWITCH_ADVICE, "");
-    let notes: Vec<&str> = cite(kind, source, from, to)
+/// The message of a change: `lead`, then finding `f`'s statement (without the plain check's
+/// advice to pick another release: both are picked), then the release-note citations of the
+/// change that `f` does not cite already ([`crate::finding::Facts::cites`]).
+fn with_notes(lead: &str, kind: Kind, f: &Finding, from: &str, to: &str) -> String {
+    let said = match f.facts.advice {
+        Some(a) if a.kind == AdviceKind::SelectRelease => f.statement(),
+        _ => f.message.as_str().into(),
+    };
+    let message = format!("{lead}{said}");
+    let notes: Vec<&str> = cite(kind, f, from, to)
         .into_iter()
         .filter(|n| {
             let release = n.split(',').next().unwrap_or(n);
             let release = release.split(" (").next().unwrap_or(release);
-            !message.contains(release)
+            !f.facts.cites.is_some_and(|c| c.starts_with(release))
         })
         .collect();
     if notes.is_empty() {
@@ -258,10 +208,6 @@ fn with_notes(message: String, kind: Kind, source: &str, from: &str, to: &str) -
         format!("{message} ({})", notes.join("; "))
     }
 }
-
-/// The plain check's last sentence for a shipped release (`rest::versions::switch_advice`).
-const SWITCH_ADVICE: &str =
-    " If the instance runs another version, select it with --netbox-version.";
 
 /// One change the upgrade makes for a call: a finding with code [`BREAKS`] or [`CHANGES`] whose
 /// message names both releases, its kind, and the target release it is about.
@@ -338,7 +284,7 @@ fn compare_rounds(
         if now_serious.any_same_site(text, &f.range) {
             continue; // wrong on both: the plain check reports it
         }
-        let kind = Kind::of_new(f.code, &f.message);
+        let kind = Kind::of_new(f);
         let lead = match kind {
             Kind::NoOp => format!("Becomes a no-op on NetBox {to} (read by {from})"),
             Kind::Truncated => {
@@ -350,13 +296,7 @@ fn compare_rounds(
             f.range.clone(),
             kind.code(),
             severity(kind),
-            with_notes(
-                format!("{lead}: {}", f.message),
-                kind,
-                &f.message,
-                &from,
-                &to,
-            ),
+            with_notes(&format!("{lead}: "), kind, f, &from, &to),
         );
         breaking.push(f);
         out.push(Change {
@@ -378,12 +318,11 @@ fn compare_rounds(
             CHANGES,
             severity(Kind::StartsToWork),
             with_notes(
-                format!(
-                    "Starts to work on NetBox {to}, so the result of this call changes with the upgrade. On {from}: {}",
-                    n.message
+                &format!(
+                    "Starts to work on NetBox {to}, so the result of this call changes with the upgrade. On {from}: "
                 ),
                 Kind::StartsToWork,
-                &n.message,
+                n,
                 &from,
                 &to,
             ),
@@ -743,11 +682,16 @@ fn judge_fixes_with(
             },
             edits: c.fix.edits.clone(),
             certain,
+            releases: if both {
+                vec![sides.from.to_string(), sides.to.to_string()]
+            } else {
+                vec![sides.to.to_string()]
+            },
         });
     }
     for fixes in &mut out {
         // The form that works on both releases first: it is the one to apply before the upgrade.
-        fixes.sort_by_key(|x| !x.title.contains(" (works on "));
+        fixes.sort_by_key(|x| !x.releases.iter().any(|r| r == sides.from));
     }
     out
 }

@@ -47,6 +47,7 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
                     message,
                     fixes: Vec::new(),
                     claim: None,
+                    does: None,
                 }
             })
             .collect())),
@@ -65,9 +66,47 @@ fn first_error(mut v: Vec<RawFinding>) -> Vec<RawFinding> {
 /// Checks one GraphQL document against `schema`; findings carry host byte ranges.
 pub fn check_document(doc: &GraphqlDoc, schema: &NetboxSchema) -> Vec<Finding> {
     let raw = check_text(&doc.text, doc.variables.as_ref(), schema);
+    let roots = if raw.is_empty() {
+        Vec::new()
+    } else {
+        root_fields(&doc.text)
+    };
+    let release = (!schema.netbox_version.is_empty()).then(|| schema.netbox_version.clone());
     raw.into_iter()
-        .map(|f| to_host(f, &doc.map, &doc.text))
+        .map(|f| {
+            let at = f.range.start;
+            let mut found = to_host(f, &doc.map, &doc.text);
+            // The root field the finding sits under is the document's endpoint.
+            found.facts.endpoint = roots
+                .iter()
+                .find(|(r, _)| r.start <= at && at < r.end)
+                .map(|(_, name)| name.clone());
+            found.facts.release.clone_from(&release);
+            found
+        })
         .collect()
+}
+
+/// The root fields of the operations of GraphQL `text` (`service_list`), each with its span
+/// (name to closing brace); none when the text does not parse.
+fn root_fields(text: &str) -> Vec<(Range<usize>, String)> {
+    let Ok(doc) = parse(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for def in &doc.definitions {
+        let ast::Definition::OperationDefinition(op) = def else {
+            continue;
+        };
+        for sel in &op.selection_set {
+            if let ast::Selection::Field(f) = sel {
+                if let Some(r) = span(f.location()) {
+                    out.push((r, f.name.to_string()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The same checks in GraphQL-text coordinates (used by tests and benchmarks). The text is
@@ -148,6 +187,7 @@ fn check_plain(
             ),
             fixes: Vec::new(),
             claim: None,
+            does: None,
         }],
     }
 }
@@ -371,6 +411,7 @@ fn check_level(
                 message: d.error.to_string(),
                 fixes: Vec::new(),
                 claim: None,
+                does: None,
             };
             // "Did you mean": the unknown name recorded by the walk inside this diagnostic.
             // Only "undefined name" diagnostics: a wider one (an ambiguous anonymous operation
@@ -469,6 +510,7 @@ fn check_level(
                     message: format!("{message} (checked as the selection of `{meant}`)"),
                     fixes: Vec::new(),
                     claim: None,
+                    does: None,
                 });
             }
             let said_nothing = f.message == d.error.to_string();
@@ -524,6 +566,7 @@ fn to_host(f: RawFinding, map: &OffsetMap, text: &str) -> Finding {
                 title: fx.title,
                 edits,
                 certain: fx.certain,
+                releases: Vec::new(),
             })
         })
         .collect();
@@ -534,6 +577,10 @@ fn to_host(f: RawFinding, map: &OffsetMap, text: &str) -> Finding {
         message: f.message,
         fixes,
         proof: Vec::new(),
+        facts: crate::finding::Facts {
+            does: f.does,
+            ..Default::default()
+        },
     }
 }
 

@@ -28,6 +28,7 @@ pub fn check(doc: &ast::Document, vars: &J, schema: &NetboxSchema) -> Vec<RawFin
                 ),
                 fixes: Vec::new(),
                 claim: None,
+                does: None,
             });
         }
         return out;
@@ -59,6 +60,7 @@ pub fn check(doc: &ast::Document, vars: &J, schema: &NetboxSchema) -> Vec<RawFin
                     message: p,
                     fixes: Vec::new(),
                     claim: None,
+                    does: None,
                 });
             }
         }

@@ -8,7 +8,7 @@ use super::graphql::{self, DocProbe};
 use super::{deny, wire, Answers, Bound, Request, Skip, Summary};
 use crate::analysis::Knowledge;
 use crate::extract::{self, CallForm, HostKind, RestCall, Site};
-use crate::finding::{Finding, Severity};
+use crate::finding::{Does, Finding, Severity};
 use crate::index::FilterIndex;
 use std::ops::Range;
 
@@ -32,27 +32,16 @@ pub enum Static {
 }
 
 impl Static {
-    /// The static verdict a finding code stands for.
-    fn of(code: &'static str, severity: Severity) -> Static {
-        match code {
-            // An empty value is no filter: NetBox returns every object (or refuses an empty
-            // relation or choice with HTTP 400): either way the call is not narrowed by it.
-            "unknown-filter"
-            | "dropped-value"
-            | "unsupported-lookup"
-            | "multi-hop"
-            | "null-relation"
-            | "wrong-filter-for-type"
-            | "version-only"
-            | "ignored-parameter"
-            | "boolean-value" => Static::Ignored(code),
-            "invalid-choice" | "comma-list" | "invalid-value" | "vrf-needs-rd"
-            | "slug-expected" | "invalid-regex" => Static::Rejected(code),
-            // Its information (a value that may well be right) is no refusal.
-            "relation-field" if !matches!(severity, Severity::Information | Severity::Hint) => {
-                Static::Rejected(code)
-            }
-            _ if matches!(severity, Severity::Information | Severity::Hint) => Static::Honoured,
+    /// The static verdict a finding stands for, from what NetBox does with it
+    /// ([`crate::catalogue::does`]): an information or hint is no refusal (a value that may
+    /// well be right), and what the counts cannot confirm (a fault, a value matching nothing,
+    /// an answer that varies) is not compared.
+    fn of(f: &Finding) -> Static {
+        let informs = matches!(f.severity, Severity::Information | Severity::Hint);
+        match crate::catalogue::does(f) {
+            Does::Ignores => Static::Ignored(f.code),
+            Does::Refuses if !informs => Static::Rejected(f.code),
+            _ if informs => Static::Honoured,
             _ => Static::Unclear,
         }
     }
@@ -403,7 +392,7 @@ pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<Ca
     }
     // The static verdict of each filter, from the static findings on its pair.
     for f in crate::rest::check_call(call, index) {
-        let s = Static::of(f.code, f.severity);
+        let s = Static::of(&f);
         for pf in filters
             .iter_mut()
             .filter(|pf| pf.pairs.iter().any(|r| overlaps(r, &f.range)))

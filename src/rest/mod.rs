@@ -36,7 +36,7 @@ pub(crate) mod versions;
 pub(crate) mod view_params;
 mod view_values;
 
-use crate::extract::{CallForm, FilterEntry, RestCall, Syntax};
+use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::{Finding, Severity};
 use crate::index::FilterIndex;
 use std::ops::Range;
@@ -121,46 +121,10 @@ fn run<'a>(
     }
     let detail = detail::of(&ctx);
     for entry in &call.filters {
-        if let Some(d) = &detail {
-            if detail::check(&ctx, view.as_ref(), d, entry, &mut out) {
-                continue;
-            }
-        }
-        if instance::check_custom_field(&ctx, view.as_ref(), entry, &mut out) {
-            continue;
-        }
-        if entry.key.is_empty() || entry.key.starts_with("cf_") {
-            continue;
-        }
-        if let Some(p) = view_params::get(&entry.key) {
-            match view_params::check(&ctx, view.as_ref(), p, entry, &mut out) {
-                view_params::Reading::Read => {
-                    view_values::check(&ctx, view.as_ref(), p, entry, &mut out);
-                    continue;
-                }
-                view_params::Reading::Ignored => continue,
-                view_params::Reading::Filter => {}
-            }
-        }
-        if call.form == CallForm::Snippet {
-            names::snippet(&ctx, entry, &mut out);
-            continue;
-        }
-        let dropped = values::dropped(&ctx, view.as_ref(), entry, &mut out);
-        let Some(view) = view.as_ref() else {
-            continue;
-        };
-        match view.param(&entry.key) {
-            Some(param) => {
-                if !dropped {
-                    values::check(&ctx, view, entry, param, &mut out);
-                }
-                announced::filter(view, entry, &mut out);
-            }
-            None => {
-                names::check(&ctx, view, entry, &mut out);
-                instance::custom_field_hint(&ctx, view, entry, &mut out);
-            }
+        let n = out.len();
+        check_entry(&ctx, view.as_ref(), detail.as_ref(), entry, &mut out);
+        for f in &mut out[n..] {
+            entry_facts(f, entry);
         }
     }
     if let Some(view) = view.as_ref().filter(|_| detail.is_none()) {
@@ -173,7 +137,117 @@ fn run<'a>(
     if call.form == CallForm::Inventory {
         inventory::reword(call, index, &mut out);
     }
-    (out, view.map(|v| v.key))
+    let key = view.map(|v| v.key);
+    call_facts(call, index, key, &mut out);
+    (out, key)
+}
+
+/// Checks one filter entry of the call, pushing its findings to `out`.
+fn check_entry(
+    ctx: &Ctx,
+    view: Option<&endpoint::View<'_>>,
+    detail: Option<&detail::Detail<'_>>,
+    entry: &FilterEntry,
+    out: &mut Vec<Finding>,
+) {
+    let call = ctx.call;
+    if let Some(d) = detail {
+        if detail::check(ctx, view, d, entry, out) {
+            return;
+        }
+    }
+    if instance::check_custom_field(ctx, view, entry, out) {
+        return;
+    }
+    if entry.key.is_empty() || entry.key.starts_with("cf_") {
+        return;
+    }
+    if let Some(p) = view_params::get(&entry.key) {
+        match view_params::check(ctx, view, p, entry, out) {
+            view_params::Reading::Read => {
+                view_values::check(ctx, view, p, entry, out);
+                return;
+            }
+            view_params::Reading::Ignored => return,
+            view_params::Reading::Filter => {}
+        }
+    }
+    if call.form == CallForm::Snippet {
+        names::snippet(ctx, entry, out);
+        return;
+    }
+    let dropped = values::dropped(ctx, view, entry, out);
+    let Some(view) = view else {
+        return;
+    };
+    match view.param(&entry.key) {
+        Some(param) => {
+            if !dropped {
+                values::check(ctx, view, entry, param, out);
+            }
+            announced::filter(view, entry, out);
+        }
+        None => {
+            names::check(ctx, view, entry, out);
+            instance::custom_field_hint(ctx, view, entry, out);
+        }
+    }
+}
+
+/// Records filter `entry` (its key, and its value when a scalar literal) as the facts of
+/// finding `f` ([`crate::finding::Facts`]), unless a check recorded others.
+fn entry_facts(f: &mut Finding, entry: &FilterEntry) {
+    if f.facts.filter.is_none() {
+        f.facts.filter = Some(entry.key.clone());
+    }
+    if f.facts.value.is_none() {
+        f.facts.value = scalar(&entry.value);
+    }
+}
+
+/// A scalar literal as NetBox gets it in a query string; `None` for lists and non-literals.
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) => Some(s.clone()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::Float(x) => Some(x.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Null => Some("null".to_string()),
+        _ => None,
+    }
+}
+
+/// The facts every finding of `call` shares: the endpoint (`key`, the index key it was checked
+/// against, else the target as written, below `/api/` and without slashes), the release of
+/// `index`, and for a finding made after the per-filter checks (a repeated key, an endpoint
+/// note) the filter whose pair it is on.
+fn call_facts(call: &RestCall, index: &FilterIndex, key: Option<&str>, out: &mut [Finding]) {
+    let endpoint = key.map(str::to_string).or_else(|| {
+        call.endpoint_target().map(|t| {
+            let t = t.split(['?', '#']).next().unwrap_or(t);
+            let t = t.find("/api/").map_or(t, |i| &t[i + "/api/".len()..]);
+            t.trim_matches('/').to_string()
+        })
+    });
+    let release = (!index.netbox_version.is_empty()).then(|| index.netbox_version.clone());
+    for f in out.iter_mut() {
+        if f.facts.filter.is_none() {
+            let on = |r: &Range<usize>| r.start < f.range.end && f.range.start < r.end;
+            if let Some(e) = call
+                .filters
+                .iter()
+                .find(|e| on(&e.key_range) || on(&e.value_range))
+            {
+                entry_facts(f, e);
+            }
+        }
+        if f.facts.endpoint.is_none() {
+            f.facts.endpoint.clone_from(&endpoint);
+        }
+        if f.facts.release.is_none() {
+            f.facts.release.clone_from(&release);
+        }
+    }
 }
 
 /// Builds a finding with the code's default severity.

@@ -12,7 +12,7 @@ use super::text::{comma_parts, slugify};
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
 use crate::extract::Value;
-use crate::finding::Finding;
+use crate::finding::{Advice, Finding};
 
 /// Checks `entry`, whose key is not a parameter of `view`.
 pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<Finding>) {
@@ -371,6 +371,7 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
                     },
                 ],
                 certain,
+                releases: Vec::new(),
             });
             f
         }
@@ -424,6 +425,7 @@ fn null_relation(ctx: &Ctx, view: &View, entry: &FilterEntry, lookup: &str, nk: 
             ],
             // Not where the release answers the filter with a server error.
             certain: !super::faults::broken(view, &key),
+            releases: Vec::new(),
         });
     }
     f
@@ -552,29 +554,29 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
         // TagFilter is conjoined on every release (extras/filters.py: `?tag=foo&tag=bar` matches
         // objects with all tags); the OR mode `__any` came in 4.6 (netbox/filtersets.py).
         f.message = format!(
-            "`{}` is not a filter on {} in NetBox {} (the \"any of\" lookup exists in NetBox {}): {}. On this version repeated `{b}` keys match objects that have ALL the tags; for any of them, query once per tag and merge the results.{}",
+            "`{}` is not a filter on {} in NetBox {} (the \"any of\" lookup exists in NetBox {}): {}. On this version repeated `{b}` keys match objects that have ALL the tags; for any of them, query once per tag and merge the results.",
             entry.key,
             view.path(),
             view.version(),
             versions.join(", "),
             ignored(view),
-            super::versions::switch_advice(ctx.index),
             b = k.base()
         );
+        with_switch_advice(&mut f, ctx.index);
         f.fixes.clear();
         return Some(f);
     }
     if matches!(k.lookup(), Some("regex" | "iregex")) {
         f.message = format!(
-            "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`.{}",
+            "`{}` is not a filter on {} in NetBox {} (regex lookups exist in NetBox {}): {}. On this version match with `{b}__isw`, `{b}__ic` or `{b}__iew`.",
             entry.key,
             view.path(),
             view.version(),
             versions.join(", "),
             ignored(view),
-            super::versions::switch_advice(ctx.index),
             b = k.base()
         );
+        with_switch_advice(&mut f, ctx.index);
         return Some(f);
     }
     if let Some(r) = super::renames::removed(view.key, &entry.key)
@@ -582,7 +584,7 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
     {
         // Removed by this release: the release notes' replacement, not a spelling guess.
         f.message = format!(
-            "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}; NetBox {} removed it, {}): {}. Instead, {}.{}",
+            "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}; NetBox {} removed it, {}): {}. Instead, {}.",
             entry.key,
             view.path(),
             view.version(),
@@ -591,22 +593,30 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
             r.source,
             ignored(view),
             r.instead,
-            super::versions::switch_advice(ctx.index)
         );
+        with_switch_advice(&mut f, ctx.index);
+        f.facts.cites = Some(r.source);
         f.fixes = removed_fix(ctx, entry, &k, r).into_iter().collect();
         return Some(f);
     }
     f.message = format!(
-        "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}): {}.{}{}",
+        "`{}` is not a filter on {} in NetBox {} (it exists in NetBox {}): {}.{}",
         entry.key,
         view.path(),
         view.version(),
         versions.join(", "),
         ignored(view),
         suggestion_text(&s),
-        super::versions::switch_advice(ctx.index)
     );
+    with_switch_advice(&mut f, ctx.index);
     Some(f)
+}
+
+/// Appends the advice to check against another release ([`super::versions::switch_advice`])
+/// to `f`'s message, recording it apart ([`crate::finding::Facts::advice`]).
+fn with_switch_advice(f: &mut Finding, index: &crate::index::FilterIndex) {
+    let (kind, text) = super::versions::switch_advice(index);
+    f.facts.advice = Advice::push(&mut f.message, kind, &text);
 }
 
 /// The certain rewrite of a removed text lookup on a choice filter (`protocol__ic=tc` →
@@ -667,6 +677,7 @@ fn removed_fix(
             },
         ],
         certain: true,
+        releases: Vec::new(),
     })
 }
 

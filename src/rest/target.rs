@@ -6,7 +6,7 @@
 use super::endpoint::View;
 use super::{finding, finding_sev, Ctx};
 use crate::extract::{old_mcp, CallForm, Value, CHANGELOG_TARGET};
-use crate::finding::{Finding, Severity};
+use crate::finding::{Advice, Finding, Severity};
 use crate::index::FilterIndex;
 use std::ops::Range;
 
@@ -196,16 +196,15 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
     );
     let mut names: Vec<String> = Vec::new();
     let mut certain = false;
+    let mut advice = None;
     if url && dashed != key && index.endpoints.contains_key(dashed.as_str()) {
         msg.push_str(" NetBox's paths are written with dashes.");
         names.push(dashed);
         certain = true;
     } else if !in_versions.is_empty() {
-        msg.push_str(&format!(
-            " It exists in NetBox {}.{}",
-            in_versions.join(", "),
-            super::versions::switch_advice(index)
-        ));
+        msg.push_str(&format!(" It exists in NetBox {}.", in_versions.join(", ")));
+        let (kind, text) = super::versions::switch_advice(index);
+        advice = Advice::push(&mut msg, kind, &text);
         if let Some(new) = moved_to(key).filter(|n| index.endpoints.contains_key(*n)) {
             names.push(new.to_string());
         }
@@ -243,6 +242,7 @@ fn unknown_endpoint(ctx: &Ctx, target: &str, range: Range<usize>) -> Option<Find
     }
     let certain = certain && names.len() == 1;
     let mut f = finding(range.clone(), "unknown-endpoint", msg);
+    f.facts.advice = advice;
     for n in &names {
         let new_text = if url {
             let mut t = format!("{url_base}{n}");

@@ -603,6 +603,7 @@ pub(crate) fn joined(
         title: format!("Join with ' {base}=' (one `{base}=` per value)"),
         edits,
         certain: false,
+        releases: Vec::new(),
     });
     f
 }
@@ -815,6 +816,7 @@ fn boolean_on_number(
             },
         ],
         certain: false,
+        releases: Vec::new(),
     });
     Some(f)
 }

@@ -17,6 +17,7 @@
 //! Index files the user gives (`--index`, instance indexes, `others` passed by the caller) keep
 //! the direct look-up in the indexes.
 
+use crate::finding::AdviceKind;
 use crate::index::embedded::{embedded_index, RELEASES};
 use crate::index::FilterIndex;
 use std::cmp::Ordering;
@@ -278,10 +279,14 @@ pub(crate) fn is_shipped(index: &FilterIndex) -> bool {
         .is_some_and(|r| std::ptr::eq(index, &*embedded_index(r.version)))
 }
 
-/// The last sentence of a `version-only` message: how to check against the other version.
-pub(crate) fn switch_advice(index: &FilterIndex) -> String {
+/// The last sentence of a `version-only` message: how to check against the other version, and
+/// which advice it is ([`crate::finding::Facts::advice`]).
+pub(crate) fn switch_advice(index: &FilterIndex) -> (AdviceKind, String) {
     if is_shipped(index) {
-        " If the instance runs another version, select it with --netbox-version.".into()
+        (
+            AdviceKind::SelectRelease,
+            " If the instance runs another version, select it with --netbox-version.".into(),
+        )
     } else if let Some(url) = index
         .instance
         .as_deref()
@@ -289,14 +294,20 @@ pub(crate) fn switch_advice(index: &FilterIndex) -> String {
         .filter(|u| !u.is_empty())
     {
         // Built from the user's NetBox: rebuilding from it is the way to its current version.
-        format!(
-            " The index in use was built from {url} (NetBox {}); if that NetBox now runs another version, rebuild it (`netbox-lsp index build --url {url}`).",
-            index.netbox_version
+        (
+            AdviceKind::RebuildIndex,
+            format!(
+                " The index in use was built from {url} (NetBox {}); if that NetBox now runs another version, rebuild it (`netbox-lsp index build --url {url}`).",
+                index.netbox_version
+            ),
         )
     } else {
-        format!(
-            " The index in use is for NetBox {}; if the instance runs another version, build an index from its OpenAPI document (`netbox-lsp index build --openapi`) and use that one.",
-            index.netbox_version
+        (
+            AdviceKind::BuildIndex,
+            format!(
+                " The index in use is for NetBox {}; if the instance runs another version, build an index from its OpenAPI document (`netbox-lsp index build --openapi`) and use that one.",
+                index.netbox_version
+            ),
         )
     }
 }

@@ -390,7 +390,7 @@ fn no_longer_read(
         ),
         None => String::new(),
     };
-    let f = finding(
+    let mut f = finding(
         r,
         "ignored-parameter",
         format!(
@@ -401,6 +401,7 @@ fn no_longer_read(
             if p.name == "exclude" { ", with `config_context` in every object" } else { "" },
         ),
     );
+    f.facts.cites = Some(g.source);
     match instead {
         Some(i) if exact => f.with_fix(
             format!("Replace `{}` with `{i}`", p.name),

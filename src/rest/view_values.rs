@@ -361,6 +361,7 @@ fn several(ctx: &Ctx, p: &ViewParam, entry: &FilterEntry, out: &mut Vec<Finding>
             title: format!("Join the values of `{}` with commas", p.name),
             edits,
             certain: plain,
+            releases: Vec::new(),
         });
     }
     out.push(f);

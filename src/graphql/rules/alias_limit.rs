@@ -29,6 +29,7 @@ impl Ctx<'_> {
                 ),
                 fixes: Vec::new(),
                 claim: None,
+                does: None,
             });
         }
     }

@@ -62,6 +62,7 @@ impl Ctx<'_> {
             ),
             fixes: Vec::new(),
             claim: None,
+            does: None,
         });
     }
 }

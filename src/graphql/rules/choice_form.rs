@@ -81,6 +81,7 @@ impl Ctx<'_> {
             message,
             fixes: Vec::new(),
             claim: Some(vr.clone()),
+            does: None,
         };
         if let Some(new) = new {
             f.fixes.push(RawFix {

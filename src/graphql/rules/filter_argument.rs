@@ -33,6 +33,7 @@ impl Ctx<'_> {
                 certain: true,
             }],
             claim: Some(whole),
+            does: None,
         });
     }
 
@@ -179,6 +180,7 @@ impl Ctx<'_> {
             message,
             fixes: fix.into_iter().collect(),
             claim,
+            does: None,
         });
     }
 }

@@ -48,6 +48,7 @@ impl Ctx<'_> {
             ),
             fixes,
             claim: Some(whole.clone()),
+            does: None,
         });
     }
 
@@ -81,6 +82,7 @@ impl Ctx<'_> {
                 certain: true,
             }],
             claim: Some(vr.clone()),
+            does: None,
         });
     }
 }

@@ -86,6 +86,7 @@ impl Ctx<'_> {
             ),
             fixes: Vec::new(),
             claim: Some(vr.clone()),
+            does: None,
         });
     }
 
@@ -119,6 +120,7 @@ impl Ctx<'_> {
             ),
             fixes,
             claim: None,
+            does: None,
         });
     }
 
@@ -176,6 +178,7 @@ impl Ctx<'_> {
             message,
             fixes,
             claim: None,
+            does: None,
         });
     }
 }

@@ -152,6 +152,7 @@ impl Ctx<'_> {
             message,
             fixes,
             claim: Some(vr.clone()),
+            does: None,
         });
         true
     }

@@ -64,6 +64,9 @@ pub struct RawFinding {
     pub message: String,
     pub fixes: Vec<RawFix>,
     pub claim: Option<Range<usize>>,
+    /// What NetBox does, when it differs from the code's catalogue row
+    /// ([`crate::finding::Facts::does`]).
+    pub does: Option<crate::finding::Does>,
 }
 
 /// A name the schema does not know, with "did you mean" candidates.

@@ -86,6 +86,7 @@ impl Ctx<'_> {
             ),
             fixes,
             claim: Some(vr.clone()),
+            does: None,
         });
     }
 }

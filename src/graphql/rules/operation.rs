@@ -22,6 +22,7 @@ impl Ctx<'_> {
             ),
             fixes: Vec::new(),
             claim: Some(whole),
+            does: None,
         });
     }
 }

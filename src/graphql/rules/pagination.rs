@@ -44,6 +44,7 @@ impl Ctx<'_> {
             ),
             fixes: Vec::new(),
             claim: None,
+            does: Some(crate::finding::Does::Truncates),
         });
     }
 
@@ -96,6 +97,7 @@ impl Ctx<'_> {
             ),
             fixes,
             claim,
+            does: None,
         });
     }
 
@@ -119,6 +121,7 @@ impl Ctx<'_> {
                     message: "NetBox refuses `start` together with `offset` (\"Cannot specify both `start` and `offset` in pagination\"): use `pagination: {offset: N, limit: M}` or `pagination: {start: ID, limit: M}`.".into(),
                     fixes: Vec::new(),
                     claim: None,
+                    does: None,
                 });
             }
         }

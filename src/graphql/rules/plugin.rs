@@ -43,6 +43,7 @@ impl Ctx<'_> {
             ),
             fixes: Vec::new(),
             claim: Some(whole),
+            does: None,
         });
         true
     }

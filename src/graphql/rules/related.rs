@@ -130,6 +130,7 @@ impl Ctx<'_> {
             message,
             fixes,
             claim: Some(vr.clone()),
+            does: None,
         });
         true
     }
