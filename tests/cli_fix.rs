@@ -635,12 +635,18 @@ fn a_killed_fix_leaves_temporary_files_the_next_run_sweeps() {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| is_temp(n))
             .collect();
-        eprintln!("attempt {attempt}: {status}, {} temporary files left", left.len());
+        eprintln!(
+            "attempt {attempt}: {status}, {} temporary files left",
+            left.len()
+        );
         if !left.is_empty() {
             break;
         }
     }
-    assert!(!left.is_empty(), "no kill in 20 tries left a temporary file");
+    assert!(
+        !left.is_empty(),
+        "no kill in 20 tries left a temporary file"
+    );
     // Decoys beside them, and a leftover in a folder where nothing is fixed.
     let outside = dir.path().join("outside.md");
     std::fs::write(&outside, "outside\n").unwrap();

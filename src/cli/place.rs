@@ -275,7 +275,11 @@ impl Place {
         use rustix::fs::{flock, FlockOperation};
         for attempt in 0..1000u32 {
             match flock(&self.dir, FlockOperation::NonBlockingLockShared) {
-                Ok(()) => return Ok(FolderLock { dir: Some(&self.dir) }),
+                Ok(()) => {
+                    return Ok(FolderLock {
+                        dir: Some(&self.dir),
+                    })
+                }
                 Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {
                     std::thread::sleep(std::time::Duration::from_millis(u64::from(
                         (attempt + 1).min(5),
@@ -319,8 +323,8 @@ impl Place {
                 continue;
             }
             let name: &OsStr = std::os::unix::ffi::OsStrExt::from_bytes(name);
-            let ours = rustix::fs::statat(&self.dir, name, AtFlags::SYMLINK_NOFOLLOW)
-                .is_ok_and(|st| {
+            let ours =
+                rustix::fs::statat(&self.dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
                     FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
                         && st.st_nlink == 1
                         && st.st_uid == me
