@@ -33,7 +33,13 @@ impl Run {
         v["hookSpecificOutput"].clone()
     }
 
+    /// `deny` for exit 2 (whose standard output must be empty: Claude Code ignores it then,
+    /// reading the reason from standard error), else the JSON decision (`-` for none).
     fn decision(&self) -> String {
+        if self.code == 2 {
+            assert_eq!(self.stdout, "", "exit 2 with standard output: {self:?}");
+            return "deny".to_string();
+        }
         self.output()["permissionDecision"]
             .as_str()
             .unwrap_or("-")
@@ -102,7 +108,7 @@ fn codes(reason: &str) -> Vec<String> {
 }
 
 /// Every recorded event gives the exit code, decision and findings `cases.tsv` says; a
-/// denial says the same on stderr (exit 2) and in the JSON decision; a correction gives the
+/// denial is exit 2 with the reason on stderr and nothing on stdout; a correction gives the
 /// updated input of `<case>.fixed.json` and tells the model what changed; a quiet twin (and
 /// every call that is no NetBox call) gets no word at all.
 #[test]
@@ -131,14 +137,18 @@ fn recorded_events() {
         assert_eq!(r.code.to_string(), code, "{what}");
         assert_eq!(r.decision(), decision, "{what}");
         let out = r.output();
-        match decision {
-            "-" => assert!(r.stdout.is_empty() && r.stderr.is_empty(), "{what}"),
-            _ => assert_eq!(out["hookEventName"], "PreToolUse", "{what}"),
-        }
-        let reason = out["permissionDecisionReason"].as_str().unwrap_or("");
-        if decision == "deny" {
-            assert_eq!(r.stderr, format!("{reason}\n"), "{what}");
-        }
+        let reason = match decision {
+            "-" => {
+                assert!(r.stdout.is_empty() && r.stderr.is_empty(), "{what}");
+                ""
+            }
+            "deny" => r.stderr.strip_suffix('\n').unwrap_or(&r.stderr),
+            _ => {
+                assert_eq!(out["hookEventName"], "PreToolUse", "{what}");
+                assert_eq!(r.stderr, "", "{what}");
+                out["permissionDecisionReason"].as_str().unwrap_or("")
+            }
+        };
         let want: Vec<String> = match want_codes {
             "-" => Vec::new(),
             c => c.split(',').map(str::to_string).collect(),
@@ -197,7 +207,7 @@ fn shell_event(command: &str) -> Vec<u8> {
 }
 
 /// A failure: denied with exit 2, the reason on stderr (starting `netbox-lsp hook: `, naming
-/// `what`) and in the JSON decision; with `--fail-open`, exit 0, nothing on stdout, a note.
+/// `what`), nothing on stdout; with `--fail-open`, exit 0, nothing on stdout, a note.
 fn fails_closed(args: &[&str], stdin: &[u8], env: &[(&str, &str)], what: &str) {
     let r = hook_in(&dir(), args, stdin, env);
     assert_eq!(r.code, 2, "{what}: {r:?}");
@@ -207,12 +217,6 @@ fn fails_closed(args: &[&str], stdin: &[u8], env: &[(&str, &str)], what: &str) {
         "{what}: {r:?}"
     );
     assert!(r.stderr.contains("fails closed"), "{r:?}");
-    assert_eq!(
-        r.output()["permissionDecisionReason"]
-            .as_str()
-            .map(|s| format!("{s}\n")),
-        Some(r.stderr.clone())
-    );
     let mut open: Vec<&str> = args.to_vec();
     open.push("--fail-open");
     let r = hook_in(&dir(), &open, stdin, env);
@@ -367,6 +371,48 @@ fn broken_settings_are_denied() {
     let r = hook_in(tmp.path(), &[], &netbox_event(), &[]);
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stderr.contains("netbox-lsp.toml"), "{r:?}");
+}
+
+/// A bad index named in `pyproject.toml`'s `[tool.netbox-lsp]` table is reported as coming
+/// from `pyproject.toml` (the file that names it), not from a `netbox-lsp.toml` that does not
+/// exist; the same index named in `netbox-lsp.toml` names that file.
+#[test]
+fn a_bad_index_names_the_settings_file_that_names_it() {
+    for (file, table) in [
+        ("pyproject.toml", "[tool.netbox-lsp]\n"),
+        ("netbox-lsp.toml", ""),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("bad.index.json.gz"), "not an index").unwrap();
+        std::fs::write(
+            tmp.path().join(file),
+            format!("{table}index = \"bad.index.json.gz\"\n"),
+        )
+        .unwrap();
+        let r = hook_in(tmp.path(), &[], &netbox_event(), &[]);
+        assert_eq!(
+            (r.code, r.decision().as_str()),
+            (2, "deny"),
+            "{file}: {r:?}"
+        );
+        let named = format!("{file}: `index` names ");
+        let at = r
+            .stderr
+            .find(&named)
+            .unwrap_or_else(|| panic!("{file}: {r:?}"));
+        assert!(
+            r.stderr[at + named.len()..]
+                .trim_start_matches("./")
+                .starts_with("bad.index.json.gz"),
+            "{file}: {r:?}"
+        );
+        let other = if file == "pyproject.toml" {
+            "netbox-lsp.toml"
+        } else {
+            "pyproject.toml"
+        };
+        assert!(!r.stderr.contains(other), "{file}: {r:?}");
+    }
 }
 
 /// The settings file's severities apply: a code turned off passes, a code lowered to a warning

@@ -12,9 +12,11 @@
 //!   `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
 //!   "allow"|"deny"|"ask", "permissionDecisionReason", "updatedInput", "additionalContext"}}` on
 //!   standard output to decide; exit 2 with the reason on standard error blocks the call and
-//!   shows the reason to the model (the convention other harnesses share). A denial is given
-//!   both ways: exit 2, the reason on standard error, and the JSON decision on standard output.
-//!   `updatedInput` replaces the whole tool input.
+//!   shows the reason to the model (the convention other harnesses share). The two ways are
+//!   exclusive: on exit 2 Claude Code reads standard error only and ignores standard output
+//!   (hooks reference, "Exit code 2 behavior"), so a denial is exit 2 with the reason on
+//!   standard error and nothing on standard output; `ask` and `allow` are exit 0 with the JSON
+//!   decision. `updatedInput` replaces the whole tool input.
 //!
 //! Failures ([`failure`]) deny the call, saying why, unless the user chose to fail open.
 
@@ -187,9 +189,10 @@ pub fn answer(decision: &Decision, event: &str) -> Answer {
     };
     match decision {
         Decision::Pass => Answer::pass(),
+        // Exit 2: the harness reads standard error only (standard output would be ignored).
         Decision::Deny { reason } => Answer {
             code: 2,
-            stdout: out(json!({"permissionDecision": "deny", "permissionDecisionReason": reason})),
+            stdout: String::new(),
             stderr: format!("{reason}\n"),
         },
         Decision::Ask { reason } => Answer {
@@ -279,8 +282,10 @@ mod tests {
         let a = failure("x", false);
         assert_eq!(a.code, 2);
         assert!(a.stderr.starts_with("netbox-lsp hook: x."));
-        let v: Value = serde_json::from_str(&a.stdout).unwrap();
-        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        assert_eq!(
+            a.stdout, "",
+            "exit 2: standard output is ignored by the harness"
+        );
         let a = failure("x", true);
         assert_eq!((a.code, a.stdout.as_str()), (0, ""));
     }

@@ -84,7 +84,7 @@ pub enum Command {
     },
     /// Pre-tool-use hook for agent harnesses (Claude Code `PreToolUse`): reads one hook event
     /// on stdin; a NetBox call that NetBox would ignore, refuse or misread is denied (exit 2,
-    /// the reason on stderr and as a JSON decision on stdout). Fails closed. See docs/agents.md.
+    /// the reason on stderr). Fails closed. See docs/agents.md.
     Hook(hook::HookArgs),
     /// MCP server on stdio: tools `check_call`, `check_graphql`, `list_filters`, `explain`.
     /// See docs/agents.md.

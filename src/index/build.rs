@@ -285,7 +285,7 @@ pub fn build_with_options(
         from_instance: false,
         endpoints,
         object_types,
-        choice_sets: builder.sets,
+        choice_sets: builder.sets.into(),
         response_fields,
         instance: None,
     };

@@ -13,10 +13,12 @@
 //! `index/netbox-<version>.index.json.gz`, built by `netbox-lsp index build --openapi
 //! ../shared/netbox/v<version>/openapi.json.gz` (a test checks it still equals a fresh build
 //! when `../shared` is present), and `index/netbox-<version>.schema.graphql.gz`, the release's
-//! SDL copied unchanged; the command also regenerates `index/version-differences.tsv` (see
+//! SDL copied unchanged (`build.rs` derives the row's [`Release::split`] from the index file);
+//! the command also regenerates `index/version-differences.tsv` (see
 //! `rest::versions`; a test fails until it matches the shipped indexes).
 
-use super::load::{load_embedded, load_index, IndexError};
+use super::load::{load_index, IndexError};
+use super::split::Split;
 use super::FilterIndex;
 use crate::version::{self, Version};
 use std::sync::{Arc, OnceLock};
@@ -31,6 +33,9 @@ pub struct Release {
     /// The gzip-compressed GraphQL SDL (`index/netbox-<version>.schema.graphql.gz`, as printed by
     /// that release's Strawberry: `../shared/netbox/v<version>/schema.graphql.gz`).
     pub schema_gz: &'static [u8],
+    /// The index split per endpoint by `build.rs` from `index_gz`, as the binary loads it
+    /// ([`embedded_index`]): only the endpoints a process reads are inflated.
+    pub split: Split,
 }
 
 /// A row of [`RELEASES`]: the version and its two files under `index/`, named by the version.
@@ -44,6 +49,7 @@ macro_rules! release {
                 $version,
                 ".schema.graphql.gz"
             )),
+            split: include!(concat!(env!("OUT_DIR"), "/netbox-", $version, ".split.rs")),
         }
     };
 }
@@ -235,8 +241,8 @@ pub fn embedded_index(version: &'static str) -> Arc<FilterIndex> {
     CACHE[pos]
         .get_or_init(|| {
             Arc::new(
-                load_embedded(RELEASES[pos].index_gz)
-                    .unwrap_or_else(|_| FilterIndex::empty(version)),
+                super::split::load(&RELEASES[pos].split)
+                    .unwrap_or_else(|| FilterIndex::empty(version)),
             )
         })
         .clone()

@@ -57,19 +57,6 @@ pub fn load_index(bytes: &[u8]) -> Result<FilterIndex, IndexError> {
     parse(&gunzip(bytes)?)
 }
 
-/// [`load_index`] for the indexes shipped in the binary: each endpoint's parameters are kept as
-/// JSON text and decoded on first use ([`super::lazy`]), so a process that checks the calls of
-/// one endpoint decodes that one (a test decodes every shipped index whole and compares). Index
-/// files a user names are decoded whole by [`load_index`], so that a broken one is an error at
-/// once.
-pub fn load_embedded(bytes: &[u8]) -> Result<FilterIndex, IndexError> {
-    let json = gunzip(bytes)?;
-    match std::str::from_utf8(&json).ok().and_then(super::lazy::load) {
-        Some(index) if index.format <= FORMAT_VERSION => Ok(index),
-        _ => parse(&json),
-    }
-}
-
 /// The JSON text of a gzip-compressed index file.
 fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, IndexError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
@@ -143,18 +130,19 @@ mod tests {
             from_instance: false,
             endpoints: BTreeMap::new(),
             object_types: BTreeMap::new(),
-            choice_sets: Vec::new(),
+            choice_sets: Default::default(),
             response_fields: Default::default(),
             instance: None,
         }
     }
 
-    /// The shipped indexes decoded lazily (as the binary uses them) hold exactly what a whole
-    /// decode gives, endpoint by endpoint.
+    /// The shipped indexes split per endpoint and per choice set by `build.rs` and decoded
+    /// lazily (as the binary uses them) hold exactly what a whole decode of the shipped files
+    /// gives, endpoint by endpoint and set by set.
     #[test]
-    fn lazy_and_whole_decodes_agree() {
+    fn split_and_whole_decodes_agree() {
         for r in crate::index::embedded::RELEASES {
-            let lazy = load_embedded(r.index_gz).unwrap();
+            let lazy = crate::index::split::load(&r.split).unwrap();
             let whole = load_index(r.index_gz).unwrap();
             assert_eq!(lazy.endpoints.len(), whole.endpoints.len(), "{}", r.version);
             for (key, e) in &whole.endpoints {
@@ -165,6 +153,20 @@ mod tests {
                     r.version
                 );
                 assert_eq!(l, e, "{} {key}", r.version);
+            }
+            assert_eq!(
+                lazy.choice_sets.len(),
+                whole.choice_sets.len(),
+                "{}",
+                r.version
+            );
+            for (i, (l, w)) in lazy
+                .choice_sets
+                .iter()
+                .zip(whole.choice_sets.iter())
+                .enumerate()
+            {
+                assert_eq!(l, w, "{} set {i}", r.version);
             }
             assert_eq!(lazy, whole, "{}", r.version);
         }

@@ -6,14 +6,18 @@
 //! embedded in the binary (see [`embedded`]).
 
 pub mod build;
+mod choices;
 mod compact;
 pub mod embedded;
 mod fields;
 pub mod instance;
-mod lazy;
 pub mod load;
 mod params;
+#[cfg(test)]
+mod scan;
+pub mod split;
 
+pub use choices::ChoiceSets;
 pub use fields::{FieldSet, ResponseFields};
 pub use params::{LookupSet, Params, ParamsIter, LOOKUPS};
 
@@ -43,7 +47,7 @@ pub struct FilterIndex {
     /// Object type (`app_label.model`, e.g. `dcim.device`) → endpoint key (`dcim/devices`).
     pub object_types: BTreeMap<String, String>,
     /// Choice sets, deduplicated; [`Parameter::choices`] indexes into this.
-    pub choice_sets: Vec<ChoiceSet>,
+    pub choice_sets: ChoiceSets,
     /// The response field names of the endpoints (what `?fields=`/`?omit=` name), interned;
     /// [`Endpoint::fields`] indexes into this. Empty in an index built before they were
     /// indexed: field names are then not checked.
@@ -116,7 +120,7 @@ impl FilterIndex {
             from_instance: false,
             endpoints: BTreeMap::new(),
             object_types: BTreeMap::new(),
-            choice_sets: Vec::new(),
+            choice_sets: ChoiceSets::default(),
             response_fields: ResponseFields::default(),
             instance: None,
         }
@@ -153,7 +157,7 @@ impl FilterIndex {
 
     /// The choice set of a parameter, if it has one.
     pub fn choices(&self, param: &Parameter) -> Option<&ChoiceSet> {
-        param.choices.and_then(|i| self.choice_sets.get(i as usize))
+        self.choice_sets.get(param.choices? as usize)
     }
 
     /// Number of parameters across all endpoints.

@@ -22,16 +22,17 @@ use std::sync::OnceLock;
 /// last parameter given (as inserting into a map does). In index files it is a JSON object in
 /// name order (see `compact.rs` for the value layout).
 ///
-/// The shipped indexes are decoded lazily ([`super::load::load_embedded`], [`super::lazy`]):
-/// each endpoint keeps its parameters' JSON text and decodes it on first use, so a process that
-/// checks one endpoint's call decodes one endpoint (the 4.7.3 index is 145 endpoints, 513 KB
-/// of JSON).
+/// The shipped indexes are decoded lazily ([`super::split`]): each endpoint keeps its
+/// parameters' JSON text, deflated, and inflates and decodes it on first use, so a process that
+/// checks one endpoint's call reads one endpoint (the 4.7.3 index is 145 endpoints, 532 KB of
+/// JSON).
 #[derive(Clone, Default)]
 pub struct Params {
     /// The parameters, decoded (at once, or from `raw` on first use).
     data: OnceLock<Data>,
-    /// The parameters' JSON object as the index file holds it, when decoded lazily.
-    raw: Option<Box<str>>,
+    /// When decoded lazily: the parameters' JSON object (as the index file holds it) as a raw
+    /// deflate stream in the shipped blob, and its inflated length in bytes ([`super::split`]).
+    raw: Option<(&'static [u8], u32)>,
 }
 
 /// The decoded parameters of a [`Params`].
@@ -62,12 +63,12 @@ impl Params {
         Params::default()
     }
 
-    /// Parameters decoded from `json` (their JSON object, as an index file holds it) on first
-    /// use ([`super::lazy`]).
-    pub(super) fn lazy(json: &str) -> Params {
+    /// Parameters inflated from `deflated` (a raw deflate stream of `len` bytes of their JSON
+    /// object) and decoded on first use ([`super::split`]).
+    pub(super) fn deflated(deflated: &'static [u8], len: u32) -> Params {
         Params {
             data: OnceLock::new(),
-            raw: Some(json.into()),
+            raw: Some((deflated, len)),
         }
     }
 
@@ -83,10 +84,15 @@ impl Params {
     /// are decoded whole by a test) gives no parameters.
     fn data(&self) -> &Data {
         self.data.get_or_init(|| {
-            let Some(raw) = self.raw.as_deref() else {
+            let Some((bytes, len)) = self.raw else {
                 return Data::default();
             };
-            let mut de = serde_json::Deserializer::from_str(raw);
+            // One UTF-8 check for the text (cheaper than serde_json's per string).
+            let text = super::split::inflate(bytes, len).and_then(|t| String::from_utf8(t).ok());
+            let Some(text) = text else {
+                return Data::default();
+            };
+            let mut de = serde_json::Deserializer::from_str(&text);
             de.deserialize_map(ParamsVisitor)
                 .ok()
                 .filter(|_| de.end().is_ok())

@@ -181,7 +181,7 @@ fn index(version: &str, regex: bool) -> FilterIndex {
         from_instance: false,
         endpoints,
         object_types,
-        choice_sets: vec![status, action],
+        choice_sets: vec![status, action].into(),
         response_fields: Default::default(),
         instance: None,
     }

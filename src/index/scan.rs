@@ -1,77 +1,10 @@
-//! The shipped indexes, loaded lazily ([`super::load::load_embedded`]): one pass of a byte
-//! scanner over the `endpoints` object gives each endpoint's object type and the JSON text of
-//! its parameters ([`super::Params`] decodes that text on first use), and serde reads only the
-//! rest (object types, choice sets, the stamp). A process that checks the calls of one endpoint
-//! so decodes one endpoint's parameters, not 145 (the 4.7.3 index is 513 KB of JSON, most of it
-//! parameters).
-
-use super::{Endpoint, FilterIndex, Params};
-use std::collections::BTreeMap;
-
-/// The index in `json` (an index file's text as `index build` writes it), its endpoints'
-/// parameters kept as text; `None` when the text does not have that shape (the caller then
-/// decodes it whole).
-pub(super) fn load(json: &str) -> Option<FilterIndex> {
-    let b = json.as_bytes();
-    let mut found = None;
-    object(b, skip_ws(b, 0)?, |key, at| {
-        if key == b"\"endpoints\"" && found.is_none() {
-            let (endpoints, end) = endpoints(json, at)?;
-            found = Some((at, end, endpoints));
-            return Some(end);
-        }
-        value_end(b, at)
-    })?;
-    let (start, end, endpoints) = found?;
-    let mut rest = String::with_capacity(json.len() - (end - start) + 2);
-    rest.push_str(&json[..start]);
-    rest.push_str("{}");
-    rest.push_str(&json[end..]);
-    let mut index: FilterIndex = serde_json::from_str(&rest).ok()?;
-    index.endpoints = endpoints;
-    Some(index)
-}
-
-/// The endpoints of the object at `at` (key → object type and parameters as text), and the
-/// offset after it.
-fn endpoints(json: &str, at: usize) -> Option<(BTreeMap<String, Endpoint>, usize)> {
-    let b = json.as_bytes();
-    let mut out = BTreeMap::new();
-    let end = object(b, at, |key, at| {
-        let key: String = serde_json::from_slice(key).ok()?;
-        let mut object_type = None;
-        let mut params = None;
-        let mut fields = None;
-        let end = object(b, at, |field, at| {
-            let end = value_end(b, at)?;
-            match field {
-                b"\"object_type\"" => {
-                    object_type = serde_json::from_str::<Option<String>>(&json[at..end]).ok()?;
-                }
-                b"\"params\"" => params = Some(Params::lazy(json.get(at..end)?)),
-                b"\"fields\"" => {
-                    fields = serde_json::from_str::<Option<u32>>(&json[at..end]).ok()?
-                }
-                _ => {}
-            }
-            Some(end)
-        })?;
-        out.insert(
-            key,
-            Endpoint {
-                object_type,
-                params: params?,
-                fields,
-            },
-        );
-        Some(end)
-    })?;
-    Some((out, end))
-}
+//! A byte scanner over JSON text: the members of an object, the elements of an array and where
+//! each value ends, without decoding them. `build.rs` includes this file to split the shipped indexes per endpoint
+//! ([`super::split`]), so it uses only `std` and `memchr`; the crate builds it for its tests.
 
 /// Walks the members of the object at `at` (`{`): `member(key, value_start)` reads each value
 /// and gives the offset after it. Returns the offset after the object.
-fn object(
+pub(crate) fn object(
     b: &[u8],
     at: usize,
     mut member: impl FnMut(&[u8], usize) -> Option<usize>,
@@ -103,8 +36,33 @@ fn object(
     }
 }
 
+/// Walks the elements of the array at `at` (`[`): `element(value_start)` reads each one and
+/// gives the offset after it. Returns the offset after the array.
+pub(crate) fn array(
+    b: &[u8],
+    at: usize,
+    mut element: impl FnMut(usize) -> Option<usize>,
+) -> Option<usize> {
+    if b.get(at) != Some(&b'[') {
+        return None;
+    }
+    let mut i = skip_ws(b, at + 1)?;
+    if b[i] == b']' {
+        return Some(i + 1);
+    }
+    loop {
+        let end = element(i)?;
+        let next = skip_ws(b, end)?;
+        match b[next] {
+            b',' => i = skip_ws(b, next + 1)?,
+            b']' => return Some(next + 1),
+            _ => return None,
+        }
+    }
+}
+
 /// The first offset from `i` that is not JSON whitespace; `None` at the end of the text.
-fn skip_ws(b: &[u8], mut i: usize) -> Option<usize> {
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> Option<usize> {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }
@@ -112,7 +70,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> Option<usize> {
 }
 
 /// The offset after the string starting at `at` (`"`).
-fn string_end(b: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn string_end(b: &[u8], at: usize) -> Option<usize> {
     let mut i = at + 1;
     loop {
         i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
@@ -127,7 +85,7 @@ fn string_end(b: &[u8], at: usize) -> Option<usize> {
 /// matched outside strings), or a scalar (up to the next `,`, `}`, `]` or whitespace). A byte
 /// loop: the strings between brackets are short (memchr3 over the brackets and quotes costs
 /// more instructions here).
-fn value_end(b: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn value_end(b: &[u8], at: usize) -> Option<usize> {
     match *b.get(at)? {
         b'"' => string_end(b, at),
         b'{' | b'[' => {
@@ -167,22 +125,6 @@ fn value_end(b: &[u8], at: usize) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// Every shipped index has the shape the scanner reads (else `load_embedded` would decode
-    /// it whole: right, but slow); `load::tests::lazy_and_whole_decodes_agree` compares the
-    /// contents.
-    #[test]
-    fn every_shipped_index_is_read_lazily() {
-        use std::io::Read;
-        for r in crate::index::embedded::RELEASES {
-            let mut json = String::new();
-            flate2::read::GzDecoder::new(r.index_gz)
-                .read_to_string(&mut json)
-                .unwrap();
-            let index = load(&json).unwrap_or_else(|| panic!("{}", r.version));
-            assert!(index.endpoints.len() > 100, "{}", r.version);
-        }
-    }
-
     /// `(key, value)` texts of the members of the object `s`, or `None` when it is malformed.
     fn members(s: &[u8]) -> Option<Vec<(String, String)>> {
         let mut out = Vec::new();
@@ -195,6 +137,23 @@ mod tests {
             Some(e)
         })?;
         (end == s.len()).then_some(out)
+    }
+
+    #[test]
+    fn scans_array_elements() {
+        let s = br#"[ {"a": "],"}, [1, 2] ,null]"#;
+        let mut got = Vec::new();
+        let end = array(s, 0, |at| {
+            let e = value_end(s, at)?;
+            got.push(String::from_utf8_lossy(&s[at..e]).into_owned());
+            Some(e)
+        });
+        assert_eq!(end, Some(s.len()));
+        assert_eq!(got, [r#"{"a": "],"}"#, "[1, 2]", "null"]);
+        assert_eq!(array(b"[ ]", 0, |_| None), Some(3));
+        for bad in [&b"[1 2]"[..], b"[1,", b"{}", b"[1"] {
+            assert_eq!(array(bad, 0, |at| value_end(bad, at)), None, "{bad:?}");
+        }
     }
 
     #[test]
