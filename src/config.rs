@@ -175,17 +175,45 @@ fn canonical_key(k: &str) -> &str {
     }
 }
 
+/// Longest TOML syntax error shown as the toml crate renders it (bytes); a longer one is said
+/// as its position and message only.
+const TOML_ERROR_MAX: usize = 400;
+
+/// A TOML syntax error of `text` on one line: the toml crate's rendering (position, the line
+/// with a caret, the message) when short; else, since that rendering quotes the whole line (a
+/// generated or hostile file's line can be megabytes), the line, the column (in characters)
+/// and the message cut to 200 characters.
+pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
+    let full = e
+        .to_string()
+        .trim_end()
+        .replace('\n', " ")
+        .replace("  ", " ");
+    if full.len() <= TOML_ERROR_MAX {
+        return full;
+    }
+    let mut message = e.message().replace('\n', " ");
+    if message.chars().nth(200).is_some() {
+        message = message.chars().take(200).collect::<String>() + "…";
+    }
+    match e.span().and_then(|s| text.get(..s.start)) {
+        Some(before) => {
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("TOML parse error at line {line}, column {column}: {message}")
+        }
+        None => format!("TOML parse error: {message}"),
+    }
+}
+
 impl Settings {
     /// Parses the text of a `netbox-lsp.toml`. Relative paths are resolved against `base` (the
     /// file's folder). A TOML syntax error fails the whole file (the message names the line);
     /// a bad value is reported in [`Parsed::errors`] and only that key is dropped.
     pub fn from_toml(text: &str, base: &Path) -> Result<Parsed, String> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-            e.to_string()
-                .trim_end()
-                .replace('\n', " ")
-                .replace("  ", " ")
-        })?;
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| toml_error(&e, text))?;
         let json = serde_json::to_value(&table).map_err(|e| e.to_string())?;
         Self::from_json(&json, Some(base))
     }
@@ -438,6 +466,33 @@ fn opt_string(key: &str, v: &serde_json::Value) -> Result<Option<String>, String
     }
 }
 
+/// The items of the list setting `key`, a list of `what.0` (`globs`): none for `null`; a
+/// single string is taken as one item (`what.1`: `one glob`) with a warning; anything else is
+/// an error and gives none.
+fn list_items<'v>(
+    key: &str,
+    v: &'v serde_json::Value,
+    what: (&str, &str),
+    warnings: &mut Vec<String>,
+    errors: &mut Vec<String>,
+) -> Vec<&'v serde_json::Value> {
+    let (list, one) = what;
+    match v {
+        serde_json::Value::Null => Vec::new(),
+        serde_json::Value::String(_) => {
+            warnings.push(format!(
+                "`{key}` should be a list of {list}; the string was taken as {one}: [{v}]"
+            ));
+            vec![v]
+        }
+        serde_json::Value::Array(items) => items.iter().collect(),
+        other => {
+            errors.push(format!("`{key}` must be a list of {list}, found {other}"));
+            Vec::new()
+        }
+    }
+}
+
 /// The valid globs of `exclude`. A single string is taken as one glob (with a warning); an
 /// item that is not a string or not a valid glob is dropped with an error.
 fn glob_list(
@@ -446,23 +501,10 @@ fn glob_list(
     warnings: &mut Vec<String>,
     errors: &mut Vec<String>,
 ) -> Vec<String> {
-    let items: Vec<&serde_json::Value> = match v {
-        serde_json::Value::Null => return Vec::new(),
-        serde_json::Value::String(s) => {
-            warnings.push(format!(
-                "`{key}` should be a list of globs; the string was taken as one glob: [{v}]"
-            ));
-            if s.is_empty() {
-                return Vec::new();
-            }
-            vec![v]
-        }
-        serde_json::Value::Array(items) => items.iter().collect(),
-        other => {
-            errors.push(format!("`{key}` must be a list of globs, found {other}"));
-            return Vec::new();
-        }
-    };
+    let items = list_items(key, v, ("globs", "one glob"), warnings, errors);
+    if v.as_str() == Some("") {
+        return Vec::new();
+    }
     items
         .into_iter()
         .filter_map(|item| match item {
@@ -518,21 +560,7 @@ fn selector_list(
     warnings: &mut Vec<String>,
     errors: &mut Vec<String>,
 ) -> Vec<String> {
-    let items: Vec<&serde_json::Value> = match v {
-        serde_json::Value::Null => return Vec::new(),
-        serde_json::Value::String(_) => {
-            warnings.push(format!(
-                "`{key}` should be a list of codes; the string was taken as one: [{v}]"
-            ));
-            vec![v]
-        }
-        serde_json::Value::Array(items) => items.iter().collect(),
-        other => {
-            errors.push(format!("`{key}` must be a list of codes, found {other}"));
-            return Vec::new();
-        }
-    };
-    items
+    list_items(key, v, ("codes", "one"), warnings, errors)
         .into_iter()
         .filter_map(|item| match item.as_str().map(str::trim) {
             Some(sel) => match select::check_selector(sel) {
@@ -751,6 +779,41 @@ fn instance_url(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A TOML syntax error on a line of megabytes (a generated or hostile `netbox-lsp.toml`)
+    /// is said by its position and message, not by quoting the line (it was 200,154 bytes of
+    /// stderr, or of an editor message, for a line of 200,000); on a short line the rendering
+    /// with the line and a caret stays.
+    #[test]
+    fn a_toml_error_on_a_huge_line_is_short() {
+        let base = Path::new(".");
+        let huge = format!(
+            "netbox_version = \"4.6\"\n\u{e9}a={}{}\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let e = Settings::from_toml(&huge, base).unwrap_err();
+        assert!(
+            e.len() < 400,
+            "{} bytes: {}",
+            e.len(),
+            &e[..400.min(e.len())]
+        );
+        assert!(e.starts_with("TOML parse error at line 2, column "), "{e}");
+        let key = format!("{} = 1\n{} = 2\n", "k".repeat(50_000), "k".repeat(50_000));
+        let e = Settings::from_toml(&key, base).unwrap_err();
+        assert!(e.len() < 400, "{} bytes", e.len());
+        assert!(
+            e.starts_with("TOML parse error at line 2, column 1: "),
+            "{e}"
+        );
+        let short =
+            Settings::from_toml("netbox_version = \"4.6\"\rexclude = []\r", base).unwrap_err();
+        assert!(
+            short.contains("| 1 | netbox_version") && short.contains('^'),
+            "{short}"
+        );
+    }
 
     /// `[tools.<name>]`: each entry with `filters` and one of `target` / `endpoint` is kept;
     /// an entry without `filters`, with both or neither target key, or with a value that is not

@@ -536,8 +536,9 @@ const CROWDED: usize = 4;
 /// Narrows the regions of the candidates of each line holding more than [`CROWDED`] of them:
 /// the line is cut in the gaps between clusters of findings (a finding with its fixes' edits;
 /// overlapping ones form one cluster), each candidate gets its cluster's part, and its fixed
-/// text is made again for it. A gap is cut at an ASCII byte in its middle; clusters without
-/// such a gap between them share a part.
+/// text is made again for it. A gap is cut at the character in its middle (the character
+/// boundary at or before its middle byte, so a multi-byte character is left out whole and
+/// never split); clusters that touch share a part.
 fn narrow_crowded(sides: &Sides, breaking: &[&Finding], candidates: &mut [Candidate]) {
     let mut by_line: std::collections::BTreeMap<(usize, usize), Vec<usize>> = Default::default();
     for (j, c) in candidates.iter().enumerate() {
@@ -546,7 +547,6 @@ fn narrow_crowded(sides: &Sides, breaking: &[&Finding], candidates: &mut [Candid
             .or_default()
             .push(j);
     }
-    let bytes = sides.text.as_bytes();
     for ((line_start, line_end), group) in by_line {
         if group.len() <= CROWDED {
             continue;
@@ -571,21 +571,26 @@ fn narrow_crowded(sides: &Sides, breaking: &[&Finding], candidates: &mut [Candid
                 _ => clusters.push((r, vec![j])),
             }
         }
-        // Parts: consecutive clusters, cut in the middle of a gap at an ASCII byte (left out
+        // Parts: consecutive clusters, cut at the character in the middle of a gap (left out
         // of both parts, so no finding counts in two); each part's region ends before the cut
-        // (a finding starting at its end counts in it, as at a line's end).
+        // (a finding starting at its end counts in it, as at a line's end). Finding and edit
+        // bounds are character boundaries, so that character lies wholly in the gap.
         let mut part_start = line_start;
         let mut members: Vec<usize> = Vec::new();
         for (k, (_, cluster)) in clusters.iter().enumerate() {
             if k > 0 {
                 let (gap_start, gap_end) = (clusters[k - 1].0.end, clusters[k].0.start);
-                let mid = gap_start + (gap_end - gap_start) / 2;
-                if gap_end > gap_start && bytes.get(mid).is_some_and(u8::is_ascii) {
+                let mut mid = gap_start + (gap_end - gap_start) / 2;
+                while mid > gap_start && !sides.text.is_char_boundary(mid) {
+                    mid -= 1;
+                }
+                let cut = sides.text.get(mid..gap_end).and_then(|t| t.chars().next());
+                if let Some(ch) = cut.filter(|_| gap_end > gap_start) {
                     for &j in &members {
                         candidates[j].region = part_start..mid;
                     }
                     members.clear();
-                    part_start = mid + 1;
+                    part_start = mid + ch.len_utf8();
                 }
             }
             members.extend(cluster);
@@ -911,6 +916,43 @@ mod tests {
         assert!(rounds
             .iter()
             .all(|c| c.finding.fixes.iter().any(|f| f.certain)));
+        assert_eq!(rounds, alone);
+    }
+
+    /// The same crowded line with non-ASCII text between the calls (each gap's middle byte
+    /// inside a three-byte character): the line is still cut between the calls, on a character
+    /// boundary, and every call keeps its fixes in two rounds; the quiet twin is the ASCII
+    /// line above.
+    #[test]
+    fn a_crowded_line_of_non_ascii_text_gets_every_fix() {
+        let (current, target) = (knowledge("4.6"), knowledge("4.7"));
+        let n = 60;
+        let text: String = (0..n)
+            .map(|i| {
+                format!(
+                    "GET /api/ipam/services/?protocol__ic=tc&name=s{i} {} ",
+                    "服務說明".repeat(12)
+                )
+            })
+            .collect::<String>()
+            + "\n";
+        let now = analyze(&text, HostKind::Text, &current);
+        let rounds = compare_rounds(&text, HostKind::Text, &now, &current, &target, false, 2);
+        assert_eq!(rounds.len(), n);
+        let fixed = rounds
+            .iter()
+            .filter(|c| c.finding.fixes.iter().any(|f| f.certain))
+            .count();
+        assert_eq!(fixed, n, "calls with a certain fix in two rounds");
+        let alone = compare_rounds(
+            &text,
+            HostKind::Text,
+            &now,
+            &current,
+            &target,
+            true,
+            usize::MAX,
+        );
         assert_eq!(rounds, alone);
     }
 

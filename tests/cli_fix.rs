@@ -592,6 +592,114 @@ fn an_interrupted_fix_leaves_no_temporary_file() {
     }
 }
 
+/// Issue 34: a `check --fix` killed outright (SIGKILL runs no handler) leaves its
+/// `.netbox-lsp-fix-*` temporary files; the next `--fix` that fixes a file in that folder
+/// removes them, and nothing else: not a name of another shape, a symbolic link or a folder of
+/// our shape, a file with a second link, a kept edit (`.netbox-lsp-kept-*`), nor a temporary
+/// file in a folder where nothing is fixed. A real `--fix` over 3,000 files is killed while it
+/// writes (up to 20 tries until one leaves a temporary file).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_fix_leaves_temporary_files_the_next_run_sweeps() {
+    const FILES: usize = 3000;
+    let text = |i: usize| format!("Call `/api/dcim/devices/?device_role_id={i}` now.\n");
+    let fixed = |i: usize| text(i).replace("device_role_id", "role_id");
+    let is_temp = |n: &str| n.starts_with(".netbox-lsp-fix-");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let mut left = Vec::new();
+    for attempt in 0..20 {
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        for i in 0..FILES {
+            std::fs::write(root.join(format!("s{i:04}.md")), text(i)).unwrap();
+        }
+        let mut child = Command::new(BIN)
+            .args(["check", "--fix", "."])
+            .current_dir(&root)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill as soon as a temporary file is seen (bounded: the run may end first).
+        let mut seen = false;
+        while !seen && child.try_wait().unwrap().is_none() {
+            seen = std::fs::read_dir(&root)
+                .unwrap()
+                .any(|e| is_temp(&e.unwrap().file_name().to_string_lossy()));
+        }
+        child.kill().unwrap();
+        let status = child.wait().unwrap();
+        left = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| is_temp(n))
+            .collect();
+        eprintln!(
+            "attempt {attempt}: {status}, {} temporary files left",
+            left.len()
+        );
+        if !left.is_empty() {
+            break;
+        }
+    }
+    assert!(
+        !left.is_empty(),
+        "no kill in 20 tries left a temporary file"
+    );
+    // Decoys beside them, and a leftover in a folder where nothing is fixed.
+    let outside = dir.path().join("outside.md");
+    std::fs::write(&outside, "outside\n").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join(".netbox-lsp-fix-0123456789ab")).unwrap();
+    std::fs::create_dir(root.join(".netbox-lsp-fix-abcdefabcdef")).unwrap();
+    std::fs::write(root.join(".netbox-lsp-fix-notours"), "keep\n").unwrap();
+    std::fs::write(root.join(".netbox-lsp-fix-ABCDEF012345"), "keep\n").unwrap();
+    std::fs::write(root.join(".netbox-lsp-fix-0123456789abc"), "keep\n").unwrap();
+    std::fs::write(root.join(".netbox-lsp-kept-0123456789ab"), "an edit\n").unwrap();
+    std::fs::write(dir.path().join("linked.md"), "linked\n").unwrap();
+    std::fs::hard_link(
+        dir.path().join("linked.md"),
+        root.join(".netbox-lsp-fix-111111111111"),
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("quiet")).unwrap();
+    std::fs::write(root.join("quiet/ok.md"), "Nothing to fix.\n").unwrap();
+    std::fs::write(root.join("quiet/.netbox-lsp-fix-222222222222"), "x").unwrap();
+    let run = run_in(&root, &["check", "--fix", "."]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".netbox-lsp"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ".netbox-lsp-fix-0123456789ab",
+            ".netbox-lsp-fix-0123456789abc",
+            ".netbox-lsp-fix-111111111111",
+            ".netbox-lsp-fix-ABCDEF012345",
+            ".netbox-lsp-fix-abcdefabcdef",
+            ".netbox-lsp-fix-notours",
+            ".netbox-lsp-kept-0123456789ab",
+        ],
+        "only the killed run's temporary files go ({} of them)",
+        left.len()
+    );
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), "outside\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("linked.md")).unwrap(),
+        "linked\n"
+    );
+    assert!(root.join("quiet/.netbox-lsp-fix-222222222222").exists());
+    // Every file is fixed, whole.
+    for i in 0..FILES {
+        let now = std::fs::read_to_string(root.join(format!("s{i:04}.md"))).unwrap();
+        assert_eq!(now, fixed(i), "s{i:04}.md");
+    }
+}
+
 /// Issue 34: `check --fix` on a folder never writes outside it, with a local writer swapping
 /// a walked folder for a symbolic link to another folder (and back) all through the run. 200
 /// rounds; the file outside must keep its text in every one (main before: 19 of 200 rounds

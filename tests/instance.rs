@@ -288,6 +288,23 @@ fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
     }
 }
 
+/// `index build --url URL --token-env MY_NB -o OUT EXTRA…` with the token `V1` in `MY_NB`.
+fn build_url(url: &str, out: &Path, extra: &[&str]) -> Run {
+    let out = out.to_str().unwrap();
+    let mut args = vec![
+        "index",
+        "build",
+        "--url",
+        url,
+        "--token-env",
+        "MY_NB",
+        "-o",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    run_with_env(&args, &[("MY_NB", V1)])
+}
+
 fn load(path: &Path) -> FilterIndex {
     load_index(&std::fs::read(path).unwrap()).unwrap()
 }
@@ -1039,21 +1056,7 @@ fn self_signed_ca_cert() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("s.index.json.gz");
         let ca = tls.join(ca);
-        let r = run_with_env(
-            &[
-                "index",
-                "build",
-                "--url",
-                &server.url(),
-                "--token-env",
-                "MY_NB",
-                "--ca-cert",
-                ca.to_str().unwrap(),
-                "-o",
-                out.to_str().unwrap(),
-            ],
-            &[("MY_NB", V1)],
-        );
+        let r = build_url(&server.url(), &out, &["--ca-cert", ca.to_str().unwrap()]);
         no_secret(&r, dir.path());
         r
     };
@@ -1117,19 +1120,7 @@ fn custom_fields_of_every_page() {
     }));
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p.index.json.gz");
-    let r = run_with_env(
-        &[
-            "index",
-            "build",
-            "--url",
-            &server.url(),
-            "--token-env",
-            "MY_NB",
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        &[("MY_NB", V1)],
-    );
+    let r = build_url(&server.url(), &out, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let pages: Vec<String> = server
         .seen()
@@ -1240,19 +1231,7 @@ fn the_built_schema_keeps_one_of() {
         let server = Server::start(route);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("x.index.json.gz");
-        let r = run_with_env(
-            &[
-                "index",
-                "build",
-                "--url",
-                &server.url(),
-                "--token-env",
-                "MY_NB",
-                "-o",
-                out.to_str().unwrap(),
-            ],
-            &[("MY_NB", V1)],
-        );
+        let r = build_url(&server.url(), &out, &[]);
         assert_eq!(r.code, 0, "{}", r.stderr);
         let sdl = String::from_utf8(gunzip(
             &std::fs::read(dir.path().join("x.schema.graphql.gz")).unwrap(),

@@ -14,10 +14,12 @@
 //!
 //! One test: it sets process-wide environment variables (XDG folders, the token variable).
 
+mod common;
 mod instance_replay;
 mod live_replay;
 mod lsp_harness;
 
+use common::*;
 use instance_replay::*;
 use live_replay::{Record, Replay};
 use lsp_harness::*;
@@ -25,15 +27,6 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 const DOC: &str = "import pynetbox\nnb = pynetbox.api('https://netbox.example.com')\nnb.dcim.devices.filter(status='maintenance')\nnb.dcim.devices.filter(cf_owner_team='netops')\n";
-
-/// Requests of the knowledge build (issue 10), which are not live-check requests.
-fn knowledge_request(s: &Seen) -> bool {
-    s.path == "/api/status/"
-        || s.path.starts_with("/api/schema/")
-        || s.path.starts_with("/api/extras/custom-field")
-        || (s.path == "/graphql/"
-            && String::from_utf8_lossy(&s.body).contains("IntrospectionQuery"))
-}
 
 fn live_requests(server: &Server) -> Vec<String> {
     server
@@ -79,14 +72,7 @@ fn live_on_line(d: &[Value], line: u64) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verify_against_netbox_in_the_editor() {
-    let home = tempfile::tempdir().unwrap();
-    std::env::set_var("XDG_CONFIG_HOME", home.path().join("config"));
-    std::env::set_var("XDG_CACHE_HOME", home.path().join("cache"));
-    std::env::set_var("MY_NB", V1);
-    std::env::remove_var("NETBOX_LSP_LIVE");
-    for v in PROXY_VARS {
-        std::env::remove_var(v);
-    }
+    let (_home, ws) = isolated_user(V1);
     let record = Arc::new(Record::default());
     let rows = live_replay::rows();
     let strict = live_replay::strict(Replay::new(&rows["4.6.8-instance"]), V1, record.clone());
@@ -98,22 +84,13 @@ async fn verify_against_netbox_in_the_editor() {
             strict(req)
         }
     }));
-    let ws = home.path().join("ws");
-    std::fs::create_dir_all(&ws).unwrap();
     let uri = file_uri(&ws.join("skill.py"));
     let verify = |args: Value| json!({"command": "netbox-lsp.verify", "arguments": args});
 
     // 1. Off: a workspace asking for live checks does not turn them on; nothing is sent.
     std::fs::write(ws.join("netbox-lsp.toml"), "[live]\nenabled = true\n").unwrap();
     let instance = json!({"url": server.url(), "tokenEnv": "MY_NB"});
-    let mut c = TestClient::in_process();
-    let init = c
-        .initialize(
-            json!({"instance": instance}),
-            default_capabilities(),
-            json!([{"uri": file_uri(&ws), "name": "ws"}]),
-        )
-        .await;
+    let (mut c, init) = editor(json!({"instance": instance}), &ws).await;
     assert_eq!(
         init["capabilities"]["executeCommandProvider"]["commands"],
         json!(["netbox-lsp.rebuildIndex", "netbox-lsp.verify"])
@@ -141,13 +118,7 @@ async fn verify_against_netbox_in_the_editor() {
 
     // 2. On, from the user's settings.
     let opts = json!({"instance": instance, "live": {"enabled": true, "verifyOnSave": true}});
-    let mut c = TestClient::in_process();
-    c.initialize(
-        opts,
-        default_capabilities(),
-        json!([{"uri": file_uri(&ws), "name": "ws"}]),
-    )
-    .await;
+    let (mut c, _) = editor(opts, &ws).await;
     c.open(&uri, "python", 1, DOC).await;
     // The instance's knowledge (built above) serves: `maintenance` is one of its choices.
     c.notification("window/logMessage", |p| {

@@ -5,33 +5,20 @@
 //!
 //! One test: it sets process-wide environment variables (XDG folders, the token variable).
 
+mod common;
 mod instance_replay;
 mod lsp_harness;
 
+use common::*;
 use instance_replay::*;
 use lsp_harness::*;
 use serde_json::json;
 
 const DOC: &str = "import pynetbox\nnb = pynetbox.api('https://netbox.example.com')\nnb.dcim.devices.filter(status='maintenance')\n";
 
-fn knowledge_request(s: &Seen) -> bool {
-    s.path == "/api/status/"
-        || s.path.starts_with("/api/schema/")
-        || s.path.starts_with("/api/extras/custom-field")
-        || (s.path == "/graphql/"
-            && String::from_utf8_lossy(&s.body).contains("IntrospectionQuery"))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_editor_shows_no_token_and_no_control_character() {
-    let home = tempfile::tempdir().unwrap();
-    std::env::set_var("XDG_CONFIG_HOME", home.path().join("config"));
-    std::env::set_var("XDG_CACHE_HOME", home.path().join("cache"));
-    std::env::set_var("MY_NB", V1);
-    std::env::remove_var("NETBOX_LSP_LIVE");
-    for v in PROXY_VARS {
-        std::env::remove_var(v);
-    }
+    let (_home, ws) = isolated_user(V1);
     let escaped: String = V1.chars().map(|c| format!("\\u{:04x}", c as u32)).collect();
     let refusal = format!(
         r#"{{"status": ["Invalid token {escaped}\n::error file=forged.py,line=1::forged\u001b[2J"]}}"#
@@ -49,18 +36,10 @@ async fn the_editor_shows_no_token_and_no_control_character() {
             )
         }
     }));
-    let ws = home.path().join("ws");
-    std::fs::create_dir_all(&ws).unwrap();
     let uri = file_uri(&ws.join("skill.py"));
     let instance = json!({"url": server.url(), "tokenEnv": "MY_NB"});
     let opts = json!({"instance": instance, "live": {"enabled": true}});
-    let mut c = TestClient::in_process();
-    c.initialize(
-        opts,
-        default_capabilities(),
-        json!([{"uri": file_uri(&ws), "name": "ws"}]),
-    )
-    .await;
+    let (mut c, _) = editor(opts, &ws).await;
     c.open(&uri, "python", 1, DOC).await;
     c.notification("window/showMessage", |p| {
         p["message"].as_str().is_some_and(|m| m.contains("ready"))

@@ -384,3 +384,65 @@ fn damaged_files_are_checked_as_far_as_they_can_be_or_said_unchecked() {
     }
     assert_eq!(checked, 24);
 }
+
+/// A Markdown file is read the same with every line end CommonMark knows (LF, CR, CRLF and
+/// their mixes): a fence after bare CRs is a fence (pulldown-cmark 0.13 read a bare CR as no
+/// line end, so a CR-only file's fences were silently not checked: 0 of its 3 fenced calls).
+/// Each fence and the inline URL hold an unknown filter; the quiet twin, the same file with
+/// the right filters, gives nothing under every line end.
+#[test]
+fn markdown_fences_are_read_under_every_line_end() {
+    let k = knowledge();
+    let doc = |eol: &str, key: &str| -> String {
+        [
+            "# Devices",
+            "",
+            &format!("Call `/api/dcim/devices/?{key}=x` first."),
+            "",
+            "```python",
+            "import pynetbox",
+            "nb = pynetbox.api('https://nb')",
+            &format!("nb.dcim.devices.filter({key}='x')"),
+            "```",
+            "",
+            "```yaml",
+            "- uri:",
+            &format!("    url: https://nb/api/dcim/devices/?{key}=x"),
+            "```",
+            "",
+            "```json",
+            &format!("{{\"url\": \"https://nb/api/dcim/devices/?{key}=x\"}}"),
+            "```",
+            "",
+        ]
+        .join(eol)
+    };
+    let unknown = |text: &str| -> Vec<(usize, String)> {
+        analyze(text, HostKind::Markdown, &k)
+            .iter()
+            .filter(|f| f.code == "unknown-filter")
+            .map(|f| (f.range.start, text[f.range.clone()].to_string()))
+            .collect()
+    };
+    let lf = unknown(&doc("\n", "nam"));
+    assert_eq!(lf.len(), 4, "{lf:?}");
+    for (name, _) in EOLS {
+        let eol = match name {
+            "lf" => "\n",
+            "cr" => "\r",
+            "crlf" => "\r\n",
+            _ => continue,
+        };
+        let found = unknown(&doc(eol, "nam"));
+        assert_eq!(found.len(), 4, "{name}: {found:?}");
+        assert!(found.iter().all(|(_, t)| t == "nam"), "{name}: {found:?}");
+        assert!(unknown(&doc(eol, "name")).is_empty(), "{name}: quiet twin");
+    }
+    // Mixed line ends: each line its own.
+    let mixed: String = doc("\n", "nam")
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| format!("{l}{}", ["\r", "\r\n", "\n"][i % 3]))
+        .collect();
+    assert_eq!(unknown(&mixed).len(), 4, "{:?}", unknown(&mixed));
+}

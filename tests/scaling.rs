@@ -1,7 +1,7 @@
 //! Issue 34: linear time on every path, at CI size. Each scenario of
-//! `benches/common/scaling.rs` (calls per file in `check`, `--upgrade-to` and the editor;
-//! fences, HTML comments, headings and lesson cues per Markdown file; enum sizes, endpoints and
-//! parameters in `index build`; files in `--fix`) runs the real binary at its small size and at
+//! `benches/common/scaling.rs` (calls per file in `check`, `--upgrade-to` and the editor, with
+//! and without `upgradeTo`; fences, HTML comments, headings and lesson cues per Markdown file;
+//! enum sizes, endpoints and parameters in `index build`; files in `--fix`) runs the real binary at its small size and at
 //! ten times that, and the ratio of their CPU times (the smaller of two runs each) must stay
 //! under a generous bound: linear work gives about 10 (less while the process start is a fair
 //! part), quadratic work 100. No absolute time is asserted. `benches/scaling.rs` measures

@@ -1,5 +1,5 @@
 //! Scaling scenarios of issue 34: each runs the real binary (`check`, `check --upgrade-to`,
-//! `check --fix`, `index build`, the language server over stdio) on an input of `n` items
+//! `check --fix`, `index build`, the language server over stdio with and without `upgradeTo`) on an input of `n` items
 //! generated here, and measures the child's CPU time (user + system, from `getrusage`) and
 //! its wall time. `benches/scaling.rs` runs them at 1×, 10× and 100× (optionally beside an
 //! older binary, `NETBOX_LSP_BEFORE`) and prints the slope ratios; `tests/scaling.rs` runs the
@@ -99,16 +99,21 @@ fn check(bin: &Path, args: &[&str], file: &Path, limit: Duration) -> Measure {
     run_child(cmd, limit)
 }
 
-/// `n` pynetbox calls in a `.py` file, one per line (each with an unknown filter).
-fn check_py_calls(bin: &Path, n: usize, dir: &Path, limit: Duration) -> Measure {
+/// A Python file of `n` pynetbox calls, one per line, each with an unknown filter (`nam`).
+fn py_calls(n: usize) -> String {
     let mut t = String::from("import pynetbox\nnb = pynetbox.api(\"https://nb\")\n");
     for i in 0..n {
         t.push_str(&format!(
             "nb.dcim.devices.filter(nam=\"x{i}\", site=\"s{i}\")\n"
         ));
     }
+    t
+}
+
+/// `check` on a `.py` file of `n` pynetbox calls ([`py_calls`]).
+fn check_py_calls(bin: &Path, n: usize, dir: &Path, limit: Duration) -> Measure {
     let f = dir.join("calls.py");
-    write(&f, &t);
+    write(&f, &py_calls(n));
     check(bin, &[], &f, limit)
 }
 
@@ -143,10 +148,39 @@ fn upgrade_calls(bin: &Path, n: usize, dir: &Path, limit: Duration) -> Measure {
     )
 }
 
-/// The language server with `upgradeTo` 4.7 (from 4.6): spawn, open a document of `n`
-/// breaking calls, wait for its diagnostics, shut down. Wall time from the open to the
-/// diagnostics; CPU time of the whole server process.
+/// The language server with `upgradeTo` 4.7 (from 4.6) on a document of `n` breaking calls.
 fn editor_upgrade(bin: &Path, n: usize, _dir: &Path, limit: Duration) -> Measure {
+    editor(
+        bin,
+        json!({"netboxVersion": "4.6", "upgradeTo": "4.7"}),
+        ("file:///scaling/calls.txt", "plaintext", &breaking_calls(n)),
+        &|d| d.iter().any(|d| d["code"] == "upgrade-breaks"),
+        limit,
+    )
+}
+
+/// The language server with its default settings (no `upgradeTo`) on a Python document of `n`
+/// pynetbox calls, each with an unknown filter: done when all `n` are reported.
+fn editor_calls(bin: &Path, n: usize, _dir: &Path, limit: Duration) -> Measure {
+    editor(
+        bin,
+        json!({}),
+        ("file:///scaling/calls.py", "python", &py_calls(n)),
+        &|d| d.iter().filter(|d| d["code"] == "unknown-filter").count() >= n,
+        limit,
+    )
+}
+
+/// The language server over stdio: spawn with `options` (`initializationOptions`), open the
+/// document `(uri, language, text)`, wait for diagnostics of it that satisfy `done`, shut
+/// down. Wall time from the open to those diagnostics; CPU time of the whole server process.
+fn editor(
+    bin: &Path,
+    options: Value,
+    (uri, language, text): (&str, &str, &str),
+    done: &dyn Fn(&[Value]) -> bool,
+    limit: Duration,
+) -> Measure {
     let before = children_cpu();
     let mut child = Command::new(bin)
         .arg("--stdio")
@@ -192,12 +226,11 @@ fn editor_upgrade(bin: &Path, n: usize, _dir: &Path, limit: Duration) -> Measure
         let _ = w.write_all(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
         let _ = w.flush();
     };
-    let uri = "file:///scaling/calls.txt";
     send(
         &mut stdin,
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "processId": null, "rootUri": null, "capabilities": {},
-            "initializationOptions": {"netboxVersion": "4.6", "upgradeTo": "4.7"}}}),
+            "initializationOptions": options}}),
     );
     let deadline = Instant::now() + limit;
     let wait = |pred: &dyn Fn(&Value) -> bool, stdin: &mut std::process::ChildStdin| loop {
@@ -224,7 +257,7 @@ fn editor_upgrade(bin: &Path, n: usize, _dir: &Path, limit: Duration) -> Measure
     send(
         &mut stdin,
         json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": uri, "languageId": "plaintext", "version": 1, "text": breaking_calls(n)}}}),
+            "uri": uri, "languageId": language, "version": 1, "text": text}}}),
     );
     ok = ok
         && wait(
@@ -233,7 +266,7 @@ fn editor_upgrade(bin: &Path, n: usize, _dir: &Path, limit: Duration) -> Measure
                     && m["params"]["uri"] == uri
                     && m["params"]["diagnostics"]
                         .as_array()
-                        .is_some_and(|d| d.iter().any(|d| d["code"] == "upgrade-breaks"))
+                        .is_some_and(|d| done(d))
             },
             &mut stdin,
         );
@@ -400,6 +433,13 @@ pub fn scenarios() -> Vec<Scenario> {
             bench_base: 100,
             test_base: 60,
             run: upgrade_calls,
+        },
+        Scenario {
+            name: "editor_calls",
+            unit: "pynetbox calls per document, editor without upgradeTo",
+            bench_base: 200,
+            test_base: 100,
+            run: editor_calls,
         },
         Scenario {
             name: "editor_upgrade",

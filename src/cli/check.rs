@@ -638,8 +638,9 @@ pub(super) fn fix_all(
         .saturating_mul(4)
         .clamp(4, 32);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+    let swept = super::fix::Swept::default();
     for batch in inputs.chunks(BATCH) {
-        let one = |input: &Input| fix_file(input, &|text| plan(input, text), write);
+        let one = |input: &Input| fix_file(input, &|text| plan(input, text), write, &swept);
         let results: Vec<FileFix> = match &pool {
             Ok(pool) => pool.install(|| batch.par_iter().map(one).collect()),
             Err(_) => batch.iter().map(one).collect(),
@@ -654,8 +655,14 @@ pub(super) fn fix_all(
 /// findings) on its text and writes the result back (`write`) or gives its diff. A file that cannot be read is left to the check that follows
 /// (which reports it); a file that is not valid UTF-8 is not fixed (its invalid bytes would be
 /// lost); a file changed on disk since it was read, or whose path left the named folder, is
-/// left alone with a message.
-fn fix_file(input: &Input, plan: &dyn Fn(&str) -> super::fix::Planned, write: bool) -> FileFix {
+/// left alone with a message. Before a file is written, the temporary files a killed run left
+/// in its folder are removed (once per folder: `swept`).
+fn fix_file(
+    input: &Input,
+    plan: &dyn Fn(&str) -> super::fix::Planned,
+    write: bool,
+    swept: &super::fix::Swept,
+) -> FileFix {
     let mut done = FileFix::default();
     let shown = display_path(&input.path);
     // The folder is held from the read to the replacement: nothing is read or written
@@ -701,6 +708,7 @@ fn fix_file(input: &Input, plan: &dyn Fn(&str) -> super::fix::Planned, write: bo
     }
     let out = &mut done.out;
     if write {
+        super::fix::sweep_once(&place, swept);
         if let Err(e) = super::fix::write_in(&place, &read, &planned.fixed) {
             // Changed on disk: left alone, and its findings as it is now are reported below.
             let io = matches!(e, super::fix::WriteError::Io(_));

@@ -298,8 +298,37 @@ fn temp_like<'p>(
     Ok(tmp)
 }
 
-/// Name prefix of the temporary files `--fix` writes beside the files it fixes.
+/// Name prefix of the temporary files `--fix` writes beside the files it fixes (then 12
+/// lowercase hex digits); a run removes those a killed run left ([`sweep_once`]).
 pub const TEMP_PREFIX: &str = ".netbox-lsp-fix-";
+
+/// Name prefix of a file that keeps an edit made while a file was being fixed
+/// ([`WriteError::WrittenTwice`]): user data, never swept.
+pub const KEPT_PREFIX: &str = ".netbox-lsp-kept-";
+
+/// The folders swept in this run, by `(device, inode)`: each once, however many of its files
+/// are fixed (a sweep lists the whole folder).
+#[derive(Default)]
+pub struct Swept(std::sync::Mutex<std::collections::HashSet<(u64, u64)>>);
+
+/// Removes, once per folder and run, the temporary files of `--fix` that a killed run (SIGKILL
+/// runs no handler) left in `place`'s folder ([`Place::sweep`]: our name shape only, through
+/// the held folder, never while another run may be writing there). Linux only; elsewhere a
+/// killed run's `.netbox-lsp-fix-*` file stays.
+pub fn sweep_once(place: &Place, swept: &Swept) {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(id) = place.folder_id() else { return };
+        // Held through the sweep: another file of the same folder waits for it, and does not
+        // hold the folder's shared lock before the sweep takes the exclusive one.
+        let mut seen = swept.0.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.insert(id) {
+            place.sweep(TEMP_PREFIX);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (place, swept);
+}
 
 /// Replaces the file at `path` (a named file: a symbolic link is followed once) with `new`
 /// when it still holds what `read` saw; see [`write_in`].
@@ -374,6 +403,9 @@ fn write_with(
     let Some(_writing) = super::interrupt::writing() else {
         return Err(WriteError::Interrupted);
     };
+    // A sweep in another run ([`sweep_once`]) waits until no temporary file of ours is here.
+    #[cfg(target_os = "linux")]
+    let _shared = place.hold_shared().map_err(WriteError::Io)?;
     let tmp = temp_like(place, new.as_bytes(), &meta, &held)?;
     // The last look, as close to the replacement as it can be: the place is still inside the
     // named paths, its name still names the held file, which still holds what was read.
@@ -457,7 +489,7 @@ fn settle_swap(
         // Dropping `tmp` removes its name, the fixed file's again.
         return Err(WriteError::ChangedOnDisk);
     }
-    let kept = tmp.keep();
+    let kept = tmp.keep(KEPT_PREFIX);
     Err(WriteError::WrittenTwice { kept })
 }
 
@@ -485,7 +517,7 @@ fn put_back(
         back.persist().map_err(WriteError::Io)?;
         return Err(WriteError::ChangedOnDisk);
     }
-    let kept = back.keep();
+    let kept = back.keep(KEPT_PREFIX);
     Err(WriteError::WrittenTwice { kept })
 }
 
@@ -853,6 +885,35 @@ mod tests {
         let n = rustix::fs::fgetxattr(&f, "user.origin", &mut buf[..]).unwrap();
         assert_eq!(&buf[..n], b"kept");
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "new\n");
+    }
+
+    /// The sweep never takes a temporary file of a run still writing in the folder (it holds
+    /// the folder's shared lock), and takes a stale one once none does; a name of another
+    /// shape stays.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_sweep_waits_for_no_live_run() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "a\n").unwrap();
+        std::fs::write(dir.path().join("b.md"), "b\n").unwrap();
+        let stale = dir.path().join(".netbox-lsp-fix-00000000beef");
+        std::fs::write(&stale, "left by a killed run").unwrap();
+        std::fs::write(dir.path().join(".netbox-lsp-fix-beef"), "not our shape").unwrap();
+        let writing = Place::of(&dir.path().join("a.md"), Some(dir.path())).unwrap();
+        let sweeping = Place::of(&dir.path().join("b.md"), Some(dir.path())).unwrap();
+        let live = writing.temp(TEMP_PREFIX).unwrap();
+        let held = writing.hold_shared().unwrap();
+        assert!(sweeping.sweep(TEMP_PREFIX).is_empty());
+        assert!(stale.exists() && writing.id_of(Some(live.name())).is_ok());
+        drop(held);
+        let mut removed = sweeping.sweep(TEMP_PREFIX);
+        removed.sort();
+        let mut expected = vec![live.name().to_os_string()];
+        expected.push(".netbox-lsp-fix-00000000beef".into());
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(dir.path().join(".netbox-lsp-fix-beef").exists());
+        drop(live); // its name is gone: nothing to remove
     }
 
     #[test]

@@ -256,6 +256,86 @@ impl Place {
         Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
     }
 
+    /// `(device, inode)` of the held folder (Linux), to sweep a folder once per run.
+    #[cfg(target_os = "linux")]
+    pub fn folder_id(&self) -> io::Result<(u64, u64)> {
+        let st = rustix::fs::fstat(&self.dir)?;
+        Ok((st.st_dev as u64, st.st_ino as u64))
+    }
+
+    /// Holds a shared lock (flock(2) `LOCK_SH`) on the held folder until the guard is dropped:
+    /// [`Place::sweep`] in another run sweeps a folder only under the exclusive lock, so a
+    /// temporary file made under this one is never taken for a stale one. A sweep holds the
+    /// exclusive lock for one listing of the folder; this waits for it (polling, at most about
+    /// 5 s, then [`io::ErrorKind::WouldBlock`]: a program that holds the folder locked for
+    /// longer is not ours). A file system without flock(2) gives no lock and no error: no sweep
+    /// can run there either.
+    #[cfg(target_os = "linux")]
+    pub fn hold_shared(&self) -> io::Result<FolderLock<'_>> {
+        use rustix::fs::{flock, FlockOperation};
+        for attempt in 0..1000u32 {
+            match flock(&self.dir, FlockOperation::NonBlockingLockShared) {
+                Ok(()) => {
+                    return Ok(FolderLock {
+                        dir: Some(&self.dir),
+                    })
+                }
+                Err(rustix::io::Errno::WOULDBLOCK) | Err(rustix::io::Errno::INTR) => {
+                    std::thread::sleep(std::time::Duration::from_millis(u64::from(
+                        (attempt + 1).min(5),
+                    )));
+                }
+                Err(_) => return Ok(FolderLock { dir: None }),
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "the folder is locked (flock) by another program",
+        ))
+    }
+
+    /// Removes the temporary files a killed run left in the held folder (SIGKILL runs no
+    /// handler): names of `prefix` and 12 lowercase hex digits ([`Place::temp`]'s shape) that
+    /// are regular files with one link, owned by this user. Only under the folder's exclusive
+    /// lock, taken without waiting: every run that may have a temporary file there holds the
+    /// shared lock ([`Place::hold_shared`]), so none is live. The folder is listed and each
+    /// name removed through the held folder, never through its path: a folder swapped for a
+    /// symbolic link cannot send the sweep elsewhere. Returns the names removed; nothing (and
+    /// no error) when the lock is taken or the file system has no flock(2).
+    #[cfg(target_os = "linux")]
+    pub fn sweep(&self, prefix: &str) -> Vec<OsString> {
+        use rustix::fs::{flock, AtFlags, FileType, FlockOperation};
+        if flock(&self.dir, FlockOperation::NonBlockingLockExclusive).is_err() {
+            return Vec::new();
+        }
+        let _unlock = FolderLock {
+            dir: Some(&self.dir),
+        };
+        let Ok(list) = rustix::fs::Dir::read_from(&self.dir) else {
+            return Vec::new();
+        };
+        // SAFETY: geteuid(2) takes nothing and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        let mut removed = Vec::new();
+        for entry in list.flatten() {
+            let name = entry.file_name().to_bytes();
+            if !is_temp_name(name, prefix.as_bytes()) {
+                continue;
+            }
+            let name: &OsStr = std::os::unix::ffi::OsStrExt::from_bytes(name);
+            let ours =
+                rustix::fs::statat(&self.dir, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+                    FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+                        && st.st_nlink == 1
+                        && st.st_uid == me
+                });
+            if ours && rustix::fs::unlinkat(&self.dir, name, AtFlags::empty()).is_ok() {
+                removed.push(name.to_os_string());
+            }
+        }
+        removed
+    }
+
     /// Renames `from` over `to` within the folder.
     fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
         #[cfg(target_os = "linux")]
@@ -387,6 +467,28 @@ fn open_chain(root: &Path, chain: &[OsString]) -> Result<std::os::fd::OwnedFd, P
     Ok(dir)
 }
 
+/// True for `prefix` followed by the 12 lowercase hex digits of [`random_suffix`].
+pub fn is_temp_name(name: &[u8], prefix: &[u8]) -> bool {
+    name.strip_prefix(prefix).is_some_and(|rest| {
+        rest.len() == 12 && rest.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
+/// A flock(2) on a held folder, let go on drop (`None`: the file system has no flock).
+#[cfg(target_os = "linux")]
+pub struct FolderLock<'p> {
+    dir: Option<&'p std::os::fd::OwnedFd>,
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for FolderLock<'_> {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir {
+            let _ = rustix::fs::flock(dir, rustix::fs::FlockOperation::Unlock);
+        }
+    }
+}
+
 /// A hex suffix for a temporary name, different per call and process.
 fn random_suffix(attempt: u32) -> String {
     use std::hash::{BuildHasher, Hasher};
@@ -424,9 +526,32 @@ impl Temp<'_> {
         Ok(file)
     }
 
-    /// Keeps it under its name and gives its path.
-    pub fn keep(mut self) -> PathBuf {
+    /// Keeps it, renamed to `prefix` and a fresh suffix (never replacing a file; a prefix
+    /// other than the temporary files' keeps [`Place::sweep`] off it), and gives its path. When
+    /// no new name can be had it stays under its temporary name.
+    pub fn keep(mut self, prefix: &str) -> PathBuf {
         self.armed = false;
+        for attempt in 0..16u32 {
+            let to = OsString::from(format!("{prefix}{}", random_suffix(attempt)));
+            #[cfg(target_os = "linux")]
+            let moved = rustix::fs::renameat_with(
+                &self.place.dir,
+                self.name.as_os_str(),
+                &self.place.dir,
+                to.as_os_str(),
+                rustix::fs::RenameFlags::NOREPLACE,
+            )
+            .map_err(io::Error::from);
+            // A hard link is made only where no file is: no replacing off Linux either.
+            #[cfg(not(target_os = "linux"))]
+            let moved = std::fs::hard_link(self.place.path_of(&self.name), self.place.path_of(&to))
+                .and_then(|()| std::fs::remove_file(self.place.path_of(&self.name)));
+            match moved {
+                Ok(()) => return self.place.path_of(&to),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(_) => break,
+            }
+        }
         self.place.path_of(&self.name)
     }
 }

@@ -80,12 +80,9 @@ pub fn load(path: &Path) -> Result<Parsed, String> {
 
 /// The settings of a `pyproject.toml`'s `[tool.netbox-lsp]` table (empty settings without one).
 pub fn from_pyproject(text: &str, base: &Path) -> Result<Parsed, String> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        e.to_string()
-            .trim_end()
-            .replace('\n', " ")
-            .replace("  ", " ")
-    })?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| super::toml_error(&e, text))?;
     let Some(ours) = table.get("tool").and_then(|t| t.get(TOOL_TABLE)).cloned() else {
         return Ok(Parsed::default());
     };

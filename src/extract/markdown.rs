@@ -124,6 +124,17 @@ pub fn units(text: &str) -> Vec<Unit> {
     if text.len() > MAX_MARKDOWN {
         return out;
     }
+    // A carriage return not followed by a line feed ends a line (CommonMark §2.1), but
+    // pulldown-cmark 0.13 reads it as no line end (pulldown-cmark#1106): a file with CR-only
+    // line ends had no fence, so its code was silently not checked. It is read as a line feed,
+    // which has the same length: every offset stays that of `text`.
+    let lf;
+    let text = if has_lone_cr(text) {
+        lf = lone_cr_as_lf(text);
+        lf.as_str()
+    } else {
+        text
+    };
     // A byte-order mark is not text: the first line (a fence, front matter) starts after it.
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let base = bom + front_matter_end(&text[bom..]);
@@ -169,6 +180,30 @@ pub fn units(text: &str) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// True when `text` holds a carriage return not followed by a line feed.
+fn has_lone_cr(text: &str) -> bool {
+    memchr::memchr_iter(b'\r', text.as_bytes()).any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'))
+}
+
+/// `text` with each carriage return not followed by a line feed replaced by a line feed (one
+/// byte for one: the offsets stay).
+fn lone_cr_as_lf(text: &str) -> String {
+    let b = text.as_bytes();
+    let out: Vec<u8> = b
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if c == b'\r' && b.get(i + 1) != Some(&b'\n') {
+                b'\n'
+            } else {
+                c
+            }
+        })
+        .collect();
+    // Only an ASCII byte was replaced by another: still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
 /// The language a fence's info string names, lowercased: its first word, also in the

@@ -603,6 +603,18 @@ pub fn command_words<'n>(text: &str, at: usize, names: &[&'n str]) -> Option<(&'
     best.map(|(_, n, ws)| (n, ws))
 }
 
+/// The REST calls among `sites` (the tests of the shell command forms: curl, HTTPie, wget).
+#[cfg(test)]
+pub(super) fn rest_calls(sites: Vec<super::Site>) -> Vec<RestCall> {
+    sites
+        .into_iter()
+        .filter_map(|s| match s {
+            super::Site::Rest(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,13 +100,7 @@ mod tests {
     use crate::extract::{RestCall, Value};
 
     fn calls(t: &str) -> Vec<RestCall> {
-        extract(t, &OffsetMap::identity(0, t.len()))
-            .into_iter()
-            .filter_map(|s| match s {
-                Site::Rest(c) => Some(c),
-                _ => None,
-            })
-            .collect()
+        shell::rest_calls(extract(t, &OffsetMap::identity(0, t.len())))
     }
 
     #[test]

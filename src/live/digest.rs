@@ -269,19 +269,40 @@ impl Read for Guard<'_> {
     }
 }
 
+/// Each seed below is its own visitor: it reads whatever JSON value comes (`deserialize_any`).
+macro_rules! seeds {
+    ($($t:ty),* $(,)?) => {$(
+        impl<'de> DeserializeSeed<'de> for $t {
+            type Value = <Self as Visitor<'de>>::Value;
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    )*};
+}
+
+seeds!(
+    Top<'_, '_>,
+    Count,
+    Ids<'_>,
+    IdOf,
+    Text<'_>,
+    Messages<'_>,
+    Errors<'_, '_>,
+    ErrorOf<'_>,
+    FirstLocation,
+    Location,
+    FirstName<'_>,
+    Data,
+    ShapeOf,
+);
+
 /// The top-level object.
 struct Top<'a, 'k> {
     /// `None`: a refusal (NetBox's words are wanted).
     expect: Option<Expect>,
     kept: &'k mut Kept,
     clean: &'a dyn Fn(&str) -> String,
-}
-
-impl<'de> DeserializeSeed<'de> for Top<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
 }
 
 impl<'de> Visitor<'de> for Top<'_, '_> {
@@ -353,13 +374,6 @@ impl<'de> Visitor<'de> for Top<'_, '_> {
 /// `count`: a number, else `None` (null or anything else).
 struct Count;
 
-impl<'de> DeserializeSeed<'de> for Count {
-    type Value = Option<u64>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<u64>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Count {
     type Value = Option<u64>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -403,13 +417,6 @@ struct Ids<'k> {
     stop: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for Ids<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Ids<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -440,13 +447,6 @@ impl<'de> Visitor<'de> for Ids<'_> {
 
 /// One object's `id`.
 struct IdOf;
-
-impl<'de> DeserializeSeed<'de> for IdOf {
-    type Value = Option<u64>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<u64>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
 
 impl<'de> Visitor<'de> for IdOf {
     type Value = Option<u64>;
@@ -493,13 +493,6 @@ struct Text<'a> {
     clean: &'a dyn Fn(&str) -> String,
 }
 
-impl<'de> DeserializeSeed<'de> for Text<'_> {
-    type Value = Option<String>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Text<'_> {
     type Value = Option<String>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -536,13 +529,6 @@ impl<'de> Visitor<'de> for Text<'_> {
 /// A refusal field's messages: a text, or a list of texts joined with a space.
 struct Messages<'a> {
     clean: &'a dyn Fn(&str) -> String,
-}
-
-impl<'de> DeserializeSeed<'de> for Messages<'_> {
-    type Value = String;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-        d.deserialize_any(self)
-    }
 }
 
 impl<'de> Visitor<'de> for Messages<'_> {
@@ -589,13 +575,6 @@ struct Errors<'a, 'k> {
     clean: &'a dyn Fn(&str) -> String,
 }
 
-impl<'de> DeserializeSeed<'de> for Errors<'_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Errors<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -625,13 +604,6 @@ impl<'de> Visitor<'de> for Errors<'_, '_> {
 /// One GraphQL error object.
 struct ErrorOf<'a> {
     clean: &'a dyn Fn(&str) -> String,
-}
-
-impl<'de> DeserializeSeed<'de> for ErrorOf<'_> {
-    type Value = GraphqlError;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<GraphqlError, D::Error> {
-        d.deserialize_any(self)
-    }
 }
 
 impl<'de> Visitor<'de> for ErrorOf<'_> {
@@ -677,13 +649,6 @@ impl<'de> Visitor<'de> for ErrorOf<'_> {
 /// The first `{line, column}` of `locations`.
 struct FirstLocation;
 
-impl<'de> DeserializeSeed<'de> for FirstLocation {
-    type Value = Option<(u64, u64)>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for FirstLocation {
     type Value = Option<(u64, u64)>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -705,13 +670,6 @@ impl<'de> Visitor<'de> for FirstLocation {
 
 /// One `{line, column}`.
 struct Location;
-
-impl<'de> DeserializeSeed<'de> for Location {
-    type Value = Option<(u64, u64)>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
 
 impl<'de> Visitor<'de> for Location {
     type Value = Option<(u64, u64)>;
@@ -745,13 +703,6 @@ struct FirstName<'a> {
     clean: &'a dyn Fn(&str) -> String,
 }
 
-impl<'de> DeserializeSeed<'de> for FirstName<'_> {
-    type Value = Option<String>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for FirstName<'_> {
     type Value = Option<String>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -773,13 +724,6 @@ impl<'de> Visitor<'de> for FirstName<'_> {
 
 /// GraphQL `data`: each root field's shape.
 struct Data;
-
-impl<'de> DeserializeSeed<'de> for Data {
-    type Value = Option<Vec<(String, Shape)>>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
 
 impl<'de> Visitor<'de> for Data {
     type Value = Option<Vec<(String, Shape)>>;
@@ -812,13 +756,6 @@ impl<'de> Visitor<'de> for Data {
 
 /// The shape of one value: a list (counted, its items skipped), null, or anything else.
 struct ShapeOf;
-
-impl<'de> DeserializeSeed<'de> for ShapeOf {
-    type Value = Shape;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Shape, D::Error> {
-        d.deserialize_any(self)
-    }
-}
 
 impl<'de> Visitor<'de> for ShapeOf {
     type Value = Shape;

@@ -207,7 +207,10 @@ fn from_user_file() -> (Option<UserInstance>, Vec<String>) {
     };
     let table: toml::Table = match text.parse() {
         Ok(t) => t,
-        Err(e) => return (None, vec![format!("netbox-lsp: {}: {e}", path.display())]),
+        Err(e) => {
+            let e = crate::config::toml_error(&e, &text);
+            return (None, vec![format!("netbox-lsp: {}: {e}", path.display())]);
+        }
     };
     let Some(inst) = table.get("instance") else {
         return (None, Vec::new());
