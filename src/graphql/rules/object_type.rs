@@ -74,6 +74,7 @@ impl Ctx<'_> {
                 certain: true,
             }],
             claim: Some(vr.clone()),
+            does: None,
         });
         true
     }
