@@ -5,7 +5,7 @@
 //! mimalloc v3) and only when it is called again: a server idle after its diagnostics, an
 //! editor's usual state, kept 10–20 MB of freed pages resident (with `MIMALLOC_PURGE_DELAY=0`,
 //! 72 → 57 MB after five releases on a 2,000-line SKILL.md). Purging at once costs every
-//! analysis madvise calls (9.2 → 11.3 ms of CPU per didChange there); here each analysis
+//! analysis madvise calls (8.8 → 11.3 ms of CPU per didChange there, medians of three runs); here each analysis
 //! thread returns its empty pages when its analysis is done ([`CollectOnDrop`]), and one forced
 //! collection purges them when no analysis has run for [`IDLE`].
 
