@@ -10,12 +10,15 @@ The documents are generated from the schema, seeded (benches/gen_graphql.py: 800
 repetitions; each figure is the median of its rounds. The ratio is graphql-core / ours per
 document, per class and on the whole mix (goal: >= 100x on each).
 
+`--ours BIN` times a prebuilt `graphql_classes` binary instead of building it; `--before BIN`
+adds another one (an older build) to every repetition, for a before/after table in one run.
+
 With `--compare BIN_A BIN_B`, `check --format json` of both binaries on the generated documents
 (one .graphql file each) must be byte-identical; the script exits 1 when it is not.
 
 Usage (from the repository root; graphql-core installed, e.g. in a venv):
   python3 benches/graphql_vs_graphql_core.py [--reps 3] [--rounds 5] [--seed 36] [--count 2000]
-      [--compare BIN_A BIN_B]
+      [--ours BIN] [--before BIN] [--compare BIN_A BIN_B]
 """
 import argparse
 import gzip
@@ -85,6 +88,8 @@ def main():
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--count", type=int, default=2000)
     ap.add_argument("--compare", nargs=2, metavar=("BIN_A", "BIN_B"))
+    ap.add_argument("--ours")
+    ap.add_argument("--before")
     a = ap.parse_args()
     gen_dir = os.path.join(ROOT, "target", "graphql-gen")
     docs_file = os.path.join(ROOT, "target", f"graphql-gen-{a.seed}-{a.count}.json")
@@ -98,21 +103,23 @@ def main():
         sys.exit(1)
     with gzip.open(SCHEMA, "rt") as f:
         schema = build_schema(f.read())
-    binary = ours_binary()
+    binary = a.ours or ours_binary()
     rows = {c: [] for c in CLASSES + ["all"]}
     for rep in range(a.reps):
         load = os.getloadavg()[0]
         theirs = {c: gcore(schema, docs[c], a.rounds) for c in rows}
+        before = ours(a.before, docs_file, a.rounds * 4) if a.before else {}
         mine = ours(binary, docs_file, a.rounds * 4)
         for c in rows:
-            rows[c].append((theirs[c], mine[c], load))
+            rows[c].append((theirs[c], before.get(c), mine[c], load))
     print(f"graphql-core {gql_version}, NetBox 4.7.3 schema, {len(docs['all'])} documents "
           f"(seed {a.seed}: {', '.join(f'{len(docs[c])} {c}' for c in CLASSES)}); CPU µs per document")
-    print("| class | rep | load (1 min) | graphql-core parse + validate | netbox-lsp check_text | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("| class | rep | load (1 min) | graphql-core parse + validate | before | ratio before | after | ratio after |")
+    print("|---|---|---|---|---|---|---|---|")
     for c, rs in rows.items():
-        for i, (t, m, load) in enumerate(rs):
-            print(f"| {c} | {i + 1} | {load:.1f} | {t:,.1f} µs | {m:.1f} µs | {t / m:.1f}× |")
+        for i, (t, b, m, load) in enumerate(rs):
+            bb = f"{b:.1f} µs | {t / b:.1f}×" if b else "— | —"
+            print(f"| {c} | {i + 1} | {load:.1f} | {t:,.1f} µs | {bb} | {m:.1f} µs | {t / m:.1f}× |")
 
 
 if __name__ == "__main__":

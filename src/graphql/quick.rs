@@ -359,3 +359,152 @@ fn has_variable(v: &Value) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graphql::check::parse;
+    use crate::graphql::embedded_schema;
+
+    /// The fixture documents of every release (`tests/fixtures/graphql/<version>/`), each with
+    /// variants: every name with `x` appended, every string literal written as an integer and
+    /// every integer as a string or out of `Int`'s range. Wherever the quick proof says valid,
+    /// apollo-compiler must find nothing; and it must say valid for some of them.
+    #[test]
+    fn valid_only_where_apollo_finds_nothing() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/graphql");
+        let (mut shown, mut asked) = (0, 0);
+        for dir in std::fs::read_dir(&root).unwrap().flatten() {
+            let version = dir.file_name().to_string_lossy().to_string();
+            let Some(nb) = embedded_schema(&version) else {
+                continue;
+            };
+            for file in std::fs::read_dir(dir.path()).unwrap().flatten() {
+                let text = std::fs::read_to_string(file.path()).unwrap();
+                for variant in variants(&text) {
+                    let Ok(doc) = parse(&variant) else { continue };
+                    asked += 1;
+                    if certainly_valid(&doc, &nb) {
+                        shown += 1;
+                        let apollo = doc.to_executable_validate(&nb.schema);
+                        assert!(
+                            apollo.is_ok(),
+                            "{version}/{:?}: shown valid, apollo-compiler: {:?}\n{variant}",
+                            file.file_name(),
+                            apollo.err().map(|e| e.errors.to_string())
+                        );
+                    }
+                }
+            }
+        }
+        // Realistic documents: the bench's (4.6.8, one per line) and four generated ones (4.7.3).
+        let benches = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/graphql-docs");
+        let one_per_line = std::fs::read_to_string(benches.join("documents.txt")).unwrap();
+        let generated = std::fs::read_to_string(benches.join("generated-4.7.3.graphql")).unwrap();
+        let realistic = one_per_line
+            .lines()
+            .map(|d| ("4.6.8", d))
+            .chain(
+                // Each document after its `# --- name` line.
+                generated
+                    .split("# ---")
+                    .map(|d| ("4.7.3", d.split_once('\n').map_or("", |(_, doc)| doc))),
+            );
+        for (version, text) in realistic {
+            let nb = embedded_schema(version).unwrap();
+            for variant in variants(text) {
+                let Ok(doc) = parse(&variant) else { continue };
+                asked += 1;
+                if certainly_valid(&doc, &nb) {
+                    shown += 1;
+                    let apollo = doc.to_executable_validate(&nb.schema);
+                    assert!(
+                        apollo.is_ok(),
+                        "{version}: shown valid, apollo-compiler: {:?}\n{variant}",
+                        apollo.err().map(|e| e.errors.to_string())
+                    );
+                }
+            }
+        }
+        assert!(asked > 1_500 && shown > 40, "asked {asked}, shown valid {shown}");
+    }
+
+    fn variants(text: &str) -> Vec<String> {
+        let mut out = vec![text.to_string()];
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c == b'#' {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            } else if c == b'"' {
+                let end = text[i + 1..].find('"').map_or(b.len(), |e| i + 2 + e);
+                out.push(format!("{}7{}", &text[..i], &text[end.min(b.len())..]));
+                i = end;
+                continue;
+            } else if c.is_ascii_alphabetic() || c == b'_' {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                out.push(format!("{}x{}", &text[..i], &text[i..]));
+                let _ = start;
+                continue;
+            } else if c.is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                out.push(format!("{}\"{}\"{}", &text[..start], &text[start..i], &text[i..]));
+                out.push(format!("{}99999999999{}", &text[..start], &text[i..]));
+                continue;
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Mistakes apollo-compiler reports that a look at names alone would miss: each refused by
+    /// apollo-compiler and never shown valid; their valid twin is shown valid.
+    #[test]
+    fn mistakes_apollo_reports_are_never_shown_valid() {
+        let nb = embedded_schema("4.7.3").expect("embedded 4.7.3 schema");
+        let ok = "query Q($n: String, $limit: Int = 5) { device_list(filters: {name: {exact: $n}}, pagination: {limit: $limit}) { id name ...D site { id slug } } } fragment D on DeviceType { id serial }";
+        let doc = parse(ok).unwrap();
+        assert!(doc.to_executable_validate(&nb.schema).is_ok());
+        assert!(certainly_valid(&doc, &nb), "valid twin");
+        for bad in [
+            // unused variable
+            "query Q($n: String, $m: Int) { device_list(filters: {name: {exact: $n}}) { id } }",
+            // unused fragment
+            "query Q { device_list { id } } fragment D on DeviceType { id }",
+            // a variable of another type
+            "query Q($n: Int) { device_list(filters: {name: {exact: $n}}) { id } }",
+            // a nullable variable where a non-null one is wanted
+            "query Q($i: ID) { device(id: $i) { id } }",
+            // a required argument left out
+            "query Q { device { id } }",
+            // an argument given twice
+            "query Q { device(id: 1, id: 2) { id } }",
+            // a fragment spread on another type
+            "query Q { device_list { id ...S } } fragment S on SiteType { id }",
+            // an integer out of Int's range
+            "query Q { device_list(pagination: {limit: 99999999999}) { id } }",
+            // a selection under a scalar; an object without one
+            "query Q { device_list { id { x } } }",
+            "query Q { device_list { id site } }",
+            // one response name for two fields, and for one field with other arguments
+            "query Q { device_list { id: name id } }",
+            "query Q { device_list { interfaces(filters: {name: {exact: \"a\"}}) { id } interfaces { id } } }",
+            // an undefined variable; a string for a boolean
+            "query Q { device_list(filters: {name: {exact: $n}}) { id } }",
+            "query Q { device_list(filters: {name: {is_null: \"yes\"}}) { id } }",
+        ] {
+            let doc = parse(bad).unwrap();
+            assert!(doc.to_executable_validate(&nb.schema).is_err(), "{bad}");
+            assert!(!certainly_valid(&doc, &nb), "{bad}");
+        }
+    }
+}
