@@ -26,8 +26,7 @@ fn cpu_us() -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let (Some(file), Some(rounds)) = (args.get(1), args.get(2).and_then(|r| r.parse().ok()))
-    else {
+    let (Some(file), Some(rounds)) = (args.get(1), args.get(2).and_then(|r| r.parse().ok())) else {
         eprintln!("usage: graphql_classes FILE ROUNDS");
         std::process::exit(2);
     };

@@ -198,7 +198,8 @@ impl<'a> Quick<'a> {
             return false;
         };
         let custom = matches!(td, ExtendedType::Scalar(s) if !s.is_built_in());
-        let builtin = |name: &str| matches!(td, ExtendedType::Scalar(s) if s.is_built_in() && s.name == name);
+        let builtin =
+            |name: &str| matches!(td, ExtendedType::Scalar(s) if s.is_built_in() && s.name == name);
         match &**value {
             Value::Variable(name) => {
                 let Some((def, used)) = self.vars.get_mut(name) else {
@@ -294,8 +295,11 @@ impl<'a> Quick<'a> {
             if fields[..i].iter().any(|g| key(g) == k) {
                 continue;
             }
-            let group: Vec<&Node<ast::Field>> =
-                fields[i..].iter().copied().filter(|g| key(g) == k).collect();
+            let group: Vec<&Node<ast::Field>> = fields[i..]
+                .iter()
+                .copied()
+                .filter(|g| key(g) == k)
+                .collect();
             if group.len() == 1 {
                 if !f.selection_set.is_empty() {
                     let Some(def) = obj.fields.get(&f.name) else {
@@ -319,7 +323,8 @@ impl<'a> Quick<'a> {
                     return false;
                 };
                 let sub = def.ty.inner_named_type().as_str();
-                let subs: Vec<&'a [Selection]> = group.iter().map(|g| &g.selection_set[..]).collect();
+                let subs: Vec<&'a [Selection]> =
+                    group.iter().map(|g| &g.selection_set[..]).collect();
                 if !self.merges(sub, &subs, depth + 1) {
                     return false;
                 }
@@ -333,8 +338,7 @@ impl<'a> Quick<'a> {
 /// compares them as sets: a reordering is left to apollo-compiler).
 fn same_arguments(a: &[Node<ast::Argument>], b: &[Node<ast::Argument>]) -> bool {
     a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(x, y)| x.name == y.name && *x.value == *y.value)
 }
@@ -401,15 +405,12 @@ mod tests {
         let benches = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/graphql-docs");
         let one_per_line = std::fs::read_to_string(benches.join("documents.txt")).unwrap();
         let generated = std::fs::read_to_string(benches.join("generated-4.7.3.graphql")).unwrap();
-        let realistic = one_per_line
-            .lines()
-            .map(|d| ("4.6.8", d))
-            .chain(
-                // Each document after its `# --- name` line.
-                generated
-                    .split("# ---")
-                    .map(|d| ("4.7.3", d.split_once('\n').map_or("", |(_, doc)| doc))),
-            );
+        let realistic = one_per_line.lines().map(|d| ("4.6.8", d)).chain(
+            // Each document after its `# --- name` line.
+            generated
+                .split("# ---")
+                .map(|d| ("4.7.3", d.split_once('\n').map_or("", |(_, doc)| doc))),
+        );
         for (version, text) in realistic {
             let nb = embedded_schema(version).unwrap();
             for variant in variants(text) {
@@ -426,7 +427,10 @@ mod tests {
                 }
             }
         }
-        assert!(asked > 1_500 && shown > 40, "asked {asked}, shown valid {shown}");
+        assert!(
+            asked > 1_500 && shown > 40,
+            "asked {asked}, shown valid {shown}"
+        );
     }
 
     fn variants(text: &str) -> Vec<String> {
@@ -457,7 +461,12 @@ mod tests {
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;
                 }
-                out.push(format!("{}\"{}\"{}", &text[..start], &text[start..i], &text[i..]));
+                out.push(format!(
+                    "{}\"{}\"{}",
+                    &text[..start],
+                    &text[start..i],
+                    &text[i..]
+                ));
                 out.push(format!("{}99999999999{}", &text[..start], &text[i..]));
                 continue;
             }
