@@ -16,8 +16,8 @@ adds another one (an older build) to every repetition, for a before/after table 
 With `--compare BIN_A BIN_B`, `check --format json` of both binaries on the generated documents
 (one .graphql file each) must be byte-identical; the script exits 1 when it is not.
 
-Usage (from the repository root; graphql-core installed, e.g. in a venv):
-  python3 benches/graphql_vs_graphql_core.py [--reps 3] [--rounds 5] [--seed 36] [--count 2000]
+Usage (from the repository root; installs graphql-core with pip if missing, e.g. in a venv):
+  python3 benches/graphql_vs_graphql_core.py [--reps 3] [--rounds 1] [--seed 36] [--count 2000]
       [--ours BIN] [--before BIN] [--compare BIN_A BIN_B]
 """
 import argparse
@@ -36,7 +36,7 @@ CLASSES = ["small", "large", "invalid"]
 try:
     import graphql  # noqa: F401
 except ImportError:
-    sys.exit("graphql-core is needed: pip install graphql-core (e.g. in a venv under target/)")
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", "graphql-core"])
 from graphql import build_schema, parse, validate, __version__ as gql_version  # noqa: E402
 
 
@@ -84,7 +84,7 @@ def compare(a, b, folder):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--count", type=int, default=2000)
     ap.add_argument("--compare", nargs=2, metavar=("BIN_A", "BIN_B"))
