@@ -1,8 +1,8 @@
-//! GraphQL benchmarks: schema build from the shipped SDL, and per-document checking against the
-//! NetBox 4.6.8 schema (`check_text`: parse + NetBox rules + apollo-compiler validation), on the
-//! documents in `benches/graphql-docs/documents.txt` (one per line). The same documents are
-//! validated by graphql-core in `benches/graphql_vs_graphql_core.py`, which runs this bench and
-//! prints the ratio.
+//! GraphQL benchmarks (criterion): schema build from the shipped SDL, and per-document checking
+//! against the NetBox 4.6.8 schema (`check_text`: parse + NetBox rules + apollo-compiler
+//! validation), on the documents in `benches/graphql-docs/documents.txt` (one per line). The
+//! comparison with graphql-core per document class is `benches/graphql_vs_graphql_core.py`
+//! with `benches/graphql_classes.rs`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use netbox_lsp::graphql::check::check_text;

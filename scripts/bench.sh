@@ -8,8 +8,9 @@
 #      reuse the dependencies (see scripts/bench-smoke.sh).
 #   2. cargo bench --bench check --bench lsp (criterion medians; the lsp bench prints its own)
 #      with NETBOX_LSP_BENCH_DUMP set, so the generated inputs land in target/bench-data/.
-#   3. benches/graphql_vs_graphql_core.py: graphql-core's validate in Python vs `cargo bench
-#      --bench graphql` (that script runs the graphql bench itself, so it is not run twice).
+#   3. benches/graphql_vs_graphql_core.py: graphql-core's parse + validate in Python vs our
+#      check_text per document class (small, large, invalid) on documents generated from the
+#      4.7.3 schema (benches/gen_graphql.py), in CPU time; it builds benches/graphql_classes.rs.
 #   4. benches/rest_baseline.py: a name-set membership floor in Python on the corpus (not
 #      pynetbox: the real peers are measured by scripts/bench-peers.sh).
 #   5. Peak memory (`/usr/bin/time -v`, maximum resident set size) and wall time of
@@ -60,7 +61,7 @@ echo "load at start: $(uptime | sed 's/.*load average/load average/')" >> "$LOG/
 echo "== cargo bench --bench check --bench lsp"
 NETBOX_LSP_BENCH_DUMP="$DUMP" cargo bench --quiet --bench check --bench lsp 2>&1 | tee "$LOG/cargo-bench.txt"
 
-echo "== GraphQL: netbox-lsp vs graphql-core (runs cargo bench --bench graphql)"
+echo "== GraphQL: netbox-lsp vs graphql-core per document class (benches/graphql_classes.rs)"
 python3 benches/graphql_vs_graphql_core.py 2>&1 | tee "$LOG/graphql.txt"
 
 echo "== REST corpus: name-set membership floor in Python"

@@ -376,7 +376,13 @@ fn check_level(
         .filter_map(|f| f.claim.clone())
         .chain(walk.claims.iter().cloned())
         .collect();
-    if let Err(with) = doc.to_executable_validate(&schema.schema) {
+    // A plain document shown valid needs no ExecutableDocument nor apollo-compiler's rules.
+    let invalid = if super::quick::certainly_valid(&doc, schema) {
+        None
+    } else {
+        doc.to_executable_validate(&schema.schema).err()
+    };
+    if let Some(with) = invalid {
         let all: Vec<Range<usize>> = with
             .errors
             .iter()
@@ -680,6 +686,9 @@ impl Recheck<'_> {
         let Ok(doc) = parse(&fixed) else {
             return Some(true);
         };
+        if super::quick::certainly_valid(&doc, self.schema) {
+            return Some(false); // no diagnostic after: none more than before
+        }
         let after = match doc.to_executable_validate(&self.schema.schema) {
             Ok(_) => 0,
             Err(with) => with
@@ -738,6 +747,9 @@ impl Recheck<'_> {
         let Ok(doc) = parse(&fixed) else {
             return Some(Err(()));
         };
+        if super::quick::certainly_valid(&doc, self.schema) {
+            return Some(Ok(Vec::new()));
+        }
         let Err(with) = doc.to_executable_validate(&self.schema.schema) else {
             return Some(Ok(Vec::new()));
         };

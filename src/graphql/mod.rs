@@ -10,6 +10,8 @@
 //!   removed or added a name; [`variables`]: variable values; [`words`]: NetBox's words for
 //!   every validation diagnostic.
 //! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
+//! - [`quick`]: the proof that apollo-compiler's validation of a plain document would find
+//!   nothing, so it is skipped.
 //! - [`roots`]: whether a document found in a string by its shape or tag is NetBox's.
 
 pub mod check;
@@ -20,6 +22,7 @@ pub mod history;
 pub mod holes;
 pub mod hover;
 pub mod introspection;
+pub mod quick;
 pub mod roots;
 pub mod rules;
 pub mod schema;

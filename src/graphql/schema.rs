@@ -4,7 +4,8 @@
 use super::introspection;
 use apollo_compiler::schema::ExtendedType;
 use apollo_compiler::validation::Valid;
-use apollo_compiler::Schema;
+use apollo_compiler::{Name, Schema};
+use std::collections::HashSet;
 use std::io::Read;
 
 /// A NetBox GraphQL schema of one version, validated by apollo-compiler.
@@ -25,6 +26,10 @@ pub struct NetboxSchema {
     /// A stock schema shipped with netbox-lsp (`embedded`), not an instance's own: names a
     /// plugin adds (`netbox_bgp_session_list`) cannot be judged with it.
     pub stock: bool,
+    /// Input object types with a required field (non-null, no default), computed once per
+    /// schema: an object value of any other input type needs no look at the fields it leaves
+    /// out ([`super::quick`]).
+    required_inputs: HashSet<Name>,
 }
 
 /// Errors above this many bytes of decompressed input are refused (NetBox's SDL is ~300 KB).
@@ -58,12 +63,32 @@ impl NetboxSchema {
             Some(ExtendedType::InputObject(o)) => o.fields.contains_key("start"),
             _ => false,
         };
+        let required_inputs = schema
+            .types
+            .values()
+            .filter_map(|t| match t {
+                ExtendedType::InputObject(o)
+                    if o.fields
+                        .values()
+                        .any(|f| f.ty.is_non_null() && f.default_value.is_none()) =>
+                {
+                    Some(o.name.clone())
+                }
+                _ => None,
+            })
+            .collect();
         NetboxSchema {
             netbox_version: netbox_version.to_string(),
             schema,
             pagination_has_start,
             stock: false,
+            required_inputs,
         }
+    }
+
+    /// Whether input object type `name` has a required field (non-null, no default).
+    pub fn has_required_fields(&self, name: &str) -> bool {
+        self.required_inputs.contains(name)
     }
 
     /// NetBox applies `MAX_PAGE_SIZE` (default 1000) to unpaginated GraphQL lists from 4.5.5
