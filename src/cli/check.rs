@@ -737,7 +737,6 @@ impl Sites {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::BINARY_SNIFF;
     use crate::extract::HostKind;
 
     #[test]

@@ -449,4 +449,55 @@ mod tests {
             &text[p.calls[0].call_range.clone()]
         );
     }
+
+    /// One analysis, many consumers (issue 37 §3): the live plan and its judgement read the
+    /// analysis's sites, so each call is checked once, by the analysis; the plan from a
+    /// report is the plan made from the text, and its findings the same.
+    #[test]
+    fn each_call_is_checked_once_by_the_analysis() {
+        let knowledge = Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.6.8")),
+            ..Knowledge::default()
+        };
+        let text = "```python\nnb.dcim.devices.filter(role='leaf')\nnb.dcim.devices.filter(status='active')\nnb.dcim.sites.filter(nme='x', status='planned')\n```\n";
+        // One thread: every check of the run is counted on it.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let checked = || crate::rest::CHECKED.with(|n| n.get());
+            let before = checked();
+            let report = crate::analysis::analyze_kept(text, HostKind::Markdown, &knowledge, None);
+            assert_eq!(checked() - before, 3, "the analysis checks each call");
+            let plan = of_report(&report, &knowledge, text, Bound::Refuse);
+            let mut answers = Answers::default();
+            for r in plan.all_requests() {
+                answers.by_request.insert(
+                    r.clone(),
+                    super::super::Answer::of_body(
+                        &r,
+                        200,
+                        br#"{"count": 2, "next": null, "previous": null, "results": []}"#,
+                    ),
+                );
+            }
+            let (found, _) = plan.judge(&answers, text, HostKind::Markdown);
+            assert_eq!(checked() - before, 3, "planning and judging check nothing again");
+            assert_eq!(plan.calls.len(), 3);
+            // The filter the analysis says NetBox ignores is read as ignored from the report.
+            assert!(plan.calls[2]
+                .filters
+                .iter()
+                .any(|f| f.key == "nme" && matches!(f.knowledge, Static::Ignored(_))));
+            // The same plan and findings as planning from the text (which analyses it).
+            let again = plan_text(text, &knowledge);
+            assert_eq!(again.calls, plan.calls);
+            assert_eq!(again.judge(&answers, text, HostKind::Markdown).0, found);
+        });
+    }
+
+    fn plan_text(text: &str, knowledge: &Knowledge) -> Plan {
+        plan(text, HostKind::Markdown, knowledge, Bound::Refuse)
+    }
 }
