@@ -86,7 +86,10 @@ fn the_first_files_findings_are_written_before_the_second_files_requests() {
         loop {
             match stdout.read(&mut buf) {
                 Ok(0) | Err(_) => break,
-                Ok(k) => out.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..k])),
+                Ok(k) => out
+                    .lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..k])),
             }
         }
         out

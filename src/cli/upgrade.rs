@@ -287,18 +287,15 @@ fn check_file(
     };
     let changes: Vec<Change> = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let now = analyze(&text, input.kind, current);
-        let mut out = if step.measured {
-            upgrade::compare_with(&text, input.kind, &now, current, next)
-        } else {
-            Vec::new()
+        // The target's analysis, once: the comparison and the forecast both read it.
+        let then = step.measured.then(|| analyze(&text, input.kind, next));
+        let mut out = match &then {
+            Some(then) => upgrade::compare_both(&text, input.kind, &now, then, current, next),
+            None => Vec::new(),
         };
         if let Some(f) = step.forecast {
-            let base = if step.measured {
-                analyze(&text, input.kind, next)
-            } else {
-                now.clone()
-            };
-            out.extend(announced::changes(&text, input.kind, &base, &now, f));
+            let base = then.as_deref().unwrap_or(&now);
+            out.extend(announced::changes(&text, input.kind, base, &now, f));
             out.sort_by_key(|c| (c.finding.range.start, c.finding.range.end, c.finding.code));
         }
         out

@@ -483,7 +483,11 @@ mod tests {
                 );
             }
             let (found, _) = plan.judge(&answers, text, HostKind::Markdown);
-            assert_eq!(checked() - before, 3, "planning and judging check nothing again");
+            assert_eq!(
+                checked() - before,
+                3,
+                "planning and judging check nothing again"
+            );
             assert_eq!(plan.calls.len(), 3);
             // The filter the analysis says NetBox ignores is read as ignored from the report.
             assert!(plan.calls[2]

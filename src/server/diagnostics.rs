@@ -208,7 +208,8 @@ pub fn analyze_guarded(
             ..loaded.knowledge.clone()
         };
         let part = editor_part(text, kind);
-        let mut report = analysis::analyze_report(&text[..part], kind, &knowledge, Some(cache));
+        // The sites are kept: live findings are judged from this analysis.
+        let mut report = analysis::analyze_kept(&text[..part], kind, &knowledge, Some(cache));
         if part < text.len() {
             report.findings.insert(0, partly_checked(text, part));
         }
@@ -272,7 +273,8 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
             }
             report.findings = super::live::merged(
                 std::mem::take(&mut report.findings),
-                &snap.text,
+                &report,
+                &snap.text[..editor_part(&snap.text, kind)],
                 kind,
                 &loaded.knowledge,
                 live.as_ref(),
