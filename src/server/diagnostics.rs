@@ -245,8 +245,8 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
     let excluded = path
         .as_deref()
         .is_some_and(|p| settings.is_excluded(p, root.as_deref()));
-    let (findings, not_checked) = if excluded {
-        (Arc::new(Vec::new()), Arc::new(Vec::new()))
+    let (findings, not_checked, sites) = if excluded {
+        (Arc::new(Vec::new()), Arc::new(Vec::new()), None)
     } else {
         let loaded = knowledge_for(backend, &settings).await;
         let next = upgrade_knowledge(backend, &settings, &loaded).await;
@@ -283,7 +283,18 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
         })
         .await;
         match result {
-            Ok(Ok(r)) => (Arc::new(r.findings), Arc::new(r.not_checked)),
+            Ok(Ok(r)) => {
+                let sites = analysis::Report {
+                    sites: r.sites,
+                    blocks: r.blocks,
+                    ..analysis::Report::default()
+                };
+                (
+                    Arc::new(r.findings),
+                    Arc::new(r.not_checked),
+                    Some(Arc::new(sites)),
+                )
+            }
             Ok(Err(panic)) => {
                 backend
                     .log(
@@ -291,7 +302,7 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
                         format!("analysis of {} panicked: {panic}", uri.as_str()),
                     )
                     .await;
-                (Arc::new(Vec::new()), Arc::new(Vec::new()))
+                (Arc::new(Vec::new()), Arc::new(Vec::new()), None)
             }
             Err(_) => return None, // aborted: superseded
         }
@@ -304,6 +315,7 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
         }
         doc.findings = Some((snapshot.version, findings.clone()));
         doc.not_checked = not_checked;
+        doc.sites = sites.map(|s| (snapshot.version, s));
     }
     Some(Analysed {
         snapshot,

@@ -472,9 +472,20 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
     let kind = view.kind;
     let bound = settings(backend).0.bound;
     let verified = answers_of(backend, &uri);
+    // The last analysis of this version, when there is one: nothing is analysed again.
+    let analysed = lock(&backend.state.docs)
+        .get(&uri)
+        .and_then(|d| d.sites.clone())
+        .filter(|(version, _)| *version == snap.version)
+        .map(|(_, report)| report);
     let planned = tokio::task::spawn_blocking(move || {
         super::guarded(|| {
-            let plan = crate::live::plan::plan(&snap.text, kind, &loaded.knowledge, bound);
+            let plan = match &analysed {
+                Some(report) => {
+                    crate::live::plan::of_report(report, &loaded.knowledge, &snap.text, bound)
+                }
+                None => crate::live::plan::plan(&snap.text, kind, &loaded.knowledge, bound),
+            };
             let mut ranges: Vec<(std::ops::Range<usize>, bool)> = plan
                 .calls
                 .iter()
