@@ -16,6 +16,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::fmt::Write;
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// One replacement: `range` (start, end) in `Report.text` (Python str indices) becomes `new_text`.
 #[pyclass(frozen, get_all, module = "netbox_lsp")]
@@ -105,7 +106,9 @@ impl Finding {
     }
 }
 
-/// What the lazy `Report.corrected` is computed from.
+/// What the lazy `Report.corrected` is computed from. The corrections (a re-check of the fixed
+/// call or text, as costly as the first check and more) are made on the first access of
+/// `corrected`, not per check: most callers read only the findings.
 // One per Report, moved in once: boxing the large variant would cost an allocation per call.
 #[allow(clippy::large_enum_variant)]
 enum Source {
@@ -114,15 +117,33 @@ enum Source {
     Call {
         check: FiltersCheck,
         given: Vec<(Py<PyAny>, Py<PyAny>)>,
-        /// The core's re-checked correction (`FiltersCheck::corrected_checked`); not computed
-        /// (`None`) for a call without findings, whose correction is itself (built on access).
-        fixed: Option<Option<filters::Corrected>>,
+        /// The core's re-checked correction (`FiltersCheck::corrected_checked`), made on the
+        /// first access; never for a call without findings, whose correction is itself.
+        fixed: OnceLock<Option<filters::Corrected>>,
     },
     /// `check_tool_call`: the corrected JSON text ([`corrected_text`]), read back with
-    /// `json.loads`; not computed (`None`) without findings (the text as given).
-    ToolCall(Option<Option<String>>),
-    /// `check_text`: the corrected text ([`corrected_text`]), as for `ToolCall`.
-    Text(Option<Option<String>>),
+    /// `json.loads`; made on the first access, never without findings (the text as given).
+    /// Held with the core's findings it is made from.
+    ToolCall(Vec<finding::Finding>, OnceLock<Option<String>>),
+    /// `check_text`: the corrected text ([`corrected_text`]) of a document of this kind, as for
+    /// `ToolCall`.
+    Text(HostKind, Vec<finding::Finding>, OnceLock<Option<String>>),
+}
+
+/// `cell`'s value, computed by `make` (without the GIL) on the first access. Not
+/// `OnceLock::get_or_init`: a thread waiting there would hold the GIL the computing thread needs
+/// back; two threads racing here both compute the same value and the first one stored is kept.
+fn once<'a, T: Send>(
+    py: Python<'_>,
+    cell: &'a OnceLock<T>,
+    make: impl Send + FnOnce() -> T,
+) -> &'a T {
+    if let Some(v) = cell.get() {
+        return v;
+    }
+    let v = py.detach(make);
+    let _ = cell.set(v);
+    cell.get().expect("set above")
 }
 
 /// The findings of one check: a sequence of `Finding` (empty when all is well), the text their
@@ -133,6 +154,8 @@ struct Report {
     findings: Option<Py<PyList>>,
     text: String,
     source: Source,
+    /// The checker whose knowledge `corrected` is computed with.
+    checker: Py<Checker>,
 }
 
 impl Report {
@@ -195,6 +218,8 @@ impl Report {
     /// the input when there is no finding.
     #[getter]
     fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let knowledge = &self.checker.get().knowledge;
+        let found = self.findings.is_some();
         match &self.source {
             Source::Call {
                 check,
@@ -202,12 +227,11 @@ impl Report {
                 fixed,
             } => {
                 let identity;
-                let fixed = match fixed {
-                    Some(f) => f.as_ref(),
-                    None => {
-                        identity = check.corrected();
-                        identity.as_ref()
-                    }
+                let fixed = if found {
+                    once(py, fixed, || check.corrected_checked(knowledge)).as_ref()
+                } else {
+                    identity = check.corrected();
+                    identity.as_ref()
                 };
                 // A target that needs a fix is not the call's to keep: the filters dict alone
                 // cannot carry the new target, and sent to the old one it fails or goes
@@ -233,22 +257,34 @@ impl Report {
                 }
                 Ok(Some(d.into_any().unbind()))
             }
-            Source::ToolCall(fixed) => match fixed {
-                Some(None) => Ok(None),
-                Some(Some(t)) => {
-                    let loads = py.import("json")?.getattr("loads")?;
-                    Ok(Some(loads.call1((t.as_str(),))?.unbind()))
+            Source::ToolCall(core, fixed) => {
+                let text = if found {
+                    let text = &self.text;
+                    let fixed = once(py, fixed, || {
+                        corrected_text(text, HostKind::Json, core, knowledge, true)
+                    });
+                    match fixed {
+                        Some(t) => t.as_str(),
+                        None => return Ok(None),
+                    }
+                } else {
+                    self.text.as_str()
+                };
+                let loads = py.import("json")?.getattr("loads")?;
+                Ok(Some(loads.call1((text,))?.unbind()))
+            }
+            Source::Text(host, core, fixed) => {
+                if !found {
+                    return Ok(Some(PyString::new(py, &self.text).into_any().unbind()));
                 }
-                None => {
-                    let loads = py.import("json")?.getattr("loads")?;
-                    Ok(Some(loads.call1((self.text.as_str(),))?.unbind()))
-                }
-            },
-            Source::Text(fixed) => Ok(match fixed {
-                Some(None) => None,
-                Some(Some(t)) => Some(PyString::new(py, t).into_any().unbind()),
-                None => Some(PyString::new(py, &self.text).into_any().unbind()),
-            }),
+                let (text, host) = (&self.text, *host);
+                let fixed = once(py, fixed, || {
+                    corrected_text(text, host, core, knowledge, false)
+                });
+                Ok(fixed
+                    .as_ref()
+                    .map(|t| PyString::new(py, t).into_any().unbind()))
+            }
         }
     }
 
@@ -340,7 +376,7 @@ impl Checker {
     /// `filters`: a dict with str keys; None is a value the client drops (`dropped-value`),
     /// lists send the key once per element, values that are not literals are not judged.
     fn check_call<'py>(
-        &self,
+        slf: &Bound<'py, Self>,
         py: Python<'py>,
         target: &str,
         filters: &Bound<'py, PyDict>,
@@ -357,13 +393,12 @@ impl Checker {
             filters_in.push((key, value_of(&v, 0)));
             given.push((k.unbind(), v.unbind()));
         }
-        let check = filters::check_filters(&self.knowledge, target, filters_in);
+        let check = filters::check_filters(&slf.get().knowledge, target, filters_in);
         let list = findings_list(py, &check.findings, &check.text, |f| {
             check
                 .filter_of(f)
                 .and_then(|i| given[i].0.bind(py).extract::<String>().ok())
         })?;
-        let fixed = (!check.findings.is_empty()).then(|| check.corrected_checked(&self.knowledge));
         Ok(Report {
             findings: list,
             // Held by `check` (the getter reads it there): no copy per call.
@@ -371,8 +406,9 @@ impl Checker {
             source: Source::Call {
                 check,
                 given,
-                fixed,
+                fixed: OnceLock::new(),
             },
+            checker: slf.clone().unbind(),
         })
     }
 
@@ -380,7 +416,11 @@ impl Checker {
     /// {...}}`, arguments also as a JSON string; or the whole call as JSON text), recognised as
     /// `netbox-lsp check` reads a JSON tool call. `Report.corrected` is the whole call with the
     /// certain fixes applied (parsed, also when the call was given as text).
-    fn check_tool_call<'py>(&self, py: Python<'py>, call: &Bound<'py, PyAny>) -> PyResult<Report> {
+    fn check_tool_call<'py>(
+        slf: &Bound<'py, Self>,
+        py: Python<'py>,
+        call: &Bound<'py, PyAny>,
+    ) -> PyResult<Report> {
         // A JSON text is read as given; a dict is written out as JSON (its order kept).
         let text = match call.cast::<PyString>() {
             Ok(s) => s.to_str()?.to_owned(),
@@ -390,7 +430,7 @@ impl Checker {
                 text
             }
         };
-        let knowledge = &self.knowledge;
+        let knowledge = &slf.get().knowledge;
         let (found, sites) = py.detach(|| {
             // As a call about to be sent: an object type that resolves to nothing (a
             // placeholder) is a warning here, as in `check_call`, where a file fails open.
@@ -403,19 +443,23 @@ impl Checker {
             (found, sites)
         });
         let list = findings_list(py, &found, &text, |f| key_in_sites(&sites, &f.range))?;
-        let fixed = (!found.is_empty())
-            .then(|| py.detach(|| corrected_text(&text, HostKind::Json, &found, knowledge, true)));
         Ok(Report {
             findings: list,
             text,
-            source: Source::ToolCall(fixed),
+            source: Source::ToolCall(found, OnceLock::new()),
+            checker: slf.clone().unbind(),
         })
     }
 
     /// Checks a document as `netbox-lsp check` checks a file of that kind: markdown, python,
     /// yaml, json, graphql or text. Ranges are str indices into `text`.
     #[pyo3(signature = (text, kind="markdown"))]
-    fn check_text(&self, py: Python<'_>, text: String, kind: &str) -> PyResult<Report> {
+    fn check_text(
+        slf: &Bound<'_, Self>,
+        py: Python<'_>,
+        text: String,
+        kind: &str,
+    ) -> PyResult<Report> {
         let host = match kind {
             "markdown" | "md" => HostKind::Markdown,
             "python" | "py" => HostKind::Python,
@@ -429,15 +473,14 @@ impl Checker {
                 )))
             }
         };
-        let knowledge = &self.knowledge;
+        let knowledge = &slf.get().knowledge;
         let found = py.detach(|| analysis::analyze(&text, host, knowledge));
         let list = findings_list(py, &found, &text, |_| None)?;
-        let fixed = (!found.is_empty())
-            .then(|| py.detach(|| corrected_text(&text, host, &found, knowledge, false)));
         Ok(Report {
             findings: list,
             text,
-            source: Source::Text(fixed),
+            source: Source::Text(host, found, OnceLock::new()),
+            checker: slf.clone().unbind(),
         })
     }
 }

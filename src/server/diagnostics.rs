@@ -255,6 +255,8 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
         let live = super::live::for_analysis(backend, uri);
         let readings = settings.readings();
         let result = tokio::task::spawn_blocking(move || {
+            // Dropped last, after the analysis's temporaries.
+            let _collect = super::idle::CollectOnDrop;
             let mut report = analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)?;
             if let Some(next) = next {
                 let changes = guarded(|| {
@@ -330,6 +332,7 @@ pub(super) async fn run(backend: &Backend, uri: Uri) {
     let Some(a) = analyse(backend, &uri).await else {
         return;
     };
+    backend.state.idle.after_analysis();
     let enc = backend.state.encoding();
     let diags = to_diagnostics(&a.findings, &a.snapshot, enc, &a.settings);
     if lock(&backend.state.caps).pull {

@@ -28,6 +28,7 @@ pub mod document;
 pub mod form_context;
 pub mod graphql_site;
 pub mod hover;
+pub mod idle;
 pub mod initialize;
 pub mod instance;
 pub mod knowledge;
@@ -183,6 +184,8 @@ pub struct State {
     pub instance: instance::Slot,
     /// Live checks: the user's opt-in and the answers per document.
     pub live: live::Slot,
+    /// Freed memory handed back once no analysis has run for a while.
+    pub idle: idle::Idle,
 }
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
