@@ -85,6 +85,23 @@ pub struct Report {
     pub not_checked: Vec<NotChecked>,
     /// Host byte ranges of the REST calls checked (a baseline keys a finding by its call).
     pub calls: Vec<Range<usize>>,
+    /// With [`analyze_kept`]: the sites the site filters kept, in the order read, each REST
+    /// call with its checks' own findings (before the finding filters: what NetBox does with
+    /// each filter, which live verification compares with the instance's answers). Empty
+    /// otherwise.
+    pub sites: Vec<CheckedSite>,
+    /// With [`analyze_kept`]: host ranges of the Markdown code blocks (where suppression
+    /// comments apply, for findings made from [`Report::sites`] later).
+    pub blocks: Vec<Range<usize>>,
+}
+
+/// A site the checks were given (one the site filters kept), and for a REST call the findings
+/// its checks gave, as [`crate::rest::check_call`] made them, before the finding filters
+/// (softening, suppression). Host byte ranges.
+#[derive(Debug, Clone)]
+pub struct CheckedSite {
+    pub site: extract::Site,
+    pub findings: Vec<Finding>,
 }
 
 /// [`analyze`], also saying how many REST calls and GraphQL documents the text holds (from the
@@ -114,6 +131,30 @@ pub fn analyze_report(
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
 ) -> Report {
+    pipeline(text, kind, knowledge, cache, false)
+}
+
+/// [`analyze_report`] that also keeps the sites checked and their own findings
+/// ([`Report::sites`], [`Report::blocks`]): one analysis for the consumers that read them
+/// (live verification, the editor's code lens) instead of reading and checking again. The
+/// findings are [`analyze_report`]'s.
+pub fn analyze_kept(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    cache: Option<&mut UnitCache>,
+) -> Report {
+    pipeline(text, kind, knowledge, cache, true)
+}
+
+/// The pipeline; `keep`: the sites too ([`analyze_kept`]).
+fn pipeline(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    cache: Option<&mut UnitCache>,
+    keep: bool,
+) -> Report {
     if is_binary(text.as_bytes()) {
         return Report::default();
     }
@@ -121,7 +162,7 @@ pub fn analyze_report(
     // follows it, and report positions in the text as given.
     if let Some(rest) = text.strip_prefix('\u{feff}') {
         let bom = text.len() - rest.len();
-        let mut r = analyze_report(rest, kind, knowledge, cache);
+        let mut r = pipeline(rest, kind, knowledge, cache, keep);
         r.findings = r
             .findings
             .iter()
@@ -129,12 +170,29 @@ pub fn analyze_report(
             .collect();
         r.not_checked = r.not_checked.iter().map(|n| n.moved(0, bom)).collect();
         r.calls = r.calls.iter().map(|c| c.start + bom..c.end + bom).collect();
+        r.blocks = r
+            .blocks
+            .iter()
+            .map(|c| c.start + bom..c.end + bom)
+            .collect();
+        r.sites = r
+            .sites
+            .iter()
+            .map(|s| CheckedSite {
+                site: check::moved_site(&s.site, 0, bom),
+                findings: s
+                    .findings
+                    .iter()
+                    .map(|f| check::moved_finding(f, 0, bom))
+                    .collect(),
+            })
+            .collect();
         return r;
     }
     // 1–3: extract, site filters, checks.
     let parts = match kind {
-        HostKind::Markdown => markdown::analyze(text, knowledge, cache),
-        _ => whole_host(text, kind, knowledge),
+        HostKind::Markdown => markdown::analyze(text, knowledge, cache, keep),
+        _ => whole_host(text, kind, knowledge, keep),
     };
     let calls = parts.calls.clone();
     let found = Found {
@@ -146,6 +204,7 @@ pub fn analyze_report(
     let mut findings = crate::approx::soften(knowledge, parts.findings);
     let held: Vec<Range<usize>> = parts.not_checked.iter().map(|n| n.range.clone()).collect();
     let applied = suppress::apply_all(text, kind, &parts.blocks, &parts.calls, &held, findings);
+    let blocks = if keep { parts.blocks } else { Vec::new() };
     findings = applied.kept;
     findings.extend(applied.unused);
     findings.extend(not_checked(text, kind));
@@ -161,13 +220,15 @@ pub fn analyze_report(
         found,
         not_checked,
         calls,
+        sites: parts.sites,
+        blocks,
     }
 }
 
 /// A host read as one piece of code (Python, YAML, JSON, GraphQL, a notebook, plain text):
 /// extracted whole, each site put to the site filters with the whole text as its code (its
 /// comments), a text host's sites also with their sentence, then checked.
-fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge) -> Parts {
+fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge, keep: bool) -> Parts {
     let mut ex = extract::extract(text, kind);
     let mut notebook_sorted = None;
     if kind == HostKind::Notebook {
@@ -200,7 +261,11 @@ fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge) -> Parts {
     } else {
         filters.sort_all(ex.sites, code, &Around::default())
     };
-    let mut checked = check::check_sites(&calls, knowledge, text, &check::Looks::default());
+    let looks = check::Looks {
+        keep,
+        ..check::Looks::default()
+    };
+    let mut checked = check::check_sites(&calls, knowledge, text, &looks);
     if kind == HostKind::Notebook {
         // Every cell's code sits in JSON strings: fixes are written escaped.
         checked
@@ -215,6 +280,7 @@ fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge) -> Parts {
         findings: checked.findings,
         graphql_documents: checked.graphql,
         not_checked: held,
+        sites: checked.sites,
     }
 }
 
@@ -229,6 +295,8 @@ struct Parts {
     findings: Vec<Finding>,
     graphql_documents: usize,
     not_checked: Vec<NotChecked>,
+    /// The sites checked, with [`check::Looks::keep`].
+    sites: Vec<CheckedSite>,
 }
 
 /// How many leading bytes are looked at for a NUL byte by [`is_binary`].

@@ -250,24 +250,40 @@ pub fn compare_with(
     current: &Knowledge,
     target: &Knowledge,
 ) -> Vec<Change> {
-    compare_rounds(text, kind, now, current, target, false, MAX_ROUNDS)
+    let then = analyze(text, kind, target);
+    compare_both(text, kind, now, &then, current, target)
+}
+
+/// [`compare_with`] with the findings of `text` on both releases already computed (`now` on
+/// `current`, `then` on `target`): a caller that also needs `then` (the forecast of a target
+/// past the shipped releases) analyses it once.
+pub fn compare_both(
+    text: &str,
+    kind: HostKind,
+    now: &[Finding],
+    then: &[Finding],
+    current: &Knowledge,
+    target: &Knowledge,
+) -> Vec<Change> {
+    compare_rounds(text, kind, now, then, current, target, false, MAX_ROUNDS)
 }
 
 /// [`compare_with`] in at most `rounds` rounds; `one_per_round` checks each fix alone
 /// ([`judge_fixes_with`]).
+#[allow(clippy::too_many_arguments)] // both sides' texts, findings and knowledge
 fn compare_rounds(
     text: &str,
     kind: HostKind,
     now: &[Finding],
+    then: &[Finding],
     current: &Knowledge,
     target: &Knowledge,
     one_per_round: bool,
     rounds: usize,
 ) -> Vec<Change> {
-    let then = analyze(text, kind, target);
     let (from, to) = (release_of(current), release_of(target));
     let now_serious = SiteIndex::new(now);
-    let then_serious = SiteIndex::new(&then);
+    let then_serious = SiteIndex::new(then);
     let sides = Sides {
         text,
         host: kind,
@@ -882,8 +898,26 @@ mod tests {
             };
             let (current, target) = (knowledge(from), knowledge(to));
             let now = analyze(text, host, &current);
-            let rounds = compare_rounds(text, host, &now, &current, &target, false, MAX_ROUNDS);
-            let alone = compare_rounds(text, host, &now, &current, &target, true, usize::MAX);
+            let rounds = compare_rounds(
+                text,
+                host,
+                &now,
+                &analyze(text, host, &target),
+                &current,
+                &target,
+                false,
+                MAX_ROUNDS,
+            );
+            let alone = compare_rounds(
+                text,
+                host,
+                &now,
+                &analyze(text, host, &target),
+                &current,
+                &target,
+                true,
+                usize::MAX,
+            );
             assert_eq!(rounds, alone, "{from} → {to} {kind}:\n{text}");
             checked += rounds.iter().map(|c| c.finding.fixes.len()).sum::<usize>();
         }
@@ -902,11 +936,21 @@ mod tests {
             .collect::<String>()
             + "\n";
         let now = analyze(&text, HostKind::Text, &current);
-        let rounds = compare_rounds(&text, HostKind::Text, &now, &current, &target, false, 2);
+        let rounds = compare_rounds(
+            &text,
+            HostKind::Text,
+            &now,
+            &analyze(&text, HostKind::Text, &target),
+            &current,
+            &target,
+            false,
+            2,
+        );
         let alone = compare_rounds(
             &text,
             HostKind::Text,
             &now,
+            &analyze(&text, HostKind::Text, &target),
             &current,
             &target,
             true,
@@ -937,7 +981,16 @@ mod tests {
             .collect::<String>()
             + "\n";
         let now = analyze(&text, HostKind::Text, &current);
-        let rounds = compare_rounds(&text, HostKind::Text, &now, &current, &target, false, 2);
+        let rounds = compare_rounds(
+            &text,
+            HostKind::Text,
+            &now,
+            &analyze(&text, HostKind::Text, &target),
+            &current,
+            &target,
+            false,
+            2,
+        );
         assert_eq!(rounds.len(), n);
         let fixed = rounds
             .iter()
@@ -948,6 +1001,7 @@ mod tests {
             &text,
             HostKind::Text,
             &now,
+            &analyze(&text, HostKind::Text, &target),
             &current,
             &target,
             true,
@@ -963,7 +1017,16 @@ mod tests {
         let (current, target) = (knowledge("4.6"), knowledge("4.7"));
         let text = "GET /api/ipam/services/?protocol__ic=tc GET /api/ipam/services/?protocol__ic=ud GET /api/ipam/services/?protocol__ic=sc\n";
         let now = analyze(text, HostKind::Text, &current);
-        let changes = compare_rounds(text, HostKind::Text, &now, &current, &target, false, 2);
+        let changes = compare_rounds(
+            text,
+            HostKind::Text,
+            &now,
+            &analyze(text, HostKind::Text, &target),
+            &current,
+            &target,
+            false,
+            2,
+        );
         assert_eq!(changes.len(), 3);
         let with_fix = changes
             .iter()

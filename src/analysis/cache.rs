@@ -52,6 +52,8 @@ pub struct UnitCache {
     knowledge: Knowledge,
     /// What the site filters took from the whole document when the entries were made.
     filters: Vec<(ReadAs, u64)>,
+    /// Whether the entries keep their sites ([`super::analyze_kept`]).
+    sites: bool,
     /// Each unit's result and the host offset its unit started at.
     pub(super) entries: HashMap<UnitKey, (usize, Checked)>,
 }
@@ -67,13 +69,15 @@ impl UnitCache {
         self.entries.is_empty()
     }
 
-    /// Empties the cache unless it was made with the same `knowledge` and filter `state`.
-    pub(super) fn keep_if(&mut self, knowledge: &Knowledge, filters: &Filters) {
+    /// Empties the cache unless it was made with the same `knowledge` and filter `state`,
+    /// and with the sites kept or not as `sites` asks.
+    pub(super) fn keep_if(&mut self, knowledge: &Knowledge, filters: &Filters, sites: bool) {
         let state = filters.state();
-        if !self.knowledge.same(knowledge) || self.filters != state {
+        if !self.knowledge.same(knowledge) || self.filters != state || self.sites != sites {
             self.entries.clear();
             self.knowledge = knowledge.clone();
             self.filters = state;
+            self.sites = sites;
         }
     }
 }

@@ -26,6 +26,9 @@ pub(super) struct Checked {
     /// How many GraphQL documents the sites hold.
     pub graphql: usize,
     pub not_checked: Vec<NotChecked>,
+    /// With [`Looks::keep`]: every site given to the checks, in their order, each REST call
+    /// with the findings its checks gave (before the finding filters).
+    pub sites: Vec<super::CheckedSite>,
 }
 
 impl Checked {
@@ -43,7 +46,69 @@ impl Checked {
             any: self.any,
             graphql: self.graphql,
             not_checked: self.not_checked.iter().map(|n| n.moved(from, to)).collect(),
+            sites: self
+                .sites
+                .iter()
+                .map(|s| super::CheckedSite {
+                    site: moved_site(&s.site, from, to),
+                    findings: s
+                        .findings
+                        .iter()
+                        .map(|f| moved_finding(f, from, to))
+                        .collect(),
+                })
+                .collect(),
         }
+    }
+}
+
+/// `site` with every host range moved from host offset `from` to `to`.
+pub(super) fn moved_site(site: &Site, from: usize, to: usize) -> Site {
+    let mv = |r: &Range<usize>| moved_range(r, from, to);
+    fn value(v: &extract::Value, mv: &dyn Fn(&Range<usize>) -> Range<usize>) -> extract::Value {
+        match v {
+            extract::Value::List(items) => {
+                extract::Value::List(items.iter().map(|(v, r)| (value(v, mv), mv(r))).collect())
+            }
+            extract::Value::Joined {
+                separator,
+                separator_range,
+            } => extract::Value::Joined {
+                separator: separator.clone(),
+                separator_range: mv(separator_range),
+            },
+            other => other.clone(),
+        }
+    }
+    match site {
+        Site::Rest(c) => {
+            let mut c = c.clone();
+            c.call_range = mv(&c.call_range);
+            c.filters_range = c.filters_range.as_ref().map(mv);
+            if let Some((_, r)) = &mut c.target {
+                *r = mv(r);
+            }
+            for e in &mut c.filters {
+                e.key_range = mv(&e.key_range);
+                e.value_range = mv(&e.value_range);
+                e.value = value(&e.value, &mv);
+            }
+            for a in &mut c.args {
+                a.name_range = mv(&a.name_range);
+                a.value_range = mv(&a.value_range);
+                a.value = value(&a.value, &mv);
+            }
+            Site::Rest(c)
+        }
+        Site::Graphql(d) => {
+            let mut d = d.clone();
+            d.map = d.map.relative_to(from).shifted(to);
+            Site::Graphql(d)
+        }
+        Site::NotChecked(n) => Site::NotChecked(extract::NotChecked {
+            range: mv(&n.range),
+            ..n.clone()
+        }),
     }
 }
 
@@ -107,6 +172,9 @@ pub(super) struct Looks {
     pub urlencode: OnceLock<bool>,
     /// Whether the text names a shell command that sends filters (curl, wget, httpie).
     pub shell: OnceLock<bool>,
+    /// Whether [`Checked::sites`] is kept (for the consumers of the analysis: live
+    /// verification, the editor's code lens); off for a plain check, which needs only findings.
+    pub keep: bool,
 }
 
 /// Checks `sites` of host `text` against `knowledge` (`urls` and `not_checked` are left
@@ -120,6 +188,13 @@ pub(super) fn check_sites(
 ) -> Checked {
     // A bare path that is the target of another call (`requests.get(f"{NB}/api/dcim/devices/",
     // params=...)`) is that call, not a second one.
+    let given = sites;
+    // The positions in `given` of the sites checked (with `looks.keep`).
+    let mut retained: Vec<usize> = if looks.keep {
+        (0..given.len()).collect()
+    } else {
+        Vec::new()
+    };
     let owned;
     let sites = if sites.iter().any(|s| bare_path(s).is_some()) {
         let targets: std::collections::HashSet<(usize, usize)> = sites
@@ -130,9 +205,11 @@ pub(super) fn check_sites(
                 _ => None,
             })
             .collect();
+        let keep = |s: &Site| bare_path(s).is_none_or(|r| !targets.contains(&(r.start, r.end)));
+        retained.retain(|&i| keep(&given[i]));
         owned = sites
             .iter()
-            .filter(|s| bare_path(s).is_none_or(|r| !targets.contains(&(r.start, r.end))))
+            .filter(|s| keep(s))
             .cloned()
             .collect::<Vec<Site>>();
         &owned[..]
@@ -145,15 +222,26 @@ pub(super) fn check_sites(
     let owned_docs;
     let sites = if sites.iter().any(is_candidate_document) {
         let schema = knowledge.schema();
+        let keep = |s: &Site| match s {
+            Site::Graphql(d) if d.found != DocFound::Carried => schema
+                .as_ref()
+                .is_some_and(|schema| graphql::roots::is_netbox_document(d, schema)),
+            _ => true,
+        };
+        let kept: Vec<bool> = sites.iter().map(keep).collect();
+        if looks.keep {
+            retained = retained
+                .iter()
+                .zip(&kept)
+                .filter(|(_, k)| **k)
+                .map(|(i, _)| *i)
+                .collect();
+        }
         owned_docs = sites
             .iter()
-            .filter(|s| match s {
-                Site::Graphql(d) if d.found != DocFound::Carried => schema
-                    .as_ref()
-                    .is_some_and(|schema| graphql::roots::is_netbox_document(d, schema)),
-                _ => true,
-            })
-            .cloned()
+            .zip(&kept)
+            .filter(|(_, k)| **k)
+            .map(|(s, _)| s.clone())
             .collect::<Vec<Site>>();
         &owned_docs[..]
     } else {
@@ -265,7 +353,18 @@ pub(super) fn check_sites(
                 per_site[i] = on_own_target(&sites[j], &per_site[j], &sites[i]);
             }
         }
+        if looks.keep {
+            out.sites = kept_sites(given, &retained, &per_site);
+        }
         out.findings = one_report_per_origin(sites, per_site);
+    } else if looks.keep {
+        let per_site: Vec<Vec<Finding>> = if sites.len() >= PARALLEL_SITES {
+            sites.par_iter().map(one).collect()
+        } else {
+            sites.iter().map(one).collect()
+        };
+        out.sites = kept_sites(given, &retained, &per_site);
+        out.findings = per_site.into_iter().flatten().collect();
     } else if sites.len() >= PARALLEL_SITES {
         let parts: Vec<Vec<Finding>> = sites
             .par_chunks(PARALLEL_SITES / 2)
@@ -276,6 +375,30 @@ pub(super) fn check_sites(
         out.findings = sites.iter().flat_map(one).collect();
     }
     out
+}
+
+/// Every site of `given` with the findings of the REST calls checked (`retained[k]` is the
+/// position in `given` of the site whose findings are `per_site[k]`).
+fn kept_sites(
+    given: &[Site],
+    retained: &[usize],
+    per_site: &[Vec<Finding>],
+) -> Vec<super::CheckedSite> {
+    let mut of: Vec<Option<&Vec<Finding>>> = vec![None; given.len()];
+    for (&i, found) in retained.iter().zip(per_site) {
+        of[i] = Some(found);
+    }
+    given
+        .iter()
+        .zip(of)
+        .map(|(site, found)| super::CheckedSite {
+            site: site.clone(),
+            findings: match (site, found) {
+                (Site::Rest(_), Some(f)) => f.clone(),
+                _ => Vec::new(),
+            },
+        })
+        .collect()
 }
 
 /// True for a GraphQL document found in a string by its shape or tag, not sent by a call.

@@ -24,7 +24,12 @@ const PARALLEL_FROM: usize = 8;
 const PARALLEL_TEXT: usize = 32 * 1024;
 
 /// The Markdown host `text` through extraction, site filters and checks.
-pub(super) fn analyze(text: &str, knowledge: &Knowledge, cache: Option<&mut UnitCache>) -> Parts {
+pub(super) fn analyze(
+    text: &str,
+    knowledge: &Knowledge,
+    cache: Option<&mut UnitCache>,
+    keep: bool,
+) -> Parts {
     let (units, urls) = read(text);
     let blocks: Vec<Range<usize>> = units
         .iter()
@@ -35,14 +40,17 @@ pub(super) fn analyze(text: &str, knowledge: &Knowledge, cache: Option<&mut Unit
     let filters = Filters::of(text, &outline, knowledge.readings);
     let mut cache = cache;
     if let Some(c) = cache.as_deref_mut() {
-        c.keep_if(knowledge, &filters);
+        c.keep_if(knowledge, &filters, keep);
     }
     let cx = Cx {
         text,
         knowledge,
         outline: &outline,
         filters: &filters,
-        looks: Looks::default(),
+        looks: Looks {
+            keep,
+            ..Looks::default()
+        },
     };
     // Filter snippets without an endpoint in inline code (issue 8 §7), outside code blocks,
     // are looked for in the text while the units are checked.
@@ -166,6 +174,7 @@ fn gather(
         parts.graphql_documents += done.graphql;
         parts.urls.extend(done.urls.iter().cloned());
         parts.not_checked.extend(done.not_checked.iter().cloned());
+        parts.sites.extend(done.sites.iter().cloned());
         match key {
             Some(key) => {
                 parts.findings.extend(done.findings.iter().cloned());
@@ -235,6 +244,7 @@ fn prose(cx: &Cx<'_>, units: &[Unit], sites: Vec<Site>, parts: &mut Parts) {
     let rest = check_sites(&calls, cx.knowledge, cx.text, &cx.looks);
     parts.calls.extend(rest.calls);
     parts.findings.extend(rest.findings);
+    parts.sites.extend(rest.sites);
     parts.graphql_documents += rest.graphql;
     parts.not_checked.extend(held);
 }

@@ -1,15 +1,16 @@
-//! `check --live`: after the static check, each file's REST calls and GraphQL documents (and
+//! `check --live`: the last step of each file's check: its REST calls and GraphQL documents (and
 //! standard input's, with `-`) are verified against the NetBox of `--url` (the instance options
-//! of `index build --url`), and the live findings join the static ones in the same output,
-//! each with the requests it rests on. One run shares one request budget, one deadline and one
-//! cache over all files. The instance's release is read from `/api/status/` first, so the
+//! of `index build --url`), planned from that file's analysis, and the live findings join the
+//! static ones in the same output, each with the requests it rests on, before the next file is
+//! verified (the output streams per file). One run shares one request budget, one deadline and
+//! one cache over all files. The instance's release is read from `/api/status/` first, so the
 //! static findings use the knowledge of that release ([`connect`]). A summary goes to stderr.
 
-use super::check::{apply_overrides, decode, display_path, hide_bom, Decoded};
 use super::index_cmd::InstanceArgs;
+use super::input::hide_bom;
 use super::output::{self, Located, Proof};
-use super::walk::Input;
-use crate::analysis::Knowledge;
+use super::settings::apply_overrides;
+use crate::analysis::{Knowledge, Report};
 use crate::extract::HostKind;
 use crate::finding::Severity;
 use crate::instance::http::Client;
@@ -143,81 +144,86 @@ pub fn release_for(
     }
 }
 
-/// One document to verify: its path as shown (and the path itself, `None` for standard input),
-/// text and kind.
-pub struct Document<'a> {
+/// One checked document to verify: its path as shown (and the path itself, `None` for standard
+/// input), text, kind and its analysis ([`crate::analysis::analyze_kept`], whose sites the
+/// live plan reads).
+pub struct Document {
     pub shown: String,
     pub path: Option<std::path::PathBuf>,
-    pub text: std::borrow::Cow<'a, str>,
+    pub text: String,
     pub kind: HostKind,
+    pub report: Report,
 }
 
-/// Verifies standard input (`stdin`, already read) and `inputs` live and adds the live findings
-/// to `located` (kept in file order, then position). Returns true when a request got no
-/// answer (`check` then exits with 2).
-pub fn run(
-    args: &LiveArgs,
-    connected: &Connected,
-    stdin: Option<Document>,
-    inputs: &[Input],
-    knowledge: &Knowledge,
-    overrides: &HashMap<&str, Option<Severity>>,
-    located: &mut Vec<Located>,
-) -> bool {
-    let client = &connected.client;
-    let transport = crate::live::http::Http { client };
-    let runner = Runner::new(
-        &transport,
-        Limits {
-            max_requests: args.live_max_requests,
-            rate: args.live_rate,
-            deadline: Duration::from_secs(args.live_deadline),
-            ..Limits::default()
-        },
-    );
-    let bound = args.bound();
-    // Standard input first, then the files in the order walked.
-    let mut order: HashMap<String, usize> = HashMap::new();
-    for p in stdin
-        .iter()
-        .map(|d| d.shown.clone())
-        .chain(inputs.iter().map(|i| display_path(&i.path)))
-    {
-        let n = order.len();
-        order.entry(p).or_insert(n);
+/// The live step of a `check --live` run: one request budget, one deadline and one cache over
+/// every file, and the tally for the summary. Each file is verified right after its check
+/// ([`Step::file`]), in the order the files are taken (standard input, then the files in path
+/// order), so the requests sent are those of verifying one file after another.
+pub struct Step<'a> {
+    runner: Runner<'a>,
+    connected: &'a Connected,
+    /// The knowledge the files were checked with (the instance's release).
+    knowledge: &'a Knowledge,
+    bound: Bound,
+    summary: Summary,
+}
+
+impl<'a> Step<'a> {
+    /// The step for `args`, verifying against `connected` through `transport` the files
+    /// checked with `knowledge`.
+    pub fn new(
+        args: &LiveArgs,
+        connected: &'a Connected,
+        transport: &'a crate::live::http::Http<'a>,
+        knowledge: &'a Knowledge,
+    ) -> Step<'a> {
+        let runner = Runner::new(
+            transport,
+            Limits {
+                max_requests: args.live_max_requests,
+                rate: args.live_rate,
+                deadline: Duration::from_secs(args.live_deadline),
+                ..Limits::default()
+            },
+        );
+        Step {
+            runner,
+            connected,
+            knowledge,
+            bound: args.bound(),
+            summary: Summary::default(),
+        }
     }
-    let mut summary = Summary::default();
-    let mut found = Vec::new();
-    let files = inputs.iter().filter_map(|input| {
-        let bytes = std::fs::read(&input.path).ok()?; // the static check reported it
-        let text = match decode(&bytes) {
-            Decoded::Binary => return None,
-            Decoded::Utf8(t) | Decoded::Lossy(t) | Decoded::Transcoded(t, _) => t,
-        };
-        Some(Document {
-            shown: display_path(&input.path),
-            path: Some(input.path.clone()),
-            text: text.into(),
-            kind: input.kind,
-        })
-    });
-    for doc in stdin.into_iter().chain(files) {
-        let text = doc.text.as_ref();
-        let plan = crate::live::plan::plan(text, doc.kind, knowledge, bound);
+
+    /// Verifies the calls of `doc` from its analysis (nothing is read or checked again) and
+    /// gives `located`, its static findings, with its live findings (after `overrides`) put
+    /// among them by position, each with the requests it rests on.
+    pub fn file(
+        &mut self,
+        doc: Document,
+        mut located: Vec<Located>,
+        overrides: &HashMap<&str, Option<Severity>>,
+    ) -> Vec<Located> {
+        let text = doc.text.as_str();
+        let plan = crate::live::plan::of_report(&doc.report, self.knowledge, text, self.bound);
         let answers = if plan.calls.is_empty() && plan.documents.is_empty() {
             Default::default()
         } else {
-            runner.check(&plan)
+            self.runner.check(&plan)
         };
         let (findings, s) = plan.judge(&answers, text, doc.kind);
-        summary.add(&s);
+        self.summary.add(&s);
         let findings = apply_overrides(findings, overrides);
+        if findings.is_empty() {
+            return located;
+        }
+        let c = self.connected;
         let proofs: Vec<Vec<Proof>> = findings
             .iter()
             .map(|f| {
                 f.proof
                     .iter()
-                    .map(|e| Proof::new(e, client.base(), connected.scheme, &connected.token_env))
+                    .map(|e| Proof::new(e, c.client.base(), c.scheme, &c.token_env))
                     .collect()
             })
             .collect();
@@ -236,25 +242,25 @@ pub fn run(
             &mut here,
             &mut [],
         );
-        found.extend(here);
+        // Static findings first at one position, as the live ones were added after them.
+        located.extend(here);
+        located.sort_by_key(|l| (l.span.start.line, l.span.start.utf16_col));
+        located
     }
-    located.extend(found);
-    located.sort_by_key(|l| {
-        (
-            order.get(&l.path).copied().unwrap_or(usize::MAX),
-            l.span.start.line,
-            l.span.start.utf16_col,
-        )
-    });
-    eprintln!(
-        "netbox-lsp: {} ({} requests to {} in {:.1} s)",
-        summary.describe(),
-        runner.sent(),
-        client.base(),
-        runner.elapsed().as_secs_f64()
-    );
-    if let Some(f) = runner.failure() {
-        eprintln!("netbox-lsp: error: live check: {f}; nothing more was sent");
+
+    /// Says the run's summary on stderr; true when a request got no answer (`check` then exits
+    /// with 2).
+    pub fn finish(self) -> bool {
+        eprintln!(
+            "netbox-lsp: {} ({} requests to {} in {:.1} s)",
+            self.summary.describe(),
+            self.runner.sent(),
+            self.connected.client.base(),
+            self.runner.elapsed().as_secs_f64()
+        );
+        if let Some(f) = self.runner.failure() {
+            eprintln!("netbox-lsp: error: live check: {f}; nothing more was sent");
+        }
+        self.runner.failure().is_some() || self.summary.failed > 0
     }
-    runner.failure().is_some() || summary.failed > 0
 }

@@ -7,8 +7,10 @@ pub mod audit;
 pub mod baseline;
 pub mod check;
 pub mod fix;
+pub mod fix_all;
 pub mod hook;
 pub mod index_cmd;
+pub mod input;
 pub mod instance_build;
 pub mod interrupt;
 pub mod knowledge;
@@ -315,7 +317,7 @@ pub fn main() -> i32 {
             }
             crate::server::run_stdio()
         }
-        Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Check(args)) => check_command(&args),
         Some(Command::Index {
             command: IndexCommand::Build(args),
         }) if args.from_instance() => instance_build::build(&args),
@@ -330,5 +332,40 @@ pub fn main() -> i32 {
         Some(Command::Audit(args)) => audit::run(&args),
         Some(Command::Release { command }) => release_cmd::run(&command),
         Some(Command::Rule(args)) => rule::run(&args),
+    }
+}
+
+/// `netbox-lsp check`: what every mode shares (codes named for `--explain`, the settings file,
+/// the paths named), then the mode: upgrade readiness ([`upgrade::run`]) or the check, whose
+/// files are verified live with `--live` ([`check::run`]).
+fn check_command(args: &CheckArgs) -> i32 {
+    say::set_quiet(args.quiet);
+    if let Some(code) = input::explained_code(args) {
+        return code;
+    }
+    for (code, _) in &args.severity {
+        if let Some(w) = crate::config::unknown_code_warning(code) {
+            say::note(format!("--severity: {w}"));
+        }
+    }
+    let (args, from_file) = match settings::with_config_file(args) {
+        Ok(a) => a,
+        Err(e) => {
+            say::error(e);
+            return 2;
+        }
+    };
+    if args.live.live && args.upgrade_to.is_some() {
+        say::error(
+            "--live verifies the calls against the NetBox as it runs now, and --upgrade-to compares two releases without sending anything: run them one at a time (for the filters an instance stores, `netbox-lsp audit --url URL --upgrade-to VERSION`)",
+        );
+        return 2;
+    }
+    if input::missing_paths(&args) {
+        return 2;
+    }
+    match &args.upgrade_to {
+        Some(target) => upgrade::run(&args, target),
+        None => check::run(&args, &from_file),
     }
 }

@@ -8,7 +8,7 @@
 
 use super::CheckArgs;
 use crate::config::select::{self, Selection};
-use crate::finding::Severity;
+use crate::finding::{Finding, Severity};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -178,4 +178,38 @@ pub fn overrides(args: &CheckArgs) -> Result<HashMap<&str, Option<Severity>>, St
         }
     }
     Ok(map)
+}
+
+/// Applies `--severity code=level` overrides; `off` drops the code's findings.
+pub(super) fn apply_overrides(
+    findings: Vec<Finding>,
+    overrides: &HashMap<&str, Option<Severity>>,
+) -> Vec<Finding> {
+    if overrides.is_empty() {
+        return findings;
+    }
+    findings
+        .into_iter()
+        .filter_map(|mut f| match overrides.get(f.code) {
+            None => Some(f),
+            Some(None) => None,
+            Some(Some(sev)) => {
+                f.severity = *sev;
+                Some(f)
+            }
+        })
+        .collect()
+}
+
+/// Whether the text output is coloured: `--color always|never`, or with `auto` when stdout is
+/// a terminal and `NO_COLOR` is unset or empty.
+pub(super) fn use_color(args: &CheckArgs) -> bool {
+    match args.color {
+        super::ColorChoice::Always => true,
+        super::ColorChoice::Never => false,
+        super::ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::IsTerminal::is_terminal(&std::io::stdout())
+        }
+    }
 }

@@ -7,9 +7,12 @@
 //! the certain fixes of these findings — the form that works on both releases — are applied
 //! first (or shown), as `check --fix` applies the plain check's.
 
-use super::check::{apply_overrides, display_path, fix_all, read_regular, text_noting, FixOutput};
+use super::fix_all::{fix_all, FixOutput};
+use super::input::{read_regular, say_empty_folder, say_unused_excludes, text_noting};
 use super::knowledge::knowledge_for;
 use super::output::{self, Located};
+use super::paths::display_path;
+use super::settings::{apply_overrides, use_color};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
 use crate::analysis::analyze;
@@ -113,9 +116,9 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         super::say::error(p);
     }
     for dir in empty_folders {
-        super::check::say_empty_folder(&dir);
+        say_empty_folder(&dir);
     }
-    super::check::say_unused_excludes(&unused_excludes);
+    say_unused_excludes(&unused_excludes);
     let overrides = match super::settings::overrides(args) {
         Ok(o) => o,
         Err(e) => {
@@ -176,7 +179,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
         // Only the diff on stdout, so that it can be piped to `git apply`.
         std::mem::take(&mut fixes.diff)
     } else {
-        let color = super::check::use_color(args);
+        let color = use_color(args);
         let found = output::stream::render(args.format, color, &located, &[], Default::default());
         if args.format == Format::Text {
             std::mem::take(&mut fixes.changed) + &found
@@ -284,18 +287,15 @@ fn check_file(
     };
     let changes: Vec<Change> = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let now = analyze(&text, input.kind, current);
-        let mut out = if step.measured {
-            upgrade::compare_with(&text, input.kind, &now, current, next)
-        } else {
-            Vec::new()
+        // The target's analysis, once: the comparison and the forecast both read it.
+        let then = step.measured.then(|| analyze(&text, input.kind, next));
+        let mut out = match &then {
+            Some(then) => upgrade::compare_both(&text, input.kind, &now, then, current, next),
+            None => Vec::new(),
         };
         if let Some(f) = step.forecast {
-            let base = if step.measured {
-                analyze(&text, input.kind, next)
-            } else {
-                now.clone()
-            };
-            out.extend(announced::changes(&text, input.kind, &base, &now, f));
+            let base = then.as_deref().unwrap_or(&now);
+            out.extend(announced::changes(&text, input.kind, base, &now, f));
             out.sort_by_key(|c| (c.finding.range.start, c.finding.range.end, c.finding.code));
         }
         out
@@ -317,7 +317,7 @@ fn check_file(
     let (findings, kinds): (Vec<_>, Vec<_>) = kept.into_iter().unzip();
     let mut located = output::locate(&shown, &text, &lines, findings);
     output::set_path_bytes(
-        super::check::path_bytes(&input.path).as_ref(),
+        super::paths::path_bytes(&input.path).as_ref(),
         &mut located,
         &mut [],
     );

@@ -19,6 +19,7 @@ pub mod deny;
 pub mod digest;
 pub mod graphql;
 pub mod http;
+mod judge;
 pub mod plan;
 pub mod run;
 pub mod verdict;

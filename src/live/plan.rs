@@ -5,9 +5,9 @@
 //! Pure: a document and the knowledge in, requests out.
 
 use super::graphql::{self, DocProbe};
-use super::{deny, wire, Answers, Bound, Request, Skip, Summary};
-use crate::analysis::Knowledge;
-use crate::extract::{self, CallForm, HostKind, RestCall, Site};
+use super::{deny, wire, Answers, Bound, Request, Skip};
+use crate::analysis::{Knowledge, Report};
+use crate::extract::{CallForm, HostKind, RestCall, Site};
 use crate::finding::{Does, Finding, Severity};
 use crate::index::FilterIndex;
 use std::ops::Range;
@@ -46,7 +46,7 @@ impl Static {
         }
     }
 
-    fn rank(self) -> u8 {
+    pub(super) fn rank(self) -> u8 {
         match self {
             Static::Honoured => 0,
             Static::Unclear => 1,
@@ -105,8 +105,8 @@ pub struct Plan {
     pub refused: Vec<(Finding, &'static str)>,
     /// Host ranges of every REST call and of the Markdown code blocks (for suppression
     /// comments, as for static findings).
-    call_ranges: Vec<Range<usize>>,
-    blocks: Vec<Range<usize>>,
+    pub(super) call_ranges: Vec<Range<usize>>,
+    pub(super) blocks: Vec<Range<usize>>,
 }
 
 impl Plan {
@@ -128,47 +128,11 @@ impl Plan {
         out.into_iter().map(|(_, g)| g).collect()
     }
 
-    /// The requests that the first answers leave open: the negation of a single honoured filter
-    /// whose call came back unchanged.
-    pub fn follow_ups(&self, answers: &Answers) -> Vec<Request> {
-        self.calls
-            .iter()
-            .filter(|c| super::verdict::needs_negation(c, answers))
-            .filter_map(|c| c.negation.clone())
-            .collect()
-    }
-
     /// Every request the plan may send.
     pub fn all_requests(&self) -> Vec<Request> {
         let mut out: Vec<Request> = self.requests().into_iter().flatten().collect();
         out.extend(self.calls.iter().filter_map(|c| c.negation.clone()));
         out
-    }
-
-    /// The findings `answers` give (a call or operation without an answer gives none), with
-    /// the document's suppression comments applied, sorted by position; and their tally.
-    pub fn judge(&self, answers: &Answers, text: &str, kind: HostKind) -> (Vec<Finding>, Summary) {
-        let mut summary = Summary::default();
-        for (_, skip) in &self.not_checkable {
-            *summary.not_checkable.entry(skip.kind).or_default() += 1;
-        }
-        for (_, kind) in &self.refused {
-            summary.skipped(kind);
-        }
-        let mut out: Vec<Finding> = self.refused.iter().map(|(f, _)| f.clone()).collect();
-        for c in &self.calls {
-            out.extend(super::verdict::judge(c, answers, &mut summary));
-        }
-        for d in &self.documents {
-            out.extend(graphql::judge(d, answers, &mut summary));
-        }
-        let out = crate::suppress::apply(text, kind, &self.blocks, out);
-        let mut out = crate::suppress::apply_to_calls(text, &self.call_ranges, out);
-        out.sort_by(|a, b| {
-            (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-        });
-        out.dedup();
-        (out, summary)
     }
 
     /// Keeps only the calls and operations that `answers` has no answer for (a call edited
@@ -195,41 +159,46 @@ impl Plan {
     }
 }
 
-/// The live plan of `text`, a host document of `kind`, under `knowledge`.
+/// The live plan of `text`, a host document of `kind`, under `knowledge`: its analysis
+/// ([`crate::analysis::analyze_kept`]) read by [`of_report`]. A caller that has the analysis
+/// calls [`of_report`] itself.
 pub fn plan(text: &str, kind: HostKind, knowledge: &Knowledge, bound: Bound) -> Plan {
     if crate::analysis::is_binary(text.as_bytes()) {
         return Plan::default();
     }
-    let mut ex = extract::extract(text, kind);
-    // What the site pipeline holds back (a lesson, release history, a Django query, another
-    // product's call) is not a call: never sent.
-    let held = crate::analysis::analyze_report(text, kind, knowledge, None).not_checked;
-    if !held.is_empty() {
-        ex.sites.retain(|site| {
-            let r = crate::intent::site_range(site);
-            !held
-                .iter()
-                .any(|n| n.range.start <= r.start && r.end <= n.range.end)
-        });
-    }
+    of_report(
+        &crate::analysis::analyze_kept(text, kind, knowledge, None),
+        knowledge,
+        text,
+        bound,
+    )
+}
+
+/// The live plan of host document `text` from its analysis `report` (made by
+/// [`crate::analysis::analyze_kept`] with `knowledge`): the sites the site filters kept (what
+/// they held back, a lesson, release history, a Django query, another product's call, is no
+/// call and is never sent), each REST call's static verdicts from its own findings in the
+/// report. Nothing is read or checked again.
+pub fn of_report(report: &Report, knowledge: &Knowledge, text: &str, bound: Bound) -> Plan {
     let mut plan = Plan {
-        blocks: ex.blocks.clone(),
+        blocks: report.blocks.clone(),
         ..Plan::default()
     };
-    let schema = ex
+    let schema = report
         .sites
         .iter()
-        .any(|s| matches!(s, Site::Graphql(_)))
+        .any(|s| matches!(s.site, Site::Graphql(_)))
         .then(|| knowledge.schema())
         .flatten();
-    for site in &ex.sites {
+    for checked in &report.sites {
+        let site = &checked.site;
         match site {
             Site::Rest(call) => {
                 plan.call_ranges.push(call.call_range.clone());
                 let Some(index) = knowledge.index.as_deref() else {
                     continue;
                 };
-                match call_probe(call, index, text) {
+                match call_probe(call, index, text, &checked.findings) {
                     Ok(p) => match denied(&p) {
                         Some(why) => plan.refused.push((
                             Finding::new(
@@ -288,8 +257,14 @@ fn denied(p: &CallProbe) -> Option<String> {
         })
 }
 
-/// The probe of one REST call of host document `text`, or why it cannot be checked live.
-pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<CallProbe, Skip> {
+/// The probe of one REST call of host document `text`, or why it cannot be checked live;
+/// `found`: the findings the static checks gave on the call (its filters' static verdicts).
+pub fn call_probe(
+    call: &RestCall,
+    index: &FilterIndex,
+    text: &str,
+    found: &[Finding],
+) -> Result<CallProbe, Skip> {
     let skip = |kind: &'static str, why: String| Skip::new(kind, why);
     match call.form.tool_like() {
         CallForm::GetObjectById | CallForm::SearchObjects => {
@@ -391,8 +366,8 @@ pub fn call_probe(call: &RestCall, index: &FilterIndex, text: &str) -> Result<Ca
         return Err(skip("no filters", "no filters to verify".into()));
     }
     // The static verdict of each filter, from the static findings on its pair.
-    for f in crate::rest::check_call(call, index) {
-        let s = Static::of(&f);
+    for f in found {
+        let s = Static::of(f);
         for pf in filters
             .iter_mut()
             .filter(|pf| pf.pairs.iter().any(|r| overlaps(r, &f.range)))
@@ -473,5 +448,60 @@ mod tests {
             "{:?}",
             &text[p.calls[0].call_range.clone()]
         );
+    }
+
+    /// One analysis, many consumers (issue 37 §3): the live plan and its judgement read the
+    /// analysis's sites, so each call is checked once, by the analysis; the plan from a
+    /// report is the plan made from the text, and its findings the same.
+    #[test]
+    fn each_call_is_checked_once_by_the_analysis() {
+        let knowledge = Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.6.8")),
+            ..Knowledge::default()
+        };
+        let text = "```python\nnb.dcim.devices.filter(role='leaf')\nnb.dcim.devices.filter(status='active')\nnb.dcim.sites.filter(nme='x', status='planned')\n```\n";
+        // One thread: every check of the run is counted on it.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let checked = || crate::rest::CHECKED.with(|n| n.get());
+            let before = checked();
+            let report = crate::analysis::analyze_kept(text, HostKind::Markdown, &knowledge, None);
+            assert_eq!(checked() - before, 3, "the analysis checks each call");
+            let plan = of_report(&report, &knowledge, text, Bound::Refuse);
+            let mut answers = Answers::default();
+            for r in plan.all_requests() {
+                answers.by_request.insert(
+                    r.clone(),
+                    super::super::Answer::of_body(
+                        &r,
+                        200,
+                        br#"{"count": 2, "next": null, "previous": null, "results": []}"#,
+                    ),
+                );
+            }
+            let (found, _) = plan.judge(&answers, text, HostKind::Markdown);
+            assert_eq!(
+                checked() - before,
+                3,
+                "planning and judging check nothing again"
+            );
+            assert_eq!(plan.calls.len(), 3);
+            // The filter the analysis says NetBox ignores is read as ignored from the report.
+            assert!(plan.calls[2]
+                .filters
+                .iter()
+                .any(|f| f.key == "nme" && matches!(f.knowledge, Static::Ignored(_))));
+            // The same plan and findings as planning from the text (which analyses it).
+            let again = plan_text(text, &knowledge);
+            assert_eq!(again.calls, plan.calls);
+            assert_eq!(again.judge(&answers, text, HostKind::Markdown).0, found);
+        });
+    }
+
+    fn plan_text(text: &str, knowledge: &Knowledge) -> Plan {
+        plan(text, HostKind::Markdown, knowledge, Bound::Refuse)
     }
 }

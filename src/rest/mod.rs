@@ -72,6 +72,13 @@ impl Ctx<'_> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many calls this thread checked (tests: no consumer of an analysis checks a call
+    /// again).
+    pub(crate) static CHECKED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Checks one REST call against `index` (the selected NetBox version). Fails open: an unknown
 /// endpoint or object type gives no name findings. Findings are in filter order, then the
 /// call-level and argument findings.
@@ -103,6 +110,8 @@ fn run<'a>(
     index: &'a FilterIndex,
     others: Option<&'a [&'a FilterIndex]>,
 ) -> (Vec<Finding>, Option<&'a str>) {
+    #[cfg(test)]
+    CHECKED.with(|n| n.set(n.get() + 1));
     if call.form == CallForm::InventoryBoth {
         return (inventory::check_both(call, index, others), None);
     }

@@ -208,7 +208,8 @@ pub fn analyze_guarded(
             ..loaded.knowledge.clone()
         };
         let part = editor_part(text, kind);
-        let mut report = analysis::analyze_report(&text[..part], kind, &knowledge, Some(cache));
+        // The sites are kept: live findings are judged from this analysis.
+        let mut report = analysis::analyze_kept(&text[..part], kind, &knowledge, Some(cache));
         if part < text.len() {
             report.findings.insert(0, partly_checked(text, part));
         }
@@ -244,8 +245,8 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
     let excluded = path
         .as_deref()
         .is_some_and(|p| settings.is_excluded(p, root.as_deref()));
-    let (findings, not_checked) = if excluded {
-        (Arc::new(Vec::new()), Arc::new(Vec::new()))
+    let (findings, not_checked, sites) = if excluded {
+        (Arc::new(Vec::new()), Arc::new(Vec::new()), None)
     } else {
         let loaded = knowledge_for(backend, &settings).await;
         let next = upgrade_knowledge(backend, &settings, &loaded).await;
@@ -274,7 +275,8 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
             }
             report.findings = super::live::merged(
                 std::mem::take(&mut report.findings),
-                &snap.text,
+                &report,
+                &snap.text[..editor_part(&snap.text, kind)],
                 kind,
                 &loaded.knowledge,
                 live.as_ref(),
@@ -283,7 +285,18 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
         })
         .await;
         match result {
-            Ok(Ok(r)) => (Arc::new(r.findings), Arc::new(r.not_checked)),
+            Ok(Ok(r)) => {
+                let sites = analysis::Report {
+                    sites: r.sites,
+                    blocks: r.blocks,
+                    ..analysis::Report::default()
+                };
+                (
+                    Arc::new(r.findings),
+                    Arc::new(r.not_checked),
+                    Some(Arc::new(sites)),
+                )
+            }
             Ok(Err(panic)) => {
                 backend
                     .log(
@@ -291,7 +304,7 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
                         format!("analysis of {} panicked: {panic}", uri.as_str()),
                     )
                     .await;
-                (Arc::new(Vec::new()), Arc::new(Vec::new()))
+                (Arc::new(Vec::new()), Arc::new(Vec::new()), None)
             }
             Err(_) => return None, // aborted: superseded
         }
@@ -304,6 +317,7 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
         }
         doc.findings = Some((snapshot.version, findings.clone()));
         doc.not_checked = not_checked;
+        doc.sites = sites.map(|s| (snapshot.version, s));
     }
     Some(Analysed {
         snapshot,

@@ -24,6 +24,9 @@ pub struct Document {
     pub findings: Option<(i32, Arc<Vec<Finding>>)>,
     /// The sites that analysis did not check (lessons, history, ...), for hover.
     pub not_checked: Arc<Vec<NotChecked>>,
+    /// The sites that analysis checked, each REST call with its own findings, and the version
+    /// they belong to: what the code lens plans from ([`crate::analysis::Report::sites`]).
+    pub sites: Option<(i32, Arc<crate::analysis::Report>)>,
     /// Bumped on every change; a diagnostics run publishes only if it is still current.
     pub generation: u64,
     /// Findings of the document's Markdown code blocks and spans from its last analysis, so a
@@ -64,6 +67,7 @@ impl Document {
             snapshot: None,
             findings: None,
             not_checked: Arc::default(),
+            sites: None,
             generation: 0,
             units: Arc::default(),
             pulled: None,

@@ -180,9 +180,12 @@ pub fn for_analysis(backend: &Backend, uri: &Uri) -> Option<(Arc<Answers>, Bound
 }
 
 /// `findings` with the live findings of `text` from `live` (the time of the check appended to
-/// each message), sorted by position. Pure: no request is sent.
+/// each message), sorted by position; planned from `report`, the analysis of `text` that gave
+/// `findings` (made with [`crate::analysis::analyze_kept`]), unless the answers were judged with
+/// another release's knowledge. Pure: no request is sent.
 pub fn merged(
     mut findings: Vec<Finding>,
+    report: &crate::analysis::Report,
     text: &str,
     kind: HostKind,
     knowledge: &Knowledge,
@@ -195,8 +198,12 @@ pub fn merged(
     let release = (!answers.release.is_empty())
         .then(|| release_knowledge(&answers.release))
         .flatten();
-    let knowledge = release.as_ref().unwrap_or(knowledge);
-    let (found, _) = crate::live::findings(text, kind, knowledge, *bound, answers);
+    let (found, _) = match &release {
+        Some(other) => crate::live::findings(text, kind, other, *bound, answers),
+        None => {
+            crate::live::plan::of_report(report, knowledge, text, *bound).judge(answers, text, kind)
+        }
+    };
     let at = checked_at(&answers.at);
     findings.extend(found.into_iter().map(|mut f| {
         f.message = format!("{} (checked {at})", f.message);
@@ -465,9 +472,20 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
     let kind = view.kind;
     let bound = settings(backend).0.bound;
     let verified = answers_of(backend, &uri);
+    // The last analysis of this version, when there is one: nothing is analysed again.
+    let analysed = lock(&backend.state.docs)
+        .get(&uri)
+        .and_then(|d| d.sites.clone())
+        .filter(|(version, _)| *version == snap.version)
+        .map(|(_, report)| report);
     let planned = tokio::task::spawn_blocking(move || {
         super::guarded(|| {
-            let plan = crate::live::plan::plan(&snap.text, kind, &loaded.knowledge, bound);
+            let plan = match &analysed {
+                Some(report) => {
+                    crate::live::plan::of_report(report, &loaded.knowledge, &snap.text, bound)
+                }
+                None => crate::live::plan::plan(&snap.text, kind, &loaded.knowledge, bound),
+            };
             let mut ranges: Vec<(std::ops::Range<usize>, bool)> = plan
                 .calls
                 .iter()

@@ -214,6 +214,11 @@ impl<W: Write> Sink<W> {
         Ok(())
     }
 
+    /// Flushes what [`Sink::add`] wrote to the writer (SARIF results wait in the spool).
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+
     /// What comes before an element of the JSON array (`[` or `,`, a new line), counted.
     fn open_element(&mut self) -> std::io::Result<()> {
         self.out
