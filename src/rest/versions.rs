@@ -154,7 +154,10 @@ impl Differences {
             let mid = lo + (hi - lo) / 2;
             let start = self.rows[mid] as usize;
             // The next row starts after this one's `\n`.
-            let end = self.rows.get(mid + 1).map_or(body.len(), |&s| s as usize - 1);
+            let end = self
+                .rows
+                .get(mid + 1)
+                .map_or(body.len(), |&s| s as usize - 1);
             match compare_row(&body[start..end], fields)? {
                 (Ordering::Equal, versions) => {
                     return mask_of(std::str::from_utf8(versions).ok()?).map(Some)

@@ -314,10 +314,9 @@ pub(super) fn write_str(out: &mut (impl Write + ?Sized), s: &str) -> std::io::Re
     // True when some byte of a 32-byte block needs escaping: a loop without an early exit,
     // which the compiler turns into vector compares (a message is mostly such blocks).
     let block_flagged = |block: &[u8]| {
-        block
-            .iter()
-            .fold(0u8, |a, &c| a | u8::from(c < 0x20 || c == b'"' || c == b'\\'))
-            != 0
+        block.iter().fold(0u8, |a, &c| {
+            a | u8::from(c < 0x20 || c == b'"' || c == b'\\')
+        }) != 0
     };
     while i < b.len() {
         if i + 32 <= b.len() && !block_flagged(&b[i..i + 32]) {
