@@ -218,6 +218,40 @@ fn half_typed_call_is_read() {
     assert_eq!(c.filters[0].value, Value::Int(1));
 }
 
+/// A dict that repeats a key sends the key's last value (Python keeps the last): one filter
+/// per key, at the last one's place, in a small dict and in one of more than 16 keys; the same
+/// dict without the repeat keeps every key.
+#[test]
+fn a_repeated_dict_key_keeps_its_last_value() {
+    for n in [3usize, 20] {
+        for repeat in [true, false] {
+            let mut pairs: Vec<String> = (0..n).map(|i| format!("\"k{i}\": {i}")).collect();
+            if repeat {
+                pairs.push("\"k1\": 99".into());
+            }
+            let host = format!(
+                "netbox_get_objects(\"dcim.device\", {{{}}})\n",
+                pairs.join(", ")
+            );
+            let ex = extract(&host, HostKind::Python);
+            let Some(Site::Rest(c)) = ex.sites.first() else {
+                panic!("no call: {ex:?}");
+            };
+            assert_eq!(c.filters.len(), n, "{host}");
+            let k1: Vec<_> = c.filters.iter().filter(|f| f.key == "k1").collect();
+            assert_eq!(k1.len(), 1, "{host}");
+            assert_eq!(
+                k1[0].value,
+                Value::Int(if repeat { 99 } else { 1 }),
+                "{host}"
+            );
+            assert_eq!(&host[k1[0].key_range.clone()], "k1");
+            let last = host.rfind("\"k1\"").unwrap() + 1;
+            assert_eq!(k1[0].key_range.start, last, "{host}");
+        }
+    }
+}
+
 /// Odd input: NUL bytes, deep nesting, thousands of fences, a huge file.
 #[test]
 fn odd_input_does_not_panic() {

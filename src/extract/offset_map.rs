@@ -121,20 +121,34 @@ impl OffsetMap {
     pub fn then(&self, outer: &OffsetMap) -> OffsetMap {
         let mut out = OffsetMap::new();
         for &(_, b_start, len) in &self.segments {
-            // Split the segment where `outer` has gaps.
-            let mut done = 0;
-            while done < len {
-                let b = b_start + done;
-                let i = outer.segments.partition_point(|s| s.0 + s.2 <= b);
-                let Some(&(oe, oh, ol)) = outer.segments.get(i) else {
-                    break;
-                };
-                let take = (oe + ol - b).min(len - done);
-                out.push(oh + (b - oe), take);
-                done += take;
-            }
+            outer.push_window(&mut out, b_start, len);
         }
         out
+    }
+
+    /// `OffsetMap::identity(start, len).then(self)`: the map of `len` bytes copied verbatim
+    /// from offset `start` of the text `self` maps (a string literal's content in code read
+    /// from a host), without the intermediate map.
+    pub fn window(&self, start: usize, len: usize) -> OffsetMap {
+        let mut out = OffsetMap::new();
+        self.push_window(&mut out, start, len);
+        out
+    }
+
+    /// Pushes onto `out` the host segments of this map's bytes `b_start..b_start + len`, split
+    /// where this map has gaps.
+    fn push_window(&self, out: &mut OffsetMap, b_start: usize, len: usize) {
+        let mut done = 0;
+        while done < len {
+            let b = b_start + done;
+            let i = self.segments.partition_point(|s| s.0 + s.2 <= b);
+            let Some(&(oe, oh, ol)) = self.segments.get(i) else {
+                break;
+            };
+            let take = (oe + ol - b).min(len - done);
+            out.push(oh + (b - oe), take);
+            done += take;
+        }
     }
 }
 

@@ -93,16 +93,32 @@ fn above(code: &str, line: usize) -> Option<Hit> {
             return None;
         }
         let start = near_start(code, end - 1)?;
-        let raw = &code[start..near_end(code, start)?];
-        let text = raw.trim();
-        if text.is_empty() {
+        // `end` starts a line, so the line above ends at `end - 1` (its `\n`): what
+        // `near_end(code, start)` finds, without a search per line.
+        let stop = end - 1;
+        let raw = &code[start..if stop > start && code.as_bytes()[stop - 1] == b'\r' {
+            stop - 1
+        } else {
+            stop
+        }];
+        // Most code lines open with a character that is no whitespace (ASCII): no trimming.
+        let (blank, comment, deep) = match raw.as_bytes().first() {
+            Some(&b) if b.is_ascii() && !char::from(b).is_whitespace() => {
+                (false, is_comment(raw), 0)
+            }
+            _ => {
+                let text = raw.trim();
+                (text.is_empty(), is_comment(text), indent(raw))
+            }
+        };
+        if blank {
             blank_seen = true;
-        } else if is_comment(text) {
+        } else if comment {
             return group(code, start);
         } else {
             // A blank line, then code: another paragraph's.
             code_lines += 1;
-            if blank_seen || indent(raw) < depth || code_lines > MAX_CODE_ABOVE {
+            if blank_seen || deep < depth || code_lines > MAX_CODE_ABOVE {
                 return None;
             }
         }

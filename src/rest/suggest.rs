@@ -314,9 +314,11 @@ fn damerau_levenshtein(a: &str, b: &str) -> usize {
     let max_val = len1.max(len2) as isize + 1;
     let mut last_row_id = [-1isize; 128];
     let size = len2 + 2;
-    let mut fr = [max_val; MAX + 2];
-    let mut r1 = [max_val; MAX + 2];
-    let mut r = [max_val; MAX + 2];
+    // Rows of `size` cells only, swapped as references (swapping the arrays copied 2 KB a
+    // character of `a`).
+    let mut cells = [max_val; 3 * (MAX + 2)];
+    let (fr, rows) = cells[..3 * size].split_at_mut(size);
+    let (mut r1, mut r) = rows.split_at_mut(size);
     for (j, slot) in r[1..size].iter_mut().enumerate() {
         *slot = j as isize;
     }

@@ -293,8 +293,9 @@ impl serde_json::ser::Formatter for Nested {
 
 /// A JSON string literal as serde_json writes it (`"`, `\` and control characters escaped:
 /// `\b \t \n \f \r` short, the others `\u00xx`; everything else as is), scanning eight bytes
-/// at a time: the findings' messages and paths are most of a `--format json` output, and
-/// serde_json's byte-by-byte scan was 6 % of a check of 10,000 calls.
+/// at a time (32 where none needs escaping): the findings' messages and paths are most of a
+/// `--format json` output, and serde_json's byte-by-byte scan was 6 % of a check of 10,000
+/// calls.
 pub(super) fn write_str(out: &mut (impl Write + ?Sized), s: &str) -> std::io::Result<()> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -310,7 +311,18 @@ pub(super) fn write_str(out: &mut (impl Write + ?Sized), s: &str) -> std::io::Re
     out.write_all(b"\"")?;
     let mut start = 0;
     let mut i = 0;
+    // True when some byte of a 32-byte block needs escaping: a loop without an early exit,
+    // which the compiler turns into vector compares (a message is mostly such blocks).
+    let block_flagged = |block: &[u8]| {
+        block.iter().fold(0u8, |a, &c| {
+            a | u8::from(c < 0x20 || c == b'"' || c == b'\\')
+        }) != 0
+    };
     while i < b.len() {
+        if i + 32 <= b.len() && !block_flagged(&b[i..i + 32]) {
+            i += 32;
+            continue;
+        }
         if i + 8 <= b.len() {
             let word = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
             if !flagged(word) {

@@ -28,6 +28,13 @@ impl Reader<'_> {
         if depth > MAX_DEPTH {
             return Lit::scalar(Value::Expr, range);
         }
+        // The common one-part string, without listing its parts.
+        if let Expr::StringLiteral(s) = n {
+            let mut parts = s.value.iter();
+            if let (Some(part), None) = (parts.next(), parts.next()) {
+                return self.string(part.range, false);
+            }
+        }
         if let Some(parts) = string_parts(n) {
             return match parts[..] {
                 [(part, interpolated)] => self.string(part, interpolated),

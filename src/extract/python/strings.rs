@@ -66,18 +66,50 @@ impl<'a> Reader<'a> {
     /// A string literal: decoded value, content range, and an exact map when it has one.
     pub(super) fn string(&self, r: TextRange, interpolated: bool) -> Lit {
         let range = self.host(span(r));
-        let (prefix, raw_content) = self.string_layout(r);
-        let (content_start, content_end) = (raw_content.start, raw_content.end);
-        let raw = self.src.get(raw_content.clone()).unwrap_or("");
-        let lower = prefix.to_ascii_lowercase();
-        let is_raw = lower.contains('r');
-        let is_f = lower.contains('f');
         if interpolated {
             let mut l = Lit::scalar(Value::Expr, range);
-            l.raw = Some(raw_content);
+            l.raw = Some(self.string_layout(r).1);
             return l;
         }
-        let braces = is_f && (raw.contains("{{") || raw.contains("}}"));
+        let d = self.decoded(r);
+        let raw_content = d.content;
+        let (content_start, content_end) = (raw_content.start, raw_content.end);
+        let raw = self.src.get(raw_content.clone()).unwrap_or("");
+        let exact = if d.braces || content_end > self.len {
+            None
+        } else if d.is_raw || !raw.contains('\\') {
+            let map = self.map.window(content_start, raw.len());
+            Some((raw.to_string(), map))
+        } else {
+            self.escaped_text(raw_content.clone(), &escape_sequences(raw, content_start))
+        };
+        Lit {
+            value: Value::Str(d.value),
+            range,
+            kind: LitKind::Str {
+                content: self.host(raw_content.clone()),
+                exact,
+            },
+            raw: Some(raw_content),
+        }
+    }
+
+    /// What [`Reader::string`] gives for a string without interpolation at `r` as
+    /// [`Lit::as_str`] reads it (the decoded value and the content's host range), without its
+    /// exact text and map: a dict key is read so, once per key.
+    pub(super) fn string_value(&self, r: TextRange) -> (String, Range<usize>) {
+        let d = self.decoded(r);
+        (d.value, self.host(d.content))
+    }
+
+    /// The decoded value of the one-part string literal at `r` (no interpolation).
+    fn decoded(&self, r: TextRange) -> Decoded {
+        let (prefix, content) = self.string_layout(r);
+        let raw = self.src.get(content.clone()).unwrap_or("");
+        // No lower-cased copy of the prefix per string.
+        let has = |c: u8| prefix.bytes().any(|b| b.eq_ignore_ascii_case(&c));
+        let is_raw = has(b'r');
+        let braces = has(b'f') && (raw.contains("{{") || raw.contains("}}"));
         let value = if is_raw {
             raw.to_string()
         } else if braces {
@@ -85,22 +117,11 @@ impl<'a> Reader<'a> {
         } else {
             decode_escapes(raw)
         };
-        let exact = if braces || content_end > self.len {
-            None
-        } else if is_raw || !raw.contains('\\') {
-            let map = OffsetMap::identity(content_start, raw.len()).then(self.map);
-            Some((raw.to_string(), map))
-        } else {
-            self.escaped_text(raw_content.clone(), &escape_sequences(raw, content_start))
-        };
-        Lit {
-            value: Value::Str(value),
-            range,
-            kind: LitKind::Str {
-                content: self.host(raw_content.clone()),
-                exact,
-            },
-            raw: Some(raw_content),
+        Decoded {
+            value,
+            content,
+            braces,
+            is_raw,
         }
     }
 
@@ -233,6 +254,17 @@ pub(super) fn decode_escapes(s: &str) -> String {
         }
     }
     out
+}
+
+/// A one-part string literal's decoded value ([`Reader::string`]).
+struct Decoded {
+    value: String,
+    /// The content's range in the source.
+    content: Range<usize>,
+    /// An f-string with `{{` or `}}`: its value is not its text.
+    braces: bool,
+    /// A raw string (`r"..."`): its value is its text.
+    is_raw: bool,
 }
 
 #[cfg(test)]

@@ -850,9 +850,12 @@ impl<'a> Values<'a> {
         if depth > MAX_FOLLOW || (!matches!(e, Expr::StringLiteral(_)) && !self.step()) {
             return None;
         }
-        let one = |l: &Lit| l.as_str().map(|(s, r)| vec![(s.to_string(), r)]);
         match e {
-            Expr::StringLiteral(s) if s.value.iter().count() == 1 => one(&self.literal(e, None, 0)),
+            // What the literal's `as_str` gives, without its exact text and map.
+            Expr::StringLiteral(s) if s.value.iter().count() == 1 => {
+                let part = s.value.iter().next()?;
+                Some(vec![self.string_value(part.range)])
+            }
             Expr::Name(n) => {
                 let name = self.text(n.range);
                 match self.read(name, at) {
@@ -1317,10 +1320,15 @@ fn dedup_last(pairs: &mut Vec<Pair>) {
     if pairs.len() < 2 {
         return;
     }
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // Most dicts have a few keys, all different: compared in place, no set of copies.
+    let dropped = |i: usize| pairs[i + 1..].iter().any(|q| q.key == pairs[i].key);
+    if pairs.len() <= 16 && !(0..pairs.len()).any(dropped) {
+        return;
+    }
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut keep: Vec<bool> = vec![false; pairs.len()];
     for (i, p) in pairs.iter().enumerate().rev() {
-        keep[i] = seen.insert(p.key.clone());
+        keep[i] = seen.insert(p.key.as_str());
     }
     if keep.iter().all(|k| *k) {
         return;
