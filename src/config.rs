@@ -206,6 +206,44 @@ pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
     }
 }
 
+impl Parsed {
+    /// Release settings written as unquoted TOML numbers lose their trailing zeros
+    /// (`netbox_version = 4.10` parses as the float 4.1): where a line of `text` gives one so,
+    /// the setting takes the digits as written, with a warning to quote them.
+    pub(crate) fn restore_release_numbers(&mut self, text: &str) {
+        for line in text.lines() {
+            let Some((key, raw)) = line.split_once('=') else {
+                continue;
+            };
+            let key = key.trim();
+            let raw = raw.split('#').next().unwrap_or("").trim();
+            let setting = match canonical_key(key) {
+                "netbox_version" => &mut self.settings.netbox_version,
+                "upgrade_to" => &mut self.settings.upgrade_to,
+                _ => continue,
+            };
+            let Some((major, minor)) = raw.split_once('.') else {
+                continue;
+            };
+            let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            if !(digits(major) && digits(minor) && minor.len() > 1 && minor.ends_with('0')) {
+                continue;
+            }
+            let read = raw.parse::<f64>().ok().map(|f| f.to_string());
+            if setting.is_some() && *setting == read {
+                *setting = Some(raw.to_string());
+                self.warnings.push(Problem {
+                    setting: key.to_string(),
+                    message: format!(
+                        "`{key} = {raw}` is a TOML number, which reads as {}: write it quoted (`{key} = \"{raw}\"`); it is taken as {raw}",
+                        read.unwrap_or_default()
+                    ),
+                });
+            }
+        }
+    }
+}
+
 impl Settings {
     /// Parses the text of a `netbox-lsp.toml`. Relative paths are resolved against `base` (the
     /// file's folder). A TOML syntax error fails the whole file (the message names the line);
@@ -215,7 +253,9 @@ impl Settings {
             .parse()
             .map_err(|e: toml::de::Error| toml_error(&e, text))?;
         let json = serde_json::to_value(&table).map_err(|e| e.to_string())?;
-        Self::from_json(&json, Some(base))
+        let mut parsed = Self::from_json(&json, Some(base))?;
+        parsed.restore_release_numbers(text);
+        Ok(parsed)
     }
 
     /// Parses editor settings (an `initializationOptions` object or the `netboxLsp` section).
@@ -910,6 +950,29 @@ null-complement = "off"
 
     #[test]
     fn broken_files_give_a_clear_message() {
+        // A release number with a trailing zero keeps it; one without needs no note.
+        let p = Settings::from_toml(
+            "netbox_version = 4.10  # next\nupgrade_to = 5.0\n",
+            Path::new("/"),
+        )
+        .unwrap();
+        assert_eq!(p.settings.netbox_version.as_deref(), Some("4.10"));
+        assert_eq!(p.settings.upgrade_to.as_deref(), Some("5.0"));
+        assert!(
+            p.warnings.iter().any(|w| w
+                .message
+                .contains("reads as 4.1: write it quoted (`netbox_version = \"4.10\"`)")),
+            "{:?}",
+            p.warnings
+        );
+        let p = Settings::from_toml(
+            "netbox_version = 4.3\nupgrade_to = \"4.10\"\n",
+            Path::new("/"),
+        )
+        .unwrap();
+        assert_eq!(p.settings.netbox_version.as_deref(), Some("4.3"));
+        assert_eq!(p.settings.upgrade_to.as_deref(), Some("4.10"));
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let e = Settings::from_toml("netbox_version = ", Path::new("/")).unwrap_err();
         assert!(e.contains("line 1"), "{e}");
         let e = Settings::from_toml("severity = [1,\n", Path::new("/")).unwrap_err();

@@ -167,7 +167,9 @@ fn recorded_events() {
             let shell = want.get("command").is_some();
             assert_eq!(decision, if shell { "ask" } else { "allow" }, "{what}");
             // The corrected call is clean: fed back, it passes without a word.
-            let mut again: Value = serde_json::from_slice(&event).unwrap();
+            // (A recorded event may start with a byte-order mark, which the hook skips.)
+            let json = event.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&event);
+            let mut again: Value = serde_json::from_slice(json).unwrap();
             if again.get("tool_input").is_some() {
                 again["tool_input"] = want.clone();
             } else {

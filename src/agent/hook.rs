@@ -55,6 +55,10 @@ pub struct Event {
     pub tool: String,
     /// `tool_input`; the event itself for the generic form.
     pub input: Value,
+    /// True when the event held lone UTF-16 surrogate escapes (`"\ud800"`, which JavaScript's
+    /// `JSON.stringify` writes for a string cut inside a character and serde_json refuses):
+    /// they were read as U+FFFD, so a corrected input would not be the input as written.
+    pub repaired: bool,
 }
 
 /// The largest event read (bytes): a tool call's input is small; a larger one is refused as
@@ -69,11 +73,22 @@ const JUDGED: &[&str] = &["PreToolUse", "BeforeTool"];
 /// wrong for one that cannot be read.
 pub fn parse_event(bytes: &[u8]) -> Result<Option<Event>, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "the hook event is not UTF-8".to_string())?;
+    // A byte-order mark is no part of the JSON (a harness on Windows may write one).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err("the hook event is empty (no JSON on standard input)".into());
     }
-    let v: Value =
-        serde_json::from_str(text).map_err(|e| format!("the hook event is not JSON ({e})"))?;
+    let (v, repaired): (Value, bool) = match serde_json::from_str(text) {
+        Ok(v) => (v, false),
+        Err(e) => match without_lone_surrogates(text) {
+            Some(fixed) => (
+                serde_json::from_str(&fixed)
+                    .map_err(|e| format!("the hook event is not JSON ({e})"))?,
+                true,
+            ),
+            None => return Err(format!("the hook event is not JSON ({e})")),
+        },
+    };
     let Value::Object(obj) = &v else {
         return Err("the hook event is not a JSON object".into());
     };
@@ -89,6 +104,7 @@ pub fn parse_event(bytes: &[u8]) -> Result<Option<Event>, String> {
                 name,
                 tool: String::new(),
                 input: v,
+                repaired,
             }))
         }
         Some(Value::String(t)) => t.clone(),
@@ -99,6 +115,7 @@ pub fn parse_event(bytes: &[u8]) -> Result<Option<Event>, String> {
             name,
             tool,
             input: input.clone(),
+            repaired,
         })),
         Some(other) => Err(format!(
             "`tool_input` of `{}` is not a JSON object: {}",
@@ -119,6 +136,52 @@ fn short(s: &str) -> String {
     } else {
         cut
     }
+}
+
+/// `text` with each `\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by a
+/// low one, or a low one alone) replaced by `\ufffd`; `None` when it has none. Escapes are read
+/// only inside JSON strings, after an odd run of backslashes. Linear in the text.
+fn without_lone_surrogates(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        let hex = b.get(at + 2..at + 6)?;
+        (b.get(at) == Some(&b'\\') && b.get(at + 1) == Some(&b'u'))
+            .then(|| u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok())
+            .flatten()
+    };
+    let (mut out, mut last, mut i, mut in_string, mut changed) =
+        (String::new(), 0, 0, false, false);
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                if let Some(u) = unit(i) {
+                    let high = (0xD800..0xDC00).contains(&u);
+                    let paired = high && unit(i + 6).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+                    if paired {
+                        i += 12;
+                        continue;
+                    }
+                    if (0xD800..0xE000).contains(&u) {
+                        out.push_str(&text[last..i]);
+                        out.push_str("\\ufffd");
+                        last = i + 6;
+                        changed = true;
+                    }
+                    i += 6;
+                    continue;
+                }
+                i += 2; // `\"`, `\\`, `\n`, …: the escaped character is no delimiter
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    changed.then(|| {
+        out.push_str(&text[last..]);
+        out
+    })
 }
 
 /// How the hook finds what it needs, each loaded only when a call needs it (a command that
@@ -166,7 +229,13 @@ pub fn respond(bytes: &[u8], policy: &Policy, fail_open: bool, setup: &Setup) ->
     let release = release_of(&knowledge);
     let checked = call::check(&reading, &event.input, &knowledge, &settings.severity);
     let shell = matches!(reading, Reading::Shell { .. });
-    answer(&decide(&checked, policy, &release, shell), &event.name)
+    // A corrected input rebuilt from a repaired event would carry U+FFFD where the tool input
+    // had a lone surrogate: no correction then, the reason says what to change.
+    let policy = Policy {
+        fix: policy.fix && !event.repaired,
+        ..*policy
+    };
+    answer(&decide(&checked, &policy, &release, shell), &event.name)
 }
 
 /// The release a knowledge is of, as reasons name it (`4.7.3`, `4.6.8 (instance index)`).
@@ -275,6 +344,36 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    #[test]
+    fn lone_surrogates_are_read_as_replacement_characters() {
+        let fix = |t: &str| without_lone_surrogates(t);
+        assert_eq!(
+            fix(r#"{"a": "x\ud83d"}"#).as_deref(),
+            Some(r#"{"a": "x\ufffd"}"#)
+        );
+        assert_eq!(
+            fix(r#"{"a": "\udc00y"}"#).as_deref(),
+            Some(r#"{"a": "\ufffdy"}"#)
+        );
+        // A pair is a character; an escaped backslash before `ud83d` is text; outside strings
+        // nothing is an escape.
+        assert_eq!(fix(r#"{"a": "\ud83d\ude00"}"#), None);
+        assert_eq!(fix(r#"{"a": "\\ud83d"}"#), None);
+        assert_eq!(
+            fix(r#"{"a\"": "\"\ud83d"}"#).as_deref(),
+            Some(r#"{"a\"": "\"\ufffd"}"#)
+        );
+        let e = parse_event(br#"{"tool_name": "Bash", "tool_input": {"command": "echo \ud83d"}}"#)
+            .unwrap()
+            .unwrap();
+        assert!(e.repaired);
+        assert_eq!(e.input["command"], "echo \u{fffd}");
+        let e = parse_event("\u{feff}{\"tool_name\": \"Bash\", \"tool_input\": {}}".as_bytes())
+            .unwrap()
+            .unwrap();
+        assert!(!e.repaired && e.tool == "Bash");
     }
 
     #[test]

@@ -93,6 +93,7 @@ pub fn from_pyproject(text: &str, base: &Path) -> Result<Parsed, String> {
     }
     let json = serde_json::to_value(&ours).map_err(|e| e.to_string())?;
     let mut parsed = Settings::from_json(&json, Some(base))?;
+    parsed.restore_release_numbers(text);
     for m in parsed.warnings.iter_mut().chain(parsed.errors.iter_mut()) {
         m.message = format!("[tool.{TOOL_TABLE}] {}", m.message);
     }

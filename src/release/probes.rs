@@ -11,7 +11,7 @@
 //! rows like any other: `invalid-value` for a value form, `param` / `param-lookup` for a fault
 //! (a value meant to narrow), `null-nonfk` for a null refusal.
 
-use crate::rest::faults::{At, PerRelease, SERVER_FAULTS, VALUE_FORMS};
+use crate::rest::faults::{server_faults, At, PerRelease, VALUE_FORMS};
 use crate::rest::nullable::NULL_REFUSED;
 
 /// One probe: `endpoint` (`dcim/front-ports`), `query` (`rear_port_id=1250`), the sweep's
@@ -88,7 +88,7 @@ pub fn all(endpoint_of: &dyn Fn(&str) -> Option<String>) -> Vec<Probe> {
             });
         }
     };
-    for f in SERVER_FAULTS {
+    for f in server_faults() {
         let rule = format!("rest/faults.rs SERVER_FAULTS {}", f.filter);
         for ev in evidence_texts(f.releases) {
             for (ep, q) in cited(ev, f.filter, f.endpoints) {

@@ -9,7 +9,7 @@
 //! The rows are read from the tables themselves, so a row added to a table is on the next
 //! sheet without a change here.
 
-use crate::rest::faults::{At, PerRelease, SERVER_FAULTS, VALUE_FORMS};
+use crate::rest::faults::{server_faults, At, PerRelease, VALUE_FORMS};
 use crate::rest::nullable::NULL_REFUSED;
 use crate::rest::renames::{Scope, CONCEPTS, REMOVED, RENAMES};
 use crate::rest::view_params::{Applies, VIEW_PARAMS};
@@ -121,7 +121,7 @@ pub fn all(
     endpoint_of: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<Rule> {
     let mut out = Vec::new();
-    for f in SERVER_FAULTS {
+    for f in server_faults() {
         out.push(per_release(
             "rest/faults.rs SERVER_FAULTS",
             format!(

@@ -52,8 +52,22 @@ pub(crate) struct ServerFault {
     pub lookups: &'static [&'static str],
     /// False when `null` is honoured although every other value fails.
     pub null_fails: bool,
+    /// What to do instead (the message's last sentence).
+    pub instead: Instead,
     /// Per release: what NetBox does (for the message) and the evidence.
     pub releases: PerRelease,
+}
+
+/// The way around a server fault that a message names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Instead {
+    /// No filter does the same: "Filter another way".
+    Another,
+    /// A negated object-type filter: the `<filter>_id__n` relation filter by the object type's
+    /// id when the endpoint has one (its `__n` negates), else naming the wanted types.
+    TypeId,
+    /// A text lookup on an object-type filter: the filter itself with a whole `app_label.model`.
+    WholeType,
 }
 
 const FIELD_ERROR_REAR: &str =
@@ -64,16 +78,23 @@ const FIELD_ERROR_ACCOUNT: &str =
     "answers HTTP 500 for any value (FieldError: \"Cannot resolve keyword 'account'\")";
 const NOT_A_MODULE: &str = "answers HTTP 500 for any module id (ValueError: \"Must be \\\"Module\\\" instance\"); only `null` works";
 const TEXT_ON_INTEGER: &str = "answers HTTP 500 for any value (PostgreSQL: \"function upper(integer) does not exist\" / \"operator does not exist: text ~ integer\")";
-const NEGATION_LOST: &str =
-    "selects the objects OF that type, like `object_type` (the negation is lost)";
 
-/// Known server faults.
+mod content_types;
+
+/// Every known server fault: [`SERVER_FAULTS`] and the object-type filters' rows
+/// (`content_types`).
+pub(crate) fn server_faults() -> impl Iterator<Item = &'static ServerFault> {
+    SERVER_FAULTS.iter().chain(content_types::ROWS)
+}
+
+/// Known server faults, apart from the object-type filters (`content_types`).
 pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
     ServerFault {
         endpoints: &["dcim/front-ports", "dcim/front-port-templates"],
         filter: "rear_port_id",
         lookups: &["", "n"],
         null_fails: true,
+        instead: Instead::Another,
         releases: &[
             ("4.3.3", At::Not("a plain relation filter in 4.3.3 (`rear_port_id = ModelMultipleChoiceFilter(queryset=RearPort.objects.all())`, dcim/filtersets.py L2040; v4.3.3 sweep: rear_port_id=625 honoured)")),
             ("4.4.10", At::Not("a plain relation filter in 4.4.10 (dcim/filtersets.py L2128, as in 4.3.3)")),
@@ -87,6 +108,7 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
         filter: "front_port_id",
         lookups: &["", "n"],
         null_fails: true,
+        instead: Instead::Another,
         releases: &[
             ("4.3.3", At::Not("no such filter in 4.3.3")),
             ("4.4.10", At::Not("no such filter in 4.4.10")),
@@ -104,6 +126,7 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
         filter: "provider_account",
         lookups: &["", "n"],
         null_fails: true,
+        instead: Instead::Another,
         releases: &[
             ("4.3.3", At::Has { answer: FIELD_ERROR_ACCOUNT, evidence: "netbox/circuits/filtersets.py v4.3.3 L175, L495, L563: `queryset=Provider.objects.all(), to_field_name='account'`; v4.3.3 sweep: circuits/circuits provider_account=999999 → 500" }),
             ("4.4.10", At::Has { answer: FIELD_ERROR_ACCOUNT, evidence: "netbox/circuits/filtersets.py v4.4.10 L173, L493, L561: `queryset=Provider.objects.all(), to_field_name='account'` (as in 4.3.3)" }),
@@ -117,6 +140,7 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
         filter: "installed_module_id",
         lookups: &["", "n"],
         null_fails: false,
+        instead: Instead::Another,
         releases: &[
             ("4.3.3", At::Has { answer: NOT_A_MODULE, evidence: "netbox/dcim/filtersets.py v4.3.3 L2075: `queryset=ModuleBay.objects.all()` for a Module field; v4.3.3 sweep: installed_module_id=1 → 500" }),
             ("4.4.10", At::Has { answer: NOT_A_MODULE, evidence: "netbox/dcim/filtersets.py v4.4.10 L2163: `queryset=ModuleBay.objects.all()` (as in 4.3.3)" }),
@@ -130,6 +154,7 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
         filter: "speed",
         lookups: &["ie", "nie", "regex", "iregex"],
         null_fails: true,
+        instead: Instead::Another,
         releases: &[
             ("4.3.3", At::Not("4.3.3 generates no text lookups for `speed` (not in its OpenAPI document)")),
             ("4.4.10", At::Not("4.4.10 generates no text lookups for `speed` (not in its OpenAPI document)")),
@@ -143,6 +168,7 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
         filter: "version",
         lookups: &["ie", "nie", "regex", "iregex"],
         null_fails: true,
+        instead: Instead::Another,
         releases: &[
             ("4.3.3", At::Not("no token `version` before 4.5")),
             ("4.4.10", At::Not("no token `version` before 4.5")),
@@ -151,26 +177,14 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
             ("4.7.3", At::Has { answer: TEXT_ON_INTEGER, evidence: "users/filtersets.py v4.7.3 L175; v4.7.3 sweep: users/tokens version__ie=2, version__iregex=2 → 500" }),
         ],
     },
-    ServerFault {
-        endpoints: &["extras/tagged-objects"],
-        filter: "object_type",
-        lookups: &["n"],
-        null_fails: true,
-        releases: &[
-            ("4.3.3", At::Has { answer: NEGATION_LOST, evidence: "ContentTypeFilter.filter() ignores `exclude` (netbox/utilities/filters.py v4.3.3 L156; TaggedItemFilterSet netbox/extras/filtersets.py L558); v4.3.3 sweep: extras/tagged-objects object_type__n=dcim.site → the dcim.site rows" }),
-            ("4.4.10", At::Has { answer: NEGATION_LOST, evidence: "ContentTypeFilter.filter() ignores `exclude` (netbox/extras/filtersets.py v4.4.10 L562, as in 4.3.3)" }),
-            ("4.5.10", At::Has { answer: NEGATION_LOST, evidence: "MultiValueContentTypeFilter.filter() ignores `exclude` (netbox/extras/filtersets.py v4.5.10 L598); v4.5.10 sweep: object_type__n=dcim.site → the dcim.site rows" }),
-            ("4.6.8", At::Has { answer: NEGATION_LOST, evidence: "netbox/extras/filtersets.py v4.6.8 L625; v4.6.8 sweep: object_type__n=dcim.site → the dcim.site rows" }),
-            ("4.7.3", At::Has { answer: NEGATION_LOST, evidence: "extras/filtersets.py v4.7.3 L636, utilities/filters.py L224; v4.7.3 sweep: object_type__n=dcim.device → 0 of 72 (all are dcim.site)" }),
-        ],
-    },
 ];
 
 /// The fault NetBox `view.version()` has on filter `key` (with its lookup), with its answer and
 /// evidence there, if any.
 fn fault_of(view: &View, key: &str) -> Option<(&'static ServerFault, &'static str, &'static str)> {
-    // Most filters have no fault: skip the key parse (a Vec) for them.
-    if !SERVER_FAULTS.iter().any(|f| key.starts_with(f.filter)) {
+    // Most filters have no fault: skip the key parse (a Vec) for them. Every object-type
+    // row's key is `<name>_type__<lookup>`.
+    if !(key.contains("_type__") || SERVER_FAULTS.iter().any(|f| key.starts_with(f.filter))) {
         return None;
     }
     let key = Key::parse(key);
@@ -179,7 +193,7 @@ fn fault_of(view: &View, key: &str) -> Option<(&'static ServerFault, &'static st
         [_, l] => l,
         _ => return None,
     };
-    SERVER_FAULTS.iter().find_map(|f| {
+    server_faults().find_map(|f| {
         if !(f.endpoints.contains(&view.key)
             && f.filter == key.base()
             && f.lookups.contains(&lookup))
@@ -208,12 +222,42 @@ pub(crate) fn server_fault(view: &View, entry: &FilterEntry, is_null: bool) -> O
         entry.key_range.clone(),
         "server-fault",
         format!(
-            "`{}` on {} is broken in NetBox {}: it {what}. Filter another way (evidence: {evidence}).",
+            "`{}` on {} is broken in NetBox {}: it {what}. {} (evidence: {evidence}).",
             entry.key,
             view.path(),
             view.version(),
+            instead(view, fault),
         ),
     ))
+}
+
+/// The message's way around `fault` on `view`'s endpoint and release.
+fn instead(view: &View, fault: &ServerFault) -> String {
+    match fault.instead {
+        Instead::Another => "Filter another way".to_string(),
+        Instead::WholeType => format!(
+            "Use `{}` with whole object types (`dcim.device`), repeated for several",
+            fault.filter
+        ),
+        Instead::TypeId => {
+            let by_id = format!("{}_id__n", fault.filter);
+            if view.has(&by_id) {
+                // Where the ids are listed: `core/object-types` since 4.4, `extras/object-types`
+                // before (the index of the release says which it has).
+                let list = ["core/object-types", "extras/object-types"]
+                    .into_iter()
+                    .find(|k| view.index.endpoints.contains_key(*k))
+                    .map(|k| format!(" (the ids are listed at /api/{k}/)"))
+                    .unwrap_or_default();
+                format!("Use `{by_id}` with the object type's numeric id{list}: it negates")
+            } else {
+                format!(
+                    "NetBox has no filter here that excludes an object type: name the types you want instead (`{}=<app_label.model>`)",
+                    fault.filter
+                )
+            }
+        }
+    }
 }
 
 /// A value form NetBox refuses although the schema types the filter as text or any number.
@@ -631,8 +675,7 @@ mod tests {
     #[test]
     fn every_row_reviews_every_shipped_release() {
         let shipped: Vec<&str> = crate::index::embedded::versions().collect();
-        let rows = SERVER_FAULTS
-            .iter()
+        let rows = server_faults()
             .map(|f| (f.filter, f.releases))
             .chain(VALUE_FORMS.iter().map(|f| (f.filter, f.releases)));
         for (filter, releases) in rows {
