@@ -6,7 +6,7 @@ use super::config::Settings;
 use super::lock;
 use crate::knowledge::{Knowledge, Named, Note, Origin};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// Knowledge for one setting, with what the user should be told about how it was chosen.
@@ -59,16 +59,16 @@ impl Cache {
 /// anything that fails is noted and left out (fail open), a shipped release standing in. The
 /// GraphQL schema is built here, off the request path (completion and hover read it).
 pub fn load(settings: &Settings) -> Loaded {
-    fn named(path: &PathBuf) -> Named<'_> {
+    fn named(path: &Path) -> Named<'_> {
         Named {
-            path: path.as_path(),
+            path,
             by: Origin::CommandLine,
         }
     }
     let got = crate::knowledge::load(
         settings.netbox_version.as_deref(),
-        settings.index.as_ref().map(named),
-        settings.graphql_schema.as_ref().map(named),
+        settings.index.as_deref().map(named),
+        settings.graphql_schema.as_deref().map(named),
     );
     let mut knowledge = got.knowledge;
     // A schema file says nothing about its version: that of the index it serves.
