@@ -122,19 +122,103 @@ impl Named<'_> {
     }
 }
 
-/// [`knowledge_for`] with each file's [`Origin`].
+/// Something the loader tells about how the knowledge was chosen. The CLI refuses a
+/// [`Note::NotShipped`] release it was asked for and an [`Note::Unusable`] file (a usage
+/// error); the language server shows every note (a popup or the log) and checks with what
+/// [`load`] put in their place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// Said as it is: a release standing in for the one asked for, checks that are off, the
+    /// GraphQL schema found beside the index.
+    Said(String),
+    /// The release asked for is not shipped (the text names the shipped ones): the newest
+    /// shipped release stands in.
+    NotShipped(String),
+    /// A named file cannot be used and is left out: the shipped knowledge stands in.
+    Unusable {
+        /// The file as named.
+        path: PathBuf,
+        /// `index` or `GraphQL schema`.
+        what: &'static str,
+        /// The one-line error naming the file, as [`Origin`] allows (what the CLI prints).
+        error: String,
+        /// Why, without the file's name (a read error or the decoder's message).
+        detail: String,
+    },
+}
+
+impl Note {
+    /// The note as the user reads it where the loader fails open (the language server): an
+    /// unusable file is named with what stands in for it.
+    pub fn text(&self) -> String {
+        match self {
+            Note::Said(s) | Note::NotShipped(s) => s.clone(),
+            Note::Unusable {
+                path, what, detail, ..
+            } => format!(
+                "cannot use {what} {}: {detail}; using the shipped {} instead",
+                path.display(),
+                if *what == "index" { "index" } else { "schema" }
+            ),
+        }
+    }
+}
+
+/// The knowledge [`load`] chose and what to tell the user about it.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub knowledge: Knowledge,
+    /// NetBox version of the filter index, e.g. `4.6.8` (empty when there is none).
+    pub index_version: String,
+    pub notes: Vec<Note>,
+}
+
+/// [`knowledge_for`] with each file's [`Origin`]: [`load`], with a release that is not
+/// shipped (when one is asked for) or a file that cannot be used as the error.
 pub fn knowledge_from(
     netbox_version: Option<&str>,
     index: Option<Named>,
     graphql_schema: Option<Named>,
 ) -> Result<(Knowledge, Vec<String>), String> {
+    let loaded = load(netbox_version, index, graphql_schema);
+    let mut notes = Vec::new();
+    for note in loaded.notes {
+        match note {
+            Note::Said(s) => notes.push(s),
+            // Asked for by name: a usage error. Taken from an index file: fail open.
+            Note::NotShipped(e) if netbox_version.is_some() => return Err(e),
+            Note::NotShipped(e) => notes.push(e),
+            Note::Unusable { error, .. } => return Err(error),
+        }
+    }
+    Ok((loaded.knowledge, notes))
+}
+
+/// The one knowledge loader of the CLI and the language server. Fails open: whatever cannot
+/// be had is noted ([`Note`]) and left out, a shipped release standing in for it.
+///
+/// - `index`: an index file written by `netbox-lsp index build` (`.json.gz`, or the same
+///   JSON uncompressed). It decides the REST knowledge; when `netbox_version` is not given,
+///   the embedded GraphQL schema of the index's NetBox version is named.
+/// - `netbox_version`: `4.3`, `4.3.3`, ...; picks a shipped release (the closest one, with a
+///   note, when it is not shipped: see `embedded::select`); default: the newest shipped one.
+/// - `graphql_schema`: an SDL or introspection JSON file (`.gz` accepted) used instead of the
+///   embedded schema; without it, the schema `index build` wrote beside the index.
+pub fn load(
+    netbox_version: Option<&str>,
+    index: Option<Named>,
+    graphql_schema: Option<Named>,
+) -> Loaded {
     let mut notes = Vec::new();
     let mut knowledge = Knowledge::default();
 
-    let from_file = match index {
-        Some(named) => Some(load_index_file(named)?),
-        None => None,
-    };
+    let from_file = index.and_then(|named| match load_index_file(named) {
+        Ok(i) => Some(i),
+        Err(e) => {
+            notes.push(e);
+            None
+        }
+    });
     // The version whose embedded knowledge is used where no file is given.
     let wanted = netbox_version
         .map(str::to_string)
@@ -142,15 +226,18 @@ pub fn knowledge_from(
     let selection = match embedded::select(wanted.as_deref()) {
         Ok(sel) => {
             if let Some(note) = &sel.note {
-                notes.push(note.clone());
+                notes.push(Note::Said(note.clone()));
             }
             Some(sel)
         }
-        // An explicit request the shipped releases cannot meet is a usage error; with no request
-        // (or a version taken from an index file) fail open: check with what we have.
-        Err(e) if netbox_version.is_some() => return Err(e),
+        // Asked for by name: the newest shipped release stands in.
+        Err(e) if netbox_version.is_some() => {
+            notes.push(Note::NotShipped(e));
+            embedded::select(None).ok()
+        }
+        // Taken from an index file: check with what there is.
         Err(e) => {
-            notes.push(e);
+            notes.push(Note::NotShipped(e));
             None
         }
     };
@@ -163,11 +250,18 @@ pub fn knowledge_from(
         None => match &selection {
             Some(sel) => Some(embedded::embedded_index(sel.version)),
             None => {
-                notes.push("REST checks are off: no filter index is available".to_string());
+                notes.push(Note::Said(
+                    "REST checks are off: no filter index is available".to_string(),
+                ));
                 None
             }
         },
     };
+    let index_version = knowledge
+        .index
+        .as_ref()
+        .map(|i| i.netbox_version.clone())
+        .unwrap_or_default();
 
     // `index build` writes the instance's GraphQL schema beside the index: use it unless a
     // schema is named (named by whoever named the index).
@@ -176,15 +270,24 @@ pub fn knowledge_from(
         _ => None,
     };
     if let Some((path, _)) = &beside {
-        notes.push(format!(
+        notes.push(Note::Said(format!(
             "using the GraphQL schema beside the index: {}",
             path.display()
-        ));
+        )));
     }
     let beside_named = beside.as_ref().map(|(path, by)| Named { path, by: *by });
-    knowledge.graphql = match graphql_schema.or(beside_named) {
-        Some(named) => {
-            let mut schema = load_schema_file(named)?;
+    let from_file =
+        graphql_schema
+            .or(beside_named)
+            .and_then(|named| match load_schema_file(named) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    notes.push(e);
+                    None
+                }
+            });
+    knowledge.graphql = match from_file {
+        Some(mut schema) => {
             // The file says nothing about its version; an explicit --netbox-version does.
             if let (Some(sel), Some(_)) = (&selection, netbox_version) {
                 schema.netbox_version = sel.version.to_string();
@@ -199,7 +302,11 @@ pub fn knowledge_from(
             None
         }
     };
-    Ok((knowledge, notes))
+    Loaded {
+        knowledge,
+        index_version,
+        notes,
+    }
 }
 
 /// Where `index build` writes the GraphQL schema beside index file `index_out`:
@@ -224,44 +331,68 @@ pub fn schema_beside(index: &Path) -> Option<std::path::PathBuf> {
     path.is_file().then_some(path)
 }
 
-/// Reads and decodes an index file; errors name the file.
-fn load_index_file(named: Named) -> Result<FilterIndex, String> {
+/// Reads and decodes an index file (gzip-compressed JSON, or the same JSON uncompressed);
+/// the error is a [`Note::Unusable`] naming the file.
+fn load_index_file(named: Named) -> Result<FilterIndex, Note> {
     let path = named.path;
-    let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Index)
-        .map_err(|e| format!("cannot read index file {}: {e}", path.display()))?;
-    crate::index::load::load_index(&bytes).map_err(|e| {
-        named.unusable(
-            "a usable netbox-lsp index",
-            "index",
-            "--index",
-            &e.to_string(),
+    let unusable = |error: String, detail: String| Note::Unusable {
+        path: path.to_path_buf(),
+        what: "index",
+        error,
+        detail,
+    };
+    let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Index).map_err(|e| {
+        unusable(
+            format!("cannot read index file {}: {e}", path.display()),
+            e.to_string(),
+        )
+    })?;
+    crate::index::load::load_index_or_json(&bytes).map_err(|e| {
+        let detail = e.to_string();
+        unusable(
+            named.unusable("a usable netbox-lsp index", "index", "--index", &detail),
+            detail,
         )
     })
 }
 
 /// The shipped release whose embedded GraphQL schema `version` uses (not built here); `None`
 /// (with a note) when none is shipped.
-fn embedded_schema(version: &'static str, notes: &mut Vec<String>) -> Option<&'static str> {
+fn embedded_schema(version: &'static str, notes: &mut Vec<Note>) -> Option<&'static str> {
     let schema = crate::graphql::embedded::versions().find(|v| *v == version);
     if schema.is_none() {
-        notes.push(format!(
+        notes.push(Note::Said(format!(
             "GraphQL checks are off: no GraphQL schema is embedded for NetBox {version}"
-        ));
+        )));
     }
     schema
 }
 
-/// Loads a GraphQL schema file (SDL or introspection JSON, `.gz` accepted).
-fn load_schema_file(named: Named) -> Result<crate::graphql::NetboxSchema, String> {
+/// Loads a GraphQL schema file (SDL or introspection JSON, `.gz` accepted); the error is a
+/// [`Note::Unusable`] naming the file.
+fn load_schema_file(named: Named) -> Result<crate::graphql::NetboxSchema, Note> {
     let path = named.path;
-    let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Schema)
-        .map_err(|e| format!("cannot read GraphQL schema {}: {e}", path.display()))?;
+    let unusable = |error: String, detail: String| Note::Unusable {
+        path: path.to_path_buf(),
+        what: "GraphQL schema",
+        error,
+        detail,
+    };
+    let bytes = crate::safe_read::read(path, crate::safe_read::FileKind::Schema).map_err(|e| {
+        unusable(
+            format!("cannot read GraphQL schema {}: {e}", path.display()),
+            e.to_string(),
+        )
+    })?;
     crate::graphql::load_schema_file(&bytes).map_err(|e| {
-        named.unusable(
-            "a usable GraphQL schema",
-            "graphql_schema",
-            "--graphql-schema",
-            &e,
+        unusable(
+            named.unusable(
+                "a usable GraphQL schema",
+                "graphql_schema",
+                "--graphql-schema",
+                &e,
+            ),
+            e,
         )
     })
 }

@@ -57,6 +57,16 @@ pub fn load_index(bytes: &[u8]) -> Result<FilterIndex, IndexError> {
     parse(&gunzip(bytes)?)
 }
 
+/// Decodes an index file as written by `netbox-lsp index build` (gzip-compressed JSON) or the
+/// same JSON uncompressed (a file that starts with `{`); anything else is [`IndexError::NotGzip`].
+pub fn load_index_or_json(bytes: &[u8]) -> Result<FilterIndex, IndexError> {
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    match start.map(|i| bytes[i]) {
+        Some(b'{') => parse(bytes),
+        _ => load_index(bytes),
+    }
+}
+
 /// The JSON text of a gzip-compressed index file.
 fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, IndexError> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {

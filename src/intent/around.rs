@@ -4,7 +4,7 @@
 //! [`Around`] (taken relative to its piece) keys the analysis's block cache: a block whose code
 //! and surroundings did not change gets the same reading.
 
-use super::comments::{floor, line_end};
+use super::comments::line_end;
 use super::cues::normalise;
 use crate::extract::OffsetMap;
 use std::ops::Range;
@@ -238,14 +238,14 @@ impl Outline {
 
     /// Start of the line holding byte `at`.
     fn line_start(&self, text: &str, at: usize) -> usize {
-        let at = floor(text, at.min(text.len()));
+        let at = text.floor_char_boundary(at.min(text.len()));
         let starts = self.starts(text);
         starts[starts.partition_point(|&s| s <= at) - 1]
     }
 
     /// End of the line at `at` (before its `\n`, `\r` kept out), as [`line_end`] gives it.
     fn line_end(&self, text: &str, at: usize) -> usize {
-        let at = floor(text, at.min(text.len()));
+        let at = text.floor_char_boundary(at.min(text.len()));
         let starts = self.starts(text);
         let end = starts
             .get(starts.partition_point(|&s| s <= at))
@@ -289,8 +289,8 @@ impl Outline {
     /// The [`Around`] of an inline piece (a code span, a URL, a filter snippet) at host range
     /// `piece`.
     pub fn around_inline(&self, text: &str, piece: &Range<usize>) -> Around {
-        let start = floor(text, piece.start.min(text.len()));
-        let end = floor(text, piece.end.clamp(start, text.len()));
+        let start = text.floor_char_boundary(piece.start.min(text.len()));
+        let end = text.floor_char_boundary(piece.end.clamp(start, text.len()));
         let mut around = Around {
             headings: self.headings(text, start),
             ..Around::default()
@@ -370,8 +370,8 @@ impl Outline {
         }
         let list = item.map(|i| self.list_start(text, i));
         // One long line (a generated file) is read only near the piece.
-        let start = floor(text, start.max(at.saturating_sub(MAX_SPAN)));
-        let end = floor(text, end.min(at.saturating_add(MAX_SPAN)).max(start));
+        let start = text.floor_char_boundary(start.max(at.saturating_sub(MAX_SPAN)));
+        let end = text.floor_char_boundary(end.min(at.saturating_add(MAX_SPAN)).max(start));
         (start..end, list)
     }
 
@@ -419,7 +419,8 @@ impl Outline {
             }
             if !content(l).is_empty() {
                 let para_end = self.line_end(text, start);
-                let mut para_start = floor(text, start.max(para_end.saturating_sub(MAX_SPAN)));
+                let mut para_start =
+                    text.floor_char_boundary(start.max(para_end.saturating_sub(MAX_SPAN)));
                 while para_start > 0 && para_end - para_start < MAX_SPAN {
                     let prev = self.line_start(text, para_start - 1);
                     if self.stops(text, prev) {
@@ -429,7 +430,7 @@ impl Outline {
                 }
                 let norm = normalise(&text[para_start..para_end]);
                 // The sentence the paragraph ends with: its own final `.` is no boundary.
-                let cut = floor(&norm, norm.trim_end().len().saturating_sub(1));
+                let cut = norm.floor_char_boundary(norm.trim_end().len().saturating_sub(1));
                 let from = last_boundary(&norm[..cut]).unwrap_or(0);
                 return Some(piece_of(text, para_start + from..para_end));
             }
@@ -443,8 +444,8 @@ impl Outline {
 /// host range `start..end`: from the last sentence end before it to the first after it.
 /// Sentence ends: `.`, `!`, `?` before a space (not in `e.g.`), `;`, `|` (a cell).
 fn sentence(norm: &str, base: usize, start: usize, end: usize) -> Range<usize> {
-    let s = floor(norm, start.saturating_sub(base).min(norm.len()));
-    let e = floor(norm, end.saturating_sub(base).clamp(s, norm.len()));
+    let s = norm.floor_char_boundary(start.saturating_sub(base).min(norm.len()));
+    let e = norm.floor_char_boundary(end.saturating_sub(base).clamp(s, norm.len()));
     let mut from = last_boundary(&norm[..s]).unwrap_or(0);
     from += norm[from..s].len() - norm[from..s].trim_start().len();
     let to = first_boundary(&norm[e..]).map_or(norm.len(), |i| e + i);
@@ -454,8 +455,8 @@ fn sentence(norm: &str, base: usize, start: usize, end: usize) -> Range<usize> {
 /// The piece at host range `r` of host `text`, whose stretch from host offset `base` is
 /// normalised as `norm` (normalised as a whole: a piece inside a code span reads it as code).
 fn slice(text: &str, norm: &str, base: usize, r: Range<usize>) -> Piece {
-    let s = floor(norm, r.start.saturating_sub(base).min(norm.len()));
-    let e = floor(norm, r.end.saturating_sub(base).clamp(s, norm.len()));
+    let s = norm.floor_char_boundary(r.start.saturating_sub(base).min(norm.len()));
+    let e = norm.floor_char_boundary(r.end.saturating_sub(base).clamp(s, norm.len()));
     Piece {
         at: base + s,
         text: norm[s..e].to_string(),
@@ -497,8 +498,8 @@ fn ends_sentence(s: &str, i: usize) -> bool {
 
 /// The piece of `text` at host range `r`.
 fn piece_of(text: &str, r: Range<usize>) -> Piece {
-    let start = floor(text, r.start.min(text.len()));
-    let end = floor(text, r.end.clamp(start, text.len()));
+    let start = text.floor_char_boundary(r.start.min(text.len()));
+    let end = text.floor_char_boundary(r.end.clamp(start, text.len()));
     Piece {
         at: start,
         text: normalise(&text[start..end]),

@@ -51,8 +51,8 @@ const MAX_LINE: usize = 8192;
 /// Start of the line holding byte `at`, or `None` when it starts more than [`MAX_LINE`] bytes
 /// before `at`.
 fn near_start(code: &str, at: usize) -> Option<usize> {
-    let at = floor(code, at.min(code.len()));
-    let from = floor(code, at.saturating_sub(MAX_LINE));
+    let at = code.floor_char_boundary(at.min(code.len()));
+    let from = code.floor_char_boundary(at.saturating_sub(MAX_LINE));
     // `memchr` on the bytes (a `\n` byte is always the character): `str::rfind` set up a
     // searcher per line, and each site walks up to a dozen lines (12 % of a check of 10,000
     // calls in a `.py` file went to this walk).
@@ -65,8 +65,8 @@ fn near_start(code: &str, at: usize) -> Option<usize> {
 /// [`line_end`] of the line at `at`, or `None` when it ends more than [`MAX_LINE`] bytes
 /// after `at`.
 fn near_end(code: &str, at: usize) -> Option<usize> {
-    let at = floor(code, at.min(code.len()));
-    let to = floor(code, at.saturating_add(MAX_LINE).min(code.len()));
+    let at = code.floor_char_boundary(at.min(code.len()));
+    let to = code.floor_char_boundary(at.saturating_add(MAX_LINE).min(code.len()));
     let end = match memchr::memchr(b'\n', &code.as_bytes()[at..to]) {
         Some(i) => at + i,
         None if to == code.len() => to,
@@ -187,21 +187,13 @@ fn trailing(line: &str) -> Option<usize> {
 
 /// End of the line starting at `at` (before its `\n`, `\r` kept out).
 pub(crate) fn line_end(text: &str, at: usize) -> usize {
-    let at = floor(text, at.min(text.len()));
+    let at = text.floor_char_boundary(at.min(text.len()));
     let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
     if end > at && text.as_bytes()[end - 1] == b'\r' {
         end - 1
     } else {
         end
     }
-}
-
-/// `at` moved back to a char boundary of `text`.
-pub(crate) fn floor(text: &str, mut at: usize) -> usize {
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 #[cfg(test)]

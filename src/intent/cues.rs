@@ -590,7 +590,7 @@ const NEAR: usize = 160;
 /// The cue nearest the end of `before`, the sentence text before a piece of code (code spans
 /// in it written as [`CODE`], see [`normalise`]); its range is in `before`.
 pub(crate) fn before(before: &str) -> Option<Hit> {
-    let from = floor(before, before.len().saturating_sub(NEAR));
+    let from = before.floor_char_boundary(before.len().saturating_sub(NEAR));
     let toks = tokens(&before[from..]);
     let words_after = |end: usize| toks[end..].iter().filter(|t| t.is_word()).count();
     let mut best: Option<(usize, usize, Cue)> = None;
@@ -652,7 +652,7 @@ fn colon_label(before: &str) -> Option<Hit> {
 /// The first predicate in `after`, the sentence text after a piece of code (code spans as
 /// [`CODE`]); its range is in `after`.
 pub(crate) fn after(after: &str) -> Option<Hit> {
-    let to = floor(after, after.len().min(NEAR));
+    let to = after.floor_char_boundary(after.len().min(NEAR));
     let toks = tokens(&after[..to]);
     let mut words = 0;
     for i in 0..toks.len() {
@@ -672,14 +672,6 @@ pub(crate) fn after(after: &str) -> Option<Hit> {
         }
     }
     None
-}
-
-/// `at` moved back to a char boundary of `s`.
-fn floor(s: &str, mut at: usize) -> usize {
-    while at > 0 && !s.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 #[cfg(test)]

@@ -435,8 +435,8 @@ pub fn site_range(site: &Site) -> Range<usize> {
 /// Blanks `range` of `text` (each character becomes as many spaces as it has bytes, so every
 /// offset keeps its place); line ends stay.
 fn blank(text: &mut String, range: &Range<usize>) {
-    let start = comments::floor(text, range.start.min(text.len()));
-    let end = comments::floor(text, range.end.clamp(start, text.len()));
+    let start = text.floor_char_boundary(range.start.min(text.len()));
+    let end = text.floor_char_boundary(range.end.clamp(start, text.len()));
     let blanked: String = text[start..end]
         .chars()
         .flat_map(|c| {

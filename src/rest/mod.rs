@@ -10,31 +10,46 @@
 //! NetBox's detail view does (`detail`).
 
 mod announced;
+mod api_filter_ampersand;
+mod boolean_value;
 mod choices;
+mod comma_list;
 mod detail;
+mod dropped_value;
 mod endpoint;
 mod endpoint_history;
+mod entry;
 pub(crate) mod faults;
 mod filler;
 mod fit;
 mod instance;
+mod invalid_date;
+mod invalid_number;
+mod invalid_regex;
 mod inventory;
+mod joined;
 pub(crate) mod lookups;
 mod names;
 mod notes;
+mod null_refused;
 pub(crate) mod nullable;
 mod object_type_value;
+mod quoted_value;
 mod relation_field;
 pub(crate) mod renames;
 pub use renames::renamed_on;
 mod render;
+mod single_value;
+mod slug_expected;
 mod suggest;
 mod target;
 mod text;
+mod typed_empty;
 mod values;
 pub(crate) mod versions;
 pub(crate) mod view_params;
 mod view_values;
+mod vrf_needs_rd;
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::{Finding, Severity};
@@ -137,7 +152,7 @@ fn run<'a>(
         }
     }
     if let Some(view) = view.as_ref().filter(|_| detail.is_none()) {
-        values::check_repeated(&ctx, view, &mut out);
+        single_value::check_repeated(&ctx, view, &mut out);
         notes::check(&ctx, view, &mut out);
         announced::endpoint(&ctx, view, &mut out);
     }
@@ -185,7 +200,7 @@ fn check_entry(
         names::snippet(ctx, entry, out);
         return;
     }
-    let dropped = values::dropped(ctx, view, entry, out);
+    let dropped = dropped_value::dropped(ctx, view, entry, out);
     let Some(view) = view else {
         return;
     };

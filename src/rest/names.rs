@@ -315,7 +315,7 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
         separator_range,
     } = &entry.value
     {
-        return super::values::joined(view, entry, base, separator, separator_range, true);
+        return super::joined::joined(view, entry, base, separator, separator_range, true);
     }
     let parts = comma_parts(&entry.value);
     // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on

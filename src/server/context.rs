@@ -159,7 +159,9 @@ fn in_unit(unit: &CodeUnit) -> Option<Context> {
     if let Some(c) = pynetbox_attr(line, line_start) {
         return Some(c);
     }
-    let start = ceil_boundary(text, offset.saturating_sub(WINDOW)).max(unit.start);
+    let start = text
+        .ceil_char_boundary(offset.saturating_sub(WINDOW))
+        .max(unit.start);
     let scan = Scan::run(text, start, offset, lang != Some(HostKind::Json));
     if scan.in_triple {
         return None;
@@ -346,7 +348,7 @@ fn word_before(text: &str, offset: usize, extra: &[char]) -> Range<usize> {
     let start = word_start(&text[..offset], |c| {
         c.is_alphanumeric() || c == '_' || extra.contains(&c)
     });
-    start.max(ceil_boundary(text, offset.saturating_sub(WINDOW)))..offset
+    start.max(text.ceil_char_boundary(offset.saturating_sub(WINDOW)))..offset
 }
 
 /// Start of the run of `word` characters that ends `text`: just after the last other character
@@ -356,13 +358,6 @@ pub(crate) fn word_start(text: &str, word: impl Fn(char) -> bool) -> usize {
         .rev()
         .find(|&(_, c)| !word(c))
         .map_or(0, |(i, c)| i + c.len_utf8())
-}
-
-fn ceil_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 fn ctx(expect: Expect, prefix: Range<usize>, quote: Quote) -> Option<Context> {
@@ -641,7 +636,7 @@ fn tail_of(
     lang: HostKind,
 ) -> Option<(usize, Range<usize>)> {
     let b = text.as_bytes();
-    let limit = floor_boundary(text, (offset + LOOK_AHEAD).min(text.len()));
+    let limit = text.floor_char_boundary((offset + LOOK_AHEAD).min(text.len()));
     // End of the token.
     let mut i = offset;
     match tok.quote {
@@ -796,13 +791,6 @@ fn hit(sites: &[Site], p: usize, tok: &Token, lang: HostKind) -> Option<Context>
         }
     }
     None
-}
-
-fn floor_boundary(text: &str, mut i: usize) -> usize {
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]

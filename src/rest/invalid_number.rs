@@ -1,0 +1,188 @@
+//! `invalid-value` for id and number filters, and `true`/`false` on them.
+
+use super::boolean_value::count_of_has_filter;
+use super::endpoint::View;
+use super::lookups::Key;
+use super::{finding, render};
+use crate::extract::{FilterEntry, Syntax, Value};
+use crate::finding::Finding;
+use crate::index::ValueKind;
+use std::ops::Range;
+
+/// `invalid-value` for id and number filters: `tenant_id=abc` is an HTTP 400 ("“abc” is not a
+/// valid value"). A slug sibling (`tenant`) is offered when there is one.
+pub(super) fn invalid_number(
+    view: &View,
+    entry: &FilterEntry,
+    v: &Value,
+    text: &str,
+    r: Range<usize>,
+    integers: bool,
+    syntax: Syntax,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let ok = match v {
+        Value::Int(_) => true,
+        Value::Float(f) => !integers || f.fract() == 0.0,
+        Value::Bool(_) => false,
+        _ => {
+            let t = text.trim();
+            if integers {
+                t.parse::<i64>().is_ok()
+            } else {
+                t.parse::<f64>().is_ok()
+            }
+        }
+    };
+    if ok {
+        return None;
+    }
+    // Only `id` and `<relation>_id` filters take ids; `vid`, `speed`, `u_height` take numbers.
+    let base = Key::parse(key).base();
+    let what = match integers {
+        true if base == "id" || base.ends_with("_id") => "an integer id",
+        true => "an integer",
+        false => "a number",
+    };
+    let mut msg = format!(
+        "`{key}` takes {what}: NetBox {} answers HTTP 400 for `{text}`.",
+        view.version()
+    );
+    let boolean = match v {
+        Value::Bool(b) => Some(*b),
+        _ => match text.trim().to_ascii_lowercase().as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        },
+    };
+    if let Some(b) = boolean {
+        if let Some(f) = boolean_on_number(view, entry, &msg, b, syntax) {
+            return Some(f);
+        }
+    }
+    let sibling = base
+        .strip_suffix("_id")
+        .filter(|s| view.has(s) && boolean.is_none());
+    if let Some(s) = sibling {
+        let spoken = s.replace('_', " ");
+        msg.push_str(&match view.relation_field(s).as_deref() {
+            Some("name") => format!(" To filter by the {spoken}'s name use `{s}`."),
+            Some("slug") => format!(
+                " `{s}` matches the {spoken}'s slug: use it if `{text}` is the slug; for the name, look the {spoken} up on its own endpoint (`?name=...`) and send its id here."
+            ),
+            Some(field) => format!(" To filter by the {spoken}'s {field} use `{s}`."),
+            None => format!(" To filter by slug or name use `{s}`."),
+        });
+    }
+    let mut f = finding(r, "invalid-value", msg);
+    if let (Some(s), Value::Str(_)) = (sibling, v) {
+        let lookup = key.strip_prefix(base).unwrap_or("");
+        f = f.with_fix(
+            format!("Filter with `{s}{lookup}`"),
+            entry.key_range.clone(),
+            format!("{s}{lookup}"),
+            false,
+        );
+    }
+    Some(f)
+}
+
+/// `invalid-value` for `true`/`false` on a number or id filter, pointing at the filter of the
+/// same concept that takes a boolean: the "Has <x>s" filter beside `<x>_count`
+/// (`interface_count=true` → `interfaces=true`, certain), the `has_<rel>`/`<rel>_member`
+/// filter beside `<rel>_id` (`virtual_chassis_id=true` → `virtual_chassis_member=true`,
+/// certain), else the null selector of the relation (`tenant_id=true` → `tenant_id__n=null`,
+/// a suggestion: the value changes). `None` when the filter has no such neighbour.
+fn boolean_on_number(
+    view: &View,
+    entry: &FilterEntry,
+    head: &str,
+    b: bool,
+    syntax: Syntax,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    if Key::parse(key).parts.len() != 1 {
+        return None;
+    }
+    if let Some(has) = has_filter_of_count(view, key).or_else(|| {
+        view.is_relation(key)
+            .then(|| has_filter_of_relation(view, key))
+            .flatten()
+    }) {
+        let what = if key.ends_with("_count") {
+            "whether there are any"
+        } else {
+            "whether it is set"
+        };
+        let f = finding(
+            entry.value_range.clone(),
+            "invalid-value",
+            format!("{head} For {what}, the boolean filter is `{has}`: use `{has}={b}`."),
+        );
+        return Some(f.with_fix(
+            format!("Replace `{key}` with `{has}`"),
+            entry.key_range.clone(),
+            has,
+            true,
+        ));
+    }
+    if !(key.ends_with("_id") && view.is_relation(key)) {
+        return None;
+    }
+    let rel = key.strip_suffix("_id").unwrap_or(key).replace('_', " ");
+    let negated = format!("{key}__n");
+    let (to, meaning) = if b {
+        (negated.as_str(), "with")
+    } else {
+        (key, "without")
+    };
+    if !view.has(to) {
+        return None;
+    }
+    let mut f = finding(
+        entry.value_range.clone(),
+        "invalid-value",
+        format!(
+            "{head} Objects {meaning} a {rel} are selected with the null selector: `{to}=null`{}.",
+            if b {
+                format!(" (`{key}=null` for those without one)")
+            } else {
+                format!(" (`{negated}=null` for those with one)")
+            }
+        ),
+    );
+    f.fixes.push(crate::finding::Fix {
+        title: format!("Select objects {meaning} a {rel}: `{to}=null`"),
+        edits: vec![
+            crate::finding::Edit {
+                range: entry.key_range.clone(),
+                new_text: to.to_string(),
+            },
+            crate::finding::Edit {
+                range: entry.value_range.clone(),
+                new_text: render::null_string(syntax),
+            },
+        ],
+        certain: false,
+        releases: Vec::new(),
+    });
+    Some(f)
+}
+
+/// The "Has <x>s" boolean filter beside a `<x>_count` number filter (the reverse of
+/// [`count_of_has_filter`]).
+fn has_filter_of_count(view: &View, key: &str) -> Option<String> {
+    let has = format!("{}s", key.strip_suffix("_count")?);
+    (count_of_has_filter(view, &has).as_deref() == Some(key)).then_some(has)
+}
+
+/// The boolean filter that says whether relation `<rel>_id` is set: `has_<rel>`
+/// (`has_oob_ip`, `has_virtual_device_context`) or `<rel>_member` (`virtual_chassis_member`),
+/// as NetBox's device filterset declares them (`dcim/filtersets.py` 4.3.3–4.6.8).
+fn has_filter_of_relation(view: &View, id_key: &str) -> Option<String> {
+    let rel = id_key.strip_suffix("_id")?;
+    [format!("has_{rel}"), format!("{rel}_member")]
+        .into_iter()
+        .find(|n| view.param(n).is_some_and(|p| p.kind == ValueKind::Boolean))
+}
