@@ -233,14 +233,20 @@ pub(crate) fn server_fault(view: &View, entry: &FilterEntry, is_null: bool) -> O
 
 /// The message's way around `fault` on `view`'s endpoint and release.
 fn instead(view: &View, fault: &ServerFault) -> String {
+    let f = fault.filter;
+    // `MultiValueContentTypeFilter` (4.5+) takes the key repeated; `ContentTypeFilter` (4.3,
+    // 4.4) uses one value, so the way around names one type per call there.
+    let several = view.param(f).is_some_and(|p| p.multi);
     match fault.instead {
         Instead::Another => "Filter another way".to_string(),
-        Instead::WholeType => format!(
-            "Use `{}` with whole object types (`dcim.device`), repeated for several",
-            fault.filter
-        ),
+        Instead::WholeType if several => {
+            format!("Use `{f}` with whole object types (`{f}=dcim.device&{f}=dcim.site`)")
+        }
+        Instead::WholeType => {
+            format!("Use `{f}` with one whole object type per call (`{f}=dcim.device`)")
+        }
         Instead::TypeId => {
-            let by_id = format!("{}_id__n", fault.filter);
+            let by_id = format!("{f}_id__n");
             if view.has(&by_id) {
                 // Where the ids are listed: `core/object-types` since 4.4, `extras/object-types`
                 // before (the index of the release says which it has).
@@ -250,10 +256,13 @@ fn instead(view: &View, fault: &ServerFault) -> String {
                     .map(|k| format!(" (the ids are listed at /api/{k}/)"))
                     .unwrap_or_default();
                 format!("Use `{by_id}` with the object type's numeric id{list}: it negates")
+            } else if several {
+                format!(
+                    "NetBox has no filter here that excludes an object type: name the types you want instead (`{f}=<app_label.model>&{f}=<app_label.model>`)"
+                )
             } else {
                 format!(
-                    "NetBox has no filter here that excludes an object type: name the types you want instead (`{}=<app_label.model>`)",
-                    fault.filter
+                    "NetBox has no filter here that excludes an object type: query each type you want instead (`{f}=<app_label.model>`, one per call)"
                 )
             }
         }
