@@ -458,7 +458,11 @@ fn is_string_prefix(w: &[u8]) -> bool {
         [a, b] => [a.to_ascii_lowercase(), b.to_ascii_lowercase()],
         _ => return false,
     };
-    let lower = if lower[1] == 0 { &lower[..1] } else { &lower[..] };
+    let lower = if lower[1] == 0 {
+        &lower[..1]
+    } else {
+        &lower[..]
+    };
     matches!(
         lower,
         b"r" | b"u" | b"b" | b"f" | b"t" | b"br" | b"rb" | b"fr" | b"rf" | b"tr" | b"rt"

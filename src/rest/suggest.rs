@@ -119,7 +119,10 @@ struct Memo {
     /// Addresses of the indexes known to be shipped copies (never freed).
     shipped: Vec<usize>,
     /// Endpoint address → (endpoint key, wrong name → answer).
-    found: std::collections::HashMap<usize, (String, std::collections::HashMap<Box<str>, Suggestions>)>,
+    found: std::collections::HashMap<
+        usize,
+        (String, std::collections::HashMap<Box<str>, Suggestions>),
+    >,
     len: usize,
 }
 
@@ -622,7 +625,18 @@ mod jaro_tests {
     /// The cheap ceiling is libm's wherever `may_reach` uses it.
     #[test]
     fn ceil_is_libms() {
-        for x in [-3.0, 0.0, 0.5, 1.0, 1.000_001, 2.0, 2.5, 7.999_999, 1e30, f64::NAN] {
+        for x in [
+            -3.0,
+            0.0,
+            0.5,
+            1.0,
+            1.000_001,
+            2.0,
+            2.5,
+            7.999_999,
+            1e30,
+            f64::NAN,
+        ] {
             assert_eq!(super::ceil_at_least_1(x), x.ceil().max(1.0) as usize, "{x}");
         }
     }
@@ -635,7 +649,14 @@ mod jaro_tests {
         let index = crate::index::embedded::embedded_index("4.6.8");
         let own = crate::index::embedded::load("4.6.8").unwrap();
         for idx in [&*index, &own] {
-            for key in ["stauts", "device_role_id", "site_slug", "nmae__ic", "tags", "xyz"] {
+            for key in [
+                "stauts",
+                "device_role_id",
+                "site_slug",
+                "nmae__ic",
+                "tags",
+                "xyz",
+            ] {
                 for ep in ["dcim/devices", "dcim/interfaces", "ipam/prefixes"] {
                     let (key_of, e) = idx.endpoints.get_key_value(ep).unwrap();
                     let view = crate::rest::endpoint::View {
