@@ -598,7 +598,7 @@ mod tests {
             .unwrap();
         pool.install(|| {
             let checked = || crate::rest::CHECKED.with(|n| n.get());
-            for (call, code) in [(known, "renamed-filter"), (unknown, "unknown-object-type")] {
+            for (call, code) in [(known, "unknown-filter"), (unknown, "unknown-object-type")] {
                 let before = checked();
                 let found = crate::analysis::analyze_outgoing(call, &knowledge());
                 assert_eq!(checked() - before, 1, "{call}");
