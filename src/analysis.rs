@@ -45,20 +45,22 @@ pub fn analyze(text: &str, kind: HostKind, knowledge: &Knowledge) -> Vec<Finding
 /// not hold) also gets the warning `Checker.check_call` gives for it
 /// ([`crate::filters::check_filters`]; one rule, `filters::unchecked_target`), where a file
 /// fails open. Findings as [`analyze`]'s.
+///
+/// One analysis ([`analyze_kept`]): the rule reads each checked call's endpoint from
+/// [`Report::sites`], nothing is extracted or checked again.
 pub fn analyze_outgoing(text: &str, knowledge: &Knowledge) -> Vec<Finding> {
-    let mut findings = analyze(text, HostKind::Json, knowledge);
+    let report = analyze_kept(text, HostKind::Json, knowledge, None);
+    let mut findings = report.findings;
     let Some(index) = knowledge.index.as_deref() else {
         return findings;
     };
-    for site in extract::extract(text, HostKind::Json).sites {
-        if let extract::Site::Rest(call) = site {
-            let (_, endpoint) = crate::rest::check_call_resolved(&call, index);
-            crate::filters::unchecked_target(&mut findings, &call, index, endpoint.as_deref());
+    for checked in &report.sites {
+        if let extract::Site::Rest(call) = &checked.site {
+            let endpoint = checked.endpoint.as_deref();
+            crate::filters::unchecked_target(&mut findings, call, index, endpoint);
         }
     }
-    findings.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-    });
+    findings.sort_by_key(Finding::sort_key);
     findings
 }
 
@@ -102,6 +104,10 @@ pub struct Report {
 pub struct CheckedSite {
     pub site: extract::Site,
     pub findings: Vec<Finding>,
+    /// For a REST call checked: the endpoint key (`ipam/ip-addresses`) its filters were checked
+    /// against, as [`crate::rest::check_call_resolved`] gives it; `None` when no endpoint of
+    /// the knowledge was found (no filter name or value was checked), and for other sites.
+    pub endpoint: Option<String>,
 }
 
 /// [`analyze`], also saying how many REST calls and GraphQL documents the text holds (from the
@@ -175,18 +181,7 @@ fn pipeline(
             .iter()
             .map(|c| c.start + bom..c.end + bom)
             .collect();
-        r.sites = r
-            .sites
-            .iter()
-            .map(|s| CheckedSite {
-                site: check::moved_site(&s.site, 0, bom),
-                findings: s
-                    .findings
-                    .iter()
-                    .map(|f| check::moved_finding(f, 0, bom))
-                    .collect(),
-            })
-            .collect();
+        r.sites = r.sites.iter().map(|s| s.moved(0, bom)).collect();
         return r;
     }
     // 1–3: extract, site filters, checks.
@@ -208,9 +203,7 @@ fn pipeline(
     findings = applied.kept;
     findings.extend(applied.unused);
     findings.extend(not_checked(text, kind));
-    findings.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-    });
+    findings.sort_by_key(Finding::sort_key);
     findings.dedup();
     let mut not_checked = parts.not_checked;
     not_checked.sort_by_key(|n| (n.range.start, n.range.end));

@@ -585,6 +585,28 @@ mod tests {
         assert!(crate::analysis::analyze_outgoing(bare, &knowledge()).is_empty());
     }
 
+    /// A tool call is checked once: the unchecked-target rule reads each call's endpoint from
+    /// the analysis's report, it does not check the call again to find it.
+    #[test]
+    fn a_tool_call_is_checked_once() {
+        let known = r#"{"name": "netbox_get_objects", "arguments": {"object_type": "dcim.device", "filters": {"device_role": "leaf"}}}"#;
+        let unknown = r#"{"name": "netbox_get_objects", "arguments": {"object_type": "netbox_bgp.session", "filters": {"within": "10.0.0.0/8"}}}"#;
+        // One thread: every check of the run is counted on it.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let checked = || crate::rest::CHECKED.with(|n| n.get());
+            for (call, code) in [(known, "unknown-filter"), (unknown, "unknown-object-type")] {
+                let before = checked();
+                let found = crate::analysis::analyze_outgoing(call, &knowledge());
+                assert_eq!(checked() - before, 1, "{call}");
+                assert!(found.iter().any(|f| f.code == code), "{call}: {found:?}");
+            }
+        });
+    }
+
     #[test]
     fn odd_keys_and_values_are_quiet_and_never_panic() {
         let c = check(

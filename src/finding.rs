@@ -231,6 +231,12 @@ impl Finding {
         }
     }
 
+    /// The order findings are reported in, everywhere (CLI, server, hook): by host byte range
+    /// (start, then end), then code. `findings.sort_by_key(Finding::sort_key)`.
+    pub fn sort_key(&self) -> (usize, usize, &'static str) {
+        (self.range.start, self.range.end, self.code)
+    }
+
     /// The message without its advice ([`Facts::advice`]): what NetBox does and the working
     /// form.
     pub fn statement(&self) -> std::borrow::Cow<'_, str> {

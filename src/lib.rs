@@ -14,7 +14,7 @@
 //!
 //! 1. **Leaves** (nothing of the crate): [`finding`] (the finding type), [`version`],
 //!    [`lines`], [`safe_read`], [`sanitize`] and [`escape`] (text made safe for an output),
-//!    [`leftovers`].
+//!    [`leftovers`], [`sync`] (a lock that survives a panic elsewhere).
 //! 2. **Facts**: [`index`] (the vendored knowledge of each release: endpoints, filters,
 //!    lookup suffixes, document limits), [`catalogue`] (the codes), [`fix`], [`forecast`].
 //! 3. **Reading**: [`extract`] (host documents → sites), which reads only facts.
@@ -62,6 +62,7 @@ pub mod safe_read;
 pub mod sanitize;
 pub mod server;
 pub mod suppress;
+pub mod sync;
 pub mod upgrade;
 pub mod version;
 

@@ -349,7 +349,7 @@ fn compare_rounds(
             release: to.clone(),
         });
     }
-    out.sort_by_key(|c| (c.finding.range.start, c.finding.range.end, c.finding.code));
+    out.sort_by_key(|c| c.finding.sort_key());
     out
 }
 

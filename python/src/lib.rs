@@ -340,7 +340,7 @@ impl Checker {
         index: Option<PathBuf>,
         graphql_schema: Option<PathBuf>,
     ) -> PyResult<Self> {
-        let (knowledge, notes) = netbox_lsp::cli::knowledge::knowledge_for(
+        let (knowledge, notes) = netbox_lsp::knowledge::knowledge_for(
             netbox_version,
             index.as_deref(),
             graphql_schema.as_deref(),

@@ -111,7 +111,7 @@ impl Server {
                 ))
             }
         };
-        let mut cache = self.releases.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = crate::sync::lock(&self.releases);
         if let Some(k) = cache.get(&release) {
             return Ok(k.clone());
         }

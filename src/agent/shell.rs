@@ -807,9 +807,7 @@ pub fn findings(cmd: &str, knowledge: &Knowledge) -> Vec<Finding> {
             }
         }
     }
-    out.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-    });
+    out.sort_by_key(Finding::sort_key);
     out.dedup();
     out
 }

@@ -46,18 +46,22 @@ impl Checked {
             any: self.any,
             graphql: self.graphql,
             not_checked: self.not_checked.iter().map(|n| n.moved(from, to)).collect(),
-            sites: self
-                .sites
+            sites: self.sites.iter().map(|s| s.moved(from, to)).collect(),
+        }
+    }
+}
+
+impl super::CheckedSite {
+    /// The same site moved from host offset `from` to `to`.
+    pub fn moved(&self, from: usize, to: usize) -> super::CheckedSite {
+        super::CheckedSite {
+            site: moved_site(&self.site, from, to),
+            findings: self
+                .findings
                 .iter()
-                .map(|s| super::CheckedSite {
-                    site: moved_site(&s.site, from, to),
-                    findings: s
-                        .findings
-                        .iter()
-                        .map(|f| moved_finding(f, from, to))
-                        .collect(),
-                })
+                .map(|f| moved_finding(f, from, to))
                 .collect(),
+            endpoint: self.endpoint.clone(),
         }
     }
 }
@@ -260,13 +264,19 @@ pub(super) fn check_sites(
             out.calls.push(call.call_range.clone());
         }
     }
-    let one = |site: &Site| -> Vec<Finding> {
+    // A site's findings and, for a REST call when the sites are kept, the endpoint key its
+    // filters were checked against (the agents' unchecked-target rule reads it).
+    let one_kept = |site: &Site| -> (Vec<Finding>, Option<String>) {
         match site {
             Site::Rest(call) => {
                 let Some(index) = &knowledge.index else {
-                    return Vec::new();
+                    return (Vec::new(), None);
                 };
-                let mut found = crate::rest::check_call(call, index);
+                let (mut found, endpoint) = if looks.keep {
+                    crate::rest::check_call_resolved(call, index)
+                } else {
+                    (crate::rest::check_call(call, index), None)
+                };
                 if call.declared {
                     declared_fixes_uncertain(call, &mut found);
                 }
@@ -296,16 +306,19 @@ pub(super) fn check_sites(
                 {
                     extract::commands::guard_fixes(text, call, &mut found);
                 }
-                found
+                (found, endpoint)
             }
             Site::Graphql(doc) => match knowledge.schema() {
-                Some(schema) if doc.holes.is_empty() => graphql::check_document(doc, &schema),
-                Some(schema) => check_with_holes(doc, &schema),
-                None => Vec::new(),
+                Some(schema) if doc.holes.is_empty() => {
+                    (graphql::check_document(doc, &schema), None)
+                }
+                Some(schema) => (check_with_holes(doc, &schema), None),
+                None => (Vec::new(), None),
             },
-            Site::NotChecked(n) => vec![unit_not_checked(n)],
+            Site::NotChecked(n) => (vec![unit_not_checked(n)], None),
         }
     };
+    let one = |site: &Site| one_kept(site).0;
     // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
     // chunks so that each task amortises rayon's hand-off; findings keep the sites' order.
     if sites.iter().any(has_remote_origin) {
@@ -334,36 +347,40 @@ pub(super) fn check_sites(
             .collect();
         let check = |(site, repeat): (&Site, &Option<usize>)| {
             if repeat.is_some() {
-                Vec::new()
+                (Vec::new(), None)
             } else {
-                one(site)
+                one_kept(site)
             }
         };
-        let mut per_site: Vec<Vec<Finding>> = if sites.len() >= PARALLEL_SITES {
-            sites
-                .par_iter()
-                .zip(repeat_of.par_iter())
-                .map(check)
-                .collect()
-        } else {
-            sites.iter().zip(repeat_of.iter()).map(check).collect()
-        };
+        let (mut per_site, mut endpoints): (Vec<Vec<Finding>>, Vec<Option<String>>) =
+            if sites.len() >= PARALLEL_SITES {
+                sites
+                    .par_iter()
+                    .zip(repeat_of.par_iter())
+                    .map(check)
+                    .unzip()
+            } else {
+                sites.iter().zip(repeat_of.iter()).map(check).unzip()
+            };
         for (i, of) in repeat_of.iter().enumerate() {
             if let Some(j) = *of {
                 per_site[i] = on_own_target(&sites[j], &per_site[j], &sites[i]);
+                // Its endpoint is written as the earlier site's.
+                endpoints[i] = endpoints[j].clone();
             }
         }
         if looks.keep {
-            out.sites = kept_sites(given, &retained, &per_site);
+            out.sites = kept_sites(given, &retained, &per_site, &endpoints);
         }
         out.findings = one_report_per_origin(sites, per_site);
     } else if looks.keep {
-        let per_site: Vec<Vec<Finding>> = if sites.len() >= PARALLEL_SITES {
-            sites.par_iter().map(one).collect()
-        } else {
-            sites.iter().map(one).collect()
-        };
-        out.sites = kept_sites(given, &retained, &per_site);
+        let (per_site, endpoints): (Vec<Vec<Finding>>, Vec<Option<String>>) =
+            if sites.len() >= PARALLEL_SITES {
+                sites.par_iter().map(one_kept).unzip()
+            } else {
+                sites.iter().map(one_kept).unzip()
+            };
+        out.sites = kept_sites(given, &retained, &per_site, &endpoints);
         out.findings = per_site.into_iter().flatten().collect();
     } else if sites.len() >= PARALLEL_SITES {
         let parts: Vec<Vec<Finding>> = sites
@@ -377,25 +394,32 @@ pub(super) fn check_sites(
     out
 }
 
-/// Every site of `given` with the findings of the REST calls checked (`retained[k]` is the
-/// position in `given` of the site whose findings are `per_site[k]`).
+/// Every site of `given` with the findings and endpoint of the REST calls checked
+/// (`retained[k]` is the position in `given` of the site whose findings are `per_site[k]` and
+/// endpoint `endpoints[k]`).
 fn kept_sites(
     given: &[Site],
     retained: &[usize],
     per_site: &[Vec<Finding>],
+    endpoints: &[Option<String>],
 ) -> Vec<super::CheckedSite> {
-    let mut of: Vec<Option<&Vec<Finding>>> = vec![None; given.len()];
-    for (&i, found) in retained.iter().zip(per_site) {
+    let mut of: Vec<Option<(&Vec<Finding>, &Option<String>)>> = vec![None; given.len()];
+    for (&i, found) in retained.iter().zip(per_site.iter().zip(endpoints)) {
         of[i] = Some(found);
     }
     given
         .iter()
         .zip(of)
-        .map(|(site, found)| super::CheckedSite {
-            site: site.clone(),
-            findings: match (site, found) {
-                (Site::Rest(_), Some(f)) => f.clone(),
-                _ => Vec::new(),
+        .map(|(site, found)| match (site, found) {
+            (Site::Rest(_), Some((f, endpoint))) => super::CheckedSite {
+                site: site.clone(),
+                findings: f.clone(),
+                endpoint: endpoint.clone(),
+            },
+            _ => super::CheckedSite {
+                site: site.clone(),
+                findings: Vec::new(),
+                endpoint: None,
             },
         })
         .collect()

@@ -30,13 +30,23 @@ pub(super) fn analyze(
     cache: Option<&mut UnitCache>,
     keep: bool,
 ) -> Parts {
-    let (units, urls) = read(text);
+    let (parsed, urls) = read(text);
+    let units = parsed.units;
     let blocks: Vec<Range<usize>> = units
         .iter()
         .filter(|u| u.kind != UnitKind::Span)
         .map(|u| u.range.clone())
         .collect();
-    let outline = Outline::markdown(text, &blocks);
+    // Intent reads the headings the parse found; the front matter is no lead or paragraph.
+    let outline = match &parsed.front_matter {
+        Some(fm) => {
+            let with: Vec<Range<usize>> = std::iter::once(fm.clone())
+                .chain(blocks.iter().cloned())
+                .collect();
+            Outline::markdown(text, &with, &parsed.headings)
+        }
+        None => Outline::markdown(text, &blocks, &parsed.headings),
+    };
     let filters = Filters::of(text, &outline, knowledge.readings);
     let mut cache = cache;
     if let Some(c) = cache.as_deref_mut() {
@@ -79,9 +89,10 @@ struct Cx<'a> {
     looks: Looks,
 }
 
-/// The two linear passes over the whole text: the units, and the REST URLs anywhere in it.
-fn read(text: &str) -> (Vec<Unit>, Vec<Site>) {
-    let units_of = || markdown::units(text);
+/// The two linear passes over the whole text: the Markdown parse (units, headings, front
+/// matter), and the REST URLs anywhere in it.
+fn read(text: &str) -> (markdown::Parsed, Vec<Site>) {
+    let units_of = || markdown::parse(text);
     let urls_of = || extract::text::extract(text, &OffsetMap::identity(0, text.len()));
     if text.len() >= PARALLEL_TEXT {
         rayon::join(units_of, urls_of)

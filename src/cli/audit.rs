@@ -8,10 +8,10 @@
 //! something could not be read or on usage errors, 0 otherwise.
 
 use super::index_cmd::InstanceArgs;
-use super::knowledge::knowledge_for;
 use crate::audit::{self, AuditFinding, Holds, Kind, Site, Stored, Unchecked};
 use crate::finding::Severity;
 use crate::instance::http::Client;
+use crate::knowledge::knowledge_for;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;

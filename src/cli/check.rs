@@ -7,7 +7,6 @@ use super::input::{
     decode, hide_bom, hide_bom_skipped, read_regular, say_empty_folder, say_unused_excludes,
     stdin_input, text_noting, Decoded, Stdin, BATCH,
 };
-use super::knowledge::{knowledge_from, Named, Origin};
 use super::output::{self, Located};
 use super::settings::{apply_overrides, use_color, FromFile};
 use super::walk::{self, Input};
@@ -15,6 +14,7 @@ use super::{CheckArgs, Format};
 use crate::analysis::{analyze_kept, analyze_report, Knowledge};
 use crate::finding::Severity;
 use crate::intent::Counts;
+use crate::knowledge::{knowledge_from, Named, Origin};
 use crate::lines::LineIndex;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};

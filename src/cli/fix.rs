@@ -321,7 +321,7 @@ pub fn sweep_once(place: &Place, swept: &Swept) {
         let Ok(id) = place.folder_id() else { return };
         // Held through the sweep: another file of the same folder waits for it, and does not
         // hold the folder's shared lock before the sweep takes the exclusive one.
-        let mut seen = swept.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = crate::sync::lock(&swept.0);
         if seen.insert(id) {
             place.sweep(TEMP_PREFIX);
         }

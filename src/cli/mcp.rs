@@ -1,10 +1,10 @@
 //! `netbox-lsp mcp`: loads the knowledge the flags and `netbox-lsp.toml` choose, then serves
 //! the MCP tools of [`crate::agent::mcp`] on stdio.
 
-use super::knowledge::{knowledge_from, Named, Origin};
 use crate::agent::mcp::{serve_stdio, Server};
 use crate::analysis::Knowledge;
 use crate::config::Settings;
+use crate::knowledge::{knowledge_from, Named, Origin};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `mcp`.

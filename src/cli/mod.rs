@@ -13,7 +13,6 @@ pub mod index_cmd;
 pub mod input;
 pub mod instance_build;
 pub mod interrupt;
-pub mod knowledge;
 #[cfg(target_os = "linux")]
 pub mod lease;
 pub mod live;

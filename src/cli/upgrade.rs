@@ -9,7 +9,6 @@
 
 use super::fix_all::{fix_all, FixOutput};
 use super::input::{read_regular, say_empty_folder, say_unused_excludes, text_noting};
-use super::knowledge::knowledge_for;
 use super::output::{self, Located};
 use super::paths::display_path;
 use super::settings::{apply_overrides, use_color};
@@ -19,6 +18,7 @@ use crate::analysis::analyze;
 use crate::analysis::Knowledge;
 use crate::finding::Severity;
 use crate::index::embedded;
+use crate::knowledge::knowledge_for;
 use crate::lines::LineIndex;
 use crate::upgrade::{self, announced, Change, Kind};
 use crate::version::Version;
@@ -296,7 +296,7 @@ fn check_file(
         if let Some(f) = step.forecast {
             let base = then.as_deref().unwrap_or(&now);
             out.extend(announced::changes(&text, input.kind, base, &now, f));
-            out.sort_by_key(|c| (c.finding.range.start, c.finding.range.end, c.finding.code));
+            out.sort_by_key(|c| c.finding.sort_key());
         }
         out
     }))

@@ -117,13 +117,45 @@ impl Unit {
     }
 }
 
-/// The units of the Markdown host `text` in document order; none when `text` is larger than
-/// [`MAX_MARKDOWN`]. Cheap (one pulldown-cmark pass): no code is parsed here.
+/// One heading of a Markdown host as CommonMark reads it: ATX (`## Wrong`) or setext (`Wrong`
+/// underlined with `===` or `---`), also in a list item or block quote; none in code blocks or
+/// front matter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heading {
+    /// 1 to 6 (setext: `===` is 1, `---` is 2).
+    pub level: u8,
+    /// Host byte range of the whole heading: its `#`s, or its text and underline lines.
+    pub range: Range<usize>,
+    /// Host byte range of its text, without `#`s, underline or the spaces around (empty, at
+    /// the heading's start, for a heading with no text).
+    pub text: Range<usize>,
+}
+
+/// What the one pulldown-cmark pass over a Markdown host finds: its [`Unit`]s, its headings
+/// and its YAML front matter, each in document order. Empty when the text is larger than
+/// [`MAX_MARKDOWN`].
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    pub units: Vec<Unit>,
+    pub headings: Vec<Heading>,
+    /// Host byte range of the YAML front matter at the top (its `---` lines included), when
+    /// there is one: metadata, neither code nor prose.
+    pub front_matter: Option<Range<usize>>,
+}
+
+/// The units of the Markdown host `text` in document order ([`parse`]'s).
 pub fn units(text: &str) -> Vec<Unit> {
-    let mut out = Vec::new();
+    parse(text).units
+}
+
+/// The units, headings and front matter of the Markdown host `text` ([`Parsed`]). Cheap (one
+/// pulldown-cmark pass): no code is parsed here.
+pub fn parse(text: &str) -> Parsed {
+    let mut parsed = Parsed::default();
     if text.len() > MAX_MARKDOWN {
-        return out;
+        return parsed;
     }
+    let out = &mut parsed.units;
     // A carriage return not followed by a line feed ends a line (CommonMark §2.1), but
     // pulldown-cmark 0.13 reads it as no line end (pulldown-cmark#1106): a file with CR-only
     // line ends had no fence, so its code was silently not checked. It is read as a line feed,
@@ -138,10 +170,36 @@ pub fn units(text: &str) -> Vec<Unit> {
     // A byte-order mark is not text: the first line (a fence, front matter) starts after it.
     let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let base = bom + front_matter_end(&text[bom..]);
+    if base > bom {
+        parsed.front_matter = Some(bom..base);
+    }
     let mut block: Option<Unit> = None;
+    // The heading being read: its level, whole range and the range of what is inside it.
+    let mut heading: Option<(u8, Range<usize>, Option<Range<usize>>)> = None;
     let events = Parser::new_ext(&text[base..], Options::ENABLE_TABLES).into_offset_iter();
     for (event, r) in events {
         let r = r.start + base..r.end + base;
+        match (&event, heading.as_mut()) {
+            (Event::Start(Tag::Heading { level, .. }), _) => {
+                heading = Some((*level as u8, r.clone(), None));
+            }
+            (Event::End(TagEnd::Heading(_)), Some((level, range, inner))) => {
+                let text = inner.take().unwrap_or(range.start..range.start);
+                parsed.headings.push(Heading {
+                    level: *level,
+                    range: range.clone(),
+                    text,
+                });
+                heading = None;
+            }
+            (_, Some((_, _, inner))) => {
+                *inner = Some(match inner.take() {
+                    Some(i) => i.start.min(r.start)..i.end.max(r.end),
+                    None => r.clone(),
+                });
+            }
+            _ => {}
+        }
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
                 let kind = match kind {
@@ -179,7 +237,7 @@ pub fn units(text: &str) -> Vec<Unit> {
             _ => {}
         }
     }
-    out
+    parsed
 }
 
 /// True when `text` holds a carriage return not followed by a line feed.

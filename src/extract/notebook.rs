@@ -320,6 +320,9 @@ pub struct View {
     /// The code blocks of the document, in order: the code cells and the fences and indented
     /// blocks of Markdown cells.
     pub blocks: Vec<ViewBlock>,
+    /// The headings of the Markdown cells, in [`View::text`] offsets, in order (from each
+    /// cell's one Markdown parse).
+    pub headings: Vec<markdown::Heading>,
     /// The Markdown cells: where each starts in [`View::text`], and its text's map into the
     /// notebook.
     prose: Vec<(usize, OffsetMap)>,
@@ -346,6 +349,7 @@ impl View {
         let mut to_host = OffsetMap::new();
         let mut blocks = Vec::new();
         let mut prose = Vec::new();
+        let mut headings = Vec::new();
         for (source, map, kind) in cells(text).ok()?.into_iter().flatten() {
             let anchor = map.to_host(0);
             let synthetic = |out: &mut String, to_host: &mut OffsetMap, s: &str| {
@@ -375,7 +379,13 @@ impl View {
                 });
             } else {
                 // A Markdown cell is rendered alone: a fence it leaves open ends with it.
-                let units = markdown::units(&source);
+                let parsed = markdown::parse(&source);
+                let units = parsed.units;
+                headings.extend(parsed.headings.into_iter().map(|h| markdown::Heading {
+                    range: start + h.range.start..start + h.range.end,
+                    text: start + h.text.start..start + h.text.end,
+                    ..h
+                }));
                 let open = open_fence(&source, &units);
                 for u in units {
                     if u.kind == markdown::UnitKind::Span {
@@ -403,6 +413,7 @@ impl View {
             text: out,
             to_host: std::sync::Arc::new(to_host),
             blocks,
+            headings,
             prose,
         })
     }

@@ -6,6 +6,7 @@
 
 use super::comments::line_end;
 use super::cues::normalise;
+use crate::extract::markdown as md;
 use crate::extract::OffsetMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -108,9 +109,10 @@ impl Around {
 /// One heading of an [`Outline`].
 #[derive(Debug, Clone)]
 struct Heading {
-    /// Host range of the heading's text (without `#`s).
+    /// Host range of the heading's text (without `#`s or underline).
     text: Range<usize>,
-    level: u8,
+    /// Host range of the whole heading (an underlined heading's two lines).
+    whole: Range<usize>,
     /// Index of the heading it stands under.
     parent: Option<usize>,
 }
@@ -145,16 +147,30 @@ const MAX_WALK: usize = 200;
 
 impl Outline {
     /// The outline of Markdown host `text` whose code blocks (fence lines included) are
-    /// `blocks`.
-    pub fn markdown(text: &str, blocks: &[Range<usize>]) -> Outline {
+    /// `blocks` and whose headings are `headings` (in document order), as the one Markdown
+    /// parse found them ([`crate::extract::markdown::parse`]). The YAML front matter goes in
+    /// `blocks`: it is neither a lead nor a paragraph.
+    pub fn markdown(text: &str, blocks: &[Range<usize>], headings: &[md::Heading]) -> Outline {
         let mut blocks = blocks.to_vec();
         blocks.sort_by_key(|b| b.start);
         let mut out = Outline {
             blocks,
             ..Outline::default()
         };
-        let mut stack: Vec<usize> = Vec::new();
+        let mut stack: Vec<(usize, u8)> = Vec::new();
+        for h in headings {
+            while stack.last().is_some_and(|&(_, level)| level >= h.level) {
+                stack.pop();
+            }
+            out.headings.push(Heading {
+                text: h.text.clone(),
+                whole: h.range.clone(),
+                parent: stack.last().map(|&(i, _)| i),
+            });
+            stack.push((out.headings.len() - 1, h.level));
+        }
         let mut next_block = 0;
+        let mut next_heading = 0;
         let mut prev: Option<Range<usize>> = None;
         let mut table: Option<Table> = None;
         let mut at = 0;
@@ -164,6 +180,9 @@ impl Outline {
             while next_block < out.blocks.len() && out.blocks[next_block].end <= at {
                 next_block += 1;
             }
+            while next_heading < out.headings.len() && out.headings[next_heading].whole.end <= at {
+                next_heading += 1;
+            }
             let in_block = out.blocks.get(next_block).is_some_and(|b| b.start <= at);
             let line = &text[at..end];
             if in_block || line.trim().is_empty() {
@@ -172,21 +191,12 @@ impl Outline {
                 at = next;
                 continue;
             }
-            if let Some((level, body)) = atx(line) {
+            let heading = out
+                .headings
+                .get(next_heading)
+                .is_some_and(|h| h.whole.start < end.max(at + 1));
+            if heading {
                 out.tables.extend(table.take());
-                let text_range = at + body.start..at + body.end;
-                while stack
-                    .last()
-                    .is_some_and(|&i| out.headings[i].level >= level)
-                {
-                    stack.pop();
-                }
-                out.headings.push(Heading {
-                    text: text_range,
-                    level,
-                    parent: stack.last().copied(),
-                });
-                stack.push(out.headings.len() - 1);
                 prev = None;
                 at = next;
                 continue;
@@ -377,8 +387,20 @@ impl Outline {
 
     /// True when the line starting at `line` ends a paragraph (blank, heading, code block).
     fn stops(&self, text: &str, line: usize) -> bool {
-        let l = &text[line..self.line_end(text, line)];
-        content(l).is_empty() || atx(l).is_some() || self.in_block(line)
+        let end = self.line_end(text, line);
+        content(&text[line..end]).is_empty()
+            || self.heading_on(line, end).is_some()
+            || self.in_block(line)
+    }
+
+    /// The heading on the line `line..end` (host offsets), if any: a line of its own, the text
+    /// or underline line of an underlined one, or a heading after a list or quote marker.
+    fn heading_on(&self, line: usize, end: usize) -> Option<&Heading> {
+        let i = self
+            .headings
+            .partition_point(|h| h.whole.start < end.max(line + 1));
+        let h = &self.headings[i.checked_sub(1)?];
+        (h.whole.end > line).then_some(h)
     }
 
     /// Start of the first line of the list whose item starts at `item`: walked up over items
@@ -414,8 +436,8 @@ impl Outline {
             if self.in_block(start) {
                 return None;
             }
-            if let Some((_, body)) = atx(l) {
-                return Some(piece_of(text, start + body.start..start + body.end));
+            if let Some(h) = self.heading_on(start, self.line_end(text, start)) {
+                return Some(piece_of(text, h.text.clone()));
             }
             if !content(l).is_empty() {
                 let para_end = self.line_end(text, start);
@@ -514,29 +536,6 @@ fn content(line: &str) -> &str {
         .trim_end()
 }
 
-/// `Some(level, range of the heading text in the line)` for an ATX heading line.
-fn atx(line: &str) -> Option<(u8, Range<usize>)> {
-    let lead = line.len() - line.trim_start_matches(' ').len();
-    if lead > 3 {
-        return None;
-    }
-    let rest = &line[lead..];
-    let hashes = rest.bytes().take_while(|&b| b == b'#').count();
-    if !(1..=6).contains(&hashes) {
-        return None;
-    }
-    let after = &rest[hashes..];
-    if !after.is_empty() && !after.starts_with([' ', '\t']) {
-        return None;
-    }
-    let body_start = lead + hashes + (after.len() - after.trim_start().len());
-    let body = line[body_start..]
-        .trim_end()
-        .trim_end_matches('#')
-        .trim_end();
-    Some((hashes as u8, body_start..body_start + body.len()))
-}
-
 /// The list marker's length when `line` is a list item (`- `, `* `, `+ `, `1. `, `1) `).
 fn list_marker(line: &str) -> Option<usize> {
     let t = line.trim_start_matches(['>', ' ', '\t']);
@@ -607,6 +606,11 @@ mod tests {
         i..i + needle.len()
     }
 
+    /// The outline of Markdown `text` with code blocks `blocks`, its headings from the parse.
+    fn outline(text: &str, blocks: &[Range<usize>]) -> Outline {
+        Outline::markdown(text, blocks, &md::parse(text).headings)
+    }
+
     fn show(text: &str, p: &Option<Piece>) -> String {
         p.as_ref()
             .map(|p| text[p.at..p.at + p.text.len()].to_string())
@@ -616,7 +620,7 @@ mod tests {
     #[test]
     fn tables_give_column_row_and_lead() {
         let text = "# Lookups\n\nThese do not exist:\n\n| Wrong | Right | Status |\n|---|---|---|\n| `a__in=1` | `a=1` | ❌ |\n";
-        let o = Outline::markdown(text, &[]);
+        let o = outline(text, &[]);
         let a = o.around_inline(text, &at(text, "`a__in=1`"));
         assert_eq!(show(text, &a.column), "Wrong");
         assert_eq!(a.row.len(), 2);
@@ -630,7 +634,7 @@ mod tests {
     fn sentences_lists_and_block_leads() {
         let text = "## Filters\n\nUse `role_id`. Never use `device_role_id` here; it fails.\n\nNever write these:\n- `x=1`\n- `y=2`\n\n**Wrong:**\n\n```python\nf()\n```\n";
         let fence = at(text, "```python\nf()\n```");
-        let o = Outline::markdown(text, std::slice::from_ref(&fence));
+        let o = outline(text, std::slice::from_ref(&fence));
         let s = o.around_inline(text, &at(text, "`device_role_id`"));
         assert_eq!(show(text, &s.before), "Never use ");
         assert_eq!(show(text, &s.after), " here");
@@ -648,7 +652,7 @@ mod tests {
         // A heading inside a fence is none.
         let text = "# A\n```\n# B\n```\n`x`\n";
         let fence = at(text, "```\n# B\n```");
-        let o = Outline::markdown(text, &[fence]);
+        let o = outline(text, &[fence]);
         assert_eq!(o.around_inline(text, &at(text, "`x`")).headings.len(), 1);
     }
 
@@ -658,9 +662,30 @@ mod tests {
         let two = format!("Intro.\n\n{one}");
         let a = at(one, "```\nf()\n```");
         let b = at(&two, "```\nf()\n```");
-        let x = Outline::markdown(one, std::slice::from_ref(&a)).around_block(one, &a);
-        let y = Outline::markdown(&two, std::slice::from_ref(&b)).around_block(&two, &b);
+        let x = outline(one, std::slice::from_ref(&a)).around_block(one, &a);
+        let y = outline(&two, std::slice::from_ref(&b)).around_block(&two, &b);
         assert_eq!(x.relative_to(a.start), y.relative_to(b.start));
         assert_ne!(x, y);
+    }
+
+    #[test]
+    fn underlined_headings_are_headings_and_a_thematic_break_is_none() {
+        let text = "Devices\n=======\n\nNever use __in\n--------------\nNetBox has no such lookup.\n\n```\nf()\n```\n";
+        let fence = at(text, "```\nf()\n```");
+        let o = outline(text, std::slice::from_ref(&fence));
+        let f = o.around_block(text, &fence);
+        let names: Vec<&str> = f.headings.iter().map(|h| h.text.as_str()).collect();
+        assert_eq!(names, ["Devices", "Never use __in"]);
+        assert_eq!(show(text, &f.lead), "NetBox has no such lookup.");
+        // Right under the underline, the heading is the lead.
+        let text = "Wrong\n=====\n\n```\nf()\n```\n";
+        let fence = at(text, "```\nf()\n```");
+        let f = outline(text, std::slice::from_ref(&fence)).around_block(text, &fence);
+        assert_eq!(show(text, &f.lead), "Wrong");
+        // After a blank line `---` is a thematic break: no heading.
+        let text = "Devices\n\nNever use __in\n\n--------------\n\nNetBox has no such lookup.\n\n```\nf()\n```\n";
+        let fence = at(text, "```\nf()\n```");
+        let f = outline(text, std::slice::from_ref(&fence)).around_block(text, &fence);
+        assert!(f.headings.is_empty(), "{:?}", f.headings);
     }
 }

@@ -233,10 +233,12 @@ fn owned_table(rows: Vec<(String, Option<Cue>, usize)>) -> Table {
     table(&rows)
 }
 
-const W: Option<Cue> = Some(Cue::Wrong);
-const R: Option<Cue> = Some(Cue::Right);
-const O: Option<Cue> = Some(Cue::Old);
-const N: Option<Cue> = Some(Cue::New);
+/// The cue a table row's phrases give (a row without one gives none), short so that a row
+/// stays one line: `("wrong|incorrect", SAYS_WRONG, 0)`.
+const SAYS_WRONG: Option<Cue> = Some(Cue::Wrong);
+const SAYS_RIGHT: Option<Cue> = Some(Cue::Right);
+const SAYS_OLD: Option<Cue> = Some(Cue::Old);
+const SAYS_NEW: Option<Cue> = Some(Cue::New);
 
 /// Verbs a "don't" / "never" / "avoid" must precede to be a verdict ("never use", "don't do
 /// this"; "never forget" is none).
@@ -249,23 +251,23 @@ fn labels() -> &'static Table {
     T.get_or_init(|| {
         let mut rows: Vec<(String, Option<Cue>, usize)> = vec![
             ("to avoid|don't forget|do not forget|never forget|don't miss|never miss|don't skip|if not|not only|look wrong|looks wrong|seem wrong|seems wrong|go wrong|goes wrong|went wrong|gone wrong|something wrong|anything wrong|what's wrong|what went wrong".into(), None, 0),
-            ("❌|✗|✘|🚫|⛔|✖|wrong|wrongly|incorrect|incorrectly|invalid|bad|broken|anti-pattern|anti-patterns|antipattern|antipatterns|unfiltered|unsupported".into(), W, 0),
-            ("not correct|not right|not valid|not ok|not good|not like this|not this way|silently ignored|silently ignores|ignored|no effect|not supported|not allowed".into(), W, 0),
-            ("returns everything|return everything|does not exist|doesn't exist|do not exist|don't exist|does not work|doesn't work|do not work|don't work|won't work|will not work".into(), W, 0),
-            ("not a filter|not a netbox filter|not a lookup|not a netbox lookup|not a field|not an argument|not an endpoint".into(), W, 0),
-            ("removed|deprecated|renamed|obsolete|legacy|formerly|previously|dropped|no longer|was called|used to be".into(), O, 0),
-            ("✅|✔|✓|☑|👍|right|correct|correctly|good|valid|works|working|fixed|better|best|preferred|recommended|ok|okay|instead".into(), R, 0),
+            ("❌|✗|✘|🚫|⛔|✖|wrong|wrongly|incorrect|incorrectly|invalid|bad|broken|anti-pattern|anti-patterns|antipattern|antipatterns|unfiltered|unsupported".into(), SAYS_WRONG, 0),
+            ("not correct|not right|not valid|not ok|not good|not like this|not this way|silently ignored|silently ignores|ignored|no effect|not supported|not allowed".into(), SAYS_WRONG, 0),
+            ("returns everything|return everything|does not exist|doesn't exist|do not exist|don't exist|does not work|doesn't work|do not work|don't work|won't work|will not work".into(), SAYS_WRONG, 0),
+            ("not a filter|not a netbox filter|not a lookup|not a netbox lookup|not a field|not an argument|not an endpoint".into(), SAYS_WRONG, 0),
+            ("removed|deprecated|renamed|obsolete|legacy|formerly|previously|dropped|no longer|was called|used to be".into(), SAYS_OLD, 0),
+            ("✅|✔|✓|☑|👍|right|correct|correctly|good|valid|works|working|fixed|better|best|preferred|recommended|ok|okay|instead".into(), SAYS_RIGHT, 0),
         ];
         for verb in ["returns", "return"] {
             for all in ["every", "all"] {
                 for obj in ["object", "objects", "result", "results", "row", "rows", "record", "records", "device", "devices"] {
-                    rows.push((format!("{verb} {all} {obj}"), W, 0));
+                    rows.push((format!("{verb} {all} {obj}"), SAYS_WRONG, 0));
                 }
             }
         }
         for neg in ["don't", "dont", "do not", "never", "avoid"] {
             for v in VERBS.split('|') {
-                rows.push((format!("{neg} {v}"), W, 0));
+                rows.push((format!("{neg} {v}"), SAYS_WRONG, 0));
             }
         }
         owned_table(rows)
@@ -278,10 +280,10 @@ fn column_words() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
         table(&[
-            ("before|don't|do not|avoid|never|no", W, 0),
-            ("after|do|use|yes", R, 0),
-            ("old|previous|former|was|deprecated|removed", O, 0),
-            ("new|replacement|current|now", N, 0),
+            ("before|don't|do not|avoid|never|no", SAYS_WRONG, 0),
+            ("after|do|use|yes", SAYS_RIGHT, 0),
+            ("old|previous|former|was|deprecated|removed", SAYS_OLD, 0),
+            ("new|replacement|current|now", SAYS_NEW, 0),
         ])
     })
 }
@@ -463,8 +465,8 @@ pub(crate) fn heading_label(text: &str) -> Option<Cue> {
     static T: OnceLock<Table> = OnceLock::new();
     let heads = T.get_or_init(|| {
         table(&[
-            ("wrong|incorrect|bad|anti-pattern|anti-patterns|mistakes|common mistakes|pitfalls|what not to do|what not to write|what not to send|don't|don't do this|don't do|do not|do not do this|avoid|avoid this|never|never do this", W, 0),
-            ("right|correct|good|do|do this|recommended|preferred", R, 0),
+            ("wrong|incorrect|bad|anti-pattern|anti-patterns|mistakes|common mistakes|pitfalls|what not to do|what not to write|what not to send|don't|don't do this|don't do|do not|do not do this|avoid|avoid this|never|never do this", SAYS_WRONG, 0),
+            ("right|correct|good|do|do this|recommended|preferred", SAYS_RIGHT, 0),
         ])
     });
     const NOUNS: &[&str] = &[
@@ -537,22 +539,22 @@ fn before_table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
         let mut rows: Vec<(String, Option<Cue>, usize)> = vec![
-            ("avoid|avoid using|instead of|rather than|not like|mistakenly|wrongly|incorrectly|ignores|silently ignores|wrong :|incorrect :|bad :|invalid :|ignored :|❌|✗|✘|🚫|⛔".into(), W, 6),
-            ("not|nor|never|no".into(), W, 1),
-            ("use|write|send|pass|prefer|try|instead|correct :|right :|good :|✅|✔|✓|the right form is|should be|becomes".into(), R, 6),
-            ("renamed|removed|deprecated|replaced|dropped|formerly|previously|was called|were called|used to be|moved|retired|obsoleted".into(), O, 6),
-            ("old|former|obsolete|legacy".into(), O, 1),
-            ("to|by|with|into|now|new|→".into(), N, 1),
+            ("avoid|avoid using|instead of|rather than|not like|mistakenly|wrongly|incorrectly|ignores|silently ignores|wrong :|incorrect :|bad :|invalid :|ignored :|❌|✗|✘|🚫|⛔".into(), SAYS_WRONG, 6),
+            ("not|nor|never|no".into(), SAYS_WRONG, 1),
+            ("use|write|send|pass|prefer|try|instead|correct :|right :|good :|✅|✔|✓|the right form is|should be|becomes".into(), SAYS_RIGHT, 6),
+            ("renamed|removed|deprecated|replaced|dropped|formerly|previously|was called|were called|used to be|moved|retired|obsoleted".into(), SAYS_OLD, 6),
+            ("old|former|obsolete|legacy".into(), SAYS_OLD, 1),
+            ("to|by|with|into|now|new|→".into(), SAYS_NEW, 1),
         ];
         let verbs = "write|writes|use|uses|send|sends|try|tries|guess|guesses|reach for";
         for neg in ["never", "don't", "dont", "do not"] {
             for v in ["use", "write", "send", "pass", "put", "do"] {
-                rows.push((format!("{neg} {v}"), W, 6));
+                rows.push((format!("{neg} {v}"), SAYS_WRONG, 6));
             }
         }
         for who in ["often", "usually", "sometimes", "tend to", "might", "may", "commonly", "typically", "frequently", "likely", "agent", "agents", "model", "models", "llm", "llms", "the model", "the agent", "people", "users", "assistant", "assistants"] {
             for v in verbs.split('|') {
-                rows.push((format!("{who} {v}"), W, 6));
+                rows.push((format!("{who} {v}"), SAYS_WRONG, 6));
             }
         }
         owned_table(rows)
@@ -565,19 +567,19 @@ fn after_table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
         let mut rows: Vec<(String, Option<Cue>, usize)> = vec![
-            ("ignored|unfiltered|invalid|wrong|incorrect|unsupported|not valid|not supported|not a filter|not a netbox filter|not a lookup|not a netbox lookup|returns everything|does not exist|doesn't exist|do not exist|don't exist|does not work|doesn't work|do not work|don't work|won't work|no effect|neither is valid|none is valid|none are valid|neither of them is valid|❌|✗|✘".into(), W, 5),
-            ("has moved|have moved|moved to|no longer|is gone|are gone|( removed|( deprecated|( renamed|is obsolete|is legacy|are obsolete".into(), O, 3),
-            ("→ §".into(), O, 0),
-            ("is correct|are correct|is right|is valid|are valid|is supported|is the right form|works|✅|✔".into(), R, 5),
+            ("ignored|unfiltered|invalid|wrong|incorrect|unsupported|not valid|not supported|not a filter|not a netbox filter|not a lookup|not a netbox lookup|returns everything|does not exist|doesn't exist|do not exist|don't exist|does not work|doesn't work|do not work|don't work|won't work|no effect|neither is valid|none is valid|none are valid|neither of them is valid|❌|✗|✘".into(), SAYS_WRONG, 5),
+            ("has moved|have moved|moved to|no longer|is gone|are gone|( removed|( deprecated|( renamed|is obsolete|is legacy|are obsolete".into(), SAYS_OLD, 3),
+            ("→ §".into(), SAYS_OLD, 0),
+            ("is correct|are correct|is right|is valid|are valid|is supported|is the right form|works|✅|✔".into(), SAYS_RIGHT, 5),
         ];
         for obj in ["object", "objects", "result", "results", "row", "rows", "record", "records"] {
             for all in ["every", "all"] {
-                rows.push((format!("returns {all} {obj}"), W, 5));
+                rows.push((format!("returns {all} {obj}"), SAYS_WRONG, 5));
             }
         }
         for aux in ["was", "were", "is", "are", "has been", "have been"] {
             for v in ["renamed", "removed", "replaced", "deprecated", "dropped", "moved", "retired"] {
-                rows.push((format!("{aux} {v}"), O, 3));
+                rows.push((format!("{aux} {v}"), SAYS_OLD, 3));
             }
         }
         owned_table(rows)

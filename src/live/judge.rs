@@ -37,9 +37,7 @@ impl Plan {
         }
         let out = crate::suppress::apply(text, kind, &self.blocks, out);
         let mut out = crate::suppress::apply_to_calls(text, &self.call_ranges, out);
-        out.sort_by(|a, b| {
-            (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-        });
+        out.sort_by_key(Finding::sort_key);
         out.dedup();
         (out, summary)
     }

@@ -8,6 +8,7 @@
 use super::digest::Digest;
 use super::plan::Plan;
 use super::{Answer, Answers, Request, Skip};
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -292,8 +293,4 @@ impl<'a> Runner<'a> {
             std::thread::sleep(wait);
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

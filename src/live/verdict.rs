@@ -113,242 +113,283 @@ fn findings(c: &CallProbe, answers: &Answers, summary: &mut Summary) -> Vec<Find
     let Some(filtered) = get(answers, &c.filtered) else {
         return Vec::new();
     };
-    let path = format!("/api/{}/", c.endpoint);
-    let at = c.anchor.clone();
-    let mut out = Vec::new();
-    let mut push = |code: &'static str, sev: Severity, msg: String| {
-        out.push(Finding::new(at.clone(), code, sev, msg));
-    };
-    let ignored: Vec<&ProbeFilter> = c
-        .filters
-        .iter()
-        .filter(|f| matches!(f.knowledge, Static::Ignored(_)))
-        .collect();
-    let rejected: Vec<&ProbeFilter> = c
-        .filters
-        .iter()
-        .filter(|f| matches!(f.knowledge, Static::Rejected(_)))
-        .collect();
-    let honoured: Vec<&ProbeFilter> = c
-        .filters
-        .iter()
-        .filter(|f| f.knowledge == Static::Honoured)
-        .collect();
+    let call = Judged::of(c);
     match filtered {
-        Outcome::NotSent(skip) => {
-            summary.skipped(skip.kind);
-            push(
-                "live-not-sent",
-                Severity::Information,
-                format!("Not sent to NetBox: {}.", skip.why),
-            );
+        Outcome::NotSent(skip) => not_sent(&call, &skip, summary),
+        Outcome::Failed(why) => no_answer(&call, &why, summary),
+        Outcome::Refused(status, netbox) => refused(&call, status, &netbox, summary),
+        Outcome::Fault(status, netbox) => fault(&call, status, &netbox, summary),
+        Outcome::Count(f) => counted(&call, f, answers, summary),
+    }
+}
+
+/// A call being judged: its probe, its list path, and its filters by what the static
+/// knowledge says of each.
+struct Judged<'a> {
+    c: &'a CallProbe,
+    /// `/api/<endpoint>/`.
+    path: String,
+    /// Filters the knowledge says NetBox ignores, refuses, and honours.
+    ignored: Vec<&'a ProbeFilter>,
+    rejected: Vec<&'a ProbeFilter>,
+    honoured: Vec<&'a ProbeFilter>,
+}
+
+impl<'a> Judged<'a> {
+    fn of(c: &'a CallProbe) -> Judged<'a> {
+        let with = |keep: &dyn Fn(&Static) -> bool| -> Vec<&'a ProbeFilter> {
+            c.filters.iter().filter(|f| keep(&f.knowledge)).collect()
+        };
+        Judged {
+            c,
+            path: format!("/api/{}/", c.endpoint),
+            ignored: with(&|k| matches!(k, Static::Ignored(_))),
+            rejected: with(&|k| matches!(k, Static::Rejected(_))),
+            honoured: with(&|k| *k == Static::Honoured),
         }
-        Outcome::Failed(why) => {
+    }
+
+    /// A finding on the call's anchor.
+    fn finding(&self, code: &'static str, sev: Severity, msg: String) -> Finding {
+        Finding::new(self.c.anchor.clone(), code, sev, msg)
+    }
+
+    /// Every filter of the call, quoted.
+    fn all_quoted(&self) -> String {
+        quoted(&self.c.filters.iter().collect::<Vec<_>>())
+    }
+}
+
+/// The filtered request was not sent (budget, an earlier failure, the deny-list).
+fn not_sent(call: &Judged, skip: &Skip, summary: &mut Summary) -> Vec<Finding> {
+    summary.skipped(skip.kind);
+    vec![call.finding(
+        "live-not-sent",
+        Severity::Information,
+        format!("Not sent to NetBox: {}.", skip.why),
+    )]
+}
+
+/// The filtered request got no usable answer.
+fn no_answer(call: &Judged, why: &str, summary: &mut Summary) -> Vec<Finding> {
+    summary.failed += 1;
+    // The reason names the request (`GET /api/…: …`).
+    vec![call.finding(
+        "live-no-answer",
+        Severity::Warning,
+        format!("No answer from NetBox: {why}"),
+    )]
+}
+
+/// NetBox refused the filtered request (HTTP 4xx); a 400 the knowledge did not foresee also
+/// differs from it.
+fn refused(call: &Judged, status: u16, netbox: &str, summary: &mut Summary) -> Vec<Finding> {
+    summary.refused += 1;
+    let mut out = vec![call.finding(
+        "live-refused",
+        Severity::Error,
+        format!("NetBox refused the call (HTTP {status}): {netbox}"),
+    )];
+    // A 400 the knowledge did not foresee, other than a value that names no object (data the
+    // knowledge cannot hold).
+    let data = netbox.contains("not one of the available choices");
+    if status == 400 && !data && call.honoured.len() == call.c.filters.len() {
+        summary.differs += 1;
+        out.push(call.finding(
+            "live-differs",
+            Severity::Warning,
+            format!(
+                "The knowledge expected NetBox to accept {} on {}, but it refused the call (HTTP 400: {netbox}). {REBUILD}",
+                call.all_quoted(),
+                call.path
+            ),
+        ));
+    }
+    out
+}
+
+/// NetBox failed on the filtered request (HTTP 5xx).
+fn fault(call: &Judged, status: u16, netbox: &str, summary: &mut Summary) -> Vec<Finding> {
+    summary.server_fault += 1;
+    vec![call.finding(
+        "live-server-fault",
+        Severity::Error,
+        format!(
+            "NetBox failed on the call (HTTP {status}): {netbox}. A fault of this NetBox, not of the call's form: filter another way."
+        ),
+    )]
+}
+
+/// NetBox counted `f` objects with the filters: compared with the count without them.
+fn counted(call: &Judged, f: u64, answers: &Answers, summary: &mut Summary) -> Vec<Finding> {
+    let path = &call.path;
+    let u = match get(answers, &call.c.bare) {
+        Some(Outcome::Count(u)) => u,
+        other => {
+            // Only the filtered count is known.
+            let why = match other {
+                Some(Outcome::Refused(s, t) | Outcome::Fault(s, t)) => format!("HTTP {s}: {t}"),
+                Some(Outcome::Failed(t)) => t,
+                Some(Outcome::NotSent(t)) => t.why,
+                _ => "not asked".to_string(),
+            };
             summary.failed += 1;
-            push(
+            return vec![call.finding(
                 "live-no-answer",
                 Severity::Warning,
-                // The reason names the request (`GET /api/…: …`).
-                format!("No answer from NetBox: {why}"),
-            );
-        }
-        Outcome::Refused(status, netbox) => {
-            summary.refused += 1;
-            push(
-                "live-refused",
-                Severity::Error,
-                format!("NetBox refused the call (HTTP {status}): {netbox}"),
-            );
-            // A 400 the knowledge did not foresee, other than a value that names no object
-            // (data the knowledge cannot hold).
-            let data = netbox.contains("not one of the available choices");
-            if status == 400 && !data && honoured.len() == c.filters.len() {
-                summary.differs += 1;
-                out.push(Finding::new(
-                    at.clone(),
-                    "live-differs",
-                    Severity::Warning,
-                    format!(
-                        "The knowledge expected NetBox to accept {} on {path}, but it refused the call (HTTP 400: {netbox}). {REBUILD}",
-                        quoted(&c.filters.iter().collect::<Vec<_>>())
-                    ),
-                ));
-            }
-        }
-        Outcome::Fault(status, netbox) => {
-            summary.server_fault += 1;
-            push(
-                "live-server-fault",
-                Severity::Error,
                 format!(
-                    "NetBox failed on the call (HTTP {status}): {netbox}. A fault of this NetBox, not of the call's form: filter another way."
+                    "NetBox answered {f} {} with the filters, but the unfiltered list of {path} gave no count ({why}): nothing to compare.",
+                    objects(f)
+                ),
+            )];
+        }
+    };
+    let mut out = Vec::new();
+    // Any filter the knowledge says NetBox refuses was accepted (HTTP 200).
+    if !call.rejected.is_empty() {
+        summary.differs += 1;
+        let codes: Vec<&str> = call
+            .rejected
+            .iter()
+            .filter_map(|f| match f.knowledge {
+                Static::Rejected(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        out.push(call.finding(
+            "live-differs",
+            Severity::Warning,
+            format!(
+                "NetBox accepted {} (HTTP 200, {f} of {u} objects), which the knowledge says it refuses ({}). {REBUILD}",
+                quoted(&call.rejected),
+                codes.join(", ")
+            ),
+        ));
+    }
+    let mut push = |code: &'static str, sev: Severity, msg: String| {
+        out.push(call.finding(code, sev, msg));
+    };
+    if u == 0 {
+        summary.empty += 1;
+        push(
+            "live-empty",
+            Severity::Information,
+            format!("NetBox has no objects at {path}: nothing to compare."),
+        );
+    } else if f == 0 {
+        summary.empty += 1;
+        push(
+            "live-empty",
+            Severity::Warning,
+            format!(
+                "NetBox answered 0 of {u} objects: the values name nothing here (no object has them)."
+            ),
+        );
+    } else if f < u {
+        summary.narrowed += 1;
+        push(
+            "live-narrowed",
+            Severity::Information,
+            format!("NetBox answered {f} of {u} objects: the filters work here."),
+        );
+        if call.ignored.len() == call.c.filters.len() {
+            summary.differs += 1;
+            push(
+                "live-differs",
+                Severity::Warning,
+                format!(
+                    "NetBox narrowed the list with {}, which the knowledge says {path} does not have (it would be ignored). {REBUILD}",
+                    quoted(&call.ignored)
                 ),
             );
         }
-        Outcome::Count(f) => {
-            let bare = get(answers, &c.bare);
-            let u = match bare {
-                Some(Outcome::Count(u)) => u,
-                other => {
-                    // Only the filtered count is known.
-                    let why = match other {
-                        Some(Outcome::Refused(s, t) | Outcome::Fault(s, t)) => {
-                            format!("HTTP {s}: {t}")
-                        }
-                        Some(Outcome::Failed(t)) => t,
-                        Some(Outcome::NotSent(t)) => t.why,
-                        _ => "not asked".to_string(),
-                    };
-                    summary.failed += 1;
-                    push(
-                        "live-no-answer",
-                        Severity::Warning,
-                        format!(
-                            "NetBox answered {f} {} with the filters, but the unfiltered list of {path} gave no count ({why}): nothing to compare.",
-                            objects(f)
-                        ),
-                    );
-                    return out;
-                }
-            };
-            // Any filter the knowledge says NetBox refuses was accepted (HTTP 200).
-            if !rejected.is_empty() {
-                summary.differs += 1;
-                let codes: Vec<&str> = rejected
-                    .iter()
-                    .filter_map(|f| match f.knowledge {
-                        Static::Rejected(c) => Some(c),
-                        _ => None,
-                    })
-                    .collect();
-                out.push(Finding::new(
-                    at.clone(),
+    } else if f > u {
+        summary.unchanged += 1;
+        push(
+            "live-unchanged",
+            Severity::Warning,
+            format!(
+                "NetBox answered more objects with the filters ({f}) than without ({u}): the objects changed between the two requests; verify again."
+            ),
+        );
+    } else {
+        summary.unchanged += 1;
+        out.extend(unchanged(call, u, answers, summary));
+    }
+    out
+}
+
+/// NetBox answered all `u` objects with and without the filters: ignored as the knowledge
+/// says, or (with one filter) told apart by its negation, or either.
+fn unchanged(call: &Judged, u: u64, answers: &Answers, summary: &mut Summary) -> Vec<Finding> {
+    let (c, path) = (call.c, &call.path);
+    let all = format!("NetBox answered all {u} objects with and without the filters");
+    if !call.ignored.is_empty() {
+        return vec![call.finding(
+            "live-unchanged",
+            Severity::Warning,
+            format!(
+                "{all}: it ignored {}, as the knowledge says ({}).",
+                quoted(&call.ignored),
+                why_ignored(&call.ignored, path)
+            ),
+        )];
+    }
+    let Some(neg) = &c.negation else {
+        let which = if call.honoured.is_empty() {
+            call.all_quoted()
+        } else {
+            quoted(&call.honoured)
+        };
+        let msg = if c.filters.len() == 1 {
+            format!("{all}: either every object matches {which}, or NetBox ignored it (the knowledge says {path} has it).")
+        } else {
+            format!("{all}: either every object matches them, or NetBox ignored one of {which} (the knowledge says {path} has them).")
+        };
+        return vec![call.finding("live-unchanged", Severity::Warning, msg)];
+    };
+    let one = &c.filters[0].key;
+    match get(answers, neg) {
+        Some(Outcome::Count(0)) => vec![call.finding(
+            "live-unchanged",
+            Severity::Information,
+            format!(
+                "{all}: every object matches `{}` here (its negation selects none).",
+                super::wire::shown(&c.sent)
+            ),
+        )],
+        Some(Outcome::Count(n)) if n == u => {
+            summary.differs += 1;
+            vec![
+                call.finding(
+                    "live-unchanged",
+                    Severity::Warning,
+                    format!("{all}: it ignored `{one}`."),
+                ),
+                call.finding(
                     "live-differs",
                     Severity::Warning,
                     format!(
-                        "NetBox accepted {} (HTTP 200, {f} of {u} objects), which the knowledge says it refuses ({}). {REBUILD}",
-                        quoted(&rejected),
-                        codes.join(", ")
+                        "NetBox ignored `{one}` and its negation (both answered all {u} objects), which the knowledge says {path} has. {REBUILD}"
                     ),
-                ));
-            }
-            let mut push = |code: &'static str, sev: Severity, msg: String| {
-                out.push(Finding::new(at.clone(), code, sev, msg));
-            };
-            if u == 0 {
-                summary.empty += 1;
-                push(
-                    "live-empty",
-                    Severity::Information,
-                    format!("NetBox has no objects at {path}: nothing to compare."),
-                );
-            } else if f == 0 {
-                summary.empty += 1;
-                push(
-                    "live-empty",
-                    Severity::Warning,
-                    format!(
-                        "NetBox answered 0 of {u} objects: the values name nothing here (no object has them)."
-                    ),
-                );
-            } else if f < u {
-                summary.narrowed += 1;
-                push(
-                    "live-narrowed",
-                    Severity::Information,
-                    format!("NetBox answered {f} of {u} objects: the filters work here."),
-                );
-                if ignored.len() == c.filters.len() {
-                    summary.differs += 1;
-                    push(
-                        "live-differs",
-                        Severity::Warning,
-                        format!(
-                            "NetBox narrowed the list with {}, which the knowledge says {path} does not have (it would be ignored). {REBUILD}",
-                            quoted(&ignored)
-                        ),
-                    );
-                }
-            } else if f > u {
-                summary.unchanged += 1;
-                push(
-                    "live-unchanged",
-                    Severity::Warning,
-                    format!(
-                        "NetBox answered more objects with the filters ({f}) than without ({u}): the objects changed between the two requests; verify again."
-                    ),
-                );
-            } else {
-                summary.unchanged += 1;
-                let all = format!("NetBox answered all {u} objects with and without the filters");
-                if !ignored.is_empty() {
-                    push(
-                        "live-unchanged",
-                        Severity::Warning,
-                        format!(
-                            "{all}: it ignored {}, as the knowledge says ({}).",
-                            quoted(&ignored),
-                            why_ignored(&ignored, &path)
-                        ),
-                    );
-                } else if let Some(neg) = &c.negation {
-                    let one = &c.filters[0].key;
-                    match get(answers, neg) {
-                        Some(Outcome::Count(0)) => push(
-                            "live-unchanged",
-                            Severity::Information,
-                            format!(
-                                "{all}: every object matches `{}` here (its negation selects none).",
-                                super::wire::shown(&c.sent)
-                            ),
-                        ),
-                        Some(Outcome::Count(n)) if n == u => {
-                            push(
-                                "live-unchanged",
-                                Severity::Warning,
-                                format!("{all}: it ignored `{one}`."),
-                            );
-                            summary.differs += 1;
-                            push(
-                                "live-differs",
-                                Severity::Warning,
-                                format!(
-                                    "NetBox ignored `{one}` and its negation (both answered all {u} objects), which the knowledge says {path} has. {REBUILD}"
-                                ),
-                            );
-                        }
-                        Some(Outcome::Count(n)) => push(
-                            "live-unchanged",
-                            Severity::Warning,
-                            format!(
-                                "{all}, yet {n} objects with `{one}` negated: the objects changed between the requests, or NetBox reads `{one}` another way; verify again."
-                            ),
-                        ),
-                        _ => push(
-                            "live-unchanged",
-                            Severity::Warning,
-                            format!(
-                                "{all}: either every object matches `{one}`, or NetBox ignored it (the knowledge says {path} has it)."
-                            ),
-                        ),
-                    }
-                } else {
-                    let which = if honoured.is_empty() {
-                        quoted(&c.filters.iter().collect::<Vec<_>>())
-                    } else {
-                        quoted(&honoured)
-                    };
-                    let msg = if c.filters.len() == 1 {
-                        format!("{all}: either every object matches {which}, or NetBox ignored it (the knowledge says {path} has it).")
-                    } else {
-                        format!("{all}: either every object matches them, or NetBox ignored one of {which} (the knowledge says {path} has them).")
-                    };
-                    push("live-unchanged", Severity::Warning, msg);
-                }
-            }
+                ),
+            ]
         }
+        Some(Outcome::Count(n)) => vec![call.finding(
+            "live-unchanged",
+            Severity::Warning,
+            format!(
+                "{all}, yet {n} objects with `{one}` negated: the objects changed between the requests, or NetBox reads `{one}` another way; verify again."
+            ),
+        )],
+        _ => vec![call.finding(
+            "live-unchanged",
+            Severity::Warning,
+            format!(
+                "{all}: either every object matches `{one}`, or NetBox ignored it (the knowledge says {path} has it)."
+            ),
+        )],
     }
-    out
 }
 
 /// Why the knowledge says NetBox ignores `ignored`, by the codes of their static findings: an

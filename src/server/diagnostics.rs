@@ -266,7 +266,7 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
                 report
                     .findings
                     .extend(changes.into_iter().map(|c| c.finding));
-                report.findings.sort_by_key(|f| f.range.start);
+                report.findings.sort_by_key(Finding::sort_key);
             }
             report.findings = super::live::merged(
                 std::mem::take(&mut report.findings),

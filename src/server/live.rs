@@ -209,9 +209,7 @@ pub fn merged(
         f.message = format!("{} (checked {at})", f.message);
         f
     }));
-    findings.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.code).cmp(&(b.range.start, b.range.end, b.code))
-    });
+    findings.sort_by_key(Finding::sort_key);
     findings
 }
 
@@ -344,9 +342,17 @@ async fn verify(
         true => answers_of(backend, &uri),
         false => None,
     };
+    let analysed = kept_report(backend, &uri, snap.version);
     let done = tokio::task::spawn_blocking(move || {
-        let planned = |knowledge: &Knowledge| {
-            let mut plan = crate::live::plan::plan(&snap.text, kind, knowledge, live.bound);
+        // From the document's analysis when it is of this version and this knowledge; read
+        // again only for another release's knowledge (or before the first analysis ends).
+        let planned = |knowledge: &Knowledge, own: bool| {
+            let mut plan = match analysed.as_deref().filter(|_| own) {
+                Some(report) => {
+                    crate::live::plan::of_report(report, knowledge, &snap.text, live.bound)
+                }
+                None => crate::live::plan::plan(&snap.text, kind, knowledge, live.bound),
+            };
             if let Some(r) = &bytes {
                 plan = plan.only(r);
             }
@@ -356,7 +362,7 @@ async fn verify(
             plan
         };
         // Nothing to send: said before any request.
-        let plan = planned(&loaded.knowledge);
+        let plan = planned(&loaded.knowledge, true);
         if kept.is_some() && plan.calls.is_empty() && plan.documents.is_empty() {
             return Ok(None);
         }
@@ -387,7 +393,7 @@ async fn verify(
         let release = crate::live::http::instance_release(&client)?;
         let (other, note) = for_release(&loaded.knowledge, &release, client.base());
         let plan = match &other {
-            Some(k) => planned(k),
+            Some(k) => planned(k, false),
             None => plan,
         };
         let transport = crate::live::http::Http { client: &client };
@@ -444,6 +450,17 @@ async fn verify(
     Some(json!({"sent": sent, "summary": summary.describe(), "failure": failure}))
 }
 
+/// The analysis of `uri` at `version` with its sites kept ([`crate::analysis::analyze_kept`]),
+/// when the last one finished is of that version: what verification and the code lens plan
+/// from.
+fn kept_report(backend: &Backend, uri: &Uri, version: i32) -> Option<Arc<crate::analysis::Report>> {
+    lock(&backend.state.docs)
+        .get(uri)
+        .and_then(|d| d.sites.clone())
+        .filter(|(v, _)| *v == version)
+        .map(|(_, report)| report)
+}
+
 /// Handles `textDocument/didSave`: verifies the document when the user asked for it.
 pub async fn did_save(backend: &Backend, params: DidSaveTextDocumentParams) {
     let (live, _) = settings(backend);
@@ -473,11 +490,7 @@ pub async fn code_lens(backend: &Backend, params: CodeLensParams) -> Result<Opti
     let bound = settings(backend).0.bound;
     let verified = answers_of(backend, &uri);
     // The last analysis of this version, when there is one: nothing is analysed again.
-    let analysed = lock(&backend.state.docs)
-        .get(&uri)
-        .and_then(|d| d.sites.clone())
-        .filter(|(version, _)| *version == snap.version)
-        .map(|(_, report)| report);
+    let analysed = kept_report(backend, &uri, snap.version);
     let planned = tokio::task::spawn_blocking(move || {
         super::guarded(|| {
             let plan = match &analysed {

@@ -44,7 +44,7 @@ use position::Encoding;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::task::JoinHandle;
 use tower_lsp_server::jsonrpc::Result;
@@ -189,9 +189,7 @@ pub struct State {
 }
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub use crate::sync::lock;
 
 impl State {
     /// The effective settings for a file at `path` (or an unsaved document): defaults ⊕

@@ -326,7 +326,7 @@ mod tests {
     /// once as before streaming (one pretty-printed array; one SARIF log value).
     #[test]
     fn writes_each_batch_before_the_next_with_the_same_bytes() {
-        let (k, _) = crate::cli::knowledge::knowledge_for(Some("4.7.3"), None, None).unwrap();
+        let (k, _) = crate::knowledge::knowledge_for(Some("4.7.3"), None, None).unwrap();
         let mut all = Vec::new();
         let mut all_skipped = Vec::new();
         let mut counts = Counts::default();
