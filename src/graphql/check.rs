@@ -786,8 +786,11 @@ impl Recheck<'_> {
             with.errors
                 .iter()
                 .filter_map(|d| {
-                    let r = span(d.error.location())?;
-                    let r = edited.as_ref().map_or(r.clone(), |e| e.span(&r));
+                    let l = d.error.location()?;
+                    let r = match &edited {
+                        Some(e) => e.located(l),
+                        None => l.offset()..l.end_offset(),
+                    };
                     let message = if messages {
                         d.error.to_string()
                     } else {

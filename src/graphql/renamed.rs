@@ -7,6 +7,7 @@
 //! moved by the length differences of the edits before them ([`Renamed::shift`]).
 
 use apollo_compiler::ast::{self, Definition, Selection, Value};
+use apollo_compiler::parser::SourceSpan;
 use apollo_compiler::{Name, Node};
 use std::ops::Range;
 
@@ -29,6 +30,18 @@ impl Renamed<'_> {
             .map(|(r, t)| t.len() as isize - r.len() as isize)
             .sum();
         (x as isize + delta).max(0) as usize
+    }
+
+    /// A diagnostic's location as a byte range of the edited text (see [`Renamed::span`]); a
+    /// location in another file (the schema) is left as it is, as the parse would leave it.
+    pub fn located(&self, l: SourceSpan) -> Range<usize> {
+        let r = l.offset()..l.end_offset();
+        let own = self.doc.definitions.first().and_then(|d| d.location());
+        if own.is_some_and(|o| o.file_id() == l.file_id()) {
+            self.span(&r)
+        } else {
+            r
+        }
     }
 
     /// A span of the edited document in the edited text's coordinates. A replaced name's span
@@ -84,7 +97,7 @@ pub fn renamed<'a>(
 }
 
 /// Whether the span of `loc` holds `r`.
-fn holds(loc: Option<apollo_compiler::parser::SourceSpan>, r: &Range<usize>) -> bool {
+fn holds(loc: Option<SourceSpan>, r: &Range<usize>) -> bool {
     loc.is_some_and(|l| l.offset() <= r.start && r.end <= l.end_offset())
 }
 
@@ -127,11 +140,7 @@ fn in_selections(set: &mut [Selection], r: &Range<usize>, t: &str) -> bool {
 
 /// Whether `loc` would read as the span of a name `t` replaced at `r` (a node that starts at
 /// the name and ends where the new name would): such an edit is left to the parse.
-fn reads_as_new_name(
-    loc: Option<apollo_compiler::parser::SourceSpan>,
-    r: &Range<usize>,
-    t: &str,
-) -> bool {
+fn reads_as_new_name(loc: Option<SourceSpan>, r: &Range<usize>, t: &str) -> bool {
     loc.is_some_and(|l| l.offset() == r.start && l.end_offset() == r.start + t.len())
 }
 
@@ -194,19 +203,14 @@ mod tests {
     fn diagnostics(
         doc: &ast::Document,
         nb: &crate::graphql::NetboxSchema,
-        shift: impl Fn(&Range<usize>) -> Range<usize>,
+        shift: impl Fn(SourceSpan) -> Range<usize>,
     ) -> Vec<(Option<Range<usize>>, String)> {
         match doc.to_executable_validate(&nb.schema) {
             Ok(_) => Vec::new(),
             Err(with) => with
                 .errors
                 .iter()
-                .map(|d| {
-                    (
-                        span(d.error.location()).map(|r| shift(&r)),
-                        d.error.to_string(),
-                    )
-                })
+                .map(|d| (d.error.location().map(&shift), d.error.to_string()))
                 .collect(),
         }
     }
@@ -297,8 +301,9 @@ mod tests {
                         refused += 1;
                         continue;
                     };
-                    let by_parse = diagnostics(&parse(&fixed).unwrap(), &nb, |r| r.clone());
-                    let by_rename = diagnostics(&edited.doc, &nb, |r| edited.span(r));
+                    let by_parse =
+                        diagnostics(&parse(&fixed).unwrap(), &nb, |l| l.offset()..l.end_offset());
+                    let by_rename = diagnostics(&edited.doc, &nb, |l| edited.located(l));
                     assert_eq!(by_rename, by_parse, "{version}: {edits:?}\n{fixed}");
                     compared += 1;
                 }
