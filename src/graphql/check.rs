@@ -2,6 +2,7 @@
 //! variables; then every range is mapped from the GraphQL text to the host through the
 //! document's offset map.
 
+use super::renamed::renamed;
 use super::rules::{self, did_you_mean_suffix, span, RawFinding, RawFix, Unknown};
 use super::split::{self, Plan};
 use super::suggest::clear_winner;
@@ -390,6 +391,7 @@ fn check_level(
             .collect();
         let mut recheck = Recheck {
             text,
+            doc: &doc,
             schema,
             before: &all,
             budget: RECHECK_BUDGET,
@@ -628,6 +630,8 @@ const RECHECK_MAX_TEXT: usize = 64 * 1024;
 /// "expected value of type IPAddressFilter, found a boolean") is never offered.
 struct Recheck<'a> {
     text: &'a str,
+    /// The parse of `text`.
+    doc: &'a ast::Document,
     schema: &'a NetboxSchema,
     /// Every diagnostic span of the unedited document.
     before: &'a [Range<usize>],
@@ -683,21 +687,13 @@ impl Recheck<'_> {
                 new_value = grow(new_value.start)..grow(new_value.end);
             }
         }
-        let Ok(doc) = parse(&fixed) else {
+        let Some(after) = self.diagnostics(&fix.edits, &fixed, false) else {
             return Some(true);
         };
-        if super::quick::certainly_valid(&doc, self.schema) {
-            return Some(false); // no diagnostic after: none more than before
-        }
-        let after = match doc.to_executable_validate(&self.schema.schema) {
-            Ok(_) => 0,
-            Err(with) => with
-                .errors
-                .iter()
-                .filter_map(|d| span(d.error.location()))
-                .filter(|d| at_place(d, &new_name, &new_value, wraps))
-                .count(),
-        };
+        let after = after
+            .iter()
+            .filter(|(d, _)| at_place(d, &new_name, &new_value, wraps))
+            .count();
         Some(after > before)
     }
 }
@@ -744,29 +740,66 @@ impl Recheck<'_> {
         }
         let moved = |x: usize| (x as isize + delta).max(0) as usize;
         let new_head = head.start..moved(head.end);
-        let Ok(doc) = parse(&fixed) else {
+        let Some(after) = self.diagnostics(&fix.edits, &fixed, true) else {
             return Some(Err(()));
         };
-        if super::quick::certainly_valid(&doc, self.schema) {
-            return Some(Ok(Vec::new()));
-        }
-        let Err(with) = doc.to_executable_validate(&self.schema.schema) else {
-            return Some(Ok(Vec::new()));
-        };
         let mut below = Vec::new();
-        for d in with.errors.iter() {
-            let Some(r) = span(d.error.location()) else {
-                continue;
-            };
+        for (r, message) in after {
             if new_head.start <= r.start && r.start < new_head.end {
                 return Some(Err(()));
             }
             if new_head.end <= r.start && r.end <= moved(end) {
                 let back = |x: usize| (x as isize - delta).max(0) as usize;
-                below.push((back(r.start)..back(r.end), d.error.to_string()));
+                below.push((back(r.start)..back(r.end), message));
             }
         }
         Some(Ok(below))
+    }
+
+    /// apollo-compiler's diagnostics of the document with `edits` applied (`fixed`), each with
+    /// its span in `fixed` and (with `messages`) its message, in apollo-compiler's order;
+    /// diagnostics without a span are left out. `None` when `fixed` does not parse. A fix that
+    /// only renames names is applied to the parse of the unedited text ([`renamed`]): the same
+    /// diagnostics without a second parse.
+    fn diagnostics(
+        &self,
+        edits: &[(Range<usize>, String)],
+        fixed: &str,
+        messages: bool,
+    ) -> Option<Vec<Located>> {
+        let edited = renamed(self.doc, self.text, edits);
+        let reparsed;
+        let doc = match &edited {
+            Some(e) => &e.doc,
+            None => {
+                reparsed = parse(fixed).ok()?;
+                &reparsed
+            }
+        };
+        if super::quick::certainly_valid(doc, self.schema) {
+            return Some(Vec::new());
+        }
+        let Err(with) = doc.to_executable_validate(&self.schema.schema) else {
+            return Some(Vec::new());
+        };
+        Some(
+            with.errors
+                .iter()
+                .filter_map(|d| {
+                    let l = d.error.location()?;
+                    let r = match &edited {
+                        Some(e) => e.located(l),
+                        None => l.offset()..l.end_offset(),
+                    };
+                    let message = if messages {
+                        d.error.to_string()
+                    } else {
+                        String::new()
+                    };
+                    Some((r, message))
+                })
+                .collect(),
+        )
     }
 }
 

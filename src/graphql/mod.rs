@@ -11,7 +11,8 @@
 //!   every validation diagnostic.
 //! - [`complete`] / [`hover`]: editor support on half-typed documents (apollo-parser CST).
 //! - [`quick`]: the proof that apollo-compiler's validation of a plain document would find
-//!   nothing, so it is skipped.
+//!   nothing, so it is skipped; [`renamed`]: a "did you mean" rename applied to the parse
+//!   itself, so its re-validation needs no second parse.
 //! - [`roots`]: whether a document found in a string by its shape or tag is NetBox's.
 
 pub mod check;
@@ -23,6 +24,7 @@ pub mod holes;
 pub mod hover;
 pub mod introspection;
 pub mod quick;
+pub mod renamed;
 pub mod roots;
 pub mod rules;
 pub mod schema;
