@@ -562,6 +562,48 @@ fn the_instance_differs_from_the_stock_knowledge() {
     assert!(record.violations.lock().unwrap().is_empty());
 }
 
+/// A custom field's select value outside its choice set: NetBox does not validate it and answers
+/// 200 with no objects (`cf_lifecycle=bogus`, 0 of 72), which live confirms; a value in the set
+/// is the quiet twin.
+#[test]
+fn a_custom_field_choice_matches_nothing_live() {
+    let (server, record, _) = strict_server("4.6.8-instance");
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("instance.index.json.gz");
+    let inst = |n: &str| format!("{}/tests/fixtures/instance/{n}", env!("CARGO_MANIFEST_DIR"));
+    let b = run(
+        &[
+            "index",
+            "build",
+            "--openapi",
+            &inst("openapi.json.gz"),
+            "--custom-fields",
+            &inst("custom-fields.json.gz"),
+            "--choice-sets",
+            &inst("custom-field-choice-sets.json.gz"),
+            "-o",
+            index.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    let doc = dir.path().join("lifecycle.md");
+    std::fs::write(
+        &doc,
+        "`/api/dcim/devices/?cf_lifecycle=bogus`\n`/api/dcim/devices/?cf_lifecycle=eol&cf_lifecycle=retired`\n",
+    )
+    .unwrap();
+    let r = live_run(
+        &server,
+        &[doc.to_str().unwrap()],
+        &["--index", index.to_str().unwrap()],
+    );
+    let findings = json_findings(&r.stdout);
+    let codes = live_codes(&findings);
+    assert_eq!(codes, ["1:live-empty", "2:live-narrowed"], "{findings:#?}");
+    assert!(record.violations.lock().unwrap().is_empty());
+}
+
 #[test]
 fn nothing_is_sent_without_live_on_the_command_line() {
     let (server, _, _) = strict_server("4.6.8");
