@@ -271,12 +271,7 @@ fn json_depth(b: &[u8]) -> usize {
 /// continuation (`\` then `\n` or `\r\n`) carries the count on to the next line (the
 /// measure of tree-sitter-python 0.25's scanner, kept as the bound).
 fn python_indent_max(b: &[u8]) -> usize {
-    let starts = std::iter::once(0).chain(
-        b.iter()
-            .enumerate()
-            .filter(|(_, c)| **c == b'\n')
-            .map(|(i, _)| i + 1),
-    );
+    let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
     let mut max = 0;
     // A start inside a stretch already measured from an earlier start counts less there.
     let mut measured_to = 0;
@@ -384,18 +379,16 @@ fn python_expr_depth(b: &[u8]) -> usize {
             }
             b'"' | b'\'' => {
                 let word = &b[word_start(b, i)..i];
-                let lower: Vec<u8> = if is_string_prefix(word) {
-                    word.iter().map(u8::to_ascii_lowercase).collect()
-                } else {
-                    Vec::new()
-                };
+                // The prefix's letters, lower-cased (none when the word is no prefix).
+                let lower: &[u8] = if is_string_prefix(word) { word } else { &[] };
+                let has = |l: u8| lower.iter().any(|c| c.to_ascii_lowercase() == l);
                 let triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
                 let ql = if triple { 3 } else { 1 };
-                if lower.contains(&b'f') || lower.contains(&b't') {
+                if has(b'f') || has(b't') {
                     fstrings.push(FString {
                         quote: c,
                         triple,
-                        raw: lower.contains(&b'r'),
+                        raw: has(b'r'),
                         base: d.levels.len(),
                         spec: 0,
                         peak: 0,
@@ -459,9 +452,19 @@ fn word_start(b: &[u8], i: usize) -> usize {
 /// True for the prefixes Python reads as part of a string (`r`, `b`, `u`, `f`, `t` and their
 /// pairs, any case); another word before a quote (`if"x"`) is a word, then a string.
 fn is_string_prefix(w: &[u8]) -> bool {
-    let lower: Vec<u8> = w.iter().map(u8::to_ascii_lowercase).collect();
+    // Lower-cased in place of a copy: this runs before every quote of a file.
+    let lower = match *w {
+        [a] => [a.to_ascii_lowercase(), 0],
+        [a, b] => [a.to_ascii_lowercase(), b.to_ascii_lowercase()],
+        _ => return false,
+    };
+    let lower = if lower[1] == 0 {
+        &lower[..1]
+    } else {
+        &lower[..]
+    };
     matches!(
-        lower.as_slice(),
+        lower,
         b"r" | b"u" | b"b" | b"f" | b"t" | b"br" | b"rb" | b"fr" | b"rf" | b"tr" | b"rt"
     )
 }

@@ -221,6 +221,35 @@ mod tests {
         assert_eq!(cue_of(code, "h(b=2)"), None);
     }
 
+    /// The reach of the walk up: a comment on the 40th line above is found, on the 41st not,
+    /// after short lines, after a long one, and above code lines.
+    #[test]
+    fn the_reach_above_is_forty_lines() {
+        for before in [
+            "",
+            &"x = 1\n".repeat(1000),
+            &format!("{}\n", "y".repeat(5000)),
+        ] {
+            for (blank, found) in [(39, true), (40, false)] {
+                let code = format!("{before}# WRONG\n{}f(x=1)\n", "\n".repeat(blank));
+                assert_eq!(cue_of(&code, "f(x=1)").is_some(), found, "{blank}");
+                let code = format!(
+                    "{before}# WRONG\n{}{}f(x=1)\n",
+                    "\n".repeat(blank - 5),
+                    "g()\n".repeat(5)
+                );
+                assert_eq!(
+                    cue_of(&code, "f(x=1)").is_some(),
+                    found,
+                    "{blank} with code"
+                );
+            }
+        }
+        let long = format!("{}\n", "z".repeat(3000));
+        let code = format!("# WRONG\n{}f(x=1)\n", long.repeat(3));
+        assert_eq!(cue_of(&code, "f(x=1)").map(|c| c.0), Some(Cue::Wrong));
+    }
+
     #[test]
     fn a_blank_line_after_code_ends_the_label() {
         let code = "# WRONG\nf(x=1)\n\ng(y=2)\n";

@@ -55,7 +55,7 @@ const ALIASES: &[(&str, &[&str])] = &[
 ];
 
 /// What the suggestion steps found.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Suggestions {
     /// Parameter names of this endpoint, best first.
     pub names: Vec<String>,
@@ -80,7 +80,91 @@ impl Suggestions {
 }
 
 /// Suggestions for `key`, which is not a parameter of `view`.
+///
+/// Remembered per thread for the shipped indexes (which live as long as the process, so an
+/// endpoint's address names it for good): code repeats its mistakes, and ranking the
+/// endpoint's names for one costs ~27,000 instructions. A text's own index (`--index`) is not
+/// remembered (it may be dropped and another built at the same address).
 pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if !memo.shipped(view.index) {
+            return None;
+        }
+        let ep = std::ptr::from_ref(view.ep) as usize;
+        memo.found
+            .get(&ep)
+            .filter(|(k, _)| *k == view.key)
+            .and_then(|(_, m)| m.get(key))
+            .cloned()
+    })
+    .unwrap_or_else(|| {
+        let s = compute(view, key);
+        MEMO.with(|memo| memo.borrow_mut().keep(view, key, &s));
+        s
+    })
+}
+
+thread_local! {
+    static MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::default();
+}
+
+/// Most suggestions a thread remembers; past it the memo starts again (each entry holds a
+/// few short names: ~200 bytes).
+const MEMO_MAX: usize = 16_384;
+
+/// [`suggest`]'s answers per endpoint of a shipped index.
+#[derive(Default)]
+struct Memo {
+    /// Addresses of the indexes known to be shipped copies (never freed).
+    shipped: Vec<usize>,
+    /// Endpoint address → (endpoint key, wrong name → answer).
+    found: std::collections::HashMap<
+        usize,
+        (String, std::collections::HashMap<Box<str>, Suggestions>),
+    >,
+    len: usize,
+}
+
+impl Memo {
+    /// True when `index` is a process-wide shipped copy ([`super::versions::is_shipped`]);
+    /// asked once per index address (a shipped copy is never freed, so its address stays its).
+    fn shipped(&mut self, index: &crate::index::FilterIndex) -> bool {
+        let at = std::ptr::from_ref(index) as usize;
+        if self.shipped.contains(&at) {
+            return true;
+        }
+        if super::versions::is_shipped(index) {
+            self.shipped.push(at);
+            return true;
+        }
+        false
+    }
+
+    fn keep(&mut self, view: &View, key: &str, s: &Suggestions) {
+        if !self.shipped(view.index) {
+            return;
+        }
+        if self.len >= MEMO_MAX {
+            self.found.clear();
+            self.len = 0;
+        }
+        let ep = std::ptr::from_ref(view.ep) as usize;
+        let (k, m) = self
+            .found
+            .entry(ep)
+            .or_insert_with(|| (view.key.to_string(), Default::default()));
+        if k != view.key {
+            return;
+        }
+        if m.insert(key.into(), s.clone()).is_none() {
+            self.len += 1;
+        }
+    }
+}
+
+/// [`suggest`] computed.
+fn compute(view: &View, key: &str) -> Suggestions {
     let k = Key::parse(key);
     match k.lookup() {
         // `vlan_group_id__n` → suggest for the base, keep the lookup when the result has it.
@@ -393,9 +477,7 @@ fn may_reach(a: &str, bag: Option<&Bag>, b: &str) -> bool {
     // jaro + 0.1·p·(1 − jaro) ≥ 0.87  ⇔  jaro ≥ t; jaro ≤ (m/la + m/lb + 1)/3  ⇒  m ≥ need.
     let t = (0.87 - 0.1 * prefix) / (1.0 - 0.1 * prefix);
     // Rounded down a little first: float error must not drop a name at the edge.
-    let need = ((3.0 * t - 1.0) / (1.0 / la as f64 + 1.0 / lb as f64) - 1e-6)
-        .ceil()
-        .max(1.0) as usize;
+    let need = ceil_at_least_1((3.0 * t - 1.0) / (1.0 / la as f64 + 1.0 / lb as f64) - 1e-6);
     if la.min(lb) < need {
         return false;
     }
@@ -412,6 +494,20 @@ fn may_reach(a: &str, bag: Option<&Bag>, b: &str) -> bool {
         }
     }
     m >= need
+}
+
+/// `x.ceil().max(1.0) as usize` without the call to libm's `ceil` (one per name scored).
+fn ceil_at_least_1(x: f64) -> usize {
+    if x.is_nan() || x <= 1.0 {
+        return 1;
+    }
+    // `as` saturates; a whole `x` stays, anything above its floor goes up by one.
+    let floor = x as usize;
+    if (floor as f64) < x {
+        floor.saturating_add(1)
+    } else {
+        floor
+    }
 }
 
 /// Step 4: Jaro-Winkler over the endpoint's parameters of the same shape (with or without a
@@ -524,6 +620,57 @@ mod jaro_tests {
                 }
             }
         }
+    }
+
+    /// The cheap ceiling is libm's wherever `may_reach` uses it.
+    #[test]
+    fn ceil_is_libms() {
+        for x in [
+            -3.0,
+            0.0,
+            0.5,
+            1.0,
+            1.000_001,
+            2.0,
+            2.5,
+            7.999_999,
+            1e30,
+            f64::NAN,
+        ] {
+            assert_eq!(super::ceil_at_least_1(x), x.ceil().max(1.0) as usize, "{x}");
+        }
+    }
+
+    /// A remembered suggestion is the one computed, for a shipped index, asked twice (the
+    /// second answer from the memo) and on both endpoints that share a wrong name; an index
+    /// built in the process (not shipped) is computed each time.
+    #[test]
+    fn the_memo_answers_as_computed() {
+        let index = crate::index::embedded::embedded_index("4.6.8");
+        let own = crate::index::embedded::load("4.6.8").unwrap();
+        for idx in [&*index, &own] {
+            for key in [
+                "stauts",
+                "device_role_id",
+                "site_slug",
+                "nmae__ic",
+                "tags",
+                "xyz",
+            ] {
+                for ep in ["dcim/devices", "dcim/interfaces", "ipam/prefixes"] {
+                    let (key_of, e) = idx.endpoints.get_key_value(ep).unwrap();
+                    let view = crate::rest::endpoint::View {
+                        key: key_of,
+                        ep: e,
+                        index: idx,
+                    };
+                    let computed = super::compute(&view, key);
+                    assert_eq!(super::suggest(&view, key), computed, "{ep} {key}");
+                    assert_eq!(super::suggest(&view, key), computed, "{ep} {key} again");
+                }
+            }
+        }
+        assert!(super::MEMO.with(|m| !m.borrow_mut().shipped(&own)));
     }
 
     /// The prefilters never drop a name that scores 0.88 or more: every pair of the real

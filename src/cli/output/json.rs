@@ -186,9 +186,95 @@ pub fn write_finding(out: &mut impl Write, f: &Located) -> std::io::Result<()> {
     // Written to memory first: a finding is ~50 small writes, each a call through the
     // output's writer otherwise.
     let mut buf = Vec::with_capacity(1024);
-    buf.extend_from_slice(b"  ");
-    Direct::at(&mut buf, 1).finding(f)?;
+    if f.proof.is_empty() {
+        flat(&mut buf, f)?;
+    } else {
+        buf.extend_from_slice(b"  ");
+        Direct::at(&mut buf, 1).finding(f)?;
+    }
     out.write_all(&buf)
+}
+
+/// [`Direct::finding`] at the array's level for a finding without proof (every finding but a
+/// live one's), from the lines that do not change written as constants: ~20 writes of
+/// known length where the writer took ~60 small ones (the JSON of a check of 10,000 calls
+/// was 8.6 % of its instructions).
+fn flat(b: &mut Vec<u8>, f: &Located) -> std::io::Result<()> {
+    b.extend_from_slice(b"  {\n    \"code\": ");
+    write_str(b, f.code)?;
+    if f.fixes.is_empty() {
+        b.extend_from_slice(b",\n    \"fixes\": [],\n    \"message\": ");
+    } else {
+        b.extend_from_slice(b",\n    \"fixes\": [");
+        for (i, fix) in f.fixes.iter().enumerate() {
+            b.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+            b.extend_from_slice(b"      {\n        \"edits\": [");
+            for (j, e) in fix.edits.iter().enumerate() {
+                b.extend_from_slice(if j == 0 { b"\n" } else { b",\n" });
+                b.extend_from_slice(b"          {\n            \"new_text\": ");
+                write_str(b, &e.new_text)?;
+                flat_range(b, RANGE_12, &e.span);
+                b.extend_from_slice(b"\n          }");
+            }
+            if !fix.edits.is_empty() {
+                b.extend_from_slice(b"\n        ");
+            }
+            b.extend_from_slice(if fix.certain {
+                b"],\n        \"preferred\": true,\n        \"title\": "
+            } else {
+                b"],\n        \"preferred\": false,\n        \"title\": "
+            });
+            write_str(b, &fix.title)?;
+            b.extend_from_slice(b"\n      }");
+        }
+        b.extend_from_slice(b"\n    ],\n    \"message\": ");
+    }
+    write_str(b, &f.message)?;
+    b.extend_from_slice(b",\n    \"path\": ");
+    write_str(b, &f.path)?;
+    flat_range(b, RANGE_4, &f.span);
+    b.extend_from_slice(b",\n    \"severity\": ");
+    write_str(b, f.severity.as_str())?;
+    if crate::live::is_live_code(f.code) {
+        b.extend_from_slice(b",\n    \"source\": ");
+        write_str(b, crate::live::SOURCE)?;
+    }
+    b.extend_from_slice(b"\n  }");
+    Ok(())
+}
+
+/// The constant parts of `,"range": {"end": {"character": _, "line": _}, "start": {...}}`
+/// pretty-printed with its key indented by 4 and by 12 spaces (a finding's range, an edit's),
+/// between the four numbers.
+type RangeParts = [&'static [u8]; 5];
+
+const RANGE_4: RangeParts = [
+    b",\n    \"range\": {\n      \"end\": {\n        \"character\": ",
+    b",\n        \"line\": ",
+    b"\n      },\n      \"start\": {\n        \"character\": ",
+    b",\n        \"line\": ",
+    b"\n      }\n    }",
+];
+
+const RANGE_12: RangeParts = [
+    b",\n            \"range\": {\n              \"end\": {\n                \"character\": ",
+    b",\n                \"line\": ",
+    b"\n              },\n              \"start\": {\n                \"character\": ",
+    b",\n                \"line\": ",
+    b"\n              }\n            }",
+];
+
+fn flat_range(b: &mut Vec<u8>, parts: RangeParts, span: &Span) {
+    let mut n = itoa::Buffer::new();
+    b.extend_from_slice(parts[0]);
+    b.extend_from_slice(n.format(span.end.utf16_col).as_bytes());
+    b.extend_from_slice(parts[1]);
+    b.extend_from_slice(n.format(span.end.line).as_bytes());
+    b.extend_from_slice(parts[2]);
+    b.extend_from_slice(n.format(span.start.utf16_col).as_bytes());
+    b.extend_from_slice(parts[3]);
+    b.extend_from_slice(n.format(span.start.line).as_bytes());
+    b.extend_from_slice(parts[4]);
 }
 
 /// Writes [`skipped`] as [`write_finding`] writes a finding.
@@ -575,12 +661,41 @@ mod tests {
             proof: vec![],
             ..live.clone()
         };
-        for f in [&live, &plain] {
+        // Without proof (the constant lines): two fixes, one of two edits, one of none, a
+        // certain and an uncertain one; a live code's `source` too.
+        let second = super::super::ResolvedFix {
+            title: "u\u{1}".into(),
+            certain: false,
+            edits: vec![],
+        };
+        let fixed = Located {
+            fixes: vec![
+                super::super::ResolvedFix {
+                    edits: vec![
+                        live.fixes[0].edits[0].clone(),
+                        live.fixes[0].edits[0].clone(),
+                    ],
+                    ..live.fixes[0].clone()
+                },
+                second,
+            ],
+            proof: vec![],
+            span: Span {
+                start: p(0, 0),
+                end: p(4_000_000_000, 123_456),
+            },
+            ..live.clone()
+        };
+        let fixed_plain = Located {
+            code: "unknown-filter",
+            ..fixed.clone()
+        };
+        for f in [&live, &plain, &fixed, &fixed_plain] {
             let mut out = Vec::new();
             write_finding(&mut out, f).unwrap();
             let mut v = json!({
                 "path": f.path,
-                "range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 12}},
+                "range": range(&f.span),
                 "severity": f.severity.as_str(),
                 "code": f.code,
                 "message": f.message,
