@@ -44,7 +44,7 @@ pub(crate) fn check(
 ) -> Option<Finding> {
     let key = entry.key.as_str();
     let lookup = Key::parse(key).lookup();
-    if key.contains("__") && !lookup.is_some_and(|l| CHOICE_LOOKUPS.contains(&l)) {
+    if super::lookups::has_dunder(key) && !lookup.is_some_and(|l| CHOICE_LOOKUPS.contains(&l)) {
         return None;
     }
     // The lookup parameters carry no enum in the schema; NetBox validates them against the

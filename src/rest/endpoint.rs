@@ -82,7 +82,7 @@ impl<'a> View<'a> {
             return false;
         };
         let desc = p.description.as_deref().unwrap_or("");
-        if desc.contains("(slug)") {
+        if super::text::contains(desc, "(slug)") {
             return true;
         }
         desc.is_empty() && SLUG_RELATIONS.contains(&base) && self.is_relation(base)

@@ -184,7 +184,9 @@ pub(crate) const SERVER_FAULTS: &[ServerFault] = &[
 fn fault_of(view: &View, key: &str) -> Option<(&'static ServerFault, &'static str, &'static str)> {
     // Most filters have no fault: skip the key parse (a Vec) for them. Every object-type
     // row's key is `<name>_type__<lookup>`.
-    if !(key.contains("_type__") || SERVER_FAULTS.iter().any(|f| key.starts_with(f.filter))) {
+    if !(super::text::contains(key, "_type__")
+        || SERVER_FAULTS.iter().any(|f| key.starts_with(f.filter)))
+    {
         return None;
     }
     let key = Key::parse(key);

@@ -246,6 +246,10 @@ fn scalar(v: &Value) -> Option<String> {
 /// `index`, and for a finding made after the per-filter checks (a repeated key, an endpoint
 /// note) the filter whose pair it is on.
 fn call_facts(call: &RestCall, index: &FilterIndex, key: Option<&str>, out: &mut [Finding]) {
+    // A valid call: nothing to record, so no endpoint or release text is made for it.
+    if out.is_empty() {
+        return;
+    }
     let endpoint = key.map(str::to_string).or_else(|| {
         call.endpoint_target().map(|t| {
             let t = t.split(['?', '#']).next().unwrap_or(t);

@@ -36,7 +36,8 @@ fn tags(ctx: &Ctx, view: &View, out: &mut Vec<Finding>) {
         return;
     }
     for key in ["tag", "tag_id"] {
-        if view.param(key).is_none() {
+        // The call's keys first (a few compares): the parameter is looked up only when used.
+        if !ctx.call.filters.iter().any(|e| e.key == key) || view.param(key).is_none() {
             continue;
         }
         let mut count = 0;

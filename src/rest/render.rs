@@ -112,14 +112,15 @@ pub(crate) fn describe(v: &Value, syntax: Syntax) -> String {
 }
 
 /// The text NetBox receives for a scalar, as the wire encoding writes it; `None` for values
-/// that are not scalars or not literals.
-pub(crate) fn wire_text(v: &Value) -> Option<String> {
+/// that are not scalars or not literals. A string is borrowed (no copy per filter value).
+pub(crate) fn wire_text(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
     Some(match v {
-        Value::Str(s) => s.clone(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => "null".into(),
+        Value::Str(s) => Cow::Borrowed(s.as_str()),
+        Value::Int(i) => Cow::Owned(itoa::Buffer::new().format(*i).to_string()),
+        Value::Float(f) => Cow::Owned(f.to_string()),
+        Value::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+        Value::Null => Cow::Borrowed("null"),
         _ => return None,
     })
 }

@@ -72,8 +72,12 @@ fn written<'a>(ctx: &Ctx<'a>) -> Option<(&'a str, Option<Range<usize>>)> {
         (None, CallForm::GetChangelogs) => (CHANGELOG_TARGET, None),
         (None, _) => return None,
     };
-    match crate::extract::text::detail_split(target) {
-        Some((list, _)) if ctx.call.form == CallForm::Url => {
+    // Only a URL names a detail path (the split is not asked for other forms).
+    let detail = (ctx.call.form == CallForm::Url)
+        .then(|| crate::extract::text::detail_split(target))
+        .flatten();
+    match detail {
+        Some((list, _)) => {
             let range = range.map(|r| {
                 if r.len() == target.len() {
                     r.start..r.start + list.len()

@@ -121,7 +121,9 @@ fn check_scalar(
     if param.kind == ValueKind::Boolean {
         return boolean_value(view, entry, v, r, syntax);
     }
-    if Key::parse(key).lookup() == Some("empty") {
+    // Parsed once for the two rules below that read the key's parts.
+    let parsed = Key::parse(key);
+    if parsed.lookup() == Some("empty") {
         // Boolean-typed `__empty` went through `boolean_value` above; one typed like its
         // number or date field refuses `true`/`false` (400) and every other value (500).
         return typed_empty(view, key, param, v, r);
@@ -133,7 +135,7 @@ fn check_scalar(
     if let Some(f) = super::object_type_value::check(view, entry, param, &text, r.clone(), syntax) {
         return Some(f);
     }
-    if let Some(f) = super::relation_field::check(view, key, param, &text, r.clone()) {
+    if let Some(f) = super::relation_field::check(view, key, &parsed, param, &text, r.clone()) {
         return Some(f);
     }
     let integers = view.takes_integers(key, param);
@@ -153,12 +155,17 @@ fn check_scalar(
         }
         return choices::check(ctx, view, entry, param, &text, r);
     }
-    if view.is_slug_filter(key) && text.trim().parse::<i64>().is_ok() {
+    // The slug question (a parameter probe and a scan of its description) asked once, and only
+    // for a value either rule below can be about.
+    let numeric = text.trim().parse::<i64>().is_ok();
+    let is_str = matches!(v, Value::Str(_));
+    let slug = (numeric || is_str) && view.is_slug_filter(key);
+    if slug && numeric {
         if let Some(f) = number_on_slug(view, entry, &text, r.clone()) {
             return Some(f);
         }
     }
-    if matches!(v, Value::Str(_)) && view.is_slug_filter(key) {
+    if slug && is_str {
         if let Some(f) = slug_expected(view, key, &text, r.clone(), syntax) {
             return Some(f);
         }

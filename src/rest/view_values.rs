@@ -293,7 +293,11 @@ fn several(ctx: &Ctx, p: &ViewParam, entry: &FilterEntry, out: &mut Vec<Finding>
         Value::List(items) if items.len() >= 2 => {
             let texts: Option<Vec<String>> = items
                 .iter()
-                .map(|(v, _)| render::wire_text(v).filter(|_| matches!(v, Value::Str(_))))
+                .map(|(v, _)| {
+                    render::wire_text(v)
+                        .filter(|_| matches!(v, Value::Str(_)))
+                        .map(|t| t.into_owned())
+                })
                 .collect();
             let edits = texts.as_ref().filter(|_| !syntax.is_pairs()).map(|t| {
                 vec![Edit {

@@ -18,15 +18,17 @@ pub(super) fn vrf_needs_rd(
     param: &Parameter,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
-    let base = Key::parse(key).base();
+    // The description first: the key is parsed only for a filter that can be one (the base
+    // is a prefix of the key).
     let rd_filter = param
         .description
         .as_deref()
-        .is_some_and(|d| d.contains("(RD)"))
-        || base == "present_in_vrf";
+        .is_some_and(|d| super::text::contains(d, "(RD)"))
+        || (key.starts_with("present_in_vrf") && Key::parse(key).base() == "present_in_vrf");
     if !rd_filter {
         return None;
     }
+    let base = Key::parse(key).base();
     let id_key = format!("{base}_id");
     for (v, r) in elements(entry) {
         match v {
