@@ -14,7 +14,7 @@ static CACHE: [Mutex<Option<Arc<NetboxSchema>>>; RELEASES.len()] =
 
 /// Locks a cache slot, recovering from poisoning (a slot holds a finished value or nothing).
 fn slot(i: usize) -> MutexGuard<'static, Option<Arc<NetboxSchema>>> {
-    CACHE[i].lock().unwrap_or_else(|e| e.into_inner())
+    crate::sync::lock(&CACHE[i])
 }
 
 /// The shipped schema of NetBox `version` (exactly one of [`RELEASES`]' versions), built on the

@@ -20,6 +20,8 @@
 use super::load::{load_index, IndexError};
 use super::split::Split;
 use super::FilterIndex;
+// A cache slot holds a finished value or nothing, so a poisoned one is still sound.
+use crate::sync::lock as slot;
 use crate::version::{self, Version};
 use std::sync::{Arc, Mutex};
 
@@ -231,11 +233,6 @@ pub fn load(version: &str) -> Result<FilterIndex, IndexError> {
 /// and kept until [`release_unused`] drops it.
 static CACHE: [Mutex<Option<Arc<FilterIndex>>>; RELEASES.len()] =
     [const { Mutex::new(None) }; RELEASES.len()];
-
-/// Locks a cache slot, recovering from poisoning (a slot holds a finished value or nothing).
-fn slot<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The process-wide decoded index of a shipped release (`version` as in [`Selection::version`]).
 /// Decoded once and shared until [`release_unused`] finds no holder but the cache. A version

@@ -88,7 +88,7 @@ fn collect_and_meet(met: &(Mutex<usize>, Condvar), of: usize) {
     // SAFETY: a collection may run on any thread at any time.
     unsafe { libmimalloc_sys::mi_collect(true) }
     let (count, all) = met;
-    let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
+    let mut n = crate::sync::lock(count);
     *n += 1;
     all.notify_all();
     let _ = all.wait_timeout_while(n, MEET, |n| *n < of);
