@@ -5,22 +5,47 @@
 
 use super::schema::{maybe_gunzip, NetboxSchema};
 use crate::index::embedded::{position, RELEASES};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-type Slot = OnceLock<Option<Arc<NetboxSchema>>>;
-/// One built schema per [`RELEASES`] row.
-static CACHE: [Slot; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
+/// One built schema per [`RELEASES`] row, kept until [`release_unused`] drops it. A schema
+/// that fails to build (prevented by `every_shipped_schema_builds`) is not kept.
+static CACHE: [Mutex<Option<Arc<NetboxSchema>>>; RELEASES.len()] =
+    [const { Mutex::new(None) }; RELEASES.len()];
+
+/// Locks a cache slot, recovering from poisoning (a slot holds a finished value or nothing).
+fn slot(i: usize) -> MutexGuard<'static, Option<Arc<NetboxSchema>>> {
+    CACHE[i].lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The shipped schema of NetBox `version` (exactly one of [`RELEASES`]' versions), built on the
-/// first call and cached for the process (later calls are a clone of an `Arc`). The first call
+/// first call and shared until [`release_unused`] finds no holder but the cache (later calls
+/// are a clone of an `Arc`). The first call
 /// costs the schema build (see `benches/graphql.rs`), so call it off the request path.
 /// `None` for a version that is not shipped.
 pub fn embedded_schema(version: &str) -> Option<Arc<NetboxSchema>> {
     let i = position(version)?;
     let release = &RELEASES[i];
-    CACHE[i]
-        .get_or_init(|| build(release.version, release.schema_gz).ok().map(Arc::new))
-        .clone()
+    let mut held = slot(i);
+    if held.is_none() {
+        *held = build(release.version, release.schema_gz).ok().map(Arc::new);
+    }
+    held.clone()
+}
+
+/// Drops the built schema of every shipped release that nothing holds but the cache (the
+/// language server calls it when no open document uses a release); the next
+/// [`embedded_schema`] builds it again. Returns how many were dropped.
+pub fn release_unused() -> usize {
+    (0..RELEASES.len())
+        .filter(|&i| {
+            let mut held = slot(i);
+            let unused = held.as_ref().is_some_and(|a| Arc::strong_count(a) == 1);
+            if unused {
+                *held = None;
+            }
+            unused
+        })
+        .count()
 }
 
 /// Builds a shipped schema without the cache (benchmarks, tests).

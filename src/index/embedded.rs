@@ -21,7 +21,7 @@ use super::load::{load_index, IndexError};
 use super::split::Split;
 use super::FilterIndex;
 use crate::version::{self, Version};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// One shipped NetBox release.
 #[derive(Debug, Clone, Copy)]
@@ -227,25 +227,59 @@ pub fn load(version: &str) -> Result<FilterIndex, IndexError> {
     load_index(release.index_gz)
 }
 
-/// One decoded index per shipped release, decoded on first use (one slot per [`RELEASES`] row).
-static CACHE: [OnceLock<Arc<FilterIndex>>; RELEASES.len()] =
-    [const { OnceLock::new() }; RELEASES.len()];
+/// One decoded index per shipped release, decoded on first use (one slot per [`RELEASES`] row)
+/// and kept until [`release_unused`] drops it.
+static CACHE: [Mutex<Option<Arc<FilterIndex>>>; RELEASES.len()] =
+    [const { Mutex::new(None) }; RELEASES.len()];
+
+/// Locks a cache slot, recovering from poisoning (a slot holds a finished value or nothing).
+fn slot<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The process-wide decoded index of a shipped release (`version` as in [`Selection::version`]).
-/// Decoded once per process. A version that is not shipped, or an embedded file that fails to
-/// decode (prevented by tests), gives an empty index so callers fail open.
+/// Decoded once and shared until [`release_unused`] finds no holder but the cache. A version
+/// that is not shipped, or an embedded file that fails to decode (prevented by tests), gives an
+/// empty index so callers fail open.
 pub fn embedded_index(version: &'static str) -> Arc<FilterIndex> {
     let Some(pos) = position(version) else {
         return Arc::new(FilterIndex::empty(version));
     };
-    CACHE[pos]
-        .get_or_init(|| {
+    slot(&CACHE[pos])
+        .get_or_insert_with(|| {
             Arc::new(
                 super::split::load(&RELEASES[pos].split)
                     .unwrap_or_else(|| FilterIndex::empty(version)),
             )
         })
         .clone()
+}
+
+/// True when `index` is the shared decoded copy of a shipped release ([`embedded_index`]),
+/// without decoding anything: a copy someone holds is never dropped from the cache.
+pub fn is_embedded(index: &FilterIndex) -> bool {
+    position(&index.netbox_version).is_some_and(|pos| {
+        slot(&CACHE[pos])
+            .as_ref()
+            .is_some_and(|held| std::ptr::eq(index, &**held))
+    })
+}
+
+/// Drops the decoded index of every shipped release that nothing holds but the cache (the
+/// language server calls it when no open document uses a release); the next
+/// [`embedded_index`] decodes it again. Returns how many were dropped.
+pub fn release_unused() -> usize {
+    CACHE
+        .iter()
+        .filter(|m| {
+            let mut held = slot(m);
+            let unused = held.as_ref().is_some_and(|a| Arc::strong_count(a) == 1);
+            if unused {
+                *held = None;
+            }
+            unused
+        })
+        .count()
 }
 
 #[cfg(test)]
@@ -285,6 +319,24 @@ mod tests {
         assert!(select_in(&[], None).is_err());
         let e = select_in(&table, Some("4.2")).unwrap_err();
         assert!(e.contains("4.6.8, 4.7.3, 4.8.0b1"), "{e}");
+    }
+
+    /// A shared decoded index stays while anyone holds it (and is recognised as shipped without
+    /// decoding anything); a copy decoded apart is not the shipped one.
+    #[test]
+    fn a_held_index_is_never_dropped() {
+        let held = embedded_index("4.5.10");
+        let weak = Arc::downgrade(&held);
+        release_unused();
+        assert!(is_embedded(&held));
+        assert!(Arc::ptr_eq(&held, &embedded_index("4.5.10")));
+        assert!(!is_embedded(&load("4.5.10").unwrap()));
+        drop(held);
+        release_unused();
+        // Dropped, unless another test holds it at this moment.
+        if let Some(again) = weak.upgrade() {
+            assert!(is_embedded(&again));
+        }
     }
 
     #[test]

@@ -81,26 +81,28 @@ impl Suggestions {
 
 /// Suggestions for `key`, which is not a parameter of `view`.
 ///
-/// Remembered per thread for the shipped indexes (which live as long as the process, so an
-/// endpoint's address names it for good): code repeats its mistakes, and ranking the
-/// endpoint's names for one costs ~27,000 instructions. A text's own index (`--index`) is not
-/// remembered (it may be dropped and another built at the same address).
+/// Remembered per thread for the shipped indexes, by release and endpoint key: a shipped
+/// release's index is the same data each time it is decoded (the server drops unused releases
+/// and decodes them again, possibly at another address or with another index at the old one),
+/// so the release names its answers where an address would not. Code repeats its mistakes, and
+/// ranking the endpoint's names for one costs ~27,000 instructions. A text's own index
+/// (`--index`, an instance's) is not remembered: its contents are not named by its release.
 pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
-    MEMO.with(|memo| {
-        let mut memo = memo.borrow_mut();
-        if !memo.shipped(view.index) {
-            return None;
-        }
-        let ep = std::ptr::from_ref(view.ep) as usize;
-        memo.found
-            .get(&ep)
-            .filter(|(k, _)| *k == view.key)
-            .and_then(|(_, m)| m.get(key))
+    if !super::versions::is_shipped(view.index) {
+        return compute(view, key);
+    }
+    let release = view.index.netbox_version.as_str();
+    let known = MEMO.with(|memo| {
+        memo.borrow()
+            .found
+            .get(release)
+            .and_then(|eps| eps.get(view.key))
+            .and_then(|m| m.get(key))
             .cloned()
-    })
-    .unwrap_or_else(|| {
+    });
+    known.unwrap_or_else(|| {
         let s = compute(view, key);
-        MEMO.with(|memo| memo.borrow_mut().keep(view, key, &s));
+        MEMO.with(|memo| memo.borrow_mut().keep(release, view.key, key, &s));
         s
     })
 }
@@ -113,51 +115,30 @@ thread_local! {
 /// few short names: ~200 bytes).
 const MEMO_MAX: usize = 16_384;
 
-/// [`suggest`]'s answers per endpoint of a shipped index.
+/// Wrong name → [`suggest`]'s answer.
+type Answers = std::collections::HashMap<Box<str>, Suggestions>;
+
+/// [`suggest`]'s answers for the shipped indexes.
 #[derive(Default)]
 struct Memo {
-    /// Addresses of the indexes known to be shipped copies (never freed).
-    shipped: Vec<usize>,
-    /// Endpoint address → (endpoint key, wrong name → answer).
-    found: std::collections::HashMap<
-        usize,
-        (String, std::collections::HashMap<Box<str>, Suggestions>),
-    >,
+    /// Release (`4.7.3`) → endpoint key (`dcim/devices`) → answers.
+    found: std::collections::HashMap<Box<str>, std::collections::HashMap<Box<str>, Answers>>,
     len: usize,
 }
 
 impl Memo {
-    /// True when `index` is a process-wide shipped copy ([`super::versions::is_shipped`]);
-    /// asked once per index address (a shipped copy is never freed, so its address stays its).
-    fn shipped(&mut self, index: &crate::index::FilterIndex) -> bool {
-        let at = std::ptr::from_ref(index) as usize;
-        if self.shipped.contains(&at) {
-            return true;
-        }
-        if super::versions::is_shipped(index) {
-            self.shipped.push(at);
-            return true;
-        }
-        false
-    }
-
-    fn keep(&mut self, view: &View, key: &str, s: &Suggestions) {
-        if !self.shipped(view.index) {
-            return;
-        }
+    fn keep(&mut self, release: &str, endpoint: &str, key: &str, s: &Suggestions) {
         if self.len >= MEMO_MAX {
             self.found.clear();
             self.len = 0;
         }
-        let ep = std::ptr::from_ref(view.ep) as usize;
-        let (k, m) = self
+        let answers = self
             .found
-            .entry(ep)
-            .or_insert_with(|| (view.key.to_string(), Default::default()));
-        if k != view.key {
-            return;
-        }
-        if m.insert(key.into(), s.clone()).is_none() {
+            .entry(release.into())
+            .or_default()
+            .entry(endpoint.into())
+            .or_default();
+        if answers.insert(key.into(), s.clone()).is_none() {
             self.len += 1;
         }
     }
@@ -670,7 +651,26 @@ mod jaro_tests {
                 }
             }
         }
-        assert!(super::MEMO.with(|m| !m.borrow_mut().shipped(&own)));
+        // The index built here is never remembered, even with a shipped release's version.
+        assert!(!crate::rest::versions::is_shipped(&own));
+        let len = || super::MEMO.with(|m| m.borrow().len);
+        let (key_of, e) = own.endpoints.get_key_value("dcim/sites").unwrap();
+        let view = |index| crate::rest::endpoint::View {
+            key: key_of,
+            ep: e,
+            index,
+        };
+        let before = len();
+        super::suggest(&view(&own), "regoin_id");
+        assert_eq!(len(), before);
+        let (key_of, e) = index.endpoints.get_key_value("dcim/sites").unwrap();
+        let shipped = crate::rest::endpoint::View {
+            key: key_of,
+            ep: e,
+            index: &index,
+        };
+        super::suggest(&shipped, "regoin_id");
+        assert_eq!(len(), before + 1);
     }
 
     /// The prefilters never drop a name that scores 0.88 or more: every pair of the real

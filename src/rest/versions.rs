@@ -286,10 +286,7 @@ pub(crate) fn render_table(indexes: &[&FilterIndex]) -> String {
 /// for an index file the user gave (`--index`, the `index` setting), which a version choice
 /// does not override.
 pub(crate) fn is_shipped(index: &FilterIndex) -> bool {
-    RELEASES
-        .iter()
-        .find(|r| r.version == index.netbox_version)
-        .is_some_and(|r| std::ptr::eq(index, &*embedded_index(r.version)))
+    crate::index::embedded::is_embedded(index)
 }
 
 /// The last sentence of a `version-only` message: how to check against the other version, and

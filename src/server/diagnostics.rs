@@ -107,12 +107,7 @@ async fn upgrade_knowledge(
     settings: &Settings,
     current: &Loaded,
 ) -> Option<Arc<Loaded>> {
-    let target = settings.upgrade_to.as_deref()?;
-    let mut s = settings.clone();
-    s.netbox_version = Some(target.to_string());
-    s.index = None;
-    s.graphql_schema = None;
-    s.upgrade_to = None;
+    let s = super::knowledge::upgrade_settings(settings)?;
     let next = knowledge_for(backend, &s).await;
     let parse = crate::version::Version::parse;
     let newer = match (parse(&next.index_version), parse(&current.index_version)) {
@@ -332,7 +327,10 @@ pub(super) async fn run(backend: &Backend, uri: Uri) {
     let Some(a) = analyse(backend, &uri).await else {
         return;
     };
-    backend.state.idle.after_analysis();
+    let state = backend.state.clone();
+    backend.state.idle.after_analysis(move || {
+        super::knowledge::release_unused(&state);
+    });
     let enc = backend.state.encoding();
     let diags = to_diagnostics(&a.findings, &a.snapshot, enc, &a.settings);
     if lock(&backend.state.caps).pull {

@@ -1,5 +1,5 @@
 //! `textDocument/didClose`: forget the document, cancel its pending analysis and clear its
-//! diagnostics.
+//! diagnostics; the knowledge only it used is dropped once the server is idle.
 
 use super::{lock, Backend};
 use tower_lsp_server::ls_types::DidCloseTextDocumentParams;
@@ -12,6 +12,10 @@ pub async fn handle(backend: &Backend, params: DidCloseTextDocumentParams) {
     if let Some(task) = lock(&backend.state.pending).remove(&uri) {
         task.abort();
     }
+    let state = backend.state.clone();
+    backend.state.idle.after_analysis(move || {
+        super::knowledge::release_unused(&state);
+    });
     backend
         .client
         .publish_diagnostics(uri, Vec::new(), None)

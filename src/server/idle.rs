@@ -10,7 +10,7 @@
 //! collection purges them when no analysis has run for [`IDLE`].
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// How long after the last analysis the freed memory is purged.
@@ -23,25 +23,79 @@ pub struct Idle {
 }
 
 impl Idle {
-    /// Called after each analysis (on the async runtime): schedules a forced collection
-    /// [`IDLE`] from now, which runs only if no analysis followed in between.
-    pub fn after_analysis(&self) {
+    /// Called after each analysis (on the async runtime): schedules `release` (dropping what
+    /// is no longer in use) and a forced collection [`IDLE`] from now, which run only if no
+    /// analysis followed in between.
+    pub fn after_analysis(&self, release: impl FnOnce() + Send + 'static) {
         let generation = self.generation.clone();
         let mine = generation.fetch_add(1, Ordering::Relaxed) + 1;
         tokio::spawn(async move {
             tokio::time::sleep(IDLE).await;
             if generation.load(Ordering::Relaxed) == mine {
-                // `mi_collect(true)`: this thread's empty pages, and every arena range freed
-                // by any thread purged whatever its delay.
-                let _ = tokio::task::spawn_blocking(|| {
-                    // SAFETY: a collection may run on any thread at any time.
-                    unsafe { libmimalloc_sys::mi_collect(true) }
-                })
-                .await;
+                let _ = tokio::task::spawn_blocking(release).await;
+                collect_every_blocking_thread().await;
+                collect_every_worker().await;
             }
         });
     }
 }
+
+/// Most threads of the runtime's blocking pool (`server::run_stdio`; one of them reads stdin).
+pub const BLOCKING_THREADS: usize = 4;
+
+/// A forced collection (`mi_collect(true)`: the thread's empty pages, full ones too, and every
+/// freed arena range purged whatever its delay) on each thread of the blocking pool. A page
+/// freed by another thread than the one that allocated it (a dropped release's index, decoded
+/// by the analysis threads) goes back only when its owner collects: one forced collection on
+/// one thread left 59–64 MB after five releases on the 2,000-line SKILL.md. Each task waits
+/// (at most [`MEET`]) until all have collected, so that no thread runs two of them; the
+/// stdin reader's thread never takes one, and the last task waits for a free thread.
+async fn collect_every_blocking_thread() {
+    let met = Arc::new((Mutex::new(0usize), Condvar::new()));
+    let tasks: Vec<_> = (0..BLOCKING_THREADS)
+        .map(|_| {
+            let met = met.clone();
+            tokio::task::spawn_blocking(move || collect_and_meet(&met, BLOCKING_THREADS))
+        })
+        .collect();
+    for task in tasks {
+        let _ = task.await;
+    }
+}
+
+/// Threads of the runtime's async workers (`server::run_stdio`).
+pub const WORKER_THREADS: usize = 2;
+
+/// [`collect_every_blocking_thread`] on the async workers (requests such as completion decode
+/// an endpoint's parameters there): each task blocks its worker at most [`MEET`], once per
+/// idle period, so that the other worker takes the other task.
+async fn collect_every_worker() {
+    let met = Arc::new((Mutex::new(0usize), Condvar::new()));
+    let tasks: Vec<_> = (0..WORKER_THREADS)
+        .map(|_| {
+            let met = met.clone();
+            tokio::spawn(async move { collect_and_meet(&met, WORKER_THREADS) })
+        })
+        .collect();
+    for task in tasks {
+        let _ = task.await;
+    }
+}
+
+/// A forced collection on this thread, then a wait (at most [`MEET`]) until `of` threads have
+/// collected.
+fn collect_and_meet(met: &(Mutex<usize>, Condvar), of: usize) {
+    // SAFETY: a collection may run on any thread at any time.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+    let (count, all) = met;
+    let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
+    *n += 1;
+    all.notify_all();
+    let _ = all.wait_timeout_while(n, MEET, |n| *n < of);
+}
+
+/// How long each collecting task waits for the others.
+const MEET: Duration = Duration::from_millis(50);
 
 /// Declared first in an analysis task: when the task's temporaries are freed, the thread's
 /// empty pages go back to mimalloc's arenas (`mi_collect(false)`: no purge, no system call), where

@@ -59,8 +59,8 @@ pub fn run_stdio() -> i32 {
     // Few threads on purpose: analysis is CPU-bound (stdin, stdout and 2 analyses at a time),
     // and every extra thread gets its own malloc arena, which is most of the resident memory.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(4)
+        .worker_threads(idle::WORKER_THREADS)
+        .max_blocking_threads(idle::BLOCKING_THREADS)
         .enable_all()
         .build()
     {
