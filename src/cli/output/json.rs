@@ -186,13 +186,18 @@ pub fn write_finding(out: &mut impl Write, f: &Located) -> std::io::Result<()> {
     // Written to memory first: a finding is ~50 small writes, each a call through the
     // output's writer otherwise.
     let mut buf = Vec::with_capacity(1024);
-    if f.proof.is_empty() {
-        flat(&mut buf, f)?;
-    } else {
-        buf.extend_from_slice(b"  ");
-        Direct::at(&mut buf, 1).finding(f)?;
-    }
+    push_finding(&mut buf, f)?;
     out.write_all(&buf)
+}
+
+/// Appends [`write_finding`]'s bytes to `b` (the sink gathers a batch in one buffer).
+pub fn push_finding(b: &mut Vec<u8>, f: &Located) -> std::io::Result<()> {
+    if f.proof.is_empty() {
+        flat(b, f)
+    } else {
+        b.extend_from_slice(b"  ");
+        Direct::at(b, 1).finding(f)
+    }
 }
 
 /// [`Direct::finding`] at the array's level for a finding without proof (every finding but a

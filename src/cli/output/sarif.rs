@@ -231,6 +231,153 @@ pub fn write_result(
     out.write_all(&buf)
 }
 
+/// The JSON string literal (quoted, escaped) of a finding's `artifactLocation.uri`, kept for
+/// the findings of the same file that follow (a batch is mostly one file's findings; the
+/// percent-encoding was a `String` or two per finding).
+#[derive(Default)]
+pub struct Uris {
+    /// The bytes the URI was made of ([`super::uri_bytes`]).
+    bytes: Vec<u8>,
+    json: Vec<u8>,
+}
+
+impl Uris {
+    /// The quoted URI of `f`'s file.
+    pub fn of(&mut self, f: &Located) -> std::io::Result<&[u8]> {
+        let bytes = super::uri_bytes(&f.path, f.path_bytes.as_ref());
+        if self.json.is_empty() || self.bytes != bytes {
+            self.bytes.clear();
+            self.bytes.extend_from_slice(bytes);
+            self.json.clear();
+            super::json::write_str(&mut self.json, &super::escape::sarif_uri(bytes))?;
+        }
+        Ok(&self.json)
+    }
+}
+
+/// [`rule_index`] remembered per code (`&'static str`s compared by address and length, the
+/// catalogue's look-up when new): a search of the catalogue's codes by text per result
+/// otherwise.
+#[derive(Default)]
+pub struct RuleIndexes {
+    known: Vec<(&'static str, usize)>,
+}
+
+impl RuleIndexes {
+    /// [`rule_index`] of `code`.
+    pub fn of(&mut self, code: &'static str, extra: &mut Vec<&'static str>) -> usize {
+        if let Some(&(_, i)) = self.known.iter().find(|(c, _)| std::ptr::eq(*c, code)) {
+            return i;
+        }
+        let i = rule_index(code, extra);
+        self.known.push((code, i));
+        i
+    }
+}
+
+/// Appends [`write_result`] of `f` at the depth of `runs[0].results` (indent 8) to `b`, the
+/// file's URI from `uris`: a result without proof (all but live findings) from its constant
+/// lines pre-joined with their indentation and keys (~25 writes of known length and the
+/// numbers, where the pretty writer made ~100 small writes); a live one through
+/// [`write_result`].
+pub fn push_result(
+    b: &mut Vec<u8>,
+    f: &Located,
+    index: usize,
+    uris: &mut Uris,
+) -> std::io::Result<()> {
+    if !f.proof.is_empty() {
+        return write_result(b, f, index, 8);
+    }
+    let uri = uris.of(f)?;
+    if f.fixes.is_empty() {
+        b.extend_from_slice(b"        {\n          \"level\": \"");
+    } else {
+        b.extend_from_slice(b"        {\n          \"fixes\": [");
+        for (i, fix) in f.fixes.iter().enumerate() {
+            b.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+            b.extend_from_slice(FIX_OPEN);
+            b.extend_from_slice(uri);
+            b.extend_from_slice(b"\n                  },\n                  \"replacements\": [");
+            for (j, e) in fix.edits.iter().enumerate() {
+                b.extend_from_slice(if j == 0 { b"\n" } else { b",\n" });
+                flat_region(b, &REGION_24, &e.span);
+                b.extend_from_slice(EDIT_TEXT);
+                super::json::write_str(b, &e.new_text)?;
+                b.extend_from_slice(b"\n                      }\n                    }");
+            }
+            if !fix.edits.is_empty() {
+                b.extend_from_slice(b"\n                  ");
+            }
+            b.extend_from_slice(FIX_DESCRIPTION);
+            super::json::write_str(b, &fix.title)?;
+            b.extend_from_slice(b"\n              }\n            }");
+        }
+        b.extend_from_slice(b"\n          ],\n          \"level\": \"");
+    }
+    b.extend_from_slice(level(f.severity).as_bytes());
+    b.extend_from_slice(LOCATION_OPEN);
+    b.extend_from_slice(uri);
+    b.extend_from_slice(b"\n                },\n");
+    flat_region(b, &REGION_16, &f.span);
+    b.extend_from_slice(MESSAGE_OPEN);
+    super::json::write_str(b, &f.message)?;
+    b.extend_from_slice(b"\n          },\n          \"ruleId\": ");
+    super::json::write_str(b, f.code)?;
+    b.extend_from_slice(b",\n          \"ruleIndex\": ");
+    b.extend_from_slice(itoa::Buffer::new().format(index).as_bytes());
+    b.extend_from_slice(b"\n        }");
+    Ok(())
+}
+
+/// A fix's lines up to its `artifactLocation.uri` value.
+const FIX_OPEN: &[u8] = b"            {\n              \"artifactChanges\": [\n                {\n                  \"artifactLocation\": {\n                    \"uri\": ";
+/// After an edit's `deletedRegion`, up to its text.
+const EDIT_TEXT: &[u8] =
+    b",\n                      \"insertedContent\": {\n                        \"text\": ";
+/// After a fix's replacements, up to its description's text.
+const FIX_DESCRIPTION: &[u8] = b"]\n                }\n              ],\n              \"description\": {\n                \"text\": ";
+/// After the level's text, up to the location's `uri` value.
+const LOCATION_OPEN: &[u8] = b"\",\n          \"locations\": [\n            {\n              \"physicalLocation\": {\n                \"artifactLocation\": {\n                  \"uri\": ";
+/// After the location's region, up to the message's text.
+const MESSAGE_OPEN: &[u8] =
+    b"\n              }\n            }\n          ],\n          \"message\": {\n            \"text\": ";
+
+/// The constant parts of a `"key": {"endColumn": _, "endLine": _, "startColumn": _,
+/// "startLine": _}` region between its four 1-based numbers: an edit's `deletedRegion` (key
+/// indented by 22 spaces), a location's `region` (16).
+type RegionParts = [&'static [u8]; 5];
+
+const REGION_24: RegionParts = [
+    b"                    {\n                      \"deletedRegion\": {\n                        \"endColumn\": ",
+    b",\n                        \"endLine\": ",
+    b",\n                        \"startColumn\": ",
+    b",\n                        \"startLine\": ",
+    b"\n                      }",
+];
+
+const REGION_16: RegionParts = [
+    b"                \"region\": {\n                  \"endColumn\": ",
+    b",\n                  \"endLine\": ",
+    b",\n                  \"startColumn\": ",
+    b",\n                  \"startLine\": ",
+    b"\n                }",
+];
+
+fn flat_region(b: &mut Vec<u8>, parts: &RegionParts, span: &Span) {
+    let mut n = itoa::Buffer::new();
+    let one = |v: u32| u64::from(v) + 1;
+    b.extend_from_slice(parts[0]);
+    b.extend_from_slice(n.format(one(span.end.utf16_col)).as_bytes());
+    b.extend_from_slice(parts[1]);
+    b.extend_from_slice(n.format(one(span.end.line)).as_bytes());
+    b.extend_from_slice(parts[2]);
+    b.extend_from_slice(n.format(one(span.start.utf16_col)).as_bytes());
+    b.extend_from_slice(parts[3]);
+    b.extend_from_slice(n.format(one(span.start.line)).as_bytes());
+    b.extend_from_slice(parts[4]);
+}
+
 /// One site not checked (`--explain`) as a SARIF result of the skipped rule at `index`.
 pub fn skipped_result(s: &Skipped, index: usize) -> Value {
     json!({
@@ -374,18 +521,95 @@ mod tests {
             }],
             ..fixed.clone()
         };
-        for (f, index) in [(&plain, 0), (&fixed, 7), (&live, 123)] {
-            let mut out = Vec::new();
-            write_result(&mut out, f, index, 8).unwrap();
+        // The constant-line writer's edges: a multi-line range, large numbers, each level, another file (percent-encoded, not UTF-8, absolute) after the
+        // first and back, escapes in every string.
+        let wide = Located {
+            span: Span {
+                start: p(0, 0),
+                end: Pos {
+                    line: 4_000_000_000,
+                    char_col: 0,
+                    utf16_col: 123_456,
+                },
+            },
+            severity: Severity::Error,
+            message: "\"q\" \\ \r\n\u{8}\u{c}\u{1f}".into(),
+            fixes: vec![ResolvedFix {
+                title: "t\"\\".into(),
+                certain: true,
+                edits: vec![ResolvedEdit {
+                    span: Span {
+                        start: p(2, 0),
+                        end: p(7, 3),
+                    },
+                    new_text: "line\nnext\t\"x\"".into(),
+                }],
+            }],
+            ..fixed.clone()
+        };
+        let elsewhere = Located {
+            path: "/abs/ü dir/a%b#c.py".into(),
+            severity: Severity::Hint,
+            ..plain.clone()
+        };
+        let not_utf8 = Located {
+            path: "x\u{fffd}.py".into(),
+            path_bytes: Some(std::sync::Arc::from(&b"x\xff.py"[..])),
+            severity: Severity::Warning,
+            ..fixed.clone()
+        };
+        let mut uris = Uris::default();
+        for (f, index) in [
+            (&plain, 0),
+            (&fixed, 7),
+            (&live, 123),
+            (&wide, 1),
+            (&elsewhere, 2),
+            (&not_utf8, 3),
+            (&plain, 40),
+            (&fixed, usize::MAX),
+        ] {
             let pretty = serde_json::to_string_pretty(&result(f, index)).unwrap();
             let indented: Vec<String> =
                 pretty.split('\n').map(|l| format!("        {l}")).collect();
+            let mut out = Vec::new();
+            write_result(&mut out, f, index, 8).unwrap();
             assert_eq!(
                 String::from_utf8(out).unwrap(),
                 indented.join("\n"),
                 "{}",
                 f.code
             );
+            let mut pushed = b"before".to_vec();
+            push_result(&mut pushed, f, index, &mut uris).unwrap();
+            assert_eq!(
+                String::from_utf8(pushed).unwrap(),
+                format!("before{}", indented.join("\n")),
+                "{} {}",
+                f.code,
+                f.path
+            );
         }
+    }
+
+    /// Rule indexes remembered per code are the catalogue's, and a code it lacks gets the
+    /// same index each time, after the catalogue's.
+    #[test]
+    fn rule_indexes_as_looked_up() {
+        let mut extra = Vec::new();
+        let mut memo = RuleIndexes::default();
+        for c in CODES.iter().rev().chain(CODES.iter()) {
+            assert_eq!(
+                memo.of(c.code, &mut extra),
+                rule_index(c.code, &mut Vec::new())
+            );
+        }
+        // The same text at another address is the same code.
+        let other: &'static str = Box::leak(String::from(CODES[3].code).into_boxed_str());
+        assert_eq!(memo.of(other, &mut extra), 3);
+        assert_eq!(memo.of("not-a-code", &mut extra), CODES_LEN);
+        assert_eq!(memo.of("other-code", &mut extra), CODES_LEN + 1);
+        assert_eq!(memo.of("not-a-code", &mut extra), CODES_LEN);
+        assert_eq!(extra, ["not-a-code", "other-code"]);
     }
 }

@@ -37,7 +37,17 @@ pub struct Sink<W: Write> {
     color: bool,
     /// GitLab fingerprints given so far.
     fingerprints: gitlab::Fingerprints,
+    /// A batch's JSON elements or SARIF results, written out every [`CHUNK`] bytes and at the
+    /// end of the batch (one buffer for the run, not one per finding).
+    buf: Vec<u8>,
+    /// The last file's SARIF URI.
+    uris: sarif::Uris,
+    /// SARIF rule indexes by code.
+    rule_indexes: sarif::RuleIndexes,
 }
+
+/// How many bytes of a batch [`Sink::add`] gathers before writing them.
+const CHUNK: usize = 1 << 16;
 
 /// Writes `v` pretty-printed with every line indented by `indent` spaces (its first line too),
 /// as it would stand inside a pretty-printed container; JSON strings hold no raw newline, so
@@ -168,6 +178,9 @@ impl<W: Write> Sink<W> {
             most_held: 0,
             color: false,
             fingerprints: gitlab::Fingerprints::default(),
+            buf: Vec::new(),
+            uris: sarif::Uris::default(),
+            rule_indexes: sarif::RuleIndexes::default(),
         })
     }
 
@@ -189,10 +202,18 @@ impl<W: Write> Sink<W> {
             Format::Text => self.out.write_all(text::render(&found).as_bytes())?,
             Format::Github => self.out.write_all(github::render(&found).as_bytes())?,
             Format::Json => {
+                let b = &mut self.buf;
                 for f in &found {
-                    self.open_element()?;
-                    json::write_finding(&mut self.out, f)?;
+                    b.extend_from_slice(if self.written == 0 { b"[\n" } else { b",\n" });
+                    self.written += 1;
+                    json::push_finding(b, f)?;
+                    if b.len() >= CHUNK {
+                        self.out.write_all(b)?;
+                        b.clear();
+                    }
                 }
+                self.out.write_all(b)?;
+                b.clear();
             }
             Format::Gitlab => {
                 for f in &found {
@@ -202,13 +223,20 @@ impl<W: Write> Sink<W> {
                 }
             }
             Format::Sarif => {
+                let spool = self.spool.as_mut().expect("a SARIF sink has a spool");
+                let b = &mut self.buf;
                 for f in &found {
-                    let index = sarif::rule_index(f.code, &mut self.extra_rules);
-                    let spool = self.spool.as_mut().expect("a SARIF sink has a spool");
-                    spool.write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
-                    sarif::write_result(spool, f, index, SARIF_RESULT_INDENT)?;
+                    let index = self.rule_indexes.of(f.code, &mut self.extra_rules);
+                    b.extend_from_slice(if self.written == 0 { b"\n" } else { b",\n" });
+                    sarif::push_result(b, f, index, &mut self.uris)?;
                     self.written += 1;
+                    if b.len() >= CHUNK {
+                        spool.write_all(b)?;
+                        b.clear();
+                    }
                 }
+                spool.write_all(b)?;
+                b.clear();
             }
         }
         Ok(())
