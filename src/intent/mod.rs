@@ -23,6 +23,7 @@ mod foreign;
 mod history;
 mod lesson;
 mod log;
+mod words;
 
 pub use around::{Around, Outline, Piece};
 
