@@ -70,6 +70,17 @@ pub fn install() {
                 eprintln!(
                     "netbox-lsp: interrupted; files fixed so far stay fixed, the others are as they were"
                 );
+                // Not `process::exit` (ExitProcess): it kills the other threads and then runs
+                // every DLL's detach, which waits for a lock a killed thread held (an interrupted
+                // `--fix` hung there under wine). Nothing is left to run: stderr is unbuffered
+                // and the write lock held means no temporary file exists.
+                // SAFETY: the pseudo-handle of this process; the call does not return.
+                unsafe {
+                    use windows_sys::Win32::System::Threading::{
+                        GetCurrentProcess, TerminateProcess,
+                    };
+                    TerminateProcess(GetCurrentProcess(), 130);
+                }
                 std::process::exit(130);
             });
             if let Err(e) = handled {
