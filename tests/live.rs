@@ -91,6 +91,28 @@ fn json_findings(stdout: &str) -> Vec<serde_json::Value> {
         .clone()
 }
 
+/// The instance's own index, built by `index build` in `dir` from the instance fixtures (its
+/// OpenAPI document, custom fields and choice sets; `status` adds its status answer).
+fn instance_index(dir: &Path, status: bool) -> std::path::PathBuf {
+    let index = dir.join("instance.index.json.gz");
+    let inst = |n: &str| format!("{}/tests/fixtures/instance/{n}", env!("CARGO_MANIFEST_DIR"));
+    let mut args = vec!["index".to_string(), "build".into(), "--openapi".into()];
+    args.push(inst("openapi.json.gz"));
+    if status {
+        args.extend(["--status".into(), inst("status.json.gz")]);
+    }
+    args.extend(["--custom-fields".into(), inst("custom-fields.json.gz")]);
+    args.extend([
+        "--choice-sets".into(),
+        inst("custom-field-choice-sets.json.gz"),
+    ]);
+    args.extend(["-o".into(), index.to_str().unwrap().into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let b = run(&args, None);
+    assert_eq!(b.code, 0, "{}", b.stderr);
+    index
+}
+
 /// `line:code` of every live finding, in output order.
 fn live_codes(findings: &[serde_json::Value]) -> Vec<String> {
     findings
@@ -536,26 +558,7 @@ fn the_instance_differs_from_the_stock_knowledge() {
         "NetBox accepted `status` (HTTP 200, 3 of 72 objects), which the knowledge says it refuses (invalid-choice). The instance differs from the knowledge: rebuild it"
     ));
     // The instance's own knowledge agrees with it.
-    let index = dir.path().join("instance.index.json.gz");
-    let inst = |n: &str| format!("{}/tests/fixtures/instance/{n}", env!("CARGO_MANIFEST_DIR"));
-    let b = run(
-        &[
-            "index",
-            "build",
-            "--openapi",
-            &inst("openapi.json.gz"),
-            "--status",
-            &inst("status.json.gz"),
-            "--custom-fields",
-            &inst("custom-fields.json.gz"),
-            "--choice-sets",
-            &inst("custom-field-choice-sets.json.gz"),
-            "-o",
-            index.to_str().unwrap(),
-        ],
-        None,
-    );
-    assert_eq!(b.code, 0, "{}", b.stderr);
+    let index = instance_index(dir.path(), true);
     let r = live_run(&server, &[doc], &["--index", index.to_str().unwrap()]);
     let codes = live_codes(&json_findings(&r.stdout));
     assert_eq!(codes, ["1:live-narrowed", "2:live-unchanged"]);
@@ -569,24 +572,7 @@ fn the_instance_differs_from_the_stock_knowledge() {
 fn a_custom_field_choice_matches_nothing_live() {
     let (server, record, _) = strict_server("4.6.8-instance");
     let dir = tempfile::tempdir().unwrap();
-    let index = dir.path().join("instance.index.json.gz");
-    let inst = |n: &str| format!("{}/tests/fixtures/instance/{n}", env!("CARGO_MANIFEST_DIR"));
-    let b = run(
-        &[
-            "index",
-            "build",
-            "--openapi",
-            &inst("openapi.json.gz"),
-            "--custom-fields",
-            &inst("custom-fields.json.gz"),
-            "--choice-sets",
-            &inst("custom-field-choice-sets.json.gz"),
-            "-o",
-            index.to_str().unwrap(),
-        ],
-        None,
-    );
-    assert_eq!(b.code, 0, "{}", b.stderr);
+    let index = instance_index(dir.path(), false);
     let doc = dir.path().join("lifecycle.md");
     std::fs::write(
         &doc,
