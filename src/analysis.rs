@@ -230,7 +230,10 @@ fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge, keep: bool) -> 
             Err(sites) => ex.sites = sites,
         }
     }
-    let outline = Outline::plain();
+    let outline = match kind {
+        HostKind::Text => Outline::text(text),
+        _ => Outline::plain(),
+    };
     let filters = Filters::of(text, &outline, knowledge.readings);
     let map = OffsetMap::identity(0, text.len());
     // A notebook's cells sit in JSON strings: its text is no code to read comments in.
