@@ -49,7 +49,18 @@ pub fn analyze(text: &str, kind: HostKind, knowledge: &Knowledge) -> Vec<Finding
 /// One analysis ([`analyze_kept`]): the rule reads each checked call's endpoint from
 /// [`Report::sites`], nothing is extracted or checked again.
 pub fn analyze_outgoing(text: &str, knowledge: &Knowledge) -> Vec<Finding> {
-    let report = analyze_kept(text, HostKind::Json, knowledge, None);
+    analyze_outgoing_extracted(text, extract::extract(text, HostKind::Json), knowledge)
+}
+
+/// [`analyze_outgoing`] of a JSON tool call `text` already extracted (`ex`, its
+/// [`extract::extract`] as [`HostKind::Json`]): a caller that read the call to decide whether
+/// it is a NetBox call at all does not extract it again.
+pub fn analyze_outgoing_extracted(
+    text: &str,
+    ex: extract::Extraction,
+    knowledge: &Knowledge,
+) -> Vec<Finding> {
+    let report = pipeline(text, HostKind::Json, knowledge, None, true, Some(ex));
     let mut findings = report.findings;
     let Some(index) = knowledge.index.as_deref() else {
         return findings;
@@ -137,7 +148,7 @@ pub fn analyze_report(
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
 ) -> Report {
-    pipeline(text, kind, knowledge, cache, false)
+    pipeline(text, kind, knowledge, cache, false, None)
 }
 
 /// [`analyze_report`] that also keeps the sites checked and their own findings
@@ -150,16 +161,18 @@ pub fn analyze_kept(
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
 ) -> Report {
-    pipeline(text, kind, knowledge, cache, true)
+    pipeline(text, kind, knowledge, cache, true, None)
 }
 
-/// The pipeline; `keep`: the sites too ([`analyze_kept`]).
+/// The pipeline; `keep`: the sites too ([`analyze_kept`]); `given`: the extraction of `text`
+/// as `kind` when the caller has it (a host read whole; a Markdown host is read by units).
 fn pipeline(
     text: &str,
     kind: HostKind,
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
     keep: bool,
+    given: Option<extract::Extraction>,
 ) -> Report {
     if is_binary(text.as_bytes()) {
         return Report::default();
@@ -168,7 +181,8 @@ fn pipeline(
     // follows it, and report positions in the text as given.
     if let Some(rest) = text.strip_prefix('\u{feff}') {
         let bom = text.len() - rest.len();
-        let mut r = pipeline(rest, kind, knowledge, cache, keep);
+        // `given` has the offsets of `text`: the text after the mark is extracted again.
+        let mut r = pipeline(rest, kind, knowledge, cache, keep, None);
         r.findings = r
             .findings
             .iter()
@@ -187,7 +201,7 @@ fn pipeline(
     // 1–3: extract, site filters, checks.
     let parts = match kind {
         HostKind::Markdown => markdown::analyze(text, knowledge, cache, keep),
-        _ => whole_host(text, kind, knowledge, keep),
+        _ => whole_host(text, kind, knowledge, keep, given),
     };
     let calls = parts.calls.clone();
     let found = Found {
@@ -220,9 +234,16 @@ fn pipeline(
 
 /// A host read as one piece of code (Python, YAML, JSON, GraphQL, a notebook, plain text):
 /// extracted whole, each site put to the site filters with the whole text as its code (its
-/// comments), a text host's sites also with their sentence, then checked.
-fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge, keep: bool) -> Parts {
-    let mut ex = extract::extract(text, kind);
+/// comments), a text host's sites also with their sentence, then checked. `given`: its
+/// extraction, when the caller already has it.
+fn whole_host(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    keep: bool,
+    given: Option<extract::Extraction>,
+) -> Parts {
+    let mut ex = given.unwrap_or_else(|| extract::extract(text, kind));
     let mut notebook_sorted = None;
     if kind == HostKind::Notebook {
         match notebook::sort(text, std::mem::take(&mut ex.sites), knowledge.readings) {
@@ -230,7 +251,10 @@ fn whole_host(text: &str, kind: HostKind, knowledge: &Knowledge, keep: bool) -> 
             Err(sites) => ex.sites = sites,
         }
     }
-    let outline = Outline::plain();
+    let outline = match kind {
+        HostKind::Text => Outline::text(text),
+        _ => Outline::plain(),
+    };
     let filters = Filters::of(text, &outline, knowledge.readings);
     let map = OffsetMap::identity(0, text.len());
     // A notebook's cells sit in JSON strings: its text is no code to read comments in.

@@ -13,9 +13,9 @@
 //!   arguments. An input in which that reading finds nothing is no NetBox call.
 
 use super::{with_severities, Checked};
-use crate::analysis::{analyze_outgoing, Knowledge};
+use crate::analysis::{analyze_outgoing, analyze_outgoing_extracted, Knowledge};
 use crate::config::{Level, ToolFilters, ToolMap, ToolTarget};
-use crate::extract::HostKind;
+use crate::extract::{Extraction, HostKind};
 use crate::filters::NewValue;
 use crate::finding::Finding;
 use serde_json::{Map, Value};
@@ -28,8 +28,9 @@ pub enum Reading {
     None,
     /// A shell tool's command line.
     Shell { command: String },
-    /// A JSON tool call: `text` is `{"name": <tool>, "arguments": <input>}`.
-    Json { text: String },
+    /// A JSON tool call: `text` is `{"name": <tool>, "arguments": <input>}`, and `extracted`
+    /// its extraction (as a JSON host), which found a site: [`check`] does not extract it again.
+    Json { text: String, extracted: Extraction },
     /// A filters dict sent to `target` (an endpoint or object type).
     Filters {
         target: String,
@@ -88,13 +89,11 @@ pub fn read(tool: &str, input: &Value, tools: &BTreeMap<String, ToolMap>) -> Rea
         }
     }
     let text = tool_call_text(tool, input);
-    if crate::extract::extract(&text, HostKind::Json)
-        .sites
-        .is_empty()
-    {
+    let extracted = crate::extract::extract(&text, HostKind::Json);
+    if extracted.sites.is_empty() {
         return Reading::None;
     }
-    Reading::Json { text }
+    Reading::Json { text, extracted }
 }
 
 /// `{"name": <tool>, "arguments": <input>}` (without the name when there is none).
@@ -169,11 +168,14 @@ pub fn check(
             changes: Vec::new(),
             corrected_text: None,
         },
-        Reading::Json { text } => {
+        Reading::Json { text, extracted } => {
             let run = |t: &str| with_severities(analyze_outgoing(t, knowledge), severity);
-            let findings = run(text);
+            let findings = with_severities(
+                analyze_outgoing_extracted(text, extracted.clone(), knowledge),
+                severity,
+            );
             let fixed = if findings.iter().any(super::blocks) {
-                super::fix_rounds(text, &run).and_then(|(t, changes)| {
+                super::fix_rounds(text, findings.clone(), &run).and_then(|(t, changes)| {
                     let mut v: Value = serde_json::from_str(&t).ok()?;
                     Some((v.get_mut("arguments")?.take(), changes))
                 })
@@ -186,7 +188,7 @@ pub fn check(
             let run = |c: &str| with_severities(super::shell::findings(c, knowledge), severity);
             let findings = run(command);
             let fixed = if findings.iter().any(super::blocks) {
-                super::fix_rounds(command, &run)
+                super::fix_rounds(command, findings.clone(), &run)
                     // A fix that broke the quoting could hide a call: the fixed command must
                     // send as many requests.
                     .filter(|(fixed, _)| super::shell::calls(fixed) == super::shell::calls(command))
@@ -350,5 +352,68 @@ pub fn check_filters(
         endpoint: check.endpoint,
         corrected,
         changes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn knowledge() -> Knowledge {
+        Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.6.8")),
+            ..Default::default()
+        }
+    }
+
+    /// A tool call is read (extracted) once and checked once: [`check`] takes the extraction
+    /// [`read`] made, and the fix rounds start from the findings of the call as given. Only a
+    /// corrected call is read and checked again (once per fix round).
+    #[test]
+    fn a_tool_call_is_extracted_once() {
+        let k = knowledge();
+        let (tools, severity) = (BTreeMap::new(), BTreeMap::new());
+        // One thread: every extraction and check of the run is counted on it.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let counts = || {
+                (
+                    crate::extract::EXTRACTED.with(|n| n.get()),
+                    crate::rest::CHECKED.with(|n| n.get()),
+                )
+            };
+            let call = |filters: Value| json!({"object_type": "dcim.device", "filters": filters});
+            for (input, reads, corrected) in [
+                // Clean: read and checked once.
+                (call(json!({"role": "leaf"})), 1, false),
+                // A certain fix (`device_role` -> `role`): the corrected call once more.
+                (call(json!({"device_role": "leaf"})), 2, true),
+                // An error without a certain fix: no second round.
+                (call(json!({"no_such_filter": "x"})), 1, false),
+            ] {
+                let before = counts();
+                let reading = read("netbox_get_objects", &input, &tools);
+                assert!(matches!(reading, Reading::Json { .. }), "{input}");
+                let c = check(&reading, &input, &k, &severity);
+                let after = counts();
+                assert_eq!(
+                    (after.0 - before.0, after.1 - before.1),
+                    (reads, reads),
+                    "{input}: {:?}",
+                    c.findings
+                );
+                assert_eq!(
+                    c.corrected.is_some(),
+                    corrected,
+                    "{input}: {:?}",
+                    c.findings
+                );
+                assert_eq!(c.findings.is_empty(), input["filters"]["role"].is_string());
+            }
+        });
     }
 }

@@ -232,7 +232,9 @@ impl Server {
             "findings": findings,
         });
         if found.iter().any(blocks) {
-            if let (Some((fixed, _)), Some(o)) = (fix_rounds(query, &run), out.as_object_mut()) {
+            if let (Some((fixed, _)), Some(o)) =
+                (fix_rounds(query, found.clone(), &run), out.as_object_mut())
+            {
                 o.insert("corrected".into(), fixed.into());
             }
         }

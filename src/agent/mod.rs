@@ -76,19 +76,24 @@ pub fn blocks(f: &Finding) -> bool {
     matches!(f.severity, Severity::Error | Severity::Warning)
 }
 
-/// Fix-all rounds on `text` ([`crate::fix::certain_fixes`], as `check --fix` takes them), each
-/// round checked again by `check`: the fixed text and the fixes applied (`code`, title), when
-/// the result has no error or warning; `None` when a round leaves one without a certain fix.
-/// `text` itself (and no change) when it has none to begin with.
+/// Fix-all rounds on `text`, whose findings are `found` (as `check` gives them), each round's
+/// fixed text checked again by `check` ([`crate::fix::certain_fixes`], as `check --fix` takes
+/// them): the fixed text and the fixes applied (`code`, title), when the result has no error or
+/// warning; `None` when a round leaves one without a certain fix. `text` itself (and no change)
+/// when it has none to begin with. `text` is not checked again.
 pub fn fix_rounds(
     text: &str,
+    found: Vec<Finding>,
     check: &dyn Fn(&str) -> Vec<Finding>,
 ) -> Option<(String, Vec<(&'static str, String)>)> {
     const ROUNDS: usize = 4;
     let mut current = text.to_string();
     let mut applied = Vec::new();
-    for _ in 0..=ROUNDS {
-        let findings = check(&current);
+    let mut findings = found;
+    for round in 0..=ROUNDS {
+        if round > 0 {
+            findings = check(&current);
+        }
         if !findings.iter().any(blocks) {
             return Some((current, applied));
         }

@@ -37,15 +37,15 @@ pub(super) fn analyze(
         .filter(|u| u.kind != UnitKind::Span)
         .map(|u| u.range.clone())
         .collect();
-    // Intent reads the headings the parse found; the front matter is no lead or paragraph.
+    // Intent reads the headings, tables and lists the parse found; the front matter is no lead or paragraph.
     let outline = match &parsed.front_matter {
         Some(fm) => {
             let with: Vec<Range<usize>> = std::iter::once(fm.clone())
                 .chain(blocks.iter().cloned())
                 .collect();
-            Outline::markdown(text, &with, &parsed.headings)
+            Outline::markdown(text, &with, &parsed.layout)
         }
-        None => Outline::markdown(text, &blocks, &parsed.headings),
+        None => Outline::markdown(text, &blocks, &parsed.layout),
     };
     let filters = Filters::of(text, &outline, knowledge.readings);
     let mut cache = cache;

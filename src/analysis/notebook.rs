@@ -18,7 +18,7 @@ pub(super) fn sort(
         return Err(sites);
     };
     let blocks: Vec<_> = view.blocks.iter().map(|b| b.range.clone()).collect();
-    let outline = Outline::markdown(&view.text, &blocks, &view.headings);
+    let outline = Outline::markdown(&view.text, &blocks, &view.layout);
     let filters = Filters::of_view(&view.text, &outline, Some(&view.to_host), readings);
     if filters.is_empty() {
         return Ok((sites, Vec::new()));

@@ -131,13 +131,91 @@ pub struct Heading {
     pub text: Range<usize>,
 }
 
-/// What the one pulldown-cmark pass over a Markdown host finds: its [`Unit`]s, its headings
-/// and its YAML front matter, each in document order. Empty when the text is larger than
-/// [`MAX_MARKDOWN`].
+/// One GFM table of a Markdown host as pulldown-cmark reads it: a header row, a delimiter row
+/// with as many cells, and the body rows up to a blank line or another block; also in a list
+/// item or block quote; none in code blocks or front matter. A pipe splits a cell even inside a
+/// code span unless escaped (`\|`), as GitHub renders it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// Host byte range from the header row's first byte to the last row's end.
+    pub range: Range<usize>,
+    /// Host byte ranges of the header's cells, without the pipes and the spaces around.
+    pub head: Vec<Range<usize>>,
+    /// The body rows, in order (the delimiter row is none).
+    pub rows: Vec<Row>,
+}
+
+/// One body row of a [`Table`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Host byte range of the row, from its first byte after any container prefix (`> `, list
+    /// indentation) to its line end (included).
+    pub range: Range<usize>,
+    /// Host byte ranges of its cells, without the pipes and the spaces around; at most as many
+    /// as the header has (GFM drops the excess).
+    pub cells: Vec<Range<usize>>,
+}
+
+/// One list of a Markdown host that no other list holds, as CommonMark reads it (items marked
+/// `-`, `*`, `+`, `1.` or `1)`; an ordered list interrupts a paragraph only when it starts at
+/// 1), with every item in it, those of the lists nested in its items included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct List {
+    /// Host byte range from its first item's marker to its last item's end.
+    pub range: Range<usize>,
+    /// Host byte range of every item in it, nested ones too, in document order: from the
+    /// item's marker to its end.
+    pub items: Vec<Range<usize>>,
+}
+
+/// The prose structure of a Markdown host that the intent stage reads around a piece: its
+/// headings, tables and lists, each in document order.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    pub headings: Vec<Heading>,
+    pub tables: Vec<Table>,
+    pub lists: Vec<List>,
+}
+
+impl Layout {
+    /// Adds `other`, the layout of a text that starts at byte `at` of this one's, with its
+    /// ranges moved by `at` (a notebook's Markdown cells read as one document).
+    pub fn append(&mut self, other: Layout, at: usize) {
+        let mv = |r: &Range<usize>| r.start + at..r.end + at;
+        self.headings
+            .extend(other.headings.into_iter().map(|h| Heading {
+                range: mv(&h.range),
+                text: mv(&h.text),
+                ..h
+            }));
+        self.tables.extend(other.tables.into_iter().map(|t| {
+            Table {
+                range: mv(&t.range),
+                head: t.head.iter().map(mv).collect(),
+                rows: t
+                    .rows
+                    .iter()
+                    .map(|r| Row {
+                        range: mv(&r.range),
+                        cells: r.cells.iter().map(mv).collect(),
+                    })
+                    .collect(),
+            }
+        }));
+        self.lists.extend(other.lists.into_iter().map(|l| List {
+            range: mv(&l.range),
+            items: l.items.iter().map(mv).collect(),
+        }));
+    }
+}
+
+/// What the one pulldown-cmark pass over a Markdown host finds: its [`Unit`]s, its
+/// [`Layout`] (headings, tables, lists) and its YAML front matter, each in document order.
+/// Empty when the text is larger than [`MAX_MARKDOWN`].
 #[derive(Debug, Clone, Default)]
 pub struct Parsed {
     pub units: Vec<Unit>,
-    pub headings: Vec<Heading>,
+    pub layout: Layout,
     /// Host byte range of the YAML front matter at the top (its `---` lines included), when
     /// there is one: metadata, neither code nor prose.
     pub front_matter: Option<Range<usize>>,
@@ -148,7 +226,7 @@ pub fn units(text: &str) -> Vec<Unit> {
     parse(text).units
 }
 
-/// The units, headings and front matter of the Markdown host `text` ([`Parsed`]). Cheap (one
+/// The units, layout and front matter of the Markdown host `text` ([`Parsed`]). Cheap (one
 /// pulldown-cmark pass): no code is parsed here.
 pub fn parse(text: &str) -> Parsed {
     let mut parsed = Parsed::default();
@@ -176,6 +254,11 @@ pub fn parse(text: &str) -> Parsed {
     let mut block: Option<Unit> = None;
     // The heading being read: its level, whole range and the range of what is inside it.
     let mut heading: Option<(u8, Range<usize>, Option<Range<usize>>)> = None;
+    // The table being read, and the cells of its row (the header's first).
+    let mut table: Option<Table> = None;
+    let mut cells: Vec<Range<usize>> = Vec::new();
+    // How many lists hold the event (the outermost is the last of `parsed.layout.lists`).
+    let mut lists = 0usize;
     let events = Parser::new_ext(&text[base..], Options::ENABLE_TABLES).into_offset_iter();
     for (event, r) in events {
         let r = r.start + base..r.end + base;
@@ -185,7 +268,7 @@ pub fn parse(text: &str) -> Parsed {
             }
             (Event::End(TagEnd::Heading(_)), Some((level, range, inner))) => {
                 let text = inner.take().unwrap_or(range.start..range.start);
-                parsed.headings.push(Heading {
+                parsed.layout.headings.push(Heading {
                     level: *level,
                     range: range.clone(),
                     text,
@@ -234,10 +317,58 @@ pub fn parse(text: &str) -> Parsed {
                 }));
             }
             Event::Code(_) => out.extend(code_span(text, r)),
+            Event::Start(Tag::Table(_)) => {
+                table = Some(Table {
+                    range: r,
+                    head: Vec::new(),
+                    rows: Vec::new(),
+                })
+            }
+            Event::End(TagEnd::TableCell) => cells.push(trimmed(text, r)),
+            Event::End(TagEnd::TableHead) => {
+                if let Some(t) = table.as_mut() {
+                    t.head = std::mem::take(&mut cells);
+                }
+            }
+            Event::End(TagEnd::TableRow) => {
+                if let Some(t) = table.as_mut() {
+                    t.rows.push(Row {
+                        range: r,
+                        cells: std::mem::take(&mut cells),
+                    });
+                }
+            }
+            Event::End(TagEnd::Table) => parsed.layout.tables.extend(table.take()),
+            Event::Start(Tag::List(_)) => {
+                if lists == 0 {
+                    parsed.layout.lists.push(List {
+                        range: r,
+                        items: Vec::new(),
+                    });
+                }
+                lists += 1;
+            }
+            Event::End(TagEnd::List(_)) => lists = lists.saturating_sub(1),
+            Event::Start(Tag::Item) => {
+                if let Some(list) = parsed.layout.lists.last_mut() {
+                    list.items.push(r);
+                }
+            }
             _ => {}
         }
     }
     parsed
+}
+
+/// Host range `r` of `text` without the spaces and tabs at its ends (empty, at its start, when
+/// it is all blank).
+fn trimmed(text: &str, r: Range<usize>) -> Range<usize> {
+    let Some(s) = text.get(r.clone()) else {
+        return r.start..r.start;
+    };
+    let inner = s.trim_start_matches([' ', '\t']);
+    let start = r.start + (s.len() - inner.len());
+    start..start + inner.trim_end_matches([' ', '\t']).len()
 }
 
 /// True when `text` holds a carriage return not followed by a line feed.

@@ -459,9 +459,18 @@ pub(crate) fn unjudged(value: &Value, key: &str) -> Value {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many host documents this thread extracted (tests: a consumer that has a document's
+    /// extraction does not extract it again).
+    pub(crate) static EXTRACTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Extracts every REST call and GraphQL document from `text`, a host document of kind `kind`.
 /// Never panics; malformed regions yield nothing.
 pub fn extract(text: &str, kind: HostKind) -> Extraction {
+    #[cfg(test)]
+    EXTRACTED.with(|n| n.set(n.get() + 1));
     match kind {
         HostKind::Markdown => markdown::extract(text),
         HostKind::Python => Extraction {

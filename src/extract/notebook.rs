@@ -320,9 +320,9 @@ pub struct View {
     /// The code blocks of the document, in order: the code cells and the fences and indented
     /// blocks of Markdown cells.
     pub blocks: Vec<ViewBlock>,
-    /// The headings of the Markdown cells, in [`View::text`] offsets, in order (from each
-    /// cell's one Markdown parse).
-    pub headings: Vec<markdown::Heading>,
+    /// The headings, tables and lists of the Markdown cells, in [`View::text`] offsets, in
+    /// order (from each cell's one Markdown parse: a table or list ends with its cell).
+    pub layout: markdown::Layout,
     /// The Markdown cells: where each starts in [`View::text`], and its text's map into the
     /// notebook.
     prose: Vec<(usize, OffsetMap)>,
@@ -349,7 +349,7 @@ impl View {
         let mut to_host = OffsetMap::new();
         let mut blocks = Vec::new();
         let mut prose = Vec::new();
-        let mut headings = Vec::new();
+        let mut layout = markdown::Layout::default();
         for (source, map, kind) in cells(text).ok()?.into_iter().flatten() {
             let anchor = map.to_host(0);
             let synthetic = |out: &mut String, to_host: &mut OffsetMap, s: &str| {
@@ -381,11 +381,7 @@ impl View {
                 // A Markdown cell is rendered alone: a fence it leaves open ends with it.
                 let parsed = markdown::parse(&source);
                 let units = parsed.units;
-                headings.extend(parsed.headings.into_iter().map(|h| markdown::Heading {
-                    range: start + h.range.start..start + h.range.end,
-                    text: start + h.text.start..start + h.text.end,
-                    ..h
-                }));
+                layout.append(parsed.layout, start);
                 let open = open_fence(&source, &units);
                 for u in units {
                     if u.kind == markdown::UnitKind::Span {
@@ -413,7 +409,7 @@ impl View {
             text: out,
             to_host: std::sync::Arc::new(to_host),
             blocks,
-            headings,
+            layout,
             prose,
         })
     }

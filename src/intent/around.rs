@@ -4,7 +4,6 @@
 //! [`Around`] (taken relative to its piece) keys the analysis's block cache: a block whose code
 //! and surroundings did not change gets the same reading.
 
-use super::comments::line_end;
 use super::cues::normalise;
 use crate::extract::markdown as md;
 use crate::extract::OffsetMap;
@@ -117,21 +116,17 @@ struct Heading {
     parent: Option<usize>,
 }
 
-/// One table of an [`Outline`]: its header line and the lines of its rows.
-#[derive(Debug, Clone)]
-struct Table {
-    header: Range<usize>,
-    /// From the header line's start to the last row's end.
-    range: Range<usize>,
-}
-
-/// What one pass over a host's lines finds for [`Around`]: the headings and tables of a
-/// Markdown host, outside its code blocks. Plain text hosts have neither (only sentences and
-/// lists are read there).
+/// What the one Markdown parse found that [`Around`] reads: the headings, tables and list items
+/// of a Markdown host, outside its code blocks. A plain text host has only list items (see
+/// [`Outline::text`]); a code host has nothing.
 #[derive(Debug, Default, Clone)]
 pub struct Outline {
     headings: Vec<Heading>,
-    tables: Vec<Table>,
+    /// The tables, in document order ([`md::Table`]: host ranges of rows and cells).
+    tables: Vec<md::Table>,
+    /// The start of each line a list item starts on, sorted and distinct, with the start of
+    /// the first line of its outermost list (whose lead the item reads).
+    items: Vec<(usize, usize)>,
     /// Host ranges of the code blocks (fences and indented blocks), sorted.
     blocks: Vec<Range<usize>>,
     /// Offsets of the host's line starts, found on first use: every piece asks for its line,
@@ -142,23 +137,24 @@ pub struct Outline {
 
 /// Most bytes of a paragraph read on each side of a piece.
 const MAX_SPAN: usize = 1000;
-/// Most lines walked up to find a list's or a table's start.
+/// Most lines walked up to find a list item's line.
 const MAX_WALK: usize = 200;
 
 impl Outline {
     /// The outline of Markdown host `text` whose code blocks (fence lines included) are
-    /// `blocks` and whose headings are `headings` (in document order), as the one Markdown
-    /// parse found them ([`crate::extract::markdown::parse`]). The YAML front matter goes in
+    /// `blocks` and whose headings, tables and lists are `layout`, as the one Markdown parse
+    /// found them ([`crate::extract::markdown::parse`]). The YAML front matter goes in
     /// `blocks`: it is neither a lead nor a paragraph.
-    pub fn markdown(text: &str, blocks: &[Range<usize>], headings: &[md::Heading]) -> Outline {
+    pub fn markdown(text: &str, blocks: &[Range<usize>], layout: &md::Layout) -> Outline {
         let mut blocks = blocks.to_vec();
         blocks.sort_by_key(|b| b.start);
         let mut out = Outline {
             blocks,
+            tables: layout.tables.clone(),
             ..Outline::default()
         };
         let mut stack: Vec<(usize, u8)> = Vec::new();
-        for h in headings {
+        for h in &layout.headings {
             while stack.last().is_some_and(|&(_, level)| level >= h.level) {
                 stack.pop();
             }
@@ -169,56 +165,17 @@ impl Outline {
             });
             stack.push((out.headings.len() - 1, h.level));
         }
-        let mut next_block = 0;
-        let mut next_heading = 0;
-        let mut prev: Option<Range<usize>> = None;
-        let mut table: Option<Table> = None;
-        let mut at = 0;
-        while at < text.len() {
-            let end = line_end(text, at);
-            let next = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
-            while next_block < out.blocks.len() && out.blocks[next_block].end <= at {
-                next_block += 1;
-            }
-            while next_heading < out.headings.len() && out.headings[next_heading].whole.end <= at {
-                next_heading += 1;
-            }
-            let in_block = out.blocks.get(next_block).is_some_and(|b| b.start <= at);
-            let line = &text[at..end];
-            if in_block || line.trim().is_empty() {
-                out.tables.extend(table.take());
-                prev = None;
-                at = next;
-                continue;
-            }
-            let heading = out
-                .headings
-                .get(next_heading)
-                .is_some_and(|h| h.whole.start < end.max(at + 1));
-            if heading {
-                out.tables.extend(table.take());
-                prev = None;
-                at = next;
-                continue;
-            }
-            match &mut table {
-                Some(t) if line.contains('|') => t.range.end = end,
-                Some(_) => out.tables.extend(table.take()),
-                None => {
-                    if let Some(header) = prev.clone().filter(|_| is_delimiter_row(line)) {
-                        if text[header.clone()].contains('|') {
-                            table = Some(Table {
-                                range: header.start..end,
-                                header,
-                            });
-                        }
-                    }
-                }
-            }
-            prev = Some(at..end);
-            at = next;
+        let line_of = |at: usize| {
+            let at = text.floor_char_boundary(at.min(text.len()));
+            text[..at].rfind('\n').map_or(0, |i| i + 1)
+        };
+        for list in &layout.lists {
+            let first = line_of(list.range.start);
+            out.items
+                .extend(list.items.iter().map(|i| (line_of(i.start), first)));
         }
-        out.tables.extend(table);
+        out.items.sort_unstable();
+        out.items.dedup_by_key(|&mut (line, _)| line);
         out
     }
 
@@ -227,9 +184,20 @@ impl Outline {
         self.headings.iter().map(move |h| &text[h.text.clone()])
     }
 
-    /// The outline of a plain text host: no headings, tables or blocks.
+    /// The outline of a host that is code (Python, YAML, JSON): nothing around its pieces.
     pub fn plain() -> Outline {
         Outline::default()
+    }
+
+    /// The outline of plain text host `text` (a prompt): only its list items, as CommonMark
+    /// reads them ([`crate::extract::markdown::parse`]), so an item reads the sentence above
+    /// its list; no headings, tables or blocks (a `#` line or an indented line is text there).
+    pub fn text(text: &str) -> Outline {
+        let layout = md::Layout {
+            lists: md::parse(text).layout.lists,
+            ..md::Layout::default()
+        };
+        Outline::markdown(text, &[], &layout)
     }
 
     /// The host's line starts (the same `text` on every call of one outline).
@@ -253,7 +221,7 @@ impl Outline {
         starts[starts.partition_point(|&s| s <= at) - 1]
     }
 
-    /// End of the line at `at` (before its `\n`, `\r` kept out), as [`line_end`] gives it.
+    /// End of the line at `at` (before its `\n`, `\r` kept out).
     fn line_end(&self, text: &str, at: usize) -> usize {
         let at = text.floor_char_boundary(at.min(text.len()));
         let starts = self.starts(text);
@@ -305,36 +273,29 @@ impl Outline {
             headings: self.headings(text, start),
             ..Around::default()
         };
-        let line = self.line_start(text, start);
-        let t = self.tables.partition_point(|t| t.range.start <= line);
-        let table = t
-            .checked_sub(1)
-            .map(|i| &self.tables[i])
-            .filter(|t| t.range.end >= end && line > t.header.end);
-        if let Some(table) = table.filter(|_| self.line_end(text, line) - line <= MAX_SPAN) {
-            let row = line..self.line_end(text, line);
-            let row_cells = cells(text, row.clone());
-            let Some(i) = row_cells
+        if let Some((table, row)) = self.row_at(start, end) {
+            let Some(i) = row
+                .cells
                 .iter()
                 .position(|c| c.start <= start && end <= c.end)
             else {
                 return around;
             };
-            let cell = &row_cells[i];
+            let cell = &row.cells[i];
+            let row_range = row.range.start..self.line_end(text, row.range.start);
             // Normalised as one line, so a piece inside a code span reads its span as code.
-            let norm = normalise(&text[row.clone()]);
-            around.before = Some(slice(text, &norm, row.start, cell.start..start));
-            around.after = Some(slice(text, &norm, row.start, end..cell.end));
-            around.column = cells(text, table.header.clone())
-                .get(i)
-                .map(|h| piece_of(text, h.clone()));
-            around.row = row_cells
+            let norm = normalise(&text[row_range.clone()]);
+            around.before = Some(slice(text, &norm, row_range.start, cell.start..start));
+            around.after = Some(slice(text, &norm, row_range.start, end..cell.end));
+            around.column = table.head.get(i).map(|h| piece_of(text, h.clone()));
+            around.row = row
+                .cells
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != i)
                 .map(|(_, c)| piece_of(text, c.clone()))
                 .collect();
-            around.lead = self.lead(text, table.range.start);
+            around.lead = self.lead(text, self.line_start(text, table.range.start));
             return around;
         }
         let (para, item) = self.paragraph(text, start);
@@ -352,7 +313,7 @@ impl Outline {
     /// of its list's first line.
     fn paragraph(&self, text: &str, at: usize) -> (Range<usize>, Option<usize>) {
         let home = self.line_start(text, at);
-        let item_line = |l: usize| list_marker(&text[l..self.line_end(text, l)]).is_some();
+        let item_line = |l: usize| self.list_of(l).is_some();
         // Up: to a blank line, a heading, a block, or (in a list) the item's own line.
         let mut start = home;
         let mut item = item_line(home).then_some(home);
@@ -378,7 +339,7 @@ impl Outline {
             }
             end = self.line_end(text, next);
         }
-        let list = item.map(|i| self.list_start(text, i));
+        let list = item.and_then(|i| self.list_of(i));
         // One long line (a generated file) is read only near the piece.
         let start = text.floor_char_boundary(start.max(at.saturating_sub(MAX_SPAN)));
         let end = text.floor_char_boundary(end.min(at.saturating_add(MAX_SPAN)).max(start));
@@ -403,23 +364,22 @@ impl Outline {
         (h.whole.end > line).then_some(h)
     }
 
-    /// Start of the first line of the list whose item starts at `item`: walked up over items
-    /// and their continuation lines.
-    fn list_start(&self, text: &str, item: usize) -> usize {
-        let mut start = item;
-        for _ in 0..MAX_WALK {
-            if start == 0 {
-                break;
-            }
-            let prev = self.line_start(text, start - 1);
-            let l = &text[prev..self.line_end(text, prev)];
-            let continuation = l.starts_with([' ', '\t']) && !content(l).is_empty();
-            if self.in_block(prev) || !(list_marker(l).is_some() || continuation) {
-                break;
-            }
-            start = prev;
-        }
-        start
+    /// The body row of a table holding host range `start..end` and its table, when it is one
+    /// (a piece in a header row is read as a sentence). A row longer than [`MAX_SPAN`] is read
+    /// as one too: only the text near the piece is read then.
+    fn row_at(&self, start: usize, end: usize) -> Option<(&md::Table, &md::Row)> {
+        let t = self.tables.partition_point(|t| t.range.start <= start);
+        let table = &self.tables[t.checked_sub(1)?];
+        let r = table.rows.partition_point(|r| r.range.start <= start);
+        let row = &table.rows[r.checked_sub(1)?];
+        (end <= row.range.end && row.range.len() <= MAX_SPAN).then_some((table, row))
+    }
+
+    /// When a list item starts on the line starting at `line`: the start of the first line of
+    /// its outermost list.
+    fn list_of(&self, line: usize) -> Option<usize> {
+        let i = self.items.binary_search_by_key(&line, |&(l, _)| l).ok()?;
+        Some(self.items[i].1)
     }
 
     /// The last sentence above the line starting at `line` (over at most two blank lines): a
@@ -536,67 +496,6 @@ fn content(line: &str) -> &str {
         .trim_end()
 }
 
-/// The list marker's length when `line` is a list item (`- `, `* `, `+ `, `1. `, `1) `).
-fn list_marker(line: &str) -> Option<usize> {
-    let t = line.trim_start_matches(['>', ' ', '\t']);
-    let lead = line.len() - t.len();
-    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    let marker = if t.starts_with(['-', '*', '+']) {
-        1
-    } else if (1..=9).contains(&digits) && t[digits..].starts_with(['.', ')']) {
-        digits + 1
-    } else {
-        return None;
-    };
-    t[marker..]
-        .starts_with([' ', '\t'])
-        .then_some(lead + marker + 1)
-}
-
-/// True for a table delimiter row (`|---|:---:|`).
-fn is_delimiter_row(line: &str) -> bool {
-    let t = content(line);
-    t.contains('-')
-        && t.contains('|')
-        && t.bytes()
-            .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'))
-}
-
-/// The cells of the table row at host range `row`: host ranges between unescaped pipes outside
-/// code spans, trimmed; the outer pipes are no cells.
-fn cells(text: &str, row: Range<usize>) -> Vec<Range<usize>> {
-    let line = &text[row.clone()];
-    let b = line.as_bytes();
-    let mut bounds = Vec::new();
-    let mut in_code = false;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'`' => in_code = !in_code,
-            b'|' if !in_code && (i == 0 || b[i - 1] != b'\\') => bounds.push(i),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    let mut from = 0;
-    for (k, &p) in bounds.iter().enumerate() {
-        if k > 0 || !line[..p].trim().is_empty() {
-            out.push(from..p);
-        }
-        from = p + 1;
-    }
-    if !line[from..].trim().is_empty() {
-        out.push(from..line.len());
-    }
-    out.into_iter()
-        .map(|r| {
-            let cell = &line[r.clone()];
-            let s = r.start + (cell.len() - cell.trim_start().len());
-            let e = r.start + cell.trim_end().len();
-            row.start + s..row.start + e.max(s)
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -606,9 +505,9 @@ mod tests {
         i..i + needle.len()
     }
 
-    /// The outline of Markdown `text` with code blocks `blocks`, its headings from the parse.
+    /// The outline of Markdown `text` with code blocks `blocks`, its layout from the parse.
     fn outline(text: &str, blocks: &[Range<usize>]) -> Outline {
-        Outline::markdown(text, blocks, &md::parse(text).headings)
+        Outline::markdown(text, blocks, &md::parse(text).layout)
     }
 
     fn show(text: &str, p: &Option<Piece>) -> String {
@@ -687,5 +586,31 @@ mod tests {
         let fence = at(text, "```\nf()\n```");
         let f = outline(text, std::slice::from_ref(&fence)).around_block(text, &fence);
         assert!(f.headings.is_empty(), "{:?}", f.headings);
+    }
+
+    #[test]
+    fn tables_and_lists_are_the_parse_s() {
+        // A table in a block quote: its cells without the `> ` prefix.
+        let text = "Never:\n\n> | Wrong | Right |\n> |---|---|\n> | `a` | `b` |\n";
+        let o = outline(text, &[]);
+        let a = o.around_inline(text, &at(text, "`a`"));
+        assert_eq!(show(text, &a.column), "Wrong");
+        assert_eq!(
+            a.row.iter().map(|p| p.raw.as_str()).collect::<Vec<_>>(),
+            ["`b`"]
+        );
+        assert_eq!(show(text, &a.lead), "Never:");
+        // A delimiter row narrower than the header: no table, the cell is a sentence.
+        let text = "| Wrong | Right |\n|---|\n| `a` | `b` |\n";
+        let a = outline(text, &[]).around_inline(text, &at(text, "`a`"));
+        assert!(a.column.is_none() && a.row.is_empty(), "{a:?}");
+        // A nested item reads the lead of its outermost list; `2.` inside a paragraph is text.
+        let text = "Never write these:\n- Devices\n  - `a`\n\nText.\n2. `b`\n";
+        let o = outline(text, &[]);
+        let a = o.around_inline(text, &at(text, "`a`"));
+        assert_eq!(show(text, &a.lead), "Never write these:");
+        assert_eq!(show(text, &a.before), "- ");
+        let b = o.around_inline(text, &at(text, "`b`"));
+        assert!(b.lead.is_none(), "{b:?}");
     }
 }

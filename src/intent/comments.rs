@@ -62,8 +62,8 @@ fn near_start(code: &str, at: usize) -> Option<usize> {
     }
 }
 
-/// [`line_end`] of the line at `at`, or `None` when it ends more than [`MAX_LINE`] bytes
-/// after `at`.
+/// End of the line at `at` (before its `\n`, `\r` kept out), or `None` when it ends more
+/// than [`MAX_LINE`] bytes after `at`.
 fn near_end(code: &str, at: usize) -> Option<usize> {
     let at = code.floor_char_boundary(at.min(code.len()));
     let to = code.floor_char_boundary(at.saturating_add(MAX_LINE).min(code.len()));
@@ -183,17 +183,6 @@ fn trailing(line: &str) -> Option<usize> {
         let spaced = i == 0 || b[i - 1].is_ascii_whitespace();
         spaced && (b[i] == b'#' || (b[i] == b'/' && b.get(i + 1) == Some(&b'/')))
     })
-}
-
-/// End of the line starting at `at` (before its `\n`, `\r` kept out).
-pub(crate) fn line_end(text: &str, at: usize) -> usize {
-    let at = text.floor_char_boundary(at.min(text.len()));
-    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    if end > at && text.as_bytes()[end - 1] == b'\r' {
-        end - 1
-    } else {
-        end
-    }
 }
 
 #[cfg(test)]
