@@ -1,8 +1,8 @@
 """Variants of a list of calls (as `python/tests/dump_calls.py` reads them), to compare two builds
 of the binding on more than the fixtures: each call's values replaced in turn by values that reach
 different value rules, its keys with lookups, its keys misspelt (a character dropped, doubled or
-two swapped) and written as relation paths (`rel__name`, `rel.id`, `rel__id__in`), and the first
-200 calls on each other shipped release. Not a test; run by hand:
+two swapped) and written as relation paths (`rel__name`, `rel.id`, `rel__id__in`), its target
+misspelt, and the first 200 calls on each other shipped release. Not a test; run by hand:
 
     FILTERS_CALLS=/tmp/calls.json cargo test --release --test filters_fixtures
     python python/tests/gen_variants.py /tmp/calls.json /tmp/variants.json
@@ -36,6 +36,8 @@ def main():
             out.append([version, target, [[k, v] for k, _ in pairs]])
         for suffix in ("__n", "__ic", "__empty", "__in", "__regex", "__any", "__isnull"):
             out.append([version, target, [[k + suffix, "x"] for k, _ in pairs]])
+        for wrong in misspelt(target)[:6]:
+            out.append([version, wrong, pairs])
         for k, v in pairs:
             base = k[:-3] if k.endswith("_id") else k
             for wrong in misspelt(k) + [f"{base}__name", f"{base}.id", f"{base}__id__in", f"{base}__slug__n"]:
