@@ -2,7 +2,8 @@
 """Per-call cost of checking one filters dict in-process (issue 12 §2), run by hand, not in CI.
 
 Three checks of the same dicts in the same run, each timed per call (median of rounds):
-- netbox_lsp.Checker.check_call: names per endpoint, lookups, choices and value rules;
+- netbox_lsp.Checker.check_call: names per endpoint, lookups, choices and value rules (alone,
+  with every finding's message read, and with `.corrected` read);
 - a seed-style call-time validator (the agent's FilterValidator of ADR-0041: a lookup suffix
   must be on the MCP server's whitelist, no multi-hop; nothing about names or values);
 - pynetbox `strict_filters` validation (`Endpoint._validate_openapi_parameters`: exact name
@@ -71,6 +72,8 @@ def main():
         report = checker.check_call("dcim.device", d)
         codes = [f.code for f in report]
         rows.append((f"netbox-lsp check_call, {name}", per_call_us(lambda: checker.check_call("dcim.device", d)), f"{len(codes)} findings: {', '.join(codes) or '-'}"))
+        # Reading every finding's message: the Finding objects are made on that first access.
+        rows.append((f"netbox-lsp check_call + messages read, {name}", per_call_us(lambda: [f.message for f in checker.check_call("dcim.device", d)]), f"{len(codes)} messages"))
         rows.append((f"netbox-lsp check_call + .corrected, {name}", per_call_us(lambda: checker.check_call("dcim.device", d).corrected), "corrected: " + json.dumps(report.corrected)))
         errs = seed_validate(d)
         rows.append((f"seed-style suffix validator, {name}", per_call_us(lambda: seed_validate(d)), f"{len(errs)} errors"))

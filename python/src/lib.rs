@@ -12,6 +12,7 @@ use netbox_lsp::filters::{self, FiltersCheck, NewValue};
 use netbox_lsp::finding;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::fmt::Write;
 use std::ops::Range;
@@ -121,10 +122,14 @@ enum Source {
         /// first access; never for a call without findings, whose correction is itself.
         fixed: OnceLock<Option<filters::Corrected>>,
     },
-    /// `check_tool_call`: the corrected JSON text ([`corrected_text`]), read back with
-    /// `json.loads`; made on the first access, never without findings (the text as given).
-    /// Held with the core's findings it is made from.
-    ToolCall(Vec<finding::Finding>, OnceLock<Option<String>>),
+    /// `check_tool_call`: the core's findings, the filter key each is about, and the corrected
+    /// JSON text ([`corrected_text`]), read back with `json.loads`; made on the first access,
+    /// never without findings (the text as given).
+    ToolCall(
+        Vec<finding::Finding>,
+        Vec<Option<String>>,
+        OnceLock<Option<String>>,
+    ),
     /// `check_text`: the corrected text ([`corrected_text`]) of a document of this kind, as for
     /// `ToolCall`.
     Text(HostKind, Vec<finding::Finding>, OnceLock<Option<String>>),
@@ -150,8 +155,10 @@ fn once<'a, T: Send>(
 /// ranges point into, and `corrected`.
 #[pyclass(frozen, module = "netbox_lsp")]
 struct Report {
-    /// `None` when there is no finding (no list is made for a valid call).
-    findings: Option<Py<PyList>>,
+    /// The core's findings as `Finding` objects, made on the first access that needs them
+    /// (`findings`, indexing, iteration, `repr`): a caller that asks only `ok`, `len` or `bool`,
+    /// or drops the report, never pays for the Python objects. Never made without a finding.
+    list: PyOnceLock<Py<PyList>>,
     text: String,
     source: Source,
     /// The checker whose knowledge `corrected` is computed with.
@@ -159,12 +166,34 @@ struct Report {
 }
 
 impl Report {
-    /// The findings as a list (a new empty one when there is none).
-    fn list<'py>(&self, py: Python<'py>) -> Bound<'py, PyList> {
-        match &self.findings {
-            Some(l) => l.bind(py).clone(),
-            None => PyList::empty(py),
+    /// The core's findings, in order.
+    fn core(&self) -> &[finding::Finding] {
+        match &self.source {
+            Source::Call { check, .. } => &check.findings,
+            Source::ToolCall(found, ..) | Source::Text(_, found, _) => found,
         }
+    }
+
+    /// The findings as a list (a new empty one when there is none).
+    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        if self.core().is_empty() {
+            return Ok(PyList::empty(py));
+        }
+        let list = self.list.get_or_try_init(py, || match &self.source {
+            Source::Call { check, given, .. } => {
+                findings_list(py, &check.findings, &check.text, |f| {
+                    check
+                        .filter_of(f)
+                        .and_then(|i| given[i].0.bind(py).extract::<String>().ok())
+                })
+            }
+            Source::ToolCall(found, keys, _) => {
+                let mut keys = keys.iter();
+                findings_list(py, found, &self.text, |_| keys.next().cloned().flatten())
+            }
+            Source::Text(_, found, _) => findings_list(py, found, &self.text, |_| None),
+        })?;
+        Ok(list.bind(py).clone())
     }
 }
 
@@ -172,8 +201,8 @@ impl Report {
 impl Report {
     /// The findings, in order.
     #[getter]
-    fn findings(&self, py: Python<'_>) -> Py<PyList> {
-        self.list(py).unbind()
+    fn findings(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        Ok(self.list(py)?.unbind())
     }
 
     /// The text the ranges index (Python str indices): the given text for `check_text`, the
@@ -200,14 +229,13 @@ impl Report {
 
     /// True when no finding is an error or a warning.
     #[getter]
-    fn ok(&self, py: Python<'_>) -> PyResult<bool> {
-        for f in self.list(py).iter() {
-            let f = f.cast::<Finding>()?;
-            if matches!(f.get().severity, "error" | "warning") {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+    fn ok(&self) -> bool {
+        !self.core().iter().any(|f| {
+            matches!(
+                f.severity,
+                finding::Severity::Error | finding::Severity::Warning
+            )
+        })
     }
 
     /// The input with every certain fix applied, in the shape it was given (the filters dict for
@@ -219,7 +247,7 @@ impl Report {
     #[getter]
     fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let knowledge = &self.checker.get().knowledge;
-        let found = self.findings.is_some();
+        let found = !self.core().is_empty();
         match &self.source {
             Source::Call {
                 check,
@@ -257,7 +285,7 @@ impl Report {
                 }
                 Ok(Some(d.into_any().unbind()))
             }
-            Source::ToolCall(core, fixed) => {
+            Source::ToolCall(core, _, fixed) => {
                 let text = if found {
                     let text = &self.text;
                     let fixed = once(py, fixed, || {
@@ -288,16 +316,16 @@ impl Report {
         }
     }
 
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.findings.as_ref().map_or(0, |l| l.bind(py).len())
+    fn __len__(&self) -> usize {
+        self.core().len()
     }
 
-    fn __bool__(&self, py: Python<'_>) -> bool {
-        self.__len__(py) > 0
+    fn __bool__(&self) -> bool {
+        !self.core().is_empty()
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyAny>> {
-        let list = self.list(py);
+        let list = self.list(py)?;
         let n = list.len() as isize;
         let j = if i < 0 { i + n } else { i };
         if !(0..n).contains(&j) {
@@ -309,15 +337,11 @@ impl Report {
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(self.list(py).as_any().try_iter()?.into_any())
+        Ok(self.list(py)?.as_any().try_iter()?.into_any())
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let codes: Vec<String> = self
-            .list(py)
-            .iter()
-            .filter_map(|f| f.cast::<Finding>().ok().map(|f| f.get().code.to_string()))
-            .collect();
+    fn __repr__(&self) -> String {
+        let codes: Vec<&str> = self.core().iter().map(|f| f.code).collect();
         format!("Report({codes:?})")
     }
 }
@@ -377,7 +401,6 @@ impl Checker {
     /// lists send the key once per element, values that are not literals are not judged.
     fn check_call<'py>(
         slf: &Bound<'py, Self>,
-        py: Python<'py>,
         target: &str,
         filters: &Bound<'py, PyDict>,
     ) -> PyResult<Report> {
@@ -394,13 +417,8 @@ impl Checker {
             given.push((k.unbind(), v.unbind()));
         }
         let check = filters::check_filters(&slf.get().knowledge, target, filters_in);
-        let list = findings_list(py, &check.findings, &check.text, |f| {
-            check
-                .filter_of(f)
-                .and_then(|i| given[i].0.bind(py).extract::<String>().ok())
-        })?;
         Ok(Report {
-            findings: list,
+            list: PyOnceLock::new(),
             // Held by `check` (the getter reads it there): no copy per call.
             text: String::new(),
             source: Source::Call {
@@ -431,22 +449,25 @@ impl Checker {
             }
         };
         let knowledge = &slf.get().knowledge;
-        let (found, sites) = py.detach(|| {
+        let (found, keys) = py.detach(|| {
             // As a call about to be sent: an object type that resolves to nothing (a
             // placeholder) is a warning here, as in `check_call`, where a file fails open.
             let found = analysis::analyze_outgoing(&text, knowledge);
-            let sites = if found.is_empty() {
+            let keys = if found.is_empty() {
                 Vec::new()
             } else {
-                extract::extract(&text, HostKind::Json).sites
+                let sites = extract::extract(&text, HostKind::Json).sites;
+                found
+                    .iter()
+                    .map(|f| key_in_sites(&sites, &f.range))
+                    .collect()
             };
-            (found, sites)
+            (found, keys)
         });
-        let list = findings_list(py, &found, &text, |f| key_in_sites(&sites, &f.range))?;
         Ok(Report {
-            findings: list,
+            list: PyOnceLock::new(),
             text,
-            source: Source::ToolCall(found, OnceLock::new()),
+            source: Source::ToolCall(found, keys, OnceLock::new()),
             checker: slf.clone().unbind(),
         })
     }
@@ -475,9 +496,8 @@ impl Checker {
         };
         let knowledge = &slf.get().knowledge;
         let found = py.detach(|| analysis::analyze(&text, host, knowledge));
-        let list = findings_list(py, &found, &text, |_| None)?;
         Ok(Report {
-            findings: list,
+            list: PyOnceLock::new(),
             text,
             source: Source::Text(host, found, OnceLock::new()),
             checker: slf.clone().unbind(),
@@ -685,16 +705,13 @@ impl CharIndex<'_> {
     }
 }
 
-/// The findings as a list of `Finding`; `None` when there is none.
-fn findings_list<'py>(
-    py: Python<'py>,
+/// The findings as a list of `Finding` (`key_of` is called once per finding, in order).
+fn findings_list(
+    py: Python<'_>,
     found: &[finding::Finding],
     text: &str,
-    key_of: impl Fn(&finding::Finding) -> Option<String>,
-) -> PyResult<Option<Py<PyList>>> {
-    if found.is_empty() {
-        return Ok(None);
-    }
+    mut key_of: impl FnMut(&finding::Finding) -> Option<String>,
+) -> PyResult<Py<PyList>> {
     let list = PyList::empty(py);
     let ix = CharIndex {
         text,
@@ -726,7 +743,7 @@ fn findings_list<'py>(
             fixes,
         })?;
     }
-    Ok(Some(list.unbind()))
+    Ok(list.unbind())
 }
 
 /// The shipped NetBox releases (`["4.3.3", ..., "4.6.8"]`).

@@ -169,6 +169,28 @@ def test_report_is_a_sequence(checker):
     assert hint_only and hint_only.ok  # an information finding leaves the call ok
 
 
+def test_a_report_answers_alike_whatever_is_read_first(checker):
+    """ok, len, bool and repr answer from the check; the Finding objects are made on the first
+    access that needs them, and that access order changes nothing."""
+    d = {"device_role_id": 3, "status": "Active", "site_id__in": [1, 2]}
+    codes = ["unknown-filter", "invalid-choice", "unsupported-lookup"]
+    call = '{"name": "netbox_get_objects", "arguments": {"object_type": "dcim.device", "filters": %s}}'
+    for check in (
+        lambda: checker.check_call("dcim.device", d),
+        lambda: checker.check_tool_call(call % json.dumps(d)),
+        lambda: checker.check_text("nb.dcim.devices.filter(device_role_id=3, status='Active')", kind="python"),
+    ):
+        untouched, read = check(), check()
+        as_read = [f.as_dict() for f in read.findings]
+        assert (untouched.ok, len(untouched), bool(untouched)) == (read.ok, len(read), bool(read)) == (False, len(as_read), True)
+        assert repr(untouched) == repr(read) == "Report(%s)" % json.dumps([f["code"] for f in as_read], separators=(", ", ": "))
+        assert [f.as_dict() for f in untouched] == as_read
+        assert untouched.findings is untouched.findings and untouched[0] is untouched.findings[0]
+    assert [f.code for f in checker.check_call("dcim.device", d)] == codes
+    valid = checker.check_call("dcim.device", {"role_id": 3})
+    assert (valid.ok, len(valid), bool(valid), repr(valid), valid.findings) == (True, 0, False, "Report([])", [])
+
+
 def test_tool_call_as_json_text(checker):
     text = '{"name": "netbox_get_objects", "arguments": {"object_type": "dcim.device", "filters": {"device_role_id": 3}}}'
     report = checker.check_tool_call(text)

@@ -110,10 +110,10 @@ fn best_value(choices: &[(String, String)], text: &str) -> Option<String> {
         let hits: Vec<&String> = choices.iter().filter(|c| pred(c)).map(|(v, _)| v).collect();
         (hits.len() == 1).then(|| hits[0].clone())
     };
-    if let Some(v) = unique(&|(v, _)| v.to_lowercase() == lower) {
+    if let Some(v) = unique(&|(v, _)| lower_eq(v, &lower)) {
         return Some(v);
     }
-    if let Some(v) = unique(&|(_, l)| l.to_lowercase() == lower) {
+    if let Some(v) = unique(&|(_, l)| lower_eq(l, &lower)) {
         return Some(v);
     }
     let slug: String = lower
@@ -126,6 +126,19 @@ fn best_value(choices: &[(String, String)], text: &str) -> Option<String> {
     }
     let verb = VERBS.iter().find(|(w, _)| *w == lower).map(|(_, v)| *v)?;
     unique(&|(v, _)| v == verb)
+}
+
+/// `s.to_lowercase() == lower`, without lowercasing into a new string for an ASCII `s` (a
+/// choice value or label; one allocation per choice was most of a wrong choice's check).
+fn lower_eq(s: &str, lower: &str) -> bool {
+    if s.is_ascii() {
+        s.len() == lower.len()
+            && s.bytes()
+                .zip(lower.bytes())
+                .all(|(a, b)| a.to_ascii_lowercase() == b)
+    } else {
+        s.to_lowercase() == lower
+    }
 }
 
 /// Up to three values close to `text` (Jaro-Winkler ≥ 0.8 on value or label).
@@ -152,4 +165,43 @@ fn similar(choices: &[(String, String)], text: &str) -> Vec<String> {
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     scored.into_iter().take(3).map(|(_, v)| v.clone()).collect()
+}
+
+#[cfg(test)]
+mod lower_tests {
+    /// `lower_eq` answers as comparing `to_lowercase()` texts.
+    #[test]
+    fn lower_eq_is_to_lowercase() {
+        let words = [
+            "",
+            "a",
+            "A",
+            "active",
+            "Active",
+            "ACTIVE",
+            "activ",
+            "Access Switch",
+            "access switch",
+            "İ",
+            "i̇",
+            "ß",
+            "SS",
+            "Straße",
+            "é",
+            "É",
+            "k",
+            "\u{212a}",
+            "dcim.device",
+        ];
+        for s in words {
+            for t in words {
+                let lower = t.to_lowercase();
+                assert_eq!(
+                    super::lower_eq(s, &lower),
+                    s.to_lowercase() == lower,
+                    "{s:?} {t:?}"
+                );
+            }
+        }
+    }
 }

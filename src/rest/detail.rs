@@ -164,10 +164,11 @@ fn unknown(view: &View, detail: &Detail, entry: &FilterEntry) -> Finding {
         .filter(|p| p.on_detail == OnDetail::Reads)
         .map(|p| p.name)
         .collect();
+    let lower = key.to_ascii_lowercase();
     let near: Vec<&str> = readable
         .iter()
         .copied()
-        .filter(|n| strsim::jaro_winkler(&key.to_ascii_lowercase(), n) >= 0.85)
+        .filter(|n| super::suggest::jaro_winkler_from(&lower, n, 0.84) >= 0.85)
         .collect();
     let mut msg = format!(
         "NetBox {} ignores `{key}` on the detail URL {}: it is no view parameter and no filter of {}, so the object comes back as without it. A detail view reads `brief`, `fields`, `omit` (4.5.2+) and `format`, and applies the list's filters to the one object.",

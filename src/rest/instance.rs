@@ -22,6 +22,7 @@
 //!   refuse other text with a 400 ("Enter a whole number.").
 
 use super::endpoint::View;
+use super::suggest::jaro_winkler_from;
 use super::{finding, finding_sev, values, Ctx};
 use crate::extract::{FilterEntry, Value};
 use crate::finding::{Finding, Severity};
@@ -190,7 +191,7 @@ fn unknown_field(
     }
     let mut scored: Vec<(f64, &str)> = here
         .iter()
-        .map(|f| (strsim::jaro_winkler(name, &f.name), f.name.as_str()))
+        .map(|f| (jaro_winkler_from(name, &f.name, 0.79), f.name.as_str()))
         .filter(|(s, _)| *s >= 0.8)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));

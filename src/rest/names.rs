@@ -8,7 +8,7 @@ use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
 use super::target::quote_list;
-use super::text::{comma_parts, slugify};
+use super::text::{comma_parts, rsplit_dunder, slugify, split_dunder};
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
 use crate::extract::Value;
@@ -172,7 +172,7 @@ const NAMING_FIELDS: &[&str] = &["name", "slug", "model", "display", "label"];
 /// endpoint has no filter for the relation (the traversal advice then applies).
 fn own_relation_filter(view: &View, entry: &FilterEntry) -> Option<Finding> {
     let key = entry.key.as_str();
-    let (path, lookup) = match key.rsplit_once("__") {
+    let (path, lookup) = match rsplit_dunder(key) {
         Some((p, l)) if matches!(l, "n" | "in") => (p, Some(l)),
         _ => (key, None),
     };
@@ -180,7 +180,7 @@ fn own_relation_filter(view: &View, entry: &FilterEntry) -> Option<Finding> {
     let (rel, field) = if dotted {
         path.split_once('.')?
     } else {
-        path.split_once("__")?
+        split_dunder(path)?
     };
     let ident =
         |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');

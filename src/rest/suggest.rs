@@ -296,7 +296,10 @@ fn jaro_winkler(a: &str, b: &str) -> f64 {
 }
 
 /// [`jaro_winkler`] with another floor: strsim's number wherever it is `floor` or more; below
-/// `floor` possibly 0.0 (skipped by the lengths alone). ASCII bytes, no allocation.
+/// `floor` possibly 0.0 (skipped by the lengths alone). ASCII bytes, no allocation. Every
+/// "did you mean" of the REST rules that keeps the names scoring at least a threshold scores
+/// with this, `floor` just under the threshold (object types, endpoints, response fields,
+/// custom fields, detail parameters): the kept names and their order are strsim's.
 pub(super) fn jaro_winkler_from(a: &str, b: &str, floor: f64) -> f64 {
     if !a.is_ascii() || !b.is_ascii() {
         return strsim::jaro_winkler(a, b);

@@ -4,6 +4,7 @@
 //! open.
 
 use super::endpoint::View;
+use super::suggest::jaro_winkler_from;
 use super::{finding, finding_sev, Ctx};
 use crate::extract::{old_mcp, CallForm, Value, CHANGELOG_TARGET};
 use crate::finding::{Advice, Finding, Severity};
@@ -305,7 +306,7 @@ fn similar_endpoints(index: &FilterIndex, app: &str, slug: &str) -> (Vec<String>
     }
     let mut scored: Vec<(f64, &String)> = in_app
         .iter()
-        .map(|(k, s)| (strsim::jaro_winkler(&t, s), *k))
+        .map(|(k, s)| (jaro_winkler_from(&t, s, 0.84), *k))
         .filter(|(s, _)| *s >= 0.85)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
@@ -506,7 +507,7 @@ fn similar_types(index: &FilterIndex, target: &str) -> Vec<String> {
     let mut scored: Vec<(f64, &String)> = index
         .object_types
         .keys()
-        .map(|k| (strsim::jaro_winkler(&t, &key_form(k)), k))
+        .map(|k| (jaro_winkler_from(&t, &key_form(k), 0.84), k))
         .filter(|(s, _)| *s >= 0.85)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));

@@ -15,6 +15,19 @@ pub(crate) fn contains(hay: &str, needle: &str) -> bool {
         && (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i + 1..i + n.len()] == rest)
 }
 
+/// `s.split_once("__")`, by a byte scan (no two-way searcher set up per call, as in
+/// [`contains`]).
+pub(crate) fn split_dunder(s: &str) -> Option<(&str, &str)> {
+    let i = s.as_bytes().windows(2).position(|w| w == b"__")?;
+    Some((&s[..i], &s[i + 2..]))
+}
+
+/// `s.rsplit_once("__")`, by a byte scan.
+pub(crate) fn rsplit_dunder(s: &str) -> Option<(&str, &str)> {
+    let i = s.as_bytes().windows(2).rposition(|w| w == b"__")?;
+    Some((&s[..i], &s[i + 2..]))
+}
+
 /// The parts of a comma-separated string value (`"21,7"` → `21`, `7`); `None` otherwise.
 pub(crate) fn comma_parts(v: &Value) -> Option<Vec<String>> {
     match v {
@@ -64,6 +77,32 @@ mod tests {
             for n in needles {
                 assert_eq!(contains(h, n), h.contains(n), "{h:?} {n:?}");
             }
+        }
+    }
+
+    /// The byte scans split where `split_once("__")` and `rsplit_once("__")` do.
+    #[test]
+    fn dunder_splits_are_strs() {
+        for s in [
+            "",
+            "_",
+            "__",
+            "___",
+            "____",
+            "a__b",
+            "a___b",
+            "a____b",
+            "__a",
+            "a__",
+            "site__id__n",
+            "é__ü",
+            "é_",
+            "_é__",
+            "x__y__z",
+            "role_id",
+        ] {
+            assert_eq!(super::split_dunder(s), s.split_once("__"), "{s:?}");
+            assert_eq!(super::rsplit_dunder(s), s.rsplit_once("__"), "{s:?}");
         }
     }
 }

@@ -243,7 +243,7 @@ fn near_fields(set: FieldSet, name: &str) -> (Vec<String>, bool) {
     }
     let mut scored: Vec<(f64, &str)> = set
         .names()
-        .map(|f| (strsim::jaro_winkler(&n, f), f))
+        .map(|f| (super::suggest::jaro_winkler_from(&n, f, 0.84), f))
         .filter(|(s, _)| *s >= 0.85)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
