@@ -26,6 +26,7 @@ mod instance;
 mod invalid_date;
 mod invalid_number;
 mod invalid_regex;
+mod invalid_uuid;
 mod inventory;
 mod joined;
 pub(crate) mod lookups;

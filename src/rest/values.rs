@@ -9,6 +9,7 @@ use super::entry::elements;
 use super::invalid_date::invalid_date;
 use super::invalid_number::invalid_number;
 use super::invalid_regex::invalid_regex;
+use super::invalid_uuid::invalid_uuid;
 use super::joined::joined;
 use super::lookups::Key;
 use super::null_refused::null_refused;
@@ -144,10 +145,18 @@ fn check_scalar(
         return comma_list(ctx, view, entry, param, &text, integers);
     }
     if number {
-        return invalid_number(view, entry, v, &text, r, integers, syntax);
+        if let Some(f) = invalid_number(view, entry, v, &text, r.clone(), integers, syntax) {
+            return Some(f);
+        }
+        // An integer choice set (`width`: 10, 19, 21, 23; `sync_interval`, IKE `version`) is
+        // validated like a text one: a well-formed number outside it is a 400 too.
+        return choices::check(ctx, view, entry, param, &text, r);
     }
     if matches!(param.kind, ValueKind::Date | ValueKind::DateTime) {
         return invalid_date(key, &text, r, param.kind);
+    }
+    if param.kind == ValueKind::Uuid {
+        return invalid_uuid(key, &text, r);
     }
     if key.ends_with("__regex") || key.ends_with("__iregex") {
         if let Some(f) = invalid_regex(view.version(), key, &text, r.clone()) {
