@@ -288,19 +288,14 @@ impl<'a> Quick<'a> {
         let Some(ExtendedType::Object(obj)) = self.nb.schema.types.get(ty) else {
             return false;
         };
-        let key = |f: &ast::Field| f.alias.clone().unwrap_or_else(|| f.name.clone());
+        let key = |f: &'a ast::Field| f.alias.as_ref().unwrap_or(&f.name).as_str();
         for (i, f) in fields.iter().enumerate() {
             let k = key(f);
             // The first field of each response name speaks for its group.
             if fields[..i].iter().any(|g| key(g) == k) {
                 continue;
             }
-            let group: Vec<&Node<ast::Field>> = fields[i..]
-                .iter()
-                .copied()
-                .filter(|g| key(g) == k)
-                .collect();
-            if group.len() == 1 {
+            if !fields[i + 1..].iter().any(|g| key(g) == k) {
                 if !f.selection_set.is_empty() {
                     let Some(def) = obj.fields.get(&f.name) else {
                         return false;
@@ -312,6 +307,11 @@ impl<'a> Quick<'a> {
                 }
                 continue;
             }
+            let group: Vec<&Node<ast::Field>> = fields[i..]
+                .iter()
+                .copied()
+                .filter(|g| key(g) == k)
+                .collect();
             if group
                 .iter()
                 .any(|g| g.name != f.name || !same_arguments(&g.arguments, &f.arguments))

@@ -231,7 +231,20 @@ pub fn top_level(text: &str) -> Vec<Range<usize>> {
                             }
                         }
                     }
-                    _ => {}
+                    _ => {
+                        // With a start set, only a bracket, a string or a comment changes
+                        // anything: names, punctuation and whitespace up to it are skipped.
+                        i += 1;
+                        while i < b.len()
+                            && !matches!(
+                                b[i],
+                                b'#' | b'"' | b'{' | b'}' | b'(' | b')' | b'[' | b']'
+                            )
+                        {
+                            i += 1;
+                        }
+                        continue;
+                    }
                 }
             }
         }
@@ -295,6 +308,11 @@ mod tests {
         assert_eq!(top_level("a(x: 1)\na(x: 2)").len(), 2);
         assert_eq!(top_level("query Q($v: Int) { a }").len(), 1);
         assert_eq!(top_level("query Q($v: Int)\n  @d { a }").len(), 1);
+        // A bracket in a comment or a string after a name is no bracket.
+        assert_eq!(
+            top_level("query Q # {\n{ a(x: \"}\") }\n{ b }"),
+            [0..25, 26..31]
+        );
         // A BOM before a definition (pasted mid-text) is skipped whole (found by tests/fuzz.rs).
         let bom = "# \n\u{feff}xpect: none\nquery($id: ID!) { a }";
         let r = top_level(bom);
