@@ -525,6 +525,22 @@ pub(crate) fn add_missing(sites: &mut Vec<Site>, more: Vec<Site>) {
         Site::Graphql(d) => (1, d.map.to_host(0)),
         Site::NotChecked(n) => (2, n.range.start),
     };
+    if more.is_empty() {
+        return;
+    }
+    // Starts that only grow along `sites` then `more` (calls read in source order) have no
+    // repeat: no set is needed.
+    let mut last = None;
+    let rising = sites.iter().chain(&more).all(|s| {
+        let k = Some(start(s));
+        let up = last < k;
+        last = k;
+        up
+    });
+    if rising {
+        sites.extend(more);
+        return;
+    }
     let mut seen: std::collections::HashSet<(u8, usize)> = sites.iter().map(start).collect();
     sites.reserve(more.len());
     for site in more {
@@ -585,5 +601,29 @@ mod tests {
                 call_at(20, "e"),
             ]
         );
+    }
+
+    /// Starts that only grow take the path without a set: the same sites in the same order.
+    #[test]
+    fn add_missing_with_rising_starts_keeps_them_all() {
+        let mut sites = vec![call_at(0, "a")];
+        add_missing(
+            &mut sites,
+            vec![call_at(5, "b"), doc_at(1), call_at(9, "c")],
+        );
+        let targets: Vec<_> = sites
+            .iter()
+            .map(|s| match s {
+                Site::Rest(c) => c.target.as_ref().map_or("", |t| t.0.as_str()),
+                _ => "doc",
+            })
+            .collect();
+        assert_eq!(targets, ["a", "b", "doc", "c"]);
+        let mut sites = Vec::new();
+        add_missing(
+            &mut sites,
+            vec![call_at(3, "a"), call_at(3, "b"), call_at(1, "c")],
+        );
+        assert_eq!(sites, vec![call_at(3, "a"), call_at(1, "c")]);
     }
 }

@@ -25,9 +25,13 @@ pub(crate) enum Tool {
 /// camelCase `netboxGetObjects`, and namespaced names such as `mcp__netbox__netbox_get_objects`
 /// or `netbox.netbox_get_objects`.
 pub(crate) fn tool_row(name: &str) -> Option<&'static Form> {
-    // The part after the last `__`, then after the last `.`, `/` or `:` (byte searches: a
-    // `str` searcher's set-up and a lower-cased copy cost ~1,300 instructions a call).
-    let last = memchr::memmem::rfind(name.as_bytes(), b"__").map_or(name, |i| &name[i + 2..]);
+    // The part after the last `__`, then after the last `.`, `/` or `:` (byte loops: a
+    // searcher's set-up, `str`'s or `memmem`'s, costs more than a tool name's few bytes).
+    let b = name.as_bytes();
+    let last = (1..b.len())
+        .rev()
+        .find(|&i| b[i - 1] == b'_' && b[i] == b'_')
+        .map_or(name, |i| &name[i + 1..]);
     let last = last.rfind(['.', '/', ':']).map_or(last, |i| &last[i + 1..]);
     if last.bytes().any(|b| b.is_ascii_uppercase()) {
         forms::tool_form(&to_snake(last))

@@ -20,16 +20,19 @@ const MAX_CODE_ABOVE: usize = 12;
 /// A comment without a cue there ends the search (it describes this code, not the lesson
 /// further up): `None`.
 pub(crate) fn cue(code: &str, at: Range<usize>) -> Option<Hit> {
+    cue_in(code, at, None)
+}
+
+fn cue_in(code: &str, at: Range<usize>, marks: Option<&Marks>) -> Option<Hit> {
     let start = at.start.min(code.len());
     let end = at.end.clamp(start, code.len());
     let first = near_start(code, start)?;
     let last = near_start(code, end.saturating_sub(1).max(start))?;
-    let lines = if first == last {
-        vec![first]
-    } else {
-        vec![first, last]
-    };
-    for line in lines {
+    // The first line, and the last when it is another (no list allocated per site).
+    for line in [Some(first), (last != first).then_some(last)]
+        .into_iter()
+        .flatten()
+    {
         let line_end = near_end(code, line)?;
         let Some(c) = trailing(&code[line..line_end]) else {
             continue;
@@ -40,7 +43,64 @@ pub(crate) fn cue(code: &str, at: Range<usize>) -> Option<Hit> {
             }
         }
     }
+    if marks.is_some_and(|m| !m.may_reach(first)) {
+        return None;
+    }
     above(code, first)
+}
+
+/// Where the lines of one code text start, and which of them may be comment lines: read once
+/// for the sites that share the code ([`cue_marked`]), so that a site with no comment line
+/// within reach above it (a file of calls with no comments) needs no walk up.
+pub(crate) struct Marks {
+    /// Byte offset of each line's start, ascending (lines end at `\n`, as [`near_start`] reads).
+    starts: Vec<usize>,
+    /// Indices (into `starts`) of the lines that may be comments, ascending: the first byte that
+    /// is neither an ASCII control or space nor part of a non-ASCII character is `#` or `/` (a
+    /// superset of the lines [`is_comment`] accepts after a trim).
+    comments: Vec<usize>,
+}
+
+impl Marks {
+    /// The marks of `code`: one pass over its bytes.
+    pub(crate) fn new(code: &str) -> Marks {
+        let b = code.as_bytes();
+        let mut starts = Vec::with_capacity(b.len() / 64 + 1);
+        let mut comments = Vec::new();
+        let mut line = 0;
+        loop {
+            let lead = b[line..]
+                .iter()
+                .position(|&c| c > b' ' && c < 0x80)
+                .map(|i| b[line + i]);
+            if matches!(lead, Some(b'#' | b'/')) {
+                comments.push(starts.len());
+            }
+            starts.push(line);
+            match memchr::memchr(b'\n', &b[line..]) {
+                Some(i) => line += i + 1,
+                None => break,
+            }
+        }
+        Marks { starts, comments }
+    }
+
+    /// False when none of the [`MAX_LINES_ABOVE`] lines above the line starting at byte `line`
+    /// may be a comment: [`above`] finds no label there.
+    fn may_reach(&self, line: usize) -> bool {
+        let at = self
+            .starts
+            .partition_point(|&s| s <= line)
+            .saturating_sub(1);
+        let before = self.comments.partition_point(|&c| c < at);
+        before > 0 && at - self.comments[before - 1] <= MAX_LINES_ABOVE
+    }
+}
+
+/// [`cue`] with the [`Marks`] of `code`: the same answer, the walk up skipped where no comment
+/// line is within its reach.
+pub(crate) fn cue_marked(code: &str, at: Range<usize>, marks: &Marks) -> Option<Hit> {
+    cue_in(code, at, Some(marks))
 }
 
 /// Longest line read for a label, in bytes: a longer one (generated text, a minified file)
@@ -237,6 +297,41 @@ mod tests {
         let long = format!("{}\n", "z".repeat(3000));
         let code = format!("# WRONG\n{}f(x=1)\n", long.repeat(3));
         assert_eq!(cue_of(&code, "f(x=1)").map(|c| c.0), Some(Cue::Wrong));
+    }
+
+    /// The marks give the walk's answer for every site of every text the tests here read,
+    /// and for a label at each distance around the walk's reach (39–41 lines above).
+    #[test]
+    fn the_marks_give_the_same_cue() {
+        let mut texts: Vec<String> = vec![
+            "# WRONG: returns every device\nf(site_id__in=[1])\n\n# CORRECT\nf(site_id=[1])\ng(a=1)  # ❌ ignored\n# list devices\nh(b=2)\n".into(),
+            "# WRONG\nf(x=1)\n\ng(y=2)\n".into(),
+            "# WRONG\n\nf(x=1)\ng(y=2)\n".into(),
+            "def f():\n    # WRONG\n    g(x=1)\n    g(y=2)\n".into(),
+            "\u{3000}# WRONG\r\nf(x=1)\r\n\t// ✅ right\nf(y=2)\n".into(),
+            "  \r# WRONG\nf(x=1)\n".into(),
+        ];
+        for lines in [38, 39, 40, 41] {
+            texts.push(format!("# WRONG\n{}f(x=1)\n", "g()\n".repeat(lines)));
+            texts.push(format!("# WRONG\n{}f(x=1)\n", "\n".repeat(lines)));
+            texts.push(format!(
+                "x\n  # WRONG\n{}  f(x=1)\n",
+                "  g()\n".repeat(lines)
+            ));
+        }
+        for code in &texts {
+            let marks = Marks::new(code);
+            for (i, _) in code.match_indices(['f', 'g', 'h']) {
+                let at = i..code.len().min(i + 6);
+                let plain = cue(code, at.clone()).map(|h| (h.cue, h.range));
+                let marked = cue_marked(code, at, &marks).map(|h| (h.cue, h.range));
+                assert_eq!(plain, marked, "{code:?} at {i}");
+            }
+        }
+        let marks = Marks::new("a\nb\n");
+        assert!(!marks.may_reach(2));
+        let marks = Marks::new("# x\nb\n");
+        assert!(marks.may_reach(4));
     }
 
     #[test]

@@ -345,7 +345,7 @@ impl Filters {
     /// What `site` is: read from `code` (the text it was extracted from, with its map to the
     /// host; `None` for prose), standing in `around`.
     pub fn sort(&self, site: Site, code: Option<(&str, &OffsetMap)>, around: &Around) -> Sorted {
-        self.sort_in(site, code, around, &OnceCell::new())
+        self.sort_in(site, code, around, &OnceCell::new(), None)
     }
 
     /// [`Filters::sort`] with the label of `around` kept in `shared` for the next site that
@@ -356,6 +356,7 @@ impl Filters {
         code: Option<(&str, &OffsetMap)>,
         around: &Around,
         shared: &OnceCell<Option<Label>>,
+        marks: Option<&OnceCell<comments::Marks>>,
     ) -> Sorted {
         let range = site_range(&site);
         let cx = SiteCx {
@@ -365,6 +366,7 @@ impl Filters {
             around,
             cue: OnceCell::new(),
             around_cue: shared,
+            marks,
         };
         for (read_as, filter) in &self.list {
             match filter.read(&cx) {
@@ -411,8 +413,12 @@ impl Filters {
         let mut calls = Vec::with_capacity(sites.len());
         let mut held = Vec::new();
         let shared = OnceCell::new();
+        // The comment lines of the code, read once when the sites are many (one site's walk up
+        // reads at most 40 lines; the marks read the whole code).
+        let marks = OnceCell::new();
+        let marks = (sites.len() >= MARKS_FROM).then_some(&marks);
         for site in sites {
-            match self.sort_in(site, code, around, &shared) {
+            match self.sort_in(site, code, around, &shared, marks) {
                 Sorted::Call(site, parts) => {
                     calls.push(site);
                     held.extend(parts);
@@ -423,6 +429,10 @@ impl Filters {
         (calls, held)
     }
 }
+
+/// How many sites of one code make [`Filters::sort_all`] read its comment lines once
+/// ([`comments::Marks`]) rather than walk up from each site.
+const MARKS_FROM: usize = 8;
 
 /// Host range of a site: a REST call's range, a GraphQL document's text.
 pub fn site_range(site: &Site) -> Range<usize> {
@@ -516,6 +526,8 @@ pub(crate) struct SiteCx<'a> {
     cue: OnceCell<Option<Label>>,
     /// The label of `around`, shared by the sites that stand in it.
     around_cue: &'a OnceCell<Option<Label>>,
+    /// The comment lines of `code`, shared by the sites read from it (when they are many).
+    marks: Option<&'a OnceCell<comments::Marks>>,
 }
 
 impl<'a> SiteCx<'a> {
@@ -543,7 +555,12 @@ impl<'a> SiteCx<'a> {
     fn comment_label(&self) -> Option<Label> {
         let (code, at) = self.in_code()?;
         let (_, map) = self.code?;
-        let hit = comments::cue(code, at)?;
+        let hit = match self.marks {
+            Some(marks) => {
+                comments::cue_marked(code, at, marks.get_or_init(|| comments::Marks::new(code)))?
+            }
+            None => comments::cue(code, at)?,
+        };
         Some(Label {
             cue: hit.cue,
             source: Source::Comment,

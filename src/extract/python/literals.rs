@@ -137,6 +137,10 @@ impl Reader<'_> {
 }
 
 fn parse_int(t: &str) -> Option<i64> {
+    // Most integers are plain digits: no copies.
+    if t.bytes().all(|b| b.is_ascii_digit()) {
+        return t.parse().ok();
+    }
     let t = t.replace('_', "");
     let lower = t.to_ascii_lowercase();
     if let Some(h) = lower.strip_prefix("0x") {

@@ -289,7 +289,9 @@ impl<'a> Reader<'a> {
     fn sites(&'a self, module: &'a ast::ModModule) -> Vec<Site> {
         let model = Semantic::build(self.src, module);
         let v = Values::new(self, &model);
-        let mut direct = Vec::new();
+        // Most calls of a file of calls are sites (a bounded guess: other files hold many calls
+        // that are none).
+        let mut direct = Vec::with_capacity(model.calls.len().min(4096));
         // Sites that share their call's start: a helper's calls, a field's other choices.
         let mut more = Vec::new();
         for cs in &model.calls {

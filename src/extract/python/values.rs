@@ -580,7 +580,7 @@ impl<'a> Values<'a> {
         let range = self.host(span(e.range()));
         match e {
             Expr::Dict(d) => {
-                let mut pairs = Vec::new();
+                let mut pairs = Vec::with_capacity(d.items.len());
                 for item in &d.items {
                     match &item.key {
                         Some(k) => {
