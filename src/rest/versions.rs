@@ -165,17 +165,10 @@ impl Differences {
             len += f.len() + 1;
         }
         let key = &buf[..len];
-        let body = self.body.as_bytes();
         let (mut lo, mut hi) = (0, self.rows.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let start = self.rows[mid] as usize;
-            // The next row starts after this one's `\n`.
-            let end = self
-                .rows
-                .get(mid + 1)
-                .map_or(body.len(), |&s| s as usize - 1);
-            let row = &body[start..end];
+            let row = self.row(mid);
             match row[..row.len().min(len)].cmp(key) {
                 // The row ends inside the fields it matches so far: too few fields (malformed,
                 // as in `compare_row`).
@@ -195,19 +188,19 @@ impl Differences {
         Some(None)
     }
 
+    /// Row `i` of the body without its `\n` (the next row starts after it).
+    fn row(&self, i: usize) -> &[u8] {
+        let body = self.body.as_bytes();
+        let end = self.rows.get(i + 1).map_or(body.len(), |&s| s as usize - 1);
+        &body[self.rows[i] as usize..end]
+    }
+
     /// [`Differences::find`] comparing field by field ([`compare_row`]), for any fields.
     fn find_by_fields(&self, fields: &[&str]) -> Option<Option<Mask>> {
-        let body = self.body.as_bytes();
         let (mut lo, mut hi) = (0, self.rows.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            let start = self.rows[mid] as usize;
-            // The next row starts after this one's `\n`.
-            let end = self
-                .rows
-                .get(mid + 1)
-                .map_or(body.len(), |&s| s as usize - 1);
-            match compare_row(&body[start..end], fields)? {
+            match compare_row(self.row(mid), fields)? {
                 (Ordering::Equal, versions) => {
                     return mask_of(std::str::from_utf8(versions).ok()?).map(Some)
                 }
