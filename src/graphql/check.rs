@@ -55,6 +55,26 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
     }
 }
 
+/// `text` through cynic-parser, where its conversion gives apollo-compiler's very AST
+/// ([`super::cynic_ast`]: about a third of the instructions); `None` for anything else (a syntax
+/// error, a long or unusual document), which [`parse`] then reads.
+fn parse_cynic(text: &str) -> Option<ast::Document> {
+    #[cfg(test)]
+    if tests_only::APOLLO_ONLY.with(std::cell::Cell::get) {
+        return None;
+    }
+    super::cynic_ast::parse(text)
+}
+
+/// The switch the differential test (`cynic_ast`'s tests) turns to check a text with
+/// apollo-compiler's parse alone.
+#[cfg(test)]
+pub(crate) mod tests_only {
+    thread_local! {
+        pub(crate) static APOLLO_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+}
+
 /// One mistake, one finding: the parser goes on after the first error and reports every
 /// token it cannot place (5 errors for one `filters: {...}` fragment), so only the first
 /// syntax error of a document is kept.
@@ -91,7 +111,7 @@ pub fn check_document(doc: &GraphqlDoc, schema: &NetboxSchema) -> Vec<Finding> {
 /// The root fields of the operations of GraphQL `text` (`service_list`), each with its span
 /// (name to closing brace); none when the text does not parse.
 fn root_fields(text: &str) -> Vec<(Range<usize>, String)> {
-    let Ok(doc) = parse(text) else {
+    let Some(doc) = parse_cynic(text).or_else(|| parse(text).ok()) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -363,12 +383,24 @@ fn check_level(
     variables: Option<&serde_json::Value>,
     schema: &NetboxSchema,
 ) -> Vec<RawFinding> {
-    let doc = match parse(text) {
-        Ok(d) => d,
-        Err(syntax) => return syntax,
+    let (mut doc, converted) = match parse_cynic(text) {
+        Some(d) => (d, true),
+        None => match parse(text) {
+            Ok(d) => (d, false),
+            Err(syntax) => return syntax,
+        },
     };
     if other_api(&doc, schema) {
         return Vec::new();
+    }
+    // A plain document shown valid needs no ExecutableDocument nor apollo-compiler's rules.
+    let valid = super::quick::certainly_valid(&doc, schema);
+    if !valid && converted {
+        // apollo-compiler validates the AST of its own parse (its diagnostics' spans follow it).
+        doc = match parse(text) {
+            Ok(d) => d,
+            Err(syntax) => return syntax,
+        };
     }
     let walk = rules::walk(&doc, schema, text);
     let mut out = walk.findings;
@@ -377,8 +409,7 @@ fn check_level(
         .filter_map(|f| f.claim.clone())
         .chain(walk.claims.iter().cloned())
         .collect();
-    // A plain document shown valid needs no ExecutableDocument nor apollo-compiler's rules.
-    let invalid = if super::quick::certainly_valid(&doc, schema) {
+    let invalid = if valid {
         None
     } else {
         doc.to_executable_validate(&schema.schema).err()

@@ -18,6 +18,7 @@
 pub mod check;
 pub mod complete;
 pub mod cursor;
+pub mod cynic_ast;
 pub mod embedded;
 pub mod history;
 pub mod holes;
@@ -26,6 +27,7 @@ pub mod introspection;
 pub mod quick;
 pub mod renamed;
 pub mod roots;
+pub mod ruler;
 pub mod rules;
 pub mod schema;
 pub mod split;

@@ -1,0 +1,100 @@
+//! apollo-compiler [`SourceSpan`]s at any byte offset, for an AST built from another parser's
+//! output ([`super::cynic_ast`]).
+//!
+//! apollo-compiler 1.33 has no public constructor for a `SourceSpan`: a span comes only from its
+//! own parse, or from [`SourceSpan::recompose`] of two spans of one file (the start of one, the
+//! end of the other). A ruler is the parse, once per process, of a field with directives `a` one
+//! after the other (`{a@a@a…}`): a directive starts at every `@`, its name at every `a`, so a
+//! span starts at every offset, and one ends after every `a`, at every other offset. Three
+//! rulers (`{a@a…}`, `{aa@a…}`, `{ a@a…}`) give, for every start and end, one file with both.
+//! The spans carry the ruler's file id; every reader in this crate reads only their offsets
+//! ([`super::rules::span`]).
+
+use apollo_compiler::ast::{Definition, Selection};
+use apollo_compiler::parser::{Parser, SourceSpan};
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// Spans starting and ending at each byte offset, each from one of three ruler files.
+pub struct Ruler {
+    /// Each ruler file's spans starting (`.0[o]`) and ending (`.1[o]`) at offset `o`.
+    files: [(Vec<Option<SourceSpan>>, Vec<Option<SourceSpan>>); 3],
+}
+
+/// Longest text the small ruler covers (bytes): built on the first GraphQL document (three parses
+/// of 4 KiB, about 384 KiB kept).
+const SMALL: usize = 4 << 10;
+/// Longest text any ruler covers (bytes; about 1.5 MiB kept once a text this long is seen); a
+/// longer document is parsed by apollo-parser.
+pub const MAX_TEXT: usize = 16 << 10;
+
+/// The ruler for a text of `len` bytes, built on first use; `None` beyond [`MAX_TEXT`].
+pub fn for_len(len: usize) -> Option<&'static Ruler> {
+    static SMALL_RULER: OnceLock<Option<Ruler>> = OnceLock::new();
+    static LARGE_RULER: OnceLock<Option<Ruler>> = OnceLock::new();
+    if len <= SMALL {
+        SMALL_RULER.get_or_init(|| Ruler::build(SMALL)).as_ref()
+    } else if len <= MAX_TEXT {
+        LARGE_RULER.get_or_init(|| Ruler::build(MAX_TEXT)).as_ref()
+    } else {
+        None
+    }
+}
+
+impl Ruler {
+    /// Parses the three rulers covering offsets `0..=len`; `None` if apollo-compiler's parse
+    /// does not give the spans (never with 1.33).
+    fn build(len: usize) -> Option<Ruler> {
+        let one = |lead: &str| -> Option<(Vec<Option<SourceSpan>>, Vec<Option<SourceSpan>>)> {
+            let mut starts = vec![None; len + 3];
+            let mut ends = vec![None; len + 3];
+            let mut text = String::with_capacity(len + 8);
+            text.push_str(lead);
+            while text.len() <= len + 2 {
+                text.push_str("@a");
+            }
+            text.push('}');
+            let doc = Parser::new().parse_ast(&text, "ruler.graphql").ok()?;
+            let Some(Definition::OperationDefinition(op)) = doc.definitions.first() else {
+                return None;
+            };
+            let Some(Selection::Field(f)) = op.selection_set.first() else {
+                return None;
+            };
+            let mut put = |s: Option<SourceSpan>| {
+                if let Some(s) = s {
+                    if let Some(slot) = starts.get_mut(s.offset()) {
+                        slot.get_or_insert(s);
+                    }
+                    if let Some(slot) = ends.get_mut(s.end_offset()) {
+                        slot.get_or_insert(s);
+                    }
+                }
+            };
+            put(op.location());
+            put(f.location());
+            put(f.name.location());
+            for d in f.directives.iter() {
+                put(d.location());
+                put(d.name.location());
+            }
+            Some((starts, ends))
+        };
+        Some(Ruler {
+            files: [one("{a")?, one("{aa")?, one("{ a")?],
+        })
+    }
+
+    /// The span of bytes `r` (start < end); `None` where no ruler file has both ends (offsets
+    /// beyond the ruler, a node ending at offset 1).
+    pub fn span(&self, r: Range<usize>) -> Option<SourceSpan> {
+        if r.start >= r.end {
+            return None;
+        }
+        self.files.iter().find_map(|(starts, ends)| {
+            let s = (*starts.get(r.start)?)?;
+            let e = (*ends.get(r.end)?)?;
+            SourceSpan::recompose(Some(s), Some(e))
+        })
+    }
+}
