@@ -57,7 +57,8 @@ impl Conv<'_> {
         if self.text.get(at..end)? != s {
             return None;
         }
-        Some(Name::new(s).ok()?.with_location(self.ruler.span(at..end)?))
+        // cynic-parser's lexer read it as a name.
+        Some(Name::new_unchecked(s).with_location(self.ruler.span(at..end)?))
     }
 
     /// The first byte at or after `at` that is not whitespace or a comma; `None` at a comment
