@@ -66,15 +66,6 @@ fn parse_cynic(text: &str) -> Option<ast::Document> {
     super::cynic_ast::parse(text)
 }
 
-/// The switch the differential test (`cynic_ast`'s tests) turns to check a text with
-/// apollo-compiler's parse alone.
-#[cfg(test)]
-pub(crate) mod tests_only {
-    thread_local! {
-        pub(crate) static APOLLO_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
-}
-
 /// One mistake, one finding: the parser goes on after the first error and reports every
 /// token it cannot place (5 errors for one `filters: {...}` fragment), so only the first
 /// syntax error of a document is kept.
@@ -878,4 +869,13 @@ fn used_in(text: &str, def: &Range<usize>, spans: &[Range<usize>]) -> bool {
 
 fn walk_name(text: &str, r: &Range<usize>) -> String {
     text.get(r.clone()).unwrap_or("").to_ascii_lowercase()
+}
+
+/// The switch the differential test (`cynic_ast`'s tests) turns to check a text with
+/// apollo-compiler's parse alone.
+#[cfg(test)]
+pub(crate) mod tests_only {
+    thread_local! {
+        pub(crate) static APOLLO_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
 }

@@ -15,10 +15,12 @@ use apollo_compiler::parser::{Parser, SourceSpan};
 use std::ops::Range;
 use std::sync::OnceLock;
 
+/// One ruler file's spans starting (`.0[o]`) and ending (`.1[o]`) at offset `o`.
+type File = (Vec<Option<SourceSpan>>, Vec<Option<SourceSpan>>);
+
 /// Spans starting and ending at each byte offset, each from one of three ruler files.
 pub struct Ruler {
-    /// Each ruler file's spans starting (`.0[o]`) and ending (`.1[o]`) at offset `o`.
-    files: [(Vec<Option<SourceSpan>>, Vec<Option<SourceSpan>>); 3],
+    files: [File; 3],
 }
 
 /// The rulers' lengths (bytes): each is built the first time a text needs it, at about 4.8 k
@@ -38,7 +40,7 @@ impl Ruler {
     /// Parses the three rulers covering offsets `0..=len`; `None` if apollo-compiler's parse
     /// does not give the spans (never with 1.33).
     fn build(len: usize) -> Option<Ruler> {
-        let one = |lead: &str| -> Option<(Vec<Option<SourceSpan>>, Vec<Option<SourceSpan>>)> {
+        let one = |lead: &str| -> Option<File> {
             let mut starts = vec![None; len + 3];
             let mut ends = vec![None; len + 3];
             let mut text = String::with_capacity(len + 8);
