@@ -846,12 +846,7 @@ impl<'a> Values<'a> {
     /// The strings `e` may be, each with the host range of its text: one for a string literal
     /// or a name bound to one; several for a loop target over a known dict's keys or values, or
     /// `MAP[k]` / `MAP.get(k)` of a known dict with an unknown `k` (each value of `MAP`).
-    pub(super) fn strings(
-        &self,
-        e: &'a Expr,
-        at: At,
-        depth: usize,
-    ) -> Option<Keys> {
+    pub(super) fn strings(&self, e: &'a Expr, at: At, depth: usize) -> Option<Keys> {
         if depth > MAX_FOLLOW || (!matches!(e, Expr::StringLiteral(_)) && !self.step()) {
             return None;
         }
@@ -900,13 +895,7 @@ impl<'a> Values<'a> {
     }
 
     /// The string values of `pairs` that key `key` may select.
-    fn map_values(
-        &self,
-        pairs: Vec<Pair>,
-        key: &'a Expr,
-        at: At,
-        depth: usize,
-    ) -> Option<Keys> {
+    fn map_values(&self, pairs: Vec<Pair>, key: &'a Expr, at: At, depth: usize) -> Option<Keys> {
         let wanted = self.strings(key, at, depth + 1);
         let mut out = Keys::new();
         for p in pairs {
