@@ -3,6 +3,7 @@
 //! document's offset map.
 
 use super::renamed::renamed;
+use super::ruler;
 use super::rules::{self, did_you_mean_suffix, span, RawFinding, RawFix, Unknown};
 use super::split::{self, Plan};
 use super::suggest::clear_winner;
@@ -13,6 +14,7 @@ use crate::finding::{Edit, Finding, Fix, Severity};
 use apollo_compiler::ast;
 use apollo_compiler::diagnostic::ToCliReport;
 use apollo_compiler::parser::Parser;
+use apollo_compiler::validation::{DiagnosticData, DiagnosticList};
 use std::ops::Range;
 
 /// Nesting bound for the parser (selection sets, values, lists). NetBox documents are a few
@@ -374,7 +376,7 @@ fn check_level(
     variables: Option<&serde_json::Value>,
     schema: &NetboxSchema,
 ) -> Vec<RawFinding> {
-    let (mut doc, converted) = match parse_cynic(text) {
+    let (mut doc, mut converted) = match parse_cynic(text) {
         Some(d) => (d, true),
         None => match parse(text) {
             Ok(d) => (d, false),
@@ -386,12 +388,28 @@ fn check_level(
     }
     // A plain document shown valid needs no ExecutableDocument nor apollo-compiler's rules.
     let valid = super::quick::certainly_valid(&doc, schema);
-    if !valid && converted {
-        // apollo-compiler validates the AST of its own parse (its diagnostics' spans follow it).
+    let mut invalid = if valid {
+        None
+    } else {
+        doc.to_executable_validate(&schema.schema).err()
+    };
+    if converted
+        && invalid
+            .as_ref()
+            .is_some_and(|w| in_order(&w.errors, text, true).is_none())
+    {
+        // Diagnostics whose spans or order the ruler's files could change: apollo-compiler's
+        // own parse, validated again.
         doc = match parse(text) {
             Ok(d) => d,
             Err(syntax) => return syntax,
         };
+        invalid = doc.to_executable_validate(&schema.schema).err();
+        converted = false;
+    }
+    #[cfg(test)]
+    if converted && invalid.is_some() {
+        tests_only::VALIDATED_CONVERTED.with(|n| n.set(n.get() + 1));
     }
     let walk = rules::walk(&doc, schema, text);
     let mut out = walk.findings;
@@ -400,27 +418,23 @@ fn check_level(
         .filter_map(|f| f.claim.clone())
         .chain(walk.claims.iter().cloned())
         .collect();
-    let invalid = if valid {
-        None
-    } else {
-        doc.to_executable_validate(&schema.schema).err()
-    };
     if let Some(with) = invalid {
-        let all: Vec<Range<usize>> = with
-            .errors
+        let errors = in_order(&with.errors, text, converted).unwrap_or_default();
+        let all: Vec<Range<usize>> = errors
             .iter()
-            .map(|d| span(d.error.location()).unwrap_or(0..0))
+            .map(|d| span(d.location()).unwrap_or(0..0))
             .collect();
         let mut recheck = Recheck {
             text,
             doc: &doc,
+            converted,
             schema,
             before: &all,
             budget: RECHECK_BUDGET,
         };
-        for (i, d) in with.errors.iter().enumerate() {
+        for (i, d) in errors.iter().enumerate() {
             let mut r = all[i].clone();
-            if d.error.unstable_error_name() == Some("MissingSubselection")
+            if d.unstable_error_name() == Some("MissingSubselection")
                 && text.get(r.clone()).is_some_and(|t| t.contains('{'))
             {
                 // The sub-selection holds only unknown fields, already reported.
@@ -429,7 +443,7 @@ fn check_level(
             if claims.iter().any(|c| c.start <= r.start && r.end <= c.end) {
                 continue;
             }
-            if d.error.unstable_error_name() == Some("UnusedVariable")
+            if d.unstable_error_name() == Some("UnusedVariable")
                 && used_in(text, &r, &walk.unchecked)
             {
                 continue;
@@ -438,7 +452,7 @@ fn check_level(
                 range: r.clone(),
                 code: "graphql-validation",
                 severity: Severity::Error,
-                message: d.error.to_string(),
+                message: d.to_string(),
                 fixes: Vec::new(),
                 claim: None,
                 does: None,
@@ -447,7 +461,7 @@ fn check_level(
             // Only "undefined name" diagnostics: a wider one (an ambiguous anonymous operation
             // spans the whole operation) must not take the name's suggestions.
             let about_a_name = matches!(
-                d.error.unstable_error_name(),
+                d.unstable_error_name(),
                 None | Some(
                     "UndefinedField"
                         | "UndefinedArgument"
@@ -459,7 +473,7 @@ fn check_level(
             // A value of the wrong type ("found a list") that holds an unknown name: renaming
             // the name leaves the type error, so its "did you mean" is no fix for this one
             // (`status: [STATUS_ACTIVE, STATUS_PLANED]` on 4.4, where one bare value is wanted).
-            let wrong_type = d.error.unstable_error_name() == Some("UnsupportedValueType");
+            let wrong_type = d.unstable_error_name() == Some("UnsupportedValueType");
             let unknown = walk.unknowns.iter().filter(|_| about_a_name).find(|u| {
                 (!wrong_type && r.start <= u.range.start && u.range.end <= r.end)
                     || u.range == r
@@ -543,7 +557,7 @@ fn check_level(
                     does: None,
                 });
             }
-            let said_nothing = f.message == d.error.to_string();
+            let said_nothing = f.message == d.to_string();
             if let Some(h) = walk.hints.iter().find(|h| h.range == r) {
                 // `r` is still the value span when no unknown name matched.
                 match &h.note {
@@ -556,7 +570,7 @@ fn check_level(
                 f.fixes.push(h.fix.clone());
             } else if said_nothing {
                 f.message.push_str(&super::words::context(
-                    d.error.unstable_error_name(),
+                    d.unstable_error_name(),
                     &schema.netbox_version,
                 ));
             }
@@ -654,6 +668,8 @@ struct Recheck<'a> {
     text: &'a str,
     /// The parse of `text`.
     doc: &'a ast::Document,
+    /// `doc` is cynic-parser's, converted ([`super::cynic_ast`]).
+    converted: bool,
     schema: &'a NetboxSchema,
     /// Every diagnostic span of the unedited document.
     before: &'a [Range<usize>],
@@ -789,32 +805,49 @@ impl Recheck<'_> {
         fixed: &str,
         messages: bool,
     ) -> Option<Vec<Located>> {
-        let edited = renamed(self.doc, self.text, edits);
-        let reparsed;
-        let doc = match &edited {
-            Some(e) => &e.doc,
+        let mut edited = renamed(self.doc, self.text, edits);
+        let mut reparsed = None;
+        let mut with = None;
+        if let Some(e) = &edited {
+            if super::quick::certainly_valid(&e.doc, self.schema) {
+                return Some(Vec::new());
+            }
+            let Err(w) = e.doc.to_executable_validate(&self.schema.schema) else {
+                return Some(Vec::new());
+            };
+            // The renamed spans are the unedited text's, where a `$` or a name is sought.
+            if in_order(&w.errors, self.text, self.converted).is_some() {
+                with = Some(w);
+            } else {
+                edited = None;
+            }
+        }
+        let with = match with {
+            Some(w) => w,
             None => {
-                reparsed = parse(fixed).ok()?;
-                &reparsed
+                let doc = reparsed.insert(parse(fixed).ok()?);
+                if super::quick::certainly_valid(doc, self.schema) {
+                    return Some(Vec::new());
+                }
+                let Err(w) = doc.to_executable_validate(&self.schema.schema) else {
+                    return Some(Vec::new());
+                };
+                w
             }
         };
-        if super::quick::certainly_valid(doc, self.schema) {
-            return Some(Vec::new());
-        }
-        let Err(with) = doc.to_executable_validate(&self.schema.schema) else {
-            return Some(Vec::new());
-        };
+        let converted = self.converted && edited.is_some();
+        let errors = in_order(&with.errors, self.text, converted)?;
         Some(
-            with.errors
+            errors
                 .iter()
                 .filter_map(|d| {
-                    let l = d.error.location()?;
+                    let l = d.location()?;
                     let r = match &edited {
                         Some(e) => e.located(l),
                         None => l.offset()..l.end_offset(),
                     };
                     let message = if messages {
-                        d.error.to_string()
+                        d.to_string()
                     } else {
                         String::new()
                     };
@@ -823,6 +856,46 @@ impl Recheck<'_> {
                 .collect(),
         )
     }
+}
+
+/// apollo-compiler's diagnostics in the order its validation gives them for the document as
+/// its own parse reads it, or `None` when a location of a `converted` document
+/// ([`super::cynic_ast`]) may differ from that parse's. apollo-compiler sorts diagnostics by
+/// file and offset, and the converted spans come from three ruler files
+/// ([`super::ruler`]): sorted by offset again (stable), they are in the parse's order unless
+/// two at one offset come from two files (their order then is the files', not the rules').
+/// apollo-compiler joins a node's span with its name's for an unused variable (`$` to the end
+/// of the name) and for a fragment nested too deeply: from two files that join gives the name
+/// alone, so an unused variable not at its `$` (and any such fragment) is not answered.
+fn in_order<'a>(
+    list: &'a DiagnosticList,
+    text: &str,
+    converted: bool,
+) -> Option<Vec<&'a DiagnosticData>> {
+    let mut out: Vec<&DiagnosticData> = list.iter().map(|d| d.error).collect();
+    if !converted {
+        return Some(out);
+    }
+    // The schema's file was parsed before any document (a smaller id).
+    out.sort_by_key(|d| d.location().map(|l| (ruler::owns(l.file_id()), l.offset())));
+    for (k, d) in out.iter().enumerate() {
+        let l = d.location();
+        match d.unstable_error_name() {
+            Some("DeeplyNestedType") => return None,
+            Some("UnusedVariable")
+                if l.is_none_or(|l| text.as_bytes().get(l.offset()) != Some(&b'$')) =>
+            {
+                return None
+            }
+            _ => {}
+        }
+        if let (Some(a), Some(b)) = (k.checked_sub(1).and_then(|j| out[j].location()), l) {
+            if a.offset() == b.offset() && a.file_id() != b.file_id() {
+                return None;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// A diagnostic about this `name: value` pair as a whole: touching the name, on exactly the
@@ -872,10 +945,13 @@ fn walk_name(text: &str, r: &Range<usize>) -> String {
 }
 
 /// The switch the differential test (`cynic_ast`'s tests) turns to check a text with
-/// apollo-compiler's parse alone.
+/// apollo-compiler's parse alone, and what it counts.
 #[cfg(test)]
 pub(crate) mod tests_only {
     thread_local! {
         pub(crate) static APOLLO_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// Documents whose converted AST apollo-compiler validated (the findings of an
+        /// invalid document without apollo-compiler's parse).
+        pub(crate) static VALIDATED_CONVERTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 }

@@ -336,7 +336,8 @@ impl Conv<'_> {
 mod tests {
     use super::parse;
     use crate::extract::{self, HostKind, Site};
-    use crate::graphql::check::{check_text, parse as apollo_parse, tests_only::APOLLO_ONLY};
+    use crate::graphql::check::tests_only::{APOLLO_ONLY, VALIDATED_CONVERTED};
+    use crate::graphql::check::{check_text, parse as apollo_parse};
     use crate::graphql::embedded_schema;
     use std::path::{Path, PathBuf};
 
@@ -470,5 +471,9 @@ mod tests {
             converted > 100 && converted * 2 > all,
             "converted {converted} of {all}"
         );
+        // Invalid documents are validated on the converted AST (not parsed again).
+        let validated = VALIDATED_CONVERTED.with(std::cell::Cell::get);
+        eprintln!("converted {converted} of {all}; validated converted: {validated}");
+        assert!(validated > 200, "validated converted {validated}");
     }
 }

@@ -33,11 +33,12 @@ impl Renamed<'_> {
     }
 
     /// A diagnostic's location as a byte range of the edited text (see [`Renamed::span`]); a
-    /// location in another file (the schema) is left as it is, as the parse would leave it.
+    /// location in another file (the schema) is left as it is, as the parse would leave it. A
+    /// converted document's spans are in the ruler's files ([`super::ruler`]).
     pub fn located(&self, l: SourceSpan) -> Range<usize> {
         let r = l.offset()..l.end_offset();
         let own = self.doc.definitions.first().and_then(|d| d.location());
-        if own.is_some_and(|o| o.file_id() == l.file_id()) {
+        if own.is_some_and(|o| o.file_id() == l.file_id()) || super::ruler::owns(l.file_id()) {
             self.span(&r)
         } else {
             r

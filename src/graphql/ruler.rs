@@ -7,11 +7,13 @@
 //! after the other (`{a@a@a…}`): a directive starts at every `@`, its name at every `a`, so a
 //! span starts at every offset, and one ends after every `a`, at every other offset. Three
 //! rulers (`{a@a…}`, `{aa@a…}`, `{ a@a…}`) give, for every start and end, one file with both.
-//! The spans carry the ruler's file id; every reader in this crate reads only their offsets
-//! ([`super::rules::span`]).
+//! The spans carry the ruler's file ids; every reader in this crate reads only their offsets
+//! ([`super::rules::span`]). apollo-compiler's validation reads the ids twice: it sorts its
+//! diagnostics by file, then offset, and joins a node's span with its name's only within one
+//! file; `graphql::check` answers from it only where neither can differ from its own parse.
 
 use apollo_compiler::ast::{Definition, Selection};
-use apollo_compiler::parser::{Parser, SourceSpan};
+use apollo_compiler::parser::{FileId, Parser, SourceSpan};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -21,6 +23,8 @@ type File = (Vec<Option<SourceSpan>>, Vec<Option<SourceSpan>>);
 /// Spans starting and ending at each byte offset, each from one of three ruler files.
 pub struct Ruler {
     files: [File; 3],
+    /// The three files' ids.
+    ids: [FileId; 3],
 }
 
 /// The rulers' lengths (bytes): each is built the first time a text needs it, at about 4.8 k
@@ -29,11 +33,22 @@ const SIZES: [usize; 3] = [1 << 10, 4 << 10, 16 << 10];
 /// Longest text any ruler covers (bytes); a longer document is parsed by apollo-parser.
 pub const MAX_TEXT: usize = SIZES[2];
 
+/// The rulers of [`SIZES`], each built on first use.
+static RULERS: [OnceLock<Option<Ruler>>; 3] = [const { OnceLock::new() }; 3];
+
 /// The smallest ruler for a text of `len` bytes, built on first use; `None` beyond [`MAX_TEXT`].
 pub fn for_len(len: usize) -> Option<&'static Ruler> {
-    static RULERS: [OnceLock<Option<Ruler>>; 3] = [const { OnceLock::new() }; 3];
     let i = SIZES.iter().position(|&s| len <= s)?;
     RULERS[i].get_or_init(|| Ruler::build(SIZES[i])).as_ref()
+}
+
+/// Whether `id` is the file of a ruler built so far: a span of a converted document (never the
+/// schema's file, nor a document apollo-compiler parsed).
+pub fn owns(id: FileId) -> bool {
+    RULERS
+        .iter()
+        .filter_map(|r| r.get()?.as_ref())
+        .any(|r| r.ids.contains(&id))
 }
 
 impl Ruler {
@@ -75,9 +90,10 @@ impl Ruler {
             }
             Some((starts, ends))
         };
-        Some(Ruler {
-            files: [one("{a")?, one("{aa")?, one("{ a")?],
-        })
+        let files = [one("{a")?, one("{aa")?, one("{ a")?];
+        let id = |f: &File| f.0.iter().flatten().next().map(SourceSpan::file_id);
+        let ids = [id(&files[0])?, id(&files[1])?, id(&files[2])?];
+        Some(Ruler { files, ids })
     }
 
     /// The span of bytes `r` (start < end); `None` where no ruler file has both ends (offsets
