@@ -13,7 +13,7 @@ use crate::extract::{GraphqlDoc, OffsetMap};
 use crate::finding::{Edit, Finding, Fix, Severity};
 use apollo_compiler::ast;
 use apollo_compiler::diagnostic::ToCliReport;
-use apollo_compiler::parser::Parser;
+use apollo_compiler::parser::{FileId, Parser};
 use apollo_compiler::validation::{DiagnosticData, DiagnosticList};
 use std::ops::Range;
 
@@ -422,7 +422,7 @@ fn check_level(
         let errors = in_order(&with.errors, text, converted).unwrap_or_default();
         let all: Vec<Range<usize>> = errors
             .iter()
-            .map(|d| span(d.location()).unwrap_or(0..0))
+            .map(|(at, _)| at.as_ref().map_or(0..0, |(_, r)| r.clone()))
             .collect();
         let mut recheck = Recheck {
             text,
@@ -432,7 +432,7 @@ fn check_level(
             before: &all,
             budget: RECHECK_BUDGET,
         };
-        for (i, d) in errors.iter().enumerate() {
+        for (i, (_, d)) in errors.iter().enumerate() {
             let mut r = all[i].clone();
             if d.unstable_error_name() == Some("MissingSubselection")
                 && text.get(r.clone()).is_some_and(|t| t.contains('{'))
@@ -840,11 +840,11 @@ impl Recheck<'_> {
         Some(
             errors
                 .iter()
-                .filter_map(|d| {
-                    let l = d.location()?;
+                .filter_map(|(at, d)| {
+                    let (file, r) = at.clone()?;
                     let r = match &edited {
-                        Some(e) => e.located(l),
-                        None => l.offset()..l.end_offset(),
+                        Some(e) => e.located_at(file, r),
+                        None => r,
                     };
                     let message = if messages {
                         d.to_string()
@@ -859,44 +859,66 @@ impl Recheck<'_> {
 }
 
 /// apollo-compiler's diagnostics in the order its validation gives them for the document as
-/// its own parse reads it, or `None` when a location of a `converted` document
-/// ([`super::cynic_ast`]) may differ from that parse's. apollo-compiler sorts diagnostics by
-/// file and offset, and the converted spans come from three ruler files
-/// ([`super::ruler`]): sorted by offset again (stable), they are in the parse's order unless
-/// two at one offset come from two files (their order then is the files', not the rules').
-/// apollo-compiler joins a node's span with its name's for an unused variable (`$` to the end
-/// of the name) and for a fragment nested too deeply: from two files that join gives the name
-/// alone, so an unused variable not at its `$` (and any such fragment) is not answered.
-fn in_order<'a>(
-    list: &'a DiagnosticList,
-    text: &str,
-    converted: bool,
-) -> Option<Vec<&'a DiagnosticData>> {
-    let mut out: Vec<&DiagnosticData> = list.iter().map(|d| d.error).collect();
+/// its own parse reads it, each with the file and byte range of its location there; `None`
+/// when a location of a `converted` document ([`super::cynic_ast`]) may differ from that
+/// parse's. apollo-compiler sorts diagnostics by file and offset, and the converted spans come
+/// from three ruler files ([`super::ruler`]): sorted by offset again (stable), they are in the
+/// parse's order unless two at one offset come from two files (their order then is the files',
+/// not the rules'). apollo-compiler joins a node's span with its name's for an unused variable
+/// (`$` to the end of the name) and for a fragment nested too deeply: from two files that
+/// join gives the name alone, so the variable's range is taken from its `$` again (and such a
+/// fragment is not answered).
+fn in_order<'a>(list: &'a DiagnosticList, text: &str, converted: bool) -> Option<Vec<Diag<'a>>> {
+    let mut out: Vec<Diag> = list
+        .iter()
+        .map(|d| {
+            let at = d
+                .error
+                .location()
+                .map(|l| (l.file_id(), l.offset()..l.end_offset()));
+            (at, d.error)
+        })
+        .collect();
     if !converted {
         return Some(out);
     }
-    // The schema's file was parsed before any document (a smaller id).
-    out.sort_by_key(|d| d.location().map(|l| (ruler::owns(l.file_id()), l.offset())));
-    for (k, d) in out.iter().enumerate() {
-        let l = d.location();
+    // Ranges taken again: no file holds them (`None` as their file below).
+    let mut joined = Vec::new();
+    for (k, (at, d)) in out.iter_mut().enumerate() {
         match d.unstable_error_name() {
             Some("DeeplyNestedType") => return None,
-            Some("UnusedVariable")
-                if l.is_none_or(|l| text.as_bytes().get(l.offset()) != Some(&b'$')) =>
-            {
-                return None
+            Some("UnusedVariable") => {
+                let (_, r) = at.as_mut()?;
+                if text.as_bytes().get(r.start) != Some(&b'$') {
+                    // The name alone: the `$` before it (only whitespace and commas between,
+                    // as the conversion wants).
+                    let head = text.get(..r.start)?;
+                    let dollar = head.trim_end_matches([' ', '\t', '\n', '\r', ',']);
+                    r.start = dollar.strip_suffix('$')?.len();
+                    joined.push(k);
+                }
             }
             _ => {}
         }
-        if let (Some(a), Some(b)) = (k.checked_sub(1).and_then(|j| out[j].location()), l) {
-            if a.offset() == b.offset() && a.file_id() != b.file_id() {
+    }
+    // The schema's file was parsed before any document (a smaller id).
+    let key = |(at, _): &Diag| at.as_ref().map(|(f, r)| (ruler::owns(*f), r.start));
+    let mut order: Vec<usize> = (0..out.len()).collect();
+    order.sort_by_key(|&k| key(&out[k]));
+    for w in order.windows(2) {
+        let (x, y) = (&out[w[0]], &out[w[1]]);
+        if let (Some((fx, rx)), Some((fy, ry))) = (&x.0, &y.0) {
+            let unknown_file = joined.contains(&w[0]) || joined.contains(&w[1]);
+            if rx.start == ry.start && (fx != fy || unknown_file) {
                 return None;
             }
         }
     }
-    Some(out)
+    Some(order.into_iter().map(|k| out[k].clone()).collect())
 }
+
+/// A diagnostic with the file and byte range of its location.
+type Diag<'a> = (Option<(FileId, Range<usize>)>, &'a DiagnosticData);
 
 /// A diagnostic about this `name: value` pair as a whole: touching the name, on exactly the
 /// value (anywhere in it with `whole_value`), or enclosing both.

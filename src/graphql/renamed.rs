@@ -7,7 +7,7 @@
 //! moved by the length differences of the edits before them ([`Renamed::shift`]).
 
 use apollo_compiler::ast::{self, Definition, Selection, Value};
-use apollo_compiler::parser::SourceSpan;
+use apollo_compiler::parser::{FileId, SourceSpan};
 use apollo_compiler::{Name, Node};
 use std::ops::Range;
 
@@ -36,9 +36,13 @@ impl Renamed<'_> {
     /// location in another file (the schema) is left as it is, as the parse would leave it. A
     /// converted document's spans are in the ruler's files ([`super::ruler`]).
     pub fn located(&self, l: SourceSpan) -> Range<usize> {
-        let r = l.offset()..l.end_offset();
+        self.located_at(l.file_id(), l.offset()..l.end_offset())
+    }
+
+    /// [`Renamed::located`] of the range `r` in file `file`.
+    pub fn located_at(&self, file: FileId, r: Range<usize>) -> Range<usize> {
         let own = self.doc.definitions.first().and_then(|d| d.location());
-        if own.is_some_and(|o| o.file_id() == l.file_id()) || super::ruler::owns(l.file_id()) {
+        if own.is_some_and(|o| o.file_id() == file) || super::ruler::owns(file) {
             self.span(&r)
         } else {
             r
