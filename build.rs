@@ -9,6 +9,9 @@
 //!   object types, each endpoint's key, object type, response field set and section, and each
 //!   choice set's section.
 //!
+//! It also writes `graphql-names.rs`, the table of every field name of the shipped GraphQL
+//! schemas and the releases that have it (`src/graphql/history.rs`).
+//!
 //! The sections hold what a whole decode of the file gives (a test compares every shipped index
 //! both ways). A file of another shape fails the build.
 
@@ -216,6 +219,72 @@ fn split(version: &str, json: &str, out: &Path) {
         .expect("write the split table");
 }
 
+/// Calls `each(type, field)` for the fields of each `type`, `input` and `interface` of an SDL
+/// text (Strawberry prints one field per line, indented: `  name: String!`,
+/// `  devices(filters: ...): [...]`).
+fn sdl_fields(sdl: &str, mut each: impl FnMut(&str, &str)) {
+    let mut current: Option<&str> = None;
+    for line in sdl.lines() {
+        if let Some(rest) = ["type ", "input ", "interface "]
+            .iter()
+            .find_map(|k| line.strip_prefix(k))
+        {
+            current = rest
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next();
+            continue;
+        }
+        if line.starts_with('}') {
+            current = None;
+            continue;
+        }
+        if let (Some(t), Some(body)) = (current, line.strip_prefix("  ")) {
+            let len = body
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(body.len());
+            let name = &body[..len];
+            if !name.is_empty() && body[len..].starts_with([':', '(']) {
+                each(t, name);
+            }
+        }
+    }
+}
+
+/// `graphql-names.rs`: every `(type, field)` name of the shipped GraphQL schemas
+/// (`index/netbox-<version>.schema.graphql.gz`), each once, with the mask of the versions
+/// whose schema has it (bit `i` for `versions[i]`), for `src/graphql/history.rs`.
+fn graphql_names(versions: &[&str], out: &Path) {
+    assert!(versions.len() <= 32, "a version mask is a u32");
+    let mut all: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for (i, version) in versions.iter().enumerate() {
+        let name = format!("netbox-{version}.schema.graphql.gz");
+        println!("cargo:rerun-if-changed=index/{name}");
+        let gz = std::fs::read(Path::new("index").join(&name)).expect("read a schema");
+        let mut sdl = String::new();
+        GzDecoder::new(&gz[..])
+            .read_to_string(&mut sdl)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        sdl_fields(&sdl, |ty, field| {
+            *all.entry((ty.to_string(), field.to_string())).or_default() |= 1 << i;
+        });
+    }
+    let (mut text, mut rows) = (String::new(), String::new());
+    for ((ty, field), mask) in all {
+        let start = len32(text.len());
+        let (t, f) = (
+            u16::try_from(ty.len()).expect("u16"),
+            u16::try_from(field.len()).expect("u16"),
+        );
+        text.push_str(&ty);
+        text.push_str(&field);
+        write!(rows, "({start}, {t}, {f}, {mask}), ").unwrap();
+    }
+    let rs = format!(
+        "Names {{\n    versions: &{versions:?},\n    text: {text:?},\n    rows: &[{rows}],\n}}\n"
+    );
+    std::fs::write(out.join("graphql-names.rs"), rs).expect("write the GraphQL names");
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/index/table.rs");
@@ -227,6 +296,7 @@ fn main() {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .collect();
     names.sort();
+    let mut versions = Vec::new();
     for name in names {
         let Some(version) = name
             .strip_prefix("netbox-")
@@ -241,5 +311,8 @@ fn main() {
             .read_to_string(&mut json)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         split(version, &json, out);
+        versions.push(version.to_string());
     }
+    let versions: Vec<&str> = versions.iter().map(String::as_str).collect();
+    graphql_names(&versions, out);
 }
