@@ -39,7 +39,7 @@ fn len32(n: usize) -> u32 {
 
 /// Appends `section` to `blob`, 8-byte aligned; gives its byte range.
 fn add(blob: &mut Vec<u8>, section: &[u8]) -> (u32, u32) {
-    while blob.len() % 8 != 0 {
+    while !blob.len().is_multiple_of(8) {
         blob.push(0);
     }
     let from = len32(blob.len());
