@@ -332,17 +332,42 @@ pub(super) async fn run(backend: &Backend, uri: Uri) {
         super::knowledge::release_unused(&state);
     });
     let enc = backend.state.encoding();
-    let diags = to_diagnostics(&a.findings, &a.snapshot, enc, &a.settings);
     if lock(&backend.state.caps).pull {
         // The client pulls (`textDocument/diagnostic`, see `pull`): it is told to pull again
         // only when what it last pulled for this version has changed (settings, knowledge,
         // a live verification), since an edit makes it pull anyway.
+        let diags = to_diagnostics(&a.findings, &a.snapshot, enc, &a.settings);
         ask_to_pull_again(backend, &uri, a.snapshot.version, &diags).await;
         return;
     }
+    publish(backend, uri, Some(&a.snapshot), &a.findings, &a.settings).await;
+}
+
+/// Publishes `findings` for `uri` at the version of `snap` (no findings and no version when
+/// `snap` is `None`: a closed document): written as bytes through the outbox (`wire`) when the
+/// server has one, else through tower-lsp-server's `Client`.
+pub async fn publish(
+    backend: &Backend,
+    uri: Uri,
+    snap: Option<&Snapshot>,
+    findings: &[Finding],
+    settings: &Settings,
+) {
+    let enc = backend.state.encoding();
+    let version = snap.map(|s| s.version);
+    let range = |r: &std::ops::Range<usize>| match snap {
+        Some(s) => s.range(r, enc),
+        None => tower_lsp_server::ls_types::Range::default(),
+    };
+    if let Some(outbox) = &backend.state.outbox {
+        let frame = super::wire::publish_frame(&uri, version, findings, &range, settings);
+        outbox.send(frame).await;
+        return;
+    }
+    let diags = to_diagnostics_with(findings, &range, settings);
     backend
         .client
-        .publish_diagnostics(uri, diags, Some(a.snapshot.version))
+        .publish_diagnostics(uri, diags, version)
         .await;
 }
 
@@ -441,7 +466,7 @@ pub fn to_diagnostics_with(
 /// The link to the code's entry in docs/diagnostics.md: on the repository's pages when the
 /// package names its repository (a release does: `scripts/versions.sh`), else the page in the
 /// source tree this server was built from, while that exists (a build from a clone).
-fn code_description(code: &str) -> Option<CodeDescription> {
+pub(super) fn code_description(code: &str) -> Option<CodeDescription> {
     let href = crate::catalogue::doc_url(code)
         .or_else(|| local_docs().map(|page| format!("{page}#{code}")))?
         .parse::<Uri>()
