@@ -35,6 +35,7 @@ pub mod knowledge;
 pub mod live;
 pub mod outbox;
 pub mod position;
+pub mod presentation;
 pub mod pull;
 pub mod request;
 pub mod transport;

@@ -9,7 +9,7 @@
 //! struct here lists its fields in that order; the test below compares both paths byte for byte.
 
 use super::config::Settings;
-use super::diagnostics::{code_description, effective, severity, SOURCE};
+use super::presentation::{code_description, effective, severity, SOURCE};
 use crate::finding::Finding;
 use serde::Serialize;
 use std::ops::Range;
