@@ -11,7 +11,7 @@
 
 use tree_sitter::Node;
 
-use super::lit::{EscapedText, Lit, LitKind, Pair};
+use super::lit::{EscapedText, Exact, Lit, LitKind, Pair};
 use super::parse::{self, Lang, MAX_DEPTH};
 use super::{OffsetMap, Value};
 
@@ -132,7 +132,7 @@ impl Cx<'_> {
         let (value, map) = b.finish();
         let exact = map
             .filter(|_| inner.end <= self.len)
-            .map(|m| (value.clone(), m.then(self.map)));
+            .map(|m| Exact::Value(m.then(self.map)));
         Lit {
             value: Value::Str(value),
             range,

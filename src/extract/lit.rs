@@ -27,7 +27,7 @@ pub(crate) enum LitKind {
     /// GraphQL documents; `None` when escapes, interpolation or folding make that impossible).
     Str {
         content: Range<usize>,
-        exact: Option<(String, OffsetMap)>,
+        exact: Option<Exact>,
     },
     Seq(Vec<Lit>),
     Map(Vec<Pair>),
@@ -40,6 +40,16 @@ pub(crate) enum LitKind {
         exact: Option<(String, OffsetMap)>,
         holes: Vec<Range<usize>>,
     },
+}
+
+/// The exact text of a string literal (see [`LitKind::Str`]) with its map to the host.
+#[derive(Debug, Clone)]
+pub(crate) enum Exact {
+    /// The text is the literal's decoded value ([`Value::Str`]), as for every string without
+    /// escapes: no second copy of it is kept.
+    Value(OffsetMap),
+    /// A text that differs from the value, or a literal whose value is no string.
+    Text(String, OffsetMap),
 }
 
 /// One `key: value` of a mapping; `key_range` is the key text without quotes.
@@ -106,21 +116,31 @@ impl Lit {
     }
 
     /// The string's text with an exact map, when it has one.
-    pub fn exact_text(&self) -> Option<&(String, OffsetMap)> {
-        match &self.kind {
-            LitKind::Str { exact, .. } => exact.as_ref(),
+    pub fn exact_text(&self) -> Option<(&str, &OffsetMap)> {
+        match (&self.kind, &self.value) {
+            (
+                LitKind::Str {
+                    exact: Some(Exact::Value(m)),
+                    ..
+                },
+                Value::Str(t),
+            ) => Some((t, m)),
+            (
+                LitKind::Str {
+                    exact: Some(Exact::Text(t, m)),
+                    ..
+                },
+                _,
+            ) => Some((t, m)),
             _ => None,
         }
     }
 
     /// The text of a string or string template with its map to the host and the ranges of its
     /// holes in the text (none for a plain string), when it maps exactly.
-    pub fn document_text(&self) -> Option<(&String, &OffsetMap, &[Range<usize>])> {
+    pub fn document_text(&self) -> Option<(&str, &OffsetMap, &[Range<usize>])> {
         match &self.kind {
-            LitKind::Str {
-                exact: Some((t, m)),
-                ..
-            } => Some((t, m, &[])),
+            LitKind::Str { .. } => self.exact_text().map(|(t, m)| (t, m, &[][..])),
             LitKind::Template {
                 exact: Some((t, m)),
                 holes,

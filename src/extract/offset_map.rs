@@ -3,19 +3,22 @@
 
 use std::ops::Range;
 
+use smallvec::{smallvec, SmallVec};
+
 /// A sorted list of segments; each maps `len` bytes starting at `embedded` to bytes starting at
 /// `host`. Offsets between segments (removed prefixes) map to the start of the next segment.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct OffsetMap {
-    /// `(embedded_start, host_start, len)`, sorted by `embedded_start`, non-overlapping.
-    segments: Vec<(usize, usize, usize)>,
+    /// `(embedded_start, host_start, len)`, sorted by `embedded_start`, non-overlapping; the
+    /// one segment of a verbatim copy (most string literals) without an allocation.
+    segments: SmallVec<[(usize, usize, usize); 1]>,
 }
 
 impl OffsetMap {
     /// A map for text copied verbatim from `host_start..host_start + len`.
     pub fn identity(host_start: usize, len: usize) -> Self {
         OffsetMap {
-            segments: vec![(0, host_start, len)],
+            segments: smallvec![(0, host_start, len)],
         }
     }
 
@@ -65,6 +68,10 @@ impl OffsetMap {
     /// Host offset of embedded offset `off` (a start position: at a segment boundary it maps to
     /// the start of the next segment). Offsets past the end map to the end of the last segment.
     pub fn to_host(&self, off: usize) -> usize {
+        // One segment (a whole host file, a verbatim string): the search's answer directly.
+        if let [(e, h, l)] = self.segments[..] {
+            return h + off.saturating_sub(e).min(l);
+        }
         let i = self.segments.partition_point(|s| s.0 + s.2 <= off);
         match self.segments.get(i) {
             Some(&(e, h, l)) => h + off.saturating_sub(e).min(l),
@@ -75,6 +82,9 @@ impl OffsetMap {
     /// Host offset of embedded offset `off` as an end position: at a segment boundary it maps to
     /// the end of the previous segment, so a range never swallows a removed prefix.
     pub fn to_host_end(&self, off: usize) -> usize {
+        if let [(e, h, l)] = self.segments[..] {
+            return h + off.saturating_sub(e).min(l);
+        }
         let i = self.segments.partition_point(|s| s.0 + s.2 < off);
         match self.segments.get(i) {
             Some(&(e, h, l)) => h + off.saturating_sub(e).min(l),
@@ -168,6 +178,22 @@ mod tests {
         assert_eq!(m.range_to_host(3..5), 7..9);
         assert_eq!(m.range_to_host(0..3), 2..5);
         assert_eq!(m.len(), 5);
+    }
+
+    /// The one-segment shortcut of `to_host` and `to_host_end` answers as the search over
+    /// segments does: the same bytes split in two segments map every offset the same.
+    #[test]
+    fn one_segment_maps_as_the_search() {
+        let one = OffsetMap::identity(5, 10);
+        let split = OffsetMap {
+            segments: smallvec![(0, 5, 4), (4, 9, 6)],
+        };
+        for off in 0..20 {
+            assert_eq!(one.to_host(off), split.to_host(off), "{off}");
+            assert_eq!(one.to_host_end(off), split.to_host_end(off), "{off}");
+        }
+        let shifted = OffsetMap::identity(0, 3).shifted(7);
+        assert_eq!(shifted.range_to_host(1..3), 8..10);
     }
 
     #[test]

@@ -400,7 +400,14 @@ fn python_expr_depth(b: &[u8]) -> usize {
                 }
                 i += ql;
                 while i < b.len() {
-                    match b[i] {
+                    // To the next byte that can end or escape the string, a table look-up a
+                    // byte (every other byte of a string is text).
+                    i += b[i..]
+                        .iter()
+                        .position(|&x| STRING_STOP[x as usize])
+                        .unwrap_or(b.len() - i);
+                    let Some(&x) = b.get(i) else { break };
+                    match x {
                         b'\\' => i += 1,
                         b'\n' | b'\r' if !triple => {
                             // Unterminated: the line end is read as code.
@@ -419,9 +426,7 @@ fn python_expr_depth(b: &[u8]) -> usize {
             }
             c if is_word(c) => {
                 let start = i;
-                while i + 1 < b.len() && is_word(b[i + 1]) {
-                    i += 1;
-                }
+                i += b[i + 1..].iter().take_while(|&&c| is_word(c)).count();
                 // A string prefix (`rb"..."`, `f'...'`) is part of its string.
                 if matches!(b.get(i + 1), Some(b'"' | b'\'')) && is_string_prefix(&b[start..=i]) {
                     i += 1;
@@ -437,8 +442,33 @@ fn python_expr_depth(b: &[u8]) -> usize {
 }
 
 fn is_word(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+    WORD[c as usize]
 }
+
+/// The bytes that can end or escape a string that is no f-string: a backslash, a line end, a
+/// quote.
+const STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'\\' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t
+};
+
+/// The bytes of a word (a name, keyword or number): ASCII letters and digits, `_`, and every
+/// byte of a non-ASCII character; a table, as the guard reads every byte of the text.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        i += 1;
+    }
+    t
+};
 
 /// Where the word that ends right before `i` starts (`i` when none does).
 fn word_start(b: &[u8], i: usize) -> usize {

@@ -5,6 +5,7 @@
 //! Signatures from the NetBox MCP server v1.2.1 `server.py` and the agent-side GraphQL tool
 //! (netbox-facts.md §4.1, §4.2), and the first releases' `get_objects` ([`super::old_mcp`]).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::forms::{self, Callee, Carries, FiltersAt, Form, TargetAt};
@@ -32,7 +33,10 @@ pub(crate) fn tool_row(name: &str) -> Option<&'static Form> {
         .rev()
         .find(|&i| b[i - 1] == b'_' && b[i] == b'_')
         .map_or(name, |i| &name[i + 1..]);
-    let last = last.rfind(['.', '/', ':']).map_or(last, |i| &last[i + 1..]);
+    let last = last
+        .bytes()
+        .rposition(|c| matches!(c, b'.' | b'/' | b':'))
+        .map_or(last, |i| &last[i + 1..]);
     if last.bytes().any(|b| b.is_ascii_uppercase()) {
         forms::tool_form(&to_snake(last))
     } else {
@@ -81,9 +85,10 @@ pub(crate) fn positional_names(tool: Tool) -> &'static [&'static str] {
 }
 
 /// One argument of a tool call: its name (and name range; empty at the value for positional
-/// arguments) and its literal.
+/// arguments) and its literal. The name is borrowed from the signature or the call where it
+/// can be (no copy per argument).
 pub(crate) struct Arg<'a> {
-    pub name: String,
+    pub name: Cow<'a, str>,
     pub name_range: Range<usize>,
     pub value: &'a Lit,
 }
@@ -142,9 +147,9 @@ pub(crate) fn build(
     };
     let args = args
         .iter()
-        .filter(|a| !skip.contains(&a.name.as_str()))
+        .filter(|a| !skip.contains(&&*a.name))
         .map(|a| Argument {
-            name: a.name.clone(),
+            name: a.name.to_string(),
             name_range: a.name_range.clone(),
             value: super::unjudged(&a.value.value, &a.name),
             value_range: a.value.range.clone(),
@@ -213,7 +218,7 @@ pub(crate) fn graphql_doc(query: &Lit, variables: Option<serde_json::Value>) -> 
         return None;
     }
     Some(Site::Graphql(GraphqlDoc {
-        text: text.clone(),
+        text: text.to_string(),
         map: map.clone(),
         variables,
         holes: holes.to_vec(),
@@ -285,7 +290,7 @@ fn object_call(obj: &Lit, syntax: Syntax) -> Option<Site> {
             // wrapper keys such as `id` / `type`.
             None => pair_args(obj)
                 .into_iter()
-                .filter(|a| positional_names(tool).contains(&a.name.as_str()))
+                .filter(|a| positional_names(tool).contains(&&*a.name))
                 .collect(),
         };
         return build(tool, syntax, name_range, obj.range.clone(), &args);
@@ -309,13 +314,7 @@ fn object_call(obj: &Lit, syntax: Syntax) -> Option<Site> {
 /// The object a JSON string holds as JSON text, when every decoded byte maps back to the host
 /// (escapes such as `\"` do; `\n` or `\u00e9` inside do not, and such calls are not read).
 fn json_in_string(lit: &Lit) -> Option<Lit> {
-    let super::lit::LitKind::Str {
-        exact: Some((text, map)),
-        ..
-    } = &lit.kind
-    else {
-        return None;
-    };
+    let (text, map) = lit.exact_text()?;
     if !text.trim_start().starts_with('{') {
         return None;
     }
@@ -327,7 +326,7 @@ fn pair_args(obj: &Lit) -> Vec<Arg<'_>> {
         .unwrap_or(&[])
         .iter()
         .map(|p| Arg {
-            name: p.key.clone(),
+            name: Cow::Borrowed(&p.key),
             name_range: p.key_range.clone(),
             value: &p.value,
         })

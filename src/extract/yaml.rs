@@ -11,7 +11,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::ansible_vars::{self, Bindings};
-use super::lit::{Lit, LitKind, Pair};
+use super::lit::{Exact, Lit, LitKind, Pair};
 use super::parse::{self, Lang, MAX_DEPTH};
 use super::{tools, OffsetMap, Site, Syntax, Value};
 
@@ -265,8 +265,7 @@ impl Cx<'_> {
         exact: bool,
     ) -> Lit {
         let exact = exact.then(|| {
-            let map = OffsetMap::identity(content.start, content.len()).then(self.map);
-            (value.clone(), map)
+            Exact::Value(OffsetMap::identity(content.start, content.len()).then(self.map))
         });
         Lit {
             value: Value::Str(value),
@@ -347,11 +346,11 @@ impl Cx<'_> {
         }
         let host_map = map.then(self.map);
         Lit {
-            value: Value::Str(value.clone()),
+            value: Value::Str(value),
             range: self.host(r),
             kind: LitKind::Str {
                 content: self.host(body_start.min(n.end_byte())..n.end_byte()),
-                exact: Some((value, host_map)),
+                exact: Some(Exact::Value(host_map)),
             },
             raw: None,
         }

@@ -371,13 +371,17 @@ pub(super) fn jaro_winkler_bytes(a: &[u8], b: &[u8], floor: f64) -> f64 {
 /// `strsim::damerau_levenshtein(a, b)` (the unrestricted distance, Zhao and Sahni's linear-space
 /// algorithm as strsim writes it), on bytes when both are ASCII and at most 128 bytes: no hash
 /// map of characters and no heap vectors (strsim's cost ~8,000 instructions a pair, most of a
-/// suggestion's ranking).
+/// suggestion's ranking). The common prefix and suffix are cut first, as rapidfuzz-cpp's
+/// `damerau_levenshtein_distance` does before the same algorithm (they do not change the
+/// distance): a misspelt name shares most of its bytes with the names it is ranked against, so
+/// the table shrinks from `|a|·|b|` cells to a few (5,500 instructions a pair before).
 fn damerau_levenshtein(a: &str, b: &str) -> usize {
     const MAX: usize = 128;
     let (s1, s2) = (a.as_bytes(), b.as_bytes());
     if !a.is_ascii() || !b.is_ascii() || s1.len() > MAX || s2.len() > MAX {
         return strsim::damerau_levenshtein(a, b);
     }
+    let (s1, s2) = without_common_affix(s1, s2);
     let (len1, len2) = (s1.len(), s2.len());
     let max_val = len1.max(len2) as isize + 1;
     let mut last_row_id = [-1isize; 128];
@@ -422,6 +426,20 @@ fn damerau_levenshtein(a: &str, b: &str) -> usize {
     r[len2 + 1] as usize
 }
 
+/// `a` and `b` without the bytes they start with and end with alike (the suffix taken from what
+/// the prefix left).
+fn without_common_affix<'s>(a: &'s [u8], b: &'s [u8]) -> (&'s [u8], &'s [u8]) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    (&a[..a.len() - suffix], &b[..b.len() - suffix])
+}
+
 /// The byte counts of an ASCII key, for [`may_reach`]; `None` for a non-ASCII key or one
 /// over 255 bytes (no prefilter then).
 struct Bag([u8; 128]);
@@ -446,38 +464,88 @@ impl Bag {
 /// counted, stopping as soon as the rest of `b` cannot reach it. Scoring every name of an
 /// endpoint was most of a suggestion (~30,000 instructions a key). True (score it) for
 /// non-ASCII names, which the score counts in characters.
+#[cfg(test)]
 fn may_reach(a: &str, bag: Option<&Bag>, b: &str) -> bool {
-    let Some(bag) = bag else { return true };
-    let (la, lb) = (a.len(), b.len());
-    if la == 0 || lb == 0 || !b.is_ascii() {
-        return true;
+    match bag {
+        Some(bag) => Reach::new(a, bag).may_reach(b),
+        None => true,
     }
-    let prefix = a
-        .bytes()
-        .take(4)
-        .zip(b.bytes())
-        .take_while(|(x, y)| x == y)
-        .count() as f64;
-    // jaro + 0.1·p·(1 − jaro) ≥ 0.87  ⇔  jaro ≥ t; jaro ≤ (m/la + m/lb + 1)/3  ⇒  m ≥ need.
-    let t = (0.87 - 0.1 * prefix) / (1.0 - 0.1 * prefix);
-    // Rounded down a little first: float error must not drop a name at the edge.
-    let need = ceil_at_least_1((3.0 * t - 1.0) / (1.0 / la as f64 + 1.0 / lb as f64) - 1e-6);
-    if la.min(lb) < need {
-        return false;
+}
+
+/// [`may_reach`] for one key against many names: the key's bytes counted once, and the least
+/// number of shared bytes per (common prefix, name length) computed on the first name that
+/// asks for it (one float division a pair before; most names of an endpoint share a few
+/// lengths). Gives [`may_reach`]'s answer for every name.
+struct Reach<'k> {
+    key: &'k [u8],
+    bag: &'k Bag,
+    /// `need[prefix][len]` for names shorter than [`REACH_LENGTHS`] bytes; 0 = not yet known.
+    need: [[u16; REACH_LENGTHS]; 5],
+}
+
+/// Name lengths whose bound [`Reach`] remembers (longer names compute it each time).
+const REACH_LENGTHS: usize = 64;
+
+impl<'k> Reach<'k> {
+    fn new(key: &'k str, bag: &'k Bag) -> Self {
+        Reach {
+            key: key.as_bytes(),
+            bag,
+            need: [[0; REACH_LENGTHS]; 5],
+        }
     }
-    let mut left = bag.0;
-    let mut m = 0usize;
-    for (i, &c) in b.as_bytes().iter().enumerate() {
-        if m + lb - i < need {
+
+    /// The least number of bytes a name of `lb` bytes sharing `prefix` leading bytes (≤ 4)
+    /// with the key must share with it to reach 0.87.
+    fn need(&mut self, prefix: usize, lb: usize) -> usize {
+        if lb < REACH_LENGTHS {
+            let slot = &mut self.need[prefix][lb];
+            if *slot == 0 {
+                *slot = u16::try_from(need(self.key.len(), prefix, lb)).unwrap_or(u16::MAX);
+            }
+            return usize::from(*slot);
+        }
+        need(self.key.len(), prefix, lb)
+    }
+
+    fn may_reach(&mut self, b: &str) -> bool {
+        let (a, b) = (self.key, b.as_bytes());
+        let (la, lb) = (a.len(), b.len());
+        if la == 0 || lb == 0 || !b.is_ascii() {
+            return true;
+        }
+        let mut prefix = 0;
+        while prefix < 4 && prefix < la && prefix < lb && a[prefix] == b[prefix] {
+            prefix += 1;
+        }
+        let need = self.need(prefix, lb);
+        if la.min(lb) < need {
             return false;
         }
-        let n = &mut left[usize::from(c)];
-        if *n > 0 {
-            *n -= 1;
-            m += 1;
+        let mut left = self.bag.0;
+        let mut m = 0usize;
+        for (i, &c) in b.iter().enumerate() {
+            if m + lb - i < need {
+                return false;
+            }
+            let n = &mut left[usize::from(c)];
+            if *n > 0 {
+                *n -= 1;
+                m += 1;
+            }
         }
+        m >= need
     }
-    m >= need
+}
+
+/// The least `m` (shared bytes) for which a key of `la` bytes and a name of `lb` bytes with
+/// `prefix` common leading bytes may score 0.87:
+/// jaro + 0.1·p·(1 − jaro) ≥ 0.87  ⇔  jaro ≥ t; jaro ≤ (m/la + m/lb + 1)/3  ⇒  m ≥ need.
+fn need(la: usize, prefix: usize, lb: usize) -> usize {
+    let prefix = prefix as f64;
+    let t = (0.87 - 0.1 * prefix) / (1.0 - 0.1 * prefix);
+    // Rounded down a little first: float error must not drop a name at the edge.
+    ceil_at_least_1((3.0 * t - 1.0) / (1.0 / la as f64 + 1.0 / lb as f64) - 1e-6)
 }
 
 /// `x.ceil().max(1.0) as usize` without the call to libm's `ceil` (one per name scored).
@@ -507,22 +575,32 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
     };
     let same_lookup = |p: &str| wanted.as_deref().is_none_or(|w| p.ends_with(w));
     let bag = Bag::of(key);
+    let mut reach = bag.as_ref().map(|bag| Reach::new(key, bag));
+    let mut may_reach = |p: &str| reach.as_mut().is_none_or(|r| r.may_reach(p));
     // A key without a lookup is scored against the names without one only (made once per
-    // endpoint); the order does not matter, the ranking below is total.
-    let names: Box<dyn Iterator<Item = &str>> = if has_lookup {
-        Box::new(view.ep.params.keys())
+    // endpoint: none holds `__`, and no lookup is wanted or guarded); the order does not
+    // matter, the ranking below is total.
+    let scored: Vec<(f64, &str)> = if has_lookup {
+        view.ep
+            .params
+            .keys()
+            // The shape first (it drops most names in a byte scan), then the bound on the score.
+            .filter(|p| same_lookup(p) && has_dunder(p))
+            .filter(|p| may_reach(p))
+            .filter(|p| !is_exempt(p))
+            .filter(|p| !(null_like && p.ends_with("__n")))
+            .map(|p| (jaro_winkler(key, p), p))
+            .filter(|(s, _)| *s >= 0.88)
+            .collect()
     } else {
-        Box::new(view.ep.params.bare_keys())
+        view.ep
+            .params
+            .bare_keys()
+            .filter(|p| may_reach(p) && !is_exempt(p))
+            .map(|p| (jaro_winkler(key, p), p))
+            .filter(|(s, _)| *s >= 0.88)
+            .collect()
     };
-    let scored: Vec<(f64, &str)> = names
-        // The shape first (it drops most names in a byte scan), then the bound on the score.
-        .filter(|p| same_lookup(p) && has_dunder(p) == has_lookup)
-        .filter(|p| may_reach(key, bag.as_ref(), p))
-        .filter(|p| !is_exempt(p))
-        .filter(|p| !(null_like && p.ends_with("__n")))
-        .map(|p| (jaro_winkler(key, p), p))
-        .filter(|(s, _)| *s >= 0.88)
-        .collect();
     // Nearest by edit distance first, then by Jaro-Winkler.
     let mut ranked: Vec<(usize, f64, &str)> = scored
         .into_iter()
@@ -602,6 +680,59 @@ mod jaro_tests {
                 } else {
                     assert!(got < 0.8, "{a:?} {b:?}: {got}");
                 }
+            }
+        }
+    }
+
+    /// The distance with the common prefix and suffix cut is strsim's: every pair of a sample
+    /// of `dcim/interfaces`'s names and of keys one or two edits from them (deletions, swaps,
+    /// insertions, a doubled byte: affixes that overlap the edit), and every pair of strings
+    /// of up to five bytes over `a`, `b`, `c` (where a transposition can reach into an affix).
+    #[test]
+    fn damerau_levenshtein_without_affixes_is_strsims() {
+        let index = crate::index::embedded::embedded_index("4.6.8");
+        let names: Vec<&str> = index.endpoints["dcim/interfaces"]
+            .params
+            .keys()
+            .step_by(7)
+            .collect();
+        let mut keys: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        for n in &names {
+            for at in 1..n.len().saturating_sub(1) {
+                let b = n.as_bytes();
+                keys.push(format!("{}{}", &n[..at], &n[at + 1..]));
+                let mut swapped = b.to_vec();
+                swapped.swap(at - 1, at);
+                keys.push(String::from_utf8(swapped).unwrap());
+                keys.push(format!("{}{}{}", &n[..at], &n[at - 1..at], &n[at..]));
+                keys.push(format!("{}ab{}", &n[..at], &n[at + 1..]));
+            }
+        }
+        for k in &keys {
+            for n in &names {
+                assert_eq!(
+                    super::damerau_levenshtein(k, n),
+                    strsim::damerau_levenshtein(k, n),
+                    "{k:?} {n:?}"
+                );
+            }
+        }
+        let mut small = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|s| ["a", "b", "c"].map(|c| format!("{s}{c}")))
+                .collect();
+            small.extend(last.iter().cloned());
+        }
+        for a in &small {
+            for b in &small {
+                assert_eq!(
+                    super::damerau_levenshtein(a, b),
+                    strsim::damerau_levenshtein(a, b),
+                    "{a:?} {b:?}"
+                );
             }
         }
     }
@@ -704,7 +835,16 @@ mod jaro_tests {
         let (mut kept, mut dropped) = (0, 0);
         for k in &keys {
             let bag = super::Bag::of(k);
+            // One `Reach` for the key over every name (its remembered bounds) answers as a
+            // new one per name.
+            let mut reach = bag.as_ref().map(|b| super::Reach::new(k, b));
             for n in &names {
+                let kept_once = reach.as_mut().is_none_or(|r| r.may_reach(n));
+                assert_eq!(
+                    kept_once,
+                    super::may_reach(k, bag.as_ref(), n),
+                    "{k:?} {n:?}"
+                );
                 if super::may_reach(k, bag.as_ref(), n) {
                     kept += 1;
                 } else {

@@ -2,6 +2,7 @@
 //! read through [`super::values`] (names, templates, dict updates) with its node (for URL
 //! expressions), and named after a signature.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use ruff_python_ast::{self as ast, ArgOrKeyword, Expr};
@@ -16,7 +17,7 @@ use crate::extract::Value;
 
 impl<'a> Values<'a> {
     /// Positional and keyword arguments named after the signature `names`.
-    pub(super) fn name_args<'l>(&self, names: &[&str], args: &'l CallArgs<'a>) -> Vec<Arg<'l>> {
+    pub(super) fn name_args<'l>(&self, names: &[&'l str], args: &'l CallArgs<'a>) -> Vec<Arg<'l>> {
         // One positional dict and nothing else: the LangChain "all arguments in one dict" form.
         if args.positional.len() == 1 && args.keywords.is_empty() {
             let only = &args.positional[0];
@@ -36,14 +37,13 @@ impl<'a> Values<'a> {
             .map(|(i, lit)| Arg {
                 name: names
                     .get(i)
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| format!("arg{i}")),
+                    .map_or_else(|| Cow::Owned(format!("arg{i}")), |s| Cow::Borrowed(*s)),
                 name_range: lit.range.start..lit.range.start,
                 value: lit,
             })
             .collect();
         out.extend(args.keywords.iter().map(|(n, r, lit)| Arg {
-            name: n.clone(),
+            name: Cow::Borrowed(n),
             name_range: r.clone(),
             value: lit,
         }));
@@ -163,7 +163,7 @@ pub(super) fn pair_args(dict: &Lit) -> Option<Vec<Arg<'_>>> {
         dict.pairs()?
             .iter()
             .map(|p| Arg {
-                name: p.key.clone(),
+                name: Cow::Borrowed(&p.key),
                 name_range: p.key_range.clone(),
                 value: &p.value,
             })

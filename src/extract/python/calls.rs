@@ -171,7 +171,7 @@ impl<'a> Values<'a> {
                 if matches!(form.callee, Callee::Bare(_)) {
                     named.retain(|a| a.name != "limit");
                     for a in &mut named {
-                        match a.name.as_str() {
+                        match &*a.name {
                             "type" => a.name = "object_type".into(),
                             "id" => a.name = "object_id".into(),
                             _ => {}

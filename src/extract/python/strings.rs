@@ -8,7 +8,7 @@ use ruff_python_ast::{self as ast, Expr, InterpolatedStringElement};
 use ruff_text_size::TextRange;
 
 use super::{span, Reader};
-use crate::extract::lit::{EscapedText, Lit, LitKind};
+use crate::extract::lit::{EscapedText, Exact, Lit, LitKind};
 use crate::extract::{OffsetMap, Value};
 
 /// A string expression: its parts' ranges, whether it is one part (not an implicit
@@ -44,7 +44,12 @@ impl<'a> Reader<'a> {
     fn string_layout(&self, r: TextRange) -> (&'a str, Range<usize>) {
         let (start, end) = (r.start().to_usize(), r.end().to_usize());
         let t = self.src.get(start..end).unwrap_or("");
-        let prefix_len = t.find(['"', '\'']).unwrap_or(t.len());
+        // A byte loop: the prefix is at most two letters (`str::find` with a set of chars
+        // costs more than that).
+        let prefix_len = t
+            .bytes()
+            .position(|c| matches!(c, b'"' | b'\''))
+            .unwrap_or(t.len());
         let prefix = &t[..prefix_len];
         let body = &t[prefix_len..];
         let q = body.as_bytes().first().copied().unwrap_or(b'"');
@@ -78,10 +83,11 @@ impl<'a> Reader<'a> {
         let exact = if d.braces || content_end > self.len {
             None
         } else if d.is_raw || !raw.contains('\\') {
-            let map = self.map.window(content_start, raw.len());
-            Some((raw.to_string(), map))
+            // The decoded value is the content as written: the text is the value.
+            Some(Exact::Value(self.map.window(content_start, raw.len())))
         } else {
             self.escaped_text(raw_content.clone(), &escape_sequences(raw, content_start))
+                .map(|(t, m)| Exact::Text(t, m))
         };
         Lit {
             value: Value::Str(d.value),

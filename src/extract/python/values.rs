@@ -16,6 +16,7 @@ use std::ops::{Deref, Range};
 
 use ruff_python_ast::{self as ast, ConversionFlag, Expr, InterpolatedStringElement, Operator};
 use ruff_text_size::{Ranged, TextRange};
+use smallvec::{smallvec, SmallVec};
 
 use super::semantic::{At, BindingKind, Holes, ScopeId, ScopeKind, Semantic, Star, Update};
 use super::strings::{decode_escapes, escape_sequences};
@@ -23,6 +24,10 @@ use super::{span, Reader};
 use crate::extract::lit::{EscapedText, Lit, LitKind, Pair};
 use crate::extract::parse::MAX_DEPTH;
 use crate::extract::{OffsetMap, Value};
+
+/// The strings a key expression may be, with their host ranges: most keys are one literal,
+/// kept without an allocation of its own.
+type Keys = SmallVec<[(String, Range<usize>); 1]>;
 
 /// Deepest chain of names, templates and updates followed for one value.
 const MAX_FOLLOW: usize = 24;
@@ -841,12 +846,7 @@ impl<'a> Values<'a> {
     /// The strings `e` may be, each with the host range of its text: one for a string literal
     /// or a name bound to one; several for a loop target over a known dict's keys or values, or
     /// `MAP[k]` / `MAP.get(k)` of a known dict with an unknown `k` (each value of `MAP`).
-    pub(super) fn strings(
-        &self,
-        e: &'a Expr,
-        at: At,
-        depth: usize,
-    ) -> Option<Vec<(String, Range<usize>)>> {
+    pub(super) fn strings(&self, e: &'a Expr, at: At, depth: usize) -> Option<Keys> {
         if depth > MAX_FOLLOW || (!matches!(e, Expr::StringLiteral(_)) && !self.step()) {
             return None;
         }
@@ -854,7 +854,7 @@ impl<'a> Values<'a> {
             // What the literal's `as_str` gives, without its exact text and map.
             Expr::StringLiteral(s) if s.value.iter().count() == 1 => {
                 let part = s.value.iter().next()?;
-                Some(vec![self.string_value(part.range)])
+                Some(smallvec![self.string_value(part.range)])
             }
             Expr::Name(n) => {
                 let name = self.text(n.range);
@@ -895,15 +895,9 @@ impl<'a> Values<'a> {
     }
 
     /// The string values of `pairs` that key `key` may select.
-    fn map_values(
-        &self,
-        pairs: Vec<Pair>,
-        key: &'a Expr,
-        at: At,
-        depth: usize,
-    ) -> Option<Vec<(String, Range<usize>)>> {
+    fn map_values(&self, pairs: Vec<Pair>, key: &'a Expr, at: At, depth: usize) -> Option<Keys> {
         let wanted = self.strings(key, at, depth + 1);
-        let mut out = Vec::new();
+        let mut out = Keys::new();
         for p in pairs {
             if wanted
                 .as_ref()
@@ -927,7 +921,7 @@ impl<'a> Values<'a> {
         element: Option<u32>,
         at: At,
         depth: usize,
-    ) -> Option<Vec<(String, Range<usize>)>> {
+    ) -> Option<Keys> {
         let (method, base) = match iter {
             Expr::Call(c) if c.arguments.args.is_empty() => match &*c.func {
                 Expr::Attribute(a) => (self.text(a.attr.range), &*a.value),
@@ -935,10 +929,10 @@ impl<'a> Values<'a> {
             },
             e => ("", e),
         };
-        let keys = |pairs: Vec<Pair>| -> Vec<(String, Range<usize>)> {
+        let keys = |pairs: Vec<Pair>| -> Keys {
             pairs.into_iter().map(|p| (p.key, p.key_range)).collect()
         };
-        let values = |pairs: Vec<Pair>| -> Vec<(String, Range<usize>)> {
+        let values = |pairs: Vec<Pair>| -> Keys {
             pairs
                 .into_iter()
                 .filter_map(|p| p.value.as_str().map(|(s, r)| (s.to_string(), r)))
