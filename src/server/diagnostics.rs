@@ -246,34 +246,46 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
         let snap = snapshot.clone();
         let live = super::live::for_analysis(backend, uri);
         let readings = settings.readings();
+        let runtime = tokio::runtime::Handle::current();
+        let name = uri.as_str().to_owned();
         let result = tokio::task::spawn_blocking(move || {
             // Dropped last, after the analysis's temporaries.
             let _collect = super::idle::CollectOnDrop;
-            let mut report = analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)?;
-            if let Some(next) = next {
-                let changes = guarded(|| {
-                    crate::upgrade::compare_with(
-                        &snap.text[..editor_part(&snap.text, kind)],
-                        kind,
-                        &report.findings,
-                        &loaded.knowledge,
-                        &next.knowledge,
-                    )
-                })?;
-                report
-                    .findings
-                    .extend(changes.into_iter().map(|c| c.finding));
-                report.findings.sort_by_key(Finding::sort_key);
+            let logger = b.clone();
+            let analysed = (|| {
+                let mut report = analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)?;
+                if let Some(next) = next {
+                    let changes = guarded(|| {
+                        crate::upgrade::compare_with(
+                            &snap.text[..editor_part(&snap.text, kind)],
+                            kind,
+                            &report.findings,
+                            &loaded.knowledge,
+                            &next.knowledge,
+                        )
+                    })?;
+                    report
+                        .findings
+                        .extend(changes.into_iter().map(|c| c.finding));
+                    report.findings.sort_by_key(Finding::sort_key);
+                }
+                report.findings = super::live::merged(
+                    std::mem::take(&mut report.findings),
+                    &report,
+                    &snap.text[..editor_part(&snap.text, kind)],
+                    kind,
+                    &loaded.knowledge,
+                    live.as_ref(),
+                );
+                Ok::<_, String>(report)
+            })();
+            if let Err(panic) = &analysed {
+                // Logged from a task of its own: a newer change may already have aborted the
+                // run awaiting this one, and the panic must be reported all the same.
+                let message = format!("analysis of {name} panicked: {panic}");
+                runtime.spawn(async move { logger.log(MessageType::ERROR, message).await });
             }
-            report.findings = super::live::merged(
-                std::mem::take(&mut report.findings),
-                &report,
-                &snap.text[..editor_part(&snap.text, kind)],
-                kind,
-                &loaded.knowledge,
-                live.as_ref(),
-            );
-            Ok::<_, String>(report)
+            analysed
         })
         .await;
         match result {
@@ -289,15 +301,8 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
                     Some(Arc::new(sites)),
                 )
             }
-            Ok(Err(panic)) => {
-                backend
-                    .log(
-                        MessageType::ERROR,
-                        format!("analysis of {} panicked: {panic}", uri.as_str()),
-                    )
-                    .await;
-                (Arc::new(Vec::new()), Arc::new(Vec::new()), None)
-            }
+            // Logged where it was caught (above).
+            Ok(Err(_)) => (Arc::new(Vec::new()), Arc::new(Vec::new()), None),
             Err(_) => return None, // aborted: superseded
         }
     };
