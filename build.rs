@@ -1,124 +1,293 @@
-//! Splits each shipped index (`index/netbox-<version>.index.json.gz`) per endpoint, so that a
-//! process inflates and reads only the endpoints it checks (`src/index/split.rs`). For each file
-//! it writes to `OUT_DIR`:
-//! - `netbox-<version>.split.bin`: the index without its endpoints' contents and its choice
-//!   sets (`"endpoints":{}`, `"choice_sets":[]`), then each endpoint's `params` JSON object,
-//!   then each choice set's JSON, each a raw deflate stream;
-//! - `netbox-<version>.split.rs`: a `Split` expression naming each endpoint's key, object type,
-//!   response field set and the byte range and inflated length of its parameters in the blob,
-//!   and each choice set's byte range and inflated length.
+//! Lays out each shipped index (`index/netbox-<version>.index.json.gz`) so that the binary reads
+//! it in place (`src/index/split.rs`): no gunzip, no JSON and no hash-table building at run
+//! time. For each file it writes to `OUT_DIR`:
+//! - `netbox-<version>.split.bin`: little-endian sections, uncompressed (layouts in
+//!   `src/index/split.rs`): the response field table, the parameter descriptions (each distinct
+//!   text once), each endpoint's parameters with their lookup table (built by
+//!   `src/index/table.rs`, the code the crate uses for index files), and each choice set;
+//! - `netbox-<version>.split.rs`: a `Split` expression with the index's scalar members, its
+//!   object types, each endpoint's key, object type, response field set and section, and each
+//!   choice set's section.
 //!
-//! The JSON texts are cut from the decompressed file unchanged (`src/index/scan.rs` finds the
-//! members), so the parameters decode to what a whole decode gives (a test compares every
-//! shipped index both ways). A file of another shape fails the build.
+//! It also writes `graphql-names.rs`, the table of every field name of the shipped GraphQL
+//! schemas and the releases that have it (`src/graphql/history.rs`).
+//!
+//! The sections hold what a whole decode of the file gives (a test compares every shipped index
+//! both ways). A file of another shape fails the build.
 
 use flate2::read::GzDecoder;
-use flate2::write::DeflateEncoder;
-use flate2::Compression;
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
-#[path = "src/index/scan.rs"]
+#[path = "src/index/table.rs"]
 #[allow(dead_code)]
-mod scan;
+mod table;
 
-fn deflate(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = DeflateEncoder::new(Vec::new(), Compression::best());
-    enc.write_all(bytes).expect("deflate into memory");
-    enc.finish().expect("deflate into memory")
+/// Marks an absent choice set or description in a parameter's section.
+const NONE: u32 = u32::MAX;
+
+fn put32(b: &mut Vec<u8>, v: u32) {
+    b.extend_from_slice(&v.to_le_bytes());
 }
 
-/// The text of the JSON string `s` (quotes included) when it has no escapes.
-fn plain_string(s: &str) -> &str {
-    assert!(
-        s.len() >= 2 && s.starts_with('"') && s.ends_with('"') && !s.contains('\\'),
-        "an index string with escapes or not a string: {s}"
-    );
-    &s[1..s.len() - 1]
+fn len32(n: usize) -> u32 {
+    u32::try_from(n).expect("an index section over 4 GiB")
+}
+
+/// Appends `section` to `blob`, 8-byte aligned; gives its byte range.
+fn add(blob: &mut Vec<u8>, section: &[u8]) -> (u32, u32) {
+    while !blob.len().is_multiple_of(8) {
+        blob.push(0);
+    }
+    let from = len32(blob.len());
+    blob.extend_from_slice(section);
+    (from, len32(blob.len()))
+}
+
+/// `count u32, ends[count] u32, text`: strings one after another.
+fn strings<'a>(items: impl ExactSizeIterator<Item = &'a str>) -> Vec<u8> {
+    let mut out = Vec::new();
+    put32(&mut out, len32(items.len()));
+    let mut text = String::new();
+    for s in items {
+        text.push_str(s);
+        put32(&mut out, len32(text.len()));
+    }
+    out.extend_from_slice(text.as_bytes());
+    out
+}
+
+/// The response field table `{"names": [...], "sets": [[...], ...]}`: `names` as [`strings`],
+/// then `sets u32, set_ends[sets] u32, ids u32, ids[ids] u16`.
+fn response_fields(v: Option<&Value>) -> Vec<u8> {
+    let empty = Vec::new();
+    let (names, sets) = match v {
+        Some(v) => (
+            v["names"].as_array().expect("response field names"),
+            v["sets"].as_array().expect("response field sets"),
+        ),
+        None => (&empty, &empty),
+    };
+    let mut out = strings(names.iter().map(|n| n.as_str().expect("a field name")));
+    let mut ids = Vec::new();
+    put32(&mut out, len32(sets.len()));
+    for set in sets {
+        for id in set.as_array().expect("a field set") {
+            let id = u16::try_from(id.as_u64().expect("a field position")).expect("u16");
+            ids.push(id);
+        }
+        put32(&mut out, len32(ids.len()));
+    }
+    put32(&mut out, len32(ids.len()));
+    for id in ids {
+        out.extend_from_slice(&id.to_le_bytes());
+    }
+    out
+}
+
+/// One endpoint's parameters (`{"name": [code, choices?, description?], ...}`, names in byte
+/// order): `n, names_len, slots_len, bare_len` (u32), `ends[n]`, `choices[n]`, `descs[n]`,
+/// `lookups[n]` (u32), `slots[slots_len]` (u64), `bare[bare_len]` (u32), `codes[n]` (u8),
+/// the names' text.
+fn params(params: &serde_json::Map<String, Value>, descs: &mut BTreeMap<String, u32>) -> Vec<u8> {
+    // serde_json's map without `preserve_order` is a BTreeMap: byte order of the names.
+    let names: Vec<&str> = params.keys().map(String::as_str).collect();
+    assert!(names.windows(2).all(|w| w[0] < w[1]));
+    let t = table::build(names.len(), |i| names[i]);
+    let mut out = Vec::new();
+    let text: String = names.concat();
+    for v in [names.len(), text.len(), t.slots.len(), t.bare.len()] {
+        put32(&mut out, len32(v));
+    }
+    let mut end = 0;
+    for n in &names {
+        end += n.len();
+        put32(&mut out, len32(end));
+    }
+    let mut codes = Vec::new();
+    let mut choice = Vec::new();
+    let mut desc = Vec::new();
+    for p in params.values() {
+        let p = p.as_array().expect("a parameter array");
+        let code = p[0].as_u64().expect("a parameter code");
+        assert!(code < 14, "a parameter code");
+        codes.push(code as u8);
+        choice.push(match p.get(1) {
+            Some(Value::Number(n)) => u32::try_from(n.as_u64().expect("a set")).expect("u32"),
+            None | Some(Value::Null) => NONE,
+            Some(other) => panic!("a choice set of another shape: {other}"),
+        });
+        desc.push(match p.get(2) {
+            Some(Value::String(s)) => {
+                let next = len32(descs.len());
+                *descs.entry(s.clone()).or_insert(next)
+            }
+            None | Some(Value::Null) => NONE,
+            Some(other) => panic!("a description of another shape: {other}"),
+        });
+        assert!(p.len() <= 3, "a parameter with more items");
+    }
+    for v in choice.iter().chain(&desc).chain(t.lookups.iter()) {
+        put32(&mut out, *v);
+    }
+    for s in t.slots.iter() {
+        out.extend_from_slice(&s.to_le_bytes());
+    }
+    for b in t.bare.iter() {
+        put32(&mut out, *b);
+    }
+    out.extend_from_slice(&codes);
+    out.extend_from_slice(text.as_bytes());
+    out
 }
 
 fn split(version: &str, json: &str, out: &Path) {
-    let b = json.as_bytes();
-    let (mut endpoints, mut sets) = (None, None);
-    scan::object(b, scan::skip_ws(b, 0).expect("empty index"), |key, at| {
-        let end = scan::value_end(b, at)?;
-        match key {
-            b"\"endpoints\"" => endpoints = Some((at, end)),
-            b"\"choice_sets\"" => sets = Some((at, end)),
-            _ => {}
-        }
-        Some(end)
-    })
-    .unwrap_or_else(|| panic!("index {version} is not a JSON object"));
-    let (start, _) = endpoints.unwrap_or_else(|| panic!("index {version} has no endpoints"));
-    let (sets_start, _) = sets.unwrap_or_else(|| panic!("index {version} has no choice sets"));
-    // The rest: the two members emptied, in the order the file has them.
-    let mut cuts = [(endpoints.unwrap(), "{}"), (sets.unwrap(), "[]")];
-    cuts.sort_by_key(|((from, _), _)| *from);
-    let mut rest = String::new();
-    let mut at = 0;
-    for ((from, to), empty) in cuts {
-        rest.push_str(&json[at..from]);
-        rest.push_str(empty);
-        at = to;
+    let index: Value = serde_json::from_str(json).unwrap_or_else(|e| panic!("{version}: {e}"));
+    let o = index.as_object().expect("an index object");
+    for key in o.keys() {
+        assert!(
+            [
+                "format",
+                "netbox_version",
+                "source_sha256",
+                "from_instance",
+                "endpoints",
+                "object_types",
+                "choice_sets",
+                "response_fields",
+            ]
+            .contains(&key.as_str()),
+            "index {version}: a member `{key}` the shipped layout does not hold"
+        );
     }
-    rest.push_str(&json[at..]);
-    let mut blob = deflate(rest.as_bytes());
-    let rest_end = blob.len();
+    let mut blob = Vec::new();
+    let fields = add(&mut blob, &response_fields(o.get("response_fields")));
+    let mut descs: BTreeMap<String, u32> = BTreeMap::new();
     let mut table = String::new();
-    scan::object(b, start, |key, at| {
-        let key = plain_string(std::str::from_utf8(key).ok()?);
-        let (mut object_type, mut params, mut fields) = (None, None, None);
-        let end = scan::object(b, at, |field, at| {
-            let end = scan::value_end(b, at)?;
-            let text = &json[at..end];
-            match field {
-                b"\"object_type\"" if text != "null" => object_type = Some(plain_string(text)),
-                b"\"params\"" => params = Some(text),
-                b"\"fields\"" if text != "null" => fields = Some(text.parse::<u32>().ok()?),
-                _ => {}
-            }
-            Some(end)
-        })?;
-        let params = params?;
-        let chunk = deflate(params.as_bytes());
-        let from = blob.len();
-        blob.extend_from_slice(&chunk);
+    for (key, e) in o["endpoints"].as_object().expect("endpoints") {
+        let section = params(e["params"].as_object().expect("params"), &mut descs);
+        let range = add(&mut blob, &section);
+        let object_type = e.get("object_type").and_then(Value::as_str);
+        let fields = e
+            .get("fields")
+            .and_then(Value::as_u64)
+            .map(|f| u32::try_from(f).expect("u32"));
         writeln!(
             table,
-            "        crate::index::split::SplitEndpoint {{ key: {key:?}, object_type: {object_type:?}, fields: {fields:?}, params: ({from}, {}), params_len: {} }},",
-            blob.len(),
-            params.len()
+            "        crate::index::split::SplitEndpoint {{ key: {key:?}, object_type: {object_type:?}, fields: {fields:?}, params: {range:?} }},"
         )
-        .ok()?;
-        Some(end)
-    })
-    .unwrap_or_else(|| panic!("index {version}: an endpoint of another shape"));
+        .unwrap();
+    }
+    let mut by_number: Vec<(&u32, &String)> = descs.iter().map(|(d, i)| (i, d)).collect();
+    by_number.sort();
+    let descriptions = add(
+        &mut blob,
+        &strings(by_number.iter().map(|(_, d)| d.as_str())),
+    );
     let mut set_table = String::new();
-    scan::array(b, sets_start, |at| {
-        let end = scan::value_end(b, at)?;
-        let text = &json[at..end];
-        let from = blob.len();
-        blob.extend_from_slice(&deflate(text.as_bytes()));
-        write!(set_table, "({from}, {}, {}), ", blob.len(), text.len()).ok()?;
-        Some(end)
-    })
-    .unwrap_or_else(|| panic!("index {version}: choice sets of another shape"));
+    for set in o["choice_sets"].as_array().expect("choice sets") {
+        let pairs = set["choices"].as_array().expect("a choice set");
+        let mut items = Vec::new();
+        for pair in pairs {
+            let pair = pair.as_array().expect("a (value, label) pair");
+            assert_eq!(pair.len(), 2, "a (value, label) pair");
+            items.push(pair[0].as_str().expect("a choice value"));
+            items.push(pair[1].as_str().expect("a choice label"));
+        }
+        let range = add(&mut blob, &strings(items.into_iter()));
+        write!(set_table, "{range:?}, ").unwrap();
+    }
+    let mut object_types = String::new();
+    for (t, key) in o["object_types"].as_object().expect("object types") {
+        let key = key.as_str().expect("an endpoint key");
+        write!(object_types, "({t:?}, {key:?}), ").unwrap();
+    }
     let bin = format!("netbox-{version}.split.bin");
     std::fs::write(out.join(&bin), &blob).expect("write the split index");
     let rs = format!(
-        "crate::index::split::Split {{\n    blob: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{bin}\")),\n    rest_len: {},\n    rest_end: {},\n    endpoints: &[\n{table}    ],\n    choice_sets: &[{set_table}],\n}}\n",
-        rest.len(),
-        rest_end
+        "crate::index::split::Split {{\n    blob: {{\n        // A static, so the bytes are in the binary once however often the const is used.\n        static BLOB: [u8; {}] = *include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{bin}\"));\n        &BLOB\n    }},\n    format: {},\n    netbox_version: {:?},\n    source_sha256: {:?},\n    from_instance: {},\n    object_types: &[{object_types}],\n    response_fields: {fields:?},\n    descriptions: {descriptions:?},\n    endpoints: &[\n{table}    ],\n    choice_sets: &[{set_table}],\n}}\n",
+        blob.len(),
+        o["format"].as_u64().expect("format"),
+        o["netbox_version"].as_str().expect("netbox_version"),
+        o["source_sha256"].as_str().expect("source_sha256"),
+        o.get("from_instance").and_then(Value::as_bool).unwrap_or(false),
     );
     std::fs::write(out.join(format!("netbox-{version}.split.rs")), rs)
         .expect("write the split table");
 }
 
+/// Calls `each(type, field)` for the fields of each `type`, `input` and `interface` of an SDL
+/// text (Strawberry prints one field per line, indented: `  name: String!`,
+/// `  devices(filters: ...): [...]`).
+fn sdl_fields(sdl: &str, mut each: impl FnMut(&str, &str)) {
+    let mut current: Option<&str> = None;
+    for line in sdl.lines() {
+        if let Some(rest) = ["type ", "input ", "interface "]
+            .iter()
+            .find_map(|k| line.strip_prefix(k))
+        {
+            current = rest
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next();
+            continue;
+        }
+        if line.starts_with('}') {
+            current = None;
+            continue;
+        }
+        if let (Some(t), Some(body)) = (current, line.strip_prefix("  ")) {
+            let len = body
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(body.len());
+            let name = &body[..len];
+            if !name.is_empty() && body[len..].starts_with([':', '(']) {
+                each(t, name);
+            }
+        }
+    }
+}
+
+/// `graphql-names.rs`: every `(type, field)` name of the shipped GraphQL schemas
+/// (`index/netbox-<version>.schema.graphql.gz`), each once, with the mask of the versions
+/// whose schema has it (bit `i` for `versions[i]`), for `src/graphql/history.rs`.
+fn graphql_names(versions: &[&str], out: &Path) {
+    assert!(versions.len() <= 32, "a version mask is a u32");
+    let mut all: BTreeMap<(String, String), u32> = BTreeMap::new();
+    for (i, version) in versions.iter().enumerate() {
+        let name = format!("netbox-{version}.schema.graphql.gz");
+        println!("cargo:rerun-if-changed=index/{name}");
+        let gz = std::fs::read(Path::new("index").join(&name)).expect("read a schema");
+        let mut sdl = String::new();
+        GzDecoder::new(&gz[..])
+            .read_to_string(&mut sdl)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        sdl_fields(&sdl, |ty, field| {
+            *all.entry((ty.to_string(), field.to_string())).or_default() |= 1 << i;
+        });
+    }
+    let (mut text, mut rows) = (String::new(), String::new());
+    for ((ty, field), mask) in all {
+        let start = len32(text.len());
+        let (t, f) = (
+            u16::try_from(ty.len()).expect("u16"),
+            u16::try_from(field.len()).expect("u16"),
+        );
+        text.push_str(&ty);
+        text.push_str(&field);
+        write!(rows, "({start}, {t}, {f}, {mask}), ").unwrap();
+    }
+    let rs = format!(
+        "Names {{\n    versions: &{versions:?},\n    text: {text:?},\n    rows: &[{rows}],\n}}\n"
+    );
+    std::fs::write(out.join("graphql-names.rs"), rs).expect("write the GraphQL names");
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=src/index/scan.rs");
+    println!("cargo:rerun-if-changed=src/index/table.rs");
     println!("cargo:rerun-if-changed=index");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     let out = Path::new(&out);
@@ -127,6 +296,7 @@ fn main() {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .collect();
     names.sort();
+    let mut versions = Vec::new();
     for name in names {
         let Some(version) = name
             .strip_prefix("netbox-")
@@ -141,5 +311,8 @@ fn main() {
             .read_to_string(&mut json)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         split(version, &json, out);
+        versions.push(version.to_string());
     }
+    let versions: Vec<&str> = versions.iter().map(String::as_str).collect();
+    graphql_names(&versions, out);
 }

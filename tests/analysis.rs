@@ -126,6 +126,11 @@ fn identical_blocks_moved_keep_their_own_positions() {
     for f in &b {
         assert_eq!(&two[f.range.clone()], "device_role_id");
     }
+    // Unchanged: each block takes its cached result where it stands; then back to one block.
+    let c = analyze_cached(&two, HostKind::Markdown, &k, &mut cache);
+    assert_eq!(c, b);
+    let d = analyze_cached(&one, HostKind::Markdown, &k, &mut cache);
+    assert_eq!(d, a);
 }
 
 #[test]

@@ -102,22 +102,24 @@ fn read(text: &str) -> (markdown::Parsed, Vec<Site>) {
 }
 
 /// Each unit's result (in unit order), and its cache key when there is a cache to consult and
-/// fill. Units of one language are read together: each grammar's parse tables stay in the CPU
-/// caches (interleaved, the four grammars evict each other).
+/// fill; `None` for a unit the cache holds at the same offset, whose cached result [`gather`]
+/// takes as it is (not copied). Units of one language are read together: each grammar's parse
+/// tables stay in the CPU caches (interleaved, the four grammars evict each other).
 fn check_units(
     cx: &Cx<'_>,
     units: &[Unit],
     entries: Option<&HashMap<UnitKey, (usize, Checked)>>,
-) -> Vec<(Option<UnitKey>, Checked)> {
-    let one = |unit: &Unit| -> (Option<UnitKey>, Checked) {
+) -> Vec<(Option<UnitKey>, Option<Checked>)> {
+    let one = |unit: &Unit| -> (Option<UnitKey>, Option<Checked>) {
         let Some(entries) = entries else {
-            return (None, check_unit(cx, unit, None));
+            return (None, Some(check_unit(cx, unit, None)));
         };
         let around = cx.outline_around(unit);
         let key = UnitKey::of(unit, &around);
         let done = match entries.get(&key) {
-            Some((start, done)) => done.moved(*start, unit.range.start),
-            None => check_unit(cx, unit, Some(around)),
+            Some((start, _)) if *start == unit.range.start => None,
+            Some((start, done)) => Some(done.moved(*start, unit.range.start)),
+            None => Some(check_unit(cx, unit, Some(around))),
         };
         (Some(key), done)
     };
@@ -127,12 +129,12 @@ fn check_units(
         UnitKind::Indented => (1, ""),
         UnitKind::Span => (2, ""),
     });
-    let grouped: Vec<(Option<UnitKey>, Checked)> = if units.len() >= PARALLEL_FROM {
+    let grouped: Vec<(Option<UnitKey>, Option<Checked>)> = if units.len() >= PARALLEL_FROM {
         order.par_iter().map(|&i| one(&units[i])).collect()
     } else {
         order.iter().map(|&i| one(&units[i])).collect()
     };
-    let mut slots: Vec<Option<(Option<UnitKey>, Checked)>> =
+    let mut slots: Vec<Option<(Option<UnitKey>, Option<Checked>)>> =
         (0..units.len()).map(|_| None).collect();
     for (&i, r) in order.iter().zip(grouped) {
         slots[i] = Some(r);
@@ -169,15 +171,32 @@ fn check_unit(cx: &Cx<'_>, unit: &Unit, around: Option<Around>) -> Checked {
 }
 
 /// The units' results in document order, with the block ranges for suppression comments; the
-/// cache, when given, keeps exactly these units.
+/// cache, when given, keeps exactly these units. A result `None` is the cache's own entry for
+/// the unit's key (moved out of the previous entries, not copied).
 fn gather(
     units: &[Unit],
-    results: Vec<(Option<UnitKey>, Checked)>,
-    cache: Option<&mut UnitCache>,
+    results: Vec<(Option<UnitKey>, Option<Checked>)>,
+    mut cache: Option<&mut UnitCache>,
 ) -> Parts {
     let mut parts = Parts::default();
-    let mut kept = HashMap::new();
+    let mut previous = cache
+        .as_deref_mut()
+        .map(|c| std::mem::take(&mut c.entries))
+        .unwrap_or_default();
+    let mut kept: HashMap<UnitKey, (usize, Checked)> = HashMap::new();
     for (unit, (key, done)) in units.iter().zip(results) {
+        let done = match (&key, done) {
+            (_, Some(done)) => done,
+            (Some(key), None) => match previous.remove(key) {
+                Some((_, done)) => done,
+                // A unit of the same key met earlier in this document took the entry.
+                None => kept
+                    .get(key)
+                    .map(|(start, done)| done.moved(*start, unit.range.start))
+                    .unwrap_or_default(),
+            },
+            (None, None) => Checked::default(),
+        };
         if unit.is_block(done.any) {
             parts.blocks.push(unit.range.clone());
         }

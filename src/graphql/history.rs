@@ -1,12 +1,9 @@
 //! Where a GraphQL field or input field went: for a name the selected release's schema lacks,
-//! the shipped releases that have it (read from their SDL, [`crate::index::embedded::RELEASES`]), so
+//! the shipped releases that have it (read from their SDL by `build.rs`, [`crate::index::embedded::RELEASES`]), so
 //! the message can say "NetBox 4.4.10 had it; removed in 4.5.10" and what replaced it, from the
 //! release notes. Release-generic: every shipped schema is read, oldest first.
 
-use super::schema::maybe_gunzip;
 use crate::index::embedded::RELEASES;
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 /// What replaced a removed name, from NetBox's release notes: `(type, field, replacement)`.
 /// A type ending in `*` matches every type with that prefix and a `Filter` suffix.
@@ -173,100 +170,46 @@ pub fn defect(
 }
 
 /// Every `(type, field)` name of the shipped schemas, each once, with the releases that have
-/// it: one text buffer and a sorted row table. The five releases 4.3.3–4.7.3 have 5.3–6.5 k
-/// names each, 6.7 k distinct: a map of sets per release held ~2 MB in some 30 k allocations;
-/// this holds ~250 KB in two.
+/// it: one text and a sorted row table, built at compile time by `build.rs` from
+/// `index/netbox-<version>.schema.graphql.gz` (reading the five SDL texts at run time was
+/// ~76 M instructions, paid by a check's first unknown GraphQL name). 4.3.3–4.7.3: 6.7 k
+/// distinct names.
 struct Names {
+    /// The versions the masks speak of: bit `i` is `versions[i]`.
+    versions: &'static [&'static str],
     /// `type` then `field` of each row, concatenated in row order.
-    text: String,
+    text: &'static str,
     /// Per row: where its type starts in `text`, its type's and its field's length in bytes,
-    /// and the mask of the [`RELEASES`] rows whose schema has it (bit `i` for `RELEASES[i]`).
-    rows: Vec<(u32, u16, u16, u32)>,
+    /// and the mask of the [`Names::versions`] whose schema has it.
+    rows: &'static [(u32, u16, u16, u32)],
 }
 
 impl Names {
-    /// The releases (mask of [`RELEASES`] rows) whose schema has `field` on `ty`; 0 for none.
+    /// The versions (mask over [`Names::versions`]) whose schema has `field` on `ty`; 0 for
+    /// none.
     fn mask(&self, ty: &str, field: &str) -> u32 {
         let part = |&(start, t, f, _): &(u32, u16, u16, u32)| {
             let start = start as usize;
             let mid = start + t as usize;
-            (&self.text[start..mid], &self.text[mid..mid + f as usize])
+            let ty = self.text.get(start..mid).unwrap_or_default();
+            (ty, self.text.get(mid..mid + f as usize).unwrap_or_default())
         };
         self.rows
             .binary_search_by(|row| part(row).cmp(&(ty, field)))
             .map_or(0, |i| self.rows[i].3)
     }
-}
 
-const _: () = assert!(RELEASES.len() <= 32, "a release mask is a u32");
-
-/// The names of every shipped release's schema, read once.
-fn names() -> &'static Names {
-    static NAMES: OnceLock<Names> = OnceLock::new();
-    NAMES.get_or_init(|| {
-        let mut all: BTreeMap<(String, String), u32> = BTreeMap::new();
-        for (i, r) in RELEASES.iter().enumerate() {
-            let Some(bytes) = maybe_gunzip(r.schema_gz).ok() else {
-                continue;
-            };
-            let Ok(sdl) = std::str::from_utf8(&bytes) else {
-                continue;
-            };
-            fields(sdl, |ty, field| {
-                *all.entry((ty.to_string(), field.to_string())).or_default() |= 1 << i;
-            });
-        }
-        let mut names = Names {
-            text: String::new(),
-            rows: Vec::with_capacity(all.len()),
-        };
-        for ((ty, field), mask) in all {
-            let (Ok(start), Ok(t), Ok(f)) = (
-                u32::try_from(names.text.len()),
-                u16::try_from(ty.len()),
-                u16::try_from(field.len()),
-            ) else {
-                continue;
-            };
-            names.text.push_str(&ty);
-            names.text.push_str(&field);
-            names.rows.push((start, t, f, mask));
-        }
-        names.text.shrink_to_fit();
-        names
-    })
-}
-
-/// Calls `each(type, field)` for the fields of each `type`, `input` and `interface` of an SDL
-/// text (Strawberry prints one field per line, indented: `  name: String!`,
-/// `  devices(filters: ...): [...]`).
-fn fields(sdl: &str, mut each: impl FnMut(&str, &str)) {
-    let mut current: Option<&str> = None;
-    for line in sdl.lines() {
-        if let Some(rest) = ["type ", "input ", "interface "]
+    /// True when the schema of `version` has `field` on `ty`, by its [`Names::mask`].
+    fn has(&self, mask: u32, version: &str) -> bool {
+        self.versions
             .iter()
-            .find_map(|k| line.strip_prefix(k))
-        {
-            current = rest
-                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .next();
-            continue;
-        }
-        if line.starts_with('}') {
-            current = None;
-            continue;
-        }
-        if let (Some(t), Some(body)) = (current, line.strip_prefix("  ")) {
-            let len = body
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(body.len());
-            let name = &body[..len];
-            if !name.is_empty() && body[len..].starts_with([':', '(']) {
-                each(t, name);
-            }
-        }
+            .position(|v| *v == version)
+            .is_some_and(|bit| mask & (1 << bit) != 0)
     }
 }
+
+/// The names of every shipped release's schema (`build.rs`).
+static NAMES: Names = include!(concat!(env!("OUT_DIR"), "/graphql-names.rs"));
 
 /// " NetBox 4.4.10 had `rear_port` on `FrontPortType`; it was removed in 4.5.10 (use
 /// `mappings`, ...)." for a name `ty.field` that `version` lacks and an earlier shipped release
@@ -274,8 +217,8 @@ fn fields(sdl: &str, mut each: impl FnMut(&str, &str)) {
 /// shipped release has it, or `version` is not a shipped release.
 pub fn moved(ty: &str, field: &str, version: &str) -> Option<String> {
     let at = RELEASES.iter().position(|r| r.version == version)?;
-    let mask = names().mask(ty, field);
-    let has = |i: usize| mask & (1 << i) != 0;
+    let mask = NAMES.mask(ty, field);
+    let has = |i: usize| NAMES.has(mask, RELEASES[i].version);
     if has(at) {
         return None;
     }
@@ -310,6 +253,16 @@ mod tests {
 
     #[test]
     fn names_removed_and_added_between_shipped_releases() {
+        // Every shipped release's schema was read, each once.
+        for r in RELEASES {
+            assert_eq!(
+                NAMES.versions.iter().filter(|v| **v == r.version).count(),
+                1,
+                "{}",
+                r.version
+            );
+        }
+        assert!(NAMES.rows.len() > 6_000, "{}", NAMES.rows.len());
         let old = RELEASES.first().map(|r| r.version).unwrap();
         let new = RELEASES.last().map(|r| r.version).unwrap();
         // 4.5 replaced front-to-rear port fields with port mappings (#20564).

@@ -1,9 +1,9 @@
 //! [`ChoiceSets`]: the deduplicated choice sets of an index ([`super::FilterIndex::choice_sets`]),
-//! read like a `Vec<ChoiceSet>`. The shipped indexes keep each set deflated apart (`build.rs`,
-//! [`super::split`]) and decode it on first use: a check reads the one or two sets of the
-//! filters it is given, not the ~40 KB of all of them (decoding every set of 4.7.3 was ~1.5 M
-//! instructions, a third of a hook's check).
+//! read like a `Vec<ChoiceSet>`. The shipped indexes keep each set in a section of their own
+//! (`build.rs`, [`super::split`]) and read it on first use: a check reads the one or two sets
+//! of the filters it is given, not all ~80 of them.
 
+use super::split::Le;
 use super::ChoiceSet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -20,35 +20,29 @@ pub struct ChoiceSets {
 #[derive(Clone, Default)]
 struct Lazy {
     data: OnceLock<ChoiceSet>,
-    /// When decoded lazily: the set's JSON (as the index file holds it) as a raw deflate stream
-    /// in the shipped blob, and its inflated length in bytes.
-    raw: Option<(&'static [u8], u32)>,
+    /// When read lazily: the set's section in the shipped index ([`super::split`]).
+    raw: Option<Le>,
 }
 
 impl Lazy {
-    /// The set; one that does not inflate or decode (prevented by the test that compares every
+    /// The set; one whose section does not read (prevented by the test that compares every
     /// shipped index with its whole decode) has no choices.
     fn get(&self) -> &ChoiceSet {
         self.data.get_or_init(|| {
-            let Some((bytes, len)) = self.raw else {
-                return ChoiceSet {
-                    choices: Vec::new(),
-                };
-            };
-            super::split::inflate(bytes, len)
-                .and_then(|t| String::from_utf8(t).ok())
-                .and_then(|t| serde_json::from_str(&t).ok())
-                .unwrap_or(ChoiceSet {
-                    choices: Vec::new(),
-                })
+            let strings = self.raw.and_then(|mut le| le.strings());
+            let choices = strings.map_or_else(Vec::new, |s| {
+                (0..s.len() / 2)
+                    .map_while(|i| Some((s.get(2 * i)?.to_string(), s.get(2 * i + 1)?.to_string())))
+                    .collect()
+            });
+            ChoiceSet { choices }
         })
     }
 }
 
 impl ChoiceSets {
-    /// Sets each decoded from a raw deflate stream of its JSON (`(stream, inflated length in
-    /// bytes)`) on first use ([`super::split`]).
-    pub(super) fn deflated(raw: impl IntoIterator<Item = (&'static [u8], u32)>) -> ChoiceSets {
+    /// Sets each read from its section of a shipped index on first use ([`super::split`]).
+    pub(super) fn shipped(raw: impl IntoIterator<Item = Le>) -> ChoiceSets {
         ChoiceSets {
             sets: raw
                 .into_iter()

@@ -11,7 +11,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
-const KINDS: [ValueKind; 7] = [
+pub(super) const KINDS: [ValueKind; 7] = [
     ValueKind::String,
     ValueKind::Integer,
     ValueKind::Number,

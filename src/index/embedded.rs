@@ -35,9 +35,19 @@ pub struct Release {
     /// The gzip-compressed GraphQL SDL (`index/netbox-<version>.schema.graphql.gz`, as printed by
     /// that release's Strawberry: `../shared/netbox/v<version>/schema.graphql.gz`).
     pub schema_gz: &'static [u8],
-    /// The index split per endpoint by `build.rs` from `index_gz`, as the binary loads it
-    /// ([`embedded_index`]): only the endpoints a process reads are inflated.
+    /// The index laid out by `build.rs` from `index_gz` to be read in place, as the binary
+    /// loads it ([`embedded_index`]): only the endpoints a process reads are read.
     pub split: Split,
+}
+
+/// The bytes of `$path` as a `&'static [u8]` held by a static: a `const` that holds
+/// `include_bytes!` itself puts a copy of the bytes in the binary at each place it is used
+/// ([`RELEASES`] is used in about ten).
+macro_rules! embed {
+    ($path:expr) => {{
+        static BYTES: [u8; include_bytes!($path).len()] = *include_bytes!($path);
+        &BYTES
+    }};
 }
 
 /// A row of [`RELEASES`]: the version and its two files under `index/`, named by the version.
@@ -45,8 +55,8 @@ macro_rules! release {
     ($version:literal) => {
         Release {
             version: $version,
-            index_gz: include_bytes!(concat!("../../index/netbox-", $version, ".index.json.gz")),
-            schema_gz: include_bytes!(concat!(
+            index_gz: embed!(concat!("../../index/netbox-", $version, ".index.json.gz")),
+            schema_gz: embed!(concat!(
                 "../../index/netbox-",
                 $version,
                 ".schema.graphql.gz"

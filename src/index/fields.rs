@@ -124,6 +124,26 @@ impl ResponseFields {
         })
     }
 
+    /// The table of a shipped index, copied out of its section (see [`super::split`]);
+    /// `None` when the section does not read.
+    pub(super) fn shipped(mut le: super::split::Le) -> Option<ResponseFields> {
+        let (names, name_ends) = le.strings()?.parts();
+        let sets = le.u32()? as usize;
+        let set_ends = le.u32s(sets)?.collect();
+        let ids = le.u32()? as usize;
+        let ids = le
+            .bytes(ids.checked_mul(2)?)?
+            .chunks_exact(2)
+            .map(|w| u16::from_le_bytes([w[0], w[1]]))
+            .collect();
+        Some(ResponseFields {
+            names: names.to_string(),
+            name_ends: name_ends.collect(),
+            ids,
+            set_ends,
+        })
+    }
+
     /// Interns `sets` (one per endpoint, in any order): returns the table and, for each input
     /// set, its set number. Equal sets get one number. `None` when there are more than 65,535
     /// distinct names or the buffers outgrow 32-bit offsets.

@@ -14,10 +14,9 @@ pub mod instance;
 pub mod limits;
 pub mod load;
 mod params;
-#[cfg(test)]
-mod scan;
 pub mod split;
 pub(crate) mod suffixes;
+mod table;
 
 pub use choices::ChoiceSets;
 pub use fields::{FieldSet, ResponseFields};

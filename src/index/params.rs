@@ -1,13 +1,17 @@
 //! [`Params`]: the query parameters of one endpoint, a sorted map from name to [`Parameter`]
 //! stored as one name buffer and two parallel arrays, so decoding an index does not allocate
 //! once per parameter name (~15,000 names in a NetBox 4.6 index). Exact names are found through
-//! a hash table built on the first lookup (a check asks 10–20 of them per dict: a binary search
-//! over the ~500 names of `dcim/devices` cost ~300 instructions each, a probe ~50).
+//! a hash table (`table.rs`; a check asks 10–20 of them per dict: a binary search over the ~500
+//! names of `dcim/devices` cost ~300 instructions each, a probe ~50), built at compile time for
+//! the shipped indexes and on the first lookup for an index file.
 
+use super::split::{Le, Strings};
+use super::table::{self, Table};
 use super::Parameter;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,24 +26,24 @@ use std::sync::OnceLock;
 /// last parameter given (as inserting into a map does). In index files it is a JSON object in
 /// name order (see `compact.rs` for the value layout).
 ///
-/// The shipped indexes are decoded lazily ([`super::split`]): each endpoint keeps its
-/// parameters' JSON text, deflated, and inflates and decodes it on first use, so a process that
-/// checks one endpoint's call reads one endpoint (the 4.7.3 index is 145 endpoints, 532 KB of
-/// JSON).
+/// The shipped indexes are read lazily ([`super::split`]): each endpoint keeps its section of
+/// the binary and reads it on first use (the names borrowed, the rest copied out, the lookup
+/// table as built at compile time), so a process that checks one endpoint's call reads one
+/// endpoint (the 4.7.3 index is 145 endpoints, 16,380 parameters).
 #[derive(Clone, Default)]
 pub struct Params {
     /// The parameters, decoded (at once, or from `raw` on first use).
     data: OnceLock<Data>,
-    /// When decoded lazily: the parameters' JSON object (as the index file holds it) as a raw
-    /// deflate stream in the shipped blob, and its inflated length in bytes ([`super::split`]).
-    raw: Option<(&'static [u8], u32)>,
+    /// When read lazily: the parameters' section in a shipped index and the index's
+    /// descriptions ([`super::split`]).
+    raw: Option<(Le, Strings)>,
 }
 
 /// The decoded parameters of a [`Params`].
 #[derive(Clone, Default)]
 struct Data {
-    /// Every name, concatenated in order.
-    names: String,
+    /// Every name, concatenated in order (borrowed from a shipped index).
+    names: Cow<'static, str>,
     /// End (byte offset into `names`) of each name; a name starts where the previous one ends.
     ends: Vec<u32>,
     /// The parameter of each name, same order as `ends`.
@@ -63,12 +67,12 @@ impl Params {
         Params::default()
     }
 
-    /// Parameters inflated from `deflated` (a raw deflate stream of `len` bytes of their JSON
-    /// object) and decoded on first use ([`super::split`]).
-    pub(super) fn deflated(deflated: &'static [u8], len: u32) -> Params {
+    /// Parameters read from their section `le` of a shipped index (whose descriptions are
+    /// `descriptions`) on first use ([`super::split`]).
+    pub(super) fn shipped(le: Le, descriptions: Strings) -> Params {
         Params {
             data: OnceLock::new(),
-            raw: Some((deflated, len)),
+            raw: Some((le, descriptions)),
         }
     }
 
@@ -79,23 +83,13 @@ impl Params {
         }
     }
 
-    /// The decoded parameters; a lazy `Params` decodes its JSON text here, once. Text that no
-    /// longer decodes (it was read as JSON when the index was loaded, and the shipped indexes
-    /// are decoded whole by a test) gives no parameters.
+    /// The decoded parameters; a lazy `Params` reads its section here, once. A section that
+    /// does not read (the shipped indexes are compared with their whole decode by a test)
+    /// gives no parameters.
     fn data(&self) -> &Data {
         self.data.get_or_init(|| {
-            let Some((bytes, len)) = self.raw else {
-                return Data::default();
-            };
-            // One UTF-8 check for the text (cheaper than serde_json's per string).
-            let text = super::split::inflate(bytes, len).and_then(|t| String::from_utf8(t).ok());
-            let Some(text) = text else {
-                return Data::default();
-            };
-            let mut de = serde_json::Deserializer::from_str(&text);
-            de.deserialize_map(ParamsVisitor)
-                .ok()
-                .filter(|_| de.end().is_ok())
+            self.raw
+                .and_then(|(le, descriptions)| Data::shipped(le, descriptions))
                 .unwrap_or_default()
         })
     }
@@ -180,28 +174,7 @@ impl Params {
     }
 }
 
-/// What [`Params`] builds on its first exact lookup.
-#[derive(Clone, Default)]
-struct Table {
-    /// Open addressing by name hash, at least twice as many slots as names: each slot is 32
-    /// bits of the name's hash above its position + 1 (0 = empty), so a probe compares a name
-    /// only when the hashes agree.
-    slots: Box<[u64]>,
-    /// Per name (same order as `Data::ends`): bit `k` set when `<name>__<LOOKUPS[k]>` is a
-    /// name too.
-    lookups: Box<[u32]>,
-    /// Positions of the names without `__` (`site_id`, not `site_id__n`), in name order: the
-    /// suggestion step scores only these for a key without a lookup (a quarter of the names
-    /// of `dcim/devices`).
-    bare: Box<[u32]>,
-}
-
-/// The lookups NetBox generates for its filters (`n`, `ic`, `gte`, ...; `any` from 4.6), whose
-/// presence per filter [`Params::lookup_set`] answers without a search. None holds `_`.
-pub const LOOKUPS: [&str; 17] = [
-    "n", "ic", "nic", "iew", "niew", "isw", "nisw", "ie", "nie", "empty", "regex", "iregex", "lt",
-    "lte", "gt", "gte", "any",
-];
+pub use table::LOOKUPS;
 
 /// The [`LOOKUPS`] declared for one filter ([`Params::lookup_set`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,25 +188,6 @@ impl LookupSet {
             .position(|l| *l == lookup)
             .is_some_and(|k| self.0 & (1 << k) != 0)
     }
-}
-
-/// A multiply-xor hash of `name`, eight bytes at a time (rustc-hash's constant); its high bits
-/// are the best mixed: the slot is taken from them.
-fn hash(name: &[u8]) -> u64 {
-    const K: u64 = 0xf135_7aea_2e62_a9c5;
-    let mut h = (name.len() as u64).wrapping_mul(K);
-    let mut words = name.chunks_exact(8);
-    for w in &mut words {
-        let w: [u8; 8] = w.try_into().unwrap_or_default();
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
-    }
-    let tail = words.remainder();
-    if !tail.is_empty() {
-        let mut w = [0u8; 8];
-        w[..tail.len()].copy_from_slice(tail);
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
-    }
-    h
 }
 
 impl Data {
@@ -255,64 +209,74 @@ impl Data {
 
     /// The lookup table (built on first use).
     fn table(&self) -> &Table {
-        self.table.get_or_init(|| {
-            let n = self.len();
-            let slots_len = (n * 2).max(8).next_power_of_two();
-            let shift = 64 - slots_len.trailing_zeros();
-            let mut slots = vec![0u64; slots_len].into_boxed_slice();
-            for i in 0..n {
-                let h = hash(self.name(i).as_bytes());
-                let mut s = (h >> shift) as usize;
-                while slots[s] != 0 {
-                    s = (s + 1) & (slots_len - 1);
-                }
-                // An endpoint has hundreds of names, never 2^32.
-                let position = u32::try_from(i + 1).unwrap_or(u32::MAX);
-                slots[s] = (h & 0xffff_ffff_0000_0000) | u64::from(position);
-            }
-            let mut table = Table {
-                slots,
-                lookups: vec![0u32; n].into_boxed_slice(),
-                bare: (0..n)
-                    .filter(|&i| !self.name(i).contains("__"))
-                    // An endpoint has hundreds of names, never 2^32.
-                    .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
-                    .collect(),
-            };
-            // `<base>__<lookup>` with a lookup of LOOKUPS (no `_` in it) splits at its last
-            // `__`: the bit goes to `base` when it is a name.
-            for i in 0..n {
-                let name = self.name(i);
-                let Some(at) = name.rfind("__") else { continue };
-                let Some(k) = LOOKUPS.iter().position(|l| *l == &name[at + 2..]) else {
-                    continue;
-                };
-                if let Some(base) = self.find(&table.slots, &name.as_bytes()[..at]) {
-                    table.lookups[base] |= 1 << k;
-                }
-            }
-            table
-        })
+        self.table
+            .get_or_init(|| table::build(self.len(), |i| self.name(i)))
     }
 
     /// Position of `name` through `slots`.
     fn find(&self, slots: &[u64], name: &[u8]) -> Option<usize> {
-        let shift = 64 - slots.len().trailing_zeros();
-        let h = hash(name);
-        let mut s = (h >> shift) as usize;
-        loop {
-            let slot = *slots.get(s)?;
-            if slot == 0 {
+        table::find(slots, name, |i| self.name(i))
+    }
+
+    /// The parameters in section `le` of a shipped index (see [`super::split`] for the
+    /// layout), the names borrowed; `None` when the section does not read or does not hold
+    /// a well-formed table (ends ascending on character boundaries, slots a power of two at
+    /// least twice the names, positions in range), so that no lookup can panic or loop.
+    fn shipped(mut le: Le, descriptions: Strings) -> Option<Data> {
+        let n = le.u32()? as usize;
+        let names_len = le.u32()? as usize;
+        let slots_len = le.u32()? as usize;
+        let bare_len = le.u32()? as usize;
+        let ends: Vec<u32> = le.u32s(n)?.collect();
+        let choices = le.u32s(n)?;
+        let descs = le.u32s(n)?;
+        let lookups = le.u32s(n)?.collect();
+        let slots: Box<[u64]> = le.u64s(slots_len)?.collect();
+        let bare: Box<[u32]> = le.u32s(bare_len)?.collect();
+        let codes = le.bytes(n)?;
+        let names = std::str::from_utf8(le.bytes(names_len)?).ok()?;
+        let mut last = 0;
+        for &e in &ends {
+            let e = e as usize;
+            if e < last || !names.is_char_boundary(e) {
                 return None;
             }
-            if (slot ^ h) >> 32 == 0 {
-                let i = (slot as u32 - 1) as usize;
-                if self.name(i).as_bytes() == name {
-                    return Some(i);
-                }
-            }
-            s = (s + 1) & (slots.len() - 1);
+            last = e;
         }
+        let well_formed = last == names_len
+            && slots_len.is_power_of_two()
+            && slots_len >= (2 * n).max(8)
+            && slots.iter().all(|&s| (s as u32 as usize) <= n)
+            && bare.iter().all(|&b| (b as usize) < n);
+        if !well_formed {
+            return None;
+        }
+        let values = codes
+            .iter()
+            .zip(choices)
+            .zip(descs)
+            .map(|((&code, choices), desc)| {
+                Some(Parameter {
+                    kind: *super::compact::KINDS.get(usize::from(code / 2))?,
+                    multi: code % 2 == 1,
+                    choices: (choices != u32::MAX).then_some(choices),
+                    description: match desc {
+                        u32::MAX => None,
+                        d => Some(descriptions.get(d as usize)?.to_string()),
+                    },
+                })
+            })
+            .collect::<Option<Vec<Parameter>>>()?;
+        Some(Data {
+            names: Cow::Borrowed(names),
+            ends,
+            values,
+            table: OnceLock::from(Table {
+                slots,
+                lookups,
+                bare,
+            }),
+        })
     }
 
     fn position(&self, name: &str) -> Option<usize> {
@@ -376,9 +340,9 @@ impl Data {
     /// Appends `name` when it sorts after every name so far; gives `p` back otherwise.
     fn push_sorted(&mut self, name: &str, p: Parameter) -> Result<(), Parameter> {
         let start = self.names.len();
-        self.names.push_str(name);
+        self.names.to_mut().push_str(name);
         self.commit_last(start, p)
-            .inspect_err(|_| self.names.truncate(start))
+            .inspect_err(|_| self.names.to_mut().truncate(start))
     }
 
     /// Keeps the name just appended at `names[start..]` with `p` when it sorts after every
@@ -400,7 +364,7 @@ impl Data {
     fn from_pairs(pairs: Vec<(String, Parameter)>) -> Data {
         let map: BTreeMap<String, Parameter> = pairs.into_iter().collect();
         let mut out = Data {
-            names: String::with_capacity(map.keys().map(String::len).sum()),
+            names: Cow::Owned(String::with_capacity(map.keys().map(String::len).sum())),
             ends: Vec::with_capacity(map.len()),
             values: Vec::with_capacity(map.len()),
             table: OnceLock::new(),
@@ -516,12 +480,12 @@ impl<'de> Visitor<'de> for ParamsVisitor {
     /// result is allocated once at its exact size.
     fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Data, A::Error> {
         let mut work = SCRATCH.take().unwrap_or_default();
-        work.names.clear();
+        work.names.to_mut().clear();
         work.ends.clear();
         work.values.clear();
         let out = fill(&mut work, m).map(|rest| {
             let exact = Data {
-                names: work.names.as_str().to_owned(),
+                names: Cow::Owned(work.names.to_string()),
                 ends: work.ends.clone(),
                 values: work.values.drain(..).collect(),
                 table: OnceLock::new(),
@@ -555,7 +519,7 @@ fn fill<'de, A: MapAccess<'de>>(
     let mut rest: Vec<(String, Parameter)> = Vec::new();
     loop {
         let start = out.names.len();
-        if m.next_key_seed(NameSeed(&mut out.names))?.is_none() {
+        if m.next_key_seed(NameSeed(out.names.to_mut()))?.is_none() {
             return Ok(rest);
         }
         let p: Parameter = m.next_value()?;
@@ -568,7 +532,7 @@ fn fill<'de, A: MapAccess<'de>>(
             p
         };
         rest.push((out.names[start..].to_string(), p));
-        out.names.truncate(start);
+        out.names.to_mut().truncate(start);
     }
 }
 
@@ -693,6 +657,63 @@ mod tests {
             .into_iter()
             .collect();
         assert!(one.contains_key("") && !one.contains_key("a") && !one.has_lookup("", ""));
+    }
+
+    /// The lookup tables `build.rs` stored in the shipped indexes are the ones `table.rs`
+    /// builds for an index file.
+    #[test]
+    fn shipped_tables_are_the_computed_ones() {
+        for r in crate::index::embedded::RELEASES {
+            let index = crate::index::split::load(&r.split).unwrap();
+            for (key, ep) in &index.endpoints {
+                let d = ep.params.data();
+                assert!(matches!(d.names, Cow::Borrowed(_)), "{} {key}", r.version);
+                let fresh = table::build(d.len(), |i| d.name(i));
+                assert_eq!(*d.table(), fresh, "{} {key}", r.version);
+            }
+        }
+    }
+
+    /// A section cut short or with an end, a slot or a code out of range reads as no
+    /// parameters: never a panic, a lookup out of bounds or an endless probe.
+    #[test]
+    fn a_broken_section_reads_as_nothing() {
+        let split = &crate::index::embedded::RELEASES[0].split;
+        let descriptions = Le::new(split.blob, split.descriptions).strings().unwrap();
+        let (from, to) = split.endpoints[0].params;
+        let whole = Data::shipped(Le::new(split.blob, (from, to)), descriptions).unwrap();
+        let n = whole.len();
+        assert!(n > 0);
+        for cut in [0, 3, 16, (to - from) / 2, to - from - 1] {
+            let le = Le::new(split.blob, (from, from + cut));
+            assert!(Data::shipped(le, descriptions).is_none(), "{cut}");
+        }
+        // Header (16 bytes), then ends, choices, descriptions, lookups (4 n bytes each), the
+        // slots, the bare positions and the codes.
+        let mut bytes = split.blob[from as usize..to as usize].to_vec();
+        let slots = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+        let bare = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let codes = 16 + 16 * n + 8 * slots + 4 * bare;
+        let bad = |at: usize, value: &[u8]| {
+            let mut b = bytes.clone();
+            b[at..at + value.len()].copy_from_slice(value);
+            let b: &'static [u8] = Box::leak(b.into_boxed_slice());
+            Data::shipped(Le::new(b, (0, b.len() as u32)), descriptions).is_none()
+        };
+        assert!(bad(16, &u32::MAX.to_le_bytes()), "an end past the names");
+        assert!(bad(8, &3u32.to_le_bytes()), "slots not a power of two");
+        assert!(
+            bad(16 + 16 * n, &u64::MAX.to_le_bytes()),
+            "a slot out of range"
+        );
+        assert!(bad(codes, &[14]), "a kind code out of range");
+        assert!(
+            bad(16 + 8 * n, &(u32::MAX - 1).to_le_bytes()),
+            "a description"
+        );
+        // Unchanged, it reads.
+        let b: &'static [u8] = Box::leak(std::mem::take(&mut bytes).into_boxed_slice());
+        assert!(Data::shipped(Le::new(b, (0, b.len() as u32)), descriptions).is_some());
     }
 
     #[test]

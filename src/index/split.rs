@@ -1,30 +1,47 @@
-//! The shipped indexes split per endpoint and per choice set at build time (`build.rs`): the
-//! index without its endpoints' contents and its choice sets, each endpoint's parameters and
-//! each choice set are separate raw deflate streams in one blob, with a table of each. Loading
-//! a release inflates and decodes only the rest (object types and response fields: ~23 KB of
-//! the 532 KB of 4.7.3's JSON) and builds the endpoint map and the choice sets from the tables;
-//! an endpoint's parameters and a choice set are inflated and decoded on first use
-//! ([`super::Params`], [`super::ChoiceSets`]). A hook checking one call so reads one endpoint, instead of
-//! gunzipping and scanning the whole index. Index files a user names are decoded whole
-//! ([`super::load::load_index`]), so that a broken one is an error at once.
+//! The shipped indexes laid out by `build.rs` to be read in place: no gunzip, no JSON and no
+//! hash-table building at run time. Loading a release builds the endpoint map, the object
+//! types and the response field table from static tables and sections (the latter copied
+//! out); an endpoint's parameters and a choice set are read from their section on first use
+//! ([`super::Params`], [`super::ChoiceSets`]): a hook checking one call reads one endpoint.
+//! Index files a user names are decoded whole ([`super::load::load_index`]), so that a broken
+//! one is an error at once.
+//!
+//! Sections are little-endian, each at a multiple of 8 bytes in [`Split::blob`]:
+//! - strings: `count u32`, `ends[count] u32` (byte end of each string in the text), the text;
+//! - response fields: the names as strings, then `sets u32`, `set_ends[sets] u32`, `ids u32`,
+//!   `ids[ids] u16` ([`super::ResponseFields`]);
+//! - an endpoint's parameters (names in byte order): `n, names_len, slots_len, bare_len`
+//!   (u32), `ends[n]`, `choices[n]`, `descs[n]` (u32, `u32::MAX` for none; a description is
+//!   a string of [`Split::descriptions`]), `lookups[n]` (u32), `slots[slots_len]` (u64),
+//!   `bare[bare_len]` (u32), `codes[n]` (u8, as in `compact.rs`), the names' text; the
+//!   lookup table is `table.rs`'s;
+//! - a choice set: `(value, label)` pairs as strings `value0, label0, value1, ...`.
 
-use super::{Endpoint, FilterIndex, Params, FORMAT_VERSION};
+use super::{ChoiceSets, Endpoint, FilterIndex, Params, ResponseFields, FORMAT_VERSION};
 
-/// One shipped index, split (written by `build.rs` as `netbox-<version>.split.rs`).
+/// One shipped index, laid out (written by `build.rs` as `netbox-<version>.split.rs`).
 #[derive(Debug, Clone, Copy)]
 pub struct Split {
-    /// The rest of the index (its JSON with `"endpoints":{}` and `"choice_sets":[]`), then each
-    /// endpoint's parameters, then each choice set, each a raw deflate stream.
+    /// The sections (see the module docs).
     pub blob: &'static [u8],
-    /// Length in bytes of the rest's JSON text, inflated.
-    pub rest_len: u32,
-    /// End of the rest's deflate stream in `blob` (it starts at 0).
-    pub rest_end: u32,
+    /// [`FilterIndex::format`].
+    pub format: u32,
+    /// [`FilterIndex::netbox_version`].
+    pub netbox_version: &'static str,
+    /// [`FilterIndex::source_sha256`].
+    pub source_sha256: &'static str,
+    /// [`FilterIndex::from_instance`].
+    pub from_instance: bool,
+    /// [`FilterIndex::object_types`]: `(object type, endpoint key)` in object type order.
+    pub object_types: &'static [(&'static str, &'static str)],
+    /// Byte range in [`Split::blob`] of the response field section.
+    pub response_fields: (u32, u32),
+    /// Byte range of the strings section of the parameters' descriptions (each text once).
+    pub descriptions: (u32, u32),
     /// The endpoints, in key order.
     pub endpoints: &'static [SplitEndpoint],
-    /// The choice sets, in index order: the byte range in [`Split::blob`] of each one's
-    /// deflated JSON and its length in bytes, inflated.
-    pub choice_sets: &'static [(u32, u32, u32)],
+    /// The byte range of each choice set's section, in index order.
+    pub choice_sets: &'static [(u32, u32)],
 }
 
 /// One endpoint of a [`Split`].
@@ -36,55 +53,141 @@ pub struct SplitEndpoint {
     pub object_type: Option<&'static str>,
     /// [`Endpoint::fields`].
     pub fields: Option<u32>,
-    /// Byte range in [`Split::blob`] of the deflated JSON object of its parameters.
+    /// Byte range in [`Split::blob`] of its parameters' section.
     pub params: (u32, u32),
-    /// Length in bytes of that JSON text, inflated.
-    pub params_len: u32,
 }
 
-/// Inflates the raw deflate stream `bytes` that holds exactly `len` bytes; `None` when it
-/// does not.
-pub(super) fn inflate(bytes: &[u8], len: u32) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(len as usize);
-    let mut d = flate2::Decompress::new(false);
-    let status = d
-        .decompress_vec(bytes, &mut out, flate2::FlushDecompress::Finish)
-        .ok()?;
-    (status == flate2::Status::StreamEnd && out.len() == len as usize).then_some(out)
+/// A cursor over a little-endian section; every read is bounds-checked (`None` past the end).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Le {
+    bytes: &'static [u8],
+    at: usize,
 }
 
-/// The index `split` holds, its endpoints' parameters decoded on first use; `None` when the
-/// rest does not inflate or decode (prevented by the tests that load every shipped index).
+impl Le {
+    /// A cursor at the start of the section `range` of `blob` (empty when out of range).
+    pub(super) fn new(blob: &'static [u8], (from, to): (u32, u32)) -> Le {
+        Le {
+            bytes: blob.get(from as usize..to as usize).unwrap_or_default(),
+            at: 0,
+        }
+    }
+
+    /// The next `n` bytes.
+    pub(super) fn bytes(&mut self, n: usize) -> Option<&'static [u8]> {
+        let b = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(b)
+    }
+
+    /// The next u32.
+    pub(super) fn u32(&mut self) -> Option<u32> {
+        self.bytes(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// The next `n` u32s.
+    pub(super) fn u32s(&mut self, n: usize) -> Option<impl ExactSizeIterator<Item = u32>> {
+        let b = self.bytes(n.checked_mul(4)?)?;
+        Some(
+            b.chunks_exact(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+        )
+    }
+
+    /// The next `n` u64s.
+    pub(super) fn u64s(&mut self, n: usize) -> Option<impl ExactSizeIterator<Item = u64>> {
+        let b = self.bytes(n.checked_mul(8)?)?;
+        Some(b.chunks_exact(8).map(|w| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            u64::from_le_bytes(a)
+        }))
+    }
+
+    /// A strings section from here: its string ends (bytes of the text) and its text.
+    pub(super) fn strings(&mut self) -> Option<Strings> {
+        let count = self.u32()? as usize;
+        let ends = self.bytes(count.checked_mul(4)?)?;
+        let len = match count {
+            0 => 0,
+            _ => u32::from_le_bytes(ends[ends.len() - 4..].try_into().ok()?) as usize,
+        };
+        let text = std::str::from_utf8(self.bytes(len)?).ok()?;
+        Some(Strings { ends, text })
+    }
+}
+
+/// A strings section read in place.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Strings {
+    /// `count` little-endian u32 ends.
+    ends: &'static [u8],
+    text: &'static str,
+}
+
+impl Strings {
+    /// Number of strings.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len() / 4
+    }
+
+    fn end(&self, i: usize) -> Option<usize> {
+        let w = self.ends.get(i * 4..i * 4 + 4)?;
+        Some(u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize)
+    }
+
+    /// String `i`; `None` past the end.
+    pub(super) fn get(&self, i: usize) -> Option<&'static str> {
+        let start = if i == 0 { 0 } else { self.end(i - 1)? };
+        self.text.get(start..self.end(i)?)
+    }
+
+    /// The whole text and the ends (as u32s).
+    pub(super) fn parts(&self) -> (&'static str, impl ExactSizeIterator<Item = u32>) {
+        (
+            self.text,
+            self.ends
+                .chunks_exact(4)
+                .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])),
+        )
+    }
+}
+
+/// The index `split` holds, its endpoints' parameters and its choice sets read on first use;
+/// `None` when a section does not read (prevented by the tests that load every shipped
+/// index) or the format is newer than this build.
 pub(super) fn load(split: &Split) -> Option<FilterIndex> {
-    let rest = inflate(split.blob.get(..split.rest_end as usize)?, split.rest_len)?;
-    // One UTF-8 check for the whole text is cheaper than serde_json's per-string checks.
-    let rest = String::from_utf8(rest).ok()?;
-    let mut index: FilterIndex = serde_json::from_str(&rest).ok()?;
-    if index.format > FORMAT_VERSION {
+    if split.format > FORMAT_VERSION {
         return None;
     }
     let blob = split.blob;
-    index.choice_sets =
-        super::ChoiceSets::deflated(split.choice_sets.iter().map(|&(from, to, len)| {
-            (
-                blob.get(from as usize..to as usize).unwrap_or_default(),
-                len,
-            )
-        }));
-    index.endpoints = split
+    let descriptions = Le::new(blob, split.descriptions).strings()?;
+    let endpoints = split
         .endpoints
         .iter()
         .map(|e| {
-            let (from, to) = (e.params.0 as usize, e.params.1 as usize);
-            let params =
-                Params::deflated(split.blob.get(from..to).unwrap_or_default(), e.params_len);
             let endpoint = Endpoint {
                 object_type: e.object_type.map(str::to_string),
-                params,
+                params: Params::shipped(Le::new(blob, e.params), descriptions),
                 fields: e.fields,
             };
             (e.key.to_string(), endpoint)
         })
         .collect();
-    Some(index)
+    Some(FilterIndex {
+        format: split.format,
+        netbox_version: split.netbox_version.to_string(),
+        source_sha256: split.source_sha256.to_string(),
+        from_instance: split.from_instance,
+        endpoints,
+        object_types: split
+            .object_types
+            .iter()
+            .map(|(t, k)| (t.to_string(), k.to_string()))
+            .collect(),
+        choice_sets: ChoiceSets::shipped(split.choice_sets.iter().map(|&r| Le::new(blob, r))),
+        response_fields: ResponseFields::shipped(Le::new(blob, split.response_fields))?,
+        instance: None,
+    })
 }

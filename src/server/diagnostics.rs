@@ -6,6 +6,8 @@
 use super::config::Settings;
 use super::knowledge::Loaded;
 use super::position::{Encoding, Snapshot};
+use super::presentation::code_description;
+pub use super::presentation::{effective, severity, SOURCE};
 use super::{guarded, lock, Backend};
 use crate::analysis::{self, UnitCache};
 use crate::extract::HostKind;
@@ -15,9 +17,7 @@ use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Duration;
-use tower_lsp_server::ls_types::{
-    CodeDescription, Diagnostic, DiagnosticSeverity, MessageType, NumberOrString, TextEdit, Uri,
-};
+use tower_lsp_server::ls_types::{Diagnostic, MessageType, NumberOrString, TextEdit, Uri};
 
 /// Delay after a change before analysing, so a burst of keystrokes is analysed once.
 pub const DEBOUNCE: Duration = Duration::from_millis(60);
@@ -33,9 +33,6 @@ pub fn debounce() -> Duration {
         .and_then(|v| v.trim().parse().ok())
         .map_or(DEBOUNCE, Duration::from_millis)
 }
-
-/// The `source` of every diagnostic but the live ones ([`crate::live::SOURCE`]).
-pub const SOURCE: &str = "netbox-lsp";
 
 /// The knowledge for `settings`, loaded off the async threads; notes are told once.
 pub async fn knowledge_for(backend: &Backend, settings: &Settings) -> Arc<Loaded> {
@@ -249,34 +246,46 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
         let snap = snapshot.clone();
         let live = super::live::for_analysis(backend, uri);
         let readings = settings.readings();
+        let runtime = tokio::runtime::Handle::current();
+        let name = uri.as_str().to_owned();
         let result = tokio::task::spawn_blocking(move || {
             // Dropped last, after the analysis's temporaries.
             let _collect = super::idle::CollectOnDrop;
-            let mut report = analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)?;
-            if let Some(next) = next {
-                let changes = guarded(|| {
-                    crate::upgrade::compare_with(
-                        &snap.text[..editor_part(&snap.text, kind)],
-                        kind,
-                        &report.findings,
-                        &loaded.knowledge,
-                        &next.knowledge,
-                    )
-                })?;
-                report
-                    .findings
-                    .extend(changes.into_iter().map(|c| c.finding));
-                report.findings.sort_by_key(Finding::sort_key);
+            let logger = b.clone();
+            let analysed = (|| {
+                let mut report = analyze_guarded(&b, &snap.text, kind, &loaded, readings, &units)?;
+                if let Some(next) = next {
+                    let changes = guarded(|| {
+                        crate::upgrade::compare_with(
+                            &snap.text[..editor_part(&snap.text, kind)],
+                            kind,
+                            &report.findings,
+                            &loaded.knowledge,
+                            &next.knowledge,
+                        )
+                    })?;
+                    report
+                        .findings
+                        .extend(changes.into_iter().map(|c| c.finding));
+                    report.findings.sort_by_key(Finding::sort_key);
+                }
+                report.findings = super::live::merged(
+                    std::mem::take(&mut report.findings),
+                    &report,
+                    &snap.text[..editor_part(&snap.text, kind)],
+                    kind,
+                    &loaded.knowledge,
+                    live.as_ref(),
+                );
+                Ok::<_, String>(report)
+            })();
+            if let Err(panic) = &analysed {
+                // Logged from a task of its own: a newer change may already have aborted the
+                // run awaiting this one, and the panic must be reported all the same.
+                let message = format!("analysis of {name} panicked: {panic}");
+                runtime.spawn(async move { logger.log(MessageType::ERROR, message).await });
             }
-            report.findings = super::live::merged(
-                std::mem::take(&mut report.findings),
-                &report,
-                &snap.text[..editor_part(&snap.text, kind)],
-                kind,
-                &loaded.knowledge,
-                live.as_ref(),
-            );
-            Ok::<_, String>(report)
+            analysed
         })
         .await;
         match result {
@@ -292,15 +301,8 @@ pub async fn analyse(backend: &Backend, uri: &Uri) -> Option<Analysed> {
                     Some(Arc::new(sites)),
                 )
             }
-            Ok(Err(panic)) => {
-                backend
-                    .log(
-                        MessageType::ERROR,
-                        format!("analysis of {} panicked: {panic}", uri.as_str()),
-                    )
-                    .await;
-                (Arc::new(Vec::new()), Arc::new(Vec::new()), None)
-            }
+            // Logged where it was caught (above).
+            Ok(Err(_)) => (Arc::new(Vec::new()), Arc::new(Vec::new()), None),
             Err(_) => return None, // aborted: superseded
         }
     };
@@ -332,17 +334,42 @@ pub(super) async fn run(backend: &Backend, uri: Uri) {
         super::knowledge::release_unused(&state);
     });
     let enc = backend.state.encoding();
-    let diags = to_diagnostics(&a.findings, &a.snapshot, enc, &a.settings);
     if lock(&backend.state.caps).pull {
         // The client pulls (`textDocument/diagnostic`, see `pull`): it is told to pull again
         // only when what it last pulled for this version has changed (settings, knowledge,
         // a live verification), since an edit makes it pull anyway.
+        let diags = to_diagnostics(&a.findings, &a.snapshot, enc, &a.settings);
         ask_to_pull_again(backend, &uri, a.snapshot.version, &diags).await;
         return;
     }
+    publish(backend, uri, Some(&a.snapshot), &a.findings, &a.settings).await;
+}
+
+/// Publishes `findings` for `uri` at the version of `snap` (no findings and no version when
+/// `snap` is `None`: a closed document): written as bytes through the outbox (`wire`) when the
+/// server has one, else through tower-lsp-server's `Client`.
+pub async fn publish(
+    backend: &Backend,
+    uri: Uri,
+    snap: Option<&Snapshot>,
+    findings: &[Finding],
+    settings: &Settings,
+) {
+    let enc = backend.state.encoding();
+    let version = snap.map(|s| s.version);
+    let range = |r: &std::ops::Range<usize>| match snap {
+        Some(s) => s.range(r, enc),
+        None => tower_lsp_server::ls_types::Range::default(),
+    };
+    if let Some(outbox) = &backend.state.outbox {
+        let frame = super::wire::publish_frame(&uri, version, findings, &range, settings);
+        outbox.send(frame).await;
+        return;
+    }
+    let diags = to_diagnostics_with(findings, &range, settings);
     backend
         .client
-        .publish_diagnostics(uri, diags, Some(a.snapshot.version))
+        .publish_diagnostics(uri, diags, version)
         .await;
 }
 
@@ -375,16 +402,6 @@ async fn ask_to_pull_again(backend: &Backend, uri: &Uri, version: i32, diags: &[
                 .await;
         }
     }
-}
-
-/// The findings that are reported under `settings`, with their effective severity.
-pub fn effective<'a>(
-    findings: &'a [Finding],
-    settings: &'a Settings,
-) -> impl Iterator<Item = (&'a Finding, Severity)> + 'a {
-    findings
-        .iter()
-        .filter_map(|f| settings.severity_for(f.code, f.severity).map(|s| (f, s)))
 }
 
 /// Converts findings to LSP diagnostics; `data` carries the fixes (LSP ranges of this version).
@@ -436,51 +453,6 @@ pub fn to_diagnostics_with(
             }
         })
         .collect()
-}
-
-/// The link to the code's entry in docs/diagnostics.md: on the repository's pages when the
-/// package names its repository (a release does: `scripts/versions.sh`), else the page in the
-/// source tree this server was built from, while that exists (a build from a clone).
-fn code_description(code: &str) -> Option<CodeDescription> {
-    let href = crate::catalogue::doc_url(code)
-        .or_else(|| local_docs().map(|page| format!("{page}#{code}")))?
-        .parse::<Uri>()
-        .ok()?;
-    Some(CodeDescription { href })
-}
-
-/// `file://…/docs/diagnostics.md` of the source tree this binary was built from, when the file
-/// is still there (looked at once).
-fn local_docs() -> Option<&'static str> {
-    static PAGE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    PAGE.get_or_init(|| {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/diagnostics.md");
-        if !path.is_file() {
-            return None;
-        }
-        let text = path.to_str()?.replace('\\', "/");
-        let encoded: String =
-            percent_encoding::utf8_percent_encode(&text, percent_encoding::NON_ALPHANUMERIC)
-                .to_string()
-                .replace("%2F", "/")
-                .replace("%3A", ":")
-                .replace("%2E", ".")
-                .replace("%2D", "-")
-                .replace("%5F", "_");
-        let slash = if encoded.starts_with('/') { "" } else { "/" };
-        Some(format!("file://{slash}{encoded}"))
-    })
-    .as_deref()
-}
-
-/// LSP severity of a finding severity.
-pub fn severity(s: Severity) -> DiagnosticSeverity {
-    match s {
-        Severity::Error => DiagnosticSeverity::ERROR,
-        Severity::Warning => DiagnosticSeverity::WARNING,
-        Severity::Information => DiagnosticSeverity::INFORMATION,
-        Severity::Hint => DiagnosticSeverity::HINT,
-    }
 }
 
 #[cfg(test)]

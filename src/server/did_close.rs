@@ -16,8 +16,6 @@ pub async fn handle(backend: &Backend, params: DidCloseTextDocumentParams) {
     backend.state.idle.after_analysis(move || {
         super::knowledge::release_unused(&state);
     });
-    backend
-        .client
-        .publish_diagnostics(uri, Vec::new(), None)
-        .await;
+    let settings = super::config::Settings::default();
+    super::diagnostics::publish(backend, uri, None, &[], &settings).await;
 }

@@ -33,10 +33,13 @@ pub mod initialize;
 pub mod instance;
 pub mod knowledge;
 pub mod live;
+pub mod outbox;
 pub mod position;
+pub mod presentation;
 pub mod pull;
 pub mod request;
 pub mod transport;
+pub mod wire;
 
 use config::Settings;
 use document::Document;
@@ -85,21 +88,31 @@ where
     O: AsyncWrite,
 {
     let shut_down = Arc::new(AtomicBool::new(false));
-    let (service, socket) = service_with(debug_hooks, shut_down.clone());
+    let (outbox, frames) = outbox::channel();
+    let (service, socket) = service_with(debug_hooks, shut_down.clone(), Some(outbox));
     // Messages pass through `transport::sanitize` so one undecodable message cannot end the
     // connection (see there).
     let (clean_in, clean_out) = tokio::io::duplex(1 << 16);
-    let server = Server::new(clean_out, output, socket)
+    // The server's own output goes through `outbox::forward`, which adds the diagnostics the
+    // server writes as bytes (`wire`).
+    let (server_out, from_server) = tokio::io::duplex(1 << 16);
+    let server = Server::new(clean_out, server_out, socket)
         .concurrency_level(1)
         .serve(service);
     let guard = transport::sanitize(input, clean_in);
-    tokio::pin!(server, guard);
-    let mut input_open = true;
+    let forward = outbox::forward(from_server, frames, output);
+    tokio::pin!(server, guard, forward);
+    let (mut input_open, mut output_open) = (true, true);
     loop {
         tokio::select! {
             _ = &mut server => break,
             _ = &mut guard, if input_open => input_open = false,
+            _ = &mut forward, if output_open => output_open = false,
         }
+    }
+    // The server's writer is dropped with it: the forwarder writes what is left and ends.
+    if output_open {
+        forward.await;
     }
     // LSP: `exit` after `shutdown` is a clean end (0); without it (or the input just ending),
     // the exit code is 1.
@@ -108,27 +121,30 @@ where
 
 /// The LSP service and its client socket, for callers that run their own transport.
 pub fn service(debug_hooks: bool) -> (LspService<Backend>, ClientSocket) {
-    service_with(debug_hooks, Arc::default())
+    service_with(debug_hooks, Arc::default(), None)
 }
 
 /// [`service`], with the flag set when the client sends `shutdown`.
 fn service_with(
     debug_hooks: bool,
     shut_down: Arc<AtomicBool>,
+    outbox: Option<outbox::Outbox>,
 ) -> (LspService<Backend>, ClientSocket) {
-    LspService::build(move |client| Backend::new(client, debug_hooks, shut_down.clone()))
-        .custom_method(
-            transport::METHOD_NOT_FOUND_METHOD,
-            Backend::method_not_found,
-        )
-        .custom_method(
-            "window/workDoneProgress/cancel",
-            Backend::work_done_progress_cancel,
-        )
-        .custom_method(debug::PANIC_METHOD, Backend::debug_panic)
-        .custom_method(debug::DOCUMENT_METHOD, Backend::debug_document)
-        .custom_method(transport::INVALID_REQUEST_METHOD, Backend::invalid_request)
-        .finish()
+    LspService::build(move |client| {
+        Backend::new(client, debug_hooks, shut_down.clone(), outbox.clone())
+    })
+    .custom_method(
+        transport::METHOD_NOT_FOUND_METHOD,
+        Backend::method_not_found,
+    )
+    .custom_method(
+        "window/workDoneProgress/cancel",
+        Backend::work_done_progress_cancel,
+    )
+    .custom_method(debug::PANIC_METHOD, Backend::debug_panic)
+    .custom_method(debug::DOCUMENT_METHOD, Backend::debug_document)
+    .custom_method(transport::INVALID_REQUEST_METHOD, Backend::invalid_request)
+    .finish()
 }
 
 /// Settings of one workspace folder.
@@ -186,6 +202,9 @@ pub struct State {
     pub live: live::Slot,
     /// Freed memory handed back once no analysis has run for a while.
     pub idle: idle::Idle,
+    /// Where published diagnostics are written as bytes (`wire`); `None` for a service run on
+    /// another transport ([`service`]), which publishes through the `Client`.
+    pub outbox: Option<outbox::Outbox>,
 }
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
@@ -229,12 +248,18 @@ pub struct Backend {
 }
 
 impl Backend {
-    fn new(client: Client, debug_hooks: bool, shut_down: Arc<AtomicBool>) -> Backend {
+    fn new(
+        client: Client,
+        debug_hooks: bool,
+        shut_down: Arc<AtomicBool>,
+        outbox: Option<outbox::Outbox>,
+    ) -> Backend {
         Backend {
             client,
             state: Arc::new(State {
                 debug_hooks,
                 shut_down,
+                outbox,
                 ..State::default()
             }),
         }
