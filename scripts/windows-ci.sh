@@ -110,6 +110,29 @@ for _ in $(seq 1200); do
 done
 [ "$(cat "$WORK/fix/s0000.md")" != "$first" ] || { cat "$WORK/fix.err"; echo "no file fixed in 120 s"; exit 1; }
 kill -INT "$pid" 2>/dev/null || { echo "check --fix ended before the interrupt"; exit 1; }
+# wine can leave a thread of an ended program behind (seen once in CI: the main thread had
+# exited, its "ctrl-c" thread waited on a futex, and `wait` never returned). Wait up to 60 s for
+# the process to end; a main thread that ended with threads still left is then ended by SIGKILL,
+# said loudly, and its exit code is unknown (the other checks below still hold).
+stuck=0
+state_of() { awk '{print $3}' "/proc/$1/stat" 2>/dev/null || echo gone; }
+threads_of() { local n=0 t; for t in /proc/"$1"/task/*; do [ -e "$t" ] && n=$((n + 1)); done; echo "$n"; }
+for _ in $(seq 600); do
+  state=$(state_of "$pid")
+  [ "$state" = gone ] && break
+  [ "$state" = Z ] && [ "$(threads_of "$pid")" -le 1 ] && break
+  sleep 0.1
+done
+state=$(state_of "$pid")
+if [ "$state" != gone ] && { [ "$state" != Z ] || [ "$(threads_of "$pid")" -gt 1 ]; }; then
+  if [ "$state" = Z ]; then
+    echo "wine left $(($(threads_of "$pid") - 1)) thread(s) of the ended program behind: ended by SIGKILL, exit code unknown"
+    stuck=1
+  else
+    echo "check --fix did not end within 60 s of the interrupt"
+  fi
+  kill -KILL "$pid" 2>/dev/null || true
+fi
 set +e; wait "$pid"; code=$?; set -e
 left=$(find "$WORK/fix" -name '.netbox-lsp-fix-*' | wc -l)
 fixed=$(grep -l 'role_id=' "$WORK/fix"/*.md | xargs grep -L 'device_role_id' | wc -l)
@@ -117,7 +140,7 @@ whole=$(grep -c '' "$WORK/fix"/*.md | grep -vc ':1$' || true)
 echo "exit $code, $fixed of 1500 files fixed, $left temporary files left, $whole files not of one line"
 grep -F "interrupted; files fixed so far stay fixed" "$WORK/fix.err" \
   || { cat "$WORK/fix.err"; echo "no interrupt message"; exit 1; }
-[ "$code" = 130 ] && [ "$left" = 0 ] && [ "$whole" = 0 ] && [ "$fixed" -lt 1500 ] \
+{ [ "$code" = 130 ] || [ "$stuck" = 1 ]; } && [ "$left" = 0 ] && [ "$whole" = 0 ] && [ "$fixed" -lt 1500 ] \
   || { echo "an interrupted --fix left something behind (or was not interrupted)"; exit 1; }
 
 echo "windows-ci: OK ($EXE)"
