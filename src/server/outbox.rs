@@ -3,6 +3,7 @@
 //! [`forward`] copies its frames to the real output whole, with the frames of the [`Outbox`]
 //! between them (never inside one).
 
+use super::transport::{content_length, find};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
@@ -96,17 +97,7 @@ async fn write<W: AsyncWrite>(
 fn whole_frames(buf: &[u8]) -> usize {
     let mut at = 0;
     while let Some(end) = find(&buf[at..], b"\r\n\r\n") {
-        let len = std::str::from_utf8(&buf[at..at + end])
-            .ok()
-            .and_then(|head| {
-                head.split("\r\n").find_map(|l| {
-                    let (name, value) = l.split_once(':')?;
-                    name.trim()
-                        .eq_ignore_ascii_case("content-length")
-                        .then(|| value.trim().parse::<usize>().ok())?
-                })
-            });
-        let Some(len) = len else {
+        let Some(len) = content_length(&buf[at..at + end]) else {
             // Not a frame the codec writes: pass the bytes on as they are.
             return buf.len();
         };
@@ -117,10 +108,6 @@ fn whole_frames(buf: &[u8]) -> usize {
         at = next;
     }
     at
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -172,15 +172,7 @@ fn next_frame(buf: &mut Vec<u8>, skip: &mut Skip) -> Option<Option<Vec<u8>>> {
         }
         return None;
     };
-    let len = std::str::from_utf8(&buf[..end]).ok().and_then(|head| {
-        head.split("\r\n").find_map(|l| {
-            let (name, value) = l.split_once(':')?;
-            name.trim()
-                .eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-    });
-    let Some(len) = len else {
+    let Some(len) = content_length(&buf[..end]) else {
         eprintln!("netbox-lsp: dropped a message without a valid Content-Length header");
         resync(buf, end + 4);
         return Some(None);
@@ -383,7 +375,21 @@ fn resync(buf: &mut Vec<u8>, skip: usize) {
     buf.drain(..next);
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+/// The `Content-Length` (bytes) of a frame's header block (`head`: the header lines without the
+/// blank line after them); `None` when it has none or it is not a number.
+pub(super) fn content_length(head: &[u8]) -> Option<usize> {
+    std::str::from_utf8(head).ok().and_then(|head| {
+        head.split("\r\n").find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.trim()
+                .eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+    })
+}
+
+/// Byte offset of the first `needle` in `hay`.
+pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
