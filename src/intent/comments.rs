@@ -26,6 +26,9 @@ pub(crate) fn cue(code: &str, at: Range<usize>) -> Option<Hit> {
 fn cue_in(code: &str, at: Range<usize>, marks: Option<&Marks>) -> Option<Hit> {
     let start = at.start.min(code.len());
     let end = at.end.clamp(start, code.len());
+    if marks.is_some_and(|m| m.quiet(start, end.saturating_sub(1).max(start))) {
+        return None;
+    }
     let first = near_start(code, start)?;
     let last = near_start(code, end.saturating_sub(1).max(start))?;
     // The first line, and the last when it is another (no list allocated per site).
@@ -59,6 +62,12 @@ pub(crate) struct Marks {
     /// is neither an ASCII control or space nor part of a non-ASCII character is `#` or `/` (a
     /// superset of the lines [`is_comment`] accepts after a trim).
     comments: Vec<usize>,
+    /// Indices (into `starts`) of the lines that hold a `#` or `/` byte anywhere, ascending (a
+    /// superset of the lines with a trailing comment, see [`trailing`]).
+    hashes: Vec<usize>,
+    /// The line [`Marks::line_of`] found last: the sites of a code come in order, and the next
+    /// one is most often on that line or the next.
+    hint: std::cell::Cell<usize>,
 }
 
 impl Marks {
@@ -82,16 +91,69 @@ impl Marks {
                 None => break,
             }
         }
-        Marks { starts, comments }
+        // One pass for the bytes that may start a trailing comment, each put on its line.
+        let mut hashes: Vec<usize> = Vec::new();
+        let mut at = 0;
+        for p in memchr::memchr2_iter(b'#', b'/', b) {
+            while at + 1 < starts.len() && starts[at + 1] <= p {
+                at += 1;
+            }
+            if hashes.last() != Some(&at) {
+                hashes.push(at);
+            }
+        }
+        Marks {
+            starts,
+            comments,
+            hashes,
+            hint: std::cell::Cell::new(0),
+        }
+    }
+
+    /// The index of the line holding byte `at`.
+    fn line_of(&self, at: usize) -> usize {
+        let on = |i: usize| {
+            self.starts.get(i).is_some_and(|&s| s <= at)
+                && self.starts.get(i + 1).is_none_or(|&next| at < next)
+        };
+        let hint = self.hint.get();
+        let line = if on(hint) {
+            hint
+        } else if on(hint + 1) {
+            hint + 1
+        } else {
+            self.starts.partition_point(|&s| s <= at).saturating_sub(1)
+        };
+        self.hint.set(line);
+        line
+    }
+
+    /// True when [`cue_in`] finds no label for a site whose first byte is `first` and last
+    /// byte `last`: neither line holds a `#` or `/` (no trailing comment) and no comment line
+    /// is within reach above the first (two binary searches in place of the lines' scans).
+    fn quiet(&self, first: usize, last: usize) -> bool {
+        let f = self.line_of(first);
+        // Most sites are on one line.
+        let l = if self.starts.get(f + 1).is_none_or(|&next| last < next) {
+            f
+        } else {
+            self.line_of(last)
+        };
+        let i = self.hashes.partition_point(|&h| h < f);
+        if self.hashes.get(i).is_some_and(|&h| h <= l) {
+            return false;
+        }
+        !self.reaches(f)
     }
 
     /// False when none of the [`MAX_LINES_ABOVE`] lines above the line starting at byte `line`
     /// may be a comment: [`above`] finds no label there.
     fn may_reach(&self, line: usize) -> bool {
-        let at = self
-            .starts
-            .partition_point(|&s| s <= line)
-            .saturating_sub(1);
+        self.reaches(self.line_of(line))
+    }
+
+    /// [`Marks::may_reach`] for the line of index `at`.
+    fn reaches(&self, at: usize) -> bool {
         let before = self.comments.partition_point(|&c| c < at);
         before > 0 && at - self.comments[before - 1] <= MAX_LINES_ABOVE
     }
@@ -319,9 +381,23 @@ mod tests {
                 "  g()\n".repeat(lines)
             ));
         }
+        // Trailing comments on a site's first or last line, far from any comment line above
+        // (the marks' short answer is only for lines without `#` or `/`).
+        let far = "g()\n".repeat(45);
+        texts.push(format!(
+            "{far}f(x=1)  # WRONG\ng(y=2)\nh(z=3) // ❌ no\n{far}f(a=\n1)  # WRONG\n"
+        ));
+        texts.push(format!(
+            "{far}f(u='a/b')\n{far}g(\n  x=1,\n)  # ✅\nh(k=\"#\")\n"
+        ));
         for code in &texts {
             let marks = Marks::new(code);
-            for (i, _) in code.match_indices(['f', 'g', 'h']) {
+            let sites: Vec<usize> = code
+                .match_indices(['f', 'g', 'h'])
+                .map(|(i, _)| i)
+                .collect();
+            // In order, then backwards (the marks remember the line they found last).
+            for &i in sites.iter().chain(sites.iter().rev()) {
                 let at = i..code.len().min(i + 6);
                 let plain = cue(code, at.clone()).map(|h| (h.cue, h.range));
                 let marked = cue_marked(code, at, &marks).map(|h| (h.cue, h.range));
