@@ -395,6 +395,14 @@ pub fn closers_python(text: &str) -> String {
 /// `...`, `…`, or the key in capitals (`site_id=SITE_ID`). Such values are never judged
 /// (extractors turn them into [`Value::Expr`]).
 pub fn is_placeholder(s: &str, key: &str) -> bool {
+    // Every form below needs one of these bytes (`…` starts with 0xE2): most values hold none,
+    // and are answered by one pass over their bytes.
+    if !s
+        .bytes()
+        .any(|b| matches!(b, b'{' | b'}' | b'$' | b'<' | b'.' | 0xE2) || b.is_ascii_uppercase())
+    {
+        return false;
+    }
     let t = s.trim();
     if (t.contains(['{', '}']) && !only_quantifiers(t)) || matches!(t, "..." | "…") {
         return true;
@@ -456,6 +464,20 @@ pub(crate) fn unjudged(value: &Value, key: &str) -> Value {
                 .collect(),
         ),
         v => v.clone(),
+    }
+}
+
+/// [`unjudged`] of a value the caller owns (no copy of what stays as it is).
+pub(crate) fn unjudged_owned(value: Value, key: &str) -> Value {
+    match value {
+        Value::Str(s) if is_placeholder(&s, key) => Value::Expr,
+        Value::List(items) => Value::List(
+            items
+                .into_iter()
+                .map(|(v, r)| (unjudged_owned(v, key), r))
+                .collect(),
+        ),
+        v => v,
     }
 }
 
@@ -538,6 +560,11 @@ pub(crate) fn add_missing(sites: &mut Vec<Site>, more: Vec<Site>) {
         up
     });
     if rising {
+        if sites.is_empty() {
+            // The sites themselves, not a copy of each into an empty list.
+            *sites = more;
+            return;
+        }
         sites.extend(more);
         return;
     }

@@ -93,7 +93,20 @@ impl OffsetMap {
     }
 
     /// Host range of an embedded range.
+    #[inline]
     pub fn range_to_host(&self, r: Range<usize>) -> Range<usize> {
+        // One segment (a whole host file, a verbatim string): both ends are the same clipped
+        // shift, and an end never falls before the start.
+        if let [(e, h, l)] = self.segments[..] {
+            let at = |off: usize| h + off.saturating_sub(e).min(l);
+            let start = at(r.start);
+            let end = if r.end == r.start {
+                start
+            } else {
+                at(r.end).max(start)
+            };
+            return start..end;
+        }
         let start = self.to_host(r.start);
         let end = if r.end == r.start {
             start
@@ -140,6 +153,15 @@ impl OffsetMap {
     /// from offset `start` of the text `self` maps (a string literal's content in code read
     /// from a host), without the intermediate map.
     pub fn window(&self, start: usize, len: usize) -> OffsetMap {
+        // A window that starts inside a one-segment map (a string of a whole host file): the
+        // one segment [`OffsetMap::push_window`] pushes, without its search.
+        if let [(e, h, l)] = self.segments[..] {
+            if len > 0 && e <= start && start < e + l {
+                return OffsetMap {
+                    segments: smallvec![(0, h + (start - e), (e + l - start).min(len))],
+                };
+            }
+        }
         let mut out = OffsetMap::new();
         self.push_window(&mut out, start, len);
         out

@@ -28,15 +28,15 @@ pub(crate) enum Tool {
 pub(crate) fn tool_row(name: &str) -> Option<&'static Form> {
     // The part after the last `__`, then after the last `.`, `/` or `:` (byte loops: a
     // searcher's set-up, `str`'s or `memmem`'s, costs more than a tool name's few bytes).
+    // One pass from the end: the last `__` or separator, whichever comes later, is where the
+    // name starts (a separator before the last `__` is cut away with what precedes it).
     let b = name.as_bytes();
-    let last = (1..b.len())
+    let last = (0..b.len())
         .rev()
-        .find(|&i| b[i - 1] == b'_' && b[i] == b'_')
+        .find(|&i| {
+            matches!(b[i], b'.' | b'/' | b':') || (i > 0 && b[i - 1] == b'_' && b[i] == b'_')
+        })
         .map_or(name, |i| &name[i + 1..]);
-    let last = last
-        .bytes()
-        .rposition(|c| matches!(c, b'.' | b'/' | b':'))
-        .map_or(last, |i| &last[i + 1..]);
     if last.bytes().any(|b| b.is_ascii_uppercase()) {
         forms::tool_form(&to_snake(last))
     } else {
@@ -104,9 +104,29 @@ pub(crate) fn build(
     call_range: Range<usize>,
     args: &[Arg<'_>],
 ) -> Option<Site> {
+    build_with(tool, syntax, name_range, call_range, args, true).map(|(site, _)| site)
+}
+
+/// [`build`], with the filter entries left for the caller when `copy_filters` is false: the
+/// REST call then has no entries yet, and the second value is the argument (an element of
+/// `args`) whose mapping pairs, given to [`entries_owned`], are its entries; the caller that
+/// owns the literals moves them in place of copying them. With `copy_filters`, or when the
+/// site takes no pairs, the second value is `None`.
+pub(crate) fn build_with<'l>(
+    tool: Tool,
+    syntax: Syntax,
+    name_range: Range<usize>,
+    call_range: Range<usize>,
+    args: &[Arg<'l>],
+    copy_filters: bool,
+) -> Option<(Site, Option<&'l Lit>)> {
     let form = match tool {
         Tool::Rest(form) => form,
-        Tool::Graphql => return row_of(tool).and_then(|row| graphql_call(row, args)),
+        Tool::Graphql => {
+            return row_of(tool)
+                .and_then(|row| graphql_call(row, args))
+                .map(|site| (site, None))
+        }
     };
     let get = |n: &str| args.iter().find(|a| a.name == n);
     // `get_objects` is a common name: the old tool only with one of its names and a dict.
@@ -132,9 +152,16 @@ pub(crate) fn build(
         form,
         CallForm::GetObjects | CallForm::GetChangelogs | CallForm::OldGetObjects
     );
+    let mut pending = None;
     let (filters_range, filters) = match get("filters").filter(|_| takes_filters) {
         Some(a) => match a.value.pairs() {
-            Some(pairs) => (Some(a.value.range.clone()), entries(pairs)),
+            Some(pairs) if copy_filters || pairs.is_empty() => {
+                (Some(a.value.range.clone()), entries(pairs))
+            }
+            Some(_) => {
+                pending = Some(a.value);
+                (Some(a.value.range.clone()), Vec::new())
+            }
             None => (None, Vec::new()),
         },
         None => (None, Vec::new()),
@@ -155,7 +182,7 @@ pub(crate) fn build(
             value_range: a.value.range.clone(),
         })
         .collect();
-    Some(Site::Rest(RestCall {
+    let site = Site::Rest(RestCall {
         form: form_kept,
         syntax,
         target,
@@ -164,7 +191,8 @@ pub(crate) fn build(
         filters,
         args,
         declared: false,
-    }))
+    });
+    Some((site, pending))
 }
 
 /// Filter entries from mapping pairs, in order.
@@ -176,6 +204,22 @@ pub(crate) fn entries(pairs: &[super::lit::Pair]) -> Vec<FilterEntry> {
             key_range: p.key_range.clone(),
             value: super::unjudged(&p.value.value, &p.key),
             value_range: p.value.range.clone(),
+        })
+        .collect()
+}
+
+/// [`entries`] from pairs the caller owns: keys and values moved, not copied.
+pub(crate) fn entries_owned(pairs: Vec<super::lit::Pair>) -> Vec<FilterEntry> {
+    pairs
+        .into_iter()
+        .map(|p| {
+            let value = super::unjudged_owned(p.value.value, &p.key);
+            FilterEntry {
+                key: p.key,
+                key_range: p.key_range,
+                value,
+                value_range: p.value.range,
+            }
         })
         .collect()
 }
@@ -336,6 +380,58 @@ fn pair_args(obj: &Lit) -> Vec<Arg<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one reverse pass finds the name the two cuts found (after the last `__`, then after
+    /// the last `.`, `/` or `:` of what is left).
+    #[test]
+    fn tool_names_cut_as_before() {
+        let two_cuts = |name: &str| -> String {
+            let b = name.as_bytes();
+            let last = (1..b.len())
+                .rev()
+                .find(|&i| b[i - 1] == b'_' && b[i] == b'_')
+                .map_or(name, |i| &name[i + 1..]);
+            let last = last
+                .bytes()
+                .rposition(|c| matches!(c, b'.' | b'/' | b':'))
+                .map_or(last, |i| &last[i + 1..]);
+            last.to_string()
+        };
+        let one_pass = |name: &str| -> String {
+            let b = name.as_bytes();
+            (0..b.len())
+                .rev()
+                .find(|&i| {
+                    matches!(b[i], b'.' | b'/' | b':')
+                        || (i > 0 && b[i - 1] == b'_' && b[i] == b'_')
+                })
+                .map_or(name, |i| &name[i + 1..])
+                .to_string()
+        };
+        let pieces = [
+            "",
+            "_",
+            "__",
+            "___",
+            ".",
+            "/",
+            ":",
+            "a",
+            "netbox_get_objects",
+            "é",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let name = format!("{a}{b}{c}");
+                    assert_eq!(two_cuts(&name), one_pass(&name), "{name:?}");
+                }
+            }
+        }
+        assert!(tool_row("mcp__netbox__netbox_get_objects").is_some());
+        assert!(tool_row("netbox.netboxGetObjects").is_some());
+        assert!(tool_row("netbox_get_objects.x").is_none());
+    }
 
     #[test]
     fn names() {

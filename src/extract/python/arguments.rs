@@ -52,7 +52,12 @@ impl<'a> Values<'a> {
 
     /// The arguments of `arglist`, read where the call stands.
     pub(super) fn arguments(&self, arglist: &'a ast::Arguments, at: At) -> CallArgs<'a> {
-        let mut args = CallArgs::default();
+        // Sized once (most calls have a few positional arguments): no growth per push.
+        let mut args = CallArgs {
+            positional: Vec::with_capacity(arglist.args.len()),
+            positional_nodes: Vec::with_capacity(arglist.args.len()),
+            ..CallArgs::default()
+        };
         let open = Some(arglist.range.start().to_usize());
         for item in arglist.iter_source_order() {
             match item {

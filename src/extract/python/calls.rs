@@ -6,14 +6,14 @@
 use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
-use super::arguments::{pair_args, Call, KeywordOrSplat};
+use super::arguments::{pair_args, Call, CallArgs, KeywordOrSplat};
 use super::semantic::At;
 use super::span;
 use super::strings::{single_string, string_parts};
 use super::urls::{api_app_in, wrapper_path};
 use super::values::Values;
 use crate::extract::forms::{self, Callee, Carries, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
-use crate::extract::lit::{Lit, Pair};
+use crate::extract::lit::{Lit, LitKind, Pair};
 use crate::extract::tools::{self, Tool};
 use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax};
 
@@ -32,7 +32,7 @@ impl<'a> Values<'a> {
             Expr::Attribute(a) => (a.attr.range, Some(&*a.value)),
             _ => return Vec::new(),
         };
-        let args = self.arguments(arglist, at);
+        let mut args = self.arguments(arglist, at);
         let call = Call {
             name: self.text(name_range),
             name_range,
@@ -47,15 +47,25 @@ impl<'a> Values<'a> {
             if !self.spelled(form, &call) {
                 continue;
             }
-            let found = match form.carries {
+            let (mut found, held) = match form.carries {
                 Carries::Rest(rest) => self.rest_call(form, rest, &call),
                 Carries::Graphql => {
                     let named = self.name_args(form.params, call.args);
-                    tools::graphql_call(form, &named).into_iter().collect()
+                    let doc = tools::graphql_call(form, &named);
+                    (doc.into_iter().collect(), None)
                 }
-                Carries::NamedTool => self.named_tool_call(form, &call).into_iter().collect(),
+                Carries::NamedTool => {
+                    let site = self.named_tool_call(form, &call);
+                    (site.into_iter().collect(), None)
+                }
             };
             if !found.is_empty() {
+                // The filters' pairs moved out of the arguments, which are dropped next.
+                if let (Some(held), [Site::Rest(c)]) = (held, &mut found[..]) {
+                    c.filters = held
+                        .take(&mut args)
+                        .map_or_else(Vec::new, tools::entries_owned);
+                }
                 return found;
             }
         }
@@ -160,9 +170,14 @@ impl<'a> Values<'a> {
     }
 
     /// The REST calls of a call of `form`, which sends REST calls of `rest`.
-    fn rest_call(&self, form: &Form, rest: CallForm, call: &Call<'_, 'a>) -> Vec<Site> {
+    fn rest_call(
+        &self,
+        form: &Form,
+        rest: CallForm,
+        call: &Call<'_, 'a>,
+    ) -> (Vec<Site>, Option<Held>) {
         let args = call.args;
-        match form.target {
+        let sites = match form.target {
             TargetAt::ObjectType | TargetAt::Fixed(_) | TargetAt::Nothing => {
                 let mut named = self.name_args(form.params, args);
                 // Code mode (called bare): the MCP server's `limit` range (1–100) is not code
@@ -179,15 +194,28 @@ impl<'a> Values<'a> {
                     }
                 }
                 let name_range = self.host(span(call.name_range));
-                tools::build(
+                let Some((mut site, pending)) = tools::build_with(
                     Tool::Rest(rest),
                     Syntax::Python,
                     name_range,
                     call.call_range.clone(),
                     &named,
-                )
-                .into_iter()
-                .collect()
+                    false,
+                ) else {
+                    return (Vec::new(), None);
+                };
+                // Check, then take: the filters' pairs are moved out of the arguments once the
+                // call is known to be this form's (see `call_sites`).
+                let held = pending.and_then(|lit| match Held::locate(args, lit) {
+                    Some(h) => Some(h),
+                    None => {
+                        if let (Site::Rest(c), Some(pairs)) = (&mut site, lit.pairs()) {
+                            c.filters = tools::entries(pairs);
+                        }
+                        None
+                    }
+                });
+                return (vec![site], held);
             }
             TargetAt::Chain => call
                 .object
@@ -196,7 +224,7 @@ impl<'a> Values<'a> {
                 .collect(),
             TargetAt::Url(i, kw) | TargetAt::ApiPath(i, kw) => {
                 let Some(url) = args.node(i, kw) else {
-                    return Vec::new();
+                    return (Vec::new(), None);
                 };
                 let params = self.params_dict(form, call, |p| {
                     form.params
@@ -216,7 +244,8 @@ impl<'a> Values<'a> {
             | TargetAt::Both(..)
             | TargetAt::UrlWord { .. }
             | TargetAt::UrlPath => Vec::new(),
-        }
+        };
+        (sites, None)
     }
 
     /// The filters dict of `form`'s `params=` keyword ([`FiltersAt::Params`],
@@ -365,5 +394,48 @@ impl<'a> Values<'a> {
             args: extra,
             declared: false,
         }))
+    }
+}
+
+/// Where the filters dict of a call's REST site is among the call's arguments (see
+/// [`tools::build_with`]): its pairs are moved out of there, not copied.
+enum Held {
+    Positional(usize),
+    Keyword(usize),
+    /// The value of pair `j` of the one positional dict that holds every argument.
+    Paired(usize),
+}
+
+impl Held {
+    /// Where `lit` (an argument as [`Values::name_args`] named it) is in `args`.
+    fn locate(args: &CallArgs<'_>, lit: &Lit) -> Option<Held> {
+        if let Some(i) = args.positional.iter().position(|l| std::ptr::eq(l, lit)) {
+            return Some(Held::Positional(i));
+        }
+        if let Some(i) = args.keywords.iter().position(|k| std::ptr::eq(&k.2, lit)) {
+            return Some(Held::Keyword(i));
+        }
+        let pairs = args.positional.first()?.pairs()?;
+        let j = pairs.iter().position(|p| std::ptr::eq(&p.value, lit))?;
+        Some(Held::Paired(j))
+    }
+
+    /// The pairs of the mapping held here, taken out of `args` (left a scalar).
+    fn take(self, args: &mut CallArgs<'_>) -> Option<Vec<Pair>> {
+        let lit = match self {
+            Held::Positional(i) => args.positional.get_mut(i)?,
+            Held::Keyword(i) => &mut args.keywords.get_mut(i)?.2,
+            Held::Paired(j) => match &mut args.positional.get_mut(0)?.kind {
+                LitKind::Map(pairs) => &mut pairs.get_mut(j)?.value,
+                _ => return None,
+            },
+        };
+        match std::mem::replace(&mut lit.kind, LitKind::Scalar) {
+            LitKind::Map(pairs) => Some(pairs),
+            other => {
+                lit.kind = other;
+                None
+            }
+        }
     }
 }

@@ -24,16 +24,16 @@ impl Reader<'_> {
     /// The literal of `n` with the range of `n` alone (see [`Reader::literal`]); past
     /// [`MAX_DEPTH`] levels, or for anything not a literal, [`Value::Expr`].
     fn literal_unparenthesized(&self, n: &Expr, depth: usize) -> Lit {
+        // The common one-part string, without listing its parts (its range is its own).
+        if let Expr::StringLiteral(s) = n {
+            let mut parts = s.value.iter();
+            if let (Some(part), None, false) = (parts.next(), parts.next(), depth > MAX_DEPTH) {
+                return self.string(part.range, false);
+            }
+        }
         let range = self.host(span(n.range()));
         if depth > MAX_DEPTH {
             return Lit::scalar(Value::Expr, range);
-        }
-        // The common one-part string, without listing its parts.
-        if let Expr::StringLiteral(s) = n {
-            let mut parts = s.value.iter();
-            if let (Some(part), None) = (parts.next(), parts.next()) {
-                return self.string(part.range, false);
-            }
         }
         if let Some(parts) = string_parts(n) {
             return match parts[..] {

@@ -985,9 +985,31 @@ fn may_start_document(src: &str, e: &Expr) -> bool {
         return false;
     };
     let raw = src.get(span(r)).unwrap_or("");
-    let body = raw.trim_start_matches(|c: char| c.is_ascii_alphabetic());
-    let body = body.trim_start_matches(['"', '\'']);
-    starts_document(body)
+    // Bytes: the prefix letters and quotes are ASCII, and so is what decides most strings.
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_alphabetic() {
+        i += 1;
+    }
+    while i < b.len() && matches!(b[i], b'"' | b'\'') {
+        i += 1;
+    }
+    let mut j = i;
+    while j < b.len() && (matches!(b[j], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\')) {
+        j += 1;
+    }
+    match b.get(j) {
+        None => false,
+        // An ASCII byte that starts no document (a vertical tab is a blank to `char`).
+        Some(&c)
+            if c.is_ascii()
+                && c != b'\x0b'
+                && !matches!(c, b'{' | b'#' | b'/' | b'q' | b'm' | b's' | b'f') =>
+        {
+            false
+        }
+        _ => starts_document(&raw[i..]),
+    }
 }
 
 /// True when `t` (string content) may start a GraphQL document after blanks.
@@ -1101,6 +1123,66 @@ fn comment_start(line: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte look at a string's start answers as the `char` trims it replaced.
+    #[test]
+    fn document_starts_read_by_bytes_as_by_chars() {
+        let by_chars = |raw: &str| {
+            let body = raw.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+            starts_document(body.trim_start_matches(['"', '\'']))
+        };
+        let heads = ["", "r", "rb", "f", "u"];
+        let quotes = ["\"", "'", "\"\"\"", "'''"];
+        let blanks = [
+            "", " ", "\t\n", "\\n", "\u{b}", "\u{a0}", "\u{3000}", "\r\n ",
+        ];
+        let bodies = [
+            "",
+            "{",
+            "query",
+            "query{",
+            "queryx",
+            "mutation (",
+            "subscription",
+            "fragment F",
+            "# c",
+            "/* GraphQL */",
+            "dcim.site",
+            "status",
+            "s",
+            "q",
+            "é",
+            "\"",
+            "x{",
+        ];
+        for h in heads {
+            for q in quotes {
+                for b in blanks {
+                    for body in bodies {
+                        let src = format!("{h}{q}{b}{body}{q}");
+                        let parsed = ruff_python_parser::parse_unchecked_source(
+                            &src,
+                            ast::PySourceType::Python,
+                        );
+                        let Some(Stmt::Expr(e)) = parsed.syntax().body.first() else {
+                            continue;
+                        };
+                        let r = match &*e.value {
+                            Expr::StringLiteral(s) => s.value.iter().next().map(|p| p.range),
+                            Expr::FString(f) => match f.value.iter().next() {
+                                Some(ast::FStringPart::Literal(l)) => Some(l.range),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        let Some(r) = r else { continue };
+                        let raw = &src[span(r)];
+                        assert_eq!(may_start_document(&src, &e.value), by_chars(raw), "{src:?}");
+                    }
+                }
+            }
+        }
+    }
 
     fn model(src: &str) -> (ruff_python_parser::Parsed<ast::ModModule>, String) {
         let parsed = ruff_python_parser::parse_unchecked_source(src, ast::PySourceType::Python);
