@@ -70,11 +70,11 @@ re!(
     r"((?:/api)?/(?:[a-z0-9_-]+/)+)\?([^\s\x22'`<>()\]]*)$"
 );
 re!(API_PATH, r"/api/((?:[a-z0-9_-]+/?)*)$");
-re!(NB_APP, r"(?:^|[^\w.])(?:nb|netbox)\.([a-z_]*)$");
-re!(
-    NB_ENDPOINT,
-    r"(?:^|[^\w.])(?:nb|netbox)\.([a-z_]+)\.([a-z_]*)$"
-);
+// The pynetbox attributes after `nb.`/`netbox.`; the character before the name is checked in
+// code ([`after_word`]): a negated Unicode `\w` class in the pattern (`[^\w.]`) made each of
+// these two automata 390 KB, held for the server's life.
+re!(NB_APP, r"(?:nb|netbox)\.([a-z_]*)$");
+re!(NB_ENDPOINT, r"(?:nb|netbox)\.([a-z_]+)\.([a-z_]*)$");
 re!(KWARG_NAME, r"^\s*(\w+)\s*=\s*$");
 re!(DICT_KEY_OPEN, r#"^\s*["']?(\w+)["']?\s*:\s*$"#);
 re!(
@@ -405,8 +405,22 @@ fn query_context(line: &str, line_start: usize) -> Option<Context> {
     )
 }
 
+/// True when the match at byte `start` of `line` follows a word character or a `.` (as
+/// `nb.` in `self.nb.dcim`): not a pynetbox client name. `\w` as the regex crate reads it.
+fn after_word(line: &str, start: usize) -> bool {
+    line[..start]
+        .chars()
+        .next_back()
+        .is_some_and(|c| c == '.' || regex_syntax::is_word_character(c))
+}
+
 fn pynetbox_attr(line: &str, line_start: usize) -> Option<Context> {
-    if let Some(c) = NB_ENDPOINT.captures(line) {
+    // Each pattern ends at `$` with no `.` in its last names, so its leftmost match is the only
+    // one that can end there: checking the character before it is the old `(?:^|[^\w.])`.
+    let endpoint = NB_ENDPOINT
+        .captures(line)
+        .filter(|c| !after_word(line, c.get(0).map_or(0, |m| m.start())));
+    if let Some(c) = endpoint {
         let g = c.get(2)?;
         return ctx(
             Expect::PynetboxEndpoint {
@@ -417,6 +431,9 @@ fn pynetbox_attr(line: &str, line_start: usize) -> Option<Context> {
         );
     }
     let c = NB_APP.captures(line)?;
+    if after_word(line, c.get(0)?.start()) {
+        return None;
+    }
     let g = c.get(1)?;
     ctx(
         Expect::PynetboxApp,
@@ -864,6 +881,14 @@ mod tests {
             ("netbox_get_changelogs(filters={\"act|", Python, Some((filter(CHANGELOG_TARGET), "act", Quote::None))),
             ("nb.|", Python, Some((Expect::PynetboxApp, "", Quote::None))),
             ("x = nb.dcim.dev|", Python, Some((Expect::PynetboxEndpoint { app: "dcim".into() }, "dev", Quote::None))),
+            ("(netbox.ipam.pre|", Python, Some((Expect::PynetboxEndpoint { app: "ipam".into() }, "pre", Quote::None))),
+            ("x = é nb.dc|", Python, Some((Expect::PynetboxApp, "dc", Quote::None))),
+            // Not a client named `nb`/`netbox`: a word character (`\w`, Unicode too) or a `.` before it.
+            ("self.nb.dc|", Python, None),
+            ("self.nb.dcim.dev|", Python, None),
+            ("x = mynb.dc|", Python, None),
+            ("x = énb.dc|", Python, None),
+            ("x = ünetbox.dcim.dev|", Python, None),
             ("nb.dcim.devices.filter(site_id=1, ro|", Python, Some((filter("dcim/devices"), "ro", Quote::None))),
             ("nb.dcim.devices.filter(status='pl|", Python, Some((choice("dcim/devices", "status"), "pl", Quote::None))),
             ("nb.plugins.bgp.session.filter(peer_gr|", Python, Some((filter("plugins/bgp/session"), "peer_gr", Quote::None))),
