@@ -69,7 +69,10 @@ pub struct FilterIndex {
 /// The cache behind [`FilterIndex::resolve`]: `(spelling, endpoint key, from object_types)`
 /// and an open-addressing table of the spellings (`table.rs`'s), built on first use.
 #[derive(Default)]
-pub(crate) struct Targets(std::sync::OnceLock<(Vec<(String, String, bool)>, table::Table)>);
+pub(crate) struct Targets(std::sync::OnceLock<TargetTable>);
+
+/// `(spelling, endpoint key, from object_types)` per spelling, and their hash table.
+type TargetTable = (Vec<(String, String, bool)>, table::Table);
 
 impl Clone for Targets {
     /// A clone starts empty: the clone's maps may be changed.
