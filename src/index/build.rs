@@ -288,6 +288,7 @@ pub fn build_with_options(
         choice_sets: builder.sets.into(),
         response_fields,
         instance: None,
+        targets: Default::default(),
     };
     Ok((index, builder.report))
 }

@@ -280,6 +280,7 @@ pub fn apply(index: &mut FilterIndex, instance: Instance) {
     }
     index.from_instance = true;
     index.instance = Some(Box::new(instance));
+    index.forget_targets();
 }
 
 impl FilterIndex {

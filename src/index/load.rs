@@ -143,6 +143,7 @@ mod tests {
             choice_sets: Default::default(),
             response_fields: Default::default(),
             instance: None,
+            targets: Default::default(),
         }
     }
 

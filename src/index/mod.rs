@@ -58,6 +58,40 @@ pub struct FilterIndex {
     /// or with `--status`/`--custom-fields`); absent in stock indexes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<Box<instance::Instance>>,
+    /// The spellings [`FilterIndex::resolve`] answers most (every object type, every plain
+    /// endpoint key) hashed once, on the first lookup: a cache, empty in a clone and equal to
+    /// any other. Code that changes `object_types` or `endpoints` of an index already asked
+    /// calls [`FilterIndex::forget_targets`] ([`instance::apply`] does).
+    #[serde(skip)]
+    pub(crate) targets: Targets,
+}
+
+/// The cache behind [`FilterIndex::resolve`]: `(spelling, endpoint key, from object_types)`
+/// and an open-addressing table of the spellings (`table.rs`'s), built on first use.
+#[derive(Default)]
+pub(crate) struct Targets(std::sync::OnceLock<TargetTable>);
+
+/// `(spelling, endpoint key, from object_types)` per spelling, and their hash table.
+type TargetTable = (Vec<(String, String, bool)>, table::Table);
+
+impl Clone for Targets {
+    /// A clone starts empty: the clone's maps may be changed.
+    fn clone(&self) -> Targets {
+        Targets::default()
+    }
+}
+
+impl PartialEq for Targets {
+    /// A cache: never a difference between indexes.
+    fn eq(&self, _: &Targets) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Targets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Targets")
+    }
 }
 
 /// One list endpoint (`GET /api/<app>/<slug>/`).
@@ -124,7 +158,48 @@ impl FilterIndex {
             choice_sets: ChoiceSets::default(),
             response_fields: ResponseFields::default(),
             instance: None,
+            targets: Targets::default(),
         }
+    }
+
+    /// Drops the cache of [`FilterIndex::resolve`] (after changing `object_types` or
+    /// `endpoints` of an index that was already asked).
+    pub fn forget_targets(&mut self) {
+        self.targets = Targets::default();
+    }
+
+    /// The cached spelling `t` (exact): its endpoint key and whether it is an object type.
+    /// Every object type maps to its endpoint key; every endpoint key that no other spelling
+    /// rule changes (no `.`, no slash or space at either end, not below `api/`) to itself.
+    fn target(&self, t: &str) -> Option<(&str, bool)> {
+        let (names, table) = self.targets.0.get_or_init(|| {
+            let mut names: Vec<(String, String, bool)> = self
+                .object_types
+                .iter()
+                .map(|(t, k)| (t.clone(), k.clone(), true))
+                .collect();
+            for k in self.endpoints.keys() {
+                let plain = !k.contains('.')
+                    && !k.starts_with("api/")
+                    && k.trim() == k
+                    && !k.starts_with('/')
+                    && !k.ends_with('/')
+                    && !self.object_types.contains_key(k);
+                if plain {
+                    names.push((k.clone(), k.clone(), false));
+                }
+            }
+            let table = table::build(names.len(), |i| names[i].0.as_str());
+            (names, table)
+        });
+        let i = table::find(&table.slots, t.as_bytes(), |i| names[i].0.as_str())?;
+        let (_, key, ot) = &names[i];
+        Some((key.as_str(), *ot))
+    }
+
+    /// True when `t` (exact) is a key of `object_types` (one hash probe when it is).
+    pub fn is_object_type(&self, t: &str) -> bool {
+        matches!(self.target(t), Some((_, true))) || self.object_types.contains_key(t)
     }
 
     /// Looks up an endpoint by any common spelling of its target: object type `dcim.device`,
@@ -132,6 +207,21 @@ impl FilterIndex {
     /// Returns the endpoint key and the endpoint; `None` when unknown (callers fail open).
     pub fn resolve(&self, target: &str) -> Option<(&str, &Endpoint)> {
         let t = target.trim();
+        // An object type or a plain endpoint key: one hash probe, then the endpoint.
+        match self.target(t) {
+            Some((key, true)) => {
+                return self
+                    .endpoints
+                    .get_key_value(key)
+                    .map(|(k, e)| (k.as_str(), e))
+            }
+            Some((key, false)) => {
+                if let Some((k, e)) = self.endpoints.get_key_value(key) {
+                    return Some((k.as_str(), e));
+                }
+            }
+            None => {}
+        }
         if let Some(key) = self.object_types.get(t) {
             return self
                 .endpoints

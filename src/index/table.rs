@@ -38,9 +38,12 @@ pub fn hash(name: &[u8]) -> u64 {
     }
     let tail = words.remainder();
     if !tail.is_empty() {
-        let mut w = [0u8; 8];
-        w[..tail.len()].copy_from_slice(tail);
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        // The tail zero-padded as a little-endian word, without a `memcpy` call.
+        let w = tail
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (k, &b)| w | u64::from(b) << (8 * k));
+        h = (h ^ w).wrapping_mul(K);
     }
     h
 }

@@ -43,7 +43,8 @@ pub(crate) fn check(
     r: Range<usize>,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
-    let lookup = Key::parse(key).lookup();
+    let parsed = Key::parse(key);
+    let lookup = parsed.lookup();
     if super::lookups::has_dunder(key) && !lookup.is_some_and(|l| CHOICE_LOOKUPS.contains(&l)) {
         return None;
     }
@@ -51,7 +52,7 @@ pub(crate) fn check(
     // filter's own choices.
     let own = match param.choices {
         Some(_) => param,
-        None => view.param(Key::parse(key).base())?,
+        None => view.param(parsed.base())?,
     };
     // Only a declared `MultipleChoiceFilter` (schema: an array) validates its lookups; the
     // single-valued filters NetBox generates from a model field (`cable_end`, `face`,
@@ -121,7 +122,14 @@ fn best_value(choices: &[(String, String)], text: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join("-");
-    if let Some(v) = unique(&|(v, _)| *v == slug || v.replace('_', "-") == slug) {
+    // `v.replace('_', "-") == slug` without a string per choice.
+    let dashed_eq = |v: &str| {
+        v.len() == slug.len()
+            && v.bytes()
+                .zip(slug.bytes())
+                .all(|(a, b)| if a == b'_' { b == b'-' } else { a == b })
+    };
+    if let Some(v) = unique(&|(v, _)| *v == slug || dashed_eq(v)) {
         return Some(v);
     }
     let verb = VERBS.iter().find(|(w, _)| *w == lower).map(|(_, v)| *v)?;
@@ -144,10 +152,20 @@ fn lower_eq(s: &str, lower: &str) -> bool {
 /// Up to three values close to `text` (Jaro-Winkler ≥ 0.8 on value or label).
 fn similar(choices: &[(String, String)], text: &str) -> Vec<String> {
     let t = text.to_lowercase();
+    // A choice that cannot reach 0.8 is not scored (`near::Bound`): it is filtered out
+    // whatever its exact score.
+    let bound = super::near::Bound::new(&t);
     // strsim's number on the lowercased texts; for ASCII ones lowercased on the stack and
     // scored on bytes (a `to_lowercase` and strsim's allocation per choice made this 37,000
     // instructions a value).
     let score = |s: &str| {
+        if s.len() <= 64
+            && bound
+                .as_ref()
+                .is_some_and(|b| !b.may_reach(s.as_bytes(), true, 0.8))
+        {
+            return 0.0;
+        }
         let mut buf = [0u8; 64];
         match buf.get_mut(..s.len()) {
             Some(low) if s.is_ascii() && t.is_ascii() => {

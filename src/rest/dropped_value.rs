@@ -51,12 +51,12 @@ pub(crate) fn dropped(
                 || view.is_some_and(|v| {
                     v.null_key(&base).is_some()
                         || v.param(&base).is_some_and(|p| {
-                            p.choices.is_none() && v.has(&format!("{base}__empty"))
+                            p.choices.is_none() && v.ep.params.has_lookup(&base, "empty")
                         })
                 });
             let shown = render::describe(&Value::Null, ctx.syntax());
             let how = if ctx.is_mcp() {
-                format!("the MCP client drops it or sends an empty `{key}=`")
+                cat(&["the MCP client drops it or sends an empty `", key, "=`"])
             } else {
                 "requests drops it".to_string()
             };
@@ -66,18 +66,21 @@ pub(crate) fn dropped(
                 out.push(finding(
                     r,
                     "dropped-value",
-                    format!(
-                        "`{key}: {shown}` never reaches NetBox ({how}), so the call is unfiltered. `{key}` has no null selector either (`null` is an HTTP 400): give a value or drop the filter."
-                    ),
+                    cat(&[
+                        "`", key, ": ", &shown, "` never reaches NetBox (", &how,
+                        "), so the call is unfiltered. `", key,
+                        "` has no null selector either (`null` is an HTTP 400): give a value or drop the filter.",
+                    ]),
                 ));
                 return true;
             }
             let f = finding(
                 r.clone(),
                 "dropped-value",
-                format!(
-                    "`{key}: {shown}` never reaches NetBox ({how}), so the call is unfiltered. To select objects whose value is empty, send the string \"null\"."
-                ),
+                cat(&[
+                    "`", key, ": ", &shown, "` never reaches NetBox (", &how,
+                    "), so the call is unfiltered. To select objects whose value is empty, send the string \"null\".",
+                ]),
             )
             .with_fix("Send the null selector \"null\"", r.clone(), null_value(ctx, &r), certain);
             out.push(f);
@@ -134,4 +137,13 @@ fn empty_value(view: Option<&View>, key: &str) -> String {
             "An empty value for `{key}` is no filter: NetBox returns every object. Give a value, `null` for objects without one, or drop the filter."
         ),
     }
+}
+
+/// `parts` joined (a message written without `format!`'s machinery).
+fn cat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.push_str(p);
+    }
+    out
 }

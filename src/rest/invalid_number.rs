@@ -44,9 +44,21 @@ pub(super) fn invalid_number(
         true => "an integer",
         false => "a number",
     };
-    let mut msg = format!(
-        "`{key}` takes {what}: NetBox {} answers HTTP 400 for `{text}`.",
-        view.version()
+    // Written piece by piece: `format!` was most of this finding's cost.
+    let mut msg = String::with_capacity(160 + 2 * key.len() + text.len());
+    push_all(
+        &mut msg,
+        &[
+            "`",
+            key,
+            "` takes ",
+            what,
+            ": NetBox ",
+            view.version(),
+            " answers HTTP 400 for `",
+            text,
+            "`.",
+        ],
     );
     let boolean = match v {
         Value::Bool(b) => Some(*b),
@@ -66,26 +78,58 @@ pub(super) fn invalid_number(
         .filter(|s| view.has(s) && boolean.is_none());
     if let Some(s) = sibling {
         let spoken = s.replace('_', " ");
-        msg.push_str(&match view.relation_field(s).as_deref() {
-            Some("name") => format!(" To filter by the {spoken}'s name use `{s}`."),
-            Some("slug") => format!(
-                " `{s}` matches the {spoken}'s slug: use it if `{text}` is the slug; for the name, look the {spoken} up on its own endpoint (`?name=...`) and send its id here."
+        let spoken = spoken.as_str();
+        match view.relation_field(s).as_deref() {
+            Some("name") => push_all(
+                &mut msg,
+                &[" To filter by the ", spoken, "'s name use `", s, "`."],
             ),
-            Some(field) => format!(" To filter by the {spoken}'s {field} use `{s}`."),
-            None => format!(" To filter by slug or name use `{s}`."),
-        });
+            Some("slug") => push_all(
+                &mut msg,
+                &[
+                    " `",
+                    s,
+                    "` matches the ",
+                    spoken,
+                    "'s slug: use it if `",
+                    text,
+                    "` is the slug; for the name, look the ",
+                    spoken,
+                    " up on its own endpoint (`?name=...`) and send its id here.",
+                ],
+            ),
+            Some(field) => push_all(
+                &mut msg,
+                &[
+                    " To filter by the ",
+                    spoken,
+                    "'s ",
+                    field,
+                    " use `",
+                    s,
+                    "`.",
+                ],
+            ),
+            None => push_all(&mut msg, &[" To filter by slug or name use `", s, "`."]),
+        }
     }
     let mut f = finding(r, "invalid-value", msg);
     if let (Some(s), Value::Str(_)) = (sibling, v) {
         let lookup = key.strip_prefix(base).unwrap_or("");
-        f = f.with_fix(
-            format!("Filter with `{s}{lookup}`"),
-            entry.key_range.clone(),
-            format!("{s}{lookup}"),
-            false,
-        );
+        let mut title = String::with_capacity(16 + s.len() + lookup.len());
+        push_all(&mut title, &["Filter with `", s, lookup, "`"]);
+        let mut new = String::with_capacity(s.len() + lookup.len());
+        push_all(&mut new, &[s, lookup]);
+        f = f.with_fix(title, entry.key_range.clone(), new, false);
     }
     Some(f)
+}
+
+/// Appends each of `parts` to `out`.
+fn push_all(out: &mut String, parts: &[&str]) {
+    for p in parts {
+        out.push_str(p);
+    }
 }
 
 /// `invalid-value` for `true`/`false` on a number or id filter, pointing at the filter of the
@@ -182,7 +226,7 @@ fn has_filter_of_count(view: &View, key: &str) -> Option<String> {
 /// as NetBox's device filterset declares them (`dcim/filtersets.py` 4.3.3–4.6.8).
 fn has_filter_of_relation(view: &View, id_key: &str) -> Option<String> {
     let rel = id_key.strip_suffix("_id")?;
-    [format!("has_{rel}"), format!("{rel}_member")]
+    ["has_".to_string() + rel, rel.to_string() + "_member"]
         .into_iter()
         .find(|n| view.param(n).is_some_and(|p| p.kind == ValueKind::Boolean))
 }

@@ -31,6 +31,7 @@ mod inventory;
 mod joined;
 pub(crate) mod lookups;
 mod names;
+mod near;
 mod notes;
 mod null_refused;
 pub(crate) mod nullable;

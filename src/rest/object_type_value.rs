@@ -45,9 +45,12 @@ const OBJECT_TYPE_FILTERS: &[&str] = &[
 /// True when `key` (bare or `__n`) is an object-type filter of `view`'s release.
 pub(crate) fn is_object_type_filter(key: &str, param: &Parameter) -> bool {
     let base = key.strip_suffix("__n").unwrap_or(key);
-    OBJECT_TYPE_FILTERS.contains(&base)
+    // Every name of the list ends with `_type`: asked first, it spares the list's comparisons
+    // on nearly every filter.
+    base.ends_with("_type")
         && param.kind == ValueKind::String
         && param.choices.is_none()
+        && OBJECT_TYPE_FILTERS.contains(&base)
 }
 
 /// `app_label.model` lower-cased without the characters NetBox's model names never hold

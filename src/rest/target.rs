@@ -372,7 +372,7 @@ fn code_mode_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Opt
 /// `plugin.model` whose app is not a NetBox app is a warning: plugin discovery may add it.
 /// Placeholders and non-identifiers are left alone.
 fn tool_type(index: &FilterIndex, target: &str, range: Range<usize>) -> Option<Finding> {
-    if index.object_types.contains_key(target) || index.object_types.is_empty() {
+    if index.is_object_type(target) || index.object_types.is_empty() {
         return None;
     }
     let shaped = !target.is_empty()

@@ -184,6 +184,7 @@ fn index(version: &str, regex: bool) -> FilterIndex {
         choice_sets: vec![status, action].into(),
         response_fields: Default::default(),
         instance: None,
+        targets: Default::default(),
     }
 }
 

@@ -219,16 +219,23 @@ fn render_name(name: &str, syntax: Syntax) -> String {
 /// certain when one field is meant); the top-level field of a dotted or `__` path (`site.name`
 /// → `site`); else Jaro-Winkler ≥ 0.85, best three (never certain).
 fn near_fields(set: FieldSet, name: &str) -> (Vec<String>, bool) {
-    let norm = |s: &str| s.trim().to_ascii_lowercase().replace('-', "_");
     let n = norm(name);
+    // `x == format!("{base}{end}")` without building it.
+    let plus = |x: &str, base: &str, end: &str| {
+        x.len() == base.len() + end.len() && x.starts_with(base) && x.ends_with(end)
+    };
+    // Each field normalised into one buffer (no string per field and comparison).
+    let mut f = String::new();
     let same: Vec<String> = set
         .names()
-        .filter(|f| {
-            let f = norm(f);
+        .filter(|field| {
+            f.clear();
+            norm_into(&mut f, field);
+            let f = f.as_str();
             f == n
-                || f == format!("{n}s")
-                || n == format!("{f}s")
-                || n.strip_suffix('y').is_some_and(|b| f == format!("{b}ies"))
+                || plus(f, &n, "s")
+                || plus(&n, f, "s")
+                || n.strip_suffix('y').is_some_and(|b| plus(f, b, "ies"))
         })
         .map(str::to_string)
         .collect();
@@ -241,8 +248,15 @@ fn near_fields(set: FieldSet, name: &str) -> (Vec<String>, bool) {
     if top != n && set.contains(top) {
         return (vec![top.to_string()], false);
     }
+    // A field that cannot reach 0.85 is not scored (`near::Bound`).
+    let bound = super::near::Bound::new(&n);
     let mut scored: Vec<(f64, &str)> = set
         .names()
+        .filter(|f| {
+            bound
+                .as_ref()
+                .is_none_or(|b| b.may_reach(f.as_bytes(), false, 0.85))
+        })
         .map(|f| (super::suggest::jaro_winkler_from(&n, f, 0.84), f))
         .filter(|(s, _)| *s >= 0.85)
         .collect();
@@ -255,6 +269,24 @@ fn near_fields(set: FieldSet, name: &str) -> (Vec<String>, bool) {
             .collect(),
         false,
     )
+}
+
+/// `s` trimmed, lower-cased (ASCII) and with `-` as `_`, as [`norm_into`] writes it.
+fn norm(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    norm_into(&mut out, s);
+    out
+}
+
+/// Appends `s.trim().to_ascii_lowercase().replace('-', "_")` to `out`.
+fn norm_into(out: &mut String, s: &str) {
+    out.extend(s.trim().chars().map(|c| {
+        if c == '-' {
+            '_'
+        } else {
+            c.to_ascii_lowercase()
+        }
+    }));
 }
 
 /// `ignored-parameter` for `omit` beside a non-empty `fields`: NetBox reads `fields` and not
