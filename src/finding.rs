@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// How serious a finding is. Ordered from most to least serious.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -115,14 +116,15 @@ impl Advice {
 pub struct Facts {
     /// The endpoint the call goes to: the REST index key (`dcim/devices`; the key as written
     /// when no release has it, `extras/object-types`), or a GraphQL document's root field
-    /// (`service_list`).
-    pub endpoint: Option<String>,
+    /// (`service_list`). Shared by the findings of one call (one allocation per call).
+    pub endpoint: Option<Arc<str>>,
     /// The filter or query parameter concerned, as written (`role__slug`, `exclude`).
     pub filter: Option<String>,
     /// Its value as written in the host (`"Active"`, `zz-00`), when the finding is on one pair.
     pub value: Option<String>,
     /// The NetBox release the finding was made against (`4.7.3`; empty knowledge: `None`).
-    pub release: Option<String>,
+    /// Shared by the findings of one call (one allocation per call).
+    pub release: Option<Arc<str>>,
     /// What NetBox does, when it differs from the code's catalogue row
     /// ([`crate::catalogue::Code::netbox`]).
     pub does: Option<Does>,

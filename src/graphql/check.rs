@@ -85,7 +85,8 @@ pub fn check_document(doc: &GraphqlDoc, schema: &NetboxSchema) -> Vec<Finding> {
     } else {
         root_fields(&doc.text)
     };
-    let release = (!schema.netbox_version.is_empty()).then(|| schema.netbox_version.clone());
+    let release: Option<std::sync::Arc<str>> =
+        (!schema.netbox_version.is_empty()).then(|| schema.netbox_version.as_str().into());
     raw.into_iter()
         .map(|f| {
             let at = f.range.start;
@@ -94,7 +95,7 @@ pub fn check_document(doc: &GraphqlDoc, schema: &NetboxSchema) -> Vec<Finding> {
             found.facts.endpoint = roots
                 .iter()
                 .find(|(r, _)| r.start <= at && at < r.end)
-                .map(|(_, name)| name.clone());
+                .map(|(_, name)| name.as_str().into());
             found.facts.release.clone_from(&release);
             found
         })

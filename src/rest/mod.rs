@@ -235,10 +235,11 @@ fn entry_facts(f: &mut Finding, entry: &FilterEntry) {
 fn scalar(v: &Value) -> Option<String> {
     match v {
         Value::Str(s) => Some(s.clone()),
-        Value::Int(i) => Some(i.to_string()),
+        // `i.to_string()`'s digits without the formatting machinery.
+        Value::Int(i) => Some(itoa::Buffer::new().format(*i).to_owned()),
         Value::Float(x) => Some(x.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Null => Some("null".to_string()),
+        Value::Bool(b) => Some(if *b { "true" } else { "false" }.to_owned()),
+        Value::Null => Some("null".to_owned()),
         _ => None,
     }
 }
@@ -252,14 +253,16 @@ fn call_facts(call: &RestCall, index: &FilterIndex, key: Option<&str>, out: &mut
     if out.is_empty() {
         return;
     }
-    let endpoint = key.map(str::to_string).or_else(|| {
+    // One allocation each for the call; its findings share them.
+    let endpoint: Option<std::sync::Arc<str>> = key.map(std::sync::Arc::from).or_else(|| {
         call.endpoint_target().map(|t| {
             let t = t.split(['?', '#']).next().unwrap_or(t);
             let t = t.find("/api/").map_or(t, |i| &t[i + "/api/".len()..]);
-            t.trim_matches('/').to_string()
+            std::sync::Arc::from(t.trim_matches('/'))
         })
     });
-    let release = (!index.netbox_version.is_empty()).then(|| index.netbox_version.clone());
+    let release = (!index.netbox_version.is_empty())
+        .then(|| std::sync::Arc::from(index.netbox_version.as_str()));
     for f in out.iter_mut() {
         if f.facts.filter.is_none() {
             let on = |r: &Range<usize>| r.start < f.range.end && f.range.start < r.end;

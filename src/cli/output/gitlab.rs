@@ -31,22 +31,27 @@ pub struct Fingerprints {
 impl Fingerprints {
     /// The fingerprint of `f`: hex SHA-256 of its path, code, message and occurrence.
     pub fn of(&mut self, f: &Located) -> String {
+        String::from_utf8_lossy(&self.hex(f)).into_owned()
+    }
+
+    /// [`Fingerprints::of`] as its 64 ASCII bytes (no `String` per finding).
+    pub fn hex(&mut self, f: &Located) -> [u8; 64] {
         let mut h = Sha256::new();
-        for part in [f.path.as_str(), f.code, f.message.as_str()] {
+        for part in [&*f.path, f.code, f.message.as_str()] {
             h.update(part.as_bytes());
             h.update([0]);
         }
         let base: [u8; 32] = h.clone().finalize().into();
         let n = self.seen.entry(base).or_default();
-        h.update(n.to_string().as_bytes());
+        h.update(itoa::Buffer::new().format(*n).as_bytes());
         *n += 1;
         // Lower-case hex by a table: a `format!` per byte was a third of a GitLab report's
         // CPU on 10,000 findings.
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = String::with_capacity(64);
-        for b in h.finalize() {
-            hex.push(char::from(HEX[usize::from(b >> 4)]));
-            hex.push(char::from(HEX[usize::from(b & 0xf)]));
+        let mut hex = [0u8; 64];
+        for (i, b) in h.finalize().into_iter().enumerate() {
+            hex[2 * i] = HEX[usize::from(b >> 4)];
+            hex[2 * i + 1] = HEX[usize::from(b & 0xf)];
         }
         hex
     }
@@ -123,6 +128,40 @@ pub fn write_issue(
     out.write_all(&buf)
 }
 
+/// Appends [`write_issue`]'s bytes to `b` (`fingerprint`: [`Fingerprints::hex`]), from the
+/// lines that do not change written as constants, the room for them reserved once (the pretty
+/// writer made ~60 small writes and a `String` for a description with a fix).
+pub fn push_issue(b: &mut Vec<u8>, f: &Located, fingerprint: &[u8; 64]) {
+    use super::json::{push_escaped, push_str};
+    b.reserve(400 + f.message.len() + f.path.len());
+    b.extend_from_slice(b"  {\n    \"check_name\": ");
+    push_str(b, f.code);
+    b.extend_from_slice(b",\n    \"description\": \"");
+    push_escaped(b, &f.message);
+    if let Some(fix) = f.fixes.iter().find(|x| x.certain) {
+        // Escaping goes byte by byte: the escape of the joined text is the joined escapes.
+        b.extend_from_slice(b" Fix: ");
+        push_escaped(b, &fix.title);
+    }
+    b.extend_from_slice(b"\",\n    \"fingerprint\": \"");
+    b.extend_from_slice(fingerprint);
+    b.extend_from_slice(b"\",\n    \"location\": {\n      \"path\": ");
+    push_str(b, &f.path);
+    let one = |v: u32| u64::from(v) + 1;
+    let mut n = itoa::Buffer::new();
+    b.extend_from_slice(b",\n      \"positions\": {\n        \"begin\": {\n          \"column\": ");
+    b.extend_from_slice(n.format(one(f.span.start.char_col)).as_bytes());
+    b.extend_from_slice(b",\n          \"line\": ");
+    b.extend_from_slice(n.format(one(f.span.start.line)).as_bytes());
+    b.extend_from_slice(b"\n        },\n        \"end\": {\n          \"column\": ");
+    b.extend_from_slice(n.format(one(f.span.end.char_col)).as_bytes());
+    b.extend_from_slice(b",\n          \"line\": ");
+    b.extend_from_slice(n.format(one(f.span.end.line)).as_bytes());
+    b.extend_from_slice(b"\n        }\n      }\n    },\n    \"severity\": \"");
+    b.extend_from_slice(severity(f.severity).as_bytes());
+    b.extend_from_slice(b"\"\n  }");
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Pos, Span};
@@ -172,6 +211,38 @@ mod tests {
             let pretty = serde_json::to_string_pretty(&issue(&f, print.into())).unwrap();
             let indented: Vec<String> = pretty.split('\n').map(|l| format!("  {l}")).collect();
             assert_eq!(String::from_utf8(out).unwrap(), indented.join("\n"));
+        }
+        // The flat writer: the same bytes, the fingerprint as hex bytes, for every severity,
+        // an uncertain fix (not in the description) and a certain one with escapes.
+        let mut prints = Fingerprints::default();
+        let mut again = Fingerprints::default();
+        let mut uncertain = f(7);
+        uncertain.severity = Severity::Hint;
+        uncertain.fixes = vec![super::super::ResolvedFix {
+            title: "Maybe".into(),
+            certain: false,
+            edits: vec![],
+        }];
+        let mut escaped = f(8);
+        escaped.severity = Severity::Warning;
+        escaped.path = "d/\"é\".md".into();
+        escaped.fixes = vec![super::super::ResolvedFix {
+            title: "Use \\ and \u{1}".into(),
+            certain: true,
+            edits: vec![],
+        }];
+        for f in [f(3), f(3), uncertain, escaped] {
+            let hex = prints.hex(&f);
+            let print = again.of(&f);
+            assert_eq!(hex.as_slice(), print.as_bytes());
+            let mut want = Vec::new();
+            write_issue(&mut want, &f, &print).unwrap();
+            let mut got = b"x".to_vec();
+            push_issue(&mut got, &f, &hex);
+            assert_eq!(
+                String::from_utf8(got[1..].to_vec()).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
         }
     }
 }

@@ -99,8 +99,9 @@ fn shell_quote(s: &str) -> String {
 /// A finding with its file and positions, independent of the file text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
-    /// The path as the user should see it (as named or walked), `/`-separated on every OS.
-    pub path: String,
+    /// The path as the user should see it (as named or walked), `/`-separated on every OS;
+    /// shared by the findings of one file (one allocation per file, not per finding).
+    pub path: Arc<str>,
     /// The path's bytes when `path` cannot show them exactly (a Unix name that is not UTF-8,
     /// shown with U+FFFD): outputs that must name the file exactly (SARIF URIs) use these.
     /// `None` when `path` is exact.
@@ -129,10 +130,11 @@ pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>)
         start: pos(r.start),
         end: pos(r.end.max(r.start)),
     };
+    let path: Arc<str> = Arc::from(path);
     findings
         .into_iter()
         .map(|f| Located {
-            path: path.to_string(),
+            path: path.clone(),
             path_bytes: None,
             span: span(&f.range),
             code: f.code,

@@ -37,7 +37,7 @@ pub struct Sink<W: Write> {
     color: bool,
     /// GitLab fingerprints given so far.
     fingerprints: gitlab::Fingerprints,
-    /// A batch's JSON elements or SARIF results, written out every [`CHUNK`] bytes and at the
+    /// A batch's JSON elements, GitLab issues or SARIF results, written out every [`CHUNK`] bytes and at the
     /// end of the batch (one buffer for the run, not one per finding).
     buf: Vec<u8>,
     /// The last file's SARIF URI.
@@ -216,11 +216,19 @@ impl<W: Write> Sink<W> {
                 b.clear();
             }
             Format::Gitlab => {
+                let b = &mut self.buf;
                 for f in &found {
-                    let fingerprint = self.fingerprints.of(f);
-                    self.open_element()?;
-                    gitlab::write_issue(&mut self.out, f, &fingerprint)?;
+                    let fingerprint = self.fingerprints.hex(f);
+                    b.extend_from_slice(if self.written == 0 { b"[\n" } else { b",\n" });
+                    self.written += 1;
+                    gitlab::push_issue(b, f, &fingerprint);
+                    if b.len() >= CHUNK {
+                        self.out.write_all(b)?;
+                        b.clear();
+                    }
                 }
+                self.out.write_all(b)?;
+                b.clear();
             }
             Format::Sarif => {
                 let spool = self.spool.as_mut().expect("a SARIF sink has a spool");
