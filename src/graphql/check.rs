@@ -387,9 +387,10 @@ fn check_level(
     if other_api(&doc, schema) {
         return Vec::new();
     }
-    // A plain document shown valid needs no ExecutableDocument nor apollo-compiler's rules.
-    let valid = super::quick::certainly_valid(&doc, schema);
-    let mut invalid = if valid {
+    // A plain document (valid, or with the plain mistakes) needs no ExecutableDocument nor
+    // apollo-compiler's rules: its diagnostics are found without them.
+    let quick = super::quick::diagnose(&doc, schema);
+    let mut invalid = if quick.is_some() {
         None
     } else {
         doc.to_executable_validate(&schema.schema).err()
@@ -409,7 +410,7 @@ fn check_level(
         converted = false;
     }
     #[cfg(test)]
-    if converted && invalid.is_some() {
+    if converted && (invalid.is_some() || quick.as_ref().is_some_and(|q| !q.is_empty())) {
         tests_only::VALIDATED_CONVERTED.with(|n| n.set(n.get() + 1));
     }
     let walk = rules::walk(&doc, schema, text);
@@ -419,12 +420,31 @@ fn check_level(
         .filter_map(|f| f.claim.clone())
         .chain(walk.claims.iter().cloned())
         .collect();
-    if let Some(with) = invalid {
-        let errors = in_order(&with.errors, text, converted).unwrap_or_default();
-        let all: Vec<Range<usize>> = errors
-            .iter()
-            .map(|(at, _)| at.as_ref().map_or(0..0, |(_, r)| r.clone()))
-            .collect();
+    let errors: Option<Vec<Said>> = match (quick, invalid) {
+        (Some(q), _) => (!q.is_empty()).then(|| {
+            q.into_iter()
+                .map(|d| Said {
+                    range: d.range,
+                    name: Some(d.name),
+                    message: d.message,
+                })
+                .collect()
+        }),
+        (None, Some(with)) => Some(
+            in_order(&with.errors, text, converted)
+                .unwrap_or_default()
+                .iter()
+                .map(|(at, d)| Said {
+                    range: at.as_ref().map_or(0..0, |(_, r)| r.clone()),
+                    name: d.unstable_error_name(),
+                    message: d.to_string(),
+                })
+                .collect(),
+        ),
+        (None, None) => None,
+    };
+    if let Some(errors) = errors {
+        let all: Vec<Range<usize>> = errors.iter().map(|d| d.range.clone()).collect();
         let mut recheck = Recheck {
             text,
             doc: &doc,
@@ -433,9 +453,9 @@ fn check_level(
             before: &all,
             budget: RECHECK_BUDGET,
         };
-        for (i, (_, d)) in errors.iter().enumerate() {
+        for (i, d) in errors.iter().enumerate() {
             let mut r = all[i].clone();
-            if d.unstable_error_name() == Some("MissingSubselection")
+            if d.name == Some("MissingSubselection")
                 && text.get(r.clone()).is_some_and(|t| t.contains('{'))
             {
                 // The sub-selection holds only unknown fields, already reported.
@@ -444,16 +464,14 @@ fn check_level(
             if claims.iter().any(|c| c.start <= r.start && r.end <= c.end) {
                 continue;
             }
-            if d.unstable_error_name() == Some("UnusedVariable")
-                && used_in(text, &r, &walk.unchecked)
-            {
+            if d.name == Some("UnusedVariable") && used_in(text, &r, &walk.unchecked) {
                 continue;
             }
             let mut f = RawFinding {
                 range: r.clone(),
                 code: "graphql-validation",
                 severity: Severity::Error,
-                message: d.to_string(),
+                message: d.message.clone(),
                 fixes: Vec::new(),
                 claim: None,
                 does: None,
@@ -462,7 +480,7 @@ fn check_level(
             // Only "undefined name" diagnostics: a wider one (an ambiguous anonymous operation
             // spans the whole operation) must not take the name's suggestions.
             let about_a_name = matches!(
-                d.unstable_error_name(),
+                d.name,
                 None | Some(
                     "UndefinedField"
                         | "UndefinedArgument"
@@ -474,7 +492,7 @@ fn check_level(
             // A value of the wrong type ("found a list") that holds an unknown name: renaming
             // the name leaves the type error, so its "did you mean" is no fix for this one
             // (`status: [STATUS_ACTIVE, STATUS_PLANED]` on 4.4, where one bare value is wanted).
-            let wrong_type = d.unstable_error_name() == Some("UnsupportedValueType");
+            let wrong_type = d.name == Some("UnsupportedValueType");
             let unknown = walk.unknowns.iter().filter(|_| about_a_name).find(|u| {
                 (!wrong_type && r.start <= u.range.start && u.range.end <= r.end)
                     || u.range == r
@@ -558,7 +576,7 @@ fn check_level(
                     does: None,
                 });
             }
-            let said_nothing = f.message == d.to_string();
+            let said_nothing = f.message == d.message;
             if let Some(h) = walk.hints.iter().find(|h| h.range == r) {
                 // `r` is still the value span when no unknown name matched.
                 match &h.note {
@@ -570,10 +588,8 @@ fn check_level(
                 }
                 f.fixes.push(h.fix.clone());
             } else if said_nothing {
-                f.message.push_str(&super::words::context(
-                    d.unstable_error_name(),
-                    &schema.netbox_version,
-                ));
+                f.message
+                    .push_str(&super::words::context(d.name, &schema.netbox_version));
             }
             out.push(f);
         }
@@ -809,9 +825,14 @@ impl Recheck<'_> {
         let mut edited = renamed(self.doc, self.text, edits);
         let mut reparsed = None;
         let mut with = None;
+        let message = |m: String| if messages { m } else { String::new() };
         if let Some(e) = &edited {
-            if super::quick::certainly_valid(&e.doc, self.schema) {
-                return Some(Vec::new());
+            if let Some(said) = super::quick::diagnose(&e.doc, self.schema) {
+                return Some(
+                    said.into_iter()
+                        .map(|d| (e.span(&d.range), message(d.message)))
+                        .collect(),
+                );
             }
             let Err(w) = e.doc.to_executable_validate(&self.schema.schema) else {
                 return Some(Vec::new());
@@ -827,8 +848,12 @@ impl Recheck<'_> {
             Some(w) => w,
             None => {
                 let doc = reparsed.insert(parse(fixed).ok()?);
-                if super::quick::certainly_valid(doc, self.schema) {
-                    return Some(Vec::new());
+                if let Some(said) = super::quick::diagnose(doc, self.schema) {
+                    return Some(
+                        said.into_iter()
+                            .map(|d| (d.range, message(d.message)))
+                            .collect(),
+                    );
                 }
                 let Err(w) = doc.to_executable_validate(&self.schema.schema) else {
                     return Some(Vec::new());
@@ -916,6 +941,14 @@ fn in_order<'a>(list: &'a DiagnosticList, text: &str, converted: bool) -> Option
         }
     }
     Some(order.into_iter().map(|k| out[k].clone()).collect())
+}
+
+/// One validation diagnostic: its range in the document (`0..0` without a location), its
+/// `unstable_error_name` and its message; from apollo-compiler or [`super::quick::diagnose`].
+struct Said {
+    range: Range<usize>,
+    name: Option<&'static str>,
+    message: String,
 }
 
 /// A diagnostic with the file and byte range of its location.
