@@ -7,12 +7,107 @@ use super::fit::Fit;
 use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
-use super::target::quote_list;
 use super::text::{comma_parts, rsplit_dunder, slugify, split_dunder};
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
 use crate::extract::Value;
 use crate::finding::{Advice, Finding};
+
+/// The strings given, joined into one `String` allocated at their total length (a `format!`
+/// of a message cost ~900 instructions; every finding of these rules has one or more).
+macro_rules! cat {
+    ($($part:expr),+ $(,)?) => {{
+        let parts: &[&str] = &[$($part),+];
+        let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+        for p in parts {
+            out.push_str(p);
+        }
+        out
+    }};
+}
+
+/// A message built from borrowed parts, joined into one `String` allocated at their total
+/// length by [`Msg::done`].
+struct Msg<'a>(smallvec::SmallVec<[&'a str; 32]>);
+
+impl<'a> Msg<'a> {
+    fn of(parts: &[&'a str]) -> Self {
+        Msg(parts.iter().copied().collect())
+    }
+
+    /// Appends `parts`.
+    fn and(mut self, parts: &[&'a str]) -> Self {
+        self.0.extend_from_slice(parts);
+        self
+    }
+
+    /// Appends [`ignored`]'s text.
+    fn ignored(self, view: &View<'a>) -> Self {
+        self.and(&[
+            "NetBox ",
+            view.version(),
+            " ignores it and returns every object of /api/",
+            view.key,
+            "/",
+        ])
+    }
+
+    /// Appends [`lookup_list`]'s text.
+    fn lookup_list(mut self, view: &View<'a>, base: &'a str) -> Self {
+        let start = self.0.len();
+        for l in view.ep.params.lookups(base) {
+            let sep = if self.0.len() == start {
+                " Its lookups here: `__"
+            } else {
+                ", `__"
+            };
+            self.0.extend_from_slice(&[sep, l, "`"]);
+        }
+        if self.0.len() == start {
+            self.and(&[" `", base, "` takes no lookups here."])
+        } else {
+            self.and(&["."])
+        }
+    }
+
+    /// Appends [`suggestion_text`]'s text.
+    fn suggestion(mut self, s: &'a Suggestions) -> Self {
+        match s.names.as_slice() {
+            [one] => self.and(&[" Use `", one, "`", &s.note, "."]),
+            [] if !s.relation_hint.is_empty() => {
+                self.0.push(" Its relation filters include ");
+                for (i, n) in s.relation_hint.iter().enumerate() {
+                    self.0
+                        .extend_from_slice(&[if i == 0 { "`" } else { ", `" }, n, "`"]);
+                }
+                self.and(&["."])
+            }
+            [] => self,
+            // `quote_list`: "`a`, `b` or `c`".
+            many => {
+                self.0.push(" Did you mean ");
+                let last = many.len() - 1;
+                for (i, n) in many.iter().enumerate() {
+                    let sep = match i {
+                        0 => "`",
+                        i if i == last => " or `",
+                        _ => ", `",
+                    };
+                    self.0.extend_from_slice(&[sep, n, "`"]);
+                }
+                self.and(&["?"])
+            }
+        }
+    }
+
+    fn done(self) -> String {
+        let mut out = String::with_capacity(self.0.iter().map(|p| p.len()).sum());
+        for p in &self.0 {
+            out.push_str(p);
+        }
+        out
+    }
+}
 
 /// Checks `entry`, whose key is not a parameter of `view`.
 pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<Finding>) {
@@ -62,10 +157,12 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
 }
 
 fn ignored(view: &View) -> String {
-    format!(
-        "NetBox {} ignores it and returns every object of {}",
+    cat!(
+        "NetBox ",
         view.version(),
-        view.path()
+        " ignores it and returns every object of /api/",
+        view.key,
+        "/"
     )
 }
 
@@ -303,11 +400,15 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
         let s = suggest(view, base);
         let mut f = unknown(view, entry, &s);
         f.code = "unsupported-lookup";
-        f.message = format!(
-            "`__in` is not a NetBox lookup and `{base}` is not a filter here either: {}.{}",
-            ignored(view),
-            suggestion_text(&s)
-        );
+        f.message = Msg::of(&[
+            "`__in` is not a NetBox lookup and `",
+            base,
+            "` is not a filter here either: ",
+        ])
+        .ignored(view)
+        .and(&["."])
+        .suggestion(&s)
+        .done();
         return f;
     }
     if let Value::Joined {
@@ -328,30 +429,39 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
     };
     let fit = view.value_fits(base, &values);
     let certain = fit == Fit::Yes;
-    let caveat = match fit {
-        Fit::No("takes one value") => {
-            format!(" `{base}` takes one value, though: query once per value.")
-        }
-        Fit::No(reason) => format!(" `{base}` {reason}, though: adjust the values."),
-        Fit::Yes => String::new(),
+    let msg = Msg::of(&["`__in` is not a NetBox lookup: "])
+        .ignored(view)
+        .and(&[
+            ". Pass the values as a list on `",
+            base,
+            "` (sent as repeated `",
+            base,
+            "=` keys).",
+        ]);
+    let msg = match fit {
+        Fit::No("takes one value") => msg.and(&[
+            " `",
+            base,
+            "` takes one value, though: query once per value.",
+        ]),
+        Fit::No(reason) => msg.and(&[" `", base, "` ", reason, ", though: adjust the values."]),
+        Fit::Yes => msg,
     };
-    let msg = format!(
-        "`__in` is not a NetBox lookup: {}. Pass the values as a list on `{base}` (sent as repeated `{base}=` keys).{caveat}",
-        ignored(view)
-    );
-    let f = finding(r.clone(), "unsupported-lookup", msg);
+    let f = finding(r.clone(), "unsupported-lookup", msg.done());
     let numeric = view
         .param(base)
         .map(|p| view.takes_integers(base, p))
         .unwrap_or(false);
     match (ctx.syntax(), parts) {
         (s, Some(parts)) if s.is_pairs() => f.with_fix(
-            format!("Use repeated `{base}` keys"),
+            cat!("Use repeated `", base, "` keys"),
             ctx.pair_range(entry),
             render::pairs(base, &parts, s),
             certain,
         ),
-        (s, None) if s.is_pairs() => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
+        (s, None) if s.is_pairs() => {
+            f.with_fix(cat!("Replace with `", base, "`"), r, base, certain)
+        }
         (syntax, Some(parts)) if parts.len() > 1 => {
             let items: Vec<String> = parts
                 .iter()
@@ -359,7 +469,7 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
                 .collect();
             let mut f = f;
             f.fixes.push(crate::finding::Fix {
-                title: format!("Use a list on `{base}`"),
+                title: cat!("Use a list on `", base, "`"),
                 edits: vec![
                     crate::finding::Edit {
                         range: r,
@@ -375,7 +485,7 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
             });
             f
         }
-        _ => f.with_fix(format!("Replace with `{base}`"), r, base, certain),
+        _ => f.with_fix(cat!("Replace with `", base, "`"), r, base, certain),
     }
 }
 
@@ -444,28 +554,32 @@ fn other_lookup(
     let r = entry.key_range.clone();
     if let Some((target, note)) = django_to_netbox(lookup) {
         let to = match target {
-            Some(l) => format!("{base}__{l}"),
+            Some(l) => cat!(base, "__", l),
             None => base.to_string(),
         };
-        let mut f = finding(
-            r.clone(),
-            "unsupported-lookup",
-            format!(
-                "`__{lookup}` is a Django lookup, not a NetBox one: {}. Use `{to}`{note}.",
-                ignored(view)
-            ),
-        );
         if view.has(&to) {
+            let msg = Msg::of(&["`__", lookup, "` is a Django lookup, not a NetBox one: "])
+                .ignored(view)
+                .and(&[". Use `", &to, "`", note, "."])
+                .done();
             let certain = view.value_fits(&to, &entry.value) == Fit::Yes;
-            f = f.with_fix(format!("Replace with `{to}`"), r, to, certain);
-        } else {
-            f.message = format!(
-                "`__{lookup}` is a Django lookup, not a NetBox one, and `{base}` has no such lookup here: {}.{}",
-                ignored(view),
-                lookup_list(view, base)
+            let title = cat!("Replace with `", &to, "`");
+            return Some(
+                finding(r.clone(), "unsupported-lookup", msg).with_fix(title, r, to, certain),
             );
         }
-        return Some(f);
+        let msg = Msg::of(&[
+            "`__",
+            lookup,
+            "` is a Django lookup, not a NetBox one, and `",
+            base,
+            "` has no such lookup here: ",
+        ])
+        .ignored(view)
+        .and(&["."])
+        .lookup_list(view, base)
+        .done();
+        return Some(finding(r, "unsupported-lookup", msg));
     }
     if matches!(lookup, "isnull" | "null") {
         let to = format!("{base}__empty");
@@ -492,50 +606,46 @@ fn other_lookup(
     if !view.has(base) {
         return None;
     }
-    let why = if view.is_relation(base) {
-        format!(
-            " `{base}` is a relation filter: it takes only `__n`. To match on the related object's name, look it up first and filter with its id or slug."
-        )
+    let msg = Msg::of(&["`", &entry.key, "` is not a filter here: "])
+        .ignored(view)
+        .and(&["."]);
+    let msg = if view.is_relation(base) {
+        msg.and(&[
+            " `",
+            base,
+            "` is a relation filter: it takes only `__n`. To match on the related object's name, look it up first and filter with its id or slug.",
+        ])
     } else if NETBOX_LOOKUPS.contains(&lookup) {
-        format!(
-            " `{base}` has no `__{lookup}` lookup in NetBox {}.{}",
+        msg.and(&[
+            " `",
+            base,
+            "` has no `__",
+            lookup,
+            "` lookup in NetBox ",
             view.version(),
-            lookup_list(view, base)
-        )
+            ".",
+        ])
+        .lookup_list(view, base)
     } else {
-        lookup_list(view, base)
+        msg.lookup_list(view, base)
     };
-    Some(finding(
-        r,
-        "unsupported-lookup",
-        format!(
-            "`{}` is not a filter here: {}.{why}",
-            entry.key,
-            ignored(view)
-        ),
-    ))
+    Some(finding(r, "unsupported-lookup", msg.done()))
 }
 
-/// " Its lookups here: `__n`, `__ic`, ..." or "".
+/// " Its lookups here: `__n`, `__ic`, ..." or " `base` takes no lookups here.".
 fn lookup_list(view: &View, base: &str) -> String {
     // The `base__*` names are adjacent in name order: one binary search, not a scan.
-    let ls: Vec<String> = view
-        .ep
-        .params
-        .lookups(base)
-        .map(|l| format!("`__{l}`"))
-        .collect();
-    if ls.is_empty() {
-        format!(" `{base}` takes no lookups here.")
-    } else {
-        format!(" Its lookups here: {}.", ls.join(", "))
-    }
+    Msg::of(&[]).lookup_list(view, base).done()
 }
 
 /// The key exists on the same endpoint in another shipped version only.
 fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> {
-    let mut versions: Vec<String> =
-        super::versions::with_filter(ctx.index, ctx.others, view.key, &entry.key);
+    let mut versions: Vec<String> = match ctx.others {
+        None if std::ptr::eq(ctx.index, view.index) => {
+            super::suggest::versions_with_filter(view, &entry.key)
+        }
+        _ => super::versions::with_filter(ctx.index, ctx.others, view.key, &entry.key),
+    };
     versions.retain(|v| v != view.version());
     if versions.is_empty() {
         return None;
@@ -688,19 +798,7 @@ fn version_key(v: &str) -> Vec<u32> {
 
 /// " Use `x`." / " Did you mean `a` or `b`?" / " Its relation filters: ..." / "".
 fn suggestion_text(s: &Suggestions) -> String {
-    match s.names.as_slice() {
-        [one] => format!(" Use `{one}`{}.", s.note),
-        [] if !s.relation_hint.is_empty() => format!(
-            " Its relation filters include {}.",
-            s.relation_hint
-                .iter()
-                .map(|n| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        [] => String::new(),
-        many => format!(" Did you mean {}?", quote_list(many)),
-    }
+    Msg::of(&[]).suggestion(s).done()
 }
 
 /// `unknown-filter` with the suggestions as fixes. A suggestion is certain only when the value
@@ -717,9 +815,17 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
             // would carry the value to a form it does not read is never preferred (issue 31 §3).
             match same_concept(view, one, &entry.value) {
                 Some(other) => {
-                    why = format!(
-                        " `{one}` {reason}; this value fits `{other}`, the same {}.",
-                        one.strip_suffix("_id").unwrap_or(one).replace('_', " ")
+                    let spoken = one.strip_suffix("_id").unwrap_or(one).replace('_', " ");
+                    why = cat!(
+                        " `",
+                        one,
+                        "` ",
+                        reason,
+                        "; this value fits `",
+                        &other,
+                        "`, the same ",
+                        &spoken,
+                        "."
                     );
                     // A number reads as an id; a string on the bare filter may be a name as
                     // well as a slug: offered, not preferred.
@@ -740,34 +846,22 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
             relation_hint: Vec::new(),
             note: String::new(),
         };
-        let msg = format!(
-            "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}{why}",
-            entry.key,
-            view.path(),
-            view.version(),
-            suggestion_text(&s)
-        );
+        let msg = not_a_filter(view, entry).suggestion(&s).and(&[&why]).done();
         let r = entry.key_range.clone();
         let n = &s.names[0];
         return finding(r.clone(), "unknown-filter", msg).with_fix(
-            format!("Replace `{}` with `{n}`", entry.key),
+            cat!("Replace `", &entry.key, "` with `", n, "`"),
             r,
             n.clone(),
             certain,
         );
     }
-    let msg = format!(
-        "`{}` is not a filter on {} (NetBox {}): NetBox ignores it and returns every object.{}{why}",
-        entry.key,
-        view.path(),
-        view.version(),
-        suggestion_text(s)
-    );
+    let msg = not_a_filter(view, entry).suggestion(s).and(&[&why]).done();
     let r = entry.key_range.clone();
     let mut f = finding(r.clone(), "unknown-filter", msg);
     for n in &s.names {
         f = f.with_fix(
-            format!("Replace `{}` with `{n}`", entry.key),
+            cat!("Replace `", &entry.key, "` with `", n, "`"),
             r.clone(),
             n.clone(),
             certain,
@@ -776,12 +870,25 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
     f
 }
 
+/// "`key` is not a filter on /api/…/ (NetBox v): NetBox ignores it and returns every object."
+fn not_a_filter<'a>(view: &View<'a>, entry: &'a FilterEntry) -> Msg<'a> {
+    Msg::of(&[
+        "`",
+        &entry.key,
+        "` is not a filter on /api/",
+        view.key,
+        "/ (NetBox ",
+        view.version(),
+        "): NetBox ignores it and returns every object.",
+    ])
+}
+
 /// The filter of the same relation as `name` in the other form (`tag` ↔ `tag_id`,
 /// `object_type` ↔ `object_type_id`) when `value` fits it and not `name`.
 fn same_concept(view: &View, name: &str, value: &Value) -> Option<String> {
     let other = match name.strip_suffix("_id") {
         Some(bare) => bare.to_string(),
-        None => format!("{name}_id"),
+        None => cat!(name, "_id"),
     };
     (view.has(&other) && view.value_fits(&other, value) == Fit::Yes).then_some(other)
 }
@@ -789,21 +896,39 @@ fn same_concept(view: &View, name: &str, value: &Value) -> Option<String> {
 /// Why the value does not fit `name` and what to send instead.
 fn fit_advice(view: &View, name: &str, reason: &str) -> String {
     let noun = name.strip_suffix("_id").unwrap_or(name);
-    let spoken = noun.replace('_', " ");
     if reason == "takes numeric ids" {
+        let spoken = noun.replace('_', " ");
         let by_slug = view
             .param(noun)
             .is_some_and(|p| noun != name && !view.takes_integers(noun, p));
         return match by_slug.then_some(noun) {
-            Some(n) => format!(
-                " `{name}` takes numeric ids; this value is a name or slug: use `{n}` if it is the {spoken}'s slug, or look the {spoken} up on its own endpoint (`?name=...`) and send its id."
+            Some(n) => cat!(
+                " `",
+                name,
+                "` takes numeric ids; this value is a name or slug: use `",
+                n,
+                "` if it is the ",
+                &spoken,
+                "'s slug, or look the ",
+                &spoken,
+                " up on its own endpoint (`?name=...`) and send its id."
             ),
-            None => format!(
-                " `{name}` takes numeric ids, not this value: look the {spoken} up on its own endpoint (`?name=...`) and send its id."
+            None => cat!(
+                " `",
+                name,
+                "` takes numeric ids, not this value: look the ",
+                &spoken,
+                " up on its own endpoint (`?name=...`) and send its id."
             ),
         };
     }
-    format!(" `{name}` {reason}: adjust the value when renaming.")
+    cat!(
+        " `",
+        name,
+        "` ",
+        reason,
+        ": adjust the value when renaming."
+    )
 }
 
 /// A snippet's `<base>__<lookup>` with a NetBox lookup that no endpoint of the release has
