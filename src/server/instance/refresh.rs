@@ -167,6 +167,7 @@ async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>, run: &Ar
             let summary = summary(&built.index);
             let knowledge = knowledge_of(built.index, built.sdl.as_deref());
             install(b, knowledge);
+            b.state.instance.release(run);
             if let Some(p) = progress {
                 p.finish_with_message("ready").await;
             }
@@ -178,6 +179,7 @@ async fn rebuild(b: &Backend, user: &UserInstance, client: Arc<Client>, run: &Ar
                 .await;
         }
         Err(e) => {
+            b.state.instance.release(run);
             if let Some(p) = progress {
                 p.finish_with_message("failed").await;
             }

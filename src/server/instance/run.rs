@@ -68,10 +68,7 @@ pub fn start(backend: &Backend, force: bool) {
             _ = run.wake.notified() => end_cancelled(&b, &run).await,
             _ = refresh(&b, &user, force, &run) => {}
         }
-        let mut running = lock(&slot.running);
-        if running.as_ref().is_some_and(|r| Arc::ptr_eq(r, &run)) {
-            *running = None;
-        }
+        slot.release(&run);
     });
 }
 

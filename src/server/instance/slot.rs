@@ -42,6 +42,18 @@ pub(super) struct Run {
     pub(super) progress: AtomicBool,
 }
 
+impl Slot {
+    /// Clears the running build if it is `run` (a build that replaced it stays). A build
+    /// calls it once it is done, before it says so: a rebuild asked for after its "ready"
+    /// must start a build, not cancel one that has ended.
+    pub(super) fn release(&self, run: &Arc<Run>) {
+        let mut running = lock(&self.running);
+        if running.as_ref().is_some_and(|r| Arc::ptr_eq(r, run)) {
+            *running = None;
+        }
+    }
+}
+
 impl Run {
     pub(super) fn cancel(&self) {
         self.cancelled.store(true, Ordering::SeqCst);
