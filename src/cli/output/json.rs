@@ -307,6 +307,15 @@ pub(super) fn push_u32(b: &mut Vec<u8>, n: u32) {
     }
 }
 
+/// [`push_u32`] of a `u64` (SARIF's and GitLab's 1-based lines and columns, rule indexes).
+#[inline]
+pub(super) fn push_u64(b: &mut Vec<u8>, n: u64) {
+    match u32::try_from(n) {
+        Ok(n) => push_u32(b, n),
+        Err(_) => b.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+    }
+}
+
 /// Writes [`skipped`] as [`write_finding`] writes a finding.
 pub fn write_skipped(out: &mut impl Write, s: &Skipped) -> std::io::Result<()> {
     write_element(out, &NotChecked::from(s))
@@ -871,6 +880,11 @@ mod tests {
             let mut b = b"x".to_vec();
             push_u32(&mut b, n);
             assert_eq!(&b[1..], n.to_string().as_bytes());
+        }
+        for n in [0, 9, 10, 99, 100, u64::from(u32::MAX) + 1, u64::MAX] {
+            let mut b = Vec::new();
+            push_u64(&mut b, n);
+            assert_eq!(b, n.to_string().as_bytes());
         }
     }
 
