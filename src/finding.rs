@@ -260,6 +260,8 @@ impl Finding {
         new_text: impl Into<String>,
         certain: bool,
     ) -> Self {
+        // Most findings have one fix: room for exactly one, not the four a first push makes.
+        self.fixes.reserve_exact(1);
         self.fixes.push(Fix {
             title: title.into(),
             edits: vec![Edit {

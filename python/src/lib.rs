@@ -408,11 +408,16 @@ impl Checker {
         let mut filters_in = Vec::with_capacity(n);
         let mut given = Vec::with_capacity(n);
         for (k, v) in filters.iter() {
-            let key = k
-                .cast::<PyString>()
-                .map_err(|_| PyTypeError::new_err("filter keys must be str"))?
-                .to_str()?
-                .to_owned();
+            // An exact str (every key but a str subclass's) by a type pointer compare; the
+            // subclass check calls into the interpreter.
+            let key = match k.cast_exact::<PyString>() {
+                Ok(s) => s,
+                Err(_) => k
+                    .cast::<PyString>()
+                    .map_err(|_| PyTypeError::new_err("filter keys must be str"))?,
+            }
+            .to_str()?
+            .to_owned();
             filters_in.push((key, value_of(&v, 0)));
             given.push((k.unbind(), v.unbind()));
         }
@@ -511,6 +516,28 @@ const MAX_DEPTH: usize = 64;
 /// A Python value as the core reads a literal: None → null, bool, int (i64), float, str,
 /// list/tuple → list, dict → mapping; anything else (and an int beyond i64) is not judged.
 fn value_of(v: &Bound<'_, PyAny>, depth: usize) -> Value {
+    // The exact types first, by a type pointer compare (the subclass checks below call into
+    // the interpreter under the stable ABI): an int id, a str, a list of either. The branches
+    // below give the same values for them.
+    if v.is_exact_instance_of::<PyInt>() {
+        return v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr);
+    }
+    if let Ok(s) = v.cast_exact::<PyString>() {
+        return s
+            .to_str()
+            .map(|s| Value::Str(s.to_owned()))
+            .unwrap_or(Value::Expr);
+    }
+    if let Ok(l) = v.cast_exact::<PyList>() {
+        if depth >= MAX_DEPTH {
+            return Value::Expr;
+        }
+        return Value::List(
+            l.iter()
+                .map(|item| (value_of(&item, depth + 1), 0..0))
+                .collect(),
+        );
+    }
     // Ids first: the most common filter value (bool is an int subclass).
     if v.is_instance_of::<PyInt>() {
         match v.cast_exact::<PyBool>() {

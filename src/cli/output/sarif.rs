@@ -327,7 +327,7 @@ pub fn push_result(
     b.extend_from_slice(b"\n          },\n          \"ruleId\": ");
     super::json::push_str(b, f.code);
     b.extend_from_slice(b",\n          \"ruleIndex\": ");
-    b.extend_from_slice(itoa::Buffer::new().format(index).as_bytes());
+    super::json::push_u64(b, index as u64);
     b.extend_from_slice(b"\n        }");
     Ok(())
 }
@@ -369,17 +369,17 @@ const REGION_16: RegionParts = [
 /// Inlined where the parts are constants, so that their copies are moves of known length.
 #[inline(always)]
 fn flat_region(b: &mut Vec<u8>, parts: &RegionParts, span: &Span) {
-    let mut n = itoa::Buffer::new();
+    use super::json::push_u64;
     let one = |v: u32| u64::from(v) + 1;
     b.reserve(parts.iter().map(|p| p.len()).sum::<usize>() + 4 * 11);
     b.extend_from_slice(parts[0]);
-    b.extend_from_slice(n.format(one(span.end.utf16_col)).as_bytes());
+    push_u64(b, one(span.end.utf16_col));
     b.extend_from_slice(parts[1]);
-    b.extend_from_slice(n.format(one(span.end.line)).as_bytes());
+    push_u64(b, one(span.end.line));
     b.extend_from_slice(parts[2]);
-    b.extend_from_slice(n.format(one(span.start.utf16_col)).as_bytes());
+    push_u64(b, one(span.start.utf16_col));
     b.extend_from_slice(parts[3]);
-    b.extend_from_slice(n.format(one(span.start.line)).as_bytes());
+    push_u64(b, one(span.start.line));
     b.extend_from_slice(parts[4]);
 }
 
