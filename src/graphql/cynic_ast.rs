@@ -231,7 +231,7 @@ impl Conv<'_> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(sels.size_hint().0);
         for s in sels {
             out.push(match s {
                 cy::Selection::Field(f) => Selection::Field(self.field(f, depth)?),

@@ -12,8 +12,8 @@
 //! `false`, and apollo-compiler validates as before: the findings are the same either way.
 
 use super::NetboxSchema;
-use apollo_compiler::ast::{self, Definition, Selection, Type, Value};
-use apollo_compiler::schema::ExtendedType;
+use apollo_compiler::ast::{self, Definition, FieldDefinition, Selection, Type, Value};
+use apollo_compiler::schema::{ExtendedType, ObjectType};
 use apollo_compiler::{Name, Node};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -86,6 +86,7 @@ pub fn diagnose(doc: &ast::Document, nb: &NetboxSchema) -> Option<Vec<Said>> {
         used_fragments: Vec::new(),
         stack: Vec::new(),
         said: Vec::new(),
+        unplain: Vec::new(),
     };
     // Default values are checked as apollo-compiler does: against the type, no variables.
     for v in &op.variables {
@@ -95,9 +96,10 @@ pub fn diagnose(doc: &ast::Document, nb: &NetboxSchema) -> Option<Vec<Said>> {
             }
         }
     }
-    if !q.selections(root.name.as_str(), &op.selection_set, 0) {
+    if !q.selections(root.name.as_str(), &op.selection_set, 0, &mut true) {
         return None;
     }
+    q.unplain.sort_unstable();
     if !q.merges(root.name.as_str(), &[&op.selection_set], 0) {
         return None;
     }
@@ -141,33 +143,54 @@ struct Quick<'a> {
     stack: Vec<&'a Name>,
     /// The diagnostics found so far, in apollo-compiler's order of finding them.
     said: Vec<Said>,
+    /// The fields (addresses of their nodes) whose selection, at any depth, has a fragment
+    /// spread or two fields of one response name (or of one hash of it): [`Quick::merges`]
+    /// looks only below these. Sorted once [`Quick::selections`] is done.
+    unplain: Vec<usize>,
 }
 
 impl<'a> Quick<'a> {
     /// The selection set `sels` on object type `ty`: every field known with valid arguments,
     /// leaves without and objects with a selection, spreads of fragments on `ty` itself.
-    fn selections(&mut self, ty: &str, sels: &'a [Selection], depth: usize) -> bool {
+    /// `plain` is set to `false` when `sels` has a fragment spread or two fields of one
+    /// response name, or a field below it does (that field is then in `unplain`).
+    fn selections(
+        &mut self,
+        ty: &str,
+        sels: &'a [Selection],
+        depth: usize,
+        plain: &mut bool,
+    ) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
+        // The hashes of the response names, to find two of one name (a hash shared by two
+        // names, or more fields than kept, only costs the merge check a look).
+        let mut keys = [0u64; 32];
+        let mut nkeys = 0;
         let Some(ExtendedType::Object(obj)) = self.nb.schema.types.get(ty) else {
             return false;
         };
         // Unknown fields are left out of the executable document: a selection of nothing but
-        // them is empty there (a missing selection): left to apollo-compiler.
-        if sels
-            .iter()
-            .all(|s| matches!(s, Selection::Field(f) if !obj.fields.contains_key(&f.name)))
-        {
-            return false;
-        }
+        // them is empty there (a missing selection): left to apollo-compiler (asked at the end,
+        // each field looked up once; any `false` before it gives the same answer, `None`).
+        let mut only_unknown = true;
         for sel in sels {
             match sel {
                 Selection::Field(f) => {
                     if !f.directives.is_empty() {
                         return false;
                     }
-                    let Some(def) = obj.fields.get(&f.name) else {
+                    match keys.get_mut(nkeys) {
+                        Some(k) => {
+                            *k = fingerprint(f.alias.as_ref().unwrap_or(&f.name));
+                            nkeys += 1;
+                        }
+                        None => *plain = false,
+                    }
+                    let def = obj.fields.get(&f.name);
+                    only_unknown &= def.is_none();
+                    let Some(def) = def else {
                         // Unknown here: reported at its name when building the executable
                         // document, and left out of it (so of every later rule). A field
                         // with arguments or a selection takes them out too (variables,
@@ -199,16 +222,28 @@ impl<'a> Quick<'a> {
                             }
                         }
                         Some(ExtendedType::Object(_)) => {
+                            let mut below = true;
                             if f.selection_set.is_empty()
-                                || !self.selections(inner.as_str(), &f.selection_set, depth + 1)
+                                || !self.selections(
+                                    inner.as_str(),
+                                    &f.selection_set,
+                                    depth + 1,
+                                    &mut below,
+                                )
                             {
                                 return false;
+                            }
+                            if !below {
+                                self.unplain.push(&**f as *const ast::Field as usize);
+                                *plain = false;
                             }
                         }
                         _ => return false,
                     }
                 }
                 Selection::FragmentSpread(s) => {
+                    only_unknown = false;
+                    *plain = false;
                     if !s.directives.is_empty() {
                         return false;
                     }
@@ -249,7 +284,7 @@ impl<'a> Quick<'a> {
                     }
                     self.used_fragments.push(&frag.name);
                     self.stack.push(&frag.name);
-                    let ok = self.selections(cond, &frag.selection_set, depth + 1);
+                    let ok = self.selections(cond, &frag.selection_set, depth + 1, &mut true);
                     self.stack.pop();
                     if !ok {
                         return false;
@@ -258,7 +293,12 @@ impl<'a> Quick<'a> {
                 Selection::InlineFragment(_) => return false,
             }
         }
-        true
+        let keys = &mut keys[..nkeys];
+        keys.sort_unstable();
+        if keys.windows(2).any(|w| w[0] == w[1]) {
+            *plain = false;
+        }
+        !only_unknown
     }
 
     /// Arguments of field `f` of type `ty`: each given once, each required one given; an
@@ -481,28 +521,31 @@ impl<'a> Quick<'a> {
         let Some(ExtendedType::Object(obj)) = types.get(ty) else {
             return false;
         };
-        // Each field with the object type it is selected on (a fragment's own type).
-        let mut fields: Vec<(&'a Node<ast::Field>, &'a str)> = Vec::new();
-        let mut todo: Vec<(&'a [Selection], usize, &'a str)> =
-            sets.iter().map(|s| (*s, 0, ty_of(obj))).collect();
-        while let Some((sels, d, on)) = todo.pop() {
+        // Each field with the object type it is selected on (a fragment's own type) and its
+        // definition there, each looked up once.
+        let mut fields: Vec<(&'a Node<ast::Field>, &'a ObjectType, &'a FieldDefinition)> =
+            Vec::with_capacity(sets.iter().map(|s| s.len()).sum());
+        let mut todo: Vec<(&'a [Selection], usize, &'a ObjectType)> =
+            sets.iter().map(|s| (*s, 0, &**obj)).collect();
+        while let Some((sels, d, parent)) = todo.pop() {
             if d > MAX_DEPTH {
                 return false;
             }
-            let Some(ExtendedType::Object(parent)) = types.get(on) else {
-                return false;
-            };
             for sel in sels {
                 match sel {
-                    // An unknown field is not in the executable document.
-                    Selection::Field(f) if parent.fields.contains_key(&f.name) => {
-                        fields.push((f, ty_of(parent)))
-                    }
-                    Selection::Field(_) => {}
-                    Selection::FragmentSpread(s) => match self.fragments.get(&s.fragment_name) {
-                        Some(frag) => {
-                            todo.push((&frag.selection_set, d + 1, frag.type_condition.as_str()))
+                    Selection::Field(f) => {
+                        // An unknown field is not in the executable document.
+                        if let Some(def) = parent.fields.get(&f.name) {
+                            fields.push((f, parent, &**def));
                         }
+                    }
+                    Selection::FragmentSpread(s) => match self.fragments.get(&s.fragment_name) {
+                        Some(frag) => match types.get(frag.type_condition.as_str()) {
+                            Some(ExtendedType::Object(on)) => {
+                                todo.push((&frag.selection_set, d + 1, &**on))
+                            }
+                            _ => return false,
+                        },
                         None => return false,
                     },
                     Selection::InlineFragment(_) => return false,
@@ -510,46 +553,60 @@ impl<'a> Quick<'a> {
             }
         }
         let key = |f: &'a ast::Field| f.alias.as_ref().unwrap_or(&f.name).as_str();
-        for (i, (f, on)) in fields.iter().enumerate() {
+        // The fields by response name, each group in the order of selection: every group
+        // must merge, in any order (nothing is said here). Sorted by a hash of the name, with
+        // the names compared only within a run of one hash (by name where two names share one).
+        let mut order: Vec<(u64, u32)> = fields
+            .iter()
+            .enumerate()
+            .map(|(i, (f, _, _))| (fingerprint(key(f)), i as u32))
+            .collect();
+        order.sort_unstable();
+        let same_hash_other_name = order.windows(2).any(|w| {
+            w[0].0 == w[1].0 && key(fields[w[0].1 as usize].0) != key(fields[w[1].1 as usize].0)
+        });
+        if same_hash_other_name {
+            order.sort_unstable_by(|a, b| {
+                key(fields[a.1 as usize].0)
+                    .cmp(key(fields[b.1 as usize].0))
+                    .then(a.1.cmp(&b.1))
+            });
+        }
+        let mut rest = &order[..];
+        while let Some(&(_, first)) = rest.first() {
+            let (f, on, def) = fields[first as usize];
             let k = key(f);
-            // The first field of each response name speaks for its group.
-            if fields[..i].iter().any(|(g, _)| key(g) == k) {
-                continue;
-            }
-            let group: Vec<(&Node<ast::Field>, &str)> = fields[i..]
+            let len = rest
                 .iter()
-                .copied()
-                .filter(|(g, _)| key(g) == k)
-                .collect();
-            if group.iter().any(|(_, o)| o != on) {
+                .position(|&(_, g)| key(fields[g as usize].0) != k)
+                .unwrap_or(rest.len());
+            let (group, after) = rest.split_at(len);
+            rest = after;
+            let group = group.iter().map(|&(_, g)| fields[g as usize]);
+            if group.clone().any(|(_, o, _)| !std::ptr::eq(o, on)) {
                 // Fields of one response name on two object types need only the same shape:
                 // shown here for leaves of one declared type, each the same field with the
                 // same arguments.
-                let def_ty = |g: &ast::Field, o: &str| match types.get(o) {
-                    Some(ExtendedType::Object(t)) => t.fields.get(&g.name).map(|d| &d.ty),
-                    _ => None,
-                };
-                let Some(want) = def_ty(f, on) else {
-                    return false;
-                };
-                if group.iter().any(|(g, o)| {
+                let want = &def.ty;
+                if group.clone().any(|(g, _, gd)| {
                     !g.selection_set.is_empty()
                         || g.name != f.name
                         || !same_arguments(&g.arguments, &f.arguments)
-                        || def_ty(g, o) != Some(want)
+                        || gd.ty != *want
                 }) {
                     return false;
                 }
                 continue;
             }
-            let Some(ExtendedType::Object(parent)) = types.get(*on) else {
-                return false;
-            };
-            if group.len() == 1 {
-                if !f.selection_set.is_empty() {
-                    let Some(def) = parent.fields.get(&f.name) else {
-                        return false;
-                    };
+            if len == 1 {
+                // A plain selection below (no spread, each response name once, and so at every
+                // depth) merges: `selections` saw each of its fields, within the depth bound.
+                let plain = || {
+                    self.unplain
+                        .binary_search(&(&**f as *const ast::Field as usize))
+                        .is_err()
+                };
+                if !f.selection_set.is_empty() && !plain() {
                     let sub = def.ty.inner_named_type().as_str();
                     if !self.merges(sub, &[&f.selection_set], depth + 1) {
                         return false;
@@ -558,18 +615,15 @@ impl<'a> Quick<'a> {
                 continue;
             }
             if group
-                .iter()
-                .any(|(g, _)| g.name != f.name || !same_arguments(&g.arguments, &f.arguments))
+                .clone()
+                .any(|(g, _, _)| g.name != f.name || !same_arguments(&g.arguments, &f.arguments))
             {
                 return false;
             }
             if !f.selection_set.is_empty() {
-                let Some(def) = parent.fields.get(&f.name) else {
-                    return false;
-                };
                 let sub = def.ty.inner_named_type().as_str();
                 let subs: Vec<&'a [Selection]> =
-                    group.iter().map(|(g, _)| &g.selection_set[..]).collect();
+                    group.map(|(g, _, _)| &g.selection_set[..]).collect();
                 if !self.merges(sub, &subs, depth + 1) {
                     return false;
                 }
@@ -579,9 +633,11 @@ impl<'a> Quick<'a> {
     }
 }
 
-/// An object type's name, borrowed from the schema.
-fn ty_of(o: &apollo_compiler::schema::ObjectType) -> &str {
-    o.name.as_str()
+/// A 64-bit hash of a response name (FxHash's step): equal names, equal hashes.
+fn fingerprint(name: &str) -> u64 {
+    name.bytes().fold(name.len() as u64, |h, b| {
+        (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95)
+    })
 }
 
 /// The same arguments in the same order with equal values (stricter than the rule, which
@@ -802,6 +858,10 @@ mod tests {
             "query Q { device_list { id site } }",
             // one response name for two fields, and for one field with other arguments
             "query Q { device_list { id: name id } }",
+            // the same two levels down, and inside a fragment's selection
+            "query Q { device_list { site { tenant { id: name id } } } }",
+            "query Q { device_list { id ...D } } fragment D on DeviceType { site { id: slug id } }",
+            "query Q { device_list { site { id } ...D } } fragment D on DeviceType { site { id: slug } }",
             "query Q { device_list { interfaces(filters: {name: {exact: \"a\"}}) { id } interfaces { id } } }",
             // an undefined variable; a string for a boolean
             "query Q { device_list(filters: {name: {exact: $n}}) { id } }",

@@ -40,7 +40,8 @@ pub enum Plan {
 pub fn blank_placeholders(text: &str) -> Option<String> {
     let mut out: Option<String> = None;
     for pat in ["...", "\u{2026}"] {
-        for (i, _) in text.match_indices(pat) {
+        // The same non-overlapping matches as `match_indices`, found with SIMD.
+        for i in memchr::memmem::find_iter(text.as_bytes(), pat.as_bytes()) {
             let after = text[i + pat.len()..].trim_start_matches([' ', '\t']);
             let placeholder = after.is_empty()
                 || after.starts_with(['}', ')', '\n', '\r', '#', ','])
@@ -196,6 +197,22 @@ pub fn top_level(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let (mut depth, mut start, mut i) = (0usize, None::<usize>, 0usize);
     while i < b.len() {
+        if start.is_some() {
+            // Inside a definition only a bracket, a string or a comment changes anything:
+            // whitespace, names, punctuation (and a BOM) up to it are skipped.
+            while let Some(eight) = b.get(i..i + 8) {
+                if eight.iter().any(|&c| MARKS[c as usize]) {
+                    break;
+                }
+                i += 8;
+            }
+            while i < b.len() && !MARKS[b[i] as usize] {
+                i += 1;
+            }
+            if i == b.len() {
+                break;
+            }
+        }
         let c = b[i];
         match c {
             b'#' => {
@@ -256,6 +273,18 @@ pub fn top_level(text: &str) -> Vec<Range<usize>> {
     }
     out
 }
+
+/// The bytes [`top_level`] stops at inside a definition: `#`, `"` and the brackets.
+static MARKS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let marks = b"#\"{}()[]";
+    while k < marks.len() {
+        t[marks[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 /// The index after the string starting at `i` (`"..."` ends at an unescaped quote or a line
 /// end; `"""..."""` at the closing triple quote).
@@ -364,5 +393,134 @@ mod tests {
             Some("{ a { id     } }")
         );
         assert_eq!(blank_placeholders("{ a { ...F } }"), None);
+    }
+
+    // The scans as they were before the table and memmem (issue 36), for `same_as_before`.
+    fn top_level_before(text: &str) -> Vec<Range<usize>> {
+        let b = text.as_bytes();
+        let mut out = Vec::new();
+        let (mut depth, mut start, mut i) = (0usize, None::<usize>, 0usize);
+        while i < b.len() {
+            let c = b[i];
+            match c {
+                b'#' => {
+                    i = text[i..].find('\n').map_or(b.len(), |n| i + n);
+                    continue;
+                }
+                b'"' => {
+                    start.get_or_insert(i);
+                    i = skip_string(b, i);
+                    continue;
+                }
+                b' ' | b'\t' | b'\n' | b'\r' | b',' => {}
+                _ if c >= 0x80 && b[i..].starts_with("\u{feff}".as_bytes()) => {
+                    // Skip the whole BOM: a start inside its three bytes is no char boundary.
+                    i += "\u{feff}".len();
+                    continue;
+                }
+                _ => {
+                    start.get_or_insert(i);
+                    match c {
+                        b'{' | b'(' | b'[' => depth += 1,
+                        b'}' | b')' | b']' => {
+                            depth = depth.saturating_sub(1);
+                            // `}` closes a definition; `)` closes a bare field without a selection
+                            // set (`device_list(filters: {...})`) unless `{` or `@` follows.
+                            let ends = depth == 0
+                                && (c == b'}'
+                                    || (c == b')'
+                                        && !skip_ignored(&text[i + 1..]).starts_with(['{', '@'])));
+                            if ends {
+                                if let Some(s) = start.take() {
+                                    out.push(s..i + 1);
+                                }
+                            }
+                        }
+                        _ => {
+                            // With a start set, only a bracket, a string or a comment changes
+                            // anything: names, punctuation and whitespace up to it are skipped.
+                            i += 1;
+                            while i < b.len()
+                                && !matches!(
+                                    b[i],
+                                    b'#' | b'"' | b'{' | b'}' | b'(' | b')' | b'[' | b']'
+                                )
+                            {
+                                i += 1;
+                            }
+                            continue;
+                        }
+                    }
+                }
+            }
+            i += 1;
+        }
+        if let Some(s) = start {
+            let end = text.trim_end().len().max(s);
+            out.push(s..end);
+        }
+        out
+    }
+
+    fn blank_placeholders_before(text: &str) -> Option<String> {
+        let mut out: Option<String> = None;
+        for pat in ["...", "\u{2026}"] {
+            for (i, _) in text.match_indices(pat) {
+                let after = text[i + pat.len()..].trim_start_matches([' ', '\t']);
+                let placeholder = after.is_empty()
+                    || after.starts_with(['}', ')', '\n', '\r', '#', ','])
+                    || (pat != "..."
+                        && !after.starts_with(['{', '@'])
+                        && leading_name(after).is_empty());
+                if placeholder && !(pat == "..." && i > 0 && text[..i].ends_with('.')) {
+                    let o = out.get_or_insert_with(|| text.to_string());
+                    o.replace_range(i..i + pat.len(), &" ".repeat(pat.len()));
+                }
+            }
+        }
+        out
+    }
+
+    /// The table-driven `top_level` and the memmem `blank_placeholders` give what the scans
+    /// before them gave, on every fixture and bench document and on their heads and tails cut
+    /// at 300 places or every 7th byte (unbalanced brackets, strings and comments cut open).
+    #[test]
+    fn same_as_before() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = vec![
+            std::fs::read_to_string(root.join("benches/graphql-docs/documents.txt")).unwrap(),
+            std::fs::read_to_string(root.join("benches/graphql-docs/generated-4.7.3.graphql"))
+                .unwrap(),
+            "{ a { id .... } b { ...... } c \u{2026}\u{2026} d { ... } } # ...\n\u{feff}{ x }"
+                .to_string(),
+        ];
+        for dir in std::fs::read_dir(root.join("tests/fixtures/graphql"))
+            .unwrap()
+            .flatten()
+        {
+            let Ok(files) = std::fs::read_dir(dir.path()) else {
+                continue;
+            };
+            texts.extend(
+                files
+                    .flatten()
+                    .filter_map(|f| std::fs::read_to_string(f.path()).ok()),
+            );
+        }
+        let mut asked = 0;
+        for t in &texts {
+            let step = (t.len() / 300).max(7);
+            for cut in (0..t.len())
+                .step_by(step)
+                .filter(|&c| t.is_char_boundary(c))
+            {
+                for part in [&t[..cut], &t[cut..]] {
+                    assert_eq!(top_level(part), top_level_before(part), "{part}");
+                    assert_eq!(blank_placeholders(part), blank_placeholders_before(part));
+                    asked += 1;
+                }
+            }
+        }
+        assert!(asked > 1000, "{asked}");
     }
 }

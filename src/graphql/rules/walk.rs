@@ -147,7 +147,7 @@ impl Ctx<'_> {
         field: Option<(&Name, &InputObjectType, Range<usize>)>,
     ) {
         let schema = &self.nb.schema;
-        let named = ty.inner_named_type().as_str().to_string();
+        let named = ty.inner_named_type().as_str();
         let Some(vr) = span(v.location()) else {
             return;
         };
@@ -174,20 +174,20 @@ impl Ctx<'_> {
                 if ty.is_list() {
                     self.list_form_hint(&vr, v, ty);
                 }
-                let Some(obj) = schema.get_input_object(&named).cloned() else {
+                let Some(obj) = schema.get_input_object(named).cloned() else {
                     return;
                 };
                 if fields.iter().any(|(n, _)| !obj.fields.contains_key(n))
-                    && self.wrapper_form(&obj, &named, fields, &vr, field.as_ref().map(|f| f.0))
+                    && self.wrapper_form(&obj, named, fields, &vr, field.as_ref().map(|f| f.0))
                 {
                     return;
                 }
-                self.input_object(&obj, &named, fields, &vr, field.as_ref().map(|f| f.0));
+                self.input_object(&obj, named, fields, &vr, field.as_ref().map(|f| f.0));
                 for (name, fv) in fields {
                     match obj.fields.get(name) {
                         Some(fdef) => {
                             if let Some(r) = span(name.location()) {
-                                self.announced(&named, name.as_str(), r, &fdef.directives);
+                                self.announced(named, name.as_str(), r, &fdef.directives);
                             }
                             let fty = fdef.ty.clone();
                             let whole = span(name.location())
@@ -204,25 +204,25 @@ impl Ctx<'_> {
                                 self.unknown(r, Some(fv), true, candidates, |c| {
                                     obj.fields.get(c).map(|f| (*f.ty).clone())
                                 });
-                                self.owned_by(&named);
+                                self.owned_by(named);
                             }
                         }
                     }
                 }
             }
             Value::Enum(e) => {
-                if let Some(en) = schema.get_enum(&named) {
+                if let Some(en) = schema.get_enum(named) {
                     if !en.values.contains_key(e.as_str()) {
                         let candidates =
                             did_you_mean(e.as_str(), en.values.keys().map(|k| k.as_str()));
                         self.unknown(vr, None, false, candidates, |_| None);
                     }
-                } else if let Some(obj) = schema.get_input_object(&named).cloned() {
+                } else if let Some(obj) = schema.get_input_object(named).cloned() {
                     self.wrap_hint(&vr, v, &obj);
                 }
             }
             Value::String(_) | Value::Int(_) | Value::Float(_) | Value::Boolean(_) => {
-                if let Some(obj) = schema.get_input_object(&named).cloned() {
+                if let Some(obj) = schema.get_input_object(named).cloned() {
                     self.wrap_hint(&vr, v, &obj);
                 }
             }
