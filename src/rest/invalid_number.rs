@@ -10,10 +10,12 @@ use crate::index::ValueKind;
 use std::ops::Range;
 
 /// `invalid-value` for id and number filters: `tenant_id=abc` is an HTTP 400 ("“abc” is not a
-/// valid value"). A slug sibling (`tenant`) is offered when there is one.
+/// valid value"). A slug sibling (`tenant`) is offered when there is one. `parsed` is the
+/// entry's key parsed.
 pub(super) fn invalid_number(
     view: &View,
     entry: &FilterEntry,
+    parsed: &Key,
     v: &Value,
     text: &str,
     r: Range<usize>,
@@ -38,7 +40,7 @@ pub(super) fn invalid_number(
         return None;
     }
     // Only `id` and `<relation>_id` filters take ids; `vid`, `speed`, `u_height` take numbers.
-    let base = Key::parse(key).base();
+    let base = parsed.base();
     let what = match integers {
         true if base == "id" || base.ends_with("_id") => "an integer id",
         true => "an integer",
@@ -62,11 +64,16 @@ pub(super) fn invalid_number(
     );
     let boolean = match v {
         Value::Bool(b) => Some(*b),
-        _ => match text.trim().to_ascii_lowercase().as_str() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
-        },
+        _ => {
+            let t = text.trim();
+            if t.eq_ignore_ascii_case("true") {
+                Some(true)
+            } else if t.eq_ignore_ascii_case("false") {
+                Some(false)
+            } else {
+                None
+            }
+        }
     };
     if let Some(b) = boolean {
         if let Some(f) = boolean_on_number(view, entry, &msg, b, syntax) {
