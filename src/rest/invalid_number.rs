@@ -10,12 +10,10 @@ use crate::index::ValueKind;
 use std::ops::Range;
 
 /// `invalid-value` for id and number filters: `tenant_id=abc` is an HTTP 400 ("“abc” is not a
-/// valid value"). A slug sibling (`tenant`) is offered when there is one. `parsed` is the
-/// entry's key parsed.
+/// valid value"). A slug sibling (`tenant`) is offered when there is one.
 pub(super) fn invalid_number(
     view: &View,
     entry: &FilterEntry,
-    parsed: &Key,
     v: &Value,
     text: &str,
     r: Range<usize>,
@@ -40,7 +38,7 @@ pub(super) fn invalid_number(
         return None;
     }
     // Only `id` and `<relation>_id` filters take ids; `vid`, `speed`, `u_height` take numbers.
-    let base = parsed.base();
+    let base = Key::parse(key).base();
     let what = match integers {
         true if base == "id" || base.ends_with("_id") => "an integer id",
         true => "an integer",

@@ -249,10 +249,11 @@ thread_local! {
     /// [`has_slug_scan`]'s answers for the shipped releases, by release and model name (a
     /// shipped release's index is the same data each time it is decoded; at most one entry
     /// per relation filter name of a release).
-    static SLUGGED: std::cell::RefCell<
-        std::collections::HashMap<Box<str>, std::collections::HashMap<Box<str>, bool>>,
-    > = std::cell::RefCell::default();
+    static SLUGGED: std::cell::RefCell<Slugged> = std::cell::RefCell::default();
 }
+
+/// Release → model name → whether its endpoint filters by `slug` ([`SLUGGED`]).
+type Slugged = std::collections::HashMap<Box<str>, std::collections::HashMap<Box<str>, bool>>;
 
 /// A value NetBox's slugify would leave as it is: lower-case ASCII letters, digits, `-`, `_`,
 /// with at least one letter.

@@ -145,8 +145,7 @@ fn check_scalar(
         return comma_list(ctx, view, entry, param, &text, integers);
     }
     if number {
-        if let Some(f) = invalid_number(view, entry, &parsed, v, &text, r.clone(), integers, syntax)
-        {
+        if let Some(f) = invalid_number(view, entry, v, &text, r.clone(), integers, syntax) {
             return Some(f);
         }
         // An integer choice set (`width`: 10, 19, 21, 23; `sync_interval`, IKE `version`) is
