@@ -16,7 +16,7 @@ pub mod load;
 mod params;
 pub mod split;
 pub(crate) mod suffixes;
-mod table;
+pub(crate) mod table;
 
 pub use choices::ChoiceSets;
 pub use fields::{FieldSet, ResponseFields};

@@ -188,6 +188,50 @@ impl LookupSet {
             .position(|l| *l == lookup)
             .is_some_and(|k| self.0 & (1 << k) != 0)
     }
+
+    /// True when every lookup of `set` (made by [`LookupSet::of`]) is declared.
+    pub fn contains_all(self, set: LookupSet) -> bool {
+        self.0 & set.0 == set.0
+    }
+
+    /// True when some lookup of `set` (made by [`LookupSet::of`]) is declared.
+    pub fn contains_any(self, set: LookupSet) -> bool {
+        self.0 & set.0 != 0
+    }
+
+    /// The set of `lookups` (names of [`LOOKUPS`]; another name adds nothing), for
+    /// [`LookupSet::contains_all`] and [`LookupSet::contains_any`] with the names compared
+    /// once, at compile time (a `contains` compares names on every call).
+    pub const fn of(lookups: &[&str]) -> LookupSet {
+        let mut bits = 0u32;
+        let mut i = 0;
+        while i < lookups.len() {
+            let mut k = 0;
+            while k < LOOKUPS.len() {
+                if const_eq(lookups[i].as_bytes(), LOOKUPS[k].as_bytes()) {
+                    bits |= 1 << k;
+                }
+                k += 1;
+            }
+            i += 1;
+        }
+        LookupSet(bits)
+    }
+}
+
+/// `a == b` in a `const fn`.
+const fn const_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl Data {
@@ -213,9 +257,19 @@ impl Data {
             .get_or_init(|| table::build(self.len(), |i| self.name(i)))
     }
 
+    /// The name at position `i` as bytes (`i < len()`; no character boundaries checked).
+    #[inline]
+    fn name_bytes(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.names
+            .as_bytes()
+            .get(start..self.ends[i] as usize)
+            .unwrap_or_default()
+    }
+
     /// Position of `name` through `slots`.
     fn find(&self, slots: &[u64], name: &[u8]) -> Option<usize> {
-        table::find(slots, name, |i| self.name(i))
+        table::find_bytes(slots, name, |i| self.name_bytes(i))
     }
 
     /// The parameters in section `le` of a shipped index (see [`super::split`] for the
@@ -577,6 +631,31 @@ mod tests {
     /// What a `BTreeMap<String, Parameter>` makes of the same JSON object.
     fn as_map(json: &str) -> BTreeMap<String, Parameter> {
         serde_json::from_str(json).unwrap()
+    }
+
+    /// A set made by `LookupSet::of` answers as `contains` on every set of lookups a filter
+    /// can have (each lookup alone and with every other), and other names add nothing.
+    #[test]
+    fn lookup_sets_of_names_answer_as_contains() {
+        assert_eq!(LookupSet::of(&["xyz", ""]), LookupSet(0));
+        for (i, a) in LOOKUPS.iter().enumerate() {
+            for b in LOOKUPS.iter().chain(&["xyz"]) {
+                let both = LookupSet::of(&[a, b]);
+                for bits in [0u32, 1 << i, u32::MAX >> 15, 0x1_5555, 0xaaaa] {
+                    let set = LookupSet(bits);
+                    assert_eq!(
+                        set.contains_all(both),
+                        set.contains(a) && (*b == "xyz" || set.contains(b)),
+                        "{a} {b} {bits:x}"
+                    );
+                    assert_eq!(
+                        set.contains_any(both),
+                        set.contains(a) || set.contains(b),
+                        "{a} {b} {bits:x}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -27,22 +27,38 @@ pub struct Table {
 }
 
 /// A multiply-xor hash of `name`, eight bytes at a time (rustc-hash's constant); its high bits
-/// are the best mixed: the slot is taken from them.
+/// are the best mixed: the slot is taken from them. The bytes after the last whole word are
+/// read as one word ending at the name's end (overlapping the word before), a name under eight
+/// bytes as two overlapping four-byte halves or its first, middle and last byte (the length is
+/// hashed first, so these readings tell names apart): a byte at a time they were a third of a
+/// look-up.
+#[inline]
 pub fn hash(name: &[u8]) -> u64 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
-    let mut h = (name.len() as u64).wrapping_mul(K);
-    let mut words = name.chunks_exact(8);
-    for w in &mut words {
-        let w: [u8; 8] = w.try_into().unwrap_or_default();
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
-    }
-    let tail = words.remainder();
-    if !tail.is_empty() {
-        // The tail zero-padded as a little-endian word, without a `memcpy` call.
-        let w = tail
-            .iter()
-            .enumerate()
-            .fold(0u64, |w, (k, &b)| w | u64::from(b) << (8 * k));
+    let len = name.len();
+    let mut h = (len as u64).wrapping_mul(K);
+    let word = |at: usize| {
+        let w: [u8; 8] = name[at..at + 8].try_into().unwrap_or_default();
+        u64::from_le_bytes(w)
+    };
+    if len >= 8 {
+        let whole = len / 8 * 8;
+        let mut at = 0;
+        while at < whole {
+            h = (h ^ word(at)).wrapping_mul(K);
+            at += 8;
+        }
+        if whole < len {
+            h = (h ^ word(len - 8)).wrapping_mul(K);
+        }
+    } else if len >= 4 {
+        let half = |at: usize| {
+            let w: [u8; 4] = name[at..at + 4].try_into().unwrap_or_default();
+            u64::from(u32::from_le_bytes(w))
+        };
+        h = (h ^ (half(0) | half(len - 4) << 32)).wrapping_mul(K);
+    } else if len > 0 {
+        let w = u64::from(name[0]) | u64::from(name[len / 2]) << 8 | u64::from(name[len - 1]) << 16;
         h = (h ^ w).wrapping_mul(K);
     }
     h
@@ -51,6 +67,16 @@ pub fn hash(name: &[u8]) -> u64 {
 /// Position of `target` through `slots` (a [`Table::slots`] of the names `name(i)`).
 #[inline]
 pub fn find<'a>(slots: &[u64], target: &[u8], name: impl Fn(usize) -> &'a str) -> Option<usize> {
+    find_bytes(slots, target, |i| name(i).as_bytes())
+}
+
+/// [`find`] with the names given as bytes (no character boundaries checked).
+#[inline]
+pub fn find_bytes<'a>(
+    slots: &[u64],
+    target: &[u8],
+    name: impl Fn(usize) -> &'a [u8],
+) -> Option<usize> {
     if slots.is_empty() {
         return None;
     }
@@ -64,7 +90,7 @@ pub fn find<'a>(slots: &[u64], target: &[u8], name: impl Fn(usize) -> &'a str) -
         }
         if (slot ^ h) >> 32 == 0 {
             let i = (slot as u32 - 1) as usize;
-            if name(i).as_bytes() == target {
+            if name(i) == target {
                 return Some(i);
             }
         }

@@ -33,17 +33,18 @@ const VERBS: &[(&str, &str)] = &[
     ("removed", "delete"),
 ];
 
-/// Checks `text` (the wire text of one value) against the choice set of `param`.
+/// Checks `text` (the wire text of one value) against the choice set of `param`; `parsed` is
+/// the entry's key parsed.
 pub(crate) fn check(
     ctx: &Ctx,
     view: &View,
     entry: &FilterEntry,
+    parsed: &Key,
     param: &Parameter,
     text: &str,
     r: Range<usize>,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
-    let parsed = Key::parse(key);
     let lookup = parsed.lookup();
     if super::lookups::has_dunder(key) && !lookup.is_some_and(|l| CHOICE_LOOKUPS.contains(&l)) {
         return None;
@@ -70,12 +71,6 @@ pub(crate) fn check(
         Severity::Warning
     };
     let fix = best_value(&set.choices, text);
-    let values: Vec<&str> = set.choices.iter().map(|(v, _)| v.as_str()).collect();
-    let shown: String = if values.len() > 12 {
-        format!("{}, ...", values[..12].join(", "))
-    } else {
-        values.join(", ")
-    };
     let mut msg = format!(
         "`{text}` is not a choice of `{key}` in NetBox {}: NetBox answers HTTP 400.",
         view.version()
@@ -85,7 +80,20 @@ pub(crate) fn check(
     }
     match &fix {
         Some(v) => msg.push_str(&format!(" Use `{v}`.")),
-        None => msg.push_str(&format!(" Choices: {shown}.")),
+        None => {
+            // "a, b, c" (the first twelve values, then ", ...").
+            msg.push_str(" Choices: ");
+            for (i, (v, _)) in set.choices.iter().take(12).enumerate() {
+                if i > 0 {
+                    msg.push_str(", ");
+                }
+                msg.push_str(v);
+            }
+            if set.choices.len() > 12 {
+                msg.push_str(", ...");
+            }
+            msg.push('.');
+        }
     }
     if !view.index.from_instance {
         msg.push_str(" (Stock choices; an instance can add its own.)");
@@ -107,9 +115,11 @@ pub(crate) fn check(
 /// label slugified (`Access Switch` → `access-switch`), or a known verb.
 fn best_value(choices: &[(String, String)], text: &str) -> Option<String> {
     let lower = text.trim().to_lowercase();
+    // The one choice `pred` holds for (no list of hits made).
     let unique = |pred: &dyn Fn(&(String, String)) -> bool| -> Option<String> {
-        let hits: Vec<&String> = choices.iter().filter(|c| pred(c)).map(|(v, _)| v).collect();
-        (hits.len() == 1).then(|| hits[0].clone())
+        let mut hits = choices.iter().filter(|c| pred(c));
+        let (v, _) = hits.next()?;
+        hits.next().is_none().then(|| v.clone())
     };
     if let Some(v) = unique(&|(v, _)| lower_eq(v, &lower)) {
         return Some(v);
@@ -178,7 +188,16 @@ fn similar(choices: &[(String, String)], text: &str) -> Vec<String> {
     };
     let mut scored: Vec<(f64, &String)> = choices
         .iter()
-        .map(|(v, l)| (score(v).max(score(l)), v))
+        // A label that is the value but for ASCII case (`Active`, `active`) scores the same
+        // (both are lower-cased first): scored once.
+        .map(|(v, l)| {
+            let s = if l.eq_ignore_ascii_case(v) {
+                score(v)
+            } else {
+                score(v).max(score(l))
+            };
+            (s, v)
+        })
         .filter(|(s, _)| *s >= 0.8)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));

@@ -4,7 +4,7 @@
 //! `__gte`/`__lte`/...; char and choice filters get `__ic`, `__empty`, ...
 
 use super::lookups::has_dunder;
-use crate::index::{Endpoint, FilterIndex, Parameter, ValueKind};
+use crate::index::{Endpoint, FilterIndex, LookupSet, Parameter, ValueKind};
 
 /// Relation filters whose schema description is empty but which match the related object's
 /// slug (`to_field_name='slug'` in NetBox 4.3–4.6 filtersets). Names with a "(slug)"
@@ -59,9 +59,12 @@ impl<'a> View<'a> {
     /// and none of the number or char lookups.
     pub fn is_relation(&self, name: &str) -> bool {
         // The lookup set is found with the name (one hash probe, no walk over the names).
-        self.ep.params.lookup_set(name).is_some_and(|set| {
-            set.contains("n") && !["gte", "ic", "empty"].iter().any(|l| set.contains(l))
-        })
+        const N: LookupSet = LookupSet::of(&["n"]);
+        const OTHERS: LookupSet = LookupSet::of(&["gte", "ic", "empty"]);
+        self.ep
+            .params
+            .lookup_set(name)
+            .is_some_and(|set| set.contains_all(N) && !set.contains_any(OTHERS))
     }
 
     /// True when `name` (a parameter, possibly with a lookup) takes integer ids or numbers:

@@ -51,6 +51,12 @@ impl View<'_> {
         if super::faults::broken(self, name) {
             return Fit::No("is broken in this NetBox release (server-fault)");
         }
+        self.fits_param(name, p, value)
+    }
+
+    /// [`View::value_fits`] once parameter `name` (`p`) is found and not broken: asked per
+    /// element of a list without finding the parameter again.
+    fn fits_param(&self, name: &str, p: &crate::index::Parameter, value: &Value) -> Fit {
         match value {
             Value::List(items) => {
                 if items.len() > 1 && !p.multi {
@@ -58,7 +64,7 @@ impl View<'_> {
                 }
                 items
                     .iter()
-                    .map(|(v, _)| self.value_fits(name, v))
+                    .map(|(v, _)| self.fits_param(name, p, v))
                     .find(|f| *f != Fit::Yes)
                     .unwrap_or(Fit::Yes)
             }
@@ -66,11 +72,24 @@ impl View<'_> {
             Value::Joined { .. } => Fit::No("gets all the values as one joined string"),
             Value::Str(s) if s == "null" => Fit::Yes,
             v => {
-                let text = match v {
-                    Value::Str(s) => s.trim().to_string(),
-                    Value::Int(i) => i.to_string(),
-                    Value::Float(f) => f.to_string(),
-                    Value::Bool(b) => b.to_string(),
+                // The text borrowed or on the stack where it can be (a `String` a value was
+                // most of a fit's cost).
+                let mut digits = itoa::Buffer::new();
+                let owned;
+                let text: &str = match v {
+                    Value::Str(s) => s.trim(),
+                    Value::Int(i) => digits.format(*i),
+                    Value::Float(f) => {
+                        owned = f.to_string();
+                        &owned
+                    }
+                    Value::Bool(b) => {
+                        if *b {
+                            "true"
+                        } else {
+                            "false"
+                        }
+                    }
                     _ => return Fit::Yes,
                 };
                 if let Some(set) = self.index.choices(p) {
@@ -101,9 +120,7 @@ impl View<'_> {
                 match p.kind {
                     ValueKind::Number if text.parse::<f64>().is_err() => Fit::No("takes a number"),
                     ValueKind::Date | ValueKind::DateTime if !date => Fit::No("takes a date"),
-                    ValueKind::Boolean
-                        if !matches!(text.as_str(), "true" | "false" | "True" | "False") =>
-                    {
+                    ValueKind::Boolean if !matches!(text, "true" | "false" | "True" | "False") => {
                         Fit::No("takes true or false")
                     }
                     ValueKind::String if integer && self.is_relation(name) => {

@@ -62,11 +62,16 @@ pub(super) fn invalid_number(
     );
     let boolean = match v {
         Value::Bool(b) => Some(*b),
-        _ => match text.trim().to_ascii_lowercase().as_str() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => None,
-        },
+        _ => {
+            let t = text.trim();
+            if t.eq_ignore_ascii_case("true") {
+                Some(true)
+            } else if t.eq_ignore_ascii_case("false") {
+                Some(false)
+            } else {
+                None
+            }
+        }
     };
     if let Some(b) = boolean {
         if let Some(f) = boolean_on_number(view, entry, &msg, b, syntax) {

@@ -4,7 +4,7 @@
 
 use super::endpoint::View;
 use super::fit::Fit;
-use super::lookups::{django_to_netbox, is_lookup, Key, NETBOX_LOOKUPS};
+use super::lookups::{django_to_netbox, has_dunder, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
 use super::suggest::{suggest, Suggestions};
 use super::text::{comma_parts, rsplit_dunder, slugify, split_dunder};
@@ -281,7 +281,7 @@ fn own_relation_filter(view: &View, entry: &FilterEntry) -> Option<Finding> {
     };
     let ident =
         |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if !ident(rel) || !ident(field) || field.contains("__") || is_lookup(field) {
+    if !ident(rel) || !ident(field) || has_dunder(field) || is_lookup(field) {
         return None;
     }
     let field = if field == "pk" { "id" } else { field };
@@ -421,13 +421,15 @@ fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding
     let parts = comma_parts(&entry.value);
     // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on
     // a single-value filter would be a 400 or a silently cut query after the rename).
+    let listed;
     let values = match &parts {
         Some(ps) if ps.len() > 1 => {
-            Value::List(ps.iter().map(|p| (Value::Str(p.clone()), 0..0)).collect())
+            listed = Value::List(ps.iter().map(|p| (Value::Str(p.clone()), 0..0)).collect());
+            &listed
         }
-        _ => entry.value.clone(),
+        _ => &entry.value,
     };
-    let fit = view.value_fits(base, &values);
+    let fit = view.value_fits(base, values);
     let certain = fit == Fit::Yes;
     let msg = Msg::of(&["`__in` is not a NetBox lookup: "])
         .ignored(view)

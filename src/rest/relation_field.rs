@@ -207,18 +207,53 @@ fn has_slug(view: &View, base: &str) -> bool {
     if model_name.contains('.') {
         return false;
     }
+    if super::versions::is_shipped(view.index) {
+        let release = view.index.netbox_version.as_str();
+        let known = SLUGGED.with(|cache| {
+            cache
+                .borrow()
+                .get(release)
+                .and_then(|models| models.get(model_name.as_str()).copied())
+        });
+        return known.unwrap_or_else(|| {
+            let found = has_slug_scan(view.index, &model_name);
+            SLUGGED.with(|cache| {
+                cache
+                    .borrow_mut()
+                    .entry(release.into())
+                    .or_default()
+                    .insert(model_name.into(), found)
+            });
+            found
+        });
+    }
+    has_slug_scan(view.index, &model_name)
+}
+
+/// [`has_slug`] by a walk over every object type (~9,000 instructions; remembered per model
+/// for the shipped releases). `model_name` holds no `.`.
+fn has_slug_scan(index: &crate::index::FilterIndex, model_name: &str) -> bool {
     // The model is what follows the object type's last `.`: `dcim.site` ends with `.site`.
-    view.index.object_types.iter().any(|(object_type, key)| {
+    index.object_types.iter().any(|(object_type, key)| {
         object_type
-            .strip_suffix(model_name.as_str())
+            .strip_suffix(model_name)
             .is_some_and(|head| head.ends_with('.'))
-            && view
-                .index
+            && index
                 .endpoints
                 .get(key)
                 .is_some_and(|ep| ep.params.get("slug").is_some())
     })
 }
+
+thread_local! {
+    /// [`has_slug_scan`]'s answers for the shipped releases, by release and model name (a
+    /// shipped release's index is the same data each time it is decoded; at most one entry
+    /// per relation filter name of a release).
+    static SLUGGED: std::cell::RefCell<Slugged> = std::cell::RefCell::default();
+}
+
+/// Release → model name → whether its endpoint filters by `slug` ([`SLUGGED`]).
+type Slugged = std::collections::HashMap<Box<str>, std::collections::HashMap<Box<str>, bool>>;
 
 /// A value NetBox's slugify would leave as it is: lower-case ASCII letters, digits, `-`, `_`,
 /// with at least one letter.
@@ -264,6 +299,47 @@ mod tests {
             }
             assert!(flagged.is_empty(), "{}: {flagged:?}", release.version);
         }
+    }
+
+    /// The answers remembered per shipped release are the walk's over the object types, for
+    /// every model, every relation filter's base and a few odd names, on every shipped release
+    /// and on an index loaded apart (not shipped: walked).
+    #[test]
+    fn remembered_slugs_answer_as_the_walk() {
+        let mut asked = 0;
+        for release in RELEASES {
+            let index = embedded_index(release.version);
+            let own = crate::index::embedded::load(release.version).unwrap();
+            let mut bases: Vec<String> = ["", "x", "site", "ip_address", "a.b", "dcim.site"]
+                .map(String::from)
+                .to_vec();
+            for t in index.object_types.keys() {
+                bases.push(t.rsplit('.').next().unwrap_or("").to_string());
+            }
+            for ep in index.endpoints.values() {
+                bases.extend(ep.params.bare_keys().map(String::from));
+            }
+            let (key, ep) = index.endpoints.iter().next().unwrap();
+            for idx in [&*index, &own] {
+                let view = View {
+                    key,
+                    ep,
+                    index: idx,
+                };
+                for b in &bases {
+                    let model = b.replace('_', "");
+                    let walked = !model.contains('.') && super::has_slug_scan(idx, &model);
+                    assert_eq!(
+                        super::has_slug(&view, b),
+                        walked,
+                        "{} {b:?}",
+                        release.version
+                    );
+                    asked += 1;
+                }
+            }
+        }
+        assert!(asked > 10_000, "{asked}");
     }
 
     #[test]

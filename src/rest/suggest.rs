@@ -81,71 +81,83 @@ impl Suggestions {
 
 /// Suggestions for `key`, which is not a parameter of `view`.
 ///
-/// Remembered per thread for the shipped indexes, by release and endpoint key: a shipped
-/// release's index is the same data each time it is decoded (the server drops unused releases
-/// and decodes them again, possibly at another address or with another index at the old one),
-/// so the release names its answers where an address would not. Code repeats its mistakes, and
-/// ranking the endpoint's names for one costs ~27,000 instructions. A text's own index
-/// (`--index`, an instance's) is not remembered: its contents are not named by its release.
+/// Remembered per thread for the shipped indexes, in the endpoint's [`Names`] (which are
+/// remembered by release and endpoint key: a shipped release's index is the same data each
+/// time it is decoded, so the release names its answers where an address would not). Code
+/// repeats its mistakes. A text's own index (`--index`, an instance's) is not remembered: its
+/// contents are not named by its release. The memo is one hash probe in the endpoint's own
+/// map (the map by release, then endpoint, then name cost ~1,800 instructions a new answer
+/// and ~800 a look-up, more than most computations it saved).
 pub(crate) fn suggest(view: &View, key: &str) -> Suggestions {
-    if !super::versions::is_shipped(view.index) {
-        return compute(view, key);
+    let names = names_of(view);
+    if !names.shipped {
+        return compute_in(view, &names, key);
     }
-    let release = view.index.netbox_version.as_str();
-    let known = MEMO.with(|memo| {
-        memo.borrow()
-            .found
-            .get(release)
-            .and_then(|eps| eps.get(view.key))
-            .and_then(|m| m.get(key))
-            .cloned()
+    if let Some(s) = names.memo.borrow().get(key) {
+        return s.clone();
+    }
+    let s = compute_in(view, &names, key);
+    MEMO_LEN.with(|len| {
+        if len.get() >= MEMO_MAX {
+            // Past the bound every endpoint's answers are dropped (a rare event: thousands of
+            // distinct wrong names in one thread).
+            NAMES.with(|cache| {
+                for n in cache.borrow().values() {
+                    n.memo.borrow_mut().clear();
+                }
+            });
+            names.memo.borrow_mut().clear();
+            len.set(0);
+        }
+        if names
+            .memo
+            .borrow_mut()
+            .insert(key.into(), s.clone())
+            .is_none()
+        {
+            len.set(len.get() + 1);
+        }
     });
-    known.unwrap_or_else(|| {
-        let s = compute(view, key);
-        MEMO.with(|memo| memo.borrow_mut().keep(release, view.key, key, &s));
-        s
-    })
+    s
 }
 
 thread_local! {
-    static MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::default();
+    /// How many answers this thread's [`Names::memo`]s hold together.
+    static MEMO_LEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Most suggestions a thread remembers; past it the memo starts again (each entry holds a
+/// Most suggestions a thread remembers; past it the memos start again (each entry holds a
 /// few short names: ~200 bytes).
 const MEMO_MAX: usize = 16_384;
 
-/// Wrong name → [`suggest`]'s answer.
-type Answers = std::collections::HashMap<Box<str>, Suggestions>;
+/// Wrong name → [`suggest`]'s answer, hashed with [`crate::index::table::hash`] (SipHash of
+/// the name was most of a look-up).
+type Answers =
+    std::collections::HashMap<Box<str>, Suggestions, std::hash::BuildHasherDefault<NameHasher>>;
 
-/// [`suggest`]'s answers for the shipped indexes.
+/// [`Answers`]' hasher: the names written, each hashed eight bytes at a time.
 #[derive(Default)]
-struct Memo {
-    /// Release (`4.7.3`) → endpoint key (`dcim/devices`) → answers.
-    found: std::collections::HashMap<Box<str>, std::collections::HashMap<Box<str>, Answers>>,
-    len: usize,
-}
+struct NameHasher(u64);
 
-impl Memo {
-    fn keep(&mut self, release: &str, endpoint: &str, key: &str, s: &Suggestions) {
-        if self.len >= MEMO_MAX {
-            self.found.clear();
-            self.len = 0;
-        }
-        let answers = self
-            .found
-            .entry(release.into())
-            .or_default()
-            .entry(endpoint.into())
-            .or_default();
-        if answers.insert(key.into(), s.clone()).is_none() {
-            self.len += 1;
-        }
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = (self.0.rotate_left(5) ^ crate::index::table::hash(bytes))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
 /// [`suggest`] computed.
+#[cfg(test)]
 fn compute(view: &View, key: &str) -> Suggestions {
+    compute_in(view, &names_of(view), key)
+}
+
+/// [`compute`] with the endpoint's [`Names`] at hand.
+fn compute_in(view: &View, names: &Names, key: &str) -> Suggestions {
     let k = Key::parse(key);
     match k.lookup() {
         // `vlan_group_id__n` → suggest for the base, keep the lookup when the result has it.
@@ -175,7 +187,7 @@ fn compute(view: &View, key: &str) -> Suggestions {
         }
         _ => {}
     }
-    let (similar, clear) = similar(view, key, k.lookup());
+    let (similar, clear) = similar_in(view, names, key, k.lookup());
     if !similar.is_empty() {
         return Suggestions {
             certain: clear,
@@ -187,7 +199,7 @@ fn compute(view: &View, key: &str) -> Suggestions {
     Suggestions {
         names: Vec::new(),
         certain: false,
-        relation_hint: names_of(view).hint(view).to_vec(),
+        relation_hint: names.hint(view).to_vec(),
         note: String::new(),
     }
 }
@@ -559,10 +571,15 @@ fn ceil_at_least_1(x: f64) -> usize {
 /// Step 4: Jaro-Winkler over the endpoint's parameters of the same shape (with or without a
 /// lookup), above 0.88. One clear winner (edit distance ≤ 2, strictly nearer than the rest) is
 /// certain; otherwise the nearest three.
+#[cfg(test)]
 fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) {
-    let names = names_of(view);
+    similar_in(view, &names_of(view), key, lookup)
+}
+
+/// [`similar`] with the endpoint's [`Names`] at hand.
+fn similar_in(view: &View, names: &Names, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) {
     let null_like = matches!(lookup, Some("in" | "empty" | "isnull" | "null"));
-    let has_lookup = key.contains("__");
+    let has_lookup = has_dunder(key);
     // A lookup written is kept: `tag__any` must never become `tag__n` (OR into NOT).
     let wanted = match lookup {
         Some(l) if !null_like => Some(l),
@@ -585,13 +602,17 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
     };
     let bag = Bag::of(key);
     let mut reach = bag.as_ref().map(|bag| Reach::new(key, bag));
-    // The key's byte classes, for the first bound (no bound for a key without a bag).
-    let key_mask = bag.as_ref().map(|_| byte_classes(key.as_bytes()));
+    // The key's byte classes and their number, for the first bound (no bound for a key
+    // without a bag).
+    let key_mask = bag.as_ref().map(|_| {
+        let km = byte_classes(key.as_bytes());
+        (km, km.count_ones())
+    });
     let la = key.len();
     let mut scored: Vec<(f64, &str)> = Vec::new();
     for c in cands {
-        if let Some(km) = key_mask {
-            if c.plain && !shares_enough(la, km, c.len as usize, c.mask) {
+        if let Some((km, kc)) = key_mask {
+            if c.plain && !shares_enough_counted(la, km, kc, c) {
                 continue;
             }
         }
@@ -636,9 +657,26 @@ fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) 
 /// 0.87 only for Jaro ≥ 0.47/0.6, so `m·(la + lb) ≥ 1.35·la·lb`; tested as
 /// `100·m·(la + lb) ≥ 134·la·lb` in integers (a little below: never drops a name that can
 /// reach it). Both strings ASCII, `la` ≤ 255.
+#[cfg(test)]
 fn shares_enough(la: usize, km: u64, lb: usize, mb: u64) -> bool {
     let only_key = (km & !mb).count_ones() as usize;
     let only_name = (mb & !km).count_ones() as usize;
+    let m = la
+        .saturating_sub(only_key)
+        .min(lb.saturating_sub(only_name));
+    100 * m * (la + lb) >= 134 * la * lb
+}
+
+/// [`shares_enough`] with the classes of the key (`kc` of mask `km`) and of the name counted
+/// ahead: one population count a name (of the classes both have) instead of two, the
+/// classes only one has being the others (the same decision: test
+/// `prefilters_keep_every_near_name`).
+#[inline]
+fn shares_enough_counted(la: usize, km: u64, kc: u32, c: &Cand) -> bool {
+    let both = (km & c.mask).count_ones();
+    let only_key = (kc - both) as usize;
+    let only_name = (c.classes - both) as usize;
+    let lb = c.len as usize;
     let m = la
         .saturating_sub(only_key)
         .min(lb.saturating_sub(only_name));
@@ -679,6 +717,8 @@ struct Cand {
     start: u32,
     len: u32,
     mask: u64,
+    /// The number of classes in `mask`.
+    classes: u32,
     /// ASCII (the masks bound the score; a non-ASCII name is scored in characters, unbounded).
     plain: bool,
 }
@@ -695,6 +735,10 @@ struct Names {
     /// them).
     release: Box<str>,
     endpoint: Box<str>,
+    /// True for a shipped index's endpoint (remembered, and its answers with it).
+    shipped: bool,
+    /// [`suggest`]'s answers on this endpoint (kept only when `shipped`).
+    memo: std::cell::RefCell<Answers>,
     /// Names without `__`, and their text (made on first use).
     bare: std::cell::OnceCell<Group>,
     /// Names with `__`, by tail ([`Names::with_tail`]).
@@ -719,6 +763,7 @@ impl Group {
             start: u32::try_from(self.text.len()).ok()?,
             len: u32::try_from(p.len()).ok()?,
             mask: byte_classes(p.as_bytes()),
+            classes: byte_classes(p.as_bytes()).count_ones(),
             plain: p.is_ascii(),
         };
         self.text.push_str(p);
@@ -758,10 +803,12 @@ fn tail_start(p: &str) -> Option<usize> {
 }
 
 impl Names {
-    fn of(view: &View) -> Names {
+    fn of(view: &View, shipped: bool) -> Names {
         Names {
             release: view.index.netbox_version.as_str().into(),
             endpoint: view.key.into(),
+            shipped,
+            memo: std::cell::RefCell::default(),
             bare: std::cell::OnceCell::new(),
             dunder: std::cell::OnceCell::new(),
             hint: std::cell::OnceCell::new(),
@@ -908,7 +955,7 @@ const NAMES_MAX: usize = 512;
 /// another (its contents are not named by its release).
 fn names_of(view: &View) -> std::rc::Rc<Names> {
     if !super::versions::is_shipped(view.index) {
-        return std::rc::Rc::new(Names::of(view));
+        return std::rc::Rc::new(Names::of(view, false));
     }
     let addr = std::ptr::from_ref(view.ep) as usize;
     NAMES.with(|cache| {
@@ -920,9 +967,13 @@ fn names_of(view: &View) -> std::rc::Rc<Names> {
         }
         if cache.len() >= NAMES_MAX {
             cache.clear();
+            MEMO_LEN.with(|len| len.set(0));
         }
-        let n = std::rc::Rc::new(Names::of(view));
-        cache.insert(addr, n.clone());
+        let n = std::rc::Rc::new(Names::of(view, true));
+        if let Some(old) = cache.insert(addr, n.clone()) {
+            // Another endpoint at this address: its answers go with it.
+            MEMO_LEN.with(|len| len.set(len.get().saturating_sub(old.memo.borrow().len())));
+        }
         n
     })
 }
@@ -1094,7 +1145,7 @@ mod jaro_tests {
         }
         // The index built here is never remembered, even with a shipped release's version.
         assert!(!crate::rest::versions::is_shipped(&own));
-        let len = || super::MEMO.with(|m| m.borrow().len);
+        let len = || super::MEMO_LEN.with(std::cell::Cell::get);
         let (key_of, e) = own.endpoints.get_key_value("dcim/sites").unwrap();
         let view = |index| crate::rest::endpoint::View {
             key: key_of,
@@ -1262,6 +1313,17 @@ mod jaro_tests {
                     super::may_reach(k, bag.as_ref(), n),
                     "{k:?} {n:?}"
                 );
+                // The bound with the classes counted ahead decides as the one that counts them.
+                if n.is_ascii() {
+                    let mut g = super::Group::default();
+                    let c = g.push(n).unwrap();
+                    let km = super::byte_classes(k.as_bytes());
+                    assert_eq!(
+                        super::shares_enough_counted(k.len(), km, km.count_ones(), &c),
+                        super::shares_enough(k.len(), km, n.len(), c.mask),
+                        "{k:?} {n:?}"
+                    );
+                }
                 // The byte-class bound never drops a name that can reach 0.88 either.
                 if bag.is_some()
                     && n.is_ascii()

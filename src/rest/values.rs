@@ -150,7 +150,7 @@ fn check_scalar(
         }
         // An integer choice set (`width`: 10, 19, 21, 23; `sync_interval`, IKE `version`) is
         // validated like a text one: a well-formed number outside it is a 400 too.
-        return choices::check(ctx, view, entry, param, &text, r);
+        return choices::check(ctx, view, entry, &parsed, param, &text, r);
     }
     if matches!(param.kind, ValueKind::Date | ValueKind::DateTime) {
         return invalid_date(key, &text, r, param.kind);
@@ -162,7 +162,7 @@ fn check_scalar(
         if let Some(f) = invalid_regex(view.version(), key, &text, r.clone()) {
             return Some(f);
         }
-        return choices::check(ctx, view, entry, param, &text, r);
+        return choices::check(ctx, view, entry, &parsed, param, &text, r);
     }
     // The slug question (a parameter probe and a scan of its description) asked once, and only
     // for a value either rule below can be about.
@@ -179,5 +179,5 @@ fn check_scalar(
             return Some(f);
         }
     }
-    choices::check(ctx, view, entry, param, &text, r)
+    choices::check(ctx, view, entry, &parsed, param, &text, r)
 }
