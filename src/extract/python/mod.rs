@@ -289,9 +289,9 @@ impl<'a> Reader<'a> {
     fn sites(&'a self, module: &'a ast::ModModule) -> Vec<Site> {
         let model = Semantic::build(self.src, module);
         let v = Values::new(self, &model);
-        // Most calls of a file of calls are sites (a bounded guess: other files hold many calls
-        // that are none).
-        let mut direct = Vec::with_capacity(model.calls.len().min(4096));
+        // Most calls of a file of calls are sites: room for one per call, a list no larger than
+        // a constant share of the tree that holds the calls (no copies as it grows).
+        let mut direct = Vec::with_capacity(model.calls.len());
         // Sites that share their call's start: a helper's calls, a field's other choices.
         let mut more = Vec::new();
         for cs in &model.calls {
@@ -303,7 +303,7 @@ impl<'a> Reader<'a> {
             let expanded = v.helper_sites(cs);
             if expanded.is_empty() {
                 v.refuel();
-                direct.extend(v.call_sites(cs.call, cs.at));
+                v.call_sites_into(cs.call, cs.at, &mut direct);
             } else {
                 more.extend(expanded);
             }

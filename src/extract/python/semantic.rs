@@ -802,9 +802,27 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                         return;
                     }
                 }
-                source_order::walk_expr(self, e);
+                // What `walk_expr` visits of a call, without its generic steps (this visitor
+                // has no hooks on nodes that are no expressions).
+                self.visit_expr(&c.func);
+                for item in c.arguments.iter_source_order() {
+                    match item {
+                        ast::ArgOrKeyword::Arg(a) => self.visit_expr(a),
+                        ast::ArgOrKeyword::Keyword(k) => self.visit_expr(&k.value),
+                    }
+                }
             }
-            Expr::StringLiteral(_) | Expr::FString(_) => {
+            // Leaves: nothing below them to visit.
+            Expr::StringLiteral(_) => {
+                self.marked(e);
+                self.candidate(e, Holes::Plain);
+            }
+            Expr::Name(_)
+            | Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_) => {}
+            Expr::FString(_) => {
                 self.marked(e);
                 self.candidate(e, Holes::Plain);
                 self.in_template += 1;
@@ -842,7 +860,12 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                         payload: true,
                     });
                 }
-                source_order::walk_expr(self, e);
+                for item in &d.items {
+                    if let Some(k) = &item.key {
+                        self.visit_expr(k);
+                    }
+                    self.visit_expr(&item.value);
+                }
             }
             Expr::Named(n) => {
                 self.visit_expr(&n.value);
