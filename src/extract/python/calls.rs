@@ -114,10 +114,22 @@ impl<'a> Values<'a> {
         tools::build(tool, Syntax::Python, tool_range, call_range, &named)
     }
 
+    /// [`tools::tool_row`] of a called name, remembered for the last name asked.
+    fn tool_row(&self, name: &'a str) -> Option<&'static Form> {
+        if let Some((last, row)) = self.last_tool.get() {
+            if last == name {
+                return row;
+            }
+        }
+        let row = tools::tool_row(name);
+        self.last_tool.set(Some((name, row)));
+        row
+    }
+
     /// True when the call is spelled as `form` says and meets its guard.
     fn spelled(&self, form: &Form, call: &Call<'_, 'a>) -> bool {
         let spelled = match form.callee {
-            Callee::Tool(_) => tools::tool_row(call.name).is_some_and(|row| row.name == form.name),
+            Callee::Tool(_) => self.tool_row(call.name).is_some_and(|row| row.name == form.name),
             Callee::ToolMethod(methods) => call.object.is_some() && methods.contains(&call.name),
             Callee::Bare(n) => call.object.is_none() && call.name == n,
             Callee::Method(n) => call.object.is_some() && call.name == n,

@@ -83,7 +83,13 @@ impl<'a> Reader<'a> {
         }
         // The quotes are ASCII: the content is a slice of the text.
         let raw = self.src.get(start + 1..end - 1)?;
-        if memchr::memchr(b'\\', raw.as_bytes()).is_some() {
+        // Most strings are short: a byte loop costs less than setting up the SIMD search.
+        let backslash = if raw.len() < 32 {
+            raw.bytes().any(|c| c == b'\\')
+        } else {
+            memchr::memchr(b'\\', raw.as_bytes()).is_some()
+        };
+        if backslash {
             return None;
         }
         Some((start + 1..end - 1, raw))
@@ -91,7 +97,12 @@ impl<'a> Reader<'a> {
 
     /// A string literal: decoded value, content range, and an exact map when it has one.
     pub(super) fn string(&self, r: TextRange, interpolated: bool) -> Lit {
-        let range = self.host(span(r));
+        self.string_at(r, interpolated, self.host(span(r)))
+    }
+
+    /// [`Reader::string`] with `range` as the literal's host range (the caller's, which may
+    /// take in parentheses around it).
+    pub(super) fn string_at(&self, r: TextRange, interpolated: bool, range: Range<usize>) -> Lit {
         if !interpolated {
             if let Some((content, raw)) = self.plain(r) {
                 // As below for a string whose value is its text.
