@@ -209,6 +209,8 @@ struct Reader<'a> {
     map: &'a OffsetMap,
     /// Where ruff reported syntax errors (embedded offsets, sorted).
     errors: Vec<usize>,
+    /// The one segment of `map`, when it has one (see [`OffsetMap::single`]).
+    one: Option<(usize, usize, usize)>,
 }
 
 impl<'a> Reader<'a> {
@@ -229,6 +231,7 @@ impl<'a> Reader<'a> {
             len,
             map,
             errors,
+            one: map.single(),
         }
     }
 
@@ -245,9 +248,18 @@ impl<'a> Reader<'a> {
     }
 
     /// Host range of an embedded range, clipped to the original text.
+    #[inline]
     fn host(&self, r: Range<usize>) -> Range<usize> {
         let end = r.end.min(self.len);
         let start = r.start.min(end);
+        // A one-segment map (a whole `.py` file): [`OffsetMap::range_to_host`]'s own shortcut,
+        // without looking at the map.
+        if let Some((e, h, l)) = self.one {
+            let at = |off: usize| h + off.saturating_sub(e).min(l);
+            let s = at(start);
+            let end = if end == start { s } else { at(end).max(s) };
+            return s..end;
+        }
         self.map.range_to_host(start..end)
     }
 

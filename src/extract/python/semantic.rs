@@ -813,9 +813,11 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                 }
             }
             // Leaves: nothing below them to visit.
-            Expr::StringLiteral(_) => {
+            Expr::StringLiteral(s) => {
                 self.marked(e);
-                self.candidate(e, Holes::Plain);
+                if !no_document_start(self.src, s) {
+                    self.candidate(e, Holes::Plain);
+                }
             }
             Expr::Name(_)
             | Expr::NumberLiteral(_)
@@ -1032,6 +1034,42 @@ fn may_start_document(src: &str, e: &Expr) -> bool {
             false
         }
         _ => starts_document(&raw[i..]),
+    }
+}
+
+/// True when the string literal `s` opens with a quote (no prefix) followed by a byte that
+/// starts no GraphQL document and is no blank, quote or backslash: what [`may_start_document`]
+/// finds false for most strings of code, in a few steps (a string it does not settle is asked
+/// there).
+fn no_document_start(src: &str, s: &ast::ExprStringLiteral) -> bool {
+    let Some(part) = s.value.iter().next() else {
+        return false;
+    };
+    let b = src.as_bytes();
+    let i = part.range.start().to_usize();
+    match (b.get(i), b.get(i + 1)) {
+        (Some(b'"' | b'\''), Some(&c)) => {
+            c.is_ascii()
+                && !matches!(
+                    c,
+                    b' ' | b'\t'
+                        | b'\n'
+                        | b'\r'
+                        | b'\x0b'
+                        | b'\x0c'
+                        | b'\\'
+                        | b'"'
+                        | b'\''
+                        | b'{'
+                        | b'#'
+                        | b'/'
+                        | b'q'
+                        | b'm'
+                        | b's'
+                        | b'f'
+                )
+        }
+        _ => false,
     }
 }
 
