@@ -819,7 +819,9 @@ mod tests {
         for stop in [b'\\', b'\n', b'\r', b'"', b'\'', b'x'] {
             for len in 0..40 {
                 for at in 0..len.max(1) {
-                    let mut b: Vec<u8> = (0..len).map(|k| [b'a', 0xc3, 0xa9, 0x80, b'!'][k % 5]).collect();
+                    let mut b: Vec<u8> = (0..len)
+                        .map(|k| [b'a', 0xc3, 0xa9, 0x80, b'!'][k % 5])
+                        .collect();
                     if at < len {
                         b[at] = stop;
                     }

@@ -129,7 +129,9 @@ impl<'a> Values<'a> {
     /// True when the call is spelled as `form` says and meets its guard.
     fn spelled(&self, form: &Form, call: &Call<'_, 'a>) -> bool {
         let spelled = match form.callee {
-            Callee::Tool(_) => self.tool_row(call.name).is_some_and(|row| row.name == form.name),
+            Callee::Tool(_) => self
+                .tool_row(call.name)
+                .is_some_and(|row| row.name == form.name),
             Callee::ToolMethod(methods) => call.object.is_some() && methods.contains(&call.name),
             Callee::Bare(n) => call.object.is_none() && call.name == n,
             Callee::Method(n) => call.object.is_some() && call.name == n,
