@@ -218,18 +218,16 @@ impl<'a> Values<'a> {
                     }
                 }
                 let name_range = self.host(span(call.name_range));
-                let Some((mut site, pending)) = tools::build_with(
+                let (mut site, pending) = tools::build_with(
                     Tool::Rest(rest),
                     Syntax::Python,
                     name_range,
                     call.call_range.clone(),
                     &named,
                     false,
-                ) else {
-                    return None;
-                };
+                )?;
                 // Check, then take: the filters' pairs are moved out of the arguments once the
-                // call is known to be this form's (see `call_sites`).
+                // call is known to be this form's (see `call_sites_into`).
                 let held = pending.and_then(|lit| match Held::locate(args, lit) {
                     Some(h) => Some(h),
                     None => {
@@ -247,9 +245,7 @@ impl<'a> Values<'a> {
                     .and_then(|obj| self.pynetbox(obj, call.name, call)),
             ),
             TargetAt::Url(i, kw) | TargetAt::ApiPath(i, kw) => {
-                let Some(url) = args.node(i, kw) else {
-                    return None;
-                };
+                let url = args.node(i, kw)?;
                 let params = self.params_dict(form, call, |p| {
                     form.params
                         .iter()

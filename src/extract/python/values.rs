@@ -606,7 +606,7 @@ impl<'a> Values<'a> {
                             if let Expr::StringLiteral(s) = k {
                                 let mut parts = s.value.iter();
                                 if let (Some(part), None, true) =
-                                    (parts.next(), parts.next(), depth + 1 <= MAX_FOLLOW)
+                                    (parts.next(), parts.next(), depth < MAX_FOLLOW)
                                 {
                                     let (key, key_range) = self.string_value(part.range);
                                     let value = self.lit(&item.value, at, None, depth + 1);
