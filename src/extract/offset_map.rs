@@ -55,6 +55,15 @@ impl OffsetMap {
             .map(|&(e, h, _)| e + host - h)
     }
 
+    /// The segment `(embedded_start, host_start, len)` of a map that has exactly one (a whole
+    /// host file, a verbatim string), for callers that map many offsets through it.
+    pub fn single(&self) -> Option<(usize, usize, usize)> {
+        match self.segments[..] {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
     /// Total embedded length in bytes.
     pub fn len(&self) -> usize {
         self.segments.last().map(|s| s.0 + s.2).unwrap_or(0)

@@ -400,12 +400,9 @@ fn python_expr_depth(b: &[u8]) -> usize {
                 }
                 i += ql;
                 while i < b.len() {
-                    // To the next byte that can end or escape the string, a table look-up a
-                    // byte (every other byte of a string is text).
-                    i += b[i..]
-                        .iter()
-                        .position(|&x| STRING_STOP[x as usize])
-                        .unwrap_or(b.len() - i);
+                    // To the next byte that can end or escape the string (every other byte of
+                    // a string is text).
+                    i = next_string_stop(b, i);
                     let Some(&x) = b.get(i) else { break };
                     match x {
                         b'\\' => i += 1,
@@ -439,6 +436,31 @@ fn python_expr_depth(b: &[u8]) -> usize {
         i += 1;
     }
     d.max
+}
+
+/// The first offset from `i` whose byte is in [`STRING_STOP`] (`b.len()` when none): eight
+/// bytes a step while eight are left, each step a test of the five bytes at once.
+fn next_string_stop(b: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte of `x` equal to `v`; exact up to the first such byte (a borrow
+    // can only mark bytes above it).
+    let eq = |x: u64, v: u8| {
+        let y = x ^ (LO * u64::from(v));
+        y.wrapping_sub(LO) & !y & HI
+    };
+    while let Some(chunk) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let m = eq(x, b'\\') | eq(x, b'\n') | eq(x, b'\r') | eq(x, b'"') | eq(x, b'\'');
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..]
+        .iter()
+        .position(|&x| STRING_STOP[x as usize])
+        .unwrap_or(b.len() - i)
 }
 
 fn is_word(c: u8) -> bool {
@@ -782,6 +804,34 @@ pub(crate) fn closers(text: &str, python: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The eight-bytes-a-step search finds the byte the byte loop finds, from every start, in
+    /// texts with each stop byte at every position (and non-ASCII bytes, whose high bits must
+    /// not read as a match).
+    #[test]
+    fn string_stops_as_the_byte_loop() {
+        let slow = |b: &[u8], i: usize| {
+            i + b[i..]
+                .iter()
+                .position(|&x| STRING_STOP[x as usize])
+                .unwrap_or(b.len() - i)
+        };
+        for stop in [b'\\', b'\n', b'\r', b'"', b'\'', b'x'] {
+            for len in 0..40 {
+                for at in 0..len.max(1) {
+                    let mut b: Vec<u8> = (0..len)
+                        .map(|k| [b'a', 0xc3, 0xa9, 0x80, b'!'][k % 5])
+                        .collect();
+                    if at < len {
+                        b[at] = stop;
+                    }
+                    for i in 0..=len {
+                        assert_eq!(next_string_stop(&b, i), slow(&b, i), "{b:?} from {i}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn nesting_past_what_the_grammars_can_hold_is_not_parsed() {

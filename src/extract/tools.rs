@@ -30,14 +30,19 @@ pub(crate) fn tool_row(name: &str) -> Option<&'static Form> {
     // searcher's set-up, `str`'s or `memmem`'s, costs more than a tool name's few bytes).
     // One pass from the end: the last `__` or separator, whichever comes later, is where the
     // name starts (a separator before the last `__` is cut away with what precedes it).
+    // One forward pass: where the name starts and whether it has an upper-case letter.
     let b = name.as_bytes();
-    let last = (0..b.len())
-        .rev()
-        .find(|&i| {
-            matches!(b[i], b'.' | b'/' | b':') || (i > 0 && b[i - 1] == b'_' && b[i] == b'_')
-        })
-        .map_or(name, |i| &name[i + 1..]);
-    if last.bytes().any(|b| b.is_ascii_uppercase()) {
+    let (mut cut, mut upper) = (0, false);
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'.' | b'/' | b':' => (cut, upper) = (i + 1, false),
+            b'_' if i > 0 && b[i - 1] == b'_' => (cut, upper) = (i + 1, false),
+            c if c.is_ascii_uppercase() => upper = true,
+            _ => {}
+        }
+    }
+    let last = &name[cut..];
+    if upper {
         forms::tool_form(&to_snake(last))
     } else {
         forms::tool_form(last)

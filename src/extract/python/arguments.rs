@@ -178,7 +178,7 @@ pub(super) fn pair_args(dict: &Lit) -> Option<Vec<Arg<'_>>> {
 
 /// One call being recognised: its name, receiver, arguments and host range.
 pub(super) struct Call<'c, 't> {
-    pub(super) name: &'c str,
+    pub(super) name: &'t str,
     /// Embedded range of the called name (the attribute of `a.b(...)`).
     pub(super) name_range: TextRange,
     /// The callee.

@@ -20,17 +20,24 @@ use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax};
 impl<'a> Values<'a> {
     /// The sites of `expr` (standing at `at`), the first call form of the table that finds any.
     pub(super) fn call_sites(&self, expr: &'a ast::ExprCall, at: At) -> Vec<Site> {
+        let mut out = Vec::new();
+        self.call_sites_into(expr, at, &mut out);
+        out
+    }
+
+    /// [`Values::call_sites`], pushed onto `out` (no list of its own per call).
+    pub(super) fn call_sites_into(&self, expr: &'a ast::ExprCall, at: At, out: &mut Vec<Site>) {
         let arglist = &expr.arguments;
         // `f(x for x in y)`: a generator, not an argument list.
         if let [Expr::Generator(g)] = &*arglist.args {
             if !g.parenthesized && arglist.keywords.is_empty() {
-                return Vec::new();
+                return;
             }
         }
         let (name_range, object) = match &*expr.func {
             Expr::Name(n) => (n.range, None),
             Expr::Attribute(a) => (a.attr.range, Some(&*a.value)),
-            _ => return Vec::new(),
+            _ => return,
         };
         let mut args = self.arguments(arglist, at);
         let call = Call {
@@ -43,33 +50,33 @@ impl<'a> Values<'a> {
             call_range: self.host(span(expr.range())),
             args: &args,
         };
+        let before = out.len();
         for form in FORMS {
             if !self.spelled(form, &call) {
                 continue;
             }
-            let (mut found, held) = match form.carries {
-                Carries::Rest(rest) => self.rest_call(form, rest, &call),
+            let held = match form.carries {
+                Carries::Rest(rest) => self.rest_call(form, rest, &call, out),
                 Carries::Graphql => {
                     let named = self.name_args(form.params, call.args);
-                    let doc = tools::graphql_call(form, &named);
-                    (doc.into_iter().collect(), None)
+                    out.extend(tools::graphql_call(form, &named));
+                    None
                 }
                 Carries::NamedTool => {
-                    let site = self.named_tool_call(form, &call);
-                    (site.into_iter().collect(), None)
+                    out.extend(self.named_tool_call(form, &call));
+                    None
                 }
             };
-            if !found.is_empty() {
+            if out.len() > before {
                 // The filters' pairs moved out of the arguments, which are dropped next.
-                if let (Some(held), [Site::Rest(c)]) = (held, &mut found[..]) {
+                if let (Some(held), [Site::Rest(c)]) = (held, &mut out[before..]) {
                     c.filters = held
                         .take(&mut args)
                         .map_or_else(Vec::new, tools::entries_owned);
                 }
-                return found;
+                return;
             }
         }
-        Vec::new()
     }
 
     /// A call of the MCP tool that `call` names (a [`Carries::NamedTool`] row): by its
@@ -107,10 +114,24 @@ impl<'a> Values<'a> {
         tools::build(tool, Syntax::Python, tool_range, call_range, &named)
     }
 
+    /// [`tools::tool_row`] of a called name, remembered for the last name asked.
+    fn tool_row(&self, name: &'a str) -> Option<&'static Form> {
+        if let Some((last, row)) = self.last_tool.get() {
+            if last == name {
+                return row;
+            }
+        }
+        let row = tools::tool_row(name);
+        self.last_tool.set(Some((name, row)));
+        row
+    }
+
     /// True when the call is spelled as `form` says and meets its guard.
     fn spelled(&self, form: &Form, call: &Call<'_, 'a>) -> bool {
         let spelled = match form.callee {
-            Callee::Tool(_) => tools::tool_row(call.name).is_some_and(|row| row.name == form.name),
+            Callee::Tool(_) => self
+                .tool_row(call.name)
+                .is_some_and(|row| row.name == form.name),
             Callee::ToolMethod(methods) => call.object.is_some() && methods.contains(&call.name),
             Callee::Bare(n) => call.object.is_none() && call.name == n,
             Callee::Method(n) => call.object.is_some() && call.name == n,
@@ -169,15 +190,18 @@ impl<'a> Values<'a> {
         }
     }
 
-    /// The REST calls of a call of `form`, which sends REST calls of `rest`.
+    /// The REST calls of a call of `form`, which sends REST calls of `rest`, pushed onto `out`;
+    /// where the filters' pairs are held when the one site pushed is to take them (see
+    /// [`Values::call_sites_into`]).
     fn rest_call(
         &self,
         form: &Form,
         rest: CallForm,
         call: &Call<'_, 'a>,
-    ) -> (Vec<Site>, Option<Held>) {
+        out: &mut Vec<Site>,
+    ) -> Option<Held> {
         let args = call.args;
-        let sites = match form.target {
+        match form.target {
             TargetAt::ObjectType | TargetAt::Fixed(_) | TargetAt::Nothing => {
                 let mut named = self.name_args(form.params, args);
                 // Code mode (called bare): the MCP server's `limit` range (1–100) is not code
@@ -194,18 +218,16 @@ impl<'a> Values<'a> {
                     }
                 }
                 let name_range = self.host(span(call.name_range));
-                let Some((mut site, pending)) = tools::build_with(
+                let (mut site, pending) = tools::build_with(
                     Tool::Rest(rest),
                     Syntax::Python,
                     name_range,
                     call.call_range.clone(),
                     &named,
                     false,
-                ) else {
-                    return (Vec::new(), None);
-                };
+                )?;
                 // Check, then take: the filters' pairs are moved out of the arguments once the
-                // call is known to be this form's (see `call_sites`).
+                // call is known to be this form's (see `call_sites_into`).
                 let held = pending.and_then(|lit| match Held::locate(args, lit) {
                     Some(h) => Some(h),
                     None => {
@@ -215,17 +237,15 @@ impl<'a> Values<'a> {
                         None
                     }
                 });
-                return (vec![site], held);
+                out.push(site);
+                return held;
             }
-            TargetAt::Chain => call
-                .object
-                .and_then(|obj| self.pynetbox(obj, call.name, call))
-                .into_iter()
-                .collect(),
+            TargetAt::Chain => out.extend(
+                call.object
+                    .and_then(|obj| self.pynetbox(obj, call.name, call)),
+            ),
             TargetAt::Url(i, kw) | TargetAt::ApiPath(i, kw) => {
-                let Some(url) = args.node(i, kw) else {
-                    return (Vec::new(), None);
-                };
+                let url = args.node(i, kw)?;
                 let params = self.params_dict(form, call, |p| {
                     form.params
                         .iter()
@@ -234,18 +254,18 @@ impl<'a> Values<'a> {
                         .filter(|l| l.pairs().is_some())
                 });
                 let api_relative = matches!(form.target, TargetAt::ApiPath(..));
-                self.url_call(url, api_relative, params, call)
+                out.extend(self.url_call(url, api_relative, params, call));
             }
-            TargetAt::WrapperPath(i) => self.wrapper_call(form, i, call),
+            TargetAt::WrapperPath(i) => out.extend(self.wrapper_call(form, i, call)),
             TargetAt::Receiver
             | TargetAt::ToolName(..)
             | TargetAt::Document { .. }
             | TargetAt::Terms { .. }
             | TargetAt::Both(..)
             | TargetAt::UrlWord { .. }
-            | TargetAt::UrlPath => Vec::new(),
-        };
-        (sites, None)
+            | TargetAt::UrlPath => {}
+        }
+        None
     }
 
     /// The filters dict of `form`'s `params=` keyword ([`FiltersAt::Params`],

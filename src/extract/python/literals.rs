@@ -16,6 +16,13 @@ impl Reader<'_> {
     /// [`Reader::outer`]).
     pub(super) fn literal(&self, n: &Expr, open: Option<usize>, depth: usize) -> Lit {
         let outer = self.outer(n.range(), open);
+        // The common one-part string, read with its range once.
+        if let Expr::StringLiteral(s) = n {
+            let mut parts = s.value.iter();
+            if let (Some(part), None, false) = (parts.next(), parts.next(), depth > MAX_DEPTH) {
+                return self.string_at(part.range, false, self.host(outer));
+            }
+        }
         let mut l = self.literal_unparenthesized(n, depth);
         l.range = self.host(outer);
         l

@@ -209,6 +209,8 @@ struct Reader<'a> {
     map: &'a OffsetMap,
     /// Where ruff reported syntax errors (embedded offsets, sorted).
     errors: Vec<usize>,
+    /// The one segment of `map`, when it has one (see [`OffsetMap::single`]).
+    one: Option<(usize, usize, usize)>,
 }
 
 impl<'a> Reader<'a> {
@@ -229,6 +231,7 @@ impl<'a> Reader<'a> {
             len,
             map,
             errors,
+            one: map.single(),
         }
     }
 
@@ -245,9 +248,18 @@ impl<'a> Reader<'a> {
     }
 
     /// Host range of an embedded range, clipped to the original text.
+    #[inline]
     fn host(&self, r: Range<usize>) -> Range<usize> {
         let end = r.end.min(self.len);
         let start = r.start.min(end);
+        // A one-segment map (a whole `.py` file): [`OffsetMap::range_to_host`]'s own shortcut,
+        // without looking at the map.
+        if let Some((e, h, l)) = self.one {
+            let at = |off: usize| h + off.saturating_sub(e).min(l);
+            let s = at(start);
+            let end = if end == start { s } else { at(end).max(s) };
+            return s..end;
+        }
         self.map.range_to_host(start..end)
     }
 
@@ -289,9 +301,9 @@ impl<'a> Reader<'a> {
     fn sites(&'a self, module: &'a ast::ModModule) -> Vec<Site> {
         let model = Semantic::build(self.src, module);
         let v = Values::new(self, &model);
-        // Most calls of a file of calls are sites (a bounded guess: other files hold many calls
-        // that are none).
-        let mut direct = Vec::with_capacity(model.calls.len().min(4096));
+        // Most calls of a file of calls are sites: room for one per call, a list no larger than
+        // a constant share of the tree that holds the calls (no copies as it grows).
+        let mut direct = Vec::with_capacity(model.calls.len());
         // Sites that share their call's start: a helper's calls, a field's other choices.
         let mut more = Vec::new();
         for cs in &model.calls {
@@ -303,7 +315,7 @@ impl<'a> Reader<'a> {
             let expanded = v.helper_sites(cs);
             if expanded.is_empty() {
                 v.refuel();
-                direct.extend(v.call_sites(cs.call, cs.at));
+                v.call_sites_into(cs.call, cs.at, &mut direct);
             } else {
                 more.extend(expanded);
             }

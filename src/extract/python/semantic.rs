@@ -802,9 +802,29 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                         return;
                     }
                 }
-                source_order::walk_expr(self, e);
+                // What `walk_expr` visits of a call, without its generic steps (this visitor
+                // has no hooks on nodes that are no expressions).
+                self.visit_expr(&c.func);
+                for item in c.arguments.iter_source_order() {
+                    match item {
+                        ast::ArgOrKeyword::Arg(a) => self.visit_expr(a),
+                        ast::ArgOrKeyword::Keyword(k) => self.visit_expr(&k.value),
+                    }
+                }
             }
-            Expr::StringLiteral(_) | Expr::FString(_) => {
+            // Leaves: nothing below them to visit.
+            Expr::StringLiteral(s) => {
+                self.marked(e);
+                if !no_document_start(self.src, s) {
+                    self.candidate(e, Holes::Plain);
+                }
+            }
+            Expr::Name(_)
+            | Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_) => {}
+            Expr::FString(_) => {
                 self.marked(e);
                 self.candidate(e, Holes::Plain);
                 self.in_template += 1;
@@ -842,7 +862,12 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                         payload: true,
                     });
                 }
-                source_order::walk_expr(self, e);
+                for item in &d.items {
+                    if let Some(k) = &item.key {
+                        self.visit_expr(k);
+                    }
+                    self.visit_expr(&item.value);
+                }
             }
             Expr::Named(n) => {
                 self.visit_expr(&n.value);
@@ -1009,6 +1034,42 @@ fn may_start_document(src: &str, e: &Expr) -> bool {
             false
         }
         _ => starts_document(&raw[i..]),
+    }
+}
+
+/// True when the string literal `s` opens with a quote (no prefix) followed by a byte that
+/// starts no GraphQL document and is no blank, quote or backslash: what [`may_start_document`]
+/// finds false for most strings of code, in a few steps (a string it does not settle is asked
+/// there).
+fn no_document_start(src: &str, s: &ast::ExprStringLiteral) -> bool {
+    let Some(part) = s.value.iter().next() else {
+        return false;
+    };
+    let b = src.as_bytes();
+    let i = part.range.start().to_usize();
+    match (b.get(i), b.get(i + 1)) {
+        (Some(b'"' | b'\''), Some(&c)) => {
+            c.is_ascii()
+                && !matches!(
+                    c,
+                    b' ' | b'\t'
+                        | b'\n'
+                        | b'\r'
+                        | b'\x0b'
+                        | b'\x0c'
+                        | b'\\'
+                        | b'"'
+                        | b'\''
+                        | b'{'
+                        | b'#'
+                        | b'/'
+                        | b'q'
+                        | b'm'
+                        | b's'
+                        | b'f'
+                )
+        }
+        _ => false,
     }
 }
 

@@ -68,9 +68,57 @@ impl<'a> Reader<'a> {
         self.string_layout(r).1
     }
 
+    /// The content range and text of the one-part string literal at `r` when it is written
+    /// without a prefix, in one quote each side, closed, and without a backslash (most strings
+    /// of code): its decoded value is its text, and the text maps to the host byte for byte.
+    /// `None` for any other string ([`Reader::decoded`] reads those).
+    fn plain(&self, r: TextRange) -> Option<(Range<usize>, &'a str)> {
+        let (start, end) = (r.start().to_usize(), r.end().to_usize());
+        let b = self.src.as_bytes().get(start..end)?;
+        let (&q, &last) = (b.first()?, b.last()?);
+        // Three quotes open a triple-quoted string (`""` alone is an empty one).
+        let triple = b.len() >= 3 && b[1] == q && b[2] == q;
+        if !matches!(q, b'"' | b'\'') || b.len() < 2 || last != q || triple {
+            return None;
+        }
+        // The quotes are ASCII: the content is a slice of the text.
+        let raw = self.src.get(start + 1..end - 1)?;
+        // Most strings are short: a byte loop costs less than setting up the SIMD search.
+        let backslash = if raw.len() < 32 {
+            raw.bytes().any(|c| c == b'\\')
+        } else {
+            memchr::memchr(b'\\', raw.as_bytes()).is_some()
+        };
+        if backslash {
+            return None;
+        }
+        Some((start + 1..end - 1, raw))
+    }
+
     /// A string literal: decoded value, content range, and an exact map when it has one.
     pub(super) fn string(&self, r: TextRange, interpolated: bool) -> Lit {
-        let range = self.host(span(r));
+        self.string_at(r, interpolated, self.host(span(r)))
+    }
+
+    /// [`Reader::string`] with `range` as the literal's host range (the caller's, which may
+    /// take in parentheses around it).
+    pub(super) fn string_at(&self, r: TextRange, interpolated: bool, range: Range<usize>) -> Lit {
+        if !interpolated {
+            if let Some((content, raw)) = self.plain(r) {
+                // As below for a string whose value is its text.
+                let exact = (content.end <= self.len)
+                    .then(|| Exact::Value(self.map.window(content.start, raw.len())));
+                return Lit {
+                    value: Value::Str(raw.to_string()),
+                    range,
+                    kind: LitKind::Str {
+                        content: self.host(content.clone()),
+                        exact,
+                    },
+                    raw: Some(content),
+                };
+            }
+        }
         if interpolated {
             let mut l = Lit::scalar(Value::Expr, range);
             l.raw = Some(self.string_layout(r).1);
@@ -104,6 +152,9 @@ impl<'a> Reader<'a> {
     /// [`Lit::as_str`] reads it (the decoded value and the content's host range), without its
     /// exact text and map: a dict key is read so, once per key.
     pub(super) fn string_value(&self, r: TextRange) -> (String, Range<usize>) {
+        if let Some((content, raw)) = self.plain(r) {
+            return (raw.to_string(), self.host(content));
+        }
         let d = self.decoded(r);
         (d.value, self.host(d.content))
     }

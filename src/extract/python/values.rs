@@ -21,6 +21,7 @@ use smallvec::{smallvec, SmallVec};
 use super::semantic::{At, BindingKind, Holes, ScopeId, ScopeKind, Semantic, Star, Update};
 use super::strings::{decode_escapes, escape_sequences};
 use super::{span, Reader};
+use crate::extract::forms::Form;
 use crate::extract::lit::{EscapedText, Lit, LitKind, Pair};
 use crate::extract::parse::MAX_DEPTH;
 use crate::extract::{OffsetMap, Value};
@@ -54,6 +55,9 @@ pub(super) struct Values<'a> {
     pub(super) expansions: Cell<u32>,
     /// Whether the module was said to call helpers past [`EXPANSIONS`].
     pub(super) budget_reported: Cell<bool>,
+    /// The last called name looked up in the tool table and its row: a file of tool calls
+    /// calls the same few names over and over, and every tool row of the call-form table asks.
+    pub(super) last_tool: Cell<Option<(&'a str, Option<&'static Form>)>>,
 }
 
 /// Steps of reading one call's values (a real one takes tens).
@@ -144,6 +148,7 @@ impl<'a> Values<'a> {
             fuel: Cell::new(FUEL),
             expansions: Cell::new(EXPANSIONS),
             budget_reported: Cell::new(false),
+            last_tool: Cell::new(None),
         }
     }
 
@@ -595,6 +600,26 @@ impl<'a> Values<'a> {
                                 item.value.range().start().to_usize(),
                             ) {
                                 continue;
+                            }
+                            // The common one-part string key: what `strings` gives for it,
+                            // without a list of keys.
+                            if let Expr::StringLiteral(s) = k {
+                                let mut parts = s.value.iter();
+                                if let (Some(part), None, true) =
+                                    (parts.next(), parts.next(), depth < MAX_FOLLOW)
+                                {
+                                    let (key, key_range) = self.string_value(part.range);
+                                    let value = self.lit(&item.value, at, None, depth + 1);
+                                    upsert(
+                                        &mut pairs,
+                                        Pair {
+                                            key,
+                                            key_range,
+                                            value,
+                                        },
+                                    );
+                                    continue;
+                                }
                             }
                             let Some(keys) = self.strings(k, at, depth + 1) else {
                                 continue;
