@@ -119,29 +119,3 @@ impl Drop for CollectOnDrop {
         unsafe { libmimalloc_sys::mi_collect(false) }
     }
 }
-
-/// mimalloc's `mi_option_purge_delay` (the position in `mi_option_e` of the bundled mimalloc
-/// v3.3, `libmimalloc-sys` 0.1.49 `c_src/mimalloc/v3/include/mimalloc.h`; `libmimalloc-sys`
-/// names no constant for it): how many ms a freed range waits before it is purged.
-pub const OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// mimalloc's `mi_option_page_full_retain` (same header): how many empty small pages each
-/// thread keeps per size class instead of giving them back to the arena (2 by default).
-pub const OPTION_PAGE_FULL_RETAIN: libmimalloc_sys::mi_option_t = 36;
-
-/// Sets the allocator up for a long-lived, mostly idle server (called once by
-/// [`super::run_stdio`], before the runtime starts): freed ranges are purged at once
-/// (`purge_delay` 0) and no thread keeps empty pages per size class (`page_full_retain` 0).
-/// With mimalloc's defaults the forced collections of [`Idle`] still left 18.3–19.3 MB
-/// anonymous after one release on a 2,000-line SKILL.md, against 15.8–16.5 MB with these
-/// (live heap 8.3–9.5 MB), for 0.5–1 ms more CPU per didChange (the madvise calls). `check`
-/// and the other one-shot commands keep the defaults, which favour throughput. (Setting the
-/// delay to 0 only around the idle collection does not work: mimalloc then skips the purge
-/// of the ranges already scheduled, `mi_arenas_try_purge` in `arena.c`.)
-pub fn tune_allocator_for_server() {
-    // SAFETY: options may be set at any time; they are read on each use.
-    unsafe {
-        libmimalloc_sys::mi_option_set(OPTION_PURGE_DELAY, 0);
-        libmimalloc_sys::mi_option_set(OPTION_PAGE_FULL_RETAIN, 0);
-    }
-}

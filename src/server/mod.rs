@@ -61,7 +61,6 @@ pub const DEBUG_HOOKS_ENV: &str = "NETBOX_LSP_DEBUG_HOOKS";
 pub fn run_stdio() -> i32 {
     // Few threads on purpose: analysis is CPU-bound (stdin, stdout and 2 analyses at a time),
     // and every extra thread gets its own malloc arena, which is most of the resident memory.
-    idle::tune_allocator_for_server();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(idle::WORKER_THREADS)
         .max_blocking_threads(idle::BLOCKING_THREADS)
