@@ -844,25 +844,52 @@ impl Recheck<'_> {
                 edited = None;
             }
         }
+        // The edited text's own parse: cynic-parser's, converted, as `check_level` reads a
+        // document (apollo-compiler's parse cost twice as much), unless a diagnostic's span
+        // or order could differ from apollo-compiler's parse (then that parse, as before).
+        let mut converted = self.converted && edited.is_some();
+        let mut spans_of = self.text;
         let with = match with {
             Some(w) => w,
             None => {
-                let doc = reparsed.insert(parse(fixed).ok()?);
-                if let Some(said) = super::quick::diagnose(doc, self.schema) {
-                    return Some(
-                        said.into_iter()
-                            .map(|d| (d.range, message(d.message)))
-                            .collect(),
-                    );
+                let mut cynic = None;
+                if let Some(doc) = parse_cynic(fixed) {
+                    let doc = reparsed.insert(doc);
+                    if let Some(said) = super::quick::diagnose(doc, self.schema) {
+                        return Some(
+                            said.into_iter()
+                                .map(|d| (d.range, message(d.message)))
+                                .collect(),
+                        );
+                    }
+                    let Err(w) = doc.to_executable_validate(&self.schema.schema) else {
+                        return Some(Vec::new());
+                    };
+                    if in_order(&w.errors, fixed, true).is_some() {
+                        (converted, spans_of) = (true, fixed);
+                        cynic = Some(w);
+                    }
                 }
-                let Err(w) = doc.to_executable_validate(&self.schema.schema) else {
-                    return Some(Vec::new());
-                };
-                w
+                match cynic {
+                    Some(w) => w,
+                    None => {
+                        let doc = reparsed.insert(parse(fixed).ok()?);
+                        if let Some(said) = super::quick::diagnose(doc, self.schema) {
+                            return Some(
+                                said.into_iter()
+                                    .map(|d| (d.range, message(d.message)))
+                                    .collect(),
+                            );
+                        }
+                        let Err(w) = doc.to_executable_validate(&self.schema.schema) else {
+                            return Some(Vec::new());
+                        };
+                        w
+                    }
+                }
             }
         };
-        let converted = self.converted && edited.is_some();
-        let errors = in_order(&with.errors, self.text, converted)?;
+        let errors = in_order(&with.errors, spans_of, converted)?;
         Some(
             errors
                 .iter()

@@ -78,7 +78,7 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
             if !near {
                 continue;
             }
-            let edits = strsim::damerau_levenshtein(&lower, &cl);
+            let edits = damerau_levenshtein(&lower, &cl);
             if edits <= max_edits {
                 let jw = strsim::jaro_winkler(&lower, &cl);
                 scored.push((edits as f64 - jw, c));
@@ -90,7 +90,7 @@ pub fn did_you_mean<'a>(input: &str, candidates: impl IntoIterator<Item = &'a st
         if !(other || near) {
             continue;
         }
-        let edits = strsim::damerau_levenshtein(&lower, &cl);
+        let edits = damerau_levenshtein(&lower, &cl);
         if edits <= max_edits || other {
             // Fewer edits first, then higher similarity.
             scored.push((edits as f64 - jw, c));
@@ -203,12 +203,85 @@ pub fn or_list(names: &[String]) -> String {
 /// (`connected` → `mark_connected` on 4.3: 102 vs 0 interfaces in the v4.3.3 sweep).
 pub fn clear_winner(input: &str, candidates: &[String]) -> bool {
     let lower = input.to_ascii_lowercase();
-    let d = |c: &String| strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase());
+    let d = |c: &String| damerau_levenshtein(&lower, &c.to_ascii_lowercase());
     match candidates {
         [a] => d(a) <= (lower.chars().count() / 3).max(1) || prefix_dropped(input, a),
         [a, b, ..] => d(a) <= 1 && d(b) >= 3,
         [] => false,
     }
+}
+
+/// `strsim::damerau_levenshtein(a, b)` (strsim 0.11's unrestricted distance: Zhao and Sahni's
+/// linear-space algorithm as strsim writes it), on bytes when both names are ASCII and at most
+/// 128 bytes: the last row of each letter in a fixed 128-entry array instead of strsim's map
+/// of characters, and the rows on the stack (strsim's cost was ~10,000 instructions a pair,
+/// half of "did you mean"). The common prefix and suffix are cut first, as rapidfuzz-cpp's
+/// `damerau_levenshtein_distance` does before the same algorithm (they do not change the
+/// distance; `src/rest/suggest.rs` does the same). Other strings go to strsim.
+pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
+    const MAX: usize = 128;
+    let (s1, s2) = (a.as_bytes(), b.as_bytes());
+    if !a.is_ascii() || !b.is_ascii() || s1.len() > MAX || s2.len() > MAX {
+        return strsim::damerau_levenshtein(a, b);
+    }
+    let (s1, s2) = without_common_affix(s1, s2);
+    let (len1, len2) = (s1.len(), s2.len());
+    if len1 == 0 || len2 == 0 {
+        return len1.max(len2);
+    }
+    let max_val = len1.max(len2) as isize + 1;
+    let mut last_row_id = [-1isize; 128];
+    let size = len2 + 2;
+    let mut cells = [max_val; 3 * (MAX + 2)];
+    let (fr, rows) = cells[..3 * size].split_at_mut(size);
+    let (mut r1, mut r) = rows.split_at_mut(size);
+    for (j, slot) in r[1..size].iter_mut().enumerate() {
+        *slot = j as isize;
+    }
+    for (i, &ch1) in s1.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        std::mem::swap(&mut r, &mut r1);
+        let mut last_col_id: isize = -1;
+        let mut last_i2l1 = r[1];
+        r[1] = i as isize;
+        let mut t = max_val;
+        for (j, &ch2) in s2.iter().enumerate().map(|(j, c)| (j + 1, c)) {
+            let diag = r1[j] + isize::from(ch1 != ch2);
+            let left = r[j] + 1;
+            let up = r1[j + 1] + 1;
+            let mut temp = diag.min(left.min(up));
+            if ch1 == ch2 {
+                last_col_id = j as isize;
+                fr[j + 1] = r1[j - 1];
+                t = last_i2l1;
+            } else {
+                let k = last_row_id[usize::from(ch2)];
+                let l = last_col_id;
+                if j as isize - l == 1 {
+                    temp = temp.min(fr[j + 1] + (i as isize - k));
+                } else if i as isize - k == 1 {
+                    temp = temp.min(t + (j as isize - l));
+                }
+            }
+            last_i2l1 = r[j + 1];
+            r[j + 1] = temp;
+        }
+        last_row_id[usize::from(ch1)] = i as isize;
+    }
+    r[len2 + 1] as usize
+}
+
+/// `a` and `b` without the bytes they start with and end with alike (the suffix taken from what
+/// the prefix left).
+fn without_common_affix<'s>(a: &'s [u8], b: &'s [u8]) -> (&'s [u8], &'s [u8]) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    (&a[..a.len() - suffix], &b[..b.len() - suffix])
 }
 
 #[cfg(test)]
@@ -329,5 +402,79 @@ mod tests {
             }
         }
         assert!(asked > 1000, "{asked}");
+    }
+    /// The ASCII distance is strsim's: equal, empty, transposed and random pairs over small
+    /// alphabets (where transpositions reach into the cut affixes) and over names.
+    #[test]
+    fn damerau_levenshtein_is_strsims() {
+        let fixed = [
+            ("", ""),
+            ("", "abc"),
+            ("abc", ""),
+            ("abc", "abc"),
+            ("ab", "ba"),
+            ("ab", "bca"),
+            ("abcd", "badc"),
+            ("site_id", "stie_id"),
+            ("tenant_grop", "tenant_group"),
+            ("ca", "abc"),
+            ("a_cb", "abc_"),
+            ("préfix", "prefix"),
+        ];
+        for (a, b) in fixed {
+            assert_eq!(damerau_levenshtein(a, b), strsim::damerau_levenshtein(a, b));
+        }
+        let mut small = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|s| ["a", "b", "c"].map(|c| format!("{s}{c}")))
+                .collect();
+            small.extend(last.iter().cloned());
+        }
+        for a in &small {
+            for b in &small {
+                assert_eq!(
+                    damerau_levenshtein(a, b),
+                    strsim::damerau_levenshtein(a, b),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        use proptest::prelude::*;
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: 4000,
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(
+                &(
+                    "[a-d_]{0,12}",
+                    "[a-d_]{0,12}",
+                    "[ -~]{0,40}",
+                    "[a-zé_]{0,20}",
+                ),
+                |(a, b, c, d)| {
+                    for (x, y) in [(&a, &b), (&b, &a), (&a, &c), (&c, &a), (&d, &a), (&c, &d)] {
+                        prop_assert_eq!(
+                            damerau_levenshtein(x, y),
+                            strsim::damerau_levenshtein(x, y)
+                        );
+                    }
+                    // Transposed neighbours of `a`.
+                    for at in 1..a.len() {
+                        let mut t = a.clone().into_bytes();
+                        t.swap(at - 1, at);
+                        let t = String::from_utf8(t).unwrap();
+                        prop_assert_eq!(
+                            damerau_levenshtein(&a, &t),
+                            strsim::damerau_levenshtein(&a, &t)
+                        );
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
     }
 }
