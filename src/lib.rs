@@ -42,6 +42,7 @@ pub mod audit;
 pub mod catalogue;
 pub mod cli;
 pub mod config;
+pub mod distance;
 pub mod escape;
 pub mod extract;
 pub mod filters;

@@ -1,0 +1,74 @@
+//! Edit distances between names, for the "did you mean" of the REST rules
+//! (`rest::suggest`) and of GraphQL (`graphql::suggest`). Pure; depends on nothing in the crate.
+
+/// `strsim::damerau_levenshtein(a, b)` (the unrestricted distance, Zhao and Sahni's linear-space
+/// algorithm as strsim writes it), on bytes when both are ASCII and at most 128 bytes: no hash
+/// map of characters and no heap vectors (strsim's cost ~8,000 instructions a pair, most of a
+/// suggestion's ranking). The common prefix and suffix are cut first, as rapidfuzz-cpp's
+/// `damerau_levenshtein_distance` does before the same algorithm (they do not change the
+/// distance): a misspelt name shares most of its bytes with the names it is ranked against, so
+/// the table shrinks from `|a|·|b|` cells to a few (5,500 instructions a pair before).
+pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
+    const MAX: usize = 128;
+    let (s1, s2) = (a.as_bytes(), b.as_bytes());
+    if !a.is_ascii() || !b.is_ascii() || s1.len() > MAX || s2.len() > MAX {
+        return strsim::damerau_levenshtein(a, b);
+    }
+    let (s1, s2) = without_common_affix(s1, s2);
+    let (len1, len2) = (s1.len(), s2.len());
+    let max_val = len1.max(len2) as isize + 1;
+    let mut last_row_id = [-1isize; 128];
+    let size = len2 + 2;
+    // Rows of `size` cells only, swapped as references (swapping the arrays copied 2 KB a
+    // character of `a`).
+    let mut cells = [max_val; 3 * (MAX + 2)];
+    let (fr, rows) = cells[..3 * size].split_at_mut(size);
+    let (mut r1, mut r) = rows.split_at_mut(size);
+    for (j, slot) in r[1..size].iter_mut().enumerate() {
+        *slot = j as isize;
+    }
+    for (i, &ch1) in s1.iter().enumerate().map(|(i, c)| (i + 1, c)) {
+        std::mem::swap(&mut r, &mut r1);
+        let mut last_col_id: isize = -1;
+        let mut last_i2l1 = r[1];
+        r[1] = i as isize;
+        let mut t = max_val;
+        for (j, &ch2) in s2.iter().enumerate().map(|(j, c)| (j + 1, c)) {
+            let diag = r1[j] + isize::from(ch1 != ch2);
+            let left = r[j] + 1;
+            let up = r1[j + 1] + 1;
+            let mut temp = diag.min(left.min(up));
+            if ch1 == ch2 {
+                last_col_id = j as isize;
+                fr[j + 1] = r1[j - 1];
+                t = last_i2l1;
+            } else {
+                let k = last_row_id[usize::from(ch2)];
+                let l = last_col_id;
+                if j as isize - l == 1 {
+                    temp = temp.min(fr[j + 1] + (i as isize - k));
+                } else if i as isize - k == 1 {
+                    temp = temp.min(t + (j as isize - l));
+                }
+            }
+            last_i2l1 = r[j + 1];
+            r[j + 1] = temp;
+        }
+        last_row_id[usize::from(ch1)] = i as isize;
+    }
+    r[len2 + 1] as usize
+}
+
+/// `a` and `b` without the bytes they start with and end with alike (the suffix taken from what
+/// the prefix left).
+fn without_common_affix<'s>(a: &'s [u8], b: &'s [u8]) -> (&'s [u8], &'s [u8]) {
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[prefix..], &b[prefix..]);
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    (&a[..a.len() - suffix], &b[..b.len() - suffix])
+}
