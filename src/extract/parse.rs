@@ -327,7 +327,7 @@ fn python_expr_depth(b: &[u8]) -> usize {
     while i < b.len() {
         if let Some(f) = fstrings.last_mut() {
             // In an f-string's literal text (or format spec) unless a field is open above it.
-            if d.levels.len() - f.base <= f.spec {
+            if d.levels() - f.base <= f.spec {
                 match fstring_literal(b, &mut i, f) {
                     Literal::Open => {
                         d.push(1);
@@ -365,22 +365,32 @@ fn python_expr_depth(b: &[u8]) -> usize {
             }
             // A line continuation (or a stray backslash).
             b'\\' => i += 1,
-            b'\n' | b'\r' | b';' if d.levels.len() == 1 => d.statement_end(),
+            b'\n' | b'\r' | b';' if d.levels() == 1 => d.statement_end(),
             b'\n' | b'\r' => {}
             b',' => d.comma(),
             b'(' | b'[' | b'{' => d.open(),
             b')' | b']' | b'}' => d.close_into(&mut fstrings),
             b':' if fstrings
                 .last()
-                .is_some_and(|f| d.levels.len() - f.base == f.spec + 1) =>
+                .is_some_and(|f| d.levels() - f.base == f.spec + 1) =>
             {
                 // A format spec starts at the top of a field: literal text again.
                 fstrings.last_mut().expect("an f-string is open").spec += 1;
             }
             b'"' | b'\'' => {
-                let word = &b[word_start(b, i)..i];
-                // The prefix's letters, lower-cased (none when the word is no prefix).
-                let lower: &[u8] = if is_string_prefix(word) { word } else { &[] };
+                // The prefix's letters (none when the word before the quote is no prefix; most
+                // quotes follow no word).
+                let lower: &[u8] = match i.checked_sub(1).map(|p| is_word(b[p])) {
+                    Some(true) => {
+                        let word = &b[word_start(b, i)..i];
+                        if is_string_prefix(word) {
+                            word
+                        } else {
+                            &[]
+                        }
+                    }
+                    _ => &[],
+                };
                 let has = |l: u8| lower.iter().any(|c| c.to_ascii_lowercase() == l);
                 let triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
                 let ql = if triple { 3 } else { 1 };
@@ -389,7 +399,7 @@ fn python_expr_depth(b: &[u8]) -> usize {
                         quote: c,
                         triple,
                         raw: has(b'r'),
-                        base: d.levels.len(),
+                        base: d.levels(),
                         spec: 0,
                         peak: 0,
                         after_string: d.last_string,
@@ -402,7 +412,7 @@ fn python_expr_depth(b: &[u8]) -> usize {
                 while i < b.len() {
                     // To the next byte that can end or escape the string (every other byte of
                     // a string is text).
-                    i = next_string_stop(b, i);
+                    i = next_string_stop(b, i, c);
                     let Some(&x) = b.get(i) else { break };
                     match x {
                         b'\\' => i += 1,
@@ -423,7 +433,7 @@ fn python_expr_depth(b: &[u8]) -> usize {
             }
             c if is_word(c) => {
                 let start = i;
-                i += b[i + 1..].iter().take_while(|&&c| is_word(c)).count();
+                i = word_end(b, i + 1) - 1;
                 // A string prefix (`rb"..."`, `f'...'`) is part of its string.
                 if matches!(b.get(i + 1), Some(b'"' | b'\'')) && is_string_prefix(&b[start..=i]) {
                     i += 1;
@@ -438,20 +448,23 @@ fn python_expr_depth(b: &[u8]) -> usize {
     d.max
 }
 
-/// The first offset from `i` whose byte is in [`STRING_STOP`] (`b.len()` when none): eight
-/// bytes a step while eight are left, each step a test of the five bytes at once.
-fn next_string_stop(b: &[u8], mut i: usize) -> usize {
+/// The first offset from `i` whose byte may end or escape a string opened by quote `q`: `q`, a
+/// backslash, or a byte below `\x0e` (the line ends and a few other control bytes, which the
+/// caller reads as text); `b.len()` when none. Eight bytes a step while eight are left, each
+/// step a test of the eight at once.
+fn next_string_stop(b: &[u8], mut i: usize, q: u8) -> usize {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte of `x` equal to `v`; exact up to the first such byte (a borrow
-    // can only mark bytes above it).
+    // The high bit of each byte of `x` equal to `v` (below `v` for `below`); exact up to the
+    // first such byte (a borrow can only mark bytes above it).
     let eq = |x: u64, v: u8| {
         let y = x ^ (LO * u64::from(v));
         y.wrapping_sub(LO) & !y & HI
     };
+    let below = |x: u64, v: u8| x.wrapping_sub(LO * u64::from(v)) & !x & HI;
     while let Some(chunk) = b.get(i..i + 8) {
         let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let m = eq(x, b'\\') | eq(x, b'\n') | eq(x, b'\r') | eq(x, b'"') | eq(x, b'\'');
+        let m = eq(x, q) | eq(x, b'\\') | below(x, 0x0e);
         if m != 0 {
             return i + (m.trailing_zeros() / 8) as usize;
         }
@@ -459,25 +472,29 @@ fn next_string_stop(b: &[u8], mut i: usize) -> usize {
     }
     i + b[i..]
         .iter()
-        .position(|&x| STRING_STOP[x as usize])
+        .position(|&x| x == q || x == b'\\' || x < 0x0e)
         .unwrap_or(b.len() - i)
+}
+
+/// Where the word that goes on at `i` ends (`i` when `b[i]` is no word byte): four bytes a
+/// step while they are all word bytes, their table entries and-ed without a branch each.
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(w) = b.get(i..i + 4) {
+        if !(WORD[w[0] as usize] & WORD[w[1] as usize] & WORD[w[2] as usize] & WORD[w[3] as usize])
+        {
+            break;
+        }
+        i += 4;
+    }
+    while i < b.len() && is_word(b[i]) {
+        i += 1;
+    }
+    i
 }
 
 fn is_word(c: u8) -> bool {
     WORD[c as usize]
 }
-
-/// The bytes that can end or escape a string that is no f-string: a backslash, a line end, a
-/// quote.
-const STRING_STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'\\' as usize] = true;
-    t[b'\n' as usize] = true;
-    t[b'\r' as usize] = true;
-    t[b'"' as usize] = true;
-    t[b'\'' as usize] = true;
-    t
-};
 
 /// The bytes of a word (a name, keyword or number): ASCII letters and digits, `_`, and every
 /// byte of a non-ASCII character; a table, as the guard reads every byte of the text.
@@ -523,10 +540,15 @@ fn is_string_prefix(w: &[u8]) -> bool {
 
 /// The running bound of [`python_expr_depth`].
 struct Depth {
-    /// Per open level: the current element's count, and the largest count in the level.
-    levels: Vec<(usize, usize)>,
-    /// The sum of the current elements' counts over the open levels.
-    sum: usize,
+    /// The open levels around the innermost one, outermost first: per level, its current
+    /// element's count and the largest count in the level.
+    outer: Vec<(usize, usize)>,
+    /// The innermost level's current element count and largest count.
+    cur: usize,
+    peak: usize,
+    /// The sum of the current elements' counts over the open levels, plus the number of open
+    /// levels (the bound where the cursor is).
+    total: usize,
     max: usize,
     /// The last token was a string (a string right after it is the same expression).
     last_string: bool,
@@ -537,8 +559,10 @@ struct Depth {
 impl Default for Depth {
     fn default() -> Self {
         Depth {
-            levels: vec![(0, 0)],
-            sum: 0,
+            outer: Vec::new(),
+            cur: 0,
+            peak: 0,
+            total: 1,
             max: 0,
             last_string: false,
             run: 0,
@@ -547,40 +571,52 @@ impl Default for Depth {
 }
 
 impl Depth {
-    fn add(&mut self, n: usize) {
-        let top = self.levels.last_mut().expect("the top level stays");
-        top.0 += n;
-        top.1 = top.1.max(top.0);
-        self.sum += n;
-        self.max = self.max.max(self.sum + self.levels.len());
+    /// The number of open levels (the top level counts).
+    #[inline]
+    fn levels(&self) -> usize {
+        self.outer.len() + 1
     }
 
+    #[inline]
+    fn add(&mut self, n: usize) {
+        self.cur += n;
+        self.peak = self.peak.max(self.cur);
+        self.total += n;
+        self.max = self.max.max(self.total);
+    }
+
+    #[inline]
     fn token(&mut self, n: usize) {
         self.add(n);
         self.last_string = false;
     }
 
     /// A new level whose element already counts `n` (a bracket: 0; a field: 1).
+    #[inline]
     fn push(&mut self, n: usize) {
-        self.levels.push((n, n));
-        self.sum += n;
-        self.max = self.max.max(self.sum + self.levels.len());
+        self.outer.push((self.cur, self.peak));
+        self.cur = n;
+        self.peak = n;
+        self.total += n + 1;
+        self.max = self.max.max(self.total);
         self.last_string = false;
     }
 
+    #[inline]
     fn open(&mut self) {
         self.token(1);
         self.push(0);
     }
 
     /// The peak of the level closed, if one was open above the top level.
+    #[inline]
     fn pop(&mut self) -> Option<usize> {
-        if self.levels.len() == 1 {
-            return None;
-        }
-        let (cur, peak) = self.levels.pop().expect("more than one level");
-        self.sum -= cur;
-        Some(peak)
+        let (cur, peak) = self.outer.pop()?;
+        let closed = self.peak;
+        self.total -= self.cur + 1;
+        self.cur = cur;
+        self.peak = peak;
+        Some(closed)
     }
 
     /// Closes a level: a field of the innermost f-string when that string's text starts again
@@ -589,7 +625,7 @@ impl Depth {
     fn close_into(&mut self, fstrings: &mut [FString]) {
         let Some(peak) = self.pop() else { return };
         match fstrings.last_mut() {
-            Some(f) if self.levels.len() == f.base => {
+            Some(f) if self.levels() == f.base => {
                 f.peak = f.peak.max(peak + 1);
                 self.last_string = false;
             }
@@ -599,25 +635,28 @@ impl Depth {
 
     /// Drops the levels above `base`.
     fn truncate(&mut self, base: usize) {
-        while self.levels.len() > base.max(1) {
+        while self.levels() > base.max(1) {
             self.pop();
         }
     }
 
+    #[inline]
     fn comma(&mut self) {
-        let top = self.levels.last_mut().expect("the top level stays");
-        self.sum -= top.0;
-        top.0 = 0;
+        self.total -= self.cur;
+        self.cur = 0;
         self.last_string = false;
     }
 
+    /// The end of a statement at the top level (no other level is open).
+    #[inline]
     fn statement_end(&mut self) {
-        self.sum = 0;
-        self.levels[0].0 = 0;
+        self.total = 1;
+        self.cur = 0;
         self.last_string = false;
     }
 
     /// A string whose fields nest `peak` deep, after a string or not.
+    #[inline]
     fn string(&mut self, peak: usize) {
         let n = if self.last_string {
             let n = peak.saturating_sub(self.run);
@@ -810,13 +849,15 @@ mod tests {
     /// not read as a match).
     #[test]
     fn string_stops_as_the_byte_loop() {
-        let slow = |b: &[u8], i: usize| {
+        let slow = |b: &[u8], i: usize, q: u8| {
             i + b[i..]
                 .iter()
-                .position(|&x| STRING_STOP[x as usize])
+                .position(|&x| x == q || x == b'\\' || x < 0x0e)
                 .unwrap_or(b.len() - i)
         };
-        for stop in [b'\\', b'\n', b'\r', b'"', b'\'', b'x'] {
+        for stop in [
+            b'\\', b'\n', b'\r', b'\t', b'\x0d', b'\x0e', b'"', b'\'', b'x',
+        ] {
             for len in 0..40 {
                 for at in 0..len.max(1) {
                     let mut b: Vec<u8> = (0..len)
@@ -826,7 +867,13 @@ mod tests {
                         b[at] = stop;
                     }
                     for i in 0..=len {
-                        assert_eq!(next_string_stop(&b, i), slow(&b, i), "{b:?} from {i}");
+                        for q in [b'"', b'\'', b'x'] {
+                            assert_eq!(
+                                next_string_stop(&b, i, q),
+                                slow(&b, i, q),
+                                "{b:?} from {i}"
+                            );
+                        }
                     }
                 }
             }
