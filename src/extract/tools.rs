@@ -215,18 +215,19 @@ pub(crate) fn entries(pairs: &[super::lit::Pair]) -> Vec<FilterEntry> {
 
 /// [`entries`] from pairs the caller owns: keys and values moved, not copied.
 pub(crate) fn entries_owned(pairs: Vec<super::lit::Pair>) -> Vec<FilterEntry> {
-    pairs
-        .into_iter()
-        .map(|p| {
-            let value = super::unjudged_owned(p.value.value, &p.key);
-            FilterEntry {
-                key: p.key,
-                key_range: p.key_range,
-                value,
-                value_range: p.value.range,
-            }
-        })
-        .collect()
+    // A list of its own, sized once: collected in place, the pairs' larger buffer would be
+    // shrunk by a reallocation that copies the entries.
+    let mut out = Vec::with_capacity(pairs.len());
+    for p in pairs {
+        let value = super::unjudged_owned(p.value.value, &p.key);
+        out.push(FilterEntry {
+            key: p.key,
+            key_range: p.key_range,
+            value,
+            value_range: p.value.range,
+        });
+    }
+    out
 }
 
 /// The GraphQL document of a call of `row` (a [`Carries::Graphql`] row) with `args` named after

@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use ruff_python_ast::{self as ast, ArgOrKeyword, Expr};
 use ruff_text_size::{Ranged, TextRange};
+use smallvec::SmallVec;
 
 use super::semantic::At;
 use super::span;
@@ -17,7 +18,7 @@ use crate::extract::Value;
 
 impl<'a> Values<'a> {
     /// Positional and keyword arguments named after the signature `names`.
-    pub(super) fn name_args<'l>(&self, names: &[&'l str], args: &'l CallArgs<'a>) -> Vec<Arg<'l>> {
+    pub(super) fn name_args<'l>(&self, names: &[&'l str], args: &'l CallArgs<'a>) -> Named<'l> {
         // One positional dict and nothing else: the LangChain "all arguments in one dict" form.
         if args.positional.len() == 1 && args.keywords.is_empty() {
             let only = &args.positional[0];
@@ -30,7 +31,7 @@ impl<'a> Values<'a> {
                 }
             }
         }
-        let mut out: Vec<Arg> = args
+        let mut out: Named = args
             .positional
             .iter()
             .enumerate()
@@ -109,7 +110,7 @@ impl<'a> Values<'a> {
     /// The offset of the `=` of a keyword argument written without its name (`f(a=1, =x)`,
     /// a syntax error ruff reads as the positional argument `x`; tree-sitter read a keyword
     /// argument with an empty name there, where completion looks for the name being typed).
-    fn nameless_keyword(&self, e: &Expr, open: Option<usize>) -> Option<usize> {
+    pub(super) fn nameless_keyword(&self, e: &Expr, open: Option<usize>) -> Option<usize> {
         let b = self.src.as_bytes();
         let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');
         let mut i = e.range().start().to_usize();
@@ -163,7 +164,10 @@ impl<'t> CallArgs<'t> {
     }
 }
 
-pub(super) fn pair_args(dict: &Lit) -> Option<Vec<Arg<'_>>> {
+/// A call's arguments named after a signature (most calls have a few: kept in place).
+pub(super) type Named<'l> = SmallVec<[Arg<'l>; 4]>;
+
+pub(super) fn pair_args(dict: &Lit) -> Option<Named<'_>> {
     Some(
         dict.pairs()?
             .iter()

@@ -7,6 +7,7 @@ use ruff_python_ast::{self as ast, Expr};
 use ruff_text_size::Ranged;
 
 use super::arguments::{pair_args, Call, CallArgs, KeywordOrSplat};
+use super::literals::parse_int;
 use super::semantic::At;
 use super::span;
 use super::strings::{single_string, string_parts};
@@ -15,7 +16,8 @@ use super::values::Values;
 use crate::extract::forms::{self, Callee, Carries, FiltersAt, Form, Guard, TargetAt, APPS, FORMS};
 use crate::extract::lit::{Lit, LitKind, Pair};
 use crate::extract::tools::{self, Tool};
-use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax};
+use crate::extract::{CallForm, FilterEntry, RestCall, Site, Syntax, Value};
+use smallvec::SmallVec;
 
 impl<'a> Values<'a> {
     /// The sites of `expr` (standing at `at`), the first call form of the table that finds any.
@@ -33,6 +35,10 @@ impl<'a> Values<'a> {
             if !g.parenthesized && arglist.keywords.is_empty() {
                 return;
             }
+        }
+        if let Some(site) = self.tool_call_direct(expr, at) {
+            out.push(site);
+            return;
         }
         let (name_range, object) = match &*expr.func {
             Expr::Name(n) => (n.range, None),
@@ -77,6 +83,165 @@ impl<'a> Values<'a> {
                 return;
             }
         }
+    }
+
+    /// The most common call of a file of tool calls, `netbox_get_objects(<type>, {"key":
+    /// <value>, ...})` (the tool of the table's first row, two positional arguments, a dict
+    /// literal whose keys are plain string literals, each once), read straight into its site: the
+    /// object type and each value are read through [`Values::lit`] as the general reading reads
+    /// them (the same calls in the same order, the same steps), and the entries are built from
+    /// the dict's items, without the argument list, the named arguments, the pairs and their
+    /// copies in between. `None`, with nothing read, for any other call (which the call-form
+    /// table then reads).
+    fn tool_call_direct(&self, expr: &'a ast::ExprCall, at: At) -> Option<Site> {
+        #[cfg(test)]
+        if tests::GENERAL_ONLY.with(std::cell::Cell::get) {
+            return None;
+        }
+        let arglist = &expr.arguments;
+        let Expr::Name(name) = &*expr.func else {
+            return None;
+        };
+        let ([type_arg, dict_arg @ Expr::Dict(dict)], []) = (&*arglist.args, &*arglist.keywords)
+        else {
+            return None;
+        };
+        // The first row of the table is the one that reads it (no row before it is spelled so).
+        static FIRST_READS_IT: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+            let first = &FORMS[0];
+            first.carries == Carries::Rest(CallForm::GetObjects)
+                && first.guard == Guard::Always
+                && first.target == TargetAt::ObjectType
+                && first.filters == FiltersAt::Filters
+                && first.params.get(..2) == Some(&["object_type", "filters"][..])
+        });
+        let row = self.tool_row(self.text(name.range))?;
+        if row.name != FORMS[0].name || !*FIRST_READS_IT {
+            return None;
+        }
+        let open = Some(arglist.range.start().to_usize());
+        // As [`Values::arguments`] reads the arguments: positional, none a keyword being typed.
+        if matches!(type_arg, Expr::Starred(_))
+            || self.nameless_keyword(type_arg, open).is_some()
+            || self.nameless_keyword(dict_arg, open).is_some()
+        {
+            return None;
+        }
+        // The keys: one-part string literals whose value is their text, read from whole text,
+        // all different (a dict holds the last value of a key: the general reading drops the
+        // others). A few: compared pairwise.
+        let mut keys: SmallVec<[(std::ops::Range<usize>, &'a str); 8]> = SmallVec::new();
+        for item in &dict.items {
+            let Some(Expr::StringLiteral(k)) = &item.key else {
+                return None;
+            };
+            let mut parts = k.value.iter();
+            let (Some(part), None) = (parts.next(), parts.next()) else {
+                return None;
+            };
+            let (content, raw) = self.plain(part.range)?;
+            let (start, end) = (
+                k.range.start().to_usize(),
+                item.value.range().start().to_usize(),
+            );
+            if keys.len() == 16 || self.broken(start, end) || keys.iter().any(|(_, r)| *r == raw) {
+                return None;
+            }
+            keys.push((content, raw));
+        }
+        // The object type's text and content range, as `tools::build_with` takes them from the
+        // argument's literal.
+        let target = match self.plain_string(type_arg, open) {
+            Some((raw, _, content)) => Some((raw.to_string(), self.host(content))),
+            None => {
+                let object_type = self.arg(type_arg, at, open);
+                match (object_type.value, object_type.kind) {
+                    (Value::Str(s), LitKind::Str { content, .. }) => Some((s, content)),
+                    _ => None,
+                }
+            }
+        };
+        let mut filters = Vec::with_capacity(keys.len());
+        for (item, (content, raw)) in dict.items.iter().zip(keys) {
+            // As `Values::dict` reads a value, and `tools::entries_owned` makes it an entry.
+            let (value, value_range) = match self.plain_scalar(&item.value) {
+                Some(read) => read,
+                None => {
+                    let lit = self.lit(&item.value, at, None, 1);
+                    (lit.value, lit.range)
+                }
+            };
+            let key = raw.to_string();
+            filters.push(FilterEntry {
+                value: crate::extract::unjudged_owned(value, &key),
+                key,
+                key_range: self.host(content),
+                value_range,
+            });
+        }
+        Some(Site::Rest(RestCall {
+            form: CallForm::GetObjects,
+            syntax: Syntax::Python,
+            target,
+            call_range: self.host(span(expr.range())),
+            filters_range: Some(self.host(self.outer(dict_arg.range(), open))),
+            filters,
+            args: Vec::new(),
+            declared: false,
+        }))
+    }
+
+    /// A one-part string literal whose value is its text (see `Reader::plain`): the text, the
+    /// host range of the literal with the parentheses around it (`open`: as in
+    /// `Reader::outer`) and the embedded range of its content; what [`Values::lit`] reads
+    /// from it, without building the literal (its value is that text, its range that range).
+    fn plain_string(
+        &self,
+        e: &Expr,
+        open: Option<usize>,
+    ) -> Option<(&'a str, std::ops::Range<usize>, std::ops::Range<usize>)> {
+        let Expr::StringLiteral(s) = e else {
+            return None;
+        };
+        let mut parts = s.value.iter();
+        let (Some(part), None) = (parts.next(), parts.next()) else {
+            return None;
+        };
+        let (content, raw) = self.plain(part.range)?;
+        Some((raw, self.host(self.outer(e.range(), open)), content))
+    }
+
+    /// The value and host range (with the parentheses around it) [`Values::lit`] reads from a
+    /// dict value that is a plain string (see [`Values::plain_string`]), `True`/`False`,
+    /// `None`, an integer or a list of those, without building its literal; `None` for anything
+    /// else.
+    fn plain_scalar(&self, e: &Expr) -> Option<(Value, std::ops::Range<usize>)> {
+        let value = match e {
+            // A list of such values (one level): the items as `Lit::seq` lists them.
+            Expr::List(l) => {
+                let mut items = Vec::with_capacity(l.elts.len());
+                for item in &l.elts {
+                    if matches!(item, Expr::List(_)) {
+                        return None;
+                    }
+                    items.push(self.plain_scalar(item)?);
+                }
+                Value::List(items)
+            }
+            Expr::StringLiteral(_) => {
+                let (text, range, _) = self.plain_string(e, None)?;
+                return Some((Value::Str(text.to_string()), range));
+            }
+            Expr::BooleanLiteral(b) => Value::Bool(b.value),
+            Expr::NoneLiteral(_) => Value::Null,
+            Expr::NumberLiteral(ast::ExprNumberLiteral {
+                value: ast::Number::Int(_),
+                range,
+                ..
+            }) => parse_int(self.text(*range)).map_or(Value::Expr, Value::Int),
+            _ => return None,
+        };
+        Some((value, self.host(self.outer(e.range(), None))))
     }
 
     /// A call of the MCP tool that `call` names (a [`Carries::NamedTool`] row): by its
@@ -456,6 +621,75 @@ impl Held {
                 lit.kind = other;
                 None
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::python::extract_calls;
+    use crate::extract::OffsetMap;
+
+    thread_local! {
+        /// Set: every call is read through the call-form table (no direct reading).
+        pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// The direct reading of `netbox_get_objects(<type>, {...})` finds what the call-form table
+    /// finds, to the byte, for the shapes it reads and the ones it leaves to the table.
+    #[test]
+    fn direct_tool_calls_read_as_the_table_reads_them() {
+        let calls = [
+            r#"netbox_get_objects("dcim.device", {"name": "a", "site_id": 3, "x": True, "y": None})"#,
+            r#"netbox_get_objects("dcim.device", {})"#,
+            r#"netbox_get_objects("dcim.device", {"status__in": ["active", 42, None], "q": -1})"#,
+            r#"netbox_get_objects("dcim.device", {"a": [("x"), "{p}", True], "b": [], "c": [[1], 2]})"#,
+            r#"netbox_get_objects("dcim.device", {"a": [value, "x"], "b": ["a\nb"], "c": ("y")})"#,
+            r#"netbox_get_objects( ("dcim.device") , ( {"name": ("a")} ))"#,
+            r#"netbox_get_objects("dcim.device", {"name": "{name}", "site": "<site>", "tag": "..."})"#,
+            r#"netbox_get_objects("dcim.device", {"name": "a", "name": "b"})"#,
+            r#"netbox_get_objects("dcim.device", {"na\u006de": "a", 'site': 'b'})"#,
+            r#"netbox_get_objects("dcim.device", {"name": "a\tb", "site": r"x", "tag": f"{v}"})"#,
+            r#"netbox_get_objects("dcim.device", {"name": "a" "b", "tag": b"x", "n": 1_000})"#,
+            r#"netbox_get_objects("dcim.device", {**base, "name": "a"})"#,
+            r#"netbox_get_objects("dcim.device", {"name": value, "site": CHOICE, "id": int(x)})"#,
+            r#"netbox_get_objects(kind, {"name": "a"})"#,
+            r#"netbox_get_objects(f"dcim.{x}", {"name": "a"})"#,
+            r#"netbox_get_objects(*a, {"name": "a"})"#,
+            r#"netbox_get_objects("dcim.device", {"name": "a"}, fields=["id"])"#,
+            r#"netbox_get_objects("dcim.device", {"nested": {"a": 1}, "list": [{"b": 2}]})"#,
+            r#"netboxGetObjects("dcim.device", {"name": "a"})"#,
+            r#"mcp__netbox__netbox_get_objects("dcim.device", {"name": "a"})"#,
+            r#"netbox_get_changelogs("dcim.device", {"name": "a"})"#,
+            r#"tools.netbox_get_objects("dcim.device", {"name": "a"})"#,
+            r#"get_objects("devices", {"name": "a"})"#,
+            r#"netbox_get_objects("dcim.device", {"""name""": "a", "site": """b"""})"#,
+            r#"netbox_get_objects("dcim.device", {"name": "é", "ünï": "x"})"#,
+            r#"netbox_get_objects('dcim.device', {'name': 'a', "1": 1.5, "2": 0x1f})"#,
+            r#"netbox_get_objects("dcim.device", {"name": "a",})"#,
+            r#"netbox_get_objects("dcim.device", {"name": "a", 1: "b"})"#,
+        ];
+        let prelude = "from typing import Literal\nvalue = 'v'\nCHOICE: Literal['a', 'b'] = 'a'\nkind = 'dcim.site'\nbase = {'site': 1}\n";
+        let mut texts: Vec<String> = calls.iter().map(|c| format!("{prelude}{c}\n")).collect();
+        // In a helper read for its callers, broken, half typed, and a typed keyword.
+        texts.push(
+            "def h(t, f):\n    netbox_get_objects(t, {\"name\": f, \"x\": \"y\"})\n\nh(\"dcim.device\", \"a\")\n"
+                .to_string(),
+        );
+        texts.push(r#"netbox_get_objects("dcim.device", {"name": "a", "site": })"#.to_string());
+        texts.push(r#"netbox_get_objects("dcim.device", {"name": "a", "si"#.to_string());
+        texts.push(r#"netbox_get_objects("dcim.device", ={"name": "a"})"#.to_string());
+        texts.push(
+            "def f(p: Literal[\"a\", \"b\"]):\n    netbox_get_objects(\"dcim.device\", {\"status\": p})\n"
+                .to_string(),
+        );
+        for text in texts {
+            let map = OffsetMap::identity(0, text.len());
+            let direct = format!("{:?}", extract_calls(&text, &map));
+            GENERAL_ONLY.with(|g| g.set(true));
+            let general = format!("{:?}", extract_calls(&text, &map));
+            GENERAL_ONLY.with(|g| g.set(false));
+            assert_eq!(direct, general, "{text}");
         }
     }
 }

@@ -23,7 +23,9 @@ impl<'a> Values<'a> {
     /// `self.helper(...)` in a method of the class that defines it), each with the caller's
     /// call range.
     pub(super) fn helper_sites(&self, cs: &CallSite<'a>) -> Vec<Site> {
-        if cs.at.env != 0 {
+        // A module of one scope defines no function: no call of it is a helper's (the fuel set
+        // here is set again before the call is read).
+        if cs.at.env != 0 || self.m.scopes.len() == 1 {
             return Vec::new();
         }
         self.refuel();
@@ -207,6 +209,9 @@ impl<'a> Values<'a> {
     /// filter alone: each value is checked, and nothing else is reported twice.
     pub(super) fn alternative_sites(&self, sites: &[Site]) -> Vec<Site> {
         let mut out = Vec::new();
+        if self.nothing_recorded() {
+            return out;
+        }
         for site in sites {
             let Site::Rest(c) = site else {
                 continue;

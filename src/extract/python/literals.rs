@@ -143,7 +143,7 @@ impl Reader<'_> {
     }
 }
 
-fn parse_int(t: &str) -> Option<i64> {
+pub(super) fn parse_int(t: &str) -> Option<i64> {
     // Most integers are plain digits: no copies.
     if t.bytes().all(|b| b.is_ascii_digit()) {
         return t.parse().ok();

@@ -66,19 +66,24 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
         Ok(p) => p,
         Err(refused) => return refused.site(text.len(), map).into_iter().collect(),
     };
-    let mut sites = Reader::new(text, text.len(), map, &parsed).sites(parsed.syntax());
-    if !parsed.errors().is_empty() {
+    // Where ruff reported errors (embedded offsets), then the tree alone: its tokens (a dozen
+    // bytes per token, the size of the tree's strings again) are freed before the tree is read.
+    let errors = error_offsets(&parsed);
+    let module = parsed.into_syntax();
+    let mut sites = Reader::new(text, text.len(), map, errors.clone()).sites(&module);
+    drop(module);
+    if !errors.is_empty() {
         // Re-read with what is open closed; keep the calls the first reading missed.
         let close = parse::closers(text, true);
         if !close.is_empty() {
             let repaired = format!("{text}{close}");
             if let Ok(parsed2) = parse::python(&repaired) {
-                let more =
-                    Reader::new(&repaired, text.len(), map, &parsed2).sites(parsed2.syntax());
-                let mut broken: Vec<usize> = parsed
-                    .errors()
+                let errors2 = error_offsets(&parsed2);
+                let module2 = parsed2.into_syntax();
+                let more = Reader::new(&repaired, text.len(), map, errors2).sites(&module2);
+                let mut broken: Vec<usize> = errors
                     .iter()
-                    .map(|e| map.to_host(e.location.start().to_usize().min(text.len())))
+                    .map(|&e| map.to_host(e.min(text.len())))
                     .collect();
                 broken.sort_unstable();
                 add_repaired(&mut sites, more, &broken);
@@ -86,6 +91,17 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
         }
     }
     sites
+}
+
+/// The embedded offsets where ruff reported syntax errors in `parsed`, sorted.
+fn error_offsets(parsed: &ruff_python_parser::Parsed<ast::ModModule>) -> Vec<usize> {
+    let mut errors: Vec<usize> = parsed
+        .errors()
+        .iter()
+        .map(|e| e.location.start().to_usize())
+        .collect();
+    errors.sort_unstable();
+    errors
 }
 
 /// Bare `params = {...}` dicts at the top level of a code block that no call of `found` (the
@@ -107,7 +123,7 @@ pub(crate) fn bare_params(
     let Ok(parsed) = parse::python(text) else {
         return Vec::new();
     };
-    let reader = Reader::new(text, text.len(), map, &parsed);
+    let reader = Reader::new(text, text.len(), map, error_offsets(&parsed));
     let read: Vec<Range<usize>> = found
         .iter()
         .filter_map(|s| match s {
@@ -214,18 +230,8 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn new(
-        src: &'a str,
-        len: usize,
-        map: &'a OffsetMap,
-        parsed: &ruff_python_parser::Parsed<ast::ModModule>,
-    ) -> Self {
-        let mut errors: Vec<usize> = parsed
-            .errors()
-            .iter()
-            .map(|e| e.location.start().to_usize())
-            .collect();
-        errors.sort_unstable();
+    /// `errors`: where ruff reported syntax errors (embedded offsets, sorted).
+    fn new(src: &'a str, len: usize, map: &'a OffsetMap, errors: Vec<usize>) -> Self {
         Reader {
             src,
             len,
@@ -339,9 +345,10 @@ impl<'a> Reader<'a> {
         out.extend(v.marked_sites());
         let alternatives = v.alternative_sites(&out);
         out.extend(alternatives);
+        let recorded = !v.nothing_recorded();
         for site in &mut out {
             if let Site::Rest(c) = site {
-                c.declared = c.filters.iter().any(|e| v.is_declared(&e.key_range));
+                c.declared = recorded && c.filters.iter().any(|e| v.is_declared(&e.key_range));
             }
         }
         let documents = v.documents();

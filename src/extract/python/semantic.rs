@@ -512,6 +512,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Records `e` (a dict or string) when a marker comment points at the line it starts on.
+    #[inline]
     fn marked(&mut self, e: &'a Expr) {
         if self.markers.is_empty() {
             return;
@@ -804,11 +805,11 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                 }
                 // What `walk_expr` visits of a call, without its generic steps (this visitor
                 // has no hooks on nodes that are no expressions).
-                self.visit_expr(&c.func);
+                self.visit_leaf_or_expr(&c.func);
                 for item in c.arguments.iter_source_order() {
                     match item {
-                        ast::ArgOrKeyword::Arg(a) => self.visit_expr(a),
-                        ast::ArgOrKeyword::Keyword(k) => self.visit_expr(&k.value),
+                        ast::ArgOrKeyword::Arg(a) => self.visit_leaf_or_expr(a),
+                        ast::ArgOrKeyword::Keyword(k) => self.visit_leaf_or_expr(&k.value),
                     }
                 }
             }
@@ -864,9 +865,9 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                 }
                 for item in &d.items {
                     if let Some(k) = &item.key {
-                        self.visit_expr(k);
+                        self.visit_leaf_or_expr(k);
                     }
-                    self.visit_expr(&item.value);
+                    self.visit_leaf_or_expr(&item.value);
                 }
             }
             Expr::Named(n) => {
@@ -919,6 +920,27 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
+    /// [`SourceOrderVisitor::visit_expr`] of `e`, with the leaves most arguments and dict items
+    /// are (a string, a name, a number, `True`, `None`) visited in place: what that visit does
+    /// for them, without a call of it each.
+    #[inline]
+    fn visit_leaf_or_expr(&mut self, e: &'a Expr) {
+        match e {
+            Expr::StringLiteral(s) => {
+                self.marked(e);
+                if !no_document_start(self.src, s) {
+                    self.candidate(e, Holes::Plain);
+                }
+            }
+            Expr::Name(_)
+            | Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_) => {}
+            _ => self.visit_expr(e),
+        }
+    }
+
     /// A comprehension: its first iterable in the scope around it, its targets in a scope of
     /// its own, then its conditions and elements.
     fn comprehension(
@@ -1103,7 +1125,10 @@ fn line_start(src: &str, at: usize) -> usize {
 /// line that holds code).
 fn markers(src: &str) -> Vec<(u32, Marker)> {
     const MARK: &str = "netbox:";
-    if !src.contains(MARK) {
+    // Most modules have none: one SIMD search, its searcher built once.
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
+    if FINDER.find(src.as_bytes()).is_none() {
         return Vec::new();
     }
     let mut out = Vec::new();

@@ -34,6 +34,23 @@ pub(super) fn string_parts(e: &Expr) -> Option<Vec<(TextRange, bool)>> {
     })
 }
 
+/// True when `b` holds a backslash: eight bytes a step, each step a test of the eight at once.
+fn has_backslash(b: &[u8]) -> bool {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    for chunk in &mut chunks {
+        let x =
+            u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (LO * u64::from(b'\\'));
+        // A byte of `x` that is zero (a backslash of `b`) sets its high bit here; no other can
+        // when none is (the borrow starts at a zero byte).
+        if x.wrapping_sub(LO) & !x & HI != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().contains(&b'\\')
+}
+
 /// True for a string made of one part (`"a"`, `f"a{x}"`), not an implicit concatenation.
 pub(super) fn single_string(e: &Expr) -> bool {
     string_parts(e).is_some_and(|p| p.len() == 1)
@@ -72,7 +89,7 @@ impl<'a> Reader<'a> {
     /// without a prefix, in one quote each side, closed, and without a backslash (most strings
     /// of code): its decoded value is its text, and the text maps to the host byte for byte.
     /// `None` for any other string ([`Reader::decoded`] reads those).
-    fn plain(&self, r: TextRange) -> Option<(Range<usize>, &'a str)> {
+    pub(super) fn plain(&self, r: TextRange) -> Option<(Range<usize>, &'a str)> {
         let (start, end) = (r.start().to_usize(), r.end().to_usize());
         let b = self.src.as_bytes().get(start..end)?;
         let (&q, &last) = (b.first()?, b.last()?);
@@ -83,9 +100,9 @@ impl<'a> Reader<'a> {
         }
         // The quotes are ASCII: the content is a slice of the text.
         let raw = self.src.get(start + 1..end - 1)?;
-        // Most strings are short: a byte loop costs less than setting up the SIMD search.
+        // Most strings are short: eight bytes a step costs less than setting up the SIMD search.
         let backslash = if raw.len() < 32 {
-            raw.bytes().any(|c| c == b'\\')
+            has_backslash(raw.as_bytes())
         } else {
             memchr::memchr(b'\\', raw.as_bytes()).is_some()
         };

@@ -202,6 +202,13 @@ impl<'a> Values<'a> {
         self.declared.borrow().contains(key)
     }
 
+    /// True when no value was found to have other possible values, and no key to be a declared
+    /// name (most modules): [`Values::alternatives_of`] and [`Values::is_declared`] then answer
+    /// `None` and false for all.
+    pub fn nothing_recorded(&self) -> bool {
+        self.alternatives.borrow().is_empty() && self.declared.borrow().is_empty()
+    }
+
     pub(super) fn record_alternatives(&self, key: Range<usize>, others: Vec<Lit>) {
         if !others.is_empty() {
             self.alternatives.borrow_mut().push((key, others));
