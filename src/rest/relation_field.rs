@@ -297,9 +297,9 @@ mod tests {
                 };
                 for (name, param) in ep.params.iter() {
                     for value in ["dm-akron", "65002"] {
-                        if check(&view, name, &super::Key::parse(name), param, value, 0..1)
-                            .is_some()
-                        {
+                        let relation = view.is_relation(name);
+                        let k = super::Key::parse(name);
+                        if check(&view, name, &k, relation, param, value, 0..1).is_some() {
                             flagged.push(format!("{key} {name}={value}"));
                         }
                     }
