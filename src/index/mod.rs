@@ -197,6 +197,21 @@ impl FilterIndex {
         Some((key.as_str(), *ot))
     }
 
+    /// The endpoint of object type `t` (exact, as written) with its key, when `t` is one: what
+    /// [`FilterIndex::resolve`] gives for it, from the one hash probe that also answers
+    /// [`FilterIndex::is_object_type`] (`None` when `t` is no object type: ask `resolve`).
+    pub fn object_type_endpoint(&self, t: &str) -> Option<Option<(&str, &Endpoint)>> {
+        match self.target(t) {
+            // `resolve` trims first: a spelling with blanks around it is left to it.
+            Some((key, true)) if t.trim().len() == t.len() => Some(
+                self.endpoints
+                    .get_key_value(key)
+                    .map(|(k, e)| (k.as_str(), e)),
+            ),
+            _ => None,
+        }
+    }
+
     /// True when `t` (exact) is a key of `object_types` (one hash probe when it is).
     pub fn is_object_type(&self, t: &str) -> bool {
         matches!(self.target(t), Some((_, true))) || self.object_types.contains_key(t)

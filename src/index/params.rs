@@ -120,6 +120,23 @@ impl Params {
         self.data().get(name)
     }
 
+    /// The parameter called `name` and its position (for [`Params::lookup_set_at`]), if any:
+    /// one hash probe for both.
+    pub fn get_at(&self, name: &str) -> Option<(usize, &Parameter)> {
+        let data = self.data();
+        data.position(name).map(|i| (i, &data.values[i]))
+    }
+
+    /// [`Params::lookup_set`] of the parameter at `position` (from [`Params::get_at`]), without
+    /// a probe; empty for a position out of range.
+    pub fn lookup_set_at(&self, position: usize) -> LookupSet {
+        let data = self.data();
+        if data.is_empty() {
+            return LookupSet(0);
+        }
+        LookupSet(data.table().lookups.get(position).copied().unwrap_or(0))
+    }
+
     /// The stored name and parameter called `name`, if any.
     pub fn get_key_value(&self, name: &str) -> Option<(&str, &Parameter)> {
         self.data().get_key_value(name)

@@ -34,13 +34,15 @@ const VERBS: &[(&str, &str)] = &[
 ];
 
 /// Checks `text` (the wire text of one value) against the choice set of `param`; `parsed` is
-/// the entry's key parsed.
+/// the entry's key parsed; `own`: `param` is `view`'s parameter of that key.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     ctx: &Ctx,
     view: &View,
     entry: &FilterEntry,
     parsed: &Key,
     param: &Parameter,
+    own: bool,
     text: &str,
     r: Range<usize>,
 ) -> Option<Finding> {
@@ -51,8 +53,11 @@ pub(crate) fn check(
     }
     // The lookup parameters carry no enum in the schema; NetBox validates them against the
     // filter's own choices.
+    // Past the test above a key without a lookup has no `__`: it is its own base, whose
+    // parameter is `param`.
     let own = match param.choices {
         Some(_) => param,
+        None if own && lookup.is_none() => return None,
         None => view.param(parsed.base())?,
     };
     // Only a declared `MultipleChoiceFilter` (schema: an array) validates its lookups; the

@@ -28,6 +28,14 @@ const SLUG_RELATIONS: &[&str] = &[
     "ancestor",
 ];
 
+/// True when `set` (a filter's lookups) is a relation filter's: `__n` and none of the number
+/// or char lookups ([`View::is_relation`]).
+fn relation_set(set: LookupSet) -> bool {
+    const N: LookupSet = LookupSet::of(&["n"]);
+    const OTHERS: LookupSet = LookupSet::of(&["gte", "ic", "empty"]);
+    set.contains_all(N) && !set.contains_any(OTHERS)
+}
+
 /// One endpoint of one index, with its key (`dcim/devices`).
 #[derive(Clone, Copy)]
 pub(crate) struct View<'a> {
@@ -39,6 +47,12 @@ pub(crate) struct View<'a> {
 impl<'a> View<'a> {
     pub fn param(&self, name: &str) -> Option<&'a Parameter> {
         self.ep.params.get(name)
+    }
+
+    /// [`View::param`] with [`View::is_relation`] of the same name, from one hash probe.
+    pub fn param_relation(&self, name: &str) -> Option<(&'a Parameter, bool)> {
+        let (i, p) = self.ep.params.get_at(name)?;
+        Some((p, relation_set(self.ep.params.lookup_set_at(i))))
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -59,36 +73,55 @@ impl<'a> View<'a> {
     /// and none of the number or char lookups.
     pub fn is_relation(&self, name: &str) -> bool {
         // The lookup set is found with the name (one hash probe, no walk over the names).
-        const N: LookupSet = LookupSet::of(&["n"]);
-        const OTHERS: LookupSet = LookupSet::of(&["gte", "ic", "empty"]);
-        self.ep
-            .params
-            .lookup_set(name)
-            .is_some_and(|set| set.contains_all(N) && !set.contains_any(OTHERS))
+        self.ep.params.lookup_set(name).is_some_and(relation_set)
     }
 
     /// True when `name` (a parameter, possibly with a lookup) takes integer ids or numbers:
     /// the schema says integer, or it is a relation `_id` filter (tree-node filters such as
     /// `role_id`, `region_id` are typed string in the schema but take primary keys).
     pub fn takes_integers(&self, name: &str, param: &Parameter) -> bool {
+        self.takes_integers_known(name, param, None)
+    }
+
+    /// [`View::takes_integers`] with [`View::is_relation`]`(name)` given when known (`name`'s
+    /// parameter found by [`View::param_relation`]): no probe for a name without `__n`.
+    pub fn takes_integers_known(
+        &self,
+        name: &str,
+        param: &Parameter,
+        relation: Option<bool>,
+    ) -> bool {
         if param.kind == ValueKind::Integer {
             return true;
         }
         let base = name.strip_suffix("__n").unwrap_or(name);
-        param.kind == ValueKind::String && base.ends_with("_id") && self.is_relation(base)
+        param.kind == ValueKind::String
+            && base.ends_with("_id")
+            && match relation {
+                Some(r) if base.len() == name.len() => r,
+                _ => self.is_relation(base),
+            }
     }
 
-    /// True when `name` (bare or `__n`) matches the related object's slug.
-    pub fn is_slug_filter(&self, name: &str) -> bool {
+    /// True when `name` (bare or `__n`) matches the related object's slug. `known`: `name`'s
+    /// own parameter and [`View::is_relation`]`(name)` when the caller has them
+    /// ([`View::param_relation`]): no probe then for a name without `__n`.
+    pub fn is_slug_filter_known(&self, name: &str, known: Option<(&Parameter, bool)>) -> bool {
         let base = name.strip_suffix("__n").unwrap_or(name);
-        let Some(p) = self.param(base) else {
-            return false;
+        let (p, relation) = match known {
+            Some((p, r)) if base.len() == name.len() => (p, Some(r)),
+            _ => match self.param(base) {
+                Some(p) => (p, None),
+                None => return false,
+            },
         };
         let desc = p.description.as_deref().unwrap_or("");
         if super::text::contains(desc, "(slug)") {
             return true;
         }
-        desc.is_empty() && SLUG_RELATIONS.contains(&base) && self.is_relation(base)
+        desc.is_empty()
+            && SLUG_RELATIONS.contains(&base)
+            && relation.unwrap_or_else(|| self.is_relation(base))
     }
 
     /// The field of the related object that relation filter `name` matches (lower case): from

@@ -133,7 +133,7 @@ pub(crate) fn check_custom_field(
         choices: None,
         description: None,
     };
-    values::check(ctx, view, entry, &param, out);
+    values::check(ctx, view, entry, &param, None, out);
     true
 }
 

@@ -206,10 +206,10 @@ fn check_entry(
     let Some(view) = view else {
         return;
     };
-    match view.param(&entry.key) {
-        Some(param) => {
+    match view.param_relation(&entry.key) {
+        Some((param, relation)) => {
             if !dropped {
-                values::check(ctx, view, entry, param, out);
+                values::check(ctx, view, entry, param, Some(relation), out);
             }
             announced::filter(view, entry, out);
         }

@@ -36,11 +36,13 @@ use std::ops::Range;
 /// The first private-use 16-bit AS number (RFC 6996); 4-byte private use starts at 4200000000.
 const PRIVATE_AS_START: u64 = 64_512;
 
-/// Checks one scalar `text` of relation filter `key` (bare or `__n`; `k` is `key` parsed).
+/// Checks one scalar `text` of relation filter `key` (bare or `__n`; `k` is `key` parsed;
+/// `key_relation`: [`View::is_relation`]`(key)`, known to the caller).
 pub(crate) fn check(
     view: &View,
     key: &str,
     k: &Key,
+    key_relation: bool,
     param: &Parameter,
     text: &str,
     r: Range<usize>,
@@ -51,8 +53,14 @@ pub(crate) fn check(
     }
     let base = k.base();
     // An `_id` filter matches the id everywhere (`field_here` gives nothing for it): asked
-    // first, it spares the relation probe on the most common filters.
-    if base.ends_with("_id") || !view.is_relation(base) {
+    // first, it spares the relation probe on the most common filters. A key of one part is
+    // its base, whose relation question `key_relation` answers.
+    let relation = if k.parts.len() == 1 {
+        key_relation
+    } else {
+        view.is_relation(base)
+    };
+    if base.ends_with("_id") || !relation {
         return None;
     }
     let here = field_here(view, base)?;
@@ -289,9 +297,9 @@ mod tests {
                 };
                 for (name, param) in ep.params.iter() {
                     for value in ["dm-akron", "65002"] {
-                        if check(&view, name, &super::Key::parse(name), param, value, 0..1)
-                            .is_some()
-                        {
+                        let relation = view.is_relation(name);
+                        let k = super::Key::parse(name);
+                        if check(&view, name, &k, relation, param, value, 0..1).is_some() {
                             flagged.push(format!("{key} {name}={value}"));
                         }
                     }

@@ -125,6 +125,19 @@ pub(crate) fn wire_text(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
     })
 }
 
+/// [`wire_text`] with an integer's digits written into `digits` (no allocation but for a
+/// float).
+pub(crate) fn wire_text_in<'a>(
+    v: &'a Value,
+    digits: &'a mut itoa::Buffer,
+) -> Option<std::borrow::Cow<'a, str>> {
+    use std::borrow::Cow;
+    Some(match v {
+        Value::Int(i) => Cow::Borrowed(digits.format(*i)),
+        _ => return wire_text(v),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

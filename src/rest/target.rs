@@ -106,11 +106,18 @@ fn resolve_as_written<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
         let (key, ep) = index.resolve(ctx.call.endpoint_target()?)?;
         return Some(View { key, ep, index });
     }
+    // An object type as the MCP tools take it (nearly every tool call): `tool_type` has nothing
+    // to say and the endpoint is found with the same probe.
+    let mut exact = None;
     if let (Some(range), true) = (range.clone(), is_tool_type(ctx.call.form)) {
         let found = if ctx.call.form.is_code_mode() {
             code_mode_type(index, target, range)
         } else {
-            tool_type(index, target, range)
+            exact = index.object_type_endpoint(target);
+            match exact {
+                Some(_) => None,
+                None => tool_type(index, target, range),
+            }
         };
         if let Some(f) = found {
             out.push(f);
@@ -127,8 +134,8 @@ fn resolve_as_written<'a>(ctx: &Ctx<'a>, out: &mut Vec<Finding>) -> Option<View<
             return None;
         }
     }
-    index
-        .resolve(target)
+    exact
+        .unwrap_or_else(|| index.resolve(target))
         .map(|(key, ep)| View { key, ep, index })
 }
 

@@ -28,12 +28,15 @@ fn is_null_selector(v: &Value) -> bool {
     matches!(v, Value::Null) || matches!(v, Value::Str(s) if s == "null")
 }
 
-/// Value rules for `entry`, whose key is the parameter `param` of `view`.
+/// Value rules for `entry`, whose key is the parameter `param` of `view`. `relation`: `Some`
+/// when `param` is `view`'s own parameter of that key, telling whether it is a relation filter
+/// ([`View::param_relation`]); `None` for a parameter made here (a custom field's).
 pub(crate) fn check(
     ctx: &Ctx,
     view: &View,
     entry: &FilterEntry,
     param: &Parameter,
+    relation: Option<bool>,
     out: &mut Vec<Finding>,
 ) {
     let key = entry.key.as_str();
@@ -62,8 +65,16 @@ pub(crate) fn check(
         ));
         return;
     }
+    // Parsed once for the rules that read the key's parts.
+    let parsed = Key::parse(key);
+    let here = Here {
+        param,
+        relation: relation.unwrap_or_else(|| view.is_relation(key)),
+        own: relation.is_some(),
+        parsed: &parsed,
+    };
     for (v, r) in elements(entry) {
-        if let Some(f) = check_scalar(ctx, view, entry, param, v, r) {
+        if let Some(f) = check_scalar(ctx, view, entry, &here, v, r) {
             out.push(f);
             // One finding per entry for a scalar; per element for lists.
             if list_len.is_none() {
@@ -73,15 +84,25 @@ pub(crate) fn check(
     }
 }
 
+/// What [`check`] knows of the entry's key: its parameter, whether it is a relation filter,
+/// whether the parameter is the endpoint's own, its parts.
+struct Here<'p, 'k> {
+    param: &'p Parameter,
+    relation: bool,
+    own: bool,
+    parsed: &'p Key<'k>,
+}
+
 /// The rules for one scalar value, first hit wins.
 fn check_scalar(
     ctx: &Ctx,
     view: &View,
     entry: &FilterEntry,
-    param: &Parameter,
+    here: &Here,
     v: &Value,
     r: Range<usize>,
 ) -> Option<Finding> {
+    let param = here.param;
     let key = entry.key.as_str();
     let syntax = ctx.syntax();
     if is_null_selector(v) {
@@ -122,24 +143,26 @@ fn check_scalar(
     if param.kind == ValueKind::Boolean {
         return boolean_value(view, entry, v, r, syntax);
     }
-    // Parsed once for the two rules below that read the key's parts.
-    let parsed = Key::parse(key);
+    let parsed = here.parsed;
     if parsed.lookup() == Some("empty") {
         // Boolean-typed `__empty` went through `boolean_value` above; one typed like its
         // number or date field refuses `true`/`false` (400) and every other value (500).
         return typed_empty(view, key, param, v, r);
     }
-    let text = render::wire_text(v)?;
+    let mut digits = itoa::Buffer::new();
+    let text = render::wire_text_in(v, &mut digits)?;
     if let Some(f) = faults::value_form(view, entry, &text, r.clone()) {
         return Some(f);
     }
     if let Some(f) = super::object_type_value::check(view, entry, param, &text, r.clone(), syntax) {
         return Some(f);
     }
-    if let Some(f) = super::relation_field::check(view, key, &parsed, param, &text, r.clone()) {
+    if let Some(f) =
+        super::relation_field::check(view, key, parsed, here.relation, param, &text, r.clone())
+    {
         return Some(f);
     }
-    let integers = view.takes_integers(key, param);
+    let integers = view.takes_integers_known(key, param, here.own.then_some(here.relation));
     let number = integers || param.kind == ValueKind::Number;
     if number && matches!(v, Value::Str(_)) && text.contains(',') {
         return comma_list(ctx, view, entry, param, &text, integers);
@@ -150,7 +173,7 @@ fn check_scalar(
         }
         // An integer choice set (`width`: 10, 19, 21, 23; `sync_interval`, IKE `version`) is
         // validated like a text one: a well-formed number outside it is a 400 too.
-        return choices::check(ctx, view, entry, &parsed, param, &text, r);
+        return choices::check(ctx, view, entry, parsed, param, here.own, &text, r);
     }
     if matches!(param.kind, ValueKind::Date | ValueKind::DateTime) {
         return invalid_date(key, &text, r, param.kind);
@@ -162,13 +185,14 @@ fn check_scalar(
         if let Some(f) = invalid_regex(view.version(), key, &text, r.clone()) {
             return Some(f);
         }
-        return choices::check(ctx, view, entry, &parsed, param, &text, r);
+        return choices::check(ctx, view, entry, parsed, param, here.own, &text, r);
     }
     // The slug question (a parameter probe and a scan of its description) asked once, and only
     // for a value either rule below can be about.
     let numeric = text.trim().parse::<i64>().is_ok();
     let is_str = matches!(v, Value::Str(_));
-    let slug = (numeric || is_str) && view.is_slug_filter(key);
+    let slug = (numeric || is_str)
+        && view.is_slug_filter_known(key, here.own.then_some((param, here.relation)));
     if slug && numeric {
         if let Some(f) = number_on_slug(view, entry, &text, r.clone()) {
             return Some(f);
@@ -179,5 +203,5 @@ fn check_scalar(
             return Some(f);
         }
     }
-    choices::check(ctx, view, entry, &parsed, param, &text, r)
+    choices::check(ctx, view, entry, parsed, param, here.own, &text, r)
 }
