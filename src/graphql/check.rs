@@ -895,6 +895,8 @@ impl Recheck<'_> {
 /// The diagnostics of `doc` without their order or file: [`super::quick::diagnose`]'s when it
 /// answers, else none when apollo-compiler's validation finds nothing (`Ok`, each range mapped
 /// by `place`, each message kept with `messages`); `Err` with apollo-compiler's diagnostics.
+// The `Err` (224 bytes) is moved once per re-check, to a caller that keeps it.
+#[allow(clippy::result_large_err)]
 fn quick_or_validate(
     doc: &ast::Document,
     schema: &NetboxSchema,
