@@ -14,7 +14,8 @@ use crate::finding::{Edit, Finding, Fix, Severity};
 use apollo_compiler::ast;
 use apollo_compiler::diagnostic::ToCliReport;
 use apollo_compiler::parser::{FileId, Parser};
-use apollo_compiler::validation::{DiagnosticData, DiagnosticList};
+use apollo_compiler::validation::{DiagnosticData, DiagnosticList, WithErrors};
+use apollo_compiler::ExecutableDocument;
 use std::ops::Range;
 
 /// Nesting bound for the parser (selection sets, values, lists). NetBox documents are a few
@@ -825,17 +826,10 @@ impl Recheck<'_> {
         let mut edited = renamed(self.doc, self.text, edits);
         let mut reparsed = None;
         let mut with = None;
-        let message = |m: String| if messages { m } else { String::new() };
         if let Some(e) = &edited {
-            if let Some(said) = super::quick::diagnose(&e.doc, self.schema) {
-                return Some(
-                    said.into_iter()
-                        .map(|d| (e.span(&d.range), message(d.message)))
-                        .collect(),
-                );
-            }
-            let Err(w) = e.doc.to_executable_validate(&self.schema.schema) else {
-                return Some(Vec::new());
+            let w = match quick_or_validate(&e.doc, self.schema, messages, |r| e.span(r)) {
+                Ok(said) => return Some(said),
+                Err(w) => w,
             };
             // The renamed spans are the unedited text's, where a `$` or a name is sought.
             if in_order(&w.errors, self.text, self.converted).is_some() {
@@ -855,15 +849,9 @@ impl Recheck<'_> {
                 let mut cynic = None;
                 if let Some(doc) = parse_cynic(fixed) {
                     let doc = reparsed.insert(doc);
-                    if let Some(said) = super::quick::diagnose(doc, self.schema) {
-                        return Some(
-                            said.into_iter()
-                                .map(|d| (d.range, message(d.message)))
-                                .collect(),
-                        );
-                    }
-                    let Err(w) = doc.to_executable_validate(&self.schema.schema) else {
-                        return Some(Vec::new());
+                    let w = match quick_or_validate(doc, self.schema, messages, |r| r.clone()) {
+                        Ok(said) => return Some(said),
+                        Err(w) => w,
                     };
                     if in_order(&w.errors, fixed, true).is_some() {
                         (converted, spans_of) = (true, fixed);
@@ -874,17 +862,10 @@ impl Recheck<'_> {
                     Some(w) => w,
                     None => {
                         let doc = reparsed.insert(parse(fixed).ok()?);
-                        if let Some(said) = super::quick::diagnose(doc, self.schema) {
-                            return Some(
-                                said.into_iter()
-                                    .map(|d| (d.range, message(d.message)))
-                                    .collect(),
-                            );
+                        match quick_or_validate(doc, self.schema, messages, |r| r.clone()) {
+                            Ok(said) => return Some(said),
+                            Err(w) => w,
                         }
-                        let Err(w) = doc.to_executable_validate(&self.schema.schema) else {
-                            return Some(Vec::new());
-                        };
-                        w
                     }
                 }
             }
@@ -908,6 +889,32 @@ impl Recheck<'_> {
                 })
                 .collect(),
         )
+    }
+}
+
+/// The diagnostics of `doc` without their order or file: [`super::quick::diagnose`]'s when it
+/// answers, else none when apollo-compiler's validation finds nothing (`Ok`, each range mapped
+/// by `place`, each message kept with `messages`); `Err` with apollo-compiler's diagnostics.
+// The `Err` (224 bytes) is moved once per re-check, to a caller that keeps it.
+#[allow(clippy::result_large_err)]
+fn quick_or_validate(
+    doc: &ast::Document,
+    schema: &NetboxSchema,
+    messages: bool,
+    place: impl Fn(&Range<usize>) -> Range<usize>,
+) -> Result<Vec<Located>, WithErrors<ExecutableDocument>> {
+    if let Some(said) = super::quick::diagnose(doc, schema) {
+        return Ok(said
+            .into_iter()
+            .map(|d| {
+                let message = if messages { d.message } else { String::new() };
+                (place(&d.range), message)
+            })
+            .collect());
+    }
+    match doc.to_executable_validate(&schema.schema) {
+        Ok(_) => Ok(Vec::new()),
+        Err(w) => Err(w),
     }
 }
 

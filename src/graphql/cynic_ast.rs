@@ -12,11 +12,15 @@
 //! generated document.
 
 use super::ruler::{self, Ruler};
+use super::schema::AddrHasher;
 use apollo_compiler::ast::{self, Definition, Selection, Type, Value};
 use apollo_compiler::{Name, Node};
 use cynic_parser::common::{OperationType, WrappingType};
 use cynic_parser::executable::{self as cy, ExecutableDefinition};
 use cynic_parser::values as cv;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::ops::Range;
 
 /// Deepest nesting of selections and values converted; deeper documents go to apollo-parser,
@@ -28,7 +32,11 @@ pub const MAX_DEPTH: usize = 48;
 pub fn parse(text: &str) -> Option<ast::Document> {
     let ruler = ruler::for_len(text.len())?;
     let doc = cynic_parser::parse_executable_document(text).ok()?;
-    let c = Conv { text, ruler };
+    let c = Conv {
+        text,
+        ruler,
+        names: RefCell::new(HashMap::with_capacity_and_hasher(64, Default::default())),
+    };
     let mut out = ast::Document::new();
     for def in doc.definitions() {
         out.definitions.push(match def {
@@ -44,6 +52,10 @@ pub fn parse(text: &str) -> Option<ast::Document> {
 struct Conv<'a> {
     text: &'a str,
     ruler: &'a Ruler,
+    /// The names made so far, by the address and length of cynic-parser's interned string (one
+    /// per distinct string of the document): a name written again shares the first one's
+    /// `Arc<str>` instead of allocating its own.
+    names: RefCell<HashMap<(usize, usize), Name, BuildHasherDefault<AddrHasher>>>,
 }
 
 impl Conv<'_> {
@@ -57,8 +69,13 @@ impl Conv<'_> {
         if self.text.get(at..end)? != s {
             return None;
         }
-        // cynic-parser's lexer read it as a name.
-        Some(Name::new_unchecked(s).with_location(self.ruler.span(at..end)?))
+        let at = self.ruler.span(at..end)?;
+        let mut names = self.names.borrow_mut();
+        let name = names
+            .entry((s.as_ptr() as usize, s.len()))
+            // cynic-parser's lexer read it as a name.
+            .or_insert_with(|| Name::new_unchecked(s));
+        Some(name.clone().with_location(at))
     }
 
     /// The first byte at or after `at` that is not whitespace or a comma; `None` at a comment

@@ -96,7 +96,10 @@ pub fn diagnose(doc: &ast::Document, nb: &NetboxSchema) -> Option<Vec<Said>> {
             }
         }
     }
-    if !q.selections(root.name.as_str(), &op.selection_set, 0, &mut true) {
+    let Some(ExtendedType::Object(root_ty)) = schema.types.get(root.name.as_str()) else {
+        return None;
+    };
+    if !q.selections(root.name.as_str(), root_ty, &op.selection_set, 0, &mut true) {
         return None;
     }
     q.unplain.sort_unstable();
@@ -154,9 +157,11 @@ impl<'a> Quick<'a> {
     /// leaves without and objects with a selection, spreads of fragments on `ty` itself.
     /// `plain` is set to `false` when `sels` has a fragment spread or two fields of one
     /// response name, or a field below it does (that field is then in `unplain`).
+    /// `obj` is the schema's object type `ty` (looked up by the caller).
     fn selections(
         &mut self,
         ty: &str,
+        obj: &'a ObjectType,
         sels: &'a [Selection],
         depth: usize,
         plain: &mut bool,
@@ -168,9 +173,6 @@ impl<'a> Quick<'a> {
         // names, or more fields than kept, only costs the merge check a look).
         let mut keys = [0u64; 32];
         let mut nkeys = 0;
-        let Some(ExtendedType::Object(obj)) = self.nb.schema.types.get(ty) else {
-            return false;
-        };
         // Unknown fields are left out of the executable document: a selection of nothing but
         // them is empty there (a missing selection): left to apollo-compiler (asked at the end,
         // each field looked up once; any `false` before it gives the same answer, `None`).
@@ -215,17 +217,18 @@ impl<'a> Quick<'a> {
                         return false;
                     }
                     let inner = def.ty.inner_named_type();
-                    match self.nb.schema.types.get(inner) {
+                    match self.nb.type_named(inner) {
                         Some(ExtendedType::Scalar(_) | ExtendedType::Enum(_)) => {
                             if !f.selection_set.is_empty() {
                                 return false;
                             }
                         }
-                        Some(ExtendedType::Object(_)) => {
+                        Some(ExtendedType::Object(below_ty)) => {
                             let mut below = true;
                             if f.selection_set.is_empty()
                                 || !self.selections(
                                     inner.as_str(),
+                                    below_ty,
                                     &f.selection_set,
                                     depth + 1,
                                     &mut below,
@@ -254,15 +257,15 @@ impl<'a> Quick<'a> {
                         return false;
                     }
                     let cond = frag.type_condition.as_str();
+                    let mut on = obj;
                     if cond != ty {
                         // On another object type: no type in common, reported at every
                         // spread; the fragment is still checked on its own type.
-                        if !matches!(
-                            self.nb.schema.types.get(cond),
-                            Some(ExtendedType::Object(_))
-                        ) {
+                        let Some(ExtendedType::Object(other)) = self.nb.schema.types.get(cond)
+                        else {
                             return false;
-                        }
+                        };
+                        on = other;
                         let Some(at) = span(s.location()) else {
                             return false;
                         };
@@ -284,7 +287,7 @@ impl<'a> Quick<'a> {
                     }
                     self.used_fragments.push(&frag.name);
                     self.stack.push(&frag.name);
-                    let ok = self.selections(cond, &frag.selection_set, depth + 1, &mut true);
+                    let ok = self.selections(cond, on, &frag.selection_set, depth + 1, &mut true);
                     self.stack.pop();
                     if !ok {
                         return false;
@@ -368,7 +371,7 @@ impl<'a> Quick<'a> {
     /// [`diagnose`]); `false` when apollo-compiler's answer is not known here.
     /// `location_default`: the argument or input field has a default value.
     fn value_ok(&mut self, ty: &'a Type, value: &'a Node<Value>, location_default: bool) -> bool {
-        let Some(td) = self.nb.schema.types.get(ty.inner_named_type()) else {
+        let Some(td) = self.nb.type_named(ty.inner_named_type()) else {
             return false;
         };
         let custom = matches!(td, ExtendedType::Scalar(s) if !s.is_built_in());
@@ -518,7 +521,7 @@ impl<'a> Quick<'a> {
         }
         let nb: &'a NetboxSchema = self.nb;
         let types = &nb.schema.types;
-        let Some(ExtendedType::Object(obj)) = types.get(ty) else {
+        let Some(ExtendedType::Object(obj)) = nb.type_named(ty) else {
             return false;
         };
         // Each field with the object type it is selected on (a fragment's own type) and its

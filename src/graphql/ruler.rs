@@ -25,6 +25,9 @@ pub struct Ruler {
     files: [File; 3],
     /// The three files' ids.
     ids: [FileId; 3],
+    /// Per offset, bit `i` set when file `i` has a span starting (`.0`) or ending (`.1`) there:
+    /// the first file with both is found without reading the files' spans.
+    marks: (Vec<u8>, Vec<u8>),
 }
 
 /// The rulers' lengths (bytes): each is built the first time a text needs it, at about 4.8 k
@@ -93,7 +96,17 @@ impl Ruler {
         let files = [one("{a")?, one("{aa")?, one("{ a")?];
         let id = |f: &File| f.0.iter().flatten().next().map(SourceSpan::file_id);
         let ids = [id(&files[0])?, id(&files[1])?, id(&files[2])?];
-        Some(Ruler { files, ids })
+        let mark = |side: fn(&File) -> &Vec<Option<SourceSpan>>| -> Vec<u8> {
+            (0..len + 3)
+                .map(|o| {
+                    (0..3)
+                        .filter(|&i| side(&files[i])[o].is_some())
+                        .fold(0, |m, i| m | 1 << i)
+                })
+                .collect()
+        };
+        let marks = (mark(|f| &f.0), mark(|f| &f.1));
+        Some(Ruler { files, ids, marks })
     }
 
     /// The span of bytes `r` (start < end); `None` where no ruler file has both ends (offsets
@@ -102,10 +115,9 @@ impl Ruler {
         if r.start >= r.end {
             return None;
         }
-        self.files.iter().find_map(|(starts, ends)| {
-            let s = (*starts.get(r.start)?)?;
-            let e = (*ends.get(r.end)?)?;
-            SourceSpan::recompose(Some(s), Some(e))
-        })
+        // The first file with a span at both ends (as a search of the files in order finds).
+        let both = self.marks.0.get(r.start)? & self.marks.1.get(r.end)?;
+        let (starts, ends) = self.files.get(both.trailing_zeros() as usize)?;
+        SourceSpan::recompose(*starts.get(r.start)?, *ends.get(r.end)?)
     }
 }

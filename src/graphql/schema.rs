@@ -2,9 +2,11 @@
 //! the version traits the NetBox rules need.
 
 use super::introspection;
-use apollo_compiler::schema::ExtendedType;
+use apollo_compiler::schema::{ExtendedType, InputObjectType};
 use apollo_compiler::validation::Valid;
-use apollo_compiler::{Name, Schema};
+use apollo_compiler::{Name, Node, Schema};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Read;
 
 /// A NetBox GraphQL schema of one version, validated by apollo-compiler.
@@ -29,6 +31,41 @@ pub struct NetboxSchema {
     /// schema: an object value of any other input type needs no look at the fields it leaves
     /// out ([`super::quick`]). Two in NetBox 4.7.3's schema: a scan is cheaper than a hash.
     required_inputs: Vec<Name>,
+    /// The index in `schema.types` of the type each name the schema writes names (a field's,
+    /// an argument's or an input field's type, a type's own name), by the address and length
+    /// of that name's text: [`NetboxSchema::type_named`] finds the type of a name read from the
+    /// schema without hashing it.
+    by_addr: HashMap<(usize, usize), usize, BuildHasherDefault<AddrHasher>>,
+}
+
+/// A hasher of addresses (FxHash's step), for maps keyed by where a text lives rather than
+/// what it says.
+#[derive(Default)]
+pub(crate) struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// The key of a text in [`NetboxSchema::by_addr`]: its address and length.
+fn addr(s: &str) -> (usize, usize) {
+    (s.as_ptr() as usize, s.len())
 }
 
 /// Errors above this many bytes of decompressed input are refused (NetBox's SDL is ~300 KB).
@@ -76,12 +113,64 @@ impl NetboxSchema {
                 _ => None,
             })
             .collect();
+        let mut by_addr = HashMap::default();
+        {
+            let mut put = |n: &Name| {
+                if let Some(i) = schema.types.get_index_of(n.as_str()) {
+                    by_addr.insert(addr(n.as_str()), i);
+                }
+            };
+            for (name, t) in &schema.types {
+                put(name);
+                put(t.name());
+                let fields = match t {
+                    ExtendedType::Object(o) => Some(&o.fields),
+                    ExtendedType::Interface(i) => Some(&i.fields),
+                    _ => None,
+                };
+                for f in fields.into_iter().flat_map(|f| f.values()) {
+                    put(f.ty.inner_named_type());
+                    for a in &f.arguments {
+                        put(a.ty.inner_named_type());
+                    }
+                }
+                if let ExtendedType::InputObject(o) = t {
+                    for f in o.fields.values() {
+                        put(f.ty.inner_named_type());
+                    }
+                }
+            }
+        }
         NetboxSchema {
             netbox_version: netbox_version.to_string(),
             schema,
             pagination_has_start,
             stock: false,
             required_inputs,
+            by_addr,
+        }
+    }
+
+    /// The schema's type `name`, as `schema.types.get(name)` answers. A name read from the
+    /// schema (a field's type) is found by where its text lives, without hashing it; any other
+    /// text is looked up by its letters.
+    pub fn type_named(&self, name: &str) -> Option<&ExtendedType> {
+        if let Some(&i) = self.by_addr.get(&addr(name)) {
+            if let Some((key, t)) = self.schema.types.get_index(i) {
+                if key.as_str() == name {
+                    return Some(t);
+                }
+            }
+        }
+        self.schema.types.get(name)
+    }
+
+    /// The schema's input object type `name`, as `schema.get_input_object(name)` answers (see
+    /// [`NetboxSchema::type_named`]).
+    pub fn input_object(&self, name: &str) -> Option<&Node<InputObjectType>> {
+        match self.type_named(name)? {
+            ExtendedType::InputObject(o) => Some(o),
+            _ => None,
         }
     }
 

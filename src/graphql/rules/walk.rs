@@ -50,9 +50,12 @@ pub fn walk(doc: &ast::Document, nb: &NetboxSchema, text: &str) -> Walk {
 
 impl Ctx<'_> {
     fn selections(&mut self, parent: &str, set: &[Selection], root: bool) {
+        // The parent type looked up once for all its fields.
+        let nb = self.nb;
+        let parent_ty = nb.type_named(parent);
         for sel in set {
             match sel {
-                Selection::Field(f) => self.field(parent, f, root),
+                Selection::Field(f) => self.field(parent, parent_ty, f, root),
                 Selection::InlineFragment(i) => {
                     let ty = i
                         .type_condition
@@ -68,9 +71,24 @@ impl Ctx<'_> {
         }
     }
 
-    fn field(&mut self, parent: &str, f: &Node<ast::Field>, root: bool) {
+    /// Field `f` selected on `parent` (`parent_ty`: its definition, when the schema has it).
+    fn field(
+        &mut self,
+        parent: &str,
+        parent_ty: Option<&ExtendedType>,
+        f: &Node<ast::Field>,
+        root: bool,
+    ) {
         let schema = &self.nb.schema;
-        let Ok(def) = schema.type_field(parent, f.name.as_str()) else {
+        // `Schema::type_field`'s answer: the type's own field, else (meta fields, errors)
+        // asked of it.
+        let own = match parent_ty {
+            Some(ExtendedType::Object(o)) => o.fields.get(f.name.as_str()),
+            Some(ExtendedType::Interface(i)) => i.fields.get(f.name.as_str()),
+            _ => None,
+        };
+        let Some(def) = own.map_or_else(|| schema.type_field(parent, f.name.as_str()).ok(), Some)
+        else {
             if root && self.plugin_field(parent, f) {
                 return;
             }
@@ -90,7 +108,7 @@ impl Ctx<'_> {
             .arguments
             .iter()
             .find(|a| a.name == "filters")
-            .and_then(|a| schema.get_input_object(a.ty.inner_named_type()))
+            .and_then(|a| self.nb.input_object(a.ty.inner_named_type()))
             .cloned();
         let mut misplaced = Vec::new();
         for (k, arg) in f.arguments.iter().enumerate() {
@@ -174,7 +192,7 @@ impl Ctx<'_> {
                 if ty.is_list() {
                     self.list_form_hint(&vr, v, ty);
                 }
-                let Some(obj) = schema.get_input_object(named).cloned() else {
+                let Some(obj) = self.nb.input_object(named).cloned() else {
                     return;
                 };
                 if fields.iter().any(|(n, _)| !obj.fields.contains_key(n))
@@ -217,12 +235,12 @@ impl Ctx<'_> {
                             did_you_mean(e.as_str(), en.values.keys().map(|k| k.as_str()));
                         self.unknown(vr, None, false, candidates, |_| None);
                     }
-                } else if let Some(obj) = schema.get_input_object(named).cloned() {
+                } else if let Some(obj) = self.nb.input_object(named).cloned() {
                     self.wrap_hint(&vr, v, &obj);
                 }
             }
             Value::String(_) | Value::Int(_) | Value::Float(_) | Value::Boolean(_) => {
-                if let Some(obj) = schema.get_input_object(named).cloned() {
+                if let Some(obj) = self.nb.input_object(named).cloned() {
                     self.wrap_hint(&vr, v, &obj);
                 }
             }
@@ -353,8 +371,8 @@ impl Ctx<'_> {
     ) -> bool {
         let schema = &self.nb.schema;
         let named = ty.inner_named_type().as_str();
-        let declared = schema.types.get(named);
-        let lookup = schema.get_input_object(named);
+        let declared = self.nb.type_named(named);
+        let lookup = self.nb.input_object(named);
         let is_id_scalar = named == "ID" && !ty.is_list();
         let id_lookup = lookup.filter(|o| {
             o.fields
