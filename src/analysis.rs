@@ -217,7 +217,7 @@ fn pipeline(
     findings = applied.kept;
     findings.extend(applied.unused);
     findings.extend(not_checked(text, kind));
-    findings.sort_by_key(Finding::sort_key);
+    Finding::sort_all(&mut findings);
     findings.dedup();
     let mut not_checked = parts.not_checked;
     not_checked.sort_by_key(|n| (n.range.start, n.range.end));

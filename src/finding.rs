@@ -87,24 +87,25 @@ pub enum AdviceKind {
 pub struct Advice {
     pub kind: AdviceKind,
     /// Byte offset in the message where the advice starts (its leading space included).
-    pub from: usize,
+    /// 32 bits, as `len`: a message is short, and every finding carries the room for an advice.
+    pub from: u32,
     /// Its length in bytes.
-    pub len: usize,
+    pub len: u32,
 }
 
 impl Advice {
     /// Appends advice `text` of `kind` to `message`, saying where it went (`None` for an empty
-    /// text).
+    /// text; the text is appended unmarked to a message of 4 GiB or more).
     pub fn push(message: &mut String, kind: AdviceKind, text: &str) -> Option<Advice> {
         if text.is_empty() {
             return None;
         }
-        let from = message.len();
+        let from = u32::try_from(message.len()).ok();
         message.push_str(text);
         Some(Advice {
             kind,
-            from,
-            len: text.len(),
+            from: from?,
+            len: u32::try_from(text.len()).ok()?,
         })
     }
 }
@@ -239,12 +240,49 @@ impl Finding {
         (self.range.start, self.range.end, self.code)
     }
 
+    /// Sorts `findings` into the report order ([`Finding::sort_key`]), stably: the result of
+    /// `findings.sort_by_key(Finding::sort_key)`. The keys and positions are sorted, then each
+    /// finding is moved once into its place: a stable sort of the findings themselves (~240
+    /// bytes each) moved them at each merge and took a scratch buffer of half of them (6.4 M
+    /// instructions of memcpy for the 14,324 findings of a file of 10,000 tool calls).
+    pub fn sort_all(findings: &mut [Finding]) {
+        if findings.is_sorted_by_key(Finding::sort_key) {
+            return;
+        }
+        let mut keys: Vec<(usize, usize, &'static str, usize)> = findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.range.start, f.range.end, f.code, i))
+            .collect();
+        // Stable: the findings come a site after another, runs that the stable sort merges
+        // (an unstable sort of the keys took 5.0 M instructions on that file).
+        keys.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+        let mut from: Vec<usize> = keys.into_iter().map(|k| k.3).collect();
+        // `findings[k]` becomes the finding at `from[k]`, one cycle of the permutation at a time
+        // (a place done is marked `from[k] == k`).
+        for start in 0..from.len() {
+            let mut at = start;
+            loop {
+                let next = from[at];
+                from[at] = at;
+                if next == start || next == at {
+                    break;
+                }
+                findings.swap(at, next);
+                at = next;
+            }
+        }
+    }
+
     /// The message without its advice ([`Facts::advice`]): what NetBox does and the working
     /// form.
     pub fn statement(&self) -> std::borrow::Cow<'_, str> {
         let m = &self.message;
         match self.facts.advice {
-            Some(a) => match (m.get(..a.from), m.get(a.from + a.len..)) {
+            Some(a) => match (
+                m.get(..a.from as usize),
+                m.get(a.from as usize + a.len as usize..),
+            ) {
                 (Some(before), Some(after)) => format!("{before}{after}").into(),
                 _ => m.into(),
             },
@@ -272,5 +310,56 @@ impl Finding {
             releases: Vec::new(),
         });
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every finding of a file is held until its output: their size is the check's memory
+    /// (143,939 findings in a file of 100,000 tool calls).
+    #[test]
+    fn sizes() {
+        assert!(
+            std::mem::size_of::<Finding>() <= 224,
+            "{}",
+            std::mem::size_of::<Finding>()
+        );
+        assert!(std::mem::size_of::<Facts>() <= 112);
+    }
+
+    /// `sort_all` gives `sort_by_key(Finding::sort_key)`'s order, equal keys in their order.
+    #[test]
+    fn sort_all_is_the_stable_sort() {
+        let codes = ["b-code", "a-code", "c-code"];
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        for n in [0, 1, 2, 5, 40, 300] {
+            let findings: Vec<Finding> = (0..n)
+                .map(|i| {
+                    let start = next() % 20;
+                    let end = start + next() % 3;
+                    Finding::new(
+                        start..end,
+                        codes[next() % 3],
+                        Severity::Error,
+                        format!("{i}"),
+                    )
+                })
+                .collect();
+            let mut expected = findings.clone();
+            expected.sort_by_key(Finding::sort_key);
+            let mut got = findings.clone();
+            Finding::sort_all(&mut got);
+            assert_eq!(got, expected);
+            Finding::sort_all(&mut got);
+            assert_eq!(got, expected);
+        }
     }
 }

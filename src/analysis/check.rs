@@ -387,7 +387,13 @@ pub(super) fn check_sites(
             .par_chunks(PARALLEL_SITES / 2)
             .map(|chunk| chunk.iter().flat_map(one).collect())
             .collect();
-        out.findings = parts.into_iter().flatten().collect();
+        // Room for all of them at once: a collect of unknown length doubled its buffer up to
+        // twice the findings (~240 bytes each), the old one copied and still held.
+        let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for part in parts {
+            all.extend(part);
+        }
+        out.findings = all;
     } else {
         out.findings = sites.iter().flat_map(one).collect();
     }

@@ -5,7 +5,7 @@
 use super::fix_all::{fix_all, FixOutput};
 use super::input::{
     decode, hide_bom, hide_bom_skipped, read_regular, say_empty_folder, say_unused_excludes,
-    stdin_input, text_noting, Decoded, Stdin, BATCH,
+    stdin_input, text_noting_owned, Decoded, Stdin, BATCH,
 };
 use super::output::{self, Located};
 use super::settings::{apply_overrides, use_color, FromFile};
@@ -618,10 +618,9 @@ fn check_bytes(
     how: &How,
     one: &mut OneFile,
 ) -> FileResult {
-    let Some(text) = text_noting(shown, &bytes, &mut one.notes) else {
+    let Some(text) = text_noting_owned(shown, bytes, &mut one.notes) else {
         return Ok(None);
     };
-    drop(bytes);
     // A byte-order mark stays in the text: the JSON and SARIF positions count it as LSP does
     // for a document sent as it is on disk (the server gets the same numbers); only the text
     // output's columns, which people read in editors that hide it, leave it out (below).

@@ -95,7 +95,22 @@ pub(super) fn read_regular(path: &Path, shown: &str, walked: bool) -> Result<Vec
 /// The text `check` reads from the bytes of `shown` ([`decode`]): `None` for a binary file
 /// and for a report netbox-lsp wrote ([`super::own_report`]), with a note for them and for invalid UTF-8 (whose bytes are replaced by U+FFFD) in `notes`.
 pub(super) fn text_noting(shown: &str, bytes: &[u8], notes: &mut Vec<String>) -> Option<String> {
-    match decode(bytes) {
+    noting(shown, decode(bytes), notes)
+}
+
+/// [`text_noting`] of bytes the caller gives up: UTF-8 becomes the text without a copy (a file
+/// of 100,000 tool calls held 8.6 MB twice).
+pub(super) fn text_noting_owned(
+    shown: &str,
+    bytes: Vec<u8>,
+    notes: &mut Vec<String>,
+) -> Option<String> {
+    noting(shown, decode_owned(bytes), notes)
+}
+
+/// The text of `decoded`, saying in `notes` why there is none or why it is not the bytes.
+fn noting(shown: &str, decoded: Decoded, notes: &mut Vec<String>) -> Option<String> {
+    match decoded {
         Decoded::Binary => {
             notes.push(format!("{shown}: binary file skipped"));
             None
@@ -173,6 +188,20 @@ pub fn decode(bytes: &[u8]) -> Decoded {
     match std::str::from_utf8(bytes) {
         Ok(s) => Decoded::Utf8(s.to_string()),
         Err(_) => Decoded::Lossy(String::from_utf8_lossy(bytes).into_owned()),
+    }
+}
+
+/// [`decode`] of bytes the caller gives up: UTF-8 (most files) is kept as it is, not copied.
+pub fn decode_owned(bytes: Vec<u8>) -> Decoded {
+    if let Some(t) = by_byte_order_mark(&bytes) {
+        return t;
+    }
+    if crate::analysis::is_binary(&bytes) {
+        return utf16_without_mark(&bytes).unwrap_or(Decoded::Binary);
+    }
+    match String::from_utf8(bytes) {
+        Ok(s) => Decoded::Utf8(s),
+        Err(e) => Decoded::Lossy(String::from_utf8_lossy(e.as_bytes()).into_owned()),
     }
 }
 
@@ -339,6 +368,9 @@ mod tests {
         assert_eq!(decode(b"a\0b"), Decoded::Binary);
         assert_eq!(decode(b"caf\xc3\xa9"), Decoded::Utf8("café".into()));
         assert_eq!(decode(b"a\xffb"), Decoded::Lossy("a\u{fffd}b".into()));
+        for b in [&b"a\0b"[..], b"caf\xc3\xa9", b"a\xffb", b"\xff\xfea\0"] {
+            assert_eq!(decode_owned(b.to_vec()), decode(b));
+        }
         // A NUL after the first 8 KB does not make a file binary.
         let mut late = vec![b'a'; BINARY_SNIFF];
         late.push(0);

@@ -28,7 +28,15 @@ struct Foreign {
 
 impl Foreign {
     fn of(text: &str) -> Foreign {
-        let any = |words: &[&str]| words.iter().any(|w| text.contains(w));
+        let has = |w: &str| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some();
+        let any = |words: &[&str]| words.iter().any(|w| has(w));
+        // Every word below holds `autobot`, `AUTOBOT`, `netbox3` or `nbforager`: most texts
+        // hold none, told in four scans of the text (nine before; 5.0 M instructions of a
+        // file of 10,000 tool calls).
+        let autobot = has("autobot") || has("AUTOBOT");
+        if !autobot && !has("netbox3") && !has("nbforager") {
+            return Foreign::default();
+        }
         Foreign {
             nautobot: any(&["nautobot", "Nautobot", "NAUTOBOT"])
                 && !any(&["netbox", "NetBox", "Netbox", "NETBOX"]),
@@ -39,7 +47,7 @@ impl Foreign {
                 "import nbforager",
                 "from pynautobot",
                 "import pynautobot",
-            ]) && !text.contains("pynetbox"),
+            ]) && !has("pynetbox"),
         }
     }
 }

@@ -410,22 +410,30 @@ impl Filters {
         if self.is_empty() {
             return (sites, Vec::new());
         }
-        let mut calls = Vec::with_capacity(sites.len());
         let mut held = Vec::new();
         let shared = OnceCell::new();
         // The comment lines of the code, read once when the sites are many (one site's walk up
         // reads at most 40 lines; the marks read the whole code).
         let marks = OnceCell::new();
         let marks = (sites.len() >= MARKS_FROM).then_some(&marks);
-        for site in sites {
-            match self.sort_in(site, code, around, &shared, marks) {
-                Sorted::Call(site, parts) => {
-                    calls.push(site);
-                    held.extend(parts);
-                }
-                Sorted::NotChecked(n) => held.push(n),
-            }
-        }
+        // The calls are collected in the sites' own buffer (a collect of `into_iter` and
+        // `filter_map` reuses it): a second buffer of every site was 13.6 MB for a file of
+        // 100,000 tool calls, its pages touched once more.
+        let calls = sites
+            .into_iter()
+            .filter_map(
+                |site| match self.sort_in(site, code, around, &shared, marks) {
+                    Sorted::Call(site, parts) => {
+                        held.extend(parts);
+                        Some(site)
+                    }
+                    Sorted::NotChecked(n) => {
+                        held.push(n);
+                        None
+                    }
+                },
+            )
+            .collect();
         (calls, held)
     }
 }
