@@ -66,59 +66,236 @@ pub fn check_filters(
     filters: Vec<(String, Value)>,
 ) -> FiltersCheck {
     let mut text = String::with_capacity(32 + filters.len() * 24);
-    let target_range = push_string(&mut text, target);
-    text.push_str(" {");
-    let mut entries = Vec::with_capacity(filters.len());
-    let mut call_filters = Vec::with_capacity(filters.len());
-    for (i, (key, value)) in filters.into_iter().enumerate() {
-        if i > 0 {
-            text.push_str(", ");
-        }
-        let key_range = push_string(&mut text, &key);
-        text.push_str(": ");
-        let start = text.len();
-        let value = push_value(&mut text, value);
-        let value_range = start..text.len();
-        entries.push((key_range.clone(), value_range.clone()));
-        call_filters.push(FilterEntry {
+    let mut call = new_call(target.to_string());
+    call.filters = filters
+        .into_iter()
+        .map(|(key, value)| FilterEntry {
             key,
-            key_range,
+            key_range: 0..0,
             value,
-            value_range,
-        });
+            value_range: 0..0,
+        })
+        .collect();
+    write_call(&mut text, &mut call);
+    let (findings, endpoint) = findings_of(knowledge, &call);
+    into_check(call, text, findings, endpoint)
+}
+
+/// A filters dict written in place, for checking dict after dict ([`check_filters_buf`], the
+/// Python API's `Checker.check_call`): the buffers of one dict's keys, strings and lists are
+/// reused for the next one's, so a dict that checks clean allocates nothing here but its text.
+///
+/// Use: [`FilterBuf::start`] with the target, then [`FilterBuf::push`] per filter, setting the
+/// value it returns, then [`check_filters_buf`].
+#[derive(Debug)]
+pub struct FilterBuf {
+    /// The call being written: `filters[..len]` are this dict's, the rest an earlier dict's.
+    call: RestCall,
+    /// Filters of this dict so far.
+    len: usize,
+    /// Entries of an earlier, longer dict, kept for their buffers (the next one to reuse last).
+    spare: Vec<FilterEntry>,
+    /// The canonical text (see [`FiltersCheck::text`]).
+    text: String,
+}
+
+impl Default for FilterBuf {
+    fn default() -> Self {
+        FilterBuf {
+            call: new_call(String::new()),
+            len: 0,
+            spare: Vec::new(),
+            text: String::new(),
+        }
     }
-    text.push('}');
-    let form = if target.contains('/') {
+}
+
+impl FilterBuf {
+    /// Starts a dict sent to `target` (an object type or endpoint path, as [`check_filters`]
+    /// takes it); the filters pushed before are forgotten.
+    pub fn start(&mut self, target: &str) {
+        self.len = 0;
+        self.call.form = form_of(target);
+        match &mut self.call.target {
+            Some((t, _)) => {
+                t.clear();
+                t.push_str(target);
+            }
+            None => self.call.target = Some((target.to_string(), 0..0)),
+        }
+    }
+
+    /// Adds the filter `key` and returns its value to set. The value returned holds an earlier
+    /// dict's value (its buffers are there to be reused by [`set_str`] and [`set_list`]): the
+    /// caller always sets it.
+    pub fn push(&mut self, key: &str) -> &mut Value {
+        let i = self.len;
+        self.len += 1;
+        if i == self.call.filters.len() {
+            let entry = self.spare.pop().unwrap_or_else(|| FilterEntry {
+                key: String::new(),
+                key_range: 0..0,
+                value: Value::Expr,
+                value_range: 0..0,
+            });
+            self.call.filters.push(entry);
+        }
+        let entry = &mut self.call.filters[i];
+        entry.key.clear();
+        entry.key.push_str(key);
+        &mut entry.value
+    }
+}
+
+/// Sets `slot` to the string `s`, in the slot's own string buffer when it holds one.
+pub fn set_str(slot: &mut Value, s: &str) {
+    match slot {
+        Value::Str(buf) => {
+            buf.clear();
+            buf.push_str(s);
+        }
+        _ => *slot = Value::Str(s.to_string()),
+    }
+}
+
+/// Makes `slot` a list and returns its elements: the slot's earlier elements when it held a
+/// list (for their buffers: the caller sets each one it keeps, pushes more, and truncates the
+/// rest), else none. The elements' ranges are set when the dict is checked.
+pub fn set_list(slot: &mut Value) -> &mut Vec<(Value, Range<usize>)> {
+    if !matches!(slot, Value::List(_)) {
+        *slot = Value::List(Vec::new());
+    }
+    match slot {
+        Value::List(items) => items,
+        _ => unreachable!("made a list above"),
+    }
+}
+
+/// What [`check_filters_buf`] gives.
+#[derive(Debug)]
+pub enum BufChecked {
+    /// No finding: the canonical text ([`FiltersCheck::text`]) and the endpoint
+    /// ([`FiltersCheck::endpoint`]). The correction is the dict as given.
+    Clean {
+        text: String,
+        endpoint: Option<String>,
+    },
+    /// Findings: the whole result, as [`check_filters`] gives it.
+    Found(FiltersCheck),
+}
+
+/// [`check_filters`] of the dict written in `buf`: the same findings, text and endpoint. The
+/// buffers stay in `buf` for the next dict (a dict with findings gets copies).
+pub fn check_filters_buf(knowledge: &Knowledge, buf: &mut FilterBuf) -> BufChecked {
+    if buf.len < buf.call.filters.len() {
+        let extra = buf.call.filters.drain(buf.len..);
+        buf.spare.extend(extra.rev());
+    }
+    write_call(&mut buf.text, &mut buf.call);
+    let (findings, endpoint) = findings_of(knowledge, &buf.call);
+    if findings.is_empty() {
+        return BufChecked::Clean {
+            text: buf.text.clone(),
+            endpoint,
+        };
+    }
+    // Copies of what the result holds (each allocated once, at its size; the keys are in the
+    // text), so the buffers stay for the next dict.
+    let call = &buf.call;
+    let (target, target_range) = call.target.clone().unwrap_or_default();
+    BufChecked::Found(FiltersCheck {
+        findings,
+        text: buf.text.clone(),
+        target,
+        target_range,
+        entries: call
+            .filters
+            .iter()
+            .map(|e| (e.key_range.clone(), e.value_range.clone()))
+            .collect(),
+        values: call.filters.iter().map(|e| e.value.clone()).collect(),
+        endpoint,
+    })
+}
+
+/// How a target is checked: a path as a REST URL, else as the MCP tools' object type.
+fn form_of(target: &str) -> CallForm {
+    if target.contains('/') {
         CallForm::Url
     } else {
         CallForm::GetObjects
-    };
-    let filters_start = target_range.end + 2;
-    let call = RestCall {
-        form,
+    }
+}
+
+/// A JSON call to `target` without filters; ranges are set by [`write_call`].
+fn new_call(target: String) -> RestCall {
+    RestCall {
+        form: form_of(&target),
         syntax: Syntax::Json,
-        target: Some((target.to_string(), target_range.clone())),
-        call_range: 0..text.len(),
-        filters_range: Some(filters_start..text.len()),
-        filters: call_filters,
+        target: Some((target, 0..0)),
+        call_range: 0..0,
+        filters_range: None,
+        filters: Vec::new(),
         args: Vec::new(),
         declared: false,
-    };
-    let (findings, endpoint) = match &knowledge.index {
+    }
+}
+
+/// Writes `call` as the canonical text into `text` (cleared first) and sets every range of
+/// `call` (target, keys, values, list elements, the call, the filters) to the text's.
+fn write_call(text: &mut String, call: &mut RestCall) {
+    text.clear();
+    let mut filters_start = 2;
+    if let Some((target, range)) = &mut call.target {
+        *range = push_string(text, target);
+        filters_start = range.end + 2;
+    }
+    text.push_str(" {");
+    for (i, entry) in call.filters.iter_mut().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        entry.key_range = push_string(text, &entry.key);
+        text.push_str(": ");
+        let start = text.len();
+        write_value(text, &mut entry.value);
+        entry.value_range = start..text.len();
+    }
+    text.push('}');
+    call.call_range = 0..text.len();
+    call.filters_range = Some(filters_start..text.len());
+}
+
+/// The findings of `call` (approximate-release softening applied) and the endpoint checked.
+fn findings_of(knowledge: &Knowledge, call: &RestCall) -> (Vec<Finding>, Option<String>) {
+    match &knowledge.index {
         Some(index) => {
-            let (mut found, endpoint) = crate::rest::check_call_resolved(&call, index);
-            unchecked_target(&mut found, &call, index, endpoint.as_deref());
+            let (mut found, endpoint) = crate::rest::check_call_resolved(call, index);
+            unchecked_target(&mut found, call, index, endpoint.as_deref());
             (crate::approx::soften(knowledge, found), endpoint)
         }
         None => (Vec::new(), None),
-    };
+    }
+}
+
+/// The result of checking `call`, whose canonical text is `text`.
+fn into_check(
+    call: RestCall,
+    text: String,
+    findings: Vec<Finding>,
+    endpoint: Option<String>,
+) -> FiltersCheck {
+    let (target, target_range) = call.target.unwrap_or_default();
     FiltersCheck {
         findings,
         text,
-        // The call's copy of the target, moved: one allocation per check, not two.
-        target: call.target.map(|(t, _)| t).unwrap_or_default(),
+        target,
         target_range,
-        entries,
+        entries: call
+            .filters
+            .iter()
+            .map(|e| (e.key_range.clone(), e.value_range.clone()))
+            .collect(),
         values: call.filters.into_iter().map(|e| e.value).collect(),
         endpoint,
     }
@@ -180,53 +357,39 @@ fn push_string(text: &mut String, s: &str) -> Range<usize> {
     }
 }
 
-/// Appends `v` as JSON and returns it with its list elements' ranges set.
-fn push_value(text: &mut String, v: Value) -> Value {
+/// Appends `v` as JSON and sets its list elements' ranges; a value JSON cannot hold as given (a
+/// non-finite float) or that is no literal becomes [`Value::Expr`].
+fn write_value(text: &mut String, v: &mut Value) {
     match v {
         Value::Str(s) => {
-            push_string(text, &s);
-            Value::Str(s)
+            push_string(text, s);
         }
-        Value::Int(i) => {
-            text.push_str(itoa::Buffer::new().format(i));
-            Value::Int(i)
-        }
+        Value::Int(i) => text.push_str(itoa::Buffer::new().format(*i)),
         Value::Float(f) if f.is_finite() => {
-            text.push_str(&serde_json::to_string(&f).unwrap_or_else(|_| "0".into()));
-            Value::Float(f)
+            text.push_str(&serde_json::to_string(f).unwrap_or_else(|_| "0".into()));
         }
-        Value::Bool(b) => {
-            text.push_str(if b { "true" } else { "false" });
-            Value::Bool(b)
-        }
-        Value::Null => {
-            text.push_str("null");
-            Value::Null
-        }
-        Value::List(mut items) => {
+        Value::Bool(b) => text.push_str(if *b { "true" } else { "false" }),
+        Value::Null => text.push_str("null"),
+        Value::List(items) => {
             text.push('[');
-            // In place: the elements keep their vector.
             for (i, (item, range)) in items.iter_mut().enumerate() {
                 if i > 0 {
                     text.push_str(", ");
                 }
                 let start = text.len();
-                *item = push_value(text, std::mem::replace(item, Value::Expr));
+                write_value(text, item);
                 *range = start..text.len();
             }
             text.push(']');
-            Value::List(items)
         }
-        Value::Map => {
-            text.push_str("{}");
-            Value::Map
-        }
+        Value::Map => text.push_str("{}"),
         // Not a literal (and a non-finite float, which JSON cannot hold): never judged; the
         // text only holds a place.
-        Value::Float(_) | Value::Expr | Value::Joined { .. } => {
+        Value::Float(_) | Value::Joined { .. } => {
             text.push_str("null");
-            Value::Expr
+            *v = Value::Expr;
         }
+        Value::Expr => text.push_str("null"),
     }
 }
 
@@ -606,6 +769,123 @@ mod tests {
                 assert!(found.iter().any(|f| f.code == code), "{call}: {found:?}");
             }
         });
+    }
+
+    /// Writes `filters` into `buf` as the Python API does: every value set in place.
+    fn fill(buf: &mut FilterBuf, target: &str, filters: &[(&str, Value)]) {
+        fn set(slot: &mut Value, v: &Value) {
+            match v {
+                Value::Str(s) => set_str(slot, s),
+                Value::List(items) => {
+                    let slots = set_list(slot);
+                    for (i, (item, _)) in items.iter().enumerate() {
+                        if i == slots.len() {
+                            slots.push((Value::Expr, 0..0));
+                        }
+                        set(&mut slots[i].0, item);
+                    }
+                    slots.truncate(items.len());
+                }
+                other => *slot = other.clone(),
+            }
+        }
+        buf.start(target);
+        for (k, v) in filters {
+            set(buf.push(k), v);
+        }
+    }
+
+    /// The reused buffer gives what a fresh check gives, dict after dict, whatever shape the
+    /// dict before had (longer, shorter, other value kinds, findings or none).
+    #[test]
+    fn a_reused_buffer_checks_as_a_fresh_call() {
+        let list = |xs: &[Value]| Value::List(xs.iter().map(|x| (x.clone(), 0..0)).collect());
+        let dicts: Vec<(&str, Vec<(&str, Value)>)> = vec![
+            (
+                "dcim.device",
+                vec![
+                    ("role_id", Value::Int(3)),
+                    ("status", s("active")),
+                    ("site_id", list(&[Value::Int(1), Value::Int(2)])),
+                ],
+            ),
+            (
+                "dcim.device",
+                vec![
+                    ("device_role_id", Value::Int(3)),
+                    ("status", s("Active")),
+                    ("site_id__in", list(&[Value::Int(1), Value::Int(2)])),
+                ],
+            ),
+            (
+                "dcim.device",
+                vec![
+                    ("role_id", Value::Int(3)),
+                    ("status", s("active")),
+                    ("site_id", list(&[Value::Int(1), Value::Int(2)])),
+                ],
+            ),
+            ("/api/ipam/ip-addresses/", vec![("within", s("10.0.0.0/8"))]),
+            (
+                "dcim.device",
+                vec![
+                    (
+                        "status",
+                        list(&[s("active"), s("Planned"), Value::Float(f64::NAN)]),
+                    ),
+                    ("name", Value::Null),
+                    ("site", s("x")),
+                    ("tag", list(&[])),
+                ],
+            ),
+            (
+                "dcim.device",
+                vec![("role_id", s("3")), ("status", Value::Int(1))],
+            ),
+            ("dcim.device", vec![]),
+            ("<object type>", vec![("within", s("10.0.0.0/8"))]),
+            (
+                "dcim.device",
+                vec![
+                    ("name", s("a")),
+                    ("name__ic", s("b")),
+                    ("site_id", Value::Bool(true)),
+                    ("x", Value::Map),
+                    ("y", Value::Expr),
+                ],
+            ),
+            (
+                "dcim.device",
+                vec![("role_id", Value::Int(3)), ("status", s("active"))],
+            ),
+        ];
+        let k = knowledge();
+        let mut buf = FilterBuf::default();
+        for _ in 0..2 {
+            for (target, filters) in &dicts {
+                let fresh = check(target, filters);
+                fill(&mut buf, target, filters);
+                match check_filters_buf(&k, &mut buf) {
+                    BufChecked::Clean { text, endpoint } => {
+                        assert!(fresh.findings.is_empty(), "{target} {filters:?}");
+                        assert_eq!(text, fresh.text);
+                        assert_eq!(endpoint, fresh.endpoint);
+                    }
+                    BufChecked::Found(c) => {
+                        assert!(!c.findings.is_empty());
+                        assert_eq!(c.findings, fresh.findings);
+                        assert_eq!(c.text, fresh.text);
+                        assert_eq!(c.endpoint, fresh.endpoint);
+                        assert_eq!(c.target, fresh.target);
+                        assert_eq!(c.target_range, fresh.target_range);
+                        assert_eq!(c.entries, fresh.entries);
+                        assert_eq!(c.values, fresh.values);
+                        assert_eq!(c.corrected(), fresh.corrected());
+                        assert_eq!(c.corrected_checked(&k), fresh.corrected_checked(&k));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

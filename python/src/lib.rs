@@ -8,7 +8,7 @@
 
 use netbox_lsp::analysis::{self, Knowledge};
 use netbox_lsp::extract::{self, HostKind, Site, Value};
-use netbox_lsp::filters::{self, FiltersCheck, NewValue};
+use netbox_lsp::filters::{self, BufChecked, FilterBuf, FiltersCheck, NewValue};
 use netbox_lsp::finding;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -17,7 +17,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::fmt::Write;
 use std::ops::Range;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// One replacement: `range` (start, end) in `Report.text` (Python str indices) becomes `new_text`.
 #[pyclass(frozen, get_all, module = "netbox_lsp")]
@@ -113,7 +113,14 @@ impl Finding {
 // One per Report, moved in once: boxing the large variant would cost an allocation per call.
 #[allow(clippy::large_enum_variant)]
 enum Source {
-    /// `check_call`: the core's result and the keys and values as given (kept for unchanged
+    /// `check_call` of filters without a finding: the endpoint checked against
+    /// (`FiltersCheck::endpoint`) and the keys and values as given, which are the correction.
+    /// The canonical text is `Report.text`.
+    Clean {
+        endpoint: Option<String>,
+        given: Vec<(Py<PyAny>, Py<PyAny>)>,
+    },
+    /// `check_call` with findings: the core's result and the keys and values as given (kept for unchanged
     /// filters).
     Call {
         check: FiltersCheck,
@@ -169,6 +176,7 @@ impl Report {
     /// The core's findings, in order.
     fn core(&self) -> &[finding::Finding] {
         match &self.source {
+            Source::Clean { .. } => &[],
             Source::Call { check, .. } => &check.findings,
             Source::ToolCall(found, ..) | Source::Text(_, found, _) => found,
         }
@@ -192,6 +200,7 @@ impl Report {
                 findings_list(py, found, &self.text, |_| keys.next().cloned().flatten())
             }
             Source::Text(_, found, _) => findings_list(py, found, &self.text, |_| None),
+            Source::Clean { .. } => findings_list(py, &[], &self.text, |_| None),
         })?;
         Ok(list.bind(py).clone())
     }
@@ -222,7 +231,11 @@ impl Report {
     #[getter]
     fn endpoint(&self) -> Option<String> {
         match &self.source {
-            Source::Call { check, .. } => check.endpoint.as_ref().map(|k| format!("/api/{k}/")),
+            Source::Call {
+                check: FiltersCheck { endpoint, .. },
+                ..
+            }
+            | Source::Clean { endpoint, .. } => endpoint.as_ref().map(|k| format!("/api/{k}/")),
             _ => None,
         }
     }
@@ -249,6 +262,29 @@ impl Report {
         let knowledge = &self.checker.get().knowledge;
         let found = !self.core().is_empty();
         match &self.source {
+            Source::Clean { given, .. } => {
+                // What `FiltersCheck::corrected` gives filters without a finding: each key and
+                // value as given, or none when two keys read the same (only str subclasses
+                // can be two keys of one dict and read the same).
+                let keys = given
+                    .iter()
+                    .map(|(k, _)| Ok(k.bind(py).cast::<PyString>()?.clone()))
+                    .collect::<PyResult<Vec<_>>>()?;
+                if !keys.iter().all(|k| k.is_exact_instance_of::<PyString>()) {
+                    let keys = keys
+                        .iter()
+                        .map(|k| k.to_str())
+                        .collect::<PyResult<Vec<&str>>>()?;
+                    if (1..keys.len()).any(|i| keys[..i].contains(&keys[i])) {
+                        return Ok(None);
+                    }
+                }
+                let d = PyDict::new(py);
+                for (k, v) in given {
+                    d.set_item(k.bind(py), v.bind(py))?;
+                }
+                Ok(Some(d.into_any().unbind()))
+            }
             Source::Call {
                 check,
                 given,
@@ -351,6 +387,9 @@ impl Report {
 struct Checker {
     knowledge: Knowledge,
     notes: Vec<String>,
+    /// `check_call`'s buffers, reused call after call (a thread that finds them taken uses
+    /// its own).
+    buf: Mutex<FilterBuf>,
 }
 
 #[pymethods]
@@ -370,7 +409,11 @@ impl Checker {
             graphql_schema.as_deref(),
         )
         .map_err(PyValueError::new_err)?;
-        Ok(Checker { knowledge, notes })
+        Ok(Checker {
+            knowledge,
+            notes,
+            buf: Mutex::new(FilterBuf::default()),
+        })
     }
 
     /// The NetBox release the filter index is of (`4.6.8`), or None without an index.
@@ -404,9 +447,18 @@ impl Checker {
         target: &str,
         filters: &Bound<'py, PyDict>,
     ) -> PyResult<Report> {
-        let n = filters.len();
-        let mut filters_in = Vec::with_capacity(n);
-        let mut given = Vec::with_capacity(n);
+        let checker = slf.get();
+        let mut guard = checker.buf.try_lock();
+        let mut own;
+        let buf = match guard.as_deref_mut() {
+            Ok(buf) => buf,
+            Err(_) => {
+                own = FilterBuf::default();
+                &mut own
+            }
+        };
+        buf.start(target);
+        let mut given = Vec::with_capacity(filters.len());
         for (k, v) in filters.iter() {
             // An exact str (every key but a str subclass's) by a type pointer compare; the
             // subclass check calls into the interpreter.
@@ -416,21 +468,27 @@ impl Checker {
                     .cast::<PyString>()
                     .map_err(|_| PyTypeError::new_err("filter keys must be str"))?,
             }
-            .to_str()?
-            .to_owned();
-            filters_in.push((key, value_of(&v, 0)));
+            .to_str()?;
+            set_value(buf.push(key), &v, 0);
             given.push((k.unbind(), v.unbind()));
         }
-        let check = filters::check_filters(&slf.get().knowledge, target, filters_in);
+        let (text, source) = match filters::check_filters_buf(&checker.knowledge, buf) {
+            BufChecked::Clean { text, endpoint } => (text, Source::Clean { endpoint, given }),
+            BufChecked::Found(check) => (
+                // Held by `check` (the getter reads it there): no copy per call.
+                String::new(),
+                Source::Call {
+                    check,
+                    given,
+                    fixed: OnceLock::new(),
+                },
+            ),
+        };
+        drop(guard);
         Ok(Report {
             list: PyOnceLock::new(),
-            // Held by `check` (the getter reads it there): no copy per call.
-            text: String::new(),
-            source: Source::Call {
-                check,
-                given,
-                fixed: OnceLock::new(),
-            },
+            text,
+            source,
             checker: slf.clone().unbind(),
         })
     }
@@ -513,69 +571,73 @@ impl Checker {
 /// Nesting deeper than this is not followed (a value that deep is no filter).
 const MAX_DEPTH: usize = 64;
 
-/// A Python value as the core reads a literal: None → null, bool, int (i64), float, str,
-/// list/tuple → list, dict → mapping; anything else (and an int beyond i64) is not judged.
-fn value_of(v: &Bound<'_, PyAny>, depth: usize) -> Value {
+/// Sets `slot` to a Python value as the core reads a literal: None → null, bool, int (i64),
+/// float, str, list/tuple → list, dict → mapping; anything else (and an int beyond i64) is not
+/// judged. Strings and lists are written into the slot's own buffers when it has them
+/// ([`filters::set_str`], [`filters::set_list`]).
+fn set_value(slot: &mut Value, v: &Bound<'_, PyAny>, depth: usize) {
     // The exact types first, by a type pointer compare (the subclass checks below call into
     // the interpreter under the stable ABI): an int id, a str, a list of either. The branches
     // below give the same values for them.
     if v.is_exact_instance_of::<PyInt>() {
-        return v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr);
+        *slot = v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr);
+        return;
     }
     if let Ok(s) = v.cast_exact::<PyString>() {
-        return s
-            .to_str()
-            .map(|s| Value::Str(s.to_owned()))
-            .unwrap_or(Value::Expr);
+        set_string(slot, s);
+        return;
     }
     if let Ok(l) = v.cast_exact::<PyList>() {
-        if depth >= MAX_DEPTH {
-            return Value::Expr;
-        }
-        return Value::List(
-            l.iter()
-                .map(|item| (value_of(&item, depth + 1), 0..0))
-                .collect(),
-        );
+        set_items(slot, l.iter(), depth);
+        return;
     }
     // Ids first: the most common filter value (bool is an int subclass).
     if v.is_instance_of::<PyInt>() {
-        match v.cast_exact::<PyBool>() {
+        *slot = match v.cast_exact::<PyBool>() {
             Ok(b) => Value::Bool(b.is_true()),
             Err(_) => v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr),
-        }
+        };
     } else if v.is_none() {
-        Value::Null
+        *slot = Value::Null;
     } else if let Ok(s) = v.cast::<PyString>() {
-        // A str that is no UTF-8 (a lone surrogate) is not judged.
-        s.to_str()
-            .map(|s| Value::Str(s.to_owned()))
-            .unwrap_or(Value::Expr)
+        set_string(slot, s);
     } else if v.is_instance_of::<PyFloat>() {
-        v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr)
+        *slot = v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr);
     } else if let Ok(l) = v.cast::<PyList>() {
-        if depth >= MAX_DEPTH {
-            return Value::Expr;
-        }
-        Value::List(
-            l.iter()
-                .map(|item| (value_of(&item, depth + 1), 0..0))
-                .collect(),
-        )
+        set_items(slot, l.iter(), depth);
     } else if let Ok(t) = v.cast::<PyTuple>() {
-        if depth >= MAX_DEPTH {
-            return Value::Expr;
-        }
-        Value::List(
-            t.iter()
-                .map(|item| (value_of(&item, depth + 1), 0..0))
-                .collect(),
-        )
+        set_items(slot, t.iter(), depth);
     } else if v.is_instance_of::<PyDict>() {
-        Value::Map
+        *slot = Value::Map;
     } else {
-        Value::Expr
+        *slot = Value::Expr;
     }
+}
+
+/// Sets `slot` to a str's text; a str that is no UTF-8 (a lone surrogate) is not judged.
+fn set_string(slot: &mut Value, s: &Bound<'_, PyString>) {
+    match s.to_str() {
+        Ok(s) => filters::set_str(slot, s),
+        Err(_) => *slot = Value::Expr,
+    }
+}
+
+/// Sets `slot` to a list of `items` (a list's or tuple's), [`MAX_DEPTH`] deep at most.
+fn set_items<'py>(slot: &mut Value, items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) {
+    if depth >= MAX_DEPTH {
+        *slot = Value::Expr;
+        return;
+    }
+    let slots = filters::set_list(slot);
+    let mut n = 0;
+    for item in items {
+        if n == slots.len() {
+            slots.push((Value::Expr, 0..0));
+        }
+        set_value(&mut slots[n].0, &item, depth + 1);
+        n += 1;
+    }
+    slots.truncate(n);
 }
 
 /// Writes a JSON-shaped Python value (dict with str keys, list/tuple, str, int, float, bool,
