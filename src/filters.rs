@@ -78,7 +78,7 @@ pub fn check_filters(
         .collect();
     write_call(&mut text, &mut call);
     let (findings, endpoint) = findings_of(knowledge, &call);
-    into_check(call, text, findings, endpoint)
+    check_of(&call, text, findings, endpoint)
 }
 
 /// A filters dict written in place, for checking dict after dict ([`check_filters_buf`], the
@@ -201,21 +201,7 @@ pub fn check_filters_buf(knowledge: &Knowledge, buf: &mut FilterBuf) -> BufCheck
     }
     // Copies of what the result holds (each allocated once, at its size; the keys are in the
     // text), so the buffers stay for the next dict.
-    let call = &buf.call;
-    let (target, target_range) = call.target.clone().unwrap_or_default();
-    BufChecked::Found(FiltersCheck {
-        findings,
-        text: buf.text.clone(),
-        target,
-        target_range,
-        entries: call
-            .filters
-            .iter()
-            .map(|e| (e.key_range.clone(), e.value_range.clone()))
-            .collect(),
-        values: call.filters.iter().map(|e| e.value.clone()).collect(),
-        endpoint,
-    })
+    BufChecked::Found(check_of(&buf.call, buf.text.clone(), findings, endpoint))
 }
 
 /// How a target is checked: a path as a REST URL, else as the MCP tools' object type.
@@ -278,14 +264,14 @@ fn findings_of(knowledge: &Knowledge, call: &RestCall) -> (Vec<Finding>, Option<
     }
 }
 
-/// The result of checking `call`, whose canonical text is `text`.
-fn into_check(
-    call: RestCall,
+/// The result of checking `call`, whose canonical text is `text` (the target and values copied).
+fn check_of(
+    call: &RestCall,
     text: String,
     findings: Vec<Finding>,
     endpoint: Option<String>,
 ) -> FiltersCheck {
-    let (target, target_range) = call.target.unwrap_or_default();
+    let (target, target_range) = call.target.clone().unwrap_or_default();
     FiltersCheck {
         findings,
         text,
@@ -296,7 +282,7 @@ fn into_check(
             .iter()
             .map(|e| (e.key_range.clone(), e.value_range.clone()))
             .collect(),
-        values: call.filters.into_iter().map(|e| e.value).collect(),
+        values: call.filters.iter().map(|e| e.value.clone()).collect(),
         endpoint,
     }
 }

@@ -814,17 +814,14 @@ impl<'a> SourceOrderVisitor<'a> for Walk<'a> {
                 }
             }
             // Leaves: nothing below them to visit.
-            Expr::StringLiteral(s) => {
-                self.marked(e);
-                if !no_document_start(self.src, s) {
-                    self.candidate(e, Holes::Plain);
-                }
-            }
-            Expr::Name(_)
+            Expr::StringLiteral(_)
+            | Expr::Name(_)
             | Expr::NumberLiteral(_)
             | Expr::BooleanLiteral(_)
             | Expr::NoneLiteral(_)
-            | Expr::EllipsisLiteral(_) => {}
+            | Expr::EllipsisLiteral(_) => {
+                self.leaf(e);
+            }
             Expr::FString(_) => {
                 self.marked(e);
                 self.candidate(e, Holes::Plain);
@@ -925,19 +922,29 @@ impl<'a> Walk<'a> {
     /// for them, without a call of it each.
     #[inline]
     fn visit_leaf_or_expr(&mut self, e: &'a Expr) {
+        if !self.leaf(e) {
+            self.visit_expr(e);
+        }
+    }
+
+    /// What the visit of a leaf (a string, a name, a number, `True`, `None`, `...`) does: a
+    /// string is a candidate document. False for any other expression, which is left alone.
+    #[inline]
+    fn leaf(&mut self, e: &'a Expr) -> bool {
         match e {
             Expr::StringLiteral(s) => {
                 self.marked(e);
                 if !no_document_start(self.src, s) {
                     self.candidate(e, Holes::Plain);
                 }
+                true
             }
             Expr::Name(_)
             | Expr::NumberLiteral(_)
             | Expr::BooleanLiteral(_)
             | Expr::NoneLiteral(_)
-            | Expr::EllipsisLiteral(_) => {}
-            _ => self.visit_expr(e),
+            | Expr::EllipsisLiteral(_) => true,
+            _ => false,
         }
     }
 
