@@ -315,7 +315,7 @@ fn main() {
     }
     let versions: Vec<&str> = versions.iter().map(String::as_str).collect();
     graphql_names(&versions, out);
-    symbol_order();
+    symbol_order(out);
 }
 
 /// The functions an editor session and a `check` run execute (`build/symbol-order.txt`, written
@@ -327,7 +327,7 @@ fn main() {
 /// in the flags or the environment
 /// (`NETBOX_LSP_NO_SYMBOL_ORDER=1` turns it off). A name the binary lacks (a stale file) is
 /// skipped quietly by the linker; `tests/symbol_order.rs` says when the file needs regenerating.
-fn symbol_order() {
+fn symbol_order(out: &Path) {
     const FILE: &str = "build/symbol-order.txt";
     println!("cargo::rustc-check-cfg=cfg(netbox_lsp_symbol_order)");
     println!("cargo:rerun-if-changed={FILE}");
@@ -346,10 +346,17 @@ fn symbol_order() {
     if !target || own_linker || off || !path.is_file() {
         return;
     }
+    // A copy in OUT_DIR: cargo may reuse this script's output for another checkout that shares
+    // the target directory (CI's pre-commit step builds a scratch clone there), whose own path
+    // is gone by the time the binary is linked again.
+    let copy = out.join("symbol-order.txt");
+    if std::fs::copy(&path, &copy).is_err() {
+        return;
+    }
     println!("cargo:rustc-cfg=netbox_lsp_symbol_order");
     println!(
         "cargo:rustc-link-arg-bin=netbox-lsp=-Wl,--symbol-ordering-file={}",
-        path.display()
+        copy.display()
     );
     println!("cargo:rustc-link-arg-bin=netbox-lsp=-Wl,--no-warn-symbol-ordering");
 }
