@@ -8,9 +8,10 @@
 use std::collections::HashMap;
 use std::process::Command;
 
-/// The binary's function symbols (`nm`: address, kind, name) with their addresses.
-fn text_symbols(binary: &str) -> Option<HashMap<String, u64>> {
-    let out = Command::new("nm").arg(binary).output().ok()?;
+/// The binary's function symbols (`nm -S`: address, size, kind, name) with their addresses and
+/// sizes in bytes.
+fn text_symbols(binary: &str) -> Option<HashMap<String, (u64, u64)>> {
+    let out = Command::new("nm").arg("-S").arg(binary).output().ok()?;
     if !out.status.success() {
         return None;
     }
@@ -18,11 +19,14 @@ fn text_symbols(binary: &str) -> Option<HashMap<String, u64>> {
     Some(
         text.lines()
             .filter_map(|line| {
-                let mut parts = line.split_whitespace();
-                let (addr, kind, name) = (parts.next()?, parts.next()?, parts.next()?);
-                matches!(kind, "t" | "T" | "w" | "W")
-                    .then(|| Some((name.to_string(), u64::from_str_radix(addr, 16).ok()?)))
-                    .flatten()
+                let parts: Vec<&str> = line.split_whitespace().collect();
+                let [addr, size, kind, name] = parts[..] else {
+                    return None;
+                };
+                matches!(kind, "t" | "T" | "w" | "W").then_some(())?;
+                let addr = u64::from_str_radix(addr, 16).ok()?;
+                let size = u64::from_str_radix(size, 16).ok()?;
+                Some((name.to_string(), (addr, size)))
             })
             .collect(),
     )
@@ -47,13 +51,10 @@ fn listed_functions_lead_the_code_together() {
         return;
     };
     let listed: Vec<&str> = order.lines().filter(|l| !l.is_empty()).collect();
-    let found: Vec<u64> = listed
+    let found: Vec<(u64, u64)> = listed
         .iter()
         .filter_map(|n| symbols.get(*n).copied())
         .collect();
-    // The file lists the functions of two builds (`cargo build`'s and `cargo test`'s, whose
-    // shared crates differ in features and so in symbol hashes): each has about two thirds of
-    // them. After a Rust or Cargo.lock update, only the C functions' names still match.
     assert!(
         found.len() * 5 >= listed.len() * 2,
         "build/symbol-order.txt is stale: {} of its {} functions are in the binary; rerun \
@@ -61,23 +62,27 @@ fn listed_functions_lead_the_code_together() {
         found.len(),
         listed.len()
     );
-    // Together at the start: the span the listed functions cover holds few others.
-    let (lo, hi) = (found.iter().min().unwrap(), found.iter().max().unwrap());
-    let first = symbols.values().min().unwrap();
+    // Together at the start: the bytes between the first and the last listed function are
+    // mostly theirs (small functions that share a section with a listed one come along).
+    let lo = found.iter().map(|(a, _)| *a).min().unwrap();
+    let hi = found.iter().map(|(a, s)| a + s).max().unwrap();
+    let first = symbols.values().map(|(a, _)| *a).min().unwrap();
     let listed_set: std::collections::HashSet<&str> = listed.iter().copied().collect();
-    let strangers = symbols
+    let strangers: u64 = symbols
         .iter()
-        .filter(|(n, a)| (lo..=hi).contains(a) && !listed_set.contains(n.as_str()))
-        .count();
+        .filter(|(n, (a, _))| (lo..hi).contains(a) && !listed_set.contains(n.as_str()))
+        .map(|(_, (_, s))| s)
+        .sum();
     assert!(
         lo - first < 64 * 1024,
         "the listed functions start {:#x} bytes into .text, not at its start",
         lo - first
     );
     assert!(
-        strangers * 10 < found.len(),
-        "{strangers} functions not in build/symbol-order.txt sit among its {} functions: the \
-         linker did not order them (is it rust-lld?)",
-        found.len()
+        strangers * 10 < hi - lo,
+        "{strangers} bytes of functions not in build/symbol-order.txt sit among its {} functions \
+         ({} bytes): the linker did not order them (is it rust-lld?)",
+        found.len(),
+        hi - lo
     );
 }
