@@ -72,3 +72,83 @@ fn without_common_affix<'s>(a: &'s [u8], b: &'s [u8]) -> (&'s [u8], &'s [u8]) {
         .count();
     (&a[..a.len() - suffix], &b[..b.len() - suffix])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::damerau_levenshtein;
+    use proptest::prelude::*;
+
+    /// The ASCII distance is strsim's: equal, empty, transposed and random pairs over small
+    /// alphabets (where transpositions reach into the cut affixes) and over names.
+    #[test]
+    fn damerau_levenshtein_is_strsims() {
+        let fixed = [
+            ("", ""),
+            ("", "abc"),
+            ("abc", ""),
+            ("abc", "abc"),
+            ("ab", "ba"),
+            ("ab", "bca"),
+            ("abcd", "badc"),
+            ("site_id", "stie_id"),
+            ("tenant_grop", "tenant_group"),
+            ("ca", "abc"),
+            ("a_cb", "abc_"),
+            ("préfix", "prefix"),
+        ];
+        for (a, b) in fixed {
+            assert_eq!(damerau_levenshtein(a, b), strsim::damerau_levenshtein(a, b));
+        }
+        let mut small = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|s| ["a", "b", "c"].map(|c| format!("{s}{c}")))
+                .collect();
+            small.extend(last.iter().cloned());
+        }
+        for a in &small {
+            for b in &small {
+                assert_eq!(
+                    damerau_levenshtein(a, b),
+                    strsim::damerau_levenshtein(a, b),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: 4000,
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(
+                &(
+                    "[a-d_]{0,12}",
+                    "[a-d_]{0,12}",
+                    "[ -~]{0,40}",
+                    "[a-zé_]{0,20}",
+                ),
+                |(a, b, c, d)| {
+                    for (x, y) in [(&a, &b), (&b, &a), (&a, &c), (&c, &a), (&d, &a), (&c, &d)] {
+                        prop_assert_eq!(
+                            damerau_levenshtein(x, y),
+                            strsim::damerau_levenshtein(x, y)
+                        );
+                    }
+                    // Transposed neighbours of `a`.
+                    for at in 1..a.len() {
+                        let mut t = a.clone().into_bytes();
+                        t.swap(at - 1, at);
+                        let t = String::from_utf8(t).unwrap();
+                        prop_assert_eq!(
+                            damerau_levenshtein(&a, &t),
+                            strsim::damerau_levenshtein(&a, &t)
+                        );
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+    }
+}
