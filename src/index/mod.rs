@@ -162,10 +162,14 @@ impl FilterIndex {
         }
     }
 
-    /// Drops the cache of [`FilterIndex::resolve`] (after changing `object_types` or
-    /// `endpoints` of an index that was already asked).
+    /// Drops the cache of [`FilterIndex::resolve`] and what the checks kept per parameter
+    /// (after changing `object_types`, `endpoints` or the release of an index that was already
+    /// asked).
     pub fn forget_targets(&mut self) {
         self.targets = Targets::default();
+        for ep in self.endpoints.values_mut() {
+            ep.params.forget_memo();
+        }
     }
 
     /// The cached spelling `t` (exact): its endpoint key and whether it is an object type.

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// The query parameters of one list endpoint by name (`site_id`, `status__n`, `q`, ...), in
@@ -51,6 +52,19 @@ struct Data {
     /// The hash table and the lookup sets, built by the first exact lookup, dropped when a
     /// name is added.
     table: OnceLock<Table>,
+    /// One word per name that the checks derive once ([`Params::memo_at`]).
+    memo: Memo,
+}
+
+/// The words of [`Params::memo_at`]: one per name, 0 = not made yet; allocated on first use. A
+/// clone starts empty (the clone may be put in another index).
+#[derive(Default)]
+struct Memo(OnceLock<Box<[AtomicU64]>>);
+
+impl Clone for Memo {
+    fn clone(&self) -> Memo {
+        Memo::default()
+    }
 }
 
 impl PartialEq for Params {
@@ -135,6 +149,43 @@ impl Params {
             return LookupSet(0);
         }
         LookupSet(data.table().lookups.get(position).copied().unwrap_or(0))
+    }
+
+    /// A word the checks derive from the parameter at `position` (from [`Params::get_at`]),
+    /// made by `make` on first use and kept with the parameters (one atomic word per name, so
+    /// threads share it; two threads may both make it). `make` must give the same word every
+    /// time for the same parameter of the same endpoint of the same index, and a nonzero one
+    /// to be kept (0 is made again next time). What it may read besides the parameters (the
+    /// endpoint's key, the release) is the caller's to keep the same: a clone of the
+    /// parameters starts without the words, and [`crate::index::FilterIndex::forget_targets`]
+    /// drops them. A position out of range gives `make()`, not kept.
+    pub(crate) fn memo_at(&self, position: usize, make: impl FnOnce() -> u64) -> u64 {
+        let data = self.data();
+        if position >= data.len() {
+            return make();
+        }
+        let words = data
+            .memo
+            .0
+            .get_or_init(|| (0..data.len()).map(|_| AtomicU64::new(0)).collect());
+        let Some(word) = words.get(position) else {
+            return make();
+        };
+        match word.load(Ordering::Relaxed) {
+            0 => {
+                let made = make();
+                word.store(made, Ordering::Relaxed);
+                made
+            }
+            kept => kept,
+        }
+    }
+
+    /// Drops the words of [`Params::memo_at`] (after a change to what they were made from).
+    pub(crate) fn forget_memo(&mut self) {
+        if let Some(data) = self.data.get_mut() {
+            data.memo = Memo::default();
+        }
     }
 
     /// The stored name and parameter called `name`, if any.
@@ -347,6 +398,7 @@ impl Data {
                 lookups,
                 bare,
             }),
+            memo: Memo::default(),
         })
     }
 
@@ -439,6 +491,7 @@ impl Data {
             ends: Vec::with_capacity(map.len()),
             values: Vec::with_capacity(map.len()),
             table: OnceLock::new(),
+            memo: Memo::default(),
         };
         for (name, p) in map {
             // Names are unique and ascending here; only a > 4 GiB name buffer is refused.
@@ -560,6 +613,7 @@ impl<'de> Visitor<'de> for ParamsVisitor {
                 ends: work.ends.clone(),
                 values: work.values.drain(..).collect(),
                 table: OnceLock::new(),
+                memo: Memo::default(),
             };
             if rest.is_empty() {
                 return exact;

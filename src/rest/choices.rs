@@ -33,20 +33,16 @@ const VERBS: &[(&str, &str)] = &[
     ("removed", "delete"),
 ];
 
-/// Checks `text` (the wire text of one value) against the choice set of `param`; `parsed` is
-/// the entry's key parsed; `own`: `param` is `view`'s parameter of that key.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn check(
-    ctx: &Ctx,
+/// The choice set (its number in the index's `choice_sets`) that [`check`] holds values of
+/// filter `key` (`parsed`, of parameter `param`; `own` as there) to; `None` when it holds them
+/// to none and so reports no value.
+pub(crate) fn set_of(
     view: &View,
-    entry: &FilterEntry,
+    key: &str,
     parsed: &Key,
     param: &Parameter,
     own: bool,
-    text: &str,
-    r: Range<usize>,
-) -> Option<Finding> {
-    let key = entry.key.as_str();
+) -> Option<u32> {
     let lookup = parsed.lookup();
     if super::lookups::has_dunder(key) && !lookup.is_some_and(|l| CHOICE_LOOKUPS.contains(&l)) {
         return None;
@@ -66,7 +62,28 @@ pub(crate) fn check(
     if lookup.is_some() && lookup != Some("n") && !own.multi {
         return None;
     }
-    let set = view.index.choices(own)?;
+    own.choices
+}
+
+/// Checks `text` (the wire text of one value) against the choice set of `param`; `parsed` is
+/// the entry's key parsed; `own`: `param` is `view`'s parameter of that key.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check(
+    ctx: &Ctx,
+    view: &View,
+    entry: &FilterEntry,
+    parsed: &Key,
+    param: &Parameter,
+    own: bool,
+    text: &str,
+    r: Range<usize>,
+) -> Option<Finding> {
+    let key = entry.key.as_str();
+    let lookup = parsed.lookup();
+    let set = view
+        .index
+        .choice_sets
+        .get(set_of(view, key, parsed, param, own)? as usize)?;
     if set.choices.is_empty() || text == "null" || set.choices.iter().any(|(v, _)| v == text) {
         return None;
     }

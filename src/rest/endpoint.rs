@@ -36,6 +36,16 @@ fn relation_set(set: LookupSet) -> bool {
     set.contains_all(N) && !set.contains_any(OTHERS)
 }
 
+/// A parameter of a [`View`] found by name ([`View::param_relation`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Known<'a> {
+    pub param: &'a Parameter,
+    /// [`View::is_relation`] of the name.
+    pub relation: bool,
+    /// Its position in the endpoint's parameters.
+    pub position: usize,
+}
+
 /// One endpoint of one index, with its key (`dcim/devices`).
 #[derive(Clone, Copy)]
 pub(crate) struct View<'a> {
@@ -49,10 +59,15 @@ impl<'a> View<'a> {
         self.ep.params.get(name)
     }
 
-    /// [`View::param`] with [`View::is_relation`] of the same name, from one hash probe.
-    pub fn param_relation(&self, name: &str) -> Option<(&'a Parameter, bool)> {
-        let (i, p) = self.ep.params.get_at(name)?;
-        Some((p, relation_set(self.ep.params.lookup_set_at(i))))
+    /// [`View::param`] with [`View::is_relation`] of the same name, from one hash probe, and
+    /// the parameter's position (for [`crate::index::Params::memo_at`]).
+    pub fn param_relation(&self, name: &str) -> Option<Known<'a>> {
+        let (position, param) = self.ep.params.get_at(name)?;
+        Some(Known {
+            param,
+            relation: relation_set(self.ep.params.lookup_set_at(position)),
+            position,
+        })
     }
 
     pub fn has(&self, name: &str) -> bool {

@@ -503,23 +503,19 @@ impl ValueForm {
     }
 }
 
-/// `invalid-value` for a value form [`VALUE_FORMS`] knows NetBox refuses.
-pub(crate) fn value_form(
-    view: &View,
-    entry: &FilterEntry,
-    text: &str,
-    r: Range<usize>,
-) -> Option<Finding> {
-    if !VALUE_FORMS.iter().any(|f| entry.key.starts_with(f.filter)) {
+/// The row of [`VALUE_FORMS`] for filter `key` (with its lookup) on `view`'s endpoint and
+/// release, with its answer and evidence there, if any.
+fn form_of(view: &View, key: &str) -> Option<(&'static ValueForm, &'static str, &'static str)> {
+    if !VALUE_FORMS.iter().any(|f| key.starts_with(f.filter)) {
         return None;
     }
-    let key = Key::parse(&entry.key);
+    let key = Key::parse(key);
     let lookup = match key.parts.as_slice() {
         [_] => "",
         [_, l] => l,
         _ => return None,
     };
-    let (form, answer, evidence) = VALUE_FORMS.iter().find_map(|f| {
+    VALUE_FORMS.iter().find_map(|f| {
         if !(f.filter == key.base()
             && f.lookups.contains(&lookup)
             && (f.endpoints.is_empty() || f.endpoints.contains(&view.key)))
@@ -528,7 +524,23 @@ pub(crate) fn value_form(
         }
         let (answer, evidence) = has(f.releases, view.version())?;
         Some((f, answer, evidence))
-    })?;
+    })
+}
+
+/// True when [`value_form`] can report some value of filter `key` on `view` (a row of
+/// [`VALUE_FORMS`] holds there); false means it reports none.
+pub(crate) fn has_value_form(view: &View, key: &str) -> bool {
+    form_of(view, key).is_some()
+}
+
+/// `invalid-value` for a value form [`VALUE_FORMS`] knows NetBox refuses.
+pub(crate) fn value_form(
+    view: &View,
+    entry: &FilterEntry,
+    text: &str,
+    r: Range<usize>,
+) -> Option<Finding> {
+    let (form, answer, evidence) = form_of(view, &entry.key)?;
     if text == "null" || (form.accepts)(text.trim()) {
         return None;
     }

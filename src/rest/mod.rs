@@ -207,9 +207,9 @@ fn check_entry(
         return;
     };
     match view.param_relation(&entry.key) {
-        Some((param, relation)) => {
+        Some(known) => {
             if !dropped {
-                values::check(ctx, view, entry, param, Some(relation), out);
+                values::check(ctx, view, entry, known.param, Some(known), out);
             }
             announced::filter(view, entry, out);
         }

@@ -47,23 +47,8 @@ pub(crate) fn check(
     text: &str,
     r: Range<usize>,
 ) -> Option<Finding> {
-    let lookup = k.lookup();
-    if lookup.is_some_and(|l| l != "n") {
-        return None;
-    }
+    let here = here(view, k, key_relation)?;
     let base = k.base();
-    // An `_id` filter matches the id everywhere (`field_here` gives nothing for it): asked
-    // first, it spares the relation probe on the most common filters. A key of one part is
-    // its base, whose relation question `key_relation` answers.
-    let relation = if k.parts.len() == 1 {
-        key_relation
-    } else {
-        view.is_relation(base)
-    };
-    if base.ends_with("_id") || !relation {
-        return None;
-    }
-    let here = field_here(view, base)?;
     let text = text.trim();
     match here.as_str() {
         "name" if slug_shaped(text) && has_slug(view, base) => {
@@ -116,6 +101,39 @@ pub(crate) fn check(
             Some(finding_sev(r, "relation-field", severity, message))
         }
         _ => None,
+    }
+}
+
+/// The related field relation filter `k` (parsed; bare or `__n`) matches here ([`field_here`]
+/// of its base); `None` for another lookup, an `_id` filter or no relation filter.
+/// `key_relation`: [`View::is_relation`] of the whole key.
+fn here(view: &View, k: &Key, key_relation: bool) -> Option<String> {
+    let lookup = k.lookup();
+    if lookup.is_some_and(|l| l != "n") {
+        return None;
+    }
+    let base = k.base();
+    // An `_id` filter matches the id everywhere (`field_here` gives nothing for it): asked
+    // first, it spares the relation probe on the most common filters. A key of one part is
+    // its base, whose relation question `key_relation` answers.
+    let relation = if k.parts.len() == 1 {
+        key_relation
+    } else {
+        view.is_relation(base)
+    };
+    if base.ends_with("_id") || !relation {
+        return None;
+    }
+    field_here(view, base)
+}
+
+/// True when [`check`] can report some value of filter `k` (parsed, of parameter `param`;
+/// `key_relation` as there); false means it reports none.
+pub(crate) fn may_apply(view: &View, k: &Key, key_relation: bool, param: &Parameter) -> bool {
+    match here(view, k, key_relation).as_deref() {
+        Some("name") => true,
+        Some("id") => param.kind == ValueKind::Integer,
+        _ => false,
     }
 }
 

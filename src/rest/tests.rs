@@ -676,6 +676,240 @@ fn value_rules() {
     assert_clean("dcim/devices", "created__gte=2024-01-01T00:00:00Z");
 }
 
+/// Each rule the value plan (`values::Plan`) can leave unasked still reports a value it
+/// would flag, beside its quiet twin, in a Python call (where plain values take the plan's
+/// shortcut): on a fresh index, and again once the plan is kept (made by the quiet twin
+/// first, then by the flagged one first).
+#[test]
+fn value_plan_keeps_every_finding() {
+    let s = |t: &str| Value::Str(t.into());
+    // (object type, key, flagged value, its literal, code, quiet twin, its literal)
+    let pairs: Vec<(&str, &str, Value, &str, &str, Value, &str)> = vec![
+        (
+            "dcim.device",
+            "site_id",
+            s("abc"),
+            "\"abc\"",
+            "invalid-value",
+            Value::Int(3),
+            "3",
+        ),
+        (
+            "dcim.device",
+            "site_id",
+            Value::Float(1.5),
+            "1.5",
+            "invalid-value",
+            Value::Float(2.0),
+            "2.0",
+        ),
+        (
+            "dcim.device",
+            "site_id",
+            Value::Bool(true),
+            "True",
+            "invalid-value",
+            Value::Int(7),
+            "7",
+        ),
+        (
+            "dcim.device",
+            "role_id",
+            s("core"),
+            "\"core\"",
+            "invalid-value",
+            s("6"),
+            "\"6\"",
+        ),
+        (
+            "dcim.device",
+            "site_id",
+            s("21,7"),
+            "\"21,7\"",
+            "comma-list",
+            s("21"),
+            "\"21\"",
+        ),
+        (
+            "dcim.device",
+            "latitude",
+            s("north"),
+            "\"north\"",
+            "invalid-value",
+            Value::Float(1.5),
+            "1.5",
+        ),
+        (
+            "dcim.device",
+            "status",
+            s("bogus"),
+            "\"bogus\"",
+            "invalid-choice",
+            s("active"),
+            "\"active\"",
+        ),
+        (
+            "dcim.device",
+            "status__n",
+            s("Active"),
+            "\"Active\"",
+            "invalid-choice",
+            s("active"),
+            "\"active\"",
+        ),
+        (
+            "dcim.device",
+            "status",
+            Value::Int(3),
+            "3",
+            "invalid-choice",
+            s("planned"),
+            "\"planned\"",
+        ),
+        (
+            "dcim.device",
+            "site",
+            s("Main Office"),
+            "\"Main Office\"",
+            "slug-expected",
+            s("main-office"),
+            "\"main-office\"",
+        ),
+        (
+            "dcim.device",
+            "site",
+            Value::Int(21),
+            "21",
+            "slug-expected",
+            s("dc1"),
+            "\"dc1\"",
+        ),
+        (
+            "dcim.device",
+            "has_primary_ip",
+            s("no"),
+            "\"no\"",
+            "boolean-value",
+            Value::Bool(true),
+            "True",
+        ),
+        (
+            "dcim.device",
+            "created",
+            s("yesterday"),
+            "\"yesterday\"",
+            "invalid-value",
+            s("2024-01-01T00:00:00Z"),
+            "\"2024-01-01T00:00:00Z\"",
+        ),
+        (
+            "dcim.device",
+            "name__regex",
+            s("["),
+            "\"[\"",
+            "invalid-regex",
+            s("^dmi01-a"),
+            "\"^dmi01-a\"",
+        ),
+        (
+            "ipam.ipaddress",
+            "vrf",
+            s("Alpha"),
+            "\"Alpha\"",
+            "vrf-needs-rd",
+            s("65000:100"),
+            "\"65000:100\"",
+        ),
+        (
+            "ipam.ipaddress",
+            "vrf",
+            Value::Int(5),
+            "5",
+            "vrf-needs-rd",
+            s("1.2.3.4:5"),
+            "\"1.2.3.4:5\"",
+        ),
+    ];
+    let one = |idx: &FilterIndex, ot: &str, key: &str, v: &Value, lit: &str| {
+        let (_, call) = mcp(CallForm::GetObjects, ot, &[(key, lit, v.clone())], &[]);
+        codes(&run(&call, idx))
+    };
+    for (ot, key, bad, bad_lit, code, good, good_lit) in &pairs {
+        for quiet_first in [true, false] {
+            let idx = index("4.6.8", true);
+            for _ in 0..2 {
+                let order: [bool; 2] = if quiet_first {
+                    [true, false]
+                } else {
+                    [false, true]
+                };
+                for quiet in order {
+                    if quiet {
+                        let got = one(&idx, ot, key, good, good_lit);
+                        assert!(got.is_empty(), "{key}={good_lit}: {got:?}");
+                    } else {
+                        let got = one(&idx, ot, key, bad, bad_lit);
+                        assert_eq!(got, vec![*code], "{key}={bad_lit}");
+                    }
+                }
+            }
+        }
+    }
+    // On a shipped release: a value form, an object-type filter and a server fault.
+    let shipped = crate::index::embedded::embedded_index("4.6.8");
+    let fixed = crate::index::embedded::embedded_index("4.7.3");
+    for _ in 0..2 {
+        let got = one(
+            &shipped,
+            "dcim.site",
+            "time_zone",
+            &s("zz-no-such"),
+            "\"zz-no-such\"",
+        );
+        assert_eq!(got, vec!["invalid-value"]);
+        let got = one(
+            &shipped,
+            "dcim.site",
+            "time_zone",
+            &s("Europe/Berlin"),
+            "\"Europe/Berlin\"",
+        );
+        assert!(got.is_empty(), "{got:?}");
+        let got = one(
+            &shipped,
+            "ipam.prefix",
+            "scope_type",
+            &Value::Int(999999),
+            "999999",
+        );
+        assert_eq!(got, vec!["object-type-value"]);
+        let got = one(
+            &shipped,
+            "ipam.prefix",
+            "scope_type",
+            &s("dcim.site"),
+            "\"dcim.site\"",
+        );
+        assert!(got.is_empty(), "{got:?}");
+        let got = one(
+            &shipped,
+            "dcim.frontport",
+            "rear_port_id",
+            &Value::Int(1),
+            "1",
+        );
+        assert_eq!(got, vec!["server-fault"]);
+        let got = one(
+            &fixed,
+            "dcim.frontport",
+            "rear_port_id",
+            &Value::Int(1),
+            "1",
+        );
+        assert!(got.is_empty(), "{got:?}");
+    }
+}
+
 #[test]
 fn choices() {
     assert_url(

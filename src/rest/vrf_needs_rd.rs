@@ -8,6 +8,18 @@ use crate::extract::{FilterEntry, Value};
 use crate::finding::Finding;
 use crate::index::Parameter;
 
+/// True when filter `key` (of parameter `param`) matches a VRF's route distinguisher: the only
+/// filters [`vrf_needs_rd`] reports.
+pub(super) fn is_rd_filter(key: &str, param: &Parameter) -> bool {
+    // The description first: the key is parsed only for a filter that can be one (the base
+    // is a prefix of the key).
+    param
+        .description
+        .as_deref()
+        .is_some_and(|d| super::text::contains(d, "(RD)"))
+        || (key.starts_with("present_in_vrf") && Key::parse(key).base() == "present_in_vrf")
+}
+
 /// `vrf-needs-rd`: on ipam endpoints `vrf` matches the route distinguisher
 /// (`to_field_name='rd'`, schema "VRF (RD)"), so a VRF name is an HTTP 400 (ground truth
 /// `vrf=Alpha`). RDs are written `ASN:nn` or `IP:nn` (RFC 4364).
@@ -18,14 +30,7 @@ pub(super) fn vrf_needs_rd(
     param: &Parameter,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
-    // The description first: the key is parsed only for a filter that can be one (the base
-    // is a prefix of the key).
-    let rd_filter = param
-        .description
-        .as_deref()
-        .is_some_and(|d| super::text::contains(d, "(RD)"))
-        || (key.starts_with("present_in_vrf") && Key::parse(key).base() == "present_in_vrf");
-    if !rd_filter {
+    if !is_rd_filter(key, param) {
         return None;
     }
     let base = Key::parse(key).base();
