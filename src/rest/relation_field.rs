@@ -152,6 +152,7 @@ fn field_here(view: &View, base: &str) -> Option<String> {
 }
 
 /// How most other endpoints' relation filter `base` reads, when it matches one of `fields`.
+#[derive(Clone)]
 struct Elsewhere {
     /// Up to two of those endpoints' paths (one per object type), and how many more.
     paths: String,
@@ -163,6 +164,35 @@ struct Elsewhere {
 /// `fields`: how they read. An endpoint served twice (`plugins/bgp/session` and
 /// `plugins/bgp/bgpsession`) is counted once per object type.
 fn elsewhere(view: &View, base: &str, fields: &[&str]) -> Option<Elsewhere> {
+    // A shipped release's answer is the same every time: kept per release, endpoint, filter
+    // and fields (the walk over every endpoint was most of this rule on a valid value).
+    if !super::versions::is_shipped(view.index) {
+        return elsewhere_scan(view, base, fields);
+    }
+    let memo_key = (
+        Box::<str>::from(view.index.netbox_version.as_str()),
+        Box::<str>::from(view.key),
+        Box::<str>::from(base),
+        fields.join(" ").into_boxed_str(),
+    );
+    if let Some(kept) = ELSEWHERE.with(|m| m.borrow().get(&memo_key).cloned()) {
+        return kept;
+    }
+    let found = elsewhere_scan(view, base, fields);
+    ELSEWHERE.with(|m| m.borrow_mut().insert(memo_key, found.clone()));
+    found
+}
+
+thread_local! {
+    /// [`elsewhere`] of the shipped releases, by (release, endpoint key, filter, fields).
+    static ELSEWHERE: std::cell::RefCell<ElsewhereMemo> = std::cell::RefCell::default();
+}
+
+type ElsewhereMemo =
+    std::collections::HashMap<(Box<str>, Box<str>, Box<str>, Box<str>), Option<Elsewhere>>;
+
+/// [`elsewhere`], found by walking every endpoint.
+fn elsewhere_scan(view: &View, base: &str, fields: &[&str]) -> Option<Elsewhere> {
     let here = view.ep.object_type.as_deref();
     let mut seen = std::collections::BTreeSet::new();
     let mut counts: BTreeMap<String, Vec<(&str, Option<&str>)>> = BTreeMap::new();
