@@ -219,8 +219,33 @@ fn choice(
     choices::check(ctx, view, entry, &parsed, here.param, here.own, text, r)
 }
 
-/// The rules for one scalar value, first hit wins.
+/// The rules for one scalar value, first hit wins: what [`Plan::BARE`] lets pass at once (the
+/// rules say nothing of it) here, the rest in [`check_rules`] (kept apart so that this path
+/// does not carry the rules' stack frame).
+#[inline]
 fn check_scalar(
+    ctx: &Ctx,
+    view: &View,
+    entry: &FilterEntry,
+    here: &Here,
+    v: &Value,
+    r: Range<usize>,
+) -> Option<Finding> {
+    let plan = here.plan;
+    if plan.has(Plan::BARE) && !matches!(ctx.syntax(), Syntax::Query | Syntax::ApiFilter) {
+        let number = plan.has(Plan::INTEGERS) || here.param.kind == ValueKind::Number;
+        match v {
+            Value::Int(_) => return None,
+            Value::Str(s) if !number && s != "null" => return None,
+            _ => {}
+        }
+    }
+    check_rules(ctx, view, entry, here, v, r)
+}
+
+/// [`check_scalar`] past its shortcut: every rule the plan allows, in order.
+#[inline(never)]
+fn check_rules(
     ctx: &Ctx,
     view: &View,
     entry: &FilterEntry,
@@ -233,14 +258,6 @@ fn check_scalar(
     let key = entry.key.as_str();
     let syntax = ctx.syntax();
     let number = plan.has(Plan::INTEGERS) || param.kind == ValueKind::Number;
-    // What [`Plan::BARE`] lets pass at once (the rules below say nothing of it).
-    if plan.has(Plan::BARE) && !matches!(syntax, Syntax::Query | Syntax::ApiFilter) {
-        match v {
-            Value::Int(_) => return None,
-            Value::Str(s) if !number && s != "null" => return None,
-            _ => {}
-        }
-    }
     if is_null_selector(v) {
         if let Some(f) = null_refused(view, key, param, r.clone()) {
             return Some(f);
