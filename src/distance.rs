@@ -9,19 +9,41 @@
 /// distance): a misspelt name shares most of its bytes with the names it is ranked against, so
 /// the table shrinks from `|a|·|b|` cells to a few (5,500 instructions a pair before).
 pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
-    const MAX: usize = 128;
     let (s1, s2) = (a.as_bytes(), b.as_bytes());
     if !a.is_ascii() || !b.is_ascii() || s1.len() > MAX || s2.len() > MAX {
         return strsim::damerau_levenshtein(a, b);
     }
     let (s1, s2) = without_common_affix(s1, s2);
+    // With one side empty the distance is the other's length (the table would say so too).
+    if s1.is_empty() || s2.is_empty() {
+        return s1.len().max(s2.len());
+    }
+    // A misspelt name leaves a few bytes after the affixes are cut: a table of that many cells,
+    // not of 128 (filling the whole table was a third of a pair's cost).
+    if s2.len() <= SMALL {
+        table::<{ 3 * (SMALL + 2) }>(s1, s2)
+    } else {
+        table::<{ 3 * (MAX + 2) }>(s1, s2)
+    }
+}
+
+/// Longest ASCII strings [`damerau_levenshtein`] computes on bytes.
+const MAX: usize = 128;
+
+/// Longest second string (after the affixes are cut) the small table holds.
+const SMALL: usize = 14;
+
+/// Zhao and Sahni's table over `s1` × `s2` (ASCII, `s2` at most `N / 3 - 2` bytes), as strsim
+/// writes it.
+fn table<const N: usize>(s1: &[u8], s2: &[u8]) -> usize {
     let (len1, len2) = (s1.len(), s2.len());
     let max_val = len1.max(len2) as isize + 1;
-    let mut last_row_id = [-1isize; 128];
+    // Rows are at most 128 (`MAX`): 256 bytes to fill, not 1 KB.
+    let mut last_row_id = [-1i16; 128];
     let size = len2 + 2;
     // Rows of `size` cells only, swapped as references (swapping the arrays copied 2 KB a
     // character of `a`).
-    let mut cells = [max_val; 3 * (MAX + 2)];
+    let mut cells = [max_val; N];
     let (fr, rows) = cells[..3 * size].split_at_mut(size);
     let (mut r1, mut r) = rows.split_at_mut(size);
     for (j, slot) in r[1..size].iter_mut().enumerate() {
@@ -43,7 +65,7 @@ pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
                 fr[j + 1] = r1[j - 1];
                 t = last_i2l1;
             } else {
-                let k = last_row_id[usize::from(ch2)];
+                let k = isize::from(last_row_id[usize::from(ch2)]);
                 let l = last_col_id;
                 if j as isize - l == 1 {
                     temp = temp.min(fr[j + 1] + (i as isize - k));
@@ -54,7 +76,7 @@ pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
             last_i2l1 = r[j + 1];
             r[j + 1] = temp;
         }
-        last_row_id[usize::from(ch1)] = i as isize;
+        last_row_id[usize::from(ch1)] = i as i16;
     }
     r[len2 + 1] as usize
 }

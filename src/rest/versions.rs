@@ -60,19 +60,22 @@ pub(crate) fn with_filter<'a>(
     from_indexes(index, given, |i| has(i))
 }
 
-/// One endpoint's rows of the vendored table of differences ([`endpoint_rows`]): its filters
-/// that some shipped releases lack, each with the releases that have it (read when asked), by
-/// name. [`EndpointRows::with_filter`] answers as [`with_filter`] with one binary search over a
-/// few names (a search over the table's ~3,800 rows cost ~2,000 instructions a look-up).
+/// One endpoint's rows of the vendored table of differences ([`endpoint_rows`]): where they
+/// are in the table (its filters that some shipped releases lack, each with the releases that
+/// have it). [`EndpointRows::with_filter_if`] answers as [`with_filter`] with one binary search
+/// over those rows only (a search over the table's ~3,800 rows cost ~2,000 instructions a
+/// look-up; splitting and sorting the endpoint's rows up front cost ~22,000 an endpoint).
 pub(crate) struct EndpointRows {
-    all: Mask,
-    /// `(filter, its releases as the table lists them)`.
-    rows: Vec<(&'static str, &'static str)>,
+    table: &'static Differences,
+    endpoint: Box<str>,
+    /// The endpoint's rows: `first..end` of [`Differences::rows`].
+    first: usize,
+    end: usize,
 }
 
 /// The rows of `endpoint` (an index key) in the vendored table when `index` is a shipped copy;
-/// `None` when there is no table for it or a row of the endpoint has too many fields (the
-/// caller then asks [`with_filter`], which says what such a row means).
+/// `None` when there is no table for it or the endpoint key has a control byte (the caller
+/// then asks [`with_filter`]).
 pub(crate) fn endpoint_rows(index: &FilterIndex, endpoint: &str) -> Option<EndpointRows> {
     let t = table_for(index)?;
     if endpoint.bytes().any(|b| b < b' ') {
@@ -82,51 +85,109 @@ pub(crate) fn endpoint_rows(index: &FilterIndex, endpoint: &str) -> Option<Endpo
     prefix.extend_from_slice(b"filter\t");
     prefix.extend_from_slice(endpoint.as_bytes());
     prefix.push(b'\t');
-    // The first row not before the prefix (rows are in byte order, see `Differences::find`).
-    let (mut first, mut hi) = (0, t.rows.len());
-    while first < hi {
-        let mid = first + (hi - first) / 2;
-        let row = t.row(mid);
-        if row[..row.len().min(prefix.len())] < *prefix {
-            first = mid + 1;
+    // Rows are in byte order (see `Differences::find`): those that start with the prefix are
+    // one run, after the rows before it.
+    let head = |i: usize| {
+        let row = t.row(i);
+        &row[..row.len().min(prefix.len())]
+    };
+    let first = partition(t.rows.len(), |i| head(i) < prefix.as_slice());
+    let end = partition(t.rows.len(), |i| head(i) <= prefix.as_slice());
+    Some(EndpointRows {
+        table: t,
+        endpoint: endpoint.into(),
+        first,
+        end,
+    })
+}
+
+impl EndpointRows {
+    /// [`Differences::filter_mask`]`(endpoint, name)` searched among the endpoint's rows only,
+    /// each compared from the name on (the fields before it are the endpoint's, the same in
+    /// every row here): no key is assembled and no row is compared from its start.
+    fn find(&self, name: &str) -> Option<Option<Mask>> {
+        let t = self.table;
+        let skip = "filter\t".len() + self.endpoint.len() + 1;
+        let name = name.as_bytes();
+        if name.iter().any(|b| *b < b' ') || skip + name.len() + 1 > 256 {
+            // `Differences::find`'s own fallback for such fields.
+            return t.filter_mask(&self.endpoint, std::str::from_utf8(name).ok()?);
+        }
+        let (mut lo, mut hi) = (self.first, self.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let rest = &t.row(mid)[skip..];
+            // `rest` against `name` and a tab, over the bytes `rest` has (as `find` compares a
+            // row with its key).
+            let n = name.len();
+            let order = match rest[..rest.len().min(n)].cmp(name) {
+                Ordering::Equal if rest.len() > n => rest[n].cmp(&b'\t'),
+                // The row ends inside the name: too few fields (malformed, as in `find`).
+                Ordering::Equal => return None,
+                other => other,
+            };
+            match order {
+                Ordering::Equal => {
+                    let versions = &rest[n + 1..];
+                    if versions.contains(&b'\t') {
+                        return None;
+                    }
+                    return mask_of(std::str::from_utf8(versions).ok()?).map(Some);
+                }
+                Ordering::Less => lo = mid + 1,
+                Ordering::Greater => hi = mid,
+            }
+        }
+        Some(None)
+    }
+}
+
+/// The first of `0..len` for which `before` is false (`before` true then false along it).
+fn partition(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    let mut rows = Vec::new();
-    for i in first..t.rows.len() {
-        let start = t.rows[i] as usize + prefix.len();
-        let row = t.row(i);
-        if !row.starts_with(&prefix) {
-            break;
-        }
-        let rest = &t.body[start..start + row.len() - prefix.len()];
-        let (name, versions) = rest.split_once('\t')?;
-        if versions.contains('\t') || name.bytes().any(|b| b < b' ') {
-            return None;
-        }
-        rows.push((name, versions));
-    }
-    rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    Some(EndpointRows { all: t.all, rows })
+    lo
 }
 
 impl EndpointRows {
     /// [`with_filter`]`(index, None, endpoint, name)` for the `index` and `endpoint` these rows
     /// were read for; `here` is whether `index`'s endpoint has `name`. `None` when the row of
-    /// `name` names a release not shipped (ask [`with_filter`]).
+    /// `name` is malformed or names a release not shipped (ask [`with_filter`]).
+    #[cfg(test)]
     pub(crate) fn with_filter(
         &self,
         index: &FilterIndex,
         name: &str,
         here: bool,
     ) -> Option<Vec<String>> {
-        let mask = match self.rows.binary_search_by(|(n, _)| (*n).cmp(name)) {
-            Ok(i) => mask_of(self.rows[i].1)?,
+        self.with_filter_if(index, name, || here)
+    }
+
+    /// [`EndpointRows::with_filter`] asking `here` only when `name` has no row (a hash probe
+    /// of the endpoint's names saved for the names the table lists).
+    pub(crate) fn with_filter_if(
+        &self,
+        index: &FilterIndex,
+        name: &str,
+        here: impl FnOnce() -> bool,
+    ) -> Option<Vec<String>> {
+        let found = self.find(name)?;
+        let mask = match found {
+            Some(mask) => mask,
             // No row: in every shipped release or in none, as in this one.
-            Err(_) if here => self.all,
-            Err(_) => 0,
+            None if here() => self.table.all,
+            None => 0,
         };
+        if mask == 0 {
+            return Some(Vec::new());
+        }
         Some(versions_of(mask, &index.netbox_version))
     }
 }
