@@ -34,8 +34,7 @@ pub fn parse(text: &str) -> Option<ast::Document> {
         names: HashMap::with_capacity_and_hasher(64, Default::default()),
     };
     let mut out = ast::Document::new();
-    loop {
-        let Some(c) = p.peek() else { break };
+    while let Some(c) = p.peek() {
         let def = match c {
             b'{' => Definition::OperationDefinition(p.operation(None)?),
             _ => {
