@@ -58,15 +58,16 @@ pub fn parse(text: &str) -> Result<ast::Document, Vec<RawFinding>> {
     }
 }
 
-/// `text` through cynic-parser, where its conversion gives apollo-compiler's very AST
-/// ([`super::cynic_ast`]: about a third of the instructions); `None` for anything else (a syntax
-/// error, a long or unusual document), which [`parse`] then reads.
+/// `text` read straight into apollo-compiler's AST ([`super::direct`]), else through
+/// cynic-parser, where its conversion gives apollo-compiler's very AST ([`super::cynic_ast`]);
+/// `None` for anything else (a syntax error, a long or unusual document), which [`parse`] then
+/// reads.
 fn parse_cynic(text: &str) -> Option<ast::Document> {
     #[cfg(test)]
     if tests_only::APOLLO_ONLY.with(std::cell::Cell::get) {
         return None;
     }
-    super::cynic_ast::parse(text)
+    super::direct::parse(text).or_else(|| super::cynic_ast::parse(text))
 }
 
 /// One mistake, one finding: the parser goes on after the first error and reports every

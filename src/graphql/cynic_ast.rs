@@ -462,15 +462,66 @@ mod tests {
             .into_owned()
     }
 
+    /// Broken and edited documents: wherever [`crate::graphql::direct::parse`] answers on a
+    /// document cut short, with a byte left out, or with a byte put in (each of the bytes the
+    /// grammar cares about), it is apollo-compiler's own AST, and apollo-compiler refuses no text
+    /// it reads.
+    #[test]
+    fn direct_refuses_what_apollo_refuses() {
+        let (mut tried, mut read) = (0, 0);
+        let docs = documents();
+        let step = (docs.len() / 60).max(1);
+        for (_, text) in docs.iter().step_by(step) {
+            let b = text.as_bytes();
+            let mut variants: Vec<Vec<u8>> = Vec::new();
+            for at in (0..b.len()).step_by(11) {
+                variants.push(b[..at].to_vec());
+                let mut v = b.to_vec();
+                v.remove(at);
+                variants.push(v);
+                for c in [
+                    b'{', b'}', b'(', b')', b':', b'$', b'@', b'.', b'!', b'[', b']', b'"', b'=',
+                    b'0', b'-', b'e', b'#', b'\\', b'\n', b',',
+                ] {
+                    let mut v = b.to_vec();
+                    v.insert(at, c);
+                    variants.push(v);
+                }
+            }
+            for v in variants {
+                let Ok(t) = String::from_utf8(v) else {
+                    continue;
+                };
+                tried += 1;
+                if let Some(fast) = crate::graphql::direct::parse(&t) {
+                    read += 1;
+                    let slow = apollo_parse(&t).unwrap_or_else(|e| {
+                        panic!("read directly, but apollo-compiler refuses it: {e:?}\n{t}")
+                    });
+                    assert_eq!(shown(&fast), shown(&slow), "{t}");
+                }
+            }
+        }
+        eprintln!("edited documents: {tried}, read directly {read}");
+        assert!(read > 1000, "read directly {read} of {tried}");
+    }
+
     /// The differential test: wherever cynic-parser's conversion answers, it is apollo-compiler's
     /// own AST (every node and span), and the findings of `check_text` are byte for byte those
     /// of apollo-compiler's parse alone, on every document the tests know.
     #[test]
     fn same_ast_and_findings_as_apollo() {
-        let (mut converted, mut all) = (0, 0);
+        let (mut converted, mut direct, mut all) = (0, 0, 0);
         for (version, text) in documents() {
             all += 1;
             let nb = embedded_schema(&version).unwrap();
+            if let Some(fast) = crate::graphql::direct::parse(&text) {
+                direct += 1;
+                let slow = apollo_parse(&text).unwrap_or_else(|e| {
+                    panic!("read directly, but apollo-compiler refuses it: {e:?}\n{text}")
+                });
+                assert_eq!(shown(&fast), shown(&slow), "direct, {version}:\n{text}");
+            }
             if let Some(fast) = parse(&text) {
                 converted += 1;
                 let slow = apollo_parse(&text).unwrap_or_else(|e| {
@@ -488,9 +539,12 @@ mod tests {
             converted > 100 && converted * 2 > all,
             "converted {converted} of {all}"
         );
+        assert!(direct * 2 > all, "read directly {direct} of {all}");
         // Invalid documents are validated on the converted AST (not parsed again).
         let validated = VALIDATED_CONVERTED.with(std::cell::Cell::get);
-        eprintln!("converted {converted} of {all}; validated converted: {validated}");
+        eprintln!(
+            "converted {converted}, read directly {direct} of {all}; validated converted: {validated}"
+        );
         assert!(validated > 400, "validated converted {validated}");
     }
 }

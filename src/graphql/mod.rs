@@ -19,6 +19,7 @@ pub mod check;
 pub mod complete;
 pub mod cursor;
 pub mod cynic_ast;
+pub mod direct;
 pub mod embedded;
 pub mod history;
 pub mod holes;
