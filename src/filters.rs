@@ -421,7 +421,7 @@ fn plain(s: &[u8]) -> bool {
         if chunks.any(|c| special(word(c))) {
             return false;
         }
-        return n % 8 == 0 || !special(word(&s[n - 8..]));
+        return n.is_multiple_of(8) || !special(word(&s[n - 8..]));
     }
     if n >= 4 {
         return !special(half(&s[..4]) | half(&s[n - 4..]) << 32);
