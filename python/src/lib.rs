@@ -152,27 +152,14 @@ struct Call {
     target: Obj,
     given: Given,
     /// The core's result (`FiltersCheck`: the canonical text, ranges, values; its `findings`
-    /// left empty, they are `findings` above), made from
-    /// the target and filters as given on the first access that needs it (the findings'
-    /// Python objects, `text`, `corrected`): most callers read only `ok` or the codes.
-    check: OnceLock<FiltersCheck>,
+    /// left empty, they are `findings` above), made at the call from the buffer the dict was
+    /// checked in (see `check_call`).
+    check: FiltersCheck,
     /// The core's re-checked correction (`FiltersCheck::corrected_checked`), made on the first
     /// access; never for a call without findings, whose correction is itself.
     fixed: OnceLock<Option<filters::Corrected>>,
 }
 
-impl Call {
-    /// The core's whole result (see [`Call::check`]).
-    fn check(&self, py: Python<'_>) -> &FiltersCheck {
-        // Not `get_or_init` (see [`once`]): two threads racing here make the same result.
-        if self.check.get().is_none() {
-            let mut buf = refill(py, &self.target, &self.given);
-            let check = buf.checked(self.endpoint.clone());
-            let _ = self.check.set(check);
-        }
-        self.check.get().expect("set above")
-    }
-}
 
 /// One filter as given: its key, its value, and, for a value that holds a list (which the
 /// caller may change after the call), a copy of it as tuples made at the call: the canonical
@@ -288,7 +275,7 @@ impl Report {
         }
         let list = self.list.get_or_try_init(py, || match &self.source {
             Source::Call(call) => {
-                let check = call.check(py);
+                let check = &call.check;
                 findings_list(py, &call.findings, &check.text, |f| {
                     check
                         .filter_of(f)
@@ -320,7 +307,7 @@ impl Report {
     #[getter]
     fn text(&self, py: Python<'_>) -> &str {
         match &self.source {
-            Source::Call(call) => &call.check(py).text,
+            Source::Call(call) => &call.check.text,
             Source::Clean(clean) => {
                 // Not `get_or_init` (see [`once`]): two threads racing here write the same text.
                 if clean.text.get().is_none() {
@@ -392,7 +379,7 @@ impl Report {
                 Ok(Some(d.into_any().unbind()))
             }
             Source::Call(call) => {
-                let (check, given, fixed) = (call.check(py), &call.given, &call.fixed);
+                let (check, given, fixed) = (&call.check, &call.given, &call.fixed);
                 let identity;
                 let fixed = if found {
                     let findings = &call.findings;
@@ -596,12 +583,16 @@ impl Checker {
                 given,
                 text: OnceLock::new(),
             }),
+            // A call with findings gets its text and ranges now, from the buffer as it is:
+            // their reader (the messages, `.corrected`) is nearly every caller of such a
+            // report, and made later they would need the dict converted a second time
+            // (~0.5 µs more per read of the messages).
             BufChecked::Found { findings, endpoint } => Source::Call(Box::new(Call {
+                check: buf.checked(endpoint.clone()),
                 findings,
                 endpoint,
                 target: Obj::new(target.as_any()),
                 given,
-                check: OnceLock::new(),
                 fixed: OnceLock::new(),
             })),
         };
