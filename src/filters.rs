@@ -174,34 +174,59 @@ pub fn set_list(slot: &mut Value) -> &mut Vec<(Value, Range<usize>)> {
 /// What [`check_filters_buf`] gives.
 #[derive(Debug)]
 pub enum BufChecked {
-    /// No finding: the canonical text ([`FiltersCheck::text`]) and the endpoint
-    /// ([`FiltersCheck::endpoint`]). The correction is the dict as given.
-    Clean {
-        text: String,
+    /// No finding: the endpoint ([`FiltersCheck::endpoint`]). The correction is the dict as
+    /// given; its canonical text ([`FiltersCheck::text`]) is not written (the ranges the rules
+    /// read are measured without it): [`FilterBuf::text`] writes it for the same dict.
+    Clean { endpoint: Option<String> },
+    /// Findings (as [`check_filters`] gives them; ranges into the canonical text, not written
+    /// here) and the endpoint: [`FilterBuf::checked`] makes the whole result of the same dict.
+    Found {
+        findings: Vec<Finding>,
         endpoint: Option<String>,
     },
-    /// Findings: the whole result, as [`check_filters`] gives it.
-    Found(FiltersCheck),
 }
 
-/// [`check_filters`] of the dict written in `buf`: the same findings, text and endpoint. The
-/// buffers stay in `buf` for the next dict (a dict with findings gets copies).
+/// [`check_filters`] of the dict written in `buf`: the same findings and endpoint. The buffers
+/// stay in `buf` for the next dict. No text is written (the ranges the rules read are measured,
+/// [`Measure`], as [`write_call`] sets them) and nothing is copied: [`FilterBuf::text`] and
+/// [`FilterBuf::checked`] make the text and the whole result of the same dict when asked.
 pub fn check_filters_buf(knowledge: &Knowledge, buf: &mut FilterBuf) -> BufChecked {
-    if buf.len < buf.call.filters.len() {
-        let extra = buf.call.filters.drain(buf.len..);
-        buf.spare.extend(extra.rev());
-    }
-    write_call(&mut buf.text, &mut buf.call);
+    buf.finish();
+    write_call(&mut Measure(0), &mut buf.call);
     let (findings, endpoint) = findings_of(knowledge, &buf.call);
     if findings.is_empty() {
-        return BufChecked::Clean {
-            text: buf.text.clone(),
-            endpoint,
-        };
+        return BufChecked::Clean { endpoint };
     }
-    // Copies of what the result holds (each allocated once, at its size; the keys are in the
-    // text), so the buffers stay for the next dict.
-    BufChecked::Found(check_of(&buf.call, buf.text.clone(), findings, endpoint))
+    BufChecked::Found { findings, endpoint }
+}
+
+impl FilterBuf {
+    /// Forgets the filters of an earlier, longer dict (kept in `spare` for their buffers).
+    fn finish(&mut self) {
+        if self.len < self.call.filters.len() {
+            let extra = self.call.filters.drain(self.len..);
+            self.spare.extend(extra.rev());
+        }
+    }
+
+    /// The canonical text ([`FiltersCheck::text`]) of the dict written in the buffer, as
+    /// [`check_filters`] writes it for the same target and filters.
+    pub fn text(&mut self) -> String {
+        self.finish();
+        write_call(&mut self.text, &mut self.call);
+        self.text.clone()
+    }
+
+    /// The result [`check_filters`] gives for the dict written in the buffer, but with
+    /// `findings` left empty: the text written, the target, ranges and values copied, and
+    /// `endpoint` ([`check_filters_buf`]'s for this dict). The caller keeps the findings
+    /// [`check_filters_buf`] gave and passes them to [`FiltersCheck::corrected_of`] and
+    /// [`FiltersCheck::corrected_checked_of`] (no copy of them).
+    pub fn checked(&mut self, endpoint: Option<String>) -> FiltersCheck {
+        self.finish();
+        write_call(&mut self.text, &mut self.call);
+        check_of(&self.call, self.text.clone(), Vec::new(), endpoint)
+    }
 }
 
 /// How a target is checked: a path as a REST URL, else as the MCP tools' object type.
@@ -227,9 +252,56 @@ fn new_call(target: String) -> RestCall {
     }
 }
 
+/// Where [`write_call`] puts the canonical text: a `String`, or [`Measure`] (its length only,
+/// for the ranges).
+trait Sink {
+    /// Bytes so far.
+    fn len(&self) -> usize;
+    fn clear(&mut self);
+    fn push_str(&mut self, s: &str);
+    fn push_int(&mut self, i: i64);
+}
+
+impl Sink for String {
+    fn len(&self) -> usize {
+        String::len(self)
+    }
+    fn clear(&mut self) {
+        String::clear(self)
+    }
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s)
+    }
+    fn push_int(&mut self, i: i64) {
+        String::push_str(self, itoa::Buffer::new().format(i))
+    }
+}
+
+/// The length of the text [`write_call`] would write: the same ranges, no text.
+struct Measure(usize);
+
+impl Sink for Measure {
+    fn len(&self) -> usize {
+        self.0
+    }
+    fn clear(&mut self) {
+        self.0 = 0;
+    }
+    fn push_str(&mut self, s: &str) {
+        self.0 += s.len();
+    }
+    fn push_int(&mut self, i: i64) {
+        let digits = i
+            .unsigned_abs()
+            .checked_ilog10()
+            .map_or(1, |d| d as usize + 1);
+        self.0 += digits + usize::from(i < 0);
+    }
+}
+
 /// Writes `call` as the canonical text into `text` (cleared first) and sets every range of
 /// `call` (target, keys, values, list elements, the call, the filters) to the text's.
-fn write_call(text: &mut String, call: &mut RestCall) {
+fn write_call(text: &mut impl Sink, call: &mut RestCall) {
     text.clear();
     let mut filters_start = 2;
     if let Some((target, range)) = &mut call.target {
@@ -247,7 +319,7 @@ fn write_call(text: &mut String, call: &mut RestCall) {
         write_value(text, &mut entry.value);
         entry.value_range = start..text.len();
     }
-    text.push('}');
+    text.push_str("}");
     call.call_range = 0..text.len();
     call.filters_range = Some(filters_start..text.len());
 }
@@ -327,14 +399,44 @@ pub(crate) fn unchecked_target(
     ));
 }
 
+/// True when `s` needs no escape in a JSON string (no control character, quote or
+/// backslash): eight bytes at a time, the last word overlapping the one before, and a short
+/// string as one word.
+fn plain(s: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    // Some byte of the word below 0x20, or a quote or backslash (each test exact as a yes/no).
+    let special = |x: u64| {
+        let q = x ^ (ONES * b'"' as u64);
+        let b = x ^ (ONES * b'\\' as u64);
+        (x.wrapping_sub(ONES * 0x20) & !x | q.wrapping_sub(ONES) & !q | b.wrapping_sub(ONES) & !b)
+            & HIGH
+            != 0
+    };
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+    let half = |w: &[u8]| u64::from(u32::from_le_bytes(w.try_into().unwrap_or([0; 4])));
+    let n = s.len();
+    if n >= 8 {
+        let mut chunks = s.chunks_exact(8);
+        if chunks.any(|c| special(word(c))) {
+            return false;
+        }
+        return n.is_multiple_of(8) || !special(word(&s[n - 8..]));
+    }
+    if n >= 4 {
+        return !special(half(&s[..4]) | half(&s[n - 4..]) << 32);
+    }
+    s.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
 /// Appends `s` as a JSON string; returns the byte range inside the quotes.
-fn push_string(text: &mut String, s: &str) -> Range<usize> {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        text.push('"');
+fn push_string(text: &mut impl Sink, s: &str) -> Range<usize> {
+    if plain(s.as_bytes()) {
+        text.push_str("\"");
         let start = text.len();
         text.push_str(s);
         let end = text.len();
-        text.push('"');
+        text.push_str("\"");
         start..end
     } else {
         let start = text.len() + 1;
@@ -345,19 +447,19 @@ fn push_string(text: &mut String, s: &str) -> Range<usize> {
 
 /// Appends `v` as JSON and sets its list elements' ranges; a value JSON cannot hold as given (a
 /// non-finite float) or that is no literal becomes [`Value::Expr`].
-fn write_value(text: &mut String, v: &mut Value) {
+fn write_value(text: &mut impl Sink, v: &mut Value) {
     match v {
         Value::Str(s) => {
             push_string(text, s);
         }
-        Value::Int(i) => text.push_str(itoa::Buffer::new().format(*i)),
+        Value::Int(i) => text.push_int(*i),
         Value::Float(f) if f.is_finite() => {
             text.push_str(&serde_json::to_string(f).unwrap_or_else(|_| "0".into()));
         }
         Value::Bool(b) => text.push_str(if *b { "true" } else { "false" }),
         Value::Null => text.push_str("null"),
         Value::List(items) => {
-            text.push('[');
+            text.push_str("[");
             for (i, (item, range)) in items.iter_mut().enumerate() {
                 if i > 0 {
                     text.push_str(", ");
@@ -366,7 +468,7 @@ fn write_value(text: &mut String, v: &mut Value) {
                 write_value(text, item);
                 *range = start..text.len();
             }
-            text.push(']');
+            text.push_str("]");
         }
         Value::Map => text.push_str("{}"),
         // Not a literal (and a non-finite float, which JSON cannot hold): never judged; the
@@ -392,7 +494,13 @@ impl FiltersCheck {
     /// error or warning has no certain fix, or a fix cannot be read back as a key or value (two
     /// filters renamed to one key included). With no findings, every filter as given.
     pub fn corrected(&self) -> Option<Corrected> {
-        let edits = crate::fix::all_certain_edits(&self.findings)?;
+        self.corrected_of(&self.findings)
+    }
+
+    /// [`Self::corrected`] with `findings` as the findings (a result made by
+    /// [`FilterBuf::checked`], which holds none).
+    pub fn corrected_of(&self, findings: &[Finding]) -> Option<Corrected> {
+        let edits = crate::fix::all_certain_edits(findings)?;
         let apply = |span: &Range<usize>| -> Option<String> {
             let mut out = self.text.get(span.clone())?.to_string();
             for e in edits.iter().rev() {
@@ -454,8 +562,18 @@ impl FiltersCheck {
     /// checks clean: never one whose renamed filter or fixed target has a value the first check
     /// could not see. With no error or warning, the filters as given.
     pub fn corrected_checked(&self, knowledge: &Knowledge) -> Option<Corrected> {
-        let mut fixed = self.corrected()?;
-        if !self.findings.iter().any(blocks) {
+        self.corrected_checked_of(&self.findings, knowledge)
+    }
+
+    /// [`Self::corrected_checked`] with `findings` as the findings (a result made by
+    /// [`FilterBuf::checked`], which holds none).
+    pub fn corrected_checked_of(
+        &self,
+        findings: &[Finding],
+        knowledge: &Knowledge,
+    ) -> Option<Corrected> {
+        let mut fixed = self.corrected_of(findings)?;
+        if !findings.iter().any(blocks) {
             return Some(fixed);
         }
         for _ in 0..MAX_ROUNDS {
@@ -852,13 +970,23 @@ mod tests {
                 let fresh = check(target, filters);
                 fill(&mut buf, target, filters);
                 match check_filters_buf(&k, &mut buf) {
-                    BufChecked::Clean { text, endpoint } => {
+                    BufChecked::Clean { endpoint } => {
                         assert!(fresh.findings.is_empty(), "{target} {filters:?}");
-                        assert_eq!(text, fresh.text);
+                        assert_eq!(buf.text(), fresh.text);
                         assert_eq!(endpoint, fresh.endpoint);
                     }
-                    BufChecked::Found(c) => {
-                        assert!(!c.findings.is_empty());
+                    BufChecked::Found { findings, endpoint } => {
+                        assert!(!findings.is_empty());
+                        assert_eq!(findings, fresh.findings);
+                        assert_eq!(endpoint, fresh.endpoint);
+                        let mut c = buf.checked(endpoint);
+                        assert!(c.findings.is_empty());
+                        assert_eq!(c.corrected_of(&findings), fresh.corrected());
+                        assert_eq!(
+                            c.corrected_checked_of(&findings, &k),
+                            fresh.corrected_checked(&k)
+                        );
+                        c.findings = findings;
                         assert_eq!(c.findings, fresh.findings);
                         assert_eq!(c.text, fresh.text);
                         assert_eq!(c.endpoint, fresh.endpoint);
@@ -868,10 +996,91 @@ mod tests {
                         assert_eq!(c.values, fresh.values);
                         assert_eq!(c.corrected(), fresh.corrected());
                         assert_eq!(c.corrected_checked(&k), fresh.corrected_checked(&k));
+                        assert_eq!(buf.text(), fresh.text);
                     }
                 }
             }
         }
+    }
+
+    /// The eight-bytes-at-a-time test agrees with the byte-wise one, wherever the odd byte is.
+    #[test]
+    fn plain_agrees_with_the_bytewise_test() {
+        let bytewise = |s: &[u8]| s.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
+        for len in 0..26 {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    let mut s = vec![b'a'; len];
+                    s[at] = b;
+                    assert_eq!(plain(&s), bytewise(&s), "{len} {at} {b}");
+                }
+            }
+        }
+        for s in [
+            "",
+            "dcim.device",
+            "ümlaut ✓",
+            "a\"b",
+            "tab\there",
+            "back\\slash012345",
+        ] {
+            assert_eq!(plain(s.as_bytes()), bytewise(s.as_bytes()), "{s:?}");
+        }
+    }
+
+    /// The measured ranges are the written text's, for every kind of value.
+    #[test]
+    fn measured_ranges_are_the_written_ones() {
+        let list = |xs: &[Value]| Value::List(xs.iter().map(|x| (x.clone(), 0..0)).collect());
+        let mut call = new_call("dcim.dev\"ice".to_string());
+        for (key, value) in [
+            ("na\"me", s("a\\b\n")),
+            ("id", Value::Float(1.5)),
+            ("x", Value::Float(f64::NAN)),
+            (
+                "ü",
+                list(&[Value::Int(-12), s("ok"), Value::Bool(true), Value::Null]),
+            ),
+            (
+                "ints",
+                list(
+                    &[
+                        0,
+                        9,
+                        10,
+                        -1,
+                        -10,
+                        99,
+                        100,
+                        i64::MAX,
+                        i64::MIN,
+                        i64::MIN + 1,
+                        1_000_000_000_000,
+                    ]
+                    .map(Value::Int),
+                ),
+            ),
+            ("m", Value::Map),
+            ("e", Value::Expr),
+            (
+                "long_key_name_over_eight",
+                list(&[list(&[Value::Float(1e300)])]),
+            ),
+        ] {
+            call.filters.push(FilterEntry {
+                key: key.to_string(),
+                key_range: 0..0,
+                value,
+                value_range: 0..0,
+            });
+        }
+        let mut measured = call.clone();
+        let mut text = String::new();
+        write_call(&mut text, &mut call);
+        let mut m = Measure(0);
+        write_call(&mut m, &mut measured);
+        assert_eq!(m.0, text.len());
+        assert_eq!(format!("{measured:?}"), format!("{call:?}"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ use netbox_lsp::extract::{self, HostKind, Site, Value};
 use netbox_lsp::filters::{self, BufChecked, FilterBuf, FiltersCheck, NewValue};
 use netbox_lsp::finding;
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -113,22 +114,11 @@ impl Finding {
 // One per Report, moved in once: boxing the large variant would cost an allocation per call.
 #[allow(clippy::large_enum_variant)]
 enum Source {
-    /// `check_call` of filters without a finding: the endpoint checked against
-    /// (`FiltersCheck::endpoint`) and the keys and values as given, which are the correction.
-    /// The canonical text is `Report.text`.
-    Clean {
-        endpoint: Option<String>,
-        given: Vec<(Py<PyAny>, Py<PyAny>)>,
-    },
-    /// `check_call` with findings: the core's result and the keys and values as given (kept for unchanged
-    /// filters).
-    Call {
-        check: FiltersCheck,
-        given: Vec<(Py<PyAny>, Py<PyAny>)>,
-        /// The core's re-checked correction (`FiltersCheck::corrected_checked`), made on the
-        /// first access; never for a call without findings, whose correction is itself.
-        fixed: OnceLock<Option<filters::Corrected>>,
-    },
+    /// `check_call` of filters without a finding (held in the report itself: no allocation).
+    Clean(Clean),
+    /// `check_call` with findings: the core's result and the keys and values as given (kept for
+    /// unchanged filters).
+    Call(Box<Call>),
     /// `check_tool_call`: the core's findings, the filter key each is about, and the corrected
     /// JSON text ([`corrected_text`]), read back with `json.loads`; made on the first access,
     /// never without findings (the text as given).
@@ -140,6 +130,102 @@ enum Source {
     /// `check_text`: the corrected text ([`corrected_text`]) of a document of this kind, as for
     /// `ToolCall`.
     Text(HostKind, Vec<finding::Finding>, OnceLock<Option<String>>),
+}
+
+/// `check_call` of filters without a finding: the endpoint checked against
+/// (`FiltersCheck::endpoint`), and the target, keys and values as given, which are the
+/// correction and what the canonical text is written from when `Report.text` is first read.
+struct Clean {
+    target: Obj,
+    endpoint: Option<String>,
+    given: Given,
+    /// The canonical text (`FiltersCheck::text`), written on the first read of `Report.text`:
+    /// most callers of a clean call read nothing but `ok`.
+    text: OnceLock<String>,
+}
+
+/// `check_call` with findings (see [`Source::Call`]): the core's findings and endpoint, the
+/// target, keys and values as given (lists copied at the call, as for [`Clean`]).
+struct Call {
+    findings: Vec<finding::Finding>,
+    endpoint: Option<String>,
+    target: Obj,
+    given: Given,
+    /// The core's result (`FiltersCheck`: the canonical text, ranges, values; its `findings`
+    /// left empty, they are `findings` above), made at the call from the buffer the dict was
+    /// checked in (see `check_call`).
+    check: FiltersCheck,
+    /// The core's re-checked correction (`FiltersCheck::corrected_checked`), made on the first
+    /// access; never for a call without findings, whose correction is itself.
+    fixed: OnceLock<Option<filters::Corrected>>,
+}
+
+
+/// One filter as given: its key, its value, and, for a value that holds a list (which the
+/// caller may change after the call), a copy of it as tuples made at the call: the canonical
+/// text is written from that copy, so it is the dict's as it was checked.
+type Filter = (Obj, Obj, Option<Obj>);
+
+/// An owned reference to a Python object, released by `Py_DecRef` itself: `Py`'s drop first
+/// asks a thread-local whether the GIL is held, a call per object under the stable ABI. The
+/// reports that hold these are dropped by the interpreter (`tp_dealloc`) or in `check_call`,
+/// both with the GIL held, and read only with it.
+struct Obj(std::ptr::NonNull<ffi::PyObject>);
+
+// SAFETY: only touched with the GIL held (see above), as `Py` is.
+unsafe impl Send for Obj {}
+// SAFETY: as above.
+unsafe impl Sync for Obj {}
+
+impl Obj {
+    /// A new reference to `v`.
+    fn new(v: &Bound<'_, PyAny>) -> Obj {
+        // SAFETY: `into_ptr` gives the new reference, never null.
+        Obj(unsafe { std::ptr::NonNull::new_unchecked(v.clone().into_ptr()) })
+    }
+
+    fn bind<'a, 'py>(&'a self, py: Python<'py>) -> Borrowed<'a, 'py, PyAny> {
+        // SAFETY: the reference is owned, so alive while `self` is.
+        unsafe { Borrowed::from_ptr(py, self.0.as_ptr()) }
+    }
+}
+
+impl Drop for Obj {
+    fn drop(&mut self) {
+        // SAFETY: an owned reference, dropped with the GIL held (see the type's docs).
+        unsafe { ffi::Py_DecRef(self.0.as_ptr()) }
+    }
+}
+
+/// The filters as given, in order: the first [`FEW`] in place (no allocation for a usual
+/// dict), the rest on the heap.
+#[derive(Default)]
+struct Given {
+    few: [Option<Filter>; FEW],
+    more: Vec<Filter>,
+}
+
+/// Filters held in a report without an allocation.
+const FEW: usize = 4;
+
+impl Given {
+    fn push(&mut self, filter: Filter, i: usize) {
+        match self.few.get_mut(i) {
+            Some(slot) => *slot = Some(filter),
+            None => self.more.push(filter),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<&Filter> {
+        match self.few.get(i) {
+            Some(slot) => slot.as_ref(),
+            None => self.more.get(i - FEW),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Filter> {
+        self.few.iter().map_while(Option::as_ref).chain(&self.more)
+    }
 }
 
 /// `cell`'s value, computed by `make` (without the GIL) on the first access. Not
@@ -176,8 +262,8 @@ impl Report {
     /// The core's findings, in order.
     fn core(&self) -> &[finding::Finding] {
         match &self.source {
-            Source::Clean { .. } => &[],
-            Source::Call { check, .. } => &check.findings,
+            Source::Clean(_) => &[],
+            Source::Call(call) => &call.findings,
             Source::ToolCall(found, ..) | Source::Text(_, found, _) => found,
         }
     }
@@ -188,11 +274,13 @@ impl Report {
             return Ok(PyList::empty(py));
         }
         let list = self.list.get_or_try_init(py, || match &self.source {
-            Source::Call { check, given, .. } => {
-                findings_list(py, &check.findings, &check.text, |f| {
+            Source::Call(call) => {
+                let check = &call.check;
+                findings_list(py, &call.findings, &check.text, |f| {
                     check
                         .filter_of(f)
-                        .and_then(|i| given[i].0.bind(py).extract::<String>().ok())
+                        .and_then(|i| call.given.get(i))
+                        .and_then(|g| g.0.bind(py).extract::<String>().ok())
                 })
             }
             Source::ToolCall(found, keys, _) => {
@@ -200,7 +288,7 @@ impl Report {
                 findings_list(py, found, &self.text, |_| keys.next().cloned().flatten())
             }
             Source::Text(_, found, _) => findings_list(py, found, &self.text, |_| None),
-            Source::Clean { .. } => findings_list(py, &[], &self.text, |_| None),
+            Source::Clean(_) => findings_list(py, &[], "", |_| None),
         })?;
         Ok(list.bind(py).clone())
     }
@@ -217,9 +305,16 @@ impl Report {
     /// The text the ranges index (Python str indices): the given text for `check_text`, the
     /// canonical JSON of the call otherwise.
     #[getter]
-    fn text(&self) -> &str {
+    fn text(&self, py: Python<'_>) -> &str {
         match &self.source {
-            Source::Call { check, .. } => &check.text,
+            Source::Call(call) => &call.check.text,
+            Source::Clean(clean) => {
+                // Not `get_or_init` (see [`once`]): two threads racing here write the same text.
+                if clean.text.get().is_none() {
+                    let _ = clean.text.set(clean_text(py, clean));
+                }
+                clean.text.get().map_or("", String::as_str)
+            }
             _ => &self.text,
         }
     }
@@ -231,13 +326,11 @@ impl Report {
     #[getter]
     fn endpoint(&self) -> Option<String> {
         match &self.source {
-            Source::Call {
-                check: FiltersCheck { endpoint, .. },
-                ..
-            }
-            | Source::Clean { endpoint, .. } => endpoint.as_ref().map(|k| format!("/api/{k}/")),
+            Source::Call(call) => call.endpoint.as_ref(),
+            Source::Clean(clean) => clean.endpoint.as_ref(),
             _ => None,
         }
+        .map(|k| format!("/api/{k}/"))
     }
 
     /// True when no finding is an error or a warning.
@@ -262,13 +355,13 @@ impl Report {
         let knowledge = &self.checker.get().knowledge;
         let found = !self.core().is_empty();
         match &self.source {
-            Source::Clean { given, .. } => {
+            Source::Clean(Clean { given, .. }) => {
                 // What `FiltersCheck::corrected` gives filters without a finding: each key and
                 // value as given, or none when two keys read the same (only str subclasses
                 // can be two keys of one dict and read the same).
                 let keys = given
                     .iter()
-                    .map(|(k, _)| Ok(k.bind(py).cast::<PyString>()?.clone()))
+                    .map(|(k, ..)| Ok(k.bind(py).cast::<PyString>()?.clone()))
                     .collect::<PyResult<Vec<_>>>()?;
                 if !keys.iter().all(|k| k.is_exact_instance_of::<PyString>()) {
                     let keys = keys
@@ -280,21 +373,22 @@ impl Report {
                     }
                 }
                 let d = PyDict::new(py);
-                for (k, v) in given {
+                for (k, v, _) in given.iter() {
                     d.set_item(k.bind(py), v.bind(py))?;
                 }
                 Ok(Some(d.into_any().unbind()))
             }
-            Source::Call {
-                check,
-                given,
-                fixed,
-            } => {
+            Source::Call(call) => {
+                let (check, given, fixed) = (&call.check, &call.given, &call.fixed);
                 let identity;
                 let fixed = if found {
-                    once(py, fixed, || check.corrected_checked(knowledge)).as_ref()
+                    let findings = &call.findings;
+                    once(py, fixed, || {
+                        check.corrected_checked_of(findings, knowledge)
+                    })
+                    .as_ref()
                 } else {
-                    identity = check.corrected();
+                    identity = check.corrected_of(&call.findings);
                     identity.as_ref()
                 };
                 // A target that needs a fix is not the call's to keep: the filters dict alone
@@ -307,10 +401,12 @@ impl Report {
                 let d = PyDict::new(py);
                 for (i, key, value) in &fixed.filters {
                     let (i, key) = (*i, key.as_str());
-                    let (given_key, given_value) = &given[i];
+                    let Some((given_key, given_value, _)) = given.get(i) else {
+                        return Ok(None);
+                    };
                     let same_key = given_key.bind(py).cast::<PyString>()?.to_str()? == key;
                     let k: Bound<'_, PyAny> = if same_key {
-                        given_key.bind(py).clone()
+                        given_key.bind(py).to_owned()
                     } else {
                         PyString::new(py, key).into_any()
                     };
@@ -444,9 +540,10 @@ impl Checker {
     /// lists send the key once per element, values that are not literals are not judged.
     fn check_call<'py>(
         slf: &Bound<'py, Self>,
-        target: &str,
+        target: &Bound<'py, PyString>,
         filters: &Bound<'py, PyDict>,
     ) -> PyResult<Report> {
+        let py = slf.py();
         let checker = slf.get();
         let mut guard = checker.buf.try_lock();
         let mut own;
@@ -457,37 +554,53 @@ impl Checker {
                 &mut own
             }
         };
-        buf.start(target);
-        let mut given = Vec::with_capacity(filters.len());
-        for (k, v) in filters.iter() {
+        buf.start(target.to_str()?);
+        let mut given = Given::default();
+        let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+        let mut i = 0;
+        // `PyDict_Next` itself, with borrowed references: pyo3's iterator asks the dict's length
+        // at every step (a call under the stable ABI) and counts references. No Python code runs
+        // in the loop (type checks, reading str and numbers in place), so the dict cannot change.
+        // SAFETY: `filters` is a dict, `pos`, `k` and `v` are what `PyDict_Next` takes; `k` and
+        // `v` are borrowed from the dict, which is alive and unchanged during the loop.
+        while unsafe { ffi::PyDict_Next(filters.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+            let (k, v) = unsafe { (Borrowed::from_ptr(py, k), Borrowed::from_ptr(py, v)) };
             // An exact str (every key but a str subclass's) by a type pointer compare; the
             // subclass check calls into the interpreter.
-            let key = match k.cast_exact::<PyString>() {
-                Ok(s) => s,
-                Err(_) => k
-                    .cast::<PyString>()
-                    .map_err(|_| PyTypeError::new_err("filter keys must be str"))?,
+            if !k.is_exact_instance_of::<PyString>() && !k.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err("filter keys must be str"));
             }
-            .to_str()?;
-            set_value(buf.push(key), &v, 0);
-            given.push((k.unbind(), v.unbind()));
+            let key = utf8(k).ok_or_else(|| PyErr::fetch(py))?;
+            let listed = set_value(buf.push(key), &v, 0);
+            let copy = if listed { Some(freeze(&v, 0)?) } else { None };
+            given.push((Obj::new(&k), Obj::new(&v), copy), i);
+            i += 1;
         }
-        let (text, source) = match filters::check_filters_buf(&checker.knowledge, buf) {
-            BufChecked::Clean { text, endpoint } => (text, Source::Clean { endpoint, given }),
-            BufChecked::Found(check) => (
-                // Held by `check` (the getter reads it there): no copy per call.
-                String::new(),
-                Source::Call {
-                    check,
-                    given,
-                    fixed: OnceLock::new(),
-                },
-            ),
+        let source = match filters::check_filters_buf(&checker.knowledge, buf) {
+            BufChecked::Clean { endpoint } => Source::Clean(Clean {
+                target: Obj::new(target.as_any()),
+                endpoint,
+                given,
+                text: OnceLock::new(),
+            }),
+            // A call with findings gets its text and ranges now, from the buffer as it is:
+            // their reader (the messages, `.corrected`) is nearly every caller of such a
+            // report, and made later they would need the dict converted a second time
+            // (~0.5 µs more per read of the messages).
+            BufChecked::Found { findings, endpoint } => Source::Call(Box::new(Call {
+                check: buf.checked(endpoint.clone()),
+                findings,
+                endpoint,
+                target: Obj::new(target.as_any()),
+                given,
+                fixed: OnceLock::new(),
+            })),
         };
         drop(guard);
         Ok(Report {
             list: PyOnceLock::new(),
-            text,
+            // Held by the source (the getter reads it there): no copy per call.
+            text: String::new(),
             source,
             checker: slf.clone().unbind(),
         })
@@ -571,73 +684,209 @@ impl Checker {
 /// Nesting deeper than this is not followed (a value that deep is no filter).
 const MAX_DEPTH: usize = 64;
 
+/// A str's text, read in place (`PyUnicode_AsUTF8AndSize`); `None` with the error set when it
+/// is no UTF-8 (a lone surrogate). `s` must be a str (or a subclass).
+fn utf8<'a>(s: Borrowed<'a, '_, PyAny>) -> Option<&'a str> {
+    let mut len: ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a str; the UTF-8 buffer it returns lives as long as the str (`'a`).
+    unsafe {
+        let p = ffi::PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut len);
+        if p.is_null() {
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(p.cast::<u8>(), len as usize);
+        Some(std::str::from_utf8_unchecked(bytes))
+    }
+}
+
+/// An int's value when it fits an i64 (`None` beyond, without an error set). `v` must be an int.
+fn int_of(v: &Bound<'_, PyAny>) -> Option<i64> {
+    let mut overflow = 0;
+    // SAFETY: `v` is an int, for which this sets no error (beyond i64 it sets `overflow`).
+    let n = unsafe { ffi::PyLong_AsLongLongAndOverflow(v.as_ptr(), &mut overflow) };
+    if overflow != 0 || (n == -1 && unsafe { !ffi::PyErr_Occurred().is_null() }) {
+        // SAFETY: the GIL is held (`v` is bound).
+        unsafe { ffi::PyErr_Clear() };
+        return None;
+    }
+    Some(n)
+}
+
 /// Sets `slot` to a Python value as the core reads a literal: None → null, bool, int (i64),
 /// float, str, list/tuple → list, dict → mapping; anything else (and an int beyond i64) is not
 /// judged. Strings and lists are written into the slot's own buffers when it has them
-/// ([`filters::set_str`], [`filters::set_list`]).
-fn set_value(slot: &mut Value, v: &Bound<'_, PyAny>, depth: usize) {
+/// ([`filters::set_str`], [`filters::set_list`]). True when the value read holds a list (at
+/// any depth): what the caller may change after the call (see [`freeze`]).
+fn set_value(slot: &mut Value, v: &Bound<'_, PyAny>, depth: usize) -> bool {
     // The exact types first, by a type pointer compare (the subclass checks below call into
     // the interpreter under the stable ABI): an int id, a str, a list of either. The branches
     // below give the same values for them.
     if v.is_exact_instance_of::<PyInt>() {
-        *slot = v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr);
-        return;
+        *slot = int_of(v).map(Value::Int).unwrap_or(Value::Expr);
+        return false;
     }
-    if let Ok(s) = v.cast_exact::<PyString>() {
-        set_string(slot, s);
-        return;
+    if v.is_exact_instance_of::<PyString>() {
+        set_string(slot, v);
+        return false;
     }
-    if let Ok(l) = v.cast_exact::<PyList>() {
-        set_items(slot, l.iter(), depth);
-        return;
+    if v.is_exact_instance_of::<PyList>() {
+        set_items(slot, v, false, depth);
+        return true;
     }
     // Ids first: the most common filter value (bool is an int subclass).
     if v.is_instance_of::<PyInt>() {
         *slot = match v.cast_exact::<PyBool>() {
             Ok(b) => Value::Bool(b.is_true()),
-            Err(_) => v.extract::<i64>().map(Value::Int).unwrap_or(Value::Expr),
+            Err(_) => int_of(v).map(Value::Int).unwrap_or(Value::Expr),
         };
     } else if v.is_none() {
         *slot = Value::Null;
-    } else if let Ok(s) = v.cast::<PyString>() {
-        set_string(slot, s);
+    } else if v.is_instance_of::<PyString>() {
+        set_string(slot, v);
     } else if v.is_instance_of::<PyFloat>() {
         *slot = v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr);
-    } else if let Ok(l) = v.cast::<PyList>() {
-        set_items(slot, l.iter(), depth);
-    } else if let Ok(t) = v.cast::<PyTuple>() {
-        set_items(slot, t.iter(), depth);
+    } else if v.is_instance_of::<PyList>() {
+        set_items(slot, v, false, depth);
+        return true;
+    } else if v.is_instance_of::<PyTuple>() {
+        return set_items(slot, v, true, depth);
     } else if v.is_instance_of::<PyDict>() {
         *slot = Value::Map;
     } else {
         *slot = Value::Expr;
     }
+    false
 }
 
-/// Sets `slot` to a str's text; a str that is no UTF-8 (a lone surrogate) is not judged.
-fn set_string(slot: &mut Value, s: &Bound<'_, PyString>) {
-    match s.to_str() {
-        Ok(s) => filters::set_str(slot, s),
-        Err(_) => *slot = Value::Expr,
+/// Sets `slot` to a str's text (`s` is a str); a str that is no UTF-8 (a lone surrogate) is not
+/// judged.
+fn set_string(slot: &mut Value, s: &Bound<'_, PyAny>) {
+    match utf8(s.as_borrowed()) {
+        Some(s) => filters::set_str(slot, s),
+        None => {
+            // SAFETY: the GIL is held (`s` is bound); the error `utf8` left is dropped.
+            unsafe { ffi::PyErr_Clear() };
+            *slot = Value::Expr;
+        }
     }
 }
 
-/// Sets `slot` to a list of `items` (a list's or tuple's), [`MAX_DEPTH`] deep at most.
-fn set_items<'py>(slot: &mut Value, items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) {
+/// The items of a list or tuple, read in place: `len`, then [`Seq::get`] (a borrowed reference
+/// each).
+struct Seq<'a, 'py> {
+    seq: &'a Bound<'py, PyAny>,
+    tuple: bool,
+    len: usize,
+}
+
+impl<'a, 'py> Seq<'a, 'py> {
+    /// `seq` must be a list or a tuple (or a subclass's instance).
+    fn new(seq: &'a Bound<'py, PyAny>, tuple: bool) -> Self {
+        // SAFETY: `seq` is a tuple or list as `tuple` says; the sizes are those of its storage.
+        let len = unsafe {
+            if tuple {
+                ffi::PyTuple_Size(seq.as_ptr())
+            } else {
+                ffi::PyList_Size(seq.as_ptr())
+            }
+        };
+        Seq {
+            seq,
+            tuple,
+            len: len.max(0) as usize,
+        }
+    }
+
+    /// Item `i` (`i < len`); no Python code runs between [`Seq::new`] and here, so the list
+    /// has not changed.
+    fn get(&self, i: usize) -> Option<Borrowed<'a, 'py, PyAny>> {
+        // SAFETY: as for the exact types' macros, the storage is read; an index past the end
+        // gives null with an IndexError set, cleared here.
+        unsafe {
+            let p = if self.tuple {
+                ffi::PyTuple_GetItem(self.seq.as_ptr(), i as ffi::Py_ssize_t)
+            } else {
+                ffi::PyList_GetItem(self.seq.as_ptr(), i as ffi::Py_ssize_t)
+            };
+            if p.is_null() {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            Some(Borrowed::from_ptr(self.seq.py(), p))
+        }
+    }
+}
+
+/// Sets `slot` to a list of the items of `seq` (a list, or a tuple when `tuple`), [`MAX_DEPTH`]
+/// deep at most. True when an item holds a list.
+fn set_items(slot: &mut Value, seq: &Bound<'_, PyAny>, tuple: bool, depth: usize) -> bool {
     if depth >= MAX_DEPTH {
         *slot = Value::Expr;
-        return;
+        return false;
     }
+    let seq = Seq::new(seq, tuple);
     let slots = filters::set_list(slot);
     let mut n = 0;
-    for item in items {
+    let mut listed = false;
+    while let Some(it) = (n < seq.len).then(|| seq.get(n)).flatten() {
         if n == slots.len() {
             slots.push((Value::Expr, 0..0));
         }
-        set_value(&mut slots[n].0, &item, depth + 1);
+        listed |= set_value(&mut slots[n].0, &it, depth + 1);
         n += 1;
     }
     slots.truncate(n);
+    listed
+}
+
+/// A value that holds a list, as it is now: lists become tuples, at any depth (which
+/// [`set_value`] reads the same way). For a value the caller may change after the call.
+fn freeze(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Obj> {
+    let list = v.is_instance_of::<PyList>();
+    if !(list || v.is_instance_of::<PyTuple>()) || depth >= MAX_DEPTH {
+        return Ok(Obj::new(v));
+    }
+    let seq = Seq::new(v, !list);
+    let scalar = |it: &Bound<'_, PyAny>| {
+        it.is_exact_instance_of::<PyInt>()
+            || it.is_exact_instance_of::<PyString>()
+            || !(it.is_instance_of::<PyList>() || it.is_instance_of::<PyTuple>())
+    };
+    // A list of ints or strs (the usual one): one copy by the interpreter.
+    if v.is_exact_instance_of::<PyList>()
+        && (0..seq.len).all(|i| seq.get(i).is_some_and(|it| scalar(&it)))
+    {
+        // SAFETY: `v` is a list; a new reference or null with the error set.
+        return unsafe { Bound::from_owned_ptr_or_err(v.py(), ffi::PyList_AsTuple(v.as_ptr())) }
+            .map(|t| Obj::new(&t));
+    }
+    let mut items = Vec::with_capacity(seq.len);
+    for i in 0..seq.len {
+        if let Some(it) = seq.get(i) {
+            items.push(freeze(&it, depth + 1)?);
+        }
+    }
+    let items = items.iter().map(|o| o.bind(v.py()));
+    Ok(Obj::new(PyTuple::new(v.py(), items)?.as_any()))
+}
+
+/// The canonical text of a clean call (`FiltersCheck::text`), written from the target, keys and
+/// values as given (lists as copied at the call): what `check_filters` writes for them.
+fn clean_text(py: Python<'_>, clean: &Clean) -> String {
+    refill(py, &clean.target, &clean.given).text()
+}
+
+/// A buffer holding the dict `check_call` checked: the target, keys and values as given (lists
+/// as copied at the call), read as at the call.
+fn refill(py: Python<'_>, target: &Obj, given: &Given) -> FilterBuf {
+    let mut buf = FilterBuf::default();
+    // Both read at the call already, so UTF-8.
+    buf.start(utf8(target.bind(py)).unwrap_or_default());
+    for (k, v, copy) in given.iter() {
+        let key = utf8(k.bind(py)).unwrap_or_default();
+        set_value(buf.push(key), &copy.as_ref().unwrap_or(v).bind(py), 0);
+    }
+    buf
 }
 
 /// Writes a JSON-shaped Python value (dict with str keys, list/tuple, str, int, float, bool,
