@@ -6,7 +6,7 @@
 //! `serde_json::Map` keeps, so the bytes are those of the `Value` the format was first built
 //! as), written pretty-printed straight to the output: no map per finding.
 
-use super::put::{Put, Room};
+use super::put::{escape_of, first_escaped, Put, Room};
 use super::{Located, LspPos, LspSpan, Skipped, Span};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -469,159 +469,6 @@ impl serde_json::ser::Formatter for Nested {
     }
 }
 
-/// True for a byte a JSON string literal escapes: `"`, `\\` and the control characters.
-#[inline]
-fn escaped(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
-}
-
-/// The index of the first byte of `b` from `from` on that [`escaped`] flags, `b.len()` when
-/// none: sixteen bytes a step (SSE2 on x86_64, two eight-byte words elsewhere), the last
-/// partial step as one more step over the last sixteen bytes. The findings' messages and
-/// paths are most of a `--format json` output, and a check of 10,000 calls scanned ~5 strings
-/// a finding.
-#[inline]
-pub(super) fn first_escaped(b: &[u8], from: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        first_escaped_sse2(b, from)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        first_escaped_words(b, from)
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn first_escaped_sse2(b: &[u8], from: usize) -> usize {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    // The mask of the flagged bytes among 16.
-    let mask = |chunk: &[u8; 16]| -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline; the load reads the 16 bytes of
-        // `chunk` (unaligned loads are allowed).
-        unsafe {
-            let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-            // x <= 0x1f unsigned: min(x, 0x1f) == x.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
-        }
-    };
-    let n = b.len();
-    if from >= n {
-        return n;
-    }
-    if n < 16 {
-        // A short string (a code, a path, a fix's text) in one step, padded with spaces.
-        let mut chunk = [b' '; 16];
-        chunk[..n - from].copy_from_slice(&b[from..]);
-        let m = mask(&chunk);
-        return if m == 0 {
-            n
-        } else {
-            from + m.trailing_zeros() as usize
-        };
-    }
-    // The mask of the flagged bytes among the 16 at `i` (`i + 16 <= n`).
-    let flags = |i: usize| -> u32 {
-        let chunk: &[u8; 16] = b[i..i + 16].try_into().unwrap_or(&[b' '; 16]);
-        mask(chunk)
-    };
-    let mut i = from;
-    // Thirty-two bytes a step (one test of both masks), then sixteen.
-    while i + 32 <= n {
-        let m = flags(i) | (flags(i + 16) << 16);
-        if m != 0 {
-            return i + m.trailing_zeros() as usize;
-        }
-        i += 32;
-    }
-    while i + 16 <= n {
-        let m = flags(i);
-        if m != 0 {
-            return i + m.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    if i < n {
-        // The last 16 bytes, those before `i` masked off (already seen clean).
-        let last = n - 16;
-        let m = flags(last) >> (i - last);
-        if m != 0 {
-            return i + m.trailing_zeros() as usize;
-        }
-    }
-    n
-}
-
-/// [`first_escaped`] by two eight-byte words a step (any target; the tests check it too).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn first_escaped_words(b: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // True when a byte of `x` is below 0x20, `"` or `\` (exact as a yes/no).
-    let flagged = |x: u64| {
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-            | zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-            != 0
-    };
-    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
-    let mut i = from;
-    while i + 16 <= b.len() && !flagged(word(i)) && !flagged(word(i + 8)) {
-        i += 16;
-    }
-    while i + 8 <= b.len() && !flagged(word(i)) {
-        i += 8;
-    }
-    first_escaped_bytes(b, i)
-}
-
-/// [`first_escaped`] a byte at a time.
-fn first_escaped_bytes(b: &[u8], from: usize) -> usize {
-    let from = from.min(b.len());
-    b[from..]
-        .iter()
-        .position(|&c| escaped(c))
-        .map_or(b.len(), |k| from + k)
-}
-
-/// The escape of a byte [`escaped`] flags, as serde_json writes it: `\b \t \n \f \r`
-/// short, the other control characters `\u00xx`; into `buf`, giving its length.
-#[inline]
-pub(super) fn escape_of(c: u8, buf: &mut [u8; 6]) -> usize {
-    let short = match c {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'\n' => b'n',
-        b'\r' => b'r',
-        b'\t' => b't',
-        0x08 => b'b',
-        0x0c => b'f',
-        _ => {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            *buf = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(c >> 4)],
-                HEX[usize::from(c & 0xf)],
-            ];
-            return 6;
-        }
-    };
-    buf[0] = b'\\';
-    buf[1] = short;
-    2
-}
-
 /// A JSON string literal as serde_json writes it (`"`, `\` and control characters escaped:
 /// `\b \t \n \f \r` short, the others `\u00xx`; everything else as is): the runs between
 /// escapes written whole, found by [`first_escaped`].
@@ -825,6 +672,7 @@ impl<'w, W: Write> Direct<'w, W> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::put::{first_escaped_bytes, first_escaped_words};
     use super::*;
 
     /// The direct writer gives the bytes of the `Value` pretty-printed and indented (as the
