@@ -145,10 +145,7 @@ pub(super) fn hide_bom(located: &mut [Located]) {
     for l in located {
         hide(&mut l.span.start);
         hide(&mut l.span.end);
-        for e in l.fixes.iter_mut().flat_map(|f| f.edits.iter_mut()) {
-            hide(&mut e.span.start);
-            hide(&mut e.span.end);
-        }
+        // An edit's range is in UTF-16 columns only (`LspSpan`), which count the mark.
     }
 }
 

@@ -103,6 +103,7 @@ mod tests {
             utf16_col: col,
         };
         let fix = |certain| ResolvedFix {
+            releases: vec![],
             title: "Use `b`".into(),
             certain,
             edits: vec![],

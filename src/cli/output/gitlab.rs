@@ -201,6 +201,7 @@ mod tests {
         let mut fixed = f(5);
         fixed.message = "a \"quoted\"\tmessage".into();
         fixed.fixes = vec![super::super::ResolvedFix {
+            releases: vec![],
             title: "Replace `x`".into(),
             certain: true,
             edits: vec![],
@@ -219,6 +220,7 @@ mod tests {
         let mut uncertain = f(7);
         uncertain.severity = Severity::Hint;
         uncertain.fixes = vec![super::super::ResolvedFix {
+            releases: vec![],
             title: "Maybe".into(),
             certain: false,
             edits: vec![],
@@ -227,6 +229,7 @@ mod tests {
         escaped.severity = Severity::Warning;
         escaped.path = "d/\"é\".md".into();
         escaped.fixes = vec![super::super::ResolvedFix {
+            releases: vec![],
             title: "Use \\ and \u{1}".into(),
             certain: true,
             edits: vec![],

@@ -6,7 +6,8 @@
 //! `serde_json::Map` keeps, so the bytes are those of the `Value` the format was first built
 //! as), written pretty-printed straight to the output: no map per finding.
 
-use super::{Located, Skipped, Span};
+use super::put::{escape_of, first_escaped, Put, Room};
+use super::{Located, LspPos, LspSpan, Skipped, Span};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -27,6 +28,12 @@ struct Range {
 
 impl From<&Span> for Range {
     fn from(span: &Span) -> Range {
+        Range::from(&span.lsp())
+    }
+}
+
+impl From<&LspSpan> for Range {
+    fn from(span: &LspSpan) -> Range {
         Range {
             end: Position {
                 character: span.end.utf16_col,
@@ -183,77 +190,123 @@ pub fn skipped(s: &Skipped) -> Value {
 /// line indented by two spaces, the first one too): the bytes of `to_string_pretty(&finding(f))`
 /// so indented, without building the `Value`.
 pub fn write_finding(out: &mut impl Write, f: &Located) -> std::io::Result<()> {
-    // Written to memory first: a finding is ~50 small writes, each a call through the
-    // output's writer otherwise.
-    let mut buf = Vec::with_capacity(1024);
-    push_finding(&mut buf, f)?;
-    out.write_all(&buf)
+    let mut room = Room::default();
+    push_finding(&mut room, f, &mut PathLiteral::default())?;
+    out.write_all(room.bytes())
 }
 
-/// Appends [`write_finding`]'s bytes to `b` (the sink gathers a batch in one buffer).
-pub fn push_finding(b: &mut Vec<u8>, f: &Located) -> std::io::Result<()> {
-    if f.proof.is_empty() {
-        flat(b, f)
-    } else {
-        b.extend_from_slice(b"  ");
-        Direct::at(b, 1).finding(f)
+/// The JSON string literal of the last path written (quoted and escaped), kept while the
+/// findings of one file are written: a file's findings share their path ([`Located::path`]),
+/// escaped once.
+#[derive(Default)]
+pub struct PathLiteral {
+    /// The path it is of (held, so that its address is not another path's while kept).
+    path: Option<std::sync::Arc<str>>,
+    literal: Vec<u8>,
+}
+
+impl PathLiteral {
+    /// The literal of `path`.
+    #[inline]
+    fn of(&mut self, path: &std::sync::Arc<str>) -> &[u8] {
+        if !self
+            .path
+            .as_ref()
+            .is_some_and(|p| std::sync::Arc::ptr_eq(p, path))
+        {
+            self.literal.clear();
+            push_str(&mut self.literal, path);
+            self.path = Some(path.clone());
+        }
+        &self.literal
     }
 }
 
-/// [`Direct::finding`] at the array's level for a finding without proof (every finding but a
-/// live one's), from the lines that do not change written as constants: ~20 writes of
-/// known length where the writer took ~60 small ones (the JSON of a check of 10,000 calls
-/// was 8.6 % of its instructions), the room for them reserved once.
-fn flat(b: &mut Vec<u8>, f: &Located) -> std::io::Result<()> {
-    // The constant parts of a finding without fixes (~250 bytes) and its strings.
-    b.reserve(320 + f.message.len() + f.path.len());
-    b.extend_from_slice(b"  {\n    \"code\": ");
-    push_str(b, f.code);
-    if f.fixes.is_empty() {
-        b.extend_from_slice(b",\n    \"fixes\": [],\n    \"message\": ");
+/// Appends [`write_finding`]'s bytes to `room` (the sink gathers a batch in one buffer);
+/// `paths` keeps the last path's literal.
+pub fn push_finding(room: &mut Room, f: &Located, paths: &mut PathLiteral) -> std::io::Result<()> {
+    if f.proof.is_empty() {
+        flat(room, f, paths.of(&f.path));
+        Ok(())
     } else {
-        b.extend_from_slice(b",\n    \"fixes\": [");
+        let mut b = b"  ".to_vec();
+        Direct::at(&mut b, 1).finding(f)?;
+        room.put(b.len()).bytes(&b);
+        Ok(())
+    }
+}
+
+/// The most bytes of a finding's JSON besides its strings and numbers (the constant lines of
+/// a finding with a `source`), of a fix besides its title, and of an edit besides its text
+/// and numbers.
+const FINDING_ROOM: usize = 512;
+const FIX_ROOM: usize = 192;
+const EDIT_ROOM: usize = 448;
+
+/// [`Direct::finding`] at the array's level for a finding without proof (every finding but a
+/// live one's), from the lines that do not change written as constants into room made once
+/// for the finding ([`Room`]); `path` is the path's literal ([`PathLiteral`]).
+fn flat(room: &mut Room, f: &Located, path: &[u8]) {
+    // The bound: the constant parts, ten digits a number, six bytes a byte of a string.
+    let mut need = FINDING_ROOM + 40 + path.len() + 6 * (f.code.len() + f.message.len());
+    for fix in &f.fixes {
+        need += FIX_ROOM + 6 * fix.title.len();
+        for e in &fix.edits {
+            need += EDIT_ROOM + 40 + 6 * e.new_text.len();
+        }
+    }
+    let mut b = room.put(need);
+    b.bytes(b"  {\n    \"code\": ");
+    b.str(f.code);
+    if f.fixes.is_empty() {
+        b.bytes(b",\n    \"fixes\": [],\n    \"message\": ");
+    } else {
+        b.bytes(b",\n    \"fixes\": [");
         for (i, fix) in f.fixes.iter().enumerate() {
-            b.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-            b.extend_from_slice(b"      {\n        \"edits\": [");
+            b.bytes(if i == 0 {
+                b"\n      {\n        \"edits\": ["
+            } else {
+                b",\n      {\n        \"edits\": ["
+            });
             for (j, e) in fix.edits.iter().enumerate() {
-                b.extend_from_slice(if j == 0 { b"\n" } else { b",\n" });
-                b.extend_from_slice(b"          {\n            \"new_text\": ");
-                push_str(b, &e.new_text);
-                flat_range(b, &RANGE_12, &e.span);
-                b.extend_from_slice(b"\n          }");
+                b.bytes(if j == 0 {
+                    b"\n          {\n            \"new_text\": "
+                } else {
+                    b",\n          {\n            \"new_text\": "
+                });
+                b.str(&e.new_text);
+                flat_range(&mut b, &RANGE_12, &e.span);
+                b.bytes(b"\n          }");
             }
             if !fix.edits.is_empty() {
-                b.extend_from_slice(b"\n        ");
+                b.bytes(b"\n        ");
             }
-            b.extend_from_slice(if fix.certain {
+            b.bytes(if fix.certain {
                 b"],\n        \"preferred\": true,\n        \"title\": "
             } else {
                 b"],\n        \"preferred\": false,\n        \"title\": "
             });
-            push_str(b, &fix.title);
-            b.extend_from_slice(b"\n      }");
+            b.str(&fix.title);
+            b.bytes(b"\n      }");
         }
-        b.extend_from_slice(b"\n    ],\n    \"message\": ");
+        b.bytes(b"\n    ],\n    \"message\": ");
     }
-    push_str(b, &f.message);
-    b.extend_from_slice(b",\n    \"path\": ");
-    push_str(b, &f.path);
-    flat_range(b, &RANGE_4, &f.span);
-    b.extend_from_slice(b",\n    \"severity\": ");
+    b.str(&f.message);
+    b.bytes(b",\n    \"path\": ");
+    b.bytes(path);
+    flat_range(&mut b, &RANGE_4, &f.span.lsp());
     // The severities' words need no escape.
-    b.extend_from_slice(match f.severity {
-        crate::finding::Severity::Error => b"\"error\"",
-        crate::finding::Severity::Warning => b"\"warning\"",
-        crate::finding::Severity::Information => b"\"information\"",
-        crate::finding::Severity::Hint => b"\"hint\"",
+    b.bytes(match f.severity {
+        crate::finding::Severity::Error => b",\n    \"severity\": \"error\"",
+        crate::finding::Severity::Warning => b",\n    \"severity\": \"warning\"",
+        crate::finding::Severity::Information => b",\n    \"severity\": \"information\"",
+        crate::finding::Severity::Hint => b",\n    \"severity\": \"hint\"",
     });
     if crate::live::is_live_code(f.code) {
-        b.extend_from_slice(b",\n    \"source\": ");
-        push_str(b, crate::live::SOURCE);
+        b.bytes(b",\n    \"source\": ");
+        b.str(crate::live::SOURCE);
     }
-    b.extend_from_slice(b"\n  }");
-    Ok(())
+    b.bytes(b"\n  }");
 }
 
 /// The constant parts of `,"range": {"end": {"character": _, "line": _}, "start": {...}}`
@@ -277,19 +330,19 @@ const RANGE_12: RangeParts = [
     b"\n              }\n            }",
 ];
 
-/// Inlined where the parts are constants, so that their copies are moves of known length.
+/// Inlined where the parts are constants, so that their copies are moves of known length
+/// (at most 4 × 10 digits besides the parts).
 #[inline(always)]
-fn flat_range(b: &mut Vec<u8>, parts: &RangeParts, span: &Span) {
-    b.reserve(parts.iter().map(|p| p.len()).sum::<usize>() + 4 * 10);
-    b.extend_from_slice(parts[0]);
-    push_u32(b, span.end.utf16_col);
-    b.extend_from_slice(parts[1]);
-    push_u32(b, span.end.line);
-    b.extend_from_slice(parts[2]);
-    push_u32(b, span.start.utf16_col);
-    b.extend_from_slice(parts[3]);
-    push_u32(b, span.start.line);
-    b.extend_from_slice(parts[4]);
+fn flat_range(b: &mut Put, parts: &RangeParts, span: &LspSpan) {
+    b.bytes(parts[0]);
+    b.u32(span.end.utf16_col);
+    b.bytes(parts[1]);
+    b.u32(span.end.line);
+    b.bytes(parts[2]);
+    b.u32(span.start.utf16_col);
+    b.bytes(parts[3]);
+    b.u32(span.start.line);
+    b.bytes(parts[4]);
 }
 
 /// `n` in decimal (itoa's digits) appended to `b`.
@@ -414,151 +467,6 @@ impl serde_json::ser::Formatter for Nested {
         self.has_value = true;
         Ok(())
     }
-}
-
-/// True for a byte a JSON string literal escapes: `"`, `\\` and the control characters.
-#[inline]
-fn escaped(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
-}
-
-/// The index of the first byte of `b` from `from` on that [`escaped`] flags, `b.len()` when
-/// none: sixteen bytes a step (SSE2 on x86_64, two eight-byte words elsewhere), the last
-/// partial step as one more step over the last sixteen bytes. The findings' messages and
-/// paths are most of a `--format json` output, and a check of 10,000 calls scanned ~5 strings
-/// a finding.
-#[inline]
-fn first_escaped(b: &[u8], from: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        first_escaped_sse2(b, from)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        first_escaped_words(b, from)
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn first_escaped_sse2(b: &[u8], from: usize) -> usize {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    // The mask of the flagged bytes among 16.
-    let mask = |chunk: &[u8; 16]| -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline; the load reads the 16 bytes of
-        // `chunk` (unaligned loads are allowed).
-        unsafe {
-            let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-            // x <= 0x1f unsigned: min(x, 0x1f) == x.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
-        }
-    };
-    let n = b.len();
-    if from >= n {
-        return n;
-    }
-    if n < 16 {
-        // A short string (a code, a path, a fix's text) in one step, padded with spaces.
-        let mut chunk = [b' '; 16];
-        chunk[..n - from].copy_from_slice(&b[from..]);
-        let m = mask(&chunk);
-        return if m == 0 {
-            n
-        } else {
-            from + m.trailing_zeros() as usize
-        };
-    }
-    // The mask of the flagged bytes among the 16 at `i` (`i + 16 <= n`).
-    let flags = |i: usize| -> u32 {
-        let chunk: &[u8; 16] = b[i..i + 16].try_into().unwrap_or(&[b' '; 16]);
-        mask(chunk)
-    };
-    let mut i = from;
-    while i + 16 <= n {
-        let m = flags(i);
-        if m != 0 {
-            return i + m.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    if i < n {
-        // The last 16 bytes, those before `i` masked off (already seen clean).
-        let last = n - 16;
-        let m = flags(last) >> (i - last);
-        if m != 0 {
-            return i + m.trailing_zeros() as usize;
-        }
-    }
-    n
-}
-
-/// [`first_escaped`] by two eight-byte words a step (any target; the tests check it too).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn first_escaped_words(b: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // True when a byte of `x` is below 0x20, `"` or `\` (exact as a yes/no).
-    let flagged = |x: u64| {
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-            | zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-            != 0
-    };
-    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
-    let mut i = from;
-    while i + 16 <= b.len() && !flagged(word(i)) && !flagged(word(i + 8)) {
-        i += 16;
-    }
-    while i + 8 <= b.len() && !flagged(word(i)) {
-        i += 8;
-    }
-    first_escaped_bytes(b, i)
-}
-
-/// [`first_escaped`] a byte at a time.
-fn first_escaped_bytes(b: &[u8], from: usize) -> usize {
-    let from = from.min(b.len());
-    b[from..]
-        .iter()
-        .position(|&c| escaped(c))
-        .map_or(b.len(), |k| from + k)
-}
-
-/// The escape of a byte [`escaped`] flags, as serde_json writes it: `\b \t \n \f \r`
-/// short, the other control characters `\u00xx`; into `buf`, giving its length.
-#[inline]
-fn escape_of(c: u8, buf: &mut [u8; 6]) -> usize {
-    let short = match c {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'\n' => b'n',
-        b'\r' => b'r',
-        b'\t' => b't',
-        0x08 => b'b',
-        0x0c => b'f',
-        _ => {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            *buf = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(c >> 4)],
-                HEX[usize::from(c & 0xf)],
-            ];
-            return 6;
-        }
-    };
-    buf[0] = b'\\';
-    buf[1] = short;
-    2
 }
 
 /// A JSON string literal as serde_json writes it (`"`, `\` and control characters escaped:
@@ -709,7 +617,7 @@ impl<'w, W: Write> Direct<'w, W> {
         self.close(b"]")
     }
 
-    fn position(&mut self, first: bool, k: &str, p: &super::Pos) -> std::io::Result<()> {
+    fn position(&mut self, first: bool, k: &str, p: &LspPos) -> std::io::Result<()> {
         self.key(first, k)?;
         self.open(b"{")?;
         self.num(true, "character", Some(u64::from(p.utf16_col)))?;
@@ -717,7 +625,7 @@ impl<'w, W: Write> Direct<'w, W> {
         self.close(b"}")
     }
 
-    fn range(&mut self, first: bool, span: &Span) -> std::io::Result<()> {
+    fn range(&mut self, first: bool, span: &LspSpan) -> std::io::Result<()> {
         self.key(first, "range")?;
         self.open(b"{")?;
         self.position(true, "end", &span.end)?;
@@ -753,7 +661,7 @@ impl<'w, W: Write> Direct<'w, W> {
         if !f.proof.is_empty() {
             self.proof(false, &f.proof)?;
         }
-        self.range(false, &f.span)?;
+        self.range(false, &f.span.lsp())?;
         self.str(false, "severity", f.severity.as_str())?;
         if crate::live::is_live_code(f.code) {
             self.str(false, "source", crate::live::SOURCE)?;
@@ -764,6 +672,7 @@ impl<'w, W: Write> Direct<'w, W> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::put::{first_escaped_bytes, first_escaped_words};
     use super::*;
 
     /// The direct writer gives the bytes of the `Value` pretty-printed and indented (as the
@@ -795,10 +704,11 @@ mod tests {
             severity: crate::finding::Severity::Warning,
             message: "m\tn".into(),
             fixes: vec![super::super::ResolvedFix {
+                releases: vec![],
                 title: "t".into(),
                 certain: true,
                 edits: vec![super::super::ResolvedEdit {
-                    span,
+                    span: span.lsp(),
                     new_text: "é".into(),
                 }],
             }],
@@ -819,6 +729,7 @@ mod tests {
         // Without proof (the constant lines): two fixes, one of two edits, one of none, a
         // certain and an uncertain one; a live code's `source` too.
         let second = super::super::ResolvedFix {
+            releases: vec![],
             title: "u\u{1}".into(),
             certain: false,
             edits: vec![],
@@ -826,6 +737,7 @@ mod tests {
         let fixed = Located {
             fixes: vec![
                 super::super::ResolvedFix {
+                    releases: vec![],
                     edits: vec![
                         live.fixes[0].edits[0].clone(),
                         live.fixes[0].edits[0].clone(),
@@ -845,7 +757,32 @@ mod tests {
             code: "unknown-filter",
             ..fixed.clone()
         };
-        for f in [&live, &plain, &fixed, &fixed_plain] {
+        // Every byte of every string escaped as `\u00xx` (six bytes a byte: the bound of the
+        // room made for a finding), on a finding with two fixes of two edits.
+        let worst = |s: &str| -> String { s.repeat(40) };
+        let escaped = Located {
+            path: worst("\u{1}").into(),
+            message: worst("\u{1f}"),
+            code: "live-\u{2}",
+            fixes: vec![
+                super::super::ResolvedFix {
+                    releases: vec![],
+                    title: worst("\u{3}"),
+                    certain: true,
+                    edits: vec![
+                        super::super::ResolvedEdit {
+                            span: span.lsp(),
+                            new_text: worst("\u{4}"),
+                        };
+                        2
+                    ],
+                };
+                2
+            ],
+            proof: vec![],
+            ..live.clone()
+        };
+        for f in [&live, &plain, &fixed, &fixed_plain, &escaped] {
             let mut out = Vec::new();
             write_finding(&mut out, f).unwrap();
             let mut v = json!({
@@ -857,7 +794,7 @@ mod tests {
                 "fixes": f.fixes.iter().map(|fix| json!({
                     "title": fix.title, "preferred": fix.certain,
                     "edits": fix.edits.iter().map(|e| json!({
-                        "range": range(&e.span), "new_text": e.new_text,
+                        "range": serde_json::to_value(Range::from(&e.span)).unwrap(), "new_text": e.new_text,
                     })).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
             });

@@ -7,6 +7,7 @@ pub use crate::escape;
 pub mod github;
 pub mod gitlab;
 pub mod json;
+pub mod put;
 pub mod sarif;
 pub mod stream;
 pub mod text;
@@ -32,19 +33,53 @@ pub struct Span {
     pub end: Pos,
 }
 
-/// One edit of a fix, resolved.
+impl Span {
+    /// The span in LSP's units only (lines and UTF-16 columns).
+    #[inline]
+    pub fn lsp(&self) -> LspSpan {
+        let p = |p: &Pos| LspPos {
+            line: p.line,
+            utf16_col: p.utf16_col,
+        };
+        LspSpan {
+            start: p(&self.start),
+            end: p(&self.end),
+        }
+    }
+}
+
+/// A position in LSP's units: 0-based line and column in UTF-16 code units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LspPos {
+    pub line: u32,
+    pub utf16_col: u32,
+}
+
+/// A host range as two [`LspPos`]: an edit's range, which every output shows in these units
+/// (JSON, SARIF), none in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LspSpan {
+    pub start: LspPos,
+    pub end: LspPos,
+}
+
+/// One edit of a fix, resolved. As large as [`crate::finding::Edit`] (its byte range becomes
+/// the two positions), so that [`locate`] resolves a fix's edits in their own vector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedEdit {
-    pub span: Span,
+    pub span: LspSpan,
     pub new_text: String,
 }
 
-/// One fix, resolved.
+/// One fix, resolved. It keeps the fix's [`crate::finding::Fix::releases`] (no output shows
+/// them), so that it is as large as the fix and [`locate`] resolves the fixes of a finding in
+/// their own vector: no allocation, no free.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResolvedFix {
     pub title: String,
     pub certain: bool,
     pub edits: Vec<ResolvedEdit>,
+    pub releases: Vec<String>,
 }
 
 /// A live finding's request, ready to show: its URL, a `curl` command that sends it again with
@@ -115,32 +150,30 @@ pub struct Located {
     pub proof: Vec<Proof>,
 }
 
-/// Resolves `findings` of one file (`text`, indexed by `lines`) to [`Located`] findings.
+/// Resolves `findings` of one file (`text`, indexed by `lines`) to [`Located`] findings. The
+/// findings' vectors of fixes and edits become those of the located ones as they are (same
+/// sizes: resolved in place); each finding's [`crate::finding::Facts`], which no output
+/// reads, are dropped here, on the thread that made them.
 pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>) -> Vec<Located> {
-    let cursor = std::cell::RefCell::new(Cursor::new(text, lines));
-    let pos = |offset: usize| {
-        let (line, char_col, utf16_col) = cursor.borrow_mut().position(offset);
+    let mut cursor = Cursor::new(text, lines);
+    let mut pos = |offset: usize| {
+        let (line, char_col, utf16_col) = cursor.position(offset);
         Pos {
             line,
             char_col,
             utf16_col,
         }
     };
-    let span = |r: &std::ops::Range<usize>| Span {
-        start: pos(r.start),
-        end: pos(r.end.max(r.start)),
-    };
     let path: Arc<str> = Arc::from(path);
     findings
         .into_iter()
-        .map(|f| Located {
-            path: path.clone(),
-            path_bytes: None,
-            span: span(&f.range),
-            code: f.code,
-            severity: f.severity,
-            message: f.message,
-            fixes: f
+        .map(|f| {
+            let r = f.range;
+            let span = Span {
+                start: pos(r.start),
+                end: pos(r.end.max(r.start)),
+            };
+            let fixes = f
                 .fixes
                 .into_iter()
                 .map(|fix| ResolvedFix {
@@ -150,13 +183,32 @@ pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>)
                         .edits
                         .into_iter()
                         .map(|e| ResolvedEdit {
-                            span: span(&e.range),
+                            // Most edits replace the finding's own range.
+                            span: if e.range == r {
+                                span.lsp()
+                            } else {
+                                Span {
+                                    start: pos(e.range.start),
+                                    end: pos(e.range.end.max(e.range.start)),
+                                }
+                                .lsp()
+                            },
                             new_text: e.new_text,
                         })
                         .collect(),
+                    releases: fix.releases,
                 })
-                .collect(),
-            proof: Vec::new(),
+                .collect();
+            Located {
+                path: path.clone(),
+                path_bytes: None,
+                span,
+                code: f.code,
+                severity: f.severity,
+                message: f.message,
+                fixes,
+                proof: Vec::new(),
+            }
         })
         .collect()
 }

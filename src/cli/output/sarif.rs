@@ -4,7 +4,8 @@
 //! relative URI with a 1-based region in UTF-16 code units (`columnKind: utf16CodeUnits`,
 //! `endColumn` exclusive), and fixes as `artifactChanges`/`replacements`.
 
-use super::{Located, Skipped, Span};
+use super::put::{Put, Room};
+use super::{Located, LspSpan, Skipped};
 use crate::catalogue::{self, CODES};
 use crate::finding::Severity;
 use crate::intent::{Counts, ReadAs};
@@ -30,7 +31,7 @@ pub fn uri(path: &str) -> String {
     super::escape::sarif_uri(path.as_bytes())
 }
 
-fn region(span: &Span) -> Value {
+fn region(span: &LspSpan) -> Value {
     json!({
         "startLine": span.start.line + 1,
         "startColumn": span.start.utf16_col + 1,
@@ -108,7 +109,7 @@ pub fn result(f: &Located, index: usize) -> Value {
         "locations": [{
             "physicalLocation": {
                 "artifactLocation": artifact,
-                "region": region(&f.span),
+                "region": region(&f.span.lsp()),
             }
         }],
     });
@@ -151,7 +152,7 @@ pub fn write_result(
         d: &mut Direct<'_, W>,
         first: bool,
         key: &str,
-        span: &Span,
+        span: &LspSpan,
     ) -> std::io::Result<()> {
         let n = |v: u32| Some(u64::from(v) + 1);
         d.key(first, key)?;
@@ -214,7 +215,7 @@ pub fn write_result(
     d.key(true, "physicalLocation")?;
     d.open(b"{")?;
     artifact(&mut d, true, &uri)?;
-    region(&mut d, false, "region", &f.span)?;
+    region(&mut d, false, "region", &f.span.lsp())?;
     d.close(b"}")?;
     d.close(b"}")?;
     d.close(b"]")?;
@@ -281,56 +282,74 @@ impl RuleIndexes {
 /// numbers, where the pretty writer made ~100 small writes); a live one through
 /// [`write_result`].
 pub fn push_result(
-    b: &mut Vec<u8>,
+    room: &mut Room,
     f: &Located,
     index: usize,
     uris: &mut Uris,
 ) -> std::io::Result<()> {
     if !f.proof.is_empty() {
-        return write_result(b, f, index, 8);
+        let mut b = Vec::new();
+        write_result(&mut b, f, index, 8)?;
+        room.put(b.len()).bytes(&b);
+        return Ok(());
     }
     let uri = uris.of(f)?;
-    // The constant lines of a result without fixes (~420 bytes) and its strings.
-    b.reserve(480 + 2 * uri.len() + f.message.len());
+    // The bound (see `put`): the constant parts, twenty digits a number, six bytes a byte of a
+    // string.
+    let mut need = RESULT_ROOM + uri.len() + 6 * (f.message.len() + f.code.len());
+    for fix in &f.fixes {
+        need += FIX_ROOM + uri.len() + 6 * fix.title.len();
+        for e in &fix.edits {
+            need += EDIT_ROOM + 6 * e.new_text.len();
+        }
+    }
+    let mut b = room.put(need);
     if f.fixes.is_empty() {
-        b.extend_from_slice(b"        {\n          \"level\": \"");
+        b.bytes(b"        {\n          \"level\": \"");
     } else {
-        b.extend_from_slice(b"        {\n          \"fixes\": [");
+        b.bytes(b"        {\n          \"fixes\": [");
         for (i, fix) in f.fixes.iter().enumerate() {
-            b.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-            b.extend_from_slice(FIX_OPEN);
-            b.extend_from_slice(uri);
-            b.extend_from_slice(b"\n                  },\n                  \"replacements\": [");
+            b.bytes(if i == 0 { b"\n" } else { b",\n" });
+            b.bytes(FIX_OPEN);
+            b.bytes(uri);
+            b.bytes(b"\n                  },\n                  \"replacements\": [");
             for (j, e) in fix.edits.iter().enumerate() {
-                b.extend_from_slice(if j == 0 { b"\n" } else { b",\n" });
-                flat_region(b, &REGION_24, &e.span);
-                b.extend_from_slice(EDIT_TEXT);
-                super::json::push_str(b, &e.new_text);
-                b.extend_from_slice(b"\n                      }\n                    }");
+                b.bytes(if j == 0 { b"\n" } else { b",\n" });
+                flat_region(&mut b, &REGION_24, &e.span);
+                b.bytes(EDIT_TEXT);
+                b.str(&e.new_text);
+                b.bytes(b"\n                      }\n                    }");
             }
             if !fix.edits.is_empty() {
-                b.extend_from_slice(b"\n                  ");
+                b.bytes(b"\n                  ");
             }
-            b.extend_from_slice(FIX_DESCRIPTION);
-            super::json::push_str(b, &fix.title);
-            b.extend_from_slice(b"\n              }\n            }");
+            b.bytes(FIX_DESCRIPTION);
+            b.str(&fix.title);
+            b.bytes(b"\n              }\n            }");
         }
-        b.extend_from_slice(b"\n          ],\n          \"level\": \"");
+        b.bytes(b"\n          ],\n          \"level\": \"");
     }
-    b.extend_from_slice(level(f.severity).as_bytes());
-    b.extend_from_slice(LOCATION_OPEN);
-    b.extend_from_slice(uri);
-    b.extend_from_slice(b"\n                },\n");
-    flat_region(b, &REGION_16, &f.span);
-    b.extend_from_slice(MESSAGE_OPEN);
-    super::json::push_str(b, &f.message);
-    b.extend_from_slice(b"\n          },\n          \"ruleId\": ");
-    super::json::push_str(b, f.code);
-    b.extend_from_slice(b",\n          \"ruleIndex\": ");
-    super::json::push_u64(b, index as u64);
-    b.extend_from_slice(b"\n        }");
+    b.bytes(level(f.severity).as_bytes());
+    b.bytes(LOCATION_OPEN);
+    b.bytes(uri);
+    b.bytes(b"\n                },\n");
+    flat_region(&mut b, &REGION_16, &f.span.lsp());
+    b.bytes(MESSAGE_OPEN);
+    b.str(&f.message);
+    b.bytes(b"\n          },\n          \"ruleId\": ");
+    b.str(f.code);
+    b.bytes(b",\n          \"ruleIndex\": ");
+    b.u64(index as u64);
+    b.bytes(b"\n        }");
     Ok(())
 }
+
+/// The most bytes of a result without fixes besides its URI, strings and numbers (~420
+/// constant bytes, a level word, four numbers and a rule index); of a fix besides its URI and
+/// title (~330); of an edit besides its text (~330 and four numbers).
+const RESULT_ROOM: usize = 768;
+const FIX_ROOM: usize = 512;
+const EDIT_ROOM: usize = 512;
 
 /// A fix's lines up to its `artifactLocation.uri` value.
 const FIX_OPEN: &[u8] = b"            {\n              \"artifactChanges\": [\n                {\n                  \"artifactLocation\": {\n                    \"uri\": ";
@@ -368,19 +387,17 @@ const REGION_16: RegionParts = [
 
 /// Inlined where the parts are constants, so that their copies are moves of known length.
 #[inline(always)]
-fn flat_region(b: &mut Vec<u8>, parts: &RegionParts, span: &Span) {
-    use super::json::push_u64;
+fn flat_region(b: &mut Put, parts: &RegionParts, span: &LspSpan) {
     let one = |v: u32| u64::from(v) + 1;
-    b.reserve(parts.iter().map(|p| p.len()).sum::<usize>() + 4 * 11);
-    b.extend_from_slice(parts[0]);
-    push_u64(b, one(span.end.utf16_col));
-    b.extend_from_slice(parts[1]);
-    push_u64(b, one(span.end.line));
-    b.extend_from_slice(parts[2]);
-    push_u64(b, one(span.start.utf16_col));
-    b.extend_from_slice(parts[3]);
-    push_u64(b, one(span.start.line));
-    b.extend_from_slice(parts[4]);
+    b.bytes(parts[0]);
+    b.u64(one(span.end.utf16_col));
+    b.bytes(parts[1]);
+    b.u64(one(span.end.line));
+    b.bytes(parts[2]);
+    b.u64(one(span.start.utf16_col));
+    b.bytes(parts[3]);
+    b.u64(one(span.start.line));
+    b.bytes(parts[4]);
 }
 
 /// One site not checked (`--explain`) as a SARIF result of the skipped rule at `index`.
@@ -396,7 +413,7 @@ pub fn skipped_result(s: &Skipped, index: usize) -> Value {
                 "artifactLocation": {
                     "uri": super::escape::sarif_uri(super::uri_bytes(&s.path, s.path_bytes.as_ref()))
                 },
-                "region": region(&s.span),
+                "region": region(&s.span.lsp()),
             }
         }],
         "properties": {"readAs": s.read_as.name()},
@@ -470,7 +487,7 @@ mod tests {
     /// finding with no fix, with fixes of one, two and no edits, and a live one with proof.
     #[test]
     fn written_as_the_value_prints() {
-        use super::super::{Pos, Proof, ResolvedEdit, ResolvedFix};
+        use super::super::{Pos, Proof, ResolvedEdit, ResolvedFix, Span};
         let p = |line, c| Pos {
             line,
             char_col: c,
@@ -481,7 +498,7 @@ mod tests {
             end: p(l, 12),
         };
         let edit = |l, t: &str| ResolvedEdit {
-            span: span(l),
+            span: span(l).lsp(),
             new_text: t.into(),
         };
         let plain = Located {
@@ -497,16 +514,19 @@ mod tests {
         let fixed = Located {
             fixes: vec![
                 ResolvedFix {
+                    releases: vec![],
                     title: "Replace".into(),
                     certain: true,
                     edits: vec![edit(3, "role_id")],
                 },
                 ResolvedFix {
+                    releases: vec![],
                     title: "Both".into(),
                     certain: false,
                     edits: vec![edit(3, "a"), edit(9, "\"b\"")],
                 },
                 ResolvedFix {
+                    releases: vec![],
                     title: "None".into(),
                     certain: false,
                     edits: vec![],
@@ -540,13 +560,15 @@ mod tests {
             severity: Severity::Error,
             message: "\"q\" \\ \r\n\u{8}\u{c}\u{1f}".into(),
             fixes: vec![ResolvedFix {
+                releases: vec![],
                 title: "t\"\\".into(),
                 certain: true,
                 edits: vec![ResolvedEdit {
                     span: Span {
                         start: p(2, 0),
                         end: p(7, 3),
-                    },
+                    }
+                    .lsp(),
                     new_text: "line\nnext\t\"x\"".into(),
                 }],
             }],
@@ -585,10 +607,11 @@ mod tests {
                 "{}",
                 f.code
             );
-            let mut pushed = b"before".to_vec();
+            let mut pushed = Room::default();
+            pushed.put(6).bytes(b"before");
             push_result(&mut pushed, f, index, &mut uris).unwrap();
             assert_eq!(
-                String::from_utf8(pushed).unwrap(),
+                String::from_utf8(pushed.bytes().to_vec()).unwrap(),
                 format!("before{}", indented.join("\n")),
                 "{} {}",
                 f.code,

@@ -12,7 +12,7 @@
 //! With `--explain` the sites not checked come after every finding in JSON and SARIF: they are
 //! held until the end (one small record per site).
 
-use super::{color, github, gitlab, json, sarif, text, Located, Skipped};
+use super::{color, github, gitlab, json, put, sarif, text, Located, Skipped};
 use crate::cli::Format;
 use crate::intent::Counts;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -39,9 +39,13 @@ pub struct Sink<W: Write> {
     fingerprints: gitlab::Fingerprints,
     /// Written batches being freed.
     freeing: Freeing,
-    /// A batch's JSON elements, GitLab issues or SARIF results, written out every [`CHUNK`] bytes and at the
-    /// end of the batch (one buffer for the run, not one per finding).
+    /// A batch's GitLab issues, written out every [`CHUNK`] bytes and at the end of the batch
+    /// (one buffer for the run, not one per finding).
     buf: Vec<u8>,
+    /// A batch's JSON elements or SARIF results, as `buf` ([`put::Room`]).
+    room: put::Room,
+    /// The last file's path as a JSON string.
+    paths: json::PathLiteral,
     /// The last file's SARIF URI.
     uris: sarif::Uris,
     /// SARIF rule indexes by code.
@@ -225,6 +229,8 @@ impl<W: Write> Sink<W> {
             fingerprints: gitlab::Fingerprints::default(),
             freeing: Freeing::default(),
             buf: Vec::new(),
+            room: put::Room::default(),
+            paths: json::PathLiteral::default(),
             uris: sarif::Uris::default(),
             rule_indexes: sarif::RuleIndexes::default(),
         })
@@ -248,18 +254,19 @@ impl<W: Write> Sink<W> {
             Format::Text => self.out.write_all(text::render(&found).as_bytes())?,
             Format::Github => self.out.write_all(github::render(&found).as_bytes())?,
             Format::Json => {
-                let b = &mut self.buf;
+                let room = &mut self.room;
                 for f in &found {
-                    b.extend_from_slice(if self.written == 0 { b"[\n" } else { b",\n" });
+                    room.put(2)
+                        .bytes(if self.written == 0 { b"[\n" } else { b",\n" });
                     self.written += 1;
-                    json::push_finding(b, f)?;
-                    if b.len() >= CHUNK {
-                        self.out.write_all(b)?;
-                        b.clear();
+                    json::push_finding(room, f, &mut self.paths)?;
+                    if room.len() >= CHUNK {
+                        self.out.write_all(room.bytes())?;
+                        room.clear();
                     }
                 }
-                self.out.write_all(b)?;
-                b.clear();
+                self.out.write_all(room.bytes())?;
+                room.clear();
             }
             Format::Gitlab => {
                 let b = &mut self.buf;
@@ -278,19 +285,20 @@ impl<W: Write> Sink<W> {
             }
             Format::Sarif => {
                 let spool = self.spool.as_mut().expect("a SARIF sink has a spool");
-                let b = &mut self.buf;
+                let room = &mut self.room;
                 for f in &found {
                     let index = self.rule_indexes.of(f.code, &mut self.extra_rules);
-                    b.extend_from_slice(if self.written == 0 { b"\n" } else { b",\n" });
-                    sarif::push_result(b, f, index, &mut self.uris)?;
+                    room.put(2)
+                        .bytes(if self.written == 0 { b"\n" } else { b",\n" });
+                    sarif::push_result(room, f, index, &mut self.uris)?;
                     self.written += 1;
-                    if b.len() >= CHUNK {
-                        spool.write_all(b)?;
-                        b.clear();
+                    if room.len() >= CHUNK {
+                        spool.write_all(room.bytes())?;
+                        room.clear();
                     }
                 }
-                spool.write_all(b)?;
-                b.clear();
+                spool.write_all(room.bytes())?;
+                room.clear();
             }
         }
         self.freeing.free(found);

@@ -110,11 +110,13 @@ mod tests {
             message: "bad\nkey".into(),
             fixes: vec![
                 ResolvedFix {
+                    releases: vec![],
                     title: "Use `a`".into(),
                     certain: false,
                     edits: vec![],
                 },
                 ResolvedFix {
+                    releases: vec![],
                     title: "Use `b`".into(),
                     certain: false,
                     edits: vec![],

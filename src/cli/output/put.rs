@@ -1,0 +1,343 @@
+//! Output written into room made beforehand: the JSON of a finding is ~40 pieces (constant
+//! lines, strings, numbers), and appending each to a `Vec<u8>` checked and updated its length
+//! and capacity in memory every time (~12 instructions a piece, ~640 a finding of a check of
+//! 10,000 calls). A [`Room`] makes the room for a whole finding once (its bound: the constant
+//! parts, six bytes for each byte of a string, ten digits a number) and a [`Put`] writes the
+//! pieces at a position held in a register, into bytes allocated and initialised once for the
+//! run (safe slices, no per-piece growth). The JSON string escapes (serde_json's) live here
+//! too, below both the JSON and SARIF writers.
+
+/// A buffer of output: bytes `..len` are written, the rest is room (initialised, reused from
+/// one batch to the next).
+#[derive(Default)]
+pub struct Room {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Room {
+    /// The bytes written.
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// How many bytes are written.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when nothing is written.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Forgets what was written (the room stays).
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// A writer after the bytes written, with room for at least `n` more bytes (made here when
+    /// short). Writing more than `n` through it panics (a bound computed wrong).
+    #[inline]
+    pub fn put(&mut self, n: usize) -> Put<'_> {
+        if self.buf.len() - self.len < n {
+            self.grow(n);
+        }
+        let Room { buf, len } = self;
+        Put {
+            at: *len,
+            buf: buf.as_mut_slice(),
+            len,
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        // Room for this and for the next ones: the buffer doubles.
+        let want = (self.len + n).max(2 * self.buf.len()).max(1 << 12);
+        self.buf.resize(want, 0);
+    }
+}
+
+/// Writes into a [`Room`]'s room; what it wrote counts as written when it is dropped.
+pub struct Put<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+    len: &'a mut usize,
+}
+
+impl Drop for Put<'_> {
+    fn drop(&mut self) {
+        *self.len = self.at;
+    }
+}
+
+/// The two-digit numbers `00` to `99`, for [`Put::u32`].
+const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+impl Put<'_> {
+    /// Appends `s`.
+    #[inline(always)]
+    pub fn bytes(&mut self, s: &[u8]) {
+        let end = self.at + s.len();
+        self.buf[self.at..end].copy_from_slice(s);
+        self.at = end;
+    }
+
+    #[inline(always)]
+    fn byte(&mut self, c: u8) {
+        self.buf[self.at] = c;
+        self.at += 1;
+    }
+
+    #[inline(always)]
+    fn pair(&mut self, n: u32) {
+        let i = 2 * n as usize;
+        self.bytes(&DIGITS[i..i + 2]);
+    }
+
+    /// `n` in decimal (at most ten bytes): up to four digits from a table of pairs (columns
+    /// and the lines of most files), itoa's digits beyond.
+    #[inline(always)]
+    pub fn u32(&mut self, n: u32) {
+        if n < 10 {
+            self.byte(b'0' + n as u8);
+        } else if n < 100 {
+            self.pair(n);
+        } else if n < 10_000 {
+            let (high, low) = (n / 100, n % 100);
+            if high < 10 {
+                self.byte(b'0' + high as u8);
+            } else {
+                self.pair(high);
+            }
+            self.pair(low);
+        } else {
+            self.bytes(itoa::Buffer::new().format(n).as_bytes());
+        }
+    }
+
+    /// [`Put::u32`] of a `u64` (at most twenty bytes).
+    #[inline]
+    pub fn u64(&mut self, n: u64) {
+        match u32::try_from(n) {
+            Ok(n) => self.u32(n),
+            Err(_) => self.bytes(itoa::Buffer::new().format(n).as_bytes()),
+        }
+    }
+
+    /// `s` as a JSON string literal, as serde_json writes it (at most `6 × len + 2` bytes).
+    #[inline]
+    pub fn str(&mut self, s: &str) {
+        self.byte(b'"');
+        self.escaped(s);
+        self.byte(b'"');
+    }
+
+    /// The inside of [`Put::str`]'s literal (at most `6 × len` bytes): the runs between
+    /// escapes copied whole.
+    #[inline]
+    pub fn escaped(&mut self, s: &str) {
+        let b = s.as_bytes();
+        let mut start = 0;
+        loop {
+            let i = first_escaped(b, start);
+            self.bytes(&b[start..i]);
+            if i == b.len() {
+                break;
+            }
+            let mut esc = [0; 6];
+            let k = escape_of(b[i], &mut esc);
+            self.bytes(&esc[..k]);
+            start = i + 1;
+        }
+    }
+}
+
+/// True for a byte a JSON string literal escapes: `"`, `\\` and the control characters.
+#[inline]
+fn escaped(c: u8) -> bool {
+    c < 0x20 || c == b'"' || c == b'\\'
+}
+
+/// The index of the first byte of `b` from `from` on that [`escaped`] flags, `b.len()` when
+/// none: sixteen bytes a step (SSE2 on x86_64, two eight-byte words elsewhere), the last
+/// partial step as one more step over the last sixteen bytes. The findings' messages and
+/// paths are most of a `--format json` output, and a check of 10,000 calls scanned ~5 strings
+/// a finding.
+#[inline]
+pub(super) fn first_escaped(b: &[u8], from: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        first_escaped_sse2(b, from)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        first_escaped_words(b, from)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn first_escaped_sse2(b: &[u8], from: usize) -> usize {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // The mask of the flagged bytes among 16.
+    let mask = |chunk: &[u8; 16]| -> u32 {
+        // SAFETY: SSE2 is part of the x86_64 baseline; the load reads the 16 bytes of
+        // `chunk` (unaligned loads are allowed).
+        unsafe {
+            let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+            // x <= 0x1f unsigned: min(x, 0x1f) == x.
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
+        }
+    };
+    let n = b.len();
+    if from >= n {
+        return n;
+    }
+    if n < 16 {
+        // A short string (a code, a path, a fix's text) in one step, padded with spaces.
+        let mut chunk = [b' '; 16];
+        chunk[..n - from].copy_from_slice(&b[from..]);
+        let m = mask(&chunk);
+        return if m == 0 {
+            n
+        } else {
+            from + m.trailing_zeros() as usize
+        };
+    }
+    // The mask of the flagged bytes among the 16 at `i` (`i + 16 <= n`).
+    let flags = |i: usize| -> u32 {
+        let chunk: &[u8; 16] = b[i..i + 16].try_into().unwrap_or(&[b' '; 16]);
+        mask(chunk)
+    };
+    let mut i = from;
+    // Thirty-two bytes a step (one test of both masks), then sixteen.
+    while i + 32 <= n {
+        let m = flags(i) | (flags(i + 16) << 16);
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 32;
+    }
+    while i + 16 <= n {
+        let m = flags(i);
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    if i < n {
+        // The last 16 bytes, those before `i` masked off (already seen clean).
+        let last = n - 16;
+        let m = flags(last) >> (i - last);
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+    }
+    n
+}
+
+/// [`first_escaped`] by two eight-byte words a step (any target; the tests check it too).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+pub(super) fn first_escaped_words(b: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // True when a byte of `x` is below 0x20, `"` or `\` (exact as a yes/no).
+    let flagged = |x: u64| {
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+            | zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')))
+            != 0
+    };
+    let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+    let mut i = from;
+    while i + 16 <= b.len() && !flagged(word(i)) && !flagged(word(i + 8)) {
+        i += 16;
+    }
+    while i + 8 <= b.len() && !flagged(word(i)) {
+        i += 8;
+    }
+    first_escaped_bytes(b, i)
+}
+
+/// [`first_escaped`] a byte at a time.
+pub(super) fn first_escaped_bytes(b: &[u8], from: usize) -> usize {
+    let from = from.min(b.len());
+    b[from..]
+        .iter()
+        .position(|&c| escaped(c))
+        .map_or(b.len(), |k| from + k)
+}
+
+/// The escape of a byte [`escaped`] flags, as serde_json writes it: `\b \t \n \f \r`
+/// short, the other control characters `\u00xx`; into `buf`, giving its length.
+#[inline]
+pub(super) fn escape_of(c: u8, buf: &mut [u8; 6]) -> usize {
+    let short = match c {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        0x08 => b'b',
+        0x0c => b'f',
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            *buf = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 0xf)],
+            ];
+            return 6;
+        }
+    };
+    buf[0] = b'\\';
+    buf[1] = short;
+    2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Numbers are their decimal digits at every length; the room grows when short and what
+    /// was written stays.
+    #[test]
+    fn numbers_and_room() {
+        let mut room = Room::default();
+        let mut want = String::new();
+        for n in (0..12_000).chain([99_999, 100_000, 123_456, u32::MAX]) {
+            room.put(10).u32(n);
+            want.push_str(&n.to_string());
+        }
+        for n in [0, 9, u64::from(u32::MAX) + 1, u64::MAX] {
+            room.put(20).u64(n);
+            want.push_str(&n.to_string());
+        }
+        assert_eq!(room.bytes(), want.as_bytes());
+        assert_eq!(room.len(), want.len());
+        room.clear();
+        assert!(room.is_empty());
+        let long = "\u{1}".repeat(100_000);
+        room.put(6 * long.len() + 2).str(&long);
+        assert_eq!(
+            room.bytes(),
+            serde_json::to_string(&long).unwrap().as_bytes()
+        );
+    }
+}
