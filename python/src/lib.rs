@@ -145,11 +145,10 @@ struct Clean {
 }
 
 /// `check_call` with findings (see [`Source::Call`]): the core's findings and endpoint, the
-/// target, keys and values as given (lists copied at the call, as for [`Clean`]).
+/// keys and values as given (lists copied at the call, as for [`Clean`]) and the core's result.
 struct Call {
     findings: Vec<finding::Finding>,
     endpoint: Option<String>,
-    target: Obj,
     given: Given,
     /// The core's result (`FiltersCheck`: the canonical text, ranges, values; its `findings`
     /// left empty, they are `findings` above), made at the call from the buffer the dict was
@@ -159,7 +158,6 @@ struct Call {
     /// access; never for a call without findings, whose correction is itself.
     fixed: OnceLock<Option<filters::Corrected>>,
 }
-
 
 /// One filter as given: its key, its value, and, for a value that holds a list (which the
 /// caller may change after the call), a copy of it as tuples made at the call: the canonical
@@ -361,7 +359,7 @@ impl Report {
                 // can be two keys of one dict and read the same).
                 let keys = given
                     .iter()
-                    .map(|(k, ..)| Ok(k.bind(py).cast::<PyString>()?.clone()))
+                    .map(|(k, ..)| Ok(k.bind(py).cast::<PyString>()?))
                     .collect::<PyResult<Vec<_>>>()?;
                 if !keys.iter().all(|k| k.is_exact_instance_of::<PyString>()) {
                     let keys = keys
@@ -591,7 +589,6 @@ impl Checker {
                 check: buf.checked(endpoint.clone()),
                 findings,
                 endpoint,
-                target: Obj::new(target.as_any()),
                 given,
                 fixed: OnceLock::new(),
             })),
