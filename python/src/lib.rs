@@ -133,8 +133,9 @@ enum Source {
 }
 
 /// `check_call` of filters without a finding: the endpoint checked against
-/// (`FiltersCheck::endpoint`), and the target, keys and values as given, which are the
-/// correction and what the canonical text is written from when `Report.text` is first read.
+/// (`FiltersCheck::endpoint`), and the target, keys and values as given (lists copied, see
+/// [`Filter`]), which are the correction and what the canonical text is written from when
+/// `Report.text` is first read.
 struct Clean {
     target: Obj,
     endpoint: Option<String>,
@@ -145,7 +146,7 @@ struct Clean {
 }
 
 /// `check_call` with findings (see [`Source::Call`]): the core's findings and endpoint, the
-/// keys and values as given (lists copied at the call, as for [`Clean`]) and the core's result.
+/// keys and values as given and the core's result.
 struct Call {
     findings: Vec<finding::Finding>,
     endpoint: Option<String>,
@@ -160,8 +161,9 @@ struct Call {
 }
 
 /// One filter as given: its key, its value, and, for a value that holds a list (which the
-/// caller may change after the call), a copy of it as tuples made at the call: the canonical
-/// text is written from that copy, so it is the dict's as it was checked.
+/// caller may change after the call) of a call without findings, a copy of it as tuples made at
+/// the call: the canonical text is written from that copy, so it is the dict's as it was
+/// checked. (A call with findings has its text made at the call: no copy.)
 type Filter = (Obj, Obj, Option<Obj>);
 
 /// An owned reference to a Python object, released by `Py_DecRef` itself: `Py`'s drop first
@@ -214,6 +216,13 @@ impl Given {
         }
     }
 
+    fn get_mut(&mut self, i: usize) -> Option<&mut Filter> {
+        match self.few.get_mut(i) {
+            Some(slot) => slot.as_mut(),
+            None => self.more.get_mut(i - FEW),
+        }
+    }
+
     fn get(&self, i: usize) -> Option<&Filter> {
         match self.few.get(i) {
             Some(slot) => slot.as_ref(),
@@ -252,8 +261,9 @@ struct Report {
     list: PyOnceLock<Py<PyList>>,
     text: String,
     source: Source,
-    /// The checker whose knowledge `corrected` is computed with.
-    checker: Py<Checker>,
+    /// The checker whose knowledge `corrected` is computed with (a `Checker`; an [`Obj`], whose
+    /// drop asks no thread-local, see there).
+    checker: Obj,
 }
 
 impl Report {
@@ -350,7 +360,9 @@ impl Report {
     /// the input when there is no finding.
     #[getter]
     fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        let knowledge = &self.checker.get().knowledge;
+        // SAFETY: `checker` is a `Checker` (set from one in every constructor below).
+        let checker = unsafe { self.checker.bind(py).cast_unchecked::<Checker>() };
+        let knowledge = &checker.get().knowledge;
         let found = !self.core().is_empty();
         match &self.source {
             Source::Clean(Clean { given, .. }) => {
@@ -556,6 +568,8 @@ impl Checker {
         let mut given = Given::default();
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         let mut i = 0;
+        // The filters whose value holds a list (the first 64; the rest in `more_listed`).
+        let (mut listed_few, mut more_listed) = (0u64, Vec::new());
         // `PyDict_Next` itself, with borrowed references: pyo3's iterator asks the dict's length
         // at every step (a call under the stable ABI) and counts references. No Python code runs
         // in the loop (type checks, reading str and numbers in place), so the dict cannot change.
@@ -569,18 +583,38 @@ impl Checker {
                 return Err(PyTypeError::new_err("filter keys must be str"));
             }
             let key = utf8(k).ok_or_else(|| PyErr::fetch(py))?;
-            let listed = set_value(buf.push(key), &v, 0);
-            let copy = if listed { Some(freeze(&v, 0)?) } else { None };
-            given.push((Obj::new(&k), Obj::new(&v), copy), i);
+            if set_value(buf.push(key), &v, 0) {
+                if i < 64 {
+                    listed_few |= 1 << i;
+                } else {
+                    more_listed.push(i);
+                }
+            }
+            given.push((Obj::new(&k), Obj::new(&v), None), i);
             i += 1;
         }
         let source = match filters::check_filters_buf(&checker.knowledge, buf) {
-            BufChecked::Clean { endpoint } => Source::Clean(Clean {
-                target: Obj::new(target.as_any()),
-                endpoint,
-                given,
-                text: OnceLock::new(),
-            }),
+            BufChecked::Clean { endpoint } => {
+                // The values that hold a list, copied as they are (as they were read: no Python
+                // code ran since): the canonical text is written from the copies when asked, and
+                // the caller may change the lists after the call.
+                let few = std::iter::from_fn(|| {
+                    let j = listed_few.trailing_zeros() as usize;
+                    listed_few &= listed_few.wrapping_sub(1);
+                    (j < 64).then_some(j)
+                });
+                for j in few.chain(more_listed) {
+                    if let Some(filter) = given.get_mut(j) {
+                        filter.2 = Some(freeze(&filter.1.bind(py), 0)?);
+                    }
+                }
+                Source::Clean(Clean {
+                    target: Obj::new(target.as_any()),
+                    endpoint,
+                    given,
+                    text: OnceLock::new(),
+                })
+            }
             // A call with findings gets its text and ranges now, from the buffer as it is:
             // their reader (the messages, `.corrected`) is nearly every caller of such a
             // report, and made later they would need the dict converted a second time
@@ -599,7 +633,7 @@ impl Checker {
             // Held by the source (the getter reads it there): no copy per call.
             text: String::new(),
             source,
-            checker: slf.clone().unbind(),
+            checker: Obj::new(slf.as_any()),
         })
     }
 
@@ -641,7 +675,7 @@ impl Checker {
             list: PyOnceLock::new(),
             text,
             source: Source::ToolCall(found, keys, OnceLock::new()),
-            checker: slf.clone().unbind(),
+            checker: Obj::new(slf.as_any()),
         })
     }
 
@@ -673,7 +707,7 @@ impl Checker {
             list: PyOnceLock::new(),
             text,
             source: Source::Text(host, found, OnceLock::new()),
-            checker: slf.clone().unbind(),
+            checker: Obj::new(slf.as_any()),
         })
     }
 }

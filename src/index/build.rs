@@ -283,12 +283,11 @@ pub fn build_with_options(
         netbox_version: version,
         source_sha256,
         from_instance: false,
-        endpoints,
+        endpoints: endpoints.into(),
         object_types,
         choice_sets: builder.sets.into(),
         response_fields,
         instance: None,
-        targets: Default::default(),
     };
     Ok((index, builder.report))
 }

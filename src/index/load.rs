@@ -138,12 +138,11 @@ mod tests {
             netbox_version: "9.9.9".into(),
             source_sha256: "00".into(),
             from_instance: false,
-            endpoints: BTreeMap::new(),
+            endpoints: Default::default(),
             object_types: BTreeMap::new(),
             choice_sets: Default::default(),
             response_fields: Default::default(),
             instance: None,
-            targets: Default::default(),
         }
     }
 

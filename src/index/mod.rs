@@ -43,8 +43,8 @@ pub struct FilterIndex {
     #[serde(default)]
     pub from_instance: bool,
     /// List endpoints keyed by their path without `/api/` and the slashes: `dcim/devices`,
-    /// `plugins/<plugin>/<slug>`.
-    pub endpoints: BTreeMap<String, Endpoint>,
+    /// `plugins/<plugin>/<slug>` (a `BTreeMap` read and changed through [`Endpoints`]).
+    pub endpoints: Endpoints,
     /// Object type (`app_label.model`, e.g. `dcim.device`) → endpoint key (`dcim/devices`).
     pub object_types: BTreeMap<String, String>,
     /// Choice sets, deduplicated; [`Parameter::choices`] indexes into this.
@@ -58,39 +58,173 @@ pub struct FilterIndex {
     /// or with `--status`/`--custom-fields`); absent in stock indexes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<Box<instance::Instance>>,
-    /// The spellings [`FilterIndex::resolve`] answers most (every object type, every plain
-    /// endpoint key) hashed once, on the first lookup: a cache, empty in a clone and equal to
-    /// any other. Code that changes `object_types` or `endpoints` of an index already asked
-    /// calls [`FilterIndex::forget_targets`] ([`instance::apply`] does).
-    #[serde(skip)]
-    pub(crate) targets: Targets,
 }
 
-/// The cache behind [`FilterIndex::resolve`]: `(spelling, endpoint key, from object_types)`
-/// and an open-addressing table of the spellings (`table.rs`'s), built on first use.
+/// The list endpoints of an index by key: a `BTreeMap`, read through `Deref`, with the cache
+/// behind [`FilterIndex::resolve`]. Every change to the map goes through `DerefMut`, which drops
+/// the cache (which points into the map), so the cache never outlives what it points to.
 #[derive(Default)]
-pub(crate) struct Targets(std::sync::OnceLock<TargetTable>);
+pub struct Endpoints {
+    map: BTreeMap<String, Endpoint>,
+    /// The spellings [`FilterIndex::resolve`] answers most (every object type, every plain
+    /// endpoint key) hashed once, on the first lookup, each with its endpoint: a cache, empty
+    /// in a clone and equal to any other. Built from the index's `object_types` too: code that
+    /// changes `object_types` of an index already asked calls [`FilterIndex::forget_targets`]
+    /// ([`instance::apply`] does).
+    targets: std::sync::OnceLock<TargetTable>,
+}
 
-/// `(spelling, endpoint key, from object_types)` per spelling, and their hash table.
-type TargetTable = (Vec<(String, String, bool)>, table::Table);
+/// The cache behind [`FilterIndex::resolve`]: per spelling, `(spelling, its endpoint in the map
+/// (key and value) when the map holds it, from object_types)`, and an open-addressing table of
+/// the spellings (`table.rs`'s).
+struct TargetTable {
+    names: Vec<(String, Option<Entry>, bool)>,
+    table: table::Table,
+}
 
-impl Clone for Targets {
-    /// A clone starts empty: the clone's maps may be changed.
-    fn clone(&self) -> Targets {
-        Targets::default()
+/// An endpoint of [`Endpoints::map`]: its key and value, as pointers into the map. Valid while
+/// the map is not changed, which the [`Endpoints`] holding both guarantees (its `DerefMut`
+/// drops the table first; a move keeps the map's nodes where they are).
+#[derive(Clone, Copy)]
+struct Entry(*const String, *const Endpoint);
+
+// SAFETY: the pointers are only read, through `&Endpoints`, into the map the same `Endpoints`
+// owns (see `Entry`); `String` and `Endpoint` are `Sync`.
+unsafe impl Send for TargetTable {}
+// SAFETY: as above.
+unsafe impl Sync for TargetTable {}
+
+impl Endpoints {
+    /// The cached spelling `t` (exact): its endpoint (key and value, `None` when the map holds
+    /// no endpoint of that key) and whether it is an object type. Every object type maps to its
+    /// endpoint key; every endpoint key that no other spelling rule changes (no `.`, no slash or
+    /// space at either end, not below `api/`) to itself.
+    #[allow(clippy::type_complexity)]
+    fn target(
+        &self,
+        object_types: &BTreeMap<String, String>,
+        t: &str,
+    ) -> Option<(Option<(&str, &Endpoint)>, bool)> {
+        let cache = self.targets.get_or_init(|| {
+            let entry = |k: &str| {
+                self.map
+                    .get_key_value(k)
+                    .map(|(k, e)| Entry(k as *const String, e as *const Endpoint))
+            };
+            let mut names: Vec<(String, Option<Entry>, bool)> = object_types
+                .iter()
+                .map(|(t, k)| (t.clone(), entry(k), true))
+                .collect();
+            for k in self.map.keys() {
+                let plain = !k.contains('.')
+                    && !k.starts_with("api/")
+                    && k.trim() == k
+                    && !k.starts_with('/')
+                    && !k.ends_with('/')
+                    && !object_types.contains_key(k);
+                if plain {
+                    names.push((k.clone(), entry(k), false));
+                }
+            }
+            let table = table::build(names.len(), |i| names[i].0.as_str());
+            TargetTable { names, table }
+        });
+        let i = table::find(&cache.table.slots, t.as_bytes(), |i| {
+            cache.names[i].0.as_str()
+        })?;
+        let (_, entry, ot) = &cache.names[i];
+        // SAFETY: the pointers are into `self.map`, unchanged since the table was built (see
+        // `Entry`), and borrowed here for as long as `self` is.
+        let found = entry.map(|Entry(k, e)| unsafe { ((*k).as_str(), &*e) });
+        Some((found, *ot))
+    }
+
+    /// Drops the cache of [`FilterIndex::resolve`].
+    fn forget(&mut self) {
+        self.targets = std::sync::OnceLock::new();
+    }
+
+    /// The map (the cache dropped).
+    pub fn into_inner(self) -> BTreeMap<String, Endpoint> {
+        self.map
     }
 }
 
-impl PartialEq for Targets {
-    /// A cache: never a difference between indexes.
-    fn eq(&self, _: &Targets) -> bool {
-        true
+impl std::ops::Deref for Endpoints {
+    type Target = BTreeMap<String, Endpoint>;
+    fn deref(&self) -> &Self::Target {
+        &self.map
     }
 }
 
-impl std::fmt::Debug for Targets {
+impl std::ops::DerefMut for Endpoints {
+    /// The map to change: the cache, which points into it, is dropped first.
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.forget();
+        &mut self.map
+    }
+}
+
+impl Clone for Endpoints {
+    /// A clone starts without the cache.
+    fn clone(&self) -> Endpoints {
+        Endpoints::from(self.map.clone())
+    }
+}
+
+impl PartialEq for Endpoints {
+    /// The maps' (the cache is never a difference).
+    fn eq(&self, other: &Endpoints) -> bool {
+        self.map == other.map
+    }
+}
+
+impl std::fmt::Debug for Endpoints {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Targets")
+        self.map.fmt(f)
+    }
+}
+
+impl From<BTreeMap<String, Endpoint>> for Endpoints {
+    fn from(map: BTreeMap<String, Endpoint>) -> Endpoints {
+        Endpoints {
+            map,
+            targets: std::sync::OnceLock::new(),
+        }
+    }
+}
+
+impl FromIterator<(String, Endpoint)> for Endpoints {
+    fn from_iter<I: IntoIterator<Item = (String, Endpoint)>>(iter: I) -> Endpoints {
+        Endpoints::from(iter.into_iter().collect::<BTreeMap<_, _>>())
+    }
+}
+
+impl<'a> IntoIterator for &'a Endpoints {
+    type Item = (&'a String, &'a Endpoint);
+    type IntoIter = std::collections::btree_map::Iter<'a, String, Endpoint>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.map.iter()
+    }
+}
+
+impl IntoIterator for Endpoints {
+    type Item = (String, Endpoint);
+    type IntoIter = std::collections::btree_map::IntoIter<String, Endpoint>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.map.into_iter()
+    }
+}
+
+impl Serialize for Endpoints {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.map.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Endpoints {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Endpoints, D::Error> {
+        BTreeMap::deserialize(d).map(Endpoints::from)
     }
 }
 
@@ -153,12 +287,11 @@ impl FilterIndex {
             netbox_version: netbox_version.to_string(),
             source_sha256: String::new(),
             from_instance: false,
-            endpoints: BTreeMap::new(),
+            endpoints: Endpoints::default(),
             object_types: BTreeMap::new(),
             choice_sets: ChoiceSets::default(),
             response_fields: ResponseFields::default(),
             instance: None,
-            targets: Targets::default(),
         }
     }
 
@@ -166,59 +299,30 @@ impl FilterIndex {
     /// (after changing `object_types`, `endpoints` or the release of an index that was already
     /// asked).
     pub fn forget_targets(&mut self) {
-        self.targets = Targets::default();
+        // `values_mut` drops the cache too (`Endpoints`' `DerefMut`).
+        self.endpoints.forget();
         for ep in self.endpoints.values_mut() {
             ep.params.forget_memo();
         }
-    }
-
-    /// The cached spelling `t` (exact): its endpoint key and whether it is an object type.
-    /// Every object type maps to its endpoint key; every endpoint key that no other spelling
-    /// rule changes (no `.`, no slash or space at either end, not below `api/`) to itself.
-    fn target(&self, t: &str) -> Option<(&str, bool)> {
-        let (names, table) = self.targets.0.get_or_init(|| {
-            let mut names: Vec<(String, String, bool)> = self
-                .object_types
-                .iter()
-                .map(|(t, k)| (t.clone(), k.clone(), true))
-                .collect();
-            for k in self.endpoints.keys() {
-                let plain = !k.contains('.')
-                    && !k.starts_with("api/")
-                    && k.trim() == k
-                    && !k.starts_with('/')
-                    && !k.ends_with('/')
-                    && !self.object_types.contains_key(k);
-                if plain {
-                    names.push((k.clone(), k.clone(), false));
-                }
-            }
-            let table = table::build(names.len(), |i| names[i].0.as_str());
-            (names, table)
-        });
-        let i = table::find(&table.slots, t.as_bytes(), |i| names[i].0.as_str())?;
-        let (_, key, ot) = &names[i];
-        Some((key.as_str(), *ot))
     }
 
     /// The endpoint of object type `t` (exact, as written) with its key, when `t` is one: what
     /// [`FilterIndex::resolve`] gives for it, from the one hash probe that also answers
     /// [`FilterIndex::is_object_type`] (`None` when `t` is no object type: ask `resolve`).
     pub fn object_type_endpoint(&self, t: &str) -> Option<Option<(&str, &Endpoint)>> {
-        match self.target(t) {
+        match self.endpoints.target(&self.object_types, t) {
             // `resolve` trims first: a spelling with blanks around it is left to it.
-            Some((key, true)) if t.trim().len() == t.len() => Some(
-                self.endpoints
-                    .get_key_value(key)
-                    .map(|(k, e)| (k.as_str(), e)),
-            ),
+            Some((found, true)) if t.trim().len() == t.len() => Some(found),
             _ => None,
         }
     }
 
     /// True when `t` (exact) is a key of `object_types` (one hash probe when it is).
     pub fn is_object_type(&self, t: &str) -> bool {
-        matches!(self.target(t), Some((_, true))) || self.object_types.contains_key(t)
+        matches!(
+            self.endpoints.target(&self.object_types, t),
+            Some((_, true))
+        ) || self.object_types.contains_key(t)
     }
 
     /// Looks up an endpoint by any common spelling of its target: object type `dcim.device`,
@@ -227,19 +331,10 @@ impl FilterIndex {
     pub fn resolve(&self, target: &str) -> Option<(&str, &Endpoint)> {
         let t = target.trim();
         // An object type or a plain endpoint key: one hash probe, then the endpoint.
-        match self.target(t) {
-            Some((key, true)) => {
-                return self
-                    .endpoints
-                    .get_key_value(key)
-                    .map(|(k, e)| (k.as_str(), e))
-            }
-            Some((key, false)) => {
-                if let Some((k, e)) = self.endpoints.get_key_value(key) {
-                    return Some((k.as_str(), e));
-                }
-            }
-            None => {}
+        match self.endpoints.target(&self.object_types, t) {
+            Some((found, true)) => return found,
+            Some((Some(found), false)) => return Some(found),
+            _ => {}
         }
         if let Some(key) = self.object_types.get(t) {
             return self

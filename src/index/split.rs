@@ -189,6 +189,5 @@ pub(super) fn load(split: &Split) -> Option<FilterIndex> {
         choice_sets: ChoiceSets::shipped(split.choice_sets.iter().map(|&r| Le::new(blob, r))),
         response_fields: ResponseFields::shipped(Le::new(blob, split.response_fields))?,
         instance: None,
-        targets: Default::default(),
     })
 }

@@ -179,12 +179,11 @@ fn index(version: &str, regex: bool) -> FilterIndex {
         netbox_version: version.into(),
         source_sha256: String::new(),
         from_instance: false,
-        endpoints,
+        endpoints: endpoints.into(),
         object_types,
         choice_sets: vec![status, action].into(),
         response_fields: Default::default(),
         instance: None,
-        targets: Default::default(),
     }
 }
 
