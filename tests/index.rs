@@ -1208,3 +1208,42 @@ fn index_build_refuses_a_million_paths_and_names_the_limit() {
         "{err}"
     );
 }
+
+/// The cache behind `resolve` points into the endpoint map: a change to the map (through its
+/// `DerefMut`) drops it, so a look-up after the change answers from the map as it is now, with
+/// no call to `forget_targets`; a clone answers the same as its original.
+#[test]
+fn resolve_follows_changes_to_the_endpoint_map() {
+    let mut i = embedded::load("4.6.8").unwrap();
+    let ep = i
+        .resolve("dcim.device")
+        .map(|(k, e)| (k.to_string(), e.clone()));
+    let (key, ep) = ep.unwrap();
+    assert_eq!(key, "dcim/devices");
+    assert_eq!(
+        i.object_type_endpoint("dcim.device").flatten().map(|r| r.0),
+        Some("dcim/devices")
+    );
+    assert!(i.is_object_type("dcim.device"));
+    let removed = i.endpoints.remove("dcim/devices").unwrap();
+    assert_eq!(i.resolve("dcim.device"), None);
+    assert_eq!(i.resolve("dcim/devices"), None);
+    assert_eq!(i.object_type_endpoint("dcim.device"), Some(None));
+    // Every other endpoint moved in the map's nodes or not: each one still resolves to itself.
+    for (k, e) in i.endpoints.iter() {
+        assert_eq!(
+            i.resolve(k).map(|(k2, e2)| (k2, e2 as *const _)),
+            Some((k.as_str(), e as *const _))
+        );
+    }
+    i.endpoints.insert(key.clone(), removed);
+    assert_eq!(i.resolve("dcim.device").map(|r| r.0), Some("dcim/devices"));
+    assert_eq!(i.resolve("dcim.device").map(|r| r.1), Some(&ep));
+    let copy = i.clone();
+    let moved = i;
+    assert_eq!(
+        copy.resolve("/api/dcim/devices/").map(|r| r.0),
+        Some("dcim/devices")
+    );
+    assert_eq!(moved.resolve("dcim.device").map(|r| r.1), Some(&ep));
+}
