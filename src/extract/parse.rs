@@ -187,9 +187,224 @@ pub(crate) const MAX_EXPR_NESTING: usize = 1000;
 /// True when Python `text` might nest blocks deeper than [`MAX_NESTING`] or expressions deeper
 /// than [`MAX_EXPR_NESTING`]; such a text gets only the URL scan.
 pub(crate) fn python_too_deep(text: &str) -> bool {
-    python_indent_max(text.as_bytes()) > MAX_NESTING
-        || python_expr_depth(text.as_bytes()) > MAX_EXPR_NESTING
+    python_over(text.as_bytes(), MAX_EXPR_NESTING, MAX_NESTING)
 }
+
+/// True when [`python_expr_depth`] of `b` is above [`MAX_EXPR_NESTING`], as the guard reads it.
+#[cfg(test)]
+fn python_expr_too_deep(b: &[u8]) -> bool {
+    python_expr_over(b, MAX_EXPR_NESTING)
+}
+
+/// True when [`python_expr_depth`] of `b` is above `limit` (at least 1), as
+/// [`python_expr_too_deep`] reads it.
+#[cfg(test)]
+fn python_expr_over(b: &[u8], limit: usize) -> bool {
+    python_over(b, limit, usize::MAX)
+}
+
+/// True when [`python_expr_depth`] of `b` is above `limit` (at least 1) or [`python_indent_max`]
+/// above `indent_limit`, found with less work.
+/// The bound is the largest over the statements at the top level, each read as the text's
+/// first (no level open, no element counted), and it grows by two at most per byte of a
+/// statement that holds no f- or t-string: a token counts one and has a byte at least, a
+/// bracket counts two (its element's token and its level) and a closed one no more than its
+/// bytes twice, a plain string one. So a statement of at most `(limit - 1) / 2` bytes (499 for
+/// [`MAX_EXPR_NESTING`]) keeps within the bound, and only its end is looked for: its strings,
+/// comments, backslashes, brackets and line ends, from the candidates of [`stop_mask`] (sixteen
+/// bytes a step). A longer statement, or one with an f- or t-string, is read again exactly from
+/// its start. Every byte is read at most twice; the answer is [`python_expr_depth`]'s. The
+/// lines are measured from the line ends the reading meets (and those in what it skips).
+fn python_over(b: &[u8], limit: usize, indent_limit: usize) -> bool {
+    let mut indent = Indent::default();
+    indent.line(b, 0);
+    if indent.max > indent_limit {
+        return true;
+    }
+    // The longest statement without f- or t-strings that need not be read exactly: its bound
+    // is one (the top level) and two a byte at most.
+    let longest = (limit.max(1) - 1) / 2;
+    // The current statement's start and its open brackets; the quote of the plain string being
+    // read (0: none) and whether it is triple-quoted; whether a comment is being read; the
+    // offset below which candidates were read (a backslash's next byte, a string's quotes).
+    let (mut s, mut depth, mut next) = (0usize, 0usize, 0usize);
+    let (mut quote, mut triple, mut comment) = (0u8, false, false);
+    let mut base = 0;
+    while base < b.len() {
+        let mut m = stop_mask(b, base);
+        while m != 0 {
+            let p = base + m.trailing_zeros() as usize;
+            m &= m - 1;
+            let c = b[p];
+            if c == b'\n' {
+                indent.after(b, p);
+                if indent.max > indent_limit {
+                    return true;
+                }
+            }
+            if p < next {
+                continue;
+            }
+            if quote != 0 {
+                if c == quote {
+                    if !triple {
+                        quote = 0;
+                    } else if b[p..].starts_with(&[c, c, c]) {
+                        (quote, next) = (0, p + 3);
+                    }
+                    continue;
+                }
+                match c {
+                    b'\\' => {
+                        next = p + 2;
+                        continue;
+                    }
+                    // A one-line string left open at a line end: the line end is code.
+                    b'\n' | b'\r' if !triple => quote = 0,
+                    _ => continue,
+                }
+            } else if comment {
+                if !matches!(c, b'\n' | b'\r') {
+                    continue;
+                }
+                comment = false;
+            }
+            let exact = match c {
+                b'"' | b'\'' => {
+                    let f = p > 0
+                        && is_word(b[p - 1])
+                        && string_prefix(b, p)
+                            .iter()
+                            .any(|l| matches!(l.to_ascii_lowercase(), b'f' | b't'));
+                    if !f {
+                        quote = c;
+                        triple = b.get(p + 1) == Some(&c) && b.get(p + 2) == Some(&c);
+                        if triple {
+                            next = p + 3;
+                        }
+                    }
+                    f
+                }
+                b'(' | b'[' | b'{' => {
+                    depth += 1;
+                    false
+                }
+                b')' | b']' | b'}' => {
+                    depth = depth.saturating_sub(1);
+                    false
+                }
+                b'\n' | b'\r' | b';' if depth == 0 => {
+                    let long = p.saturating_sub(s) > longest;
+                    if !long {
+                        s = p + 1;
+                    }
+                    long
+                }
+                b'#' => {
+                    comment = true;
+                    false
+                }
+                b'\\' => {
+                    next = p + 2;
+                    false
+                }
+                _ => false,
+            };
+            if exact {
+                // An f- or t-string, or a long statement: read exactly from its start.
+                let (max, end) = python_expr_depth_from(b, s, true);
+                if max > limit {
+                    return true;
+                }
+                (s, depth, next, quote, comment) = (end, 0, end, 0, false);
+                if end >= base + 16 {
+                    // The lines that start in the chunks skipped.
+                    let to = end - end % 16;
+                    for q in memchr::memchr_iter(b'\n', &b[p + 1..to]) {
+                        indent.after(b, p + 1 + q);
+                    }
+                    if indent.max > indent_limit {
+                        return true;
+                    }
+                    break;
+                }
+            }
+        }
+        base = (base + 16).max(next - next % 16);
+    }
+    b.len().saturating_sub(s) > longest && python_expr_depth_from(b, s, true).0 > limit
+}
+
+/// The candidate stops of `b[base..base + 16]` (fewer bytes at the end of `b`) as bits, bit `k`
+/// for `b[base + k]`: the bytes of [`STOP`]. With SSE2 (every x86-64 processor) sixteen bytes
+/// are tested at once, elsewhere one by one.
+#[inline]
+fn stop_mask(b: &[u8], base: usize) -> u32 {
+    let mut chunk = [0u8; 16];
+    let block: &[u8; 16] = match b.get(base..base + 16) {
+        Some(full) => full.try_into().expect("sixteen bytes"),
+        None => {
+            // The last bytes, padded with zeros (no stop).
+            let rest = b.get(base..).unwrap_or_default();
+            chunk[..rest.len()].copy_from_slice(rest);
+            &chunk
+        }
+    };
+    stop_mask16(block)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn stop_mask16(block: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is in every x86-64 processor (the target's baseline); the load reads the
+    // sixteen bytes of `block` (unaligned loads are allowed).
+    unsafe {
+        let x = _mm_loadu_si128(block.as_ptr().cast());
+        let eq = |v: __m128i, c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
+        // `[\]` and `{|}` differ in one bit, `(` and `)` in another.
+        let folded = _mm_and_si128(x, _mm_set1_epi8(0xdfu8 as i8));
+        let paren = _mm_or_si128(x, _mm_set1_epi8(1));
+        let m = _mm_or_si128(
+            _mm_or_si128(
+                _mm_or_si128(eq(folded, b'['), eq(folded, b'\\')),
+                _mm_or_si128(eq(folded, b']'), eq(paren, b')')),
+            ),
+            _mm_or_si128(
+                _mm_or_si128(
+                    _mm_or_si128(eq(x, b'"'), eq(x, b'#')),
+                    _mm_or_si128(eq(x, b'\''), eq(x, b'\n')),
+                ),
+                _mm_or_si128(eq(x, b'\r'), eq(x, b';')),
+            ),
+        );
+        _mm_movemask_epi8(m) as u32
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn stop_mask16(block: &[u8; 16]) -> u32 {
+    block
+        .iter()
+        .enumerate()
+        .fold(0, |m, (k, &c)| m | (u32::from(STOP[c as usize]) << k))
+}
+
+/// The bytes [`python_over`] stops at: what can open, close or end a level, a
+/// statement, a string or a comment, or escape the next byte, and `|` (which the SSE2 test
+/// takes with the braces; it is read as code and does nothing there).
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+const STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let stops = b"\n\r\"#'();[\\]{|}";
+    let mut i = 0;
+    while i < stops.len() {
+        t[stops[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
 
 /// True when `text` might nest deeper than the parser and the walks of its tree can take.
 /// YAML (tree-sitter-yaml 0.7), blocks: columns restart at `\r` and at `\n`, and every `- `,
@@ -270,14 +485,35 @@ fn json_depth(b: &[u8]) -> usize {
 /// `\n`, a space counts 1, a tab 8, a `\r` or form feed starts the count again, a backslash
 /// continuation (`\` then `\n` or `\r\n`) carries the count on to the next line (the
 /// measure of tree-sitter-python 0.25's scanner, kept as the bound).
+// The guard measures lines through `python_over`; the tests take it as the oracle.
+#[cfg_attr(not(test), allow(dead_code))]
 fn python_indent_max(b: &[u8]) -> usize {
     let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', b).map(|i| i + 1));
-    let mut max = 0;
-    // A start inside a stretch already measured from an earlier start counts less there.
-    let mut measured_to = 0;
+    let mut indent = Indent::default();
     for start in starts {
-        if start < measured_to {
-            continue;
+        indent.line(b, start);
+        if indent.max > MAX_NESTING {
+            break;
+        }
+    }
+    indent.max
+}
+
+/// The running measure of [`python_indent_max`], line by line.
+#[derive(Default)]
+struct Indent {
+    max: usize,
+    /// Where the last measure stopped: a start inside a stretch already measured from an
+    /// earlier start counts less there.
+    measured_to: usize,
+}
+
+impl Indent {
+    /// Measures the line that starts at `start` (0, or right after a `\n`; starts come in
+    /// order).
+    fn line(&mut self, b: &[u8], start: usize) {
+        if start < self.measured_to {
+            return;
         }
         let mut width = 0usize;
         let mut i = start;
@@ -299,14 +535,18 @@ fn python_indent_max(b: &[u8]) -> usize {
                 _ => break,
             }
             i += 1;
-            max = max.max(width);
+            self.max = self.max.max(width);
         }
-        measured_to = i;
-        if max > MAX_NESTING {
-            break;
+        self.measured_to = i;
+    }
+
+    /// [`Indent::line`] for the line after the `\n` at `p`; most lines start with no blank.
+    #[inline]
+    fn after(&mut self, b: &[u8], p: usize) {
+        if matches!(b.get(p + 1), Some(b' ' | b'\t' | b'\r' | b'\x0c' | b'\\')) {
+            self.line(b, p + 1);
         }
     }
-    max
 }
 
 /// An upper bound of the expression nesting of Python text `b`, from one pass over its bytes
@@ -319,11 +559,20 @@ fn python_indent_max(b: &[u8]) -> usize {
 /// its own (its code is read like any other: `f"{[[[x]]]}"`, `f"{f"{x}"}"`, `f"{x:{y:{z}}}"`)
 /// and counts one more for the element that holds it; a closed f-string counts as deep as its
 /// deepest field. Adjacent strings (an implicit concatenation) count once.
+// The guard reads it through `python_over`; the tests take it as the oracle.
+#[cfg_attr(not(test), allow(dead_code))]
 fn python_expr_depth(b: &[u8]) -> usize {
+    python_expr_depth_from(b, 0, false).0
+}
+
+/// [`python_expr_depth`] of `b` read from `start` (a statement's start, where the reading is as
+/// at the text's start) and the offset where it stopped: with `one`, right after the first end
+/// of a statement at the top level, else (and when no statement ends) the end of the text.
+fn python_expr_depth_from(b: &[u8], start: usize, one: bool) -> (usize, usize) {
     let mut d = Depth::default();
     // The f-/t-strings open around the cursor, innermost last.
     let mut fstrings: Vec<FString> = Vec::new();
-    let mut i = 0;
+    let mut i = start;
     while i < b.len() {
         if let Some(f) = fstrings.last_mut() {
             // In an f-string's literal text (or format spec) unless a field is open above it.
@@ -365,7 +614,12 @@ fn python_expr_depth(b: &[u8]) -> usize {
             }
             // A line continuation (or a stray backslash).
             b'\\' => i += 1,
-            b'\n' | b'\r' | b';' if d.levels() == 1 => d.statement_end(),
+            b'\n' | b'\r' | b';' if d.levels() == 1 => {
+                d.statement_end();
+                if one {
+                    return (d.max, i + 1);
+                }
+            }
             b'\n' | b'\r' => {}
             b',' => d.comma(),
             b'(' | b'[' | b'{' => d.open(),
@@ -378,19 +632,7 @@ fn python_expr_depth(b: &[u8]) -> usize {
                 fstrings.last_mut().expect("an f-string is open").spec += 1;
             }
             b'"' | b'\'' => {
-                // The prefix's letters (none when the word before the quote is no prefix; most
-                // quotes follow no word).
-                let lower: &[u8] = match i.checked_sub(1).map(|p| is_word(b[p])) {
-                    Some(true) => {
-                        let word = &b[word_start(b, i)..i];
-                        if is_string_prefix(word) {
-                            word
-                        } else {
-                            &[]
-                        }
-                    }
-                    _ => &[],
-                };
+                let lower = string_prefix(b, i);
                 let has = |l: u8| lower.iter().any(|c| c.to_ascii_lowercase() == l);
                 let triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
                 let ql = if triple { 3 } else { 1 };
@@ -408,27 +650,7 @@ fn python_expr_depth(b: &[u8]) -> usize {
                     i += ql;
                     continue;
                 }
-                i += ql;
-                while i < b.len() {
-                    // To the next byte that can end or escape the string (every other byte of
-                    // a string is text).
-                    i = next_string_stop(b, i, c);
-                    let Some(&x) = b.get(i) else { break };
-                    match x {
-                        b'\\' => i += 1,
-                        b'\n' | b'\r' if !triple => {
-                            // Unterminated: the line end is read as code.
-                            i -= 1;
-                            break;
-                        }
-                        q if q == c && (!triple || b[i..].starts_with(&[c, c, c])) => {
-                            i += ql - 1;
-                            break;
-                        }
-                        _ => {}
-                    }
-                    i += 1;
-                }
+                i = skip_string(b, i, c, triple);
                 d.string(0);
             }
             c if is_word(c) => {
@@ -445,7 +667,53 @@ fn python_expr_depth(b: &[u8]) -> usize {
         }
         i += 1;
     }
-    d.max
+    (d.max, b.len())
+}
+
+/// The letters of the string prefix right before the quote at `i` (none when the word before
+/// the quote is no prefix; most quotes follow no word).
+fn string_prefix(b: &[u8], i: usize) -> &[u8] {
+    match i.checked_sub(1).map(|p| is_word(b[p])) {
+        Some(true) => {
+            let word = &b[word_start(b, i)..i];
+            if is_string_prefix(word) {
+                word
+            } else {
+                &[]
+            }
+        }
+        _ => &[],
+    }
+}
+
+/// Reads the plain (not f- or t-) string whose quote `c` (three of them when `triple`) is at
+/// `i`: the offset of its last byte (the closing quote's last); for a one-line string left open
+/// at a line end, of the byte before the line end (which is read as code next); at or past the
+/// end of the text when the text ends inside it.
+fn skip_string(b: &[u8], mut i: usize, c: u8, triple: bool) -> usize {
+    let ql = if triple { 3 } else { 1 };
+    i += ql;
+    while i < b.len() {
+        // To the next byte that can end or escape the string (every other byte of a string is
+        // text).
+        i = next_string_stop(b, i, c);
+        let Some(&x) = b.get(i) else { break };
+        match x {
+            b'\\' => i += 1,
+            b'\n' | b'\r' if !triple => {
+                // Unterminated: the line end is read as code.
+                i -= 1;
+                break;
+            }
+            q if q == c && (!triple || b[i..].starts_with(&[c, c, c])) => {
+                i += ql - 1;
+                break;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The first offset from `i` whose byte may end or escape a string opened by quote `q`: `q`, a
@@ -1050,6 +1318,189 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The SSE2 test of sixteen bytes takes the bytes of the table, at every position.
+    #[test]
+    fn stop_mask_takes_the_table_s_bytes() {
+        for c in 0..=255u8 {
+            for at in 0..16 {
+                let mut block = [b'a'; 16];
+                block[at] = c;
+                let want = if STOP[c as usize] { 1 << at } else { 0 };
+                assert_eq!(stop_mask16(&block), want, "{c:#x} at {at}");
+            }
+        }
+        // The tail of a text: the bytes past its end are no stops.
+        assert_eq!(stop_mask(b"x(\n", 0), 0b110);
+        assert_eq!(stop_mask(b"0123456789abcdef\"", 16), 1);
+    }
+
+    /// The guard's reading ([`python_expr_over`]) decides as the exact bound does, for every
+    /// limit, on texts made of the pieces that tokenize differently (brackets, strings of every
+    /// kind and prefix, f-string fields and specs, escapes, comments, line ends, `;`, words
+    /// before quotes), long ones (past the length it proves without reading exactly) and deep
+    /// ones.
+    #[test]
+    fn the_fast_guard_decides_as_the_exact_bound() {
+        use proptest::prelude::*;
+        const PIECES: &[&str] = &[
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            ";",
+            "\n",
+            "\r",
+            "\r\n",
+            " ",
+            "\t",
+            "x",
+            "ab",
+            "1",
+            "+",
+            ".",
+            ":",
+            "=",
+            "|",
+            "é",
+            "if",
+            "r",
+            "b",
+            "rb",
+            "f",
+            "F",
+            "t",
+            "fr",
+            "u",
+            "#",
+            "# c(\n",
+            "\\",
+            "\\\n",
+            "\"",
+            "'",
+            "\"\"\"",
+            "'''",
+            "\"a\"",
+            "'b'",
+            "\"\\\"\"",
+            "'(['",
+            "\"\"\"a\n(\"\"\"",
+            "f\"",
+            "f'",
+            "rb\"",
+            "F'",
+            "t\"",
+            "f\"{x}\"",
+            "f'{x:{y}}'",
+            "f\"{",
+            "{{",
+            "}}",
+            "\\N{",
+            "not ",
+            "lambda: ",
+            "-",
+            "x = (",
+            "\"x\" * 300",
+            "\n    ",
+            "\n\t",
+            "\n  \\\n  ",
+            "\x0c",
+            "\n \r ",
+        ];
+        let text = prop::collection::vec(prop::sample::select(PIECES), 0..200)
+            .prop_map(|pieces| pieces.concat());
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: 3000,
+            ..ProptestConfig::default()
+        });
+        runner
+            .run(&(text, 1usize..8), |(text, repeat)| {
+                let text = text.repeat(repeat);
+                let b = text.as_bytes();
+                let depth = python_expr_depth(b);
+                let indent = python_indent_max(b);
+                for limit in (1..12).chain([depth.saturating_sub(1), depth, depth + 1]) {
+                    let limit = limit.max(1);
+                    prop_assert_eq!(
+                        python_expr_over(b, limit),
+                        depth > limit,
+                        "limit {} depth {} {:?}",
+                        limit,
+                        depth,
+                        text
+                    );
+                    for k in [0, 1, 4, indent.saturating_sub(1), indent] {
+                        prop_assert_eq!(
+                            python_over(b, limit, k),
+                            depth > limit || indent > k,
+                            "limit {} depth {} indent {} of {} {:?}",
+                            limit,
+                            depth,
+                            k,
+                            indent,
+                            text
+                        );
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+        // Deep and long texts at the real bound.
+        for (head, step, tail) in [
+            ("x = ", "[", ""),
+            ("x = 1", "+1", ""),
+            ("x = ", "(", ""),
+            ("x = \"", "[", "\"\n"),
+            ("x = '''", "(\n", "'''\n"),
+            ("# ", "(", "\nx = 1\n"),
+            ("x = ", "\\\n(", ""),
+            ("x = ", "f\"{", ""),
+            ("x = [", "1,\n", "]\n"),
+        ] {
+            for k in [100, 498, 499, 500, 501, 999, 1000, 1001, 3000] {
+                let t = format!("{head}{}{tail}", step.repeat(k));
+                let b = t.as_bytes();
+                assert_eq!(
+                    python_expr_too_deep(b),
+                    python_expr_depth(b) > MAX_EXPR_NESTING,
+                    "{step:?} x {k}"
+                );
+            }
+        }
+    }
+
+    /// On real files (the examples and fixtures, each also after an open bracket), the fast
+    /// guard finds the exact bound: at it nothing is over, one below it something is.
+    #[test]
+    fn the_fast_guard_finds_the_bound_of_real_files() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs = vec![root.join("examples"), root.join("tests/fixtures")];
+        let mut n = 0;
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                for head in ["", "x = (\n", "x = f\"{\n"] {
+                    let t = format!("{head}{text}");
+                    let b = t.as_bytes();
+                    let depth = python_expr_depth(b);
+                    assert!(!python_expr_over(b, depth.max(1)), "{}", p.display());
+                    if depth > 1 {
+                        assert!(python_expr_over(b, depth - 1), "{}", p.display());
+                    }
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 100, "{n}");
     }
 
     #[test]

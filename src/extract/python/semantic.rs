@@ -512,11 +512,17 @@ impl<'a> Walk<'a> {
     }
 
     /// Records `e` (a dict or string) when a marker comment points at the line it starts on.
-    #[inline]
+    #[inline(always)]
     fn marked(&mut self, e: &'a Expr) {
-        if self.markers.is_empty() {
-            return;
+        // Asked for every string and dict of a module; most modules have no marker comment.
+        if !self.markers.is_empty() {
+            self.marked_at(e);
         }
+    }
+
+    /// [`Walk::marked`] once a marker comment is known to wait.
+    #[inline(never)]
+    fn marked_at(&mut self, e: &'a Expr) {
         let start = e.range().start().to_u32();
         let line = line_start(self.src, start as usize) as u32;
         if let Some(i) = self.markers.iter().position(|(l, _)| *l == line) {
