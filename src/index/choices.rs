@@ -22,6 +22,65 @@ struct Lazy {
     data: OnceLock<ChoiceSet>,
     /// When read lazily: the set's section in the shipped index ([`super::split`]).
     raw: Option<Le>,
+    /// [`ChoiceSets::sketches`] of the set, made on first use.
+    sketches: OnceLock<Box<[ChoiceSketch]>>,
+}
+
+/// One text of a choice (its value or its label) as the near-value scan of `invalid-choice`
+/// reads it (`rest::choices`), made once per set ([`ChoiceSets::sketches`]) so that a wrong
+/// value is not compared byte by byte with every choice of a long set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sketch {
+    /// Length in bytes.
+    pub len: u32,
+    /// True when the text is ASCII.
+    pub ascii: bool,
+    /// True when `bytes`, `repeats` and `head` are made: an ASCII text of 1 to 64 bytes.
+    pub bounded: bool,
+    /// Bit `c` set when the ASCII-lowercased text holds byte `c`.
+    pub bytes: u128,
+    /// How many bytes of the lowercased text repeat an earlier byte of it (its length less
+    /// the number of distinct bytes).
+    pub repeats: u32,
+    /// Its first four bytes lowercased (zero past its end).
+    pub head: [u8; 4],
+}
+
+impl Sketch {
+    /// The sketch of `s`.
+    pub fn of(s: &str) -> Sketch {
+        let b = s.as_bytes();
+        let ascii = b.is_ascii();
+        let bounded = ascii && !b.is_empty() && b.len() <= 64;
+        let mut sk = Sketch {
+            len: u32::try_from(b.len()).unwrap_or(u32::MAX),
+            ascii,
+            bounded,
+            ..Sketch::default()
+        };
+        if bounded {
+            for (i, &c) in b.iter().enumerate() {
+                let c = c.to_ascii_lowercase();
+                sk.bytes |= 1u128 << c;
+                if let Some(h) = sk.head.get_mut(i) {
+                    *h = c;
+                }
+            }
+            sk.repeats = sk.len - sk.bytes.count_ones();
+        }
+        sk
+    }
+}
+
+/// The [`Sketch`]es of one choice `(value, label)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChoiceSketch {
+    /// The value's.
+    pub value: Sketch,
+    /// The label's.
+    pub label: Sketch,
+    /// True when the label is the value but for ASCII case (`Active`, `active`).
+    pub same: bool,
 }
 
 impl Lazy {
@@ -49,6 +108,7 @@ impl ChoiceSets {
                 .map(|r| Lazy {
                     data: OnceLock::new(),
                     raw: Some(r),
+                    sketches: OnceLock::new(),
                 })
                 .collect(),
         }
@@ -57,6 +117,23 @@ impl ChoiceSets {
     /// The set at `i`, if any.
     pub fn get(&self, i: usize) -> Option<&ChoiceSet> {
         self.sets.get(i).map(Lazy::get)
+    }
+
+    /// The [`ChoiceSketch`] of each choice of the set at `i` (same order as its `choices`),
+    /// made on first use; `None` when there is no such set.
+    pub fn sketches(&self, i: usize) -> Option<&[ChoiceSketch]> {
+        let lazy = self.sets.get(i)?;
+        Some(lazy.sketches.get_or_init(|| {
+            lazy.get()
+                .choices
+                .iter()
+                .map(|(v, l)| ChoiceSketch {
+                    value: Sketch::of(v),
+                    label: Sketch::of(l),
+                    same: l.eq_ignore_ascii_case(v),
+                })
+                .collect()
+        }))
     }
 
     /// Number of sets.
@@ -83,6 +160,7 @@ impl From<Vec<ChoiceSet>> for ChoiceSets {
                 .map(|s| Lazy {
                     data: OnceLock::from(s),
                     raw: None,
+                    sketches: OnceLock::new(),
                 })
                 .collect(),
         }

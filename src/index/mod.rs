@@ -18,7 +18,7 @@ pub mod split;
 pub(crate) mod suffixes;
 pub(crate) mod table;
 
-pub use choices::ChoiceSets;
+pub use choices::{ChoiceSets, ChoiceSketch, Sketch};
 pub use fields::{FieldSet, ResponseFields};
 pub use params::{LookupSet, Params, ParamsIter, LOOKUPS};
 

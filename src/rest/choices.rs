@@ -9,7 +9,7 @@ use super::lookups::Key;
 use super::{finding_sev, render, Ctx};
 use crate::extract::FilterEntry;
 use crate::finding::{Finding, Severity};
-use crate::index::Parameter;
+use crate::index::{ChoiceSketch, Parameter, Sketch};
 use std::ops::Range;
 
 /// Lookups whose value NetBox validates as a whole choice, like the bare filter. Live 4.6.8:
@@ -65,25 +65,20 @@ pub(crate) fn set_of(
     own.choices
 }
 
-/// Checks `text` (the wire text of one value) against the choice set of `param`; `parsed` is
-/// the entry's key parsed; `own`: `param` is `view`'s parameter of that key.
-#[allow(clippy::too_many_arguments)]
+/// Checks `text` (the wire text of one value) against choice set `number` of the index (the
+/// [`set_of`] the entry's key); `parsed` is the entry's key parsed.
 pub(crate) fn check(
     ctx: &Ctx,
     view: &View,
     entry: &FilterEntry,
     parsed: &Key,
-    param: &Parameter,
-    own: bool,
+    number: usize,
     text: &str,
     r: Range<usize>,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
     let lookup = parsed.lookup();
-    let set = view
-        .index
-        .choice_sets
-        .get(set_of(view, key, parsed, param, own)? as usize)?;
+    let set = view.index.choice_sets.get(number)?;
     if set.choices.is_empty() || text == "null" || set.choices.iter().any(|(v, _)| v == text) {
         return None;
     }
@@ -92,16 +87,36 @@ pub(crate) fn check(
     } else {
         Severity::Warning
     };
-    let fix = best_value(&set.choices, text);
-    let mut msg = format!(
-        "`{text}` is not a choice of `{key}` in NetBox {}: NetBox answers HTTP 400.",
-        view.version()
-    );
+    // One sketch per choice (made once per set); a set without them is scanned whole.
+    let sketches = view
+        .index
+        .choice_sets
+        .sketches(number)
+        .filter(|s| s.len() == set.choices.len());
+    let fix = best_value(&set.choices, sketches, text);
+    // One allocation: the head, the lookup's sentence, the advice (at most twelve values).
+    let listed: usize = set.choices.iter().take(12).map(|(v, _)| v.len() + 2).sum();
+    let mut msg = String::with_capacity(320 + 2 * text.len() + key.len() + listed);
+    for part in [
+        "`",
+        text,
+        "` is not a choice of `",
+        key,
+        "` in NetBox ",
+        view.version(),
+        ": NetBox answers HTTP 400.",
+    ] {
+        msg.push_str(part);
+    }
     if lookup.is_some_and(|l| l != "n") {
         msg.push_str(" The lookup does not match parts of values: NetBox checks the value against the choices first.");
     }
     match &fix {
-        Some(v) => msg.push_str(&format!(" Use `{v}`.")),
+        Some(v) => {
+            msg.push_str(" Use `");
+            msg.push_str(v);
+            msg.push_str("`.");
+        }
         None => {
             // "a, b, c" (the first twelve values, then ", ...").
             msg.push_str(" Choices: ");
@@ -125,7 +140,7 @@ pub(crate) fn check(
         let new = render::string(&v, ctx.syntax());
         f = f.with_fix(format!("Replace with `{v}`"), r, new, true);
     } else {
-        for v in similar(&set.choices, text) {
+        for v in similar(&set.choices, sketches, text) {
             let new = render::string(&v, ctx.syntax());
             f = f.with_fix(format!("Replace with `{v}`"), r.clone(), new, false);
         }
@@ -135,25 +150,45 @@ pub(crate) fn check(
 
 /// The one value `text` surely means: same value ignoring case, a label (ignoring case), the
 /// label slugified (`Access Switch` → `access-switch`), or a known verb.
-fn best_value(choices: &[(String, String)], text: &str) -> Option<String> {
+/// `sketches`: the choices' [`ChoiceSketch`]es, when made (an ASCII text of another length
+/// than `lower` is no match: not compared).
+fn best_value(
+    choices: &[(String, String)],
+    sketches: Option<&[ChoiceSketch]>,
+    text: &str,
+) -> Option<String> {
     let lower = text.trim().to_lowercase();
     // The one choice `pred` holds for (no list of hits made).
-    let unique = |pred: &dyn Fn(&(String, String)) -> bool| -> Option<String> {
-        let mut hits = choices.iter().filter(|c| pred(c));
-        let (v, _) = hits.next()?;
+    let unique = |pred: &dyn Fn(usize, &(String, String)) -> bool| -> Option<String> {
+        let mut hits = choices.iter().enumerate().filter(|(i, c)| pred(*i, c));
+        let (_, (v, _)) = hits.next()?;
         hits.next().is_none().then(|| v.clone())
     };
-    if let Some(v) = unique(&|(v, _)| lower_eq(v, &lower)) {
+    // `lower_eq(s, &lower)`, `s` being the text `sketch` picks of choice `i`.
+    let lower_eq_at = |i: usize, s: &str, sketch: fn(&ChoiceSketch) -> &Sketch| {
+        let other_length = sketches
+            .and_then(|all| all.get(i))
+            .map(sketch)
+            .is_some_and(|sk| sk.ascii && sk.len as usize != lower.len());
+        !other_length && lower_eq(s, &lower)
+    };
+    if let Some(v) = unique(&|i, (v, _)| lower_eq_at(i, v, |c| &c.value)) {
         return Some(v);
     }
-    if let Some(v) = unique(&|(_, l)| lower_eq(l, &lower)) {
+    if let Some(v) = unique(&|i, (_, l)| lower_eq_at(i, l, |c| &c.label)) {
         return Some(v);
     }
-    let slug: String = lower
+    // The non-empty runs of alphanumerics joined with `-`.
+    let mut slug = String::with_capacity(lower.len());
+    for part in lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
+    {
+        if !slug.is_empty() {
+            slug.push('-');
+        }
+        slug.push_str(part);
+    }
     // `v.replace('_', "-") == slug` without a string per choice.
     let dashed_eq = |v: &str| {
         v.len() == slug.len()
@@ -161,11 +196,11 @@ fn best_value(choices: &[(String, String)], text: &str) -> Option<String> {
                 .zip(slug.bytes())
                 .all(|(a, b)| if a == b'_' { b == b'-' } else { a == b })
     };
-    if let Some(v) = unique(&|(v, _)| *v == slug || dashed_eq(v)) {
+    if let Some(v) = unique(&|_, (v, _)| *v == slug || dashed_eq(v)) {
         return Some(v);
     }
     let verb = VERBS.iter().find(|(w, _)| *w == lower).map(|(_, v)| *v)?;
-    unique(&|(v, _)| v == verb)
+    unique(&|_, (v, _)| v == verb)
 }
 
 /// `s.to_lowercase() == lower`, without lowercasing into a new string for an ASCII `s` (a
@@ -181,12 +216,130 @@ fn lower_eq(s: &str, lower: &str) -> bool {
     }
 }
 
-/// Up to three values close to `text` (Jaro-Winkler ≥ 0.8 on value or label).
-fn similar(choices: &[(String, String)], text: &str) -> Vec<String> {
+/// [`near::Bound`](super::near::Bound)'s test from the [`Sketch`]es of a choice set: the
+/// lowercased text a wrong value is compared with, as its byte set, length and first bytes.
+struct Probe<'a> {
+    text: &'a [u8],
+    bytes: u128,
+}
+
+impl<'a> Probe<'a> {
+    /// `None` where `Bound::new` gives none (a text not ASCII, empty or over 128 bytes).
+    fn new(text: &'a str) -> Option<Probe<'a>> {
+        let text = text.as_bytes();
+        if text.is_empty() || text.len() > 128 || !text.is_ascii() {
+            return None;
+        }
+        let bytes = text.iter().fold(0u128, |m, &c| m | 1u128 << c);
+        Some(Probe { text, bytes })
+    }
+
+    /// False only when `Bound::may_reach(other, true, 0.8)` is surely false for the text
+    /// `sk` sketches (so that `similar` would not score it): its Jaro matches are at most the
+    /// bytes of `other` that occur in the text, which are at most the distinct ones plus the
+    /// repeats; the bound grows with that number, and a wider margin than `Bound`'s covers
+    /// rounding. True for a text without a sketch.
+    #[inline(always)]
+    fn may_reach(&self, sk: &Sketch) -> bool {
+        if !sk.bounded {
+            return true;
+        }
+        let shared = (self.bytes & sk.bytes).count_ones() + sk.repeats;
+        let m = (shared as usize).min(self.text.len());
+        // Jaro-Winkler reaches 0.8 only with Jaro ≥ 2/3 (Winkler adds at most 0.4 of the
+        // rest), so only when m/|a| + m/|b| ≥ 1: asked in integers first, with a margin far
+        // above any rounding when it fails (at least 2e-5 below 0.8 for texts this short).
+        let (a, b) = (self.text.len(), sk.len as usize);
+        if m == 0 || m * (a + b) < a * b {
+            return false;
+        }
+        let m = m as f64;
+        let jaro = (m / self.text.len() as f64 + m / f64::from(sk.len) + 1.0) / 3.0;
+        let prefix = self
+            .text
+            .iter()
+            .take(4)
+            .zip(&sk.head[..(sk.len as usize).min(4)])
+            .take_while(|(x, y)| x == y)
+            .count();
+        jaro + 0.1 * prefix as f64 * (1.0 - jaro) >= 0.8 - 1e-6
+    }
+}
+
+/// [`scan_into`] compiled with the `popcnt` instruction ([`Probe::may_reach`] counts the bits
+/// of two sketches per choice; the baseline x86-64 target counts them with shifts and masks).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn scan_popcnt<'c>(
+    choices: &'c [(String, String)],
+    sketches: Option<&[ChoiceSketch]>,
+    probe: Option<&Probe>,
+    score: &dyn Fn(&str) -> f64,
+    scored: &mut Vec<(f64, &'c String)>,
+) {
+    scan_into(choices, sketches, probe, score, scored);
+}
+
+/// Pushes onto `scored` each value of `choices` whose value or label scores 0.8 or more by
+/// `score`, with that score. A text below 0.8 scores as 0.0 (it is filtered out either way):
+/// one its sketch shows cannot reach 0.8 is not scored.
+#[inline(always)]
+fn scan_into<'c>(
+    choices: &'c [(String, String)],
+    sketches: Option<&[ChoiceSketch]>,
+    probe: Option<&Probe>,
+    score: &dyn Fn(&str) -> f64,
+    scored: &mut Vec<(f64, &'c String)>,
+) {
+    for (i, (v, l)) in choices.iter().enumerate() {
+        let sk = sketches.and_then(|all| all.get(i));
+        // A label that is the value but for ASCII case (`Active`, `active`) scores the same
+        // (both are lower-cased first): scored once.
+        let same = sk.map_or_else(|| l.eq_ignore_ascii_case(v), |sk| sk.same);
+        let s = if same {
+            score_sk(probe, score, v, sk.map(|sk| &sk.value))
+        } else {
+            score_sk(probe, score, v, sk.map(|sk| &sk.value)).max(score_sk(
+                probe,
+                score,
+                l,
+                sk.map(|sk| &sk.label),
+            ))
+        };
+        if s >= 0.8 {
+            scored.push((s, v));
+        }
+    }
+}
+
+/// `score(s)`, or 0.0 when the sketch `sk` of `s` shows it cannot reach 0.8 (a function, not
+/// a closure: inlined into [`scan_popcnt`], it counts bits with `popcnt`).
+#[inline(always)]
+fn score_sk(
+    probe: Option<&Probe>,
+    score: &dyn Fn(&str) -> f64,
+    s: &str,
+    sk: Option<&Sketch>,
+) -> f64 {
+    match (probe, sk) {
+        (Some(p), Some(sk)) if !p.may_reach(sk) => 0.0,
+        _ => score(s),
+    }
+}
+
+/// Up to three values close to `text` (Jaro-Winkler ≥ 0.8 on value or label). `sketches`:
+/// the choices' [`ChoiceSketch`]es, when made: a text they show cannot reach 0.8 is not
+/// looked at.
+fn similar(
+    choices: &[(String, String)],
+    sketches: Option<&[ChoiceSketch]>,
+    text: &str,
+) -> Vec<String> {
     let t = text.to_lowercase();
     // A choice that cannot reach 0.8 is not scored (`near::Bound`): it is filtered out
     // whatever its exact score.
     let bound = super::near::Bound::new(&t);
+    let probe = Probe::new(&t);
     // strsim's number on the lowercased texts; for ASCII ones lowercased on the stack and
     // scored on bytes (a `to_lowercase` and strsim's allocation per choice made this 37,000
     // instructions a value).
@@ -208,22 +361,117 @@ fn similar(choices: &[(String, String)], text: &str) -> Vec<String> {
             _ => strsim::jaro_winkler(&t, &s.to_lowercase()),
         }
     };
-    let mut scored: Vec<(f64, &String)> = choices
-        .iter()
-        // A label that is the value but for ASCII case (`Active`, `active`) scores the same
-        // (both are lower-cased first): scored once.
-        .map(|(v, l)| {
-            let s = if l.eq_ignore_ascii_case(v) {
-                score(v)
-            } else {
-                score(v).max(score(l))
-            };
-            (s, v)
-        })
-        .filter(|(s, _)| *s >= 0.8)
-        .collect();
+    let mut scored: Vec<(f64, &String)> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has `popcnt`, checked just above.
+            unsafe { scan_popcnt(choices, sketches, probe.as_ref(), &score, &mut scored) };
+        } else {
+            scan_into(choices, sketches, probe.as_ref(), &score, &mut scored);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    scan_into(choices, sketches, probe.as_ref(), &score, &mut scored);
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
     scored.into_iter().take(3).map(|(_, v)| v.clone()).collect()
+}
+
+#[cfg(test)]
+mod sketch_tests {
+    use crate::index::{ChoiceSet, ChoiceSets};
+
+    /// The sketches change no answer: `similar` and `best_value` give the same with and
+    /// without them, over choices near and far, long and short, ASCII or not.
+    #[test]
+    fn sketches_change_no_answer() {
+        let pairs = [
+            ("active", "Active"),
+            ("planned", "Planned"),
+            ("staged", "Staged"),
+            ("failed", "Failed"),
+            ("offline", "Offline"),
+            ("decommissioning", "Decommissioning"),
+            ("1000base-t", "1000BASE-T (1GE)"),
+            ("1000base-x-sfp", "SFP (1GE)"),
+            ("10gbase-x-sfpp", "SFP+ (10GE)"),
+            ("virtual", "Virtual"),
+            ("lag", "Link Aggregation Group (LAG)"),
+            ("access-switch", "Access Switch"),
+            ("create", "Created"),
+            ("dcim.device", "DCIM > Device"),
+            ("straße", "Straße"),
+            ("é", "É"),
+            (
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                "long",
+            ),
+            ("", "Empty"),
+            ("10", "10"),
+            ("abab", "baba"),
+        ];
+        let choices: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(v, l)| (v.to_string(), l.to_string()))
+            .collect();
+        let sets = ChoiceSets::from(vec![ChoiceSet {
+            choices: choices.clone(),
+        }]);
+        let sketches = sets.sketches(0);
+        assert_eq!(sketches.map(<[_]>::len), Some(choices.len()));
+        let texts = [
+            "activ",
+            "Actve",
+            "ACTIVE",
+            "active",
+            "plan",
+            "planed",
+            "stged",
+            "fail",
+            "ofline",
+            "decom",
+            "1000base",
+            "1000BASE-T",
+            "sfp",
+            "SFP+",
+            "virt",
+            "Lag",
+            "access switch",
+            "Access-Switch",
+            "created",
+            "deleted",
+            "dcim device",
+            "strasse",
+            "straße",
+            "e",
+            "é",
+            "a",
+            "aa",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "",
+            " ",
+            "10",
+            "1",
+            "baab",
+            "zz-no-such",
+            "edge",
+            "dc1",
+            "core",
+            "42",
+        ];
+        for t in texts {
+            assert_eq!(
+                super::similar(&choices, None, t),
+                super::similar(&choices, sketches, t),
+                "{t:?}"
+            );
+            assert_eq!(
+                super::best_value(&choices, None, t),
+                super::best_value(&choices, sketches, t),
+                "{t:?}"
+            );
+        }
+    }
 }
 
 #[cfg(test)]

@@ -21,19 +21,24 @@ pub(super) fn invalid_date(
         && b[4] == b'-'
         && text[5..].split('-').count() >= 2;
     let head = text.split([' ', 'T']).next().unwrap_or("");
-    let parts: Vec<&str> = head.split('/').collect();
-    let us_date = parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|c| c.is_ascii_digit()));
-    // Django's `%b %d %Y`, `%d %B, %Y`, ... forms (`Oct 25 2006`).
-    let lower = text.to_ascii_lowercase();
-    let month_name = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ]
-    .iter()
-    .any(|m| lower.contains(m))
-        && text.bytes().filter(u8::is_ascii_digit).count() >= 4;
+    let mut parts = head.split('/');
+    let us_date = head.split('/').count() == 3
+        && parts.all(|p| !p.is_empty() && p.len() <= 4 && p.bytes().all(|c| c.is_ascii_digit()));
+    // Django's `%b %d %Y`, `%d %B, %Y`, ... forms (`Oct 25 2006`): a month's first three
+    // letters anywhere (in any case), and four digits.
+    const MONTHS: [&[u8; 3]; 12] = [
+        b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov",
+        b"dec",
+    ];
+    let month_name = text.bytes().filter(u8::is_ascii_digit).count() >= 4
+        && b.windows(3).any(|w| {
+            let w = [
+                w[0].to_ascii_lowercase(),
+                w[1].to_ascii_lowercase(),
+                w[2].to_ascii_lowercase(),
+            ];
+            MONTHS.iter().any(|m| **m == w)
+        });
     if starts_with_date || us_date || month_name {
         return None;
     }
@@ -46,7 +51,15 @@ pub(super) fn invalid_date(
         r,
         "invalid-value",
         Severity::Warning,
-        format!("`{key}` takes {what}: NetBox answers HTTP 400 for `{text}`."),
+        super::text::cat(&[
+            "`",
+            key,
+            "` takes ",
+            what,
+            ": NetBox answers HTTP 400 for `",
+            text,
+            "`.",
+        ]),
     ))
 }
 

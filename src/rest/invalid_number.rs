@@ -179,8 +179,7 @@ fn boolean_on_number(
     if !(key.ends_with("_id") && view.is_relation(key)) {
         return None;
     }
-    let rel = key.strip_suffix("_id").unwrap_or(key).replace('_', " ");
-    let negated = format!("{key}__n");
+    let negated = super::text::cat(&[key, "__n"]);
     let (to, meaning) = if b {
         (negated.as_str(), "with")
     } else {
@@ -189,20 +188,33 @@ fn boolean_on_number(
     if !view.has(to) {
         return None;
     }
+    let rel = key.strip_suffix("_id").unwrap_or(key).replace('_', " ");
+    let rel = rel.as_str();
+    let (other, other_side) = if b {
+        (key, "without")
+    } else {
+        (negated.as_str(), "with")
+    };
     let mut f = finding(
         entry.value_range.clone(),
         "invalid-value",
-        format!(
-            "{head} Objects {meaning} a {rel} are selected with the null selector: `{to}=null`{}.",
-            if b {
-                format!(" (`{key}=null` for those without one)")
-            } else {
-                format!(" (`{negated}=null` for those with one)")
-            }
-        ),
+        super::text::cat(&[
+            head,
+            " Objects ",
+            meaning,
+            " a ",
+            rel,
+            " are selected with the null selector: `",
+            to,
+            "=null` (`",
+            other,
+            "=null` for those ",
+            other_side,
+            " one).",
+        ]),
     );
     f.fixes.push(crate::finding::Fix {
-        title: format!("Select objects {meaning} a {rel}: `{to}=null`"),
+        title: super::text::cat(&["Select objects ", meaning, " a ", rel, ": `", to, "=null`"]),
         edits: vec![
             crate::finding::Edit {
                 range: entry.key_range.clone(),

@@ -21,17 +21,20 @@ pub(super) fn invalid_uuid(key: &str, text: &str, r: Range<usize>) -> Option<Fin
     if trimmed.is_empty() {
         return None; // an empty value drops the filter (`dropped-value` says so)
     }
-    let bare = trimmed.replace("urn:", "").replace("uuid:", "");
-    let bare: String = bare
-        .trim_matches(['{', '}'])
-        .chars()
-        .filter(|&c| c != '-')
-        .collect();
-    let refused = if bare.chars().count() != 32 {
+    // A text without `:` has no `urn:`/`uuid:` to drop (no string made for it).
+    let dropped;
+    let bare = if trimmed.contains(':') {
+        dropped = trimmed.replace("urn:", "").replace("uuid:", "");
+        dropped.as_str()
+    } else {
+        trimmed
+    };
+    let bare = bare.trim_matches(['{', '}']).chars().filter(|&c| c != '-');
+    let refused = if bare.clone().count() != 32 {
         true
     } else {
         // Characters `int(_, 16)` never takes: surely refused.
-        bare.chars()
+        bare.clone()
             .any(|c| !(c.is_ascii_hexdigit() || c == '_' || c == '+' || c.is_whitespace()))
     };
     if !refused {
@@ -41,9 +44,13 @@ pub(super) fn invalid_uuid(key: &str, text: &str, r: Range<usize>) -> Option<Fin
         r,
         "invalid-value",
         Severity::Error,
-        format!(
-            "`{key}` takes a UUID (`3fa85f64-5717-4562-b3fc-2c963f66afa6`): NetBox answers HTTP 400 (\"Enter a valid UUID.\") for `{text}`."
-        ),
+        super::text::cat(&[
+            "`",
+            key,
+            "` takes a UUID (`3fa85f64-5717-4562-b3fc-2c963f66afa6`): NetBox answers HTTP 400 (\"Enter a valid UUID.\") for `",
+            text,
+            "`.",
+        ]),
     ))
 }
 

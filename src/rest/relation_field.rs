@@ -37,7 +37,9 @@ use std::ops::Range;
 const PRIVATE_AS_START: u64 = 64_512;
 
 /// Checks one scalar `text` of relation filter `key` (bare or `__n`; `k` is `key` parsed;
-/// `key_relation`: [`View::is_relation`]`(key)`, known to the caller).
+/// `key_relation`: [`View::is_relation`]`(key)`, known to the caller). The value rules ask
+/// [`rule_of`] once per filter and [`check_rule`] per value.
+#[cfg(test)]
 pub(crate) fn check(
     view: &View,
     key: &str,
@@ -47,11 +49,25 @@ pub(crate) fn check(
     text: &str,
     r: Range<usize>,
 ) -> Option<Finding> {
-    let here = here(view, k, key_relation)?;
+    let rule = rule_of(view, k, key_relation, param)?;
+    check_rule(view, key, k, rule, param, text, r)
+}
+
+/// [`check`] with its rule known ([`rule_of`] the same filter): `name` for the name rule
+/// (`Some(true)` there), else the id rule.
+pub(crate) fn check_rule(
+    view: &View,
+    key: &str,
+    k: &Key,
+    name: bool,
+    param: &Parameter,
+    text: &str,
+    r: Range<usize>,
+) -> Option<Finding> {
     let base = k.base();
     let text = text.trim();
-    match here.as_str() {
-        "name" if slug_shaped(text) && has_slug(view, base) => {
+    match name {
+        true if slug_shaped(text) && has_slug(view, base) => {
             let other = elsewhere(view, base, &["slug"])?;
             let spoken = base.replace('_', " ");
             let id = format!("{base}_id");
@@ -78,7 +94,8 @@ pub(crate) fn check(
             };
             Some(finding_sev(r, "relation-field", severity, message))
         }
-        "id" if param.kind == ValueKind::Integer => {
+        true => None,
+        false => {
             let n: u64 = text.parse().ok()?;
             let other = elsewhere(view, base, &["number"])?;
             let object = other
@@ -100,7 +117,6 @@ pub(crate) fn check(
             };
             Some(finding_sev(r, "relation-field", severity, message))
         }
-        _ => None,
     }
 }
 
@@ -127,13 +143,15 @@ fn here(view: &View, k: &Key, key_relation: bool) -> Option<String> {
     field_here(view, base)
 }
 
-/// True when [`check`] can report some value of filter `k` (parsed, of parameter `param`;
-/// `key_relation` as there); false means it reports none.
-pub(crate) fn may_apply(view: &View, k: &Key, key_relation: bool, param: &Parameter) -> bool {
+/// Which rule [`check`] holds values of filter `k` (parsed, of parameter `param`;
+/// `key_relation` as there) to: `Some(true)` the name rule (a slug where the filter takes the
+/// name), `Some(false)` the id rule (a number
+/// where it takes the id), `None` neither.
+pub(crate) fn rule_of(view: &View, k: &Key, key_relation: bool, param: &Parameter) -> Option<bool> {
     match here(view, k, key_relation).as_deref() {
-        Some("name") => true,
-        Some("id") => param.kind == ValueKind::Integer,
-        _ => false,
+        Some("name") => Some(true),
+        Some("id") if param.kind == ValueKind::Integer => Some(false),
+        _ => None,
     }
 }
 

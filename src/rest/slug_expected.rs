@@ -69,22 +69,40 @@ pub(super) fn number_on_slug(
     let k = Key::parse(key);
     let base = k.base();
     let lookup = key.strip_prefix(base).unwrap_or("");
-    let id = format!("{base}_id{lookup}");
+    let id = super::text::cat(&[base, "_id", lookup]);
     if !view.has(&id) {
         return None;
     }
     let spoken = base.replace('_', " ");
+    let spoken = spoken.as_str();
     let f = finding_sev(
         r,
         "slug-expected",
         Severity::Information,
-        format!(
-            "`{key}` matches the {spoken}'s slug; `{text}` looks like an id: NetBox {} answers HTTP 400 unless a {spoken} has the slug `{text}`. For the {spoken} with id {text} use `{id}`.",
-            view.version()
-        ),
+        super::text::cat(&[
+            "`",
+            key,
+            "` matches the ",
+            spoken,
+            "'s slug; `",
+            text,
+            "` looks like an id: NetBox ",
+            view.version(),
+            " answers HTTP 400 unless a ",
+            spoken,
+            " has the slug `",
+            text,
+            "`. For the ",
+            spoken,
+            " with id ",
+            text,
+            " use `",
+            &id,
+            "`.",
+        ]),
     );
     Some(f.with_fix(
-        format!("Replace `{key}` with `{id}`"),
+        super::text::cat(&["Replace `", key, "` with `", &id, "`"]),
         entry.key_range.clone(),
         id,
         false,

@@ -15,6 +15,16 @@ pub(crate) fn contains(hay: &str, needle: &str) -> bool {
         && (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i + 1..i + n.len()] == rest)
 }
 
+/// `parts` concatenated into one string of exactly their length: for the rules' messages,
+/// where `format!` cost more than the rest of building a finding.
+pub(crate) fn cat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.push_str(p);
+    }
+    out
+}
+
 /// `s.split_once("__")`, by a byte scan (no two-way searcher set up per call, as in
 /// [`contains`]).
 pub(crate) fn split_dunder(s: &str) -> Option<(&str, &str)> {

@@ -46,7 +46,7 @@ impl Plan {
     const VALUE_FORM: u64 = 1 << 34;
     /// `object-type-value` ([`super::object_type_value::is_object_type_filter`]).
     const OBJECT_TYPE: u64 = 1 << 35;
-    /// `relation-field` ([`super::relation_field::may_apply`]).
+    /// `relation-field` ([`super::relation_field::rule_of`] is `Some`).
     const RELATION: u64 = 1 << 36;
     /// [`View::takes_integers_known`].
     const INTEGERS: u64 = 1 << 37;
@@ -61,6 +61,9 @@ impl Plan {
     /// filter that takes no number, pass every rule but those of the query-string and
     /// `api_filter` syntaxes.
     const BARE: u64 = 1 << 41;
+    /// With [`Plan::RELATION`]: the name rule ([`super::relation_field::rule_of`] `true`),
+    /// else the id rule.
+    const RELATION_NAME: u64 = 1 << 42;
     /// Always set: a made plan is never 0 (the memo's "not made").
     const MADE: u64 = 1 << 63;
 
@@ -69,6 +72,7 @@ impl Plan {
         let parsed = Key::parse(key);
         let flag = |on: bool, bit: u64| if on { bit } else { 0 };
         let choices = choices::set_of(view, key, &parsed, param, own);
+        let relation_rule = super::relation_field::rule_of(view, &parsed, relation, param);
         let bits = Plan::MADE
             | flag(faults::broken(view, key), Plan::FAULT)
             | flag(super::vrf_needs_rd::is_rd_filter(key, param), Plan::VRF)
@@ -77,10 +81,8 @@ impl Plan {
                 super::object_type_value::is_object_type_filter(key, param),
                 Plan::OBJECT_TYPE,
             )
-            | flag(
-                super::relation_field::may_apply(view, &parsed, relation, param),
-                Plan::RELATION,
-            )
+            | flag(relation_rule.is_some(), Plan::RELATION)
+            | flag(relation_rule == Some(true), Plan::RELATION_NAME)
             | flag(
                 view.takes_integers_known(key, param, own.then_some(relation)),
                 Plan::INTEGERS,
@@ -172,12 +174,7 @@ pub(crate) fn check(
         ));
         return;
     }
-    let here = Here {
-        param,
-        relation,
-        own,
-        plan,
-    };
+    let here = Here { param, plan };
     for (v, r) in elements(entry) {
         if let Some(f) = check_scalar(ctx, view, entry, &here, v, r) {
             out.push(f);
@@ -189,12 +186,9 @@ pub(crate) fn check(
     }
 }
 
-/// What [`check`] knows of the entry's key: its parameter, whether it is a relation filter,
-/// whether the parameter is the endpoint's own, its plan.
+/// What [`check`] knows of the entry's key: its parameter, its plan.
 struct Here<'p> {
     param: &'p Parameter,
-    relation: bool,
-    own: bool,
     plan: Plan,
 }
 
@@ -216,7 +210,7 @@ fn choice(
         return None;
     }
     let parsed = Key::parse(&entry.key);
-    choices::check(ctx, view, entry, &parsed, here.param, here.own, text, r)
+    choices::check(ctx, view, entry, &parsed, here.plan.choice_set(), text, r)
 }
 
 /// The rules for one scalar value, first hit wins: what [`Plan::BARE`] lets pass at once (the
@@ -322,8 +316,9 @@ fn check_rules(
     }
     if plan.has(Plan::RELATION) {
         let parsed = Key::parse(key);
+        let name = plan.has(Plan::RELATION_NAME);
         if let Some(f) =
-            super::relation_field::check(view, key, &parsed, here.relation, param, &text, r.clone())
+            super::relation_field::check_rule(view, key, &parsed, name, param, &text, r.clone())
         {
             return Some(f);
         }

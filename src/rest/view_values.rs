@@ -228,6 +228,9 @@ fn near_fields(set: FieldSet, name: &str) -> (Vec<String>, bool) {
     let mut f = String::new();
     let same: Vec<String> = set
         .names()
+        // Normalising keeps a trimmed name's length: only a field 1 shorter to 2 longer than
+        // `n` can be the same, the plural (`s`, `ies` for `y`) or the singular.
+        .filter(|field| (n.len()..=n.len() + 3).contains(&(field.trim().len() + 1)))
         .filter(|field| {
             f.clear();
             norm_into(&mut f, field);
