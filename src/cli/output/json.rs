@@ -969,6 +969,26 @@ mod tests {
             }
             assert_eq!(String::from_utf8(out).unwrap(), indented(&v), "{}", f.code);
             assert_eq!(finding(f), v);
+            // The batch writer (compiled for AVX2 where there is AVX2) writes the same element
+            // after its separator, the first and a later one.
+            for (written, sep) in [(0, "[\n"), (1, ",\n")] {
+                let (mut room, mut out) = (Room::default(), Vec::new());
+                let mut n = written;
+                push_findings(
+                    &mut room,
+                    std::slice::from_ref(f),
+                    &mut PathLiteral::default(),
+                    &mut n,
+                    1 << 16,
+                    &mut out,
+                )
+                .unwrap();
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    sep.to_owned() + &indented(&v)
+                );
+                assert_eq!(n, written + 1);
+            }
         }
         assert!(finding(&live).get("proof").is_some() && finding(&plain).get("proof").is_none());
     }
