@@ -244,22 +244,64 @@ impl Finding {
     /// `findings.sort_by_key(Finding::sort_key)`. The keys and positions are sorted, then each
     /// finding is moved once into its place: a stable sort of the findings themselves (~240
     /// bytes each) moved them at each merge and took a scratch buffer of half of them (6.4 M
-    /// instructions of memcpy for the 14,324 findings of a file of 10,000 tool calls).
+    /// instructions of memcpy for the 14,324 findings of a file of 10,000 tool calls). A key is
+    /// the range packed in one `u64` and the finding's index (16 bytes; the codes compared
+    /// only between equal ranges), so that the keys and the sort's scratch, which stand beside
+    /// every finding and call of the file at the check's peak of memory, are 4.6 MB rather than
+    /// 10.4 MB for the 143,939 findings of a file of 100,000 calls.
     pub fn sort_all(findings: &mut [Finding]) {
         if findings.is_sorted_by_key(Finding::sort_key) {
             return;
         }
+        let fits = |n: usize| u32::try_from(n).is_ok();
+        if !fits(findings.len())
+            || !findings
+                .iter()
+                .all(|f| fits(f.range.start) && fits(f.range.end))
+        {
+            return Finding::sort_wide(findings);
+        }
+        let mut keys: Vec<(u64, u32)> = findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                (
+                    ((f.range.start as u64) << 32) | f.range.end as u64,
+                    i as u32,
+                )
+            })
+            .collect();
+        // Stable: the findings come a site after another, runs that the stable sort merges
+        // (an unstable sort of the keys took 5.0 M instructions on that file).
+        keys.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| findings[a.1 as usize].code.cmp(findings[b.1 as usize].code))
+        });
+        // `findings[k]` becomes the finding at `keys[k].1`, one cycle of the permutation at a
+        // time (a place done is marked `keys[k].1 == k`).
+        for start in 0..keys.len() {
+            let mut at = start;
+            loop {
+                let next = keys[at].1 as usize;
+                keys[at].1 = at as u32;
+                if next == start || next == at {
+                    break;
+                }
+                findings.swap(at, next);
+                at = next;
+            }
+        }
+    }
+
+    /// [`Finding::sort_all`] with keys of full width (offsets or counts past `u32`).
+    fn sort_wide(findings: &mut [Finding]) {
         let mut keys: Vec<(usize, usize, &'static str, usize)> = findings
             .iter()
             .enumerate()
             .map(|(i, f)| (f.range.start, f.range.end, f.code, i))
             .collect();
-        // Stable: the findings come a site after another, runs that the stable sort merges
-        // (an unstable sort of the keys took 5.0 M instructions on that file).
         keys.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
         let mut from: Vec<usize> = keys.into_iter().map(|k| k.3).collect();
-        // `findings[k]` becomes the finding at `from[k]`, one cycle of the permutation at a time
-        // (a place done is marked `from[k] == k`).
         for start in 0..from.len() {
             let mut at = start;
             loop {
@@ -360,6 +402,18 @@ mod tests {
             assert_eq!(got, expected);
             Finding::sort_all(&mut got);
             assert_eq!(got, expected);
+            // Offsets past `u32` (the keys of full width), in the same order.
+            let far = |v: &[Finding]| -> Vec<Finding> {
+                v.iter()
+                    .map(|f| Finding {
+                        range: f.range.start + (1 << 33)..f.range.end + (1 << 33),
+                        ..f.clone()
+                    })
+                    .collect()
+            };
+            let mut got = far(&findings);
+            Finding::sort_all(&mut got);
+            assert_eq!(got, far(&expected));
         }
     }
 }

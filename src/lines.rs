@@ -174,8 +174,35 @@ impl<'a> Cursor<'a> {
     }
 
     /// Byte `offset` → (0-based line, column in chars, column in UTF-16 units). An offset inside
-    /// a multi-byte character is moved back to the character's start.
+    /// a multi-byte character is moved back to the character's start. An offset on the line of
+    /// the previous one or the next, when that line is all ASCII (a finding's end, the next
+    /// finding on its line or the next), is its distance from the line's start: a few
+    /// instructions, inlined.
+    #[inline]
     pub fn position(&mut self, offset: usize) -> (u32, u32, u32) {
+        let line = self.line;
+        let starts = &self.index.starts;
+        if let (Some(&start), Some(&next)) = (starts.get(line), starts.get(line + 1)) {
+            // Every offset of an ASCII line is a character boundary.
+            if start <= offset && offset < next && self.index.is_ascii(line) {
+                let col = (offset - start) as u32;
+                return (line as u32, col, col);
+            }
+            // The next line (the next finding, a line further down).
+            if next <= offset
+                && starts.get(line + 2).is_some_and(|&after| offset < after)
+                && self.index.is_ascii(line + 1)
+            {
+                self.line = line + 1;
+                let col = (offset - next) as u32;
+                return (line as u32 + 1, col, col);
+            }
+        }
+        self.position_found(offset)
+    }
+
+    /// [`Cursor::position`] after its line is looked for.
+    fn position_found(&mut self, offset: usize) -> (u32, u32, u32) {
         let text = self.text;
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {

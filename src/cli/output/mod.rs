@@ -153,7 +153,9 @@ pub struct Located {
 /// Resolves `findings` of one file (`text`, indexed by `lines`) to [`Located`] findings. The
 /// findings' vectors of fixes and edits become those of the located ones as they are (same
 /// sizes: resolved in place); each finding's [`crate::finding::Facts`], which no output
-/// reads, are dropped here, on the thread that made them.
+/// reads, are dropped here, on the thread that made them. Positions come from one [`Cursor`]
+/// going forward (findings are sorted): a finding's end on its own line, and an edit of the
+/// finding's own range, cost no search.
 pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>) -> Vec<Located> {
     let mut cursor = Cursor::new(text, lines);
     let mut pos = |offset: usize| {
@@ -168,44 +170,55 @@ pub fn locate(path: &str, text: &str, lines: &LineIndex, findings: Vec<Finding>)
     findings
         .into_iter()
         .map(|f| {
-            let r = f.range;
+            let Finding {
+                range: r,
+                code,
+                severity,
+                message,
+                fixes,
+                ..
+            } = f;
+            let start = pos(r.start);
             let span = Span {
-                start: pos(r.start),
-                end: pos(r.end.max(r.start)),
+                start,
+                end: if r.end > r.start { pos(r.end) } else { start },
             };
-            let fixes = f
-                .fixes
-                .into_iter()
-                .map(|fix| ResolvedFix {
-                    title: fix.title,
-                    certain: fix.certain,
-                    edits: fix
-                        .edits
-                        .into_iter()
-                        .map(|e| ResolvedEdit {
-                            // Most edits replace the finding's own range.
-                            span: if e.range == r {
-                                span.lsp()
-                            } else {
-                                Span {
-                                    start: pos(e.range.start),
-                                    end: pos(e.range.end.max(e.range.start)),
-                                }
-                                .lsp()
-                            },
-                            new_text: e.new_text,
-                        })
-                        .collect(),
-                    releases: fix.releases,
-                })
-                .collect();
+            let fixes = if fixes.is_empty() {
+                Vec::new()
+            } else {
+                fixes
+                    .into_iter()
+                    .map(|fix| ResolvedFix {
+                        title: fix.title,
+                        certain: fix.certain,
+                        edits: fix
+                            .edits
+                            .into_iter()
+                            .map(|e| ResolvedEdit {
+                                // Most edits replace the finding's own range.
+                                span: if e.range == r {
+                                    span.lsp()
+                                } else {
+                                    Span {
+                                        start: pos(e.range.start),
+                                        end: pos(e.range.end.max(e.range.start)),
+                                    }
+                                    .lsp()
+                                },
+                                new_text: e.new_text,
+                            })
+                            .collect(),
+                        releases: fix.releases,
+                    })
+                    .collect()
+            };
             Located {
                 path: path.clone(),
                 path_bytes: None,
                 span,
-                code: f.code,
-                severity: f.severity,
-                message: f.message,
+                code,
+                severity,
+                message,
                 fixes,
                 proof: Vec::new(),
             }

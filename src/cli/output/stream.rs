@@ -253,21 +253,14 @@ impl<W: Write> Sink<W> {
             Format::Text if self.color => self.out.write_all(color::render(&found).as_bytes())?,
             Format::Text => self.out.write_all(text::render(&found).as_bytes())?,
             Format::Github => self.out.write_all(github::render(&found).as_bytes())?,
-            Format::Json => {
-                let room = &mut self.room;
-                for f in &found {
-                    room.put(2)
-                        .bytes(if self.written == 0 { b"[\n" } else { b",\n" });
-                    self.written += 1;
-                    json::push_finding(room, f, &mut self.paths)?;
-                    if room.len() >= CHUNK {
-                        self.out.write_all(room.bytes())?;
-                        room.clear();
-                    }
-                }
-                self.out.write_all(room.bytes())?;
-                room.clear();
-            }
+            Format::Json => json::push_findings(
+                &mut self.room,
+                &found,
+                &mut self.paths,
+                &mut self.written,
+                CHUNK,
+                &mut self.out,
+            )?,
             Format::Gitlab => {
                 let b = &mut self.buf;
                 for f in &found {
