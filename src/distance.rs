@@ -18,12 +18,47 @@ pub fn damerau_levenshtein(a: &str, b: &str) -> usize {
     if s1.is_empty() || s2.is_empty() {
         return s1.len().max(s2.len());
     }
+    if let Some(d) = small(s1, s2) {
+        return d;
+    }
     // A misspelt name leaves a few bytes after the affixes are cut: a table of that many cells,
     // not of 128 (filling the whole table was a third of a pair's cost).
     if s2.len() <= SMALL {
         table::<{ 3 * (SMALL + 2) }>(s1, s2)
     } else {
         table::<{ 3 * (MAX + 2) }>(s1, s2)
+    }
+}
+
+/// Whether [`damerau_levenshtein`]`(a, b)` is at most 1, without the table: `None` where that
+/// distance is not computed on bytes (not ASCII, over 128 bytes). After the common prefix and
+/// suffix are cut, the rest differs at both ends, so one edit is only a byte against none or
+/// one, or a swap of two: any other rest is two edits or more (for a ranking that needs the
+/// full distance only when no single name is one edit away).
+pub fn within_one(a: &str, b: &str) -> Option<bool> {
+    let (s1, s2) = (a.as_bytes(), b.as_bytes());
+    if !a.is_ascii() || !b.is_ascii() || s1.len() > MAX || s2.len() > MAX {
+        return None;
+    }
+    let (s1, s2) = without_common_affix(s1, s2);
+    Some(match small(s1, s2) {
+        Some(d) => d <= 1,
+        None if s1.is_empty() || s2.is_empty() => s1.len().max(s2.len()) <= 1,
+        None => false,
+    })
+}
+
+/// The distance of two rests of at most one byte against any, or two against two, that
+/// differ at both ends (the common affixes cut, neither empty): `n − 1` deletions when the one
+/// byte is in the other, else a substitution too (a transposition needs two bytes on each
+/// side); a swap of two is one edit, any other pair two. `None` for longer rests. A misspelt
+/// name (one deletion, insertion or swap) ends here without a table.
+fn small(s1: &[u8], s2: &[u8]) -> Option<usize> {
+    match (s1, s2) {
+        ([], _) | (_, []) => None,
+        ([c], other) | (other, [c]) => Some(other.len() - usize::from(other.contains(c))),
+        ([a, b], [c, d]) => Some(if a == d && b == c { 1 } else { 2 }),
+        _ => None,
     }
 }
 
@@ -132,11 +167,9 @@ mod tests {
         }
         for a in &small {
             for b in &small {
-                assert_eq!(
-                    damerau_levenshtein(a, b),
-                    strsim::damerau_levenshtein(a, b),
-                    "{a:?} {b:?}"
-                );
+                let want = strsim::damerau_levenshtein(a, b);
+                assert_eq!(damerau_levenshtein(a, b), want, "{a:?} {b:?}");
+                assert_eq!(super::within_one(a, b), Some(want <= 1), "{a:?} {b:?}");
             }
         }
         let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
@@ -153,10 +186,11 @@ mod tests {
                 ),
                 |(a, b, c, d)| {
                     for (x, y) in [(&a, &b), (&b, &a), (&a, &c), (&c, &a), (&d, &a), (&c, &d)] {
-                        prop_assert_eq!(
-                            damerau_levenshtein(x, y),
-                            strsim::damerau_levenshtein(x, y)
-                        );
+                        let want = strsim::damerau_levenshtein(x, y);
+                        prop_assert_eq!(damerau_levenshtein(x, y), want);
+                        if x.is_ascii() && y.is_ascii() {
+                            prop_assert_eq!(super::within_one(x, y), Some(want <= 1));
+                        }
                     }
                     // Transposed neighbours of `a`.
                     for at in 1..a.len() {

@@ -6,7 +6,7 @@ use super::endpoint::View;
 use super::fit::Fit;
 use super::lookups::{django_to_netbox, has_dunder, is_lookup, Key, NETBOX_LOOKUPS};
 use super::render;
-use super::suggest::{suggest, Suggestions};
+use super::suggest::{Asked, Suggestions};
 use super::text::{comma_parts, rsplit_dunder, slugify, split_dunder};
 use super::{finding, Ctx};
 use crate::extract::FilterEntry;
@@ -117,6 +117,8 @@ impl Msg {
 
 /// Checks `entry`, whose key is not a parameter of `view`.
 pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<Finding>) {
+    let asked = Asked::new(view);
+    let asked = &asked;
     let key = entry.key.as_str();
     let k = Key::parse(key);
     if let Some(f) = wrong_filter_for_type(view, entry, &k) {
@@ -134,20 +136,20 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
     if let Some(lookup) = k.lookup() {
         let base = k.base();
         if lookup == "in" {
-            out.push(in_lookup(ctx, view, entry, base));
+            out.push(in_lookup(ctx, view, asked, entry, base));
             return;
         }
         if matches!(lookup, "isnull" | "null" | "empty") {
             if let Some(nk) = view.null_key(base) {
                 // A key another shipped release has is a removed filter, whatever the base looks
                 // like here (`protocol__empty` on 4.7 services, where `protocol` has only `__n`).
-                let f = version_only(ctx, view, entry)
+                let f = version_only(ctx, view, asked, entry)
                     .unwrap_or_else(|| null_relation(ctx, view, entry, lookup, &nk));
                 out.push(f);
                 return;
             }
         }
-        if let Some(f) = version_only(ctx, view, entry) {
+        if let Some(f) = version_only(ctx, view, asked, entry) {
             out.push(f);
             return;
         }
@@ -155,11 +157,11 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
             out.push(f);
             return;
         }
-    } else if let Some(f) = version_only(ctx, view, entry) {
+    } else if let Some(f) = version_only(ctx, view, asked, entry) {
         out.push(f);
         return;
     }
-    out.push(unknown(view, entry, &suggest(view, key)));
+    out.push(unknown(view, entry, &asked.suggest(key)));
 }
 
 fn ignored(view: &View) -> String {
@@ -400,11 +402,11 @@ fn own_filter(view: &View, rest: &[&str]) -> Option<String> {
 }
 
 /// `<f>__in`: not a NetBox lookup; several values go as a list on the bare key.
-fn in_lookup(ctx: &Ctx, view: &View, entry: &FilterEntry, base: &str) -> Finding {
+fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &str) -> Finding {
     let r = entry.key_range.clone();
     // One probe for both the presence and the parameter (`has` then `param` probed twice).
     let Some(param) = view.param(base) else {
-        let s = suggest(view, base);
+        let s = asked.suggest(base);
         let mut f = unknown(view, entry, &s);
         f.code = "unsupported-lookup";
         f.message = Msg::of(&[
@@ -645,11 +647,9 @@ fn lookup_list(view: &View, base: &str) -> String {
 }
 
 /// The key exists on the same endpoint in another shipped version only.
-fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> {
+fn version_only(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry) -> Option<Finding> {
     let mut versions: Vec<String> = match ctx.others {
-        None if std::ptr::eq(ctx.index, view.index) => {
-            super::suggest::versions_with_filter(view, &entry.key)
-        }
+        None if std::ptr::eq(ctx.index, view.index) => asked.versions_with_filter(&entry.key),
         _ => super::versions::with_filter(ctx.index, ctx.others, view.key, &entry.key),
     };
     versions.retain(|v| v != view.version());
@@ -662,7 +662,7 @@ fn version_only(ctx: &Ctx, view: &View, entry: &FilterEntry) -> Option<Finding> 
     let s = match k.lookup() {
         // A regex has no faithful rewrite; name the lookups this version has instead.
         Some("regex" | "iregex") => std::rc::Rc::new(Suggestions::default()),
-        _ => suggest(view, &entry.key),
+        _ => asked.suggest(&entry.key),
     };
     let mut f = unknown(view, entry, &s);
     f.code = "version-only";

@@ -13,6 +13,7 @@
 use super::endpoint::View;
 use super::lookups::{has_dunder, Key, NETBOX_LOOKUPS};
 use super::view_params::is_exempt;
+use smallvec::SmallVec;
 
 /// `(old name, new names in preference order)`. Sources: NetBox 4.0 release notes
 /// (`device_role` → `role` on devices), netbox#16536 (components keep `device_role_id`), the
@@ -103,14 +104,18 @@ impl Suggestions {
 /// remembering an answer nor reading it back copies its names (two vectors of strings cloned
 /// per answer were ~40 % of the memo's cost).
 pub(crate) fn suggest(view: &View, key: &str) -> std::rc::Rc<Suggestions> {
-    let names = names_of(view);
+    suggest_in(view, &names_of(view), key)
+}
+
+/// [`suggest`] with the endpoint's [`Names`] at hand.
+fn suggest_in(view: &View, names: &Names, key: &str) -> std::rc::Rc<Suggestions> {
     if !names.shipped {
-        return std::rc::Rc::new(compute_in(view, &names, key));
+        return std::rc::Rc::new(compute_in(view, names, key));
     }
     if let Some(s) = names.memo.borrow().get(key) {
         return s.clone();
     }
-    let s = std::rc::Rc::new(compute_in(view, &names, key));
+    let s = std::rc::Rc::new(compute_in(view, names, key));
     MEMO_LEN.with(|len| {
         if len.get() >= MEMO_MAX {
             // Past the bound every endpoint's answers are dropped (a rare event: thousands of
@@ -164,6 +169,11 @@ impl std::hash::Hasher for NameHasher {
     fn write(&mut self, bytes: &[u8]) {
         self.0 = (self.0.rotate_left(5) ^ crate::index::table::hash(bytes))
             .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    /// The end mark `str` writes after its bytes: mixed in, not hashed as a slice of its own.
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
@@ -291,14 +301,39 @@ fn structural(view: &View, name: &str) -> Option<String> {
             return Some(bare.to_string());
         }
     } else {
-        let mut id = String::with_capacity(name.len() + 3);
-        id.push_str(name);
-        id.push_str("_id");
-        if view.has(&id) {
-            return Some(id);
+        // `<name>_id` probed from a buffer on the stack (allocated only when it is a filter).
+        let mut buf = [0u8; 64];
+        let id = match buf.get_mut(..name.len() + 3) {
+            Some(room) => {
+                room[..name.len()].copy_from_slice(name.as_bytes());
+                room[name.len()..].copy_from_slice(b"_id");
+                std::str::from_utf8(room).ok()
+            }
+            None => None,
+        };
+        match id {
+            Some(id) => {
+                if view.has(id) {
+                    return Some(id.to_string());
+                }
+            }
+            None => {
+                let id = joined_id(name);
+                if view.has(&id) {
+                    return Some(id);
+                }
+            }
         }
     }
     None
+}
+
+/// `<name>_id` in one allocation.
+fn joined_id(name: &str) -> String {
+    let mut id = String::with_capacity(name.len() + 3);
+    id.push_str(name);
+    id.push_str("_id");
+    id
 }
 
 /// True for a prefix that says how values combine or negate (`or_tag`, `not_site_id`,
@@ -500,128 +535,6 @@ fn winkler(a: &[u8], b: &[u8], matches: usize, transpositions: usize) -> f64 {
     }
 }
 
-/// The byte counts of an ASCII key, for [`may_reach`]; `None` for a non-ASCII key or one
-/// over 255 bytes (no prefilter then).
-struct Bag([u8; 128]);
-
-impl Bag {
-    fn of(key: &str) -> Option<Bag> {
-        if key.len() > usize::from(u8::MAX) {
-            return None;
-        }
-        let mut counts = [0u8; 128];
-        for &c in key.as_bytes() {
-            *counts.get_mut(usize::from(c))? += 1;
-        }
-        Some(Bag(counts))
-    }
-}
-
-/// False when [`jaro_winkler`]`(a, b)` is surely below 0.87, so [`similar`] need not score
-/// `b`. Jaro is at most `(m/|a| + m/|b| + 1) / 3` for `m` matches, and `m` is at most the
-/// bytes the two share as multisets; Winkler adds `0.1 · prefix · (1 − jaro)`, rising with
-/// jaro. So `b` needs a least number of shared bytes, tested on the lengths first and then
-/// counted, stopping as soon as the rest of `b` cannot reach it. Scoring every name of an
-/// endpoint was most of a suggestion (~30,000 instructions a key). True (score it) for
-/// non-ASCII names, which the score counts in characters.
-#[cfg(test)]
-fn may_reach(a: &str, bag: Option<&Bag>, b: &str) -> bool {
-    match bag {
-        Some(bag) => Reach::new(a, bag).may_reach(b),
-        None => true,
-    }
-}
-
-/// [`may_reach`] for one key against many names: the key's bytes counted once, and the least
-/// number of shared bytes per (common prefix, name length) computed on the first name that
-/// asks for it (one float division a pair before; most names of an endpoint share a few
-/// lengths). Gives [`may_reach`]'s answer for every name.
-struct Reach<'k> {
-    key: &'k [u8],
-    bag: &'k Bag,
-    /// `need[prefix][len]` for names shorter than [`REACH_LENGTHS`] bytes; 0 = not yet known.
-    need: [[u16; REACH_LENGTHS]; 5],
-}
-
-/// Name lengths whose bound [`Reach`] remembers (longer names compute it each time).
-const REACH_LENGTHS: usize = 64;
-
-impl<'k> Reach<'k> {
-    fn new(key: &'k str, bag: &'k Bag) -> Self {
-        Reach {
-            key: key.as_bytes(),
-            bag,
-            need: [[0; REACH_LENGTHS]; 5],
-        }
-    }
-
-    /// The least number of bytes a name of `lb` bytes sharing `prefix` leading bytes (≤ 4)
-    /// with the key must share with it to reach 0.87.
-    fn need(&mut self, prefix: usize, lb: usize) -> usize {
-        if lb < REACH_LENGTHS {
-            let slot = &mut self.need[prefix][lb];
-            if *slot == 0 {
-                *slot = u16::try_from(need(self.key.len(), prefix, lb)).unwrap_or(u16::MAX);
-            }
-            return usize::from(*slot);
-        }
-        need(self.key.len(), prefix, lb)
-    }
-
-    fn may_reach(&mut self, b: &str) -> bool {
-        let (a, b) = (self.key, b.as_bytes());
-        let (la, lb) = (a.len(), b.len());
-        if la == 0 || lb == 0 || !b.is_ascii() {
-            return true;
-        }
-        let mut prefix = 0;
-        while prefix < 4 && prefix < la && prefix < lb && a[prefix] == b[prefix] {
-            prefix += 1;
-        }
-        let need = self.need(prefix, lb);
-        if la.min(lb) < need {
-            return false;
-        }
-        let mut left = self.bag.0;
-        let mut m = 0usize;
-        for (i, &c) in b.iter().enumerate() {
-            if m + lb - i < need {
-                return false;
-            }
-            let n = &mut left[usize::from(c)];
-            if *n > 0 {
-                *n -= 1;
-                m += 1;
-            }
-        }
-        m >= need
-    }
-}
-
-/// The least `m` (shared bytes) for which a key of `la` bytes and a name of `lb` bytes with
-/// `prefix` common leading bytes may score 0.87:
-/// jaro + 0.1·p·(1 − jaro) ≥ 0.87  ⇔  jaro ≥ t; jaro ≤ (m/la + m/lb + 1)/3  ⇒  m ≥ need.
-fn need(la: usize, prefix: usize, lb: usize) -> usize {
-    let prefix = prefix as f64;
-    let t = (0.87 - 0.1 * prefix) / (1.0 - 0.1 * prefix);
-    // Rounded down a little first: float error must not drop a name at the edge.
-    ceil_at_least_1((3.0 * t - 1.0) / (1.0 / la as f64 + 1.0 / lb as f64) - 1e-6)
-}
-
-/// `x.ceil().max(1.0) as usize` without the call to libm's `ceil` (one per name scored).
-fn ceil_at_least_1(x: f64) -> usize {
-    if x.is_nan() || x <= 1.0 {
-        return 1;
-    }
-    // `as` saturates; a whole `x` stays, anything above its floor goes up by one.
-    let floor = x as usize;
-    if (floor as f64) < x {
-        floor.saturating_add(1)
-    } else {
-        floor
-    }
-}
-
 /// Step 4: Jaro-Winkler over the endpoint's parameters of the same shape (with or without a
 /// lookup), above 0.88. One clear winner (edit distance ≤ 2, strictly nearer than the rest) is
 /// certain; otherwise the nearest three.
@@ -642,36 +555,66 @@ fn similar_in(view: &View, names: &Names, key: &str, lookup: Option<&str>) -> (V
     // A key without a lookup is scored against the names without one only (none holds `__`,
     // and no lookup is wanted or guarded); one with a wanted lookup against the names that end
     // with it. The order does not matter, the ranking below is total.
-    let group: &Group = if has_lookup {
-        &names.dunder(view).group
+    let (text, pool) = if has_lookup {
+        let dunder = names.dunder(view);
+        let pool = match wanted.and_then(|l| dunder.with_tail(l)) {
+            Some(sieve) => Pool::Sieve(sieve),
+            None if wanted.is_some_and(|l| tail_key(l) != u64::MAX) => Pool::List(&[]),
+            None => Pool::List(&dunder.all),
+        };
+        (dunder.text.as_str(), pool)
     } else {
-        names.bare(view)
-    };
-    let cands: &[Cand] = match (has_lookup, wanted) {
-        (true, Some(l)) => names.dunder(view).with_tail(l),
-        _ => &group.cands,
+        let bare = names.bare(view);
+        (bare.text.as_str(), Pool::Sieve(&bare.sieve))
     };
     let guard = Guard {
         wanted,
         has_lookup,
         null_like,
     };
-    let mut scored: Vec<(f64, &str)> = Vec::new();
+    // Most keys score a name or two: kept inline (a vector's first push was ~130 instructions).
+    let mut scored: Scored = SmallVec::new();
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("popcnt") {
             // SAFETY: the CPU has `popcnt`, checked just above.
-            unsafe { score_popcnt(key, group, cands, guard, &mut scored) };
+            unsafe { score_popcnt(key, text, pool, guard, &mut scored) };
         } else {
-            score_into(key, group, cands, guard, &mut scored);
+            score_into(key, text, pool, guard, &mut scored);
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    score_into(key, group, cands, guard, &mut scored);
-    // Nearest by edit distance first, then by Jaro-Winkler.
+    score_into(key, text, pool, guard, &mut scored);
+    rank(key, &scored)
+}
+
+/// The names [`score_into`] kept, with their scores.
+type Scored<'t> = SmallVec<[(f64, &'t str); 4]>;
+
+/// The names scored (name, Jaro-Winkler) ranked: nearest by edit distance first, then by
+/// Jaro-Winkler, then by name; the clear winner alone (edit distance ≤ 2, strictly nearer than
+/// the rest), else the first three.
+fn rank(key: &str, scored: &[(f64, &str)]) -> (Vec<String>, bool) {
+    // One name one edit away and every other two or more: that name is the clear winner,
+    // whatever the others' distances (the table for each was most of a ranking).
+    let mut one = None;
+    let mut decided = true;
+    for (_, p) in scored {
+        match crate::distance::within_one(key, p) {
+            Some(true) if one.is_none() => one = Some(*p),
+            Some(false) => {}
+            _ => {
+                decided = false;
+                break;
+            }
+        }
+    }
+    if let (true, Some(p)) = (decided, one) {
+        return (vec![p.to_string()], true);
+    }
     let mut ranked: Vec<(usize, f64, &str)> = scored
-        .into_iter()
-        .map(|(s, p)| (crate::distance::damerau_levenshtein(key, p), s, p))
+        .iter()
+        .map(|&(s, p)| (crate::distance::damerau_levenshtein(key, p), s, p))
         .collect();
     ranked.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
     let clear =
@@ -696,61 +639,50 @@ struct Guard<'k> {
     null_like: bool,
 }
 
-/// [`score_into`] compiled with the `popcnt` instruction: the byte-class bound counts bits of
-/// every candidate, and the baseline x86-64 target counts them with ~18 instructions of
-/// shifts and masks (a third of the scan of a key).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-fn score_popcnt<'g>(
-    key: &str,
-    group: &'g Group,
-    cands: &[Cand],
-    guard: Guard,
-    scored: &mut Vec<(f64, &'g str)>,
-) {
-    score_into(key, group, cands, guard, scored);
+impl Guard<'_> {
+    /// True when `p` may answer: it ends with `__<wanted>` (without building that string), and
+    /// is no `__n` filter for a null-like lookup.
+    fn keeps(&self, p: &str) -> bool {
+        self.wanted
+            .is_none_or(|l| p.ends_with(l) && p[..p.len() - l.len()].ends_with("__"))
+            && !(self.has_lookup && self.null_like && p.ends_with("__n"))
+    }
 }
 
-/// Pushes onto `scored` each name of `cands` (in `group`) that [`similar_in`] keeps with its
-/// Jaro-Winkler score: 0.88 or more, the written lookup kept, no `__n` for a null-like one.
-/// The byte-class bound and [`Reach`] drop most names unscored; neither drops one that
-/// reaches 0.88 (test `prefilters_keep_every_near_name`).
+/// The names [`similar_in`] visits for a key: a [`Sieve`] (the names of one shape, indexed),
+/// or a plain list of entries (the names with `__` for a key whose lookup has no run of its
+/// own; each one bounded).
+#[derive(Clone, Copy)]
+enum Pool<'s> {
+    Sieve(&'s Sieve),
+    List(&'s [Entry]),
+}
+
+/// [`score_into`] compiled with the `popcnt` instruction: the byte-class bound counts bits of
+/// every name visited, and the baseline x86-64 target counts them with ~18 instructions of
+/// shifts and masks.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn score_popcnt<'t>(key: &str, text: &'t str, pool: Pool, guard: Guard, scored: &mut Scored<'t>) {
+    score_into(key, text, pool, guard, scored);
+}
+
+/// Pushes onto `scored` each name of `pool` (in `text`) that [`similar_in`] keeps with its
+/// Jaro-Winkler score: 0.88 or more, [`Guard::keeps`] it. Only the names [`Probe::may_score`]
+/// keeps are scored, and of a [`Sieve`] only those whose length and first byte let it keep
+/// them are visited (test `the_sieve_answers_as_the_scan`); a key the probe does not cover
+/// (not ASCII, over 255 bytes) scores every name.
 #[inline(always)]
-fn score_into<'g>(
-    key: &str,
-    group: &'g Group,
-    cands: &[Cand],
-    guard: Guard,
-    scored: &mut Vec<(f64, &'g str)>,
-) {
-    // `p` ends with `__<l>` (without building that string).
-    let same_lookup = |p: &str| {
-        guard
-            .wanted
-            .is_none_or(|l| p.ends_with(l) && p[..p.len() - l.len()].ends_with("__"))
-    };
-    let bag = Bag::of(key);
-    let mut reach = bag.as_ref().map(|bag| Reach::new(key, bag));
-    // The key's byte classes and their number, for the first bound (no bound for a key
-    // without a bag).
-    let key_mask = bag.as_ref().map(|_| byte_classes_twice(key.as_bytes()));
-    let la = key.len();
+fn score_into<'t>(key: &str, text: &'t str, pool: Pool, guard: Guard, scored: &mut Scored<'t>) {
     let mut at = [0u64; 128];
-    for c in cands {
-        if let Some((km, k2)) = key_mask {
-            if c.plain && !shares_enough_twice(la, km, k2, c) {
-                continue;
-            }
-        }
-        let p = group.name(c);
-        if !same_lookup(p)
-            || (guard.has_lookup && guard.null_like && p.ends_with("__n"))
-            || !reach.as_mut().is_none_or(|r| r.may_reach(p))
-        {
-            continue;
+    let ascii = key.is_ascii();
+    let mut score = |e: &Entry| {
+        let p = &text[e.start as usize..(e.start + e.len) as usize];
+        if !guard.keeps(p) {
+            return;
         }
         // `jaro_winkler(key, p)`, with one table of positions for the whole scan.
-        let s = if key.is_ascii() && p.is_ascii() {
+        let s = if ascii && e.plain {
             jaro_winkler_bytes_in(key.as_bytes(), p.as_bytes(), 0.87, &mut at)
         } else {
             strsim::jaro_winkler(key, p)
@@ -758,66 +690,129 @@ fn score_into<'g>(
         if s >= 0.88 {
             scored.push((s, p));
         }
+    };
+    let Some(probe) = Probe::new(key) else {
+        match pool {
+            Pool::Sieve(s) => s.by_len.iter().chain(&s.odd).for_each(score),
+            Pool::List(list) => list.iter().for_each(score),
+        }
+        return;
+    };
+    match pool {
+        Pool::List(list) => {
+            for e in list {
+                if !e.plain || probe.may_score(e, probe.prefix(e)) {
+                    score(e);
+                }
+            }
+        }
+        Pool::Sieve(s) => {
+            // Names of another first byte share no prefix with the key: only those of the
+            // lengths the bound without Winkler's bonus lets through.
+            let first = probe.first();
+            let (lo, hi) = probe.window(0);
+            let from = s.by_len.partition_point(|e| (e.len as usize) < lo);
+            for e in &s.by_len[from..] {
+                if e.len as usize > hi {
+                    break;
+                }
+                if e.first() != first && probe.may_score(e, 0) {
+                    score(e);
+                }
+            }
+            // Names of the key's first byte, each with its prefix.
+            for &i in s.run(first) {
+                let e = &s.by_len[i as usize];
+                if probe.may_score(e, probe.prefix(e)) {
+                    score(e);
+                }
+            }
+            s.odd.iter().for_each(score);
+        }
     }
 }
 
-/// False when a key of `la` bytes with byte classes `km` and a name of `lb` bytes with byte
-/// classes `mb` ([`byte_classes`]) surely score below 0.87 ([`jaro_winkler`]), from the masks
-/// and lengths alone (a few instructions a name; [`Reach`] then counts the bytes of the rest).
-///
-/// Each class the name has and the key lacks is at least one byte of the name no byte of the
-/// key matches (and the other way round), so the matches `m ≤ min(la − |ka∖mb|, lb − |mb∖ka|)`.
-/// Jaro ≤ (m/la + m/lb + 1)/3 and Winkler's bonus with at most 4 common leading bytes gives
-/// 0.87 only for Jaro ≥ 0.47/0.6, so `m·(la + lb) ≥ 1.35·la·lb`; tested as
-/// `100·m·(la + lb) ≥ 134·la·lb` in integers (a little below: never drops a name that can
-/// reach it). Both strings ASCII, `la` ≤ 255.
-#[cfg(test)]
-fn shares_enough(la: usize, km: u64, lb: usize, mb: u64) -> bool {
-    let only_key = (km & !mb).count_ones() as usize;
-    let only_name = (mb & !km).count_ones() as usize;
-    let m = la
-        .saturating_sub(only_key)
-        .min(lb.saturating_sub(only_name));
-    100 * m * (la + lb) >= 134 * la * lb
+/// The least `100·m·(la + lb) / (la·lb)` (rounded down a little) a name sharing `p` leading
+/// bytes with the key (Winkler's prefix, at most 4) needs for 0.88: Jaro ≤ (m/la + m/lb + 1)/3
+/// for `m` matches, and Jaro-Winkler = J + 0.1·p·(1 − J) ≥ 0.88 needs J ≥ t =
+/// (0.88 − 0.1·p)/(1 − 0.1·p), so `m·(1/la + 1/lb) ≥ 3t − 1`: 1.64, 1.60, 1.55, 1.4857, 1.40.
+const LEAST: [usize; 5] = [163, 159, 154, 148, 139];
+
+/// An ASCII key (at most 255 bytes) as [`score_into`] bounds names with: its length, its first
+/// four bytes and its byte classes ([`byte_classes_twice`]).
+struct Probe {
+    la: usize,
+    head: u32,
+    km: u64,
+    k2: u64,
 }
 
-/// [`shares_enough`] with the classes of the key (`kc` of mask `km`) and of the name counted
-/// ahead: one population count a name (of the classes both have) instead of two, the
-/// classes only one has being the others (the same decision: test
-/// `prefilters_keep_every_near_name`).
-#[cfg(test)]
-fn shares_enough_counted(la: usize, km: u64, kc: u32, c: &Cand) -> bool {
-    let both = (km & c.mask).count_ones();
-    let only_key = (kc - both) as usize;
-    let only_name = (c.mask.count_ones() - both) as usize;
-    let lb = c.len as usize;
-    let m = la
-        .saturating_sub(only_key)
-        .min(lb.saturating_sub(only_name));
-    100 * m * (la + lb) >= 134 * la * lb
+impl Probe {
+    /// `None` for a key the bound does not cover: empty (every name scores 0 against it), not
+    /// ASCII, or over 255 bytes.
+    fn new(key: &str) -> Option<Probe> {
+        let b = key.as_bytes();
+        if b.is_empty() || b.len() > usize::from(u8::MAX) || !key.is_ascii() {
+            return None;
+        }
+        let (km, k2) = byte_classes_twice(b);
+        Some(Probe {
+            la: b.len(),
+            head: head_of(b),
+            km,
+            k2,
+        })
+    }
+
+    /// The key's first byte.
+    fn first(&self) -> u8 {
+        self.head as u8
+    }
+
+    /// The common prefix of the key and `e` (at most 4 bytes), as Winkler counts it.
+    fn prefix(&self, e: &Entry) -> usize {
+        let same = ((self.head ^ e.head).trailing_zeros() / 8) as usize;
+        same.min(self.la).min(e.len as usize)
+    }
+
+    /// The name lengths `lo..=hi` that [`Probe::may_score`] can keep with prefix `p`, by the
+    /// lengths alone (`m ≤ min(la, lb)`): `lb ≥ (c − 100)·la/100` and `lb ≤ 100·la/(c − 100)`.
+    fn window(&self, p: usize) -> (usize, usize) {
+        let c = LEAST[p] - 100;
+        ((c * self.la).div_ceil(100), 100 * self.la / c)
+    }
+
+    /// False when the name `e` (ASCII), sharing `p` leading bytes with the key, surely scores
+    /// below 0.88 against it, from the lengths and byte classes alone. Each class the name has
+    /// and the key lacks is at least one byte of the name no byte of the key matches (and the
+    /// other way round), as is each class of two or more bytes in one and fewer in the other:
+    /// the matches `m ≤ min(la − only_key, lb − only_name)`; then [`LEAST`].
+    #[inline(always)]
+    fn may_score(&self, e: &Entry, p: usize) -> bool {
+        let (km, k2) = (self.km, self.k2);
+        let (la, lb) = (self.la, e.len as usize);
+        let least = LEAST[p] * la * lb;
+        // The name's side first: most names are dropped by it alone.
+        let only_name = ((e.mask & !km).count_ones() + (e.twice & !k2).count_ones()) as usize;
+        let m = lb.saturating_sub(only_name);
+        if 100 * m * (la + lb) < least {
+            return false;
+        }
+        let only_key = ((km & !e.mask).count_ones() + (k2 & !e.twice).count_ones()) as usize;
+        100 * m.min(la.saturating_sub(only_key)) * (la + lb) >= least
+    }
 }
 
-/// [`shares_enough`] counting each class twice: a key of `la` bytes with the classes `km`, of
-/// which `k2` occur two or more times, and a name ([`Cand::mask`], [`Cand::twice`]). Matches
-/// pair equal bytes, of one class, so `m ≤ Σ min(Ka, Kb)` over the classes (`Ka` the key's
-/// bytes of the class, `Kb` the name's), which is `la − Σ max(0, Ka − Kb)`; and
-/// `max(0, Ka − Kb) ≥ [Ka ≥ 1 > Kb] + [Ka ≥ 2 > Kb]`, the classes of `km` the name lacks plus
-/// those of `k2` the name has fewer than two of (the same from the name's side). So this never
-/// drops a name [`shares_enough`] keeps wrongly, and drops more of them: names share letters,
-/// the key's second `e` or `_` is often the one the name lacks (test
-/// `prefilters_keep_every_near_name`). Both strings ASCII, `la` ≤ 255.
-#[inline(always)]
-fn shares_enough_twice(la: usize, km: u64, k2: u64, c: &Cand) -> bool {
-    let only_key = ((km & !c.mask).count_ones() + (k2 & !c.twice).count_ones()) as usize;
-    let only_name = ((c.mask & !km).count_ones() + (c.twice & !k2).count_ones()) as usize;
-    let lb = c.len as usize;
-    let m = la
-        .saturating_sub(only_key)
-        .min(lb.saturating_sub(only_name));
-    100 * m * (la + lb) >= 134 * la * lb
+/// The first four bytes of `s` as a little-endian number, zero past its end.
+fn head_of(s: &[u8]) -> u32 {
+    s.iter()
+        .take(4)
+        .enumerate()
+        .fold(0, |h, (i, &c)| h | u32::from(c) << (8 * i))
 }
 
-/// [`byte_classes`] of `s`, and the classes that occur two or more times in it.
+/// The set of byte classes of `s` as a mask ([`CLASS`]), and the classes that occur two or
+/// more times in it.
 fn byte_classes_twice(s: &[u8]) -> (u64, u64) {
     s.iter().fold((0, 0), |(once, twice), &c| {
         let bit = CLASS[usize::from(c)];
@@ -825,15 +820,9 @@ fn byte_classes_twice(s: &[u8]) -> (u64, u64) {
     })
 }
 
-/// The set of byte classes of `s` as a mask: one bit for each lower-case letter, digit,
-/// upper-case letter, `_` and `-`, one for every other byte. Bytes of two strings in different
-/// classes never match.
-#[cfg(test)]
-fn byte_classes(s: &[u8]) -> u64 {
-    s.iter().fold(0, |m, &c| m | CLASS[usize::from(c)])
-}
-
-/// [`byte_classes`]'s bit of each byte.
+/// The bit of each byte's class: one for each lower-case letter, digit, upper-case letter,
+/// `_` and `-`, one for every other byte. Bytes of two strings in different classes never
+/// match.
 const CLASS: [u64; 256] = {
     let mut t = [1u64 << 63; 256];
     let mut c = 0;
@@ -853,26 +842,98 @@ const CLASS: [u64; 256] = {
     t
 };
 
-/// One name [`similar`] may score: where it is in [`Names::text`], its length in bytes and its
-/// byte classes.
+/// One name [`similar_in`] may score: where it is in its text, its length in bytes, its first
+/// bytes ([`head_of`]) and its byte classes.
 #[derive(Clone, Copy)]
-struct Cand {
+struct Entry {
     start: u32,
     len: u32,
+    head: u32,
+    /// ASCII (the bound covers it; a non-ASCII name is scored in characters, unbounded).
+    plain: bool,
     mask: u64,
     /// The classes of `mask` that occur two or more times in the name.
     twice: u64,
-    /// ASCII (the masks bound the score; a non-ASCII name is scored in characters, unbounded).
-    plain: bool,
+}
+
+impl Entry {
+    /// `p` appended to `text`, as an entry; `None` past 4 GB of text.
+    fn push(text: &mut String, p: &str) -> Option<Entry> {
+        // One pass over the bytes for the classes and whether they are ASCII.
+        let (mut mask, mut twice, mut high) = (0u64, 0u64, 0u8);
+        for &c in p.as_bytes() {
+            let bit = CLASS[usize::from(c)];
+            twice |= mask & bit;
+            mask |= bit;
+            high |= c;
+        }
+        let e = Entry {
+            start: u32::try_from(text.len()).ok()?,
+            len: u32::try_from(p.len()).ok()?,
+            head: head_of(p.as_bytes()),
+            plain: high < 0x80,
+            mask,
+            twice,
+        };
+        u32::try_from(text.len() + p.len()).ok()?;
+        text.push_str(p);
+        Some(e)
+    }
+
+    fn first(&self) -> u8 {
+        self.head as u8
+    }
+}
+
+/// Names of one shape indexed for [`score_into`], made once per endpoint: the ASCII names by
+/// length, and by first byte. A key's names of another first byte share no prefix with it, and
+/// without Winkler's bonus a name needs nearly the key's length (0.64 to 1.56 times it) and
+/// bytes: only that range of lengths is visited, and the key's first byte's names (a few) each
+/// with its prefix. Scanning all the names of an endpoint (~46 a key) cost ~5,300
+/// instructions a key.
+#[derive(Default)]
+struct Sieve {
+    /// The ASCII names, shortest first.
+    by_len: Vec<Entry>,
+    /// Positions in `by_len`, by the name's first byte (then length).
+    by_first: Vec<u32>,
+    /// The names that are not ASCII (always scored).
+    odd: Vec<Entry>,
+}
+
+impl Sieve {
+    fn of(entries: impl Iterator<Item = Entry>) -> Sieve {
+        let mut s = Sieve::default();
+        for e in entries {
+            if e.plain {
+                s.by_len.push(e);
+            } else {
+                s.odd.push(e);
+            }
+        }
+        // Any order among names of one length (or first byte): the ranking is total.
+        s.by_len.sort_unstable_by_key(|e| e.len);
+        let by_len = &s.by_len;
+        let mut by_first: Vec<u32> = (0..by_len.len() as u32).collect();
+        by_first.sort_unstable_by_key(|&i| by_len[i as usize].first());
+        s.by_first = by_first;
+        s
+    }
+
+    /// The positions of the names whose first byte is `first`.
+    fn run(&self, first: u8) -> &[u32] {
+        let first_of = |i: &u32| self.by_len[*i as usize].first();
+        let lo = self.by_first.partition_point(|i| first_of(i) < first);
+        let hi = lo + self.by_first[lo..].partition_point(|i| first_of(i) == first);
+        &self.by_first[lo..hi]
+    }
 }
 
 /// An endpoint's parameter names as [`similar`] scans them, made once per endpoint (remembered
 /// per thread for the shipped indexes, [`names_of`]): the names that are not exempt
 /// ([`is_exempt`]), split into those without `__` and those with it, the latter grouped by
-/// their tail after the last `__` (the lookup), each with its byte classes so that most names
-/// are rejected with a few instructions (scoring every name of an endpoint cost ~15,000
-/// instructions a key). The names with `__` and the relation hint of the last step are made
-/// on first use.
+/// their tail after the last `__` (the lookup), each group a [`Sieve`]. The names with `__`
+/// and the relation hint of the last step are made on first use.
 struct Names {
     /// The release and endpoint key this was made for (a remembered copy is checked against
     /// them).
@@ -882,9 +943,9 @@ struct Names {
     shipped: bool,
     /// [`suggest`]'s answers on this endpoint (kept only when `shipped`).
     memo: std::cell::RefCell<Answers>,
-    /// Names without `__`, and their text (made on first use).
-    bare: std::cell::OnceCell<Group>,
-    /// Names with `__`, by tail ([`Names::with_tail`]).
+    /// Names without `__` (made on first use).
+    bare: std::cell::OnceCell<Bare>,
+    /// Names with `__`, by tail ([`Dunder::with_tail`]).
     dunder: std::cell::OnceCell<Dunder>,
     /// [`View::relation_id_filters`], the first eight.
     hint: std::cell::OnceCell<Vec<String>>,
@@ -893,42 +954,23 @@ struct Names {
     rows: std::cell::OnceCell<Option<super::versions::EndpointRows>>,
 }
 
-/// Names and their concatenated text.
-#[derive(Default)]
-struct Group {
+/// The names without `__`: their text and their [`Sieve`].
+struct Bare {
     text: String,
-    cands: Vec<Cand>,
+    sieve: Sieve,
 }
 
-impl Group {
-    fn push(&mut self, p: &str) -> Option<Cand> {
-        let (mask, twice) = byte_classes_twice(p.as_bytes());
-        let c = Cand {
-            start: u32::try_from(self.text.len()).ok()?,
-            len: u32::try_from(p.len()).ok()?,
-            mask,
-            twice,
-            plain: p.is_ascii(),
-        };
-        self.text.push_str(p);
-        Some(c)
-    }
-
-    fn name(&self, c: &Cand) -> &str {
-        &self.text[c.start as usize..(c.start + c.len) as usize]
-    }
-}
-
-/// The names with `__`, sorted by [`tail_key`] of their tail, and where each tail's run starts:
-/// `(key, start, end)`, sorted by key.
+/// The names with `__`: their text, all of them, and a [`Sieve`] for each tail with a
+/// [`tail_key`], sorted by that key.
 struct Dunder {
-    group: Group,
-    tails: Vec<(u64, usize, usize)>,
+    text: String,
+    all: Vec<Entry>,
+    tails: Vec<(u64, Sieve)>,
 }
 
 /// A tail of up to 7 bytes without `_` as a number (its bytes, then its length): equal
 /// numbers are equal tails. `u64::MAX` for any other tail (never asked for by
-/// [`Names::with_tail`]).
+/// [`Dunder::with_tail`]).
 fn tail_key(tail: &str) -> u64 {
     let b = tail.as_bytes();
     if b.len() > 7 || b.contains(&b'_') {
@@ -961,27 +1003,29 @@ impl Names {
     }
 
     /// The names without `__` (made on first use).
-    fn bare(&self, view: &View) -> &Group {
+    fn bare(&self, view: &View) -> &Bare {
         self.bare.get_or_init(|| {
-            let mut bare = Group::default();
+            let mut text = String::with_capacity(1024);
+            let mut entries = Vec::with_capacity(64);
             for p in view.ep.params.bare_keys() {
                 if is_exempt(p) {
                     continue;
                 }
-                match bare.push(p) {
-                    Some(c) => bare.cands.push(c),
+                match Entry::push(&mut text, p) {
+                    Some(e) => entries.push(e),
                     None => break,
                 }
             }
-            bare
+            let sieve = Sieve::of(entries.into_iter());
+            Bare { text, sieve }
         })
     }
 
     /// The names with `__` (made on first use).
     fn dunder(&self, view: &View) -> &Dunder {
         self.dunder.get_or_init(|| {
-            let mut group = Group::default();
-            let mut keyed: Vec<(u64, Cand)> = Vec::new();
+            let mut text = String::new();
+            let mut keyed: Vec<(u64, Entry)> = Vec::new();
             for p in view.ep.params.keys() {
                 let Some(at) = tail_start(p) else {
                     continue;
@@ -989,21 +1033,20 @@ impl Names {
                 if is_exempt(p) {
                     continue;
                 }
-                match group.push(p) {
-                    Some(c) => keyed.push((tail_key(&p[at..]), c)),
+                match Entry::push(&mut text, p) {
+                    Some(e) => keyed.push((tail_key(&p[at..]), e)),
                     None => break,
                 }
             }
-            keyed.sort_unstable_by_key(|(k, _)| *k);
-            let mut tails: Vec<(u64, usize, usize)> = Vec::new();
-            for (i, (k, _)) in keyed.iter().enumerate() {
-                match tails.last_mut() {
-                    Some((t, _, end)) if t == k => *end = i + 1,
-                    _ => tails.push((*k, i, i + 1)),
+            keyed.sort_by_key(|(k, _)| *k);
+            let mut tails: Vec<(u64, Sieve)> = Vec::new();
+            for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+                if run[0].0 != u64::MAX {
+                    tails.push((run[0].0, Sieve::of(run.iter().map(|(_, e)| *e))));
                 }
             }
-            group.cands = keyed.into_iter().map(|(_, c)| c).collect();
-            Dunder { group, tails }
+            let all = keyed.into_iter().map(|(_, e)| e).collect();
+            Dunder { text, all, tails }
         })
     }
 
@@ -1022,26 +1065,25 @@ impl Names {
 }
 
 impl Dunder {
-    /// The names ending with `__<tail>`; all of them when `tail` has no [`tail_key`] of its
-    /// own (the caller filters them).
-    fn with_tail(&self, tail: &str) -> &[Cand] {
+    /// The names ending with `__<tail>` as a [`Sieve`]; `None` when `tail` has no
+    /// [`tail_key`] of its own (the caller scans them all) or no name has it.
+    fn with_tail(&self, tail: &str) -> Option<&Sieve> {
         let key = tail_key(tail);
         if key == u64::MAX {
-            return &self.group.cands;
+            return None;
         }
-        match self.tails.binary_search_by_key(&key, |(k, _, _)| *k) {
-            Ok(i) => &self.group.cands[self.tails[i].1..self.tails[i].2],
-            Err(_) => &[],
-        }
+        self.tails
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .map(|i| &self.tails[i].1)
     }
 }
 
 /// [`super::versions::with_filter`]`(view.index, None, view.key, name)`: for a shipped index
 /// from the endpoint's rows of the table of differences, read once per thread
 /// ([`super::versions::endpoint_rows`]).
-pub(super) fn versions_with_filter(view: &View, name: &str) -> Vec<String> {
-    if super::versions::is_shipped(view.index) {
-        let names = names_of(view);
+fn versions_with_filter_in(view: &View, names: &Names, name: &str) -> Vec<String> {
+    if names.shipped {
         let rows = names
             .rows
             .get_or_init(|| super::versions::endpoint_rows(view.index, view.key));
@@ -1053,6 +1095,38 @@ pub(super) fn versions_with_filter(view: &View, name: &str) -> Vec<String> {
         }
     }
     super::versions::with_filter(view.index, None, view.key, name)
+}
+
+/// One filter's questions to its endpoint's [`Names`] ([`suggest`],
+/// [`versions_with_filter_in`]): [`names_of`] is asked at most once however many steps need
+/// them (a misspelt name asked twice, ~250 instructions each).
+pub(crate) struct Asked<'v> {
+    view: &'v View<'v>,
+    names: std::cell::OnceCell<std::rc::Rc<Names>>,
+}
+
+impl<'v> Asked<'v> {
+    pub(crate) fn new(view: &'v View<'v>) -> Self {
+        Asked {
+            view,
+            names: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn names(&self) -> &Names {
+        self.names.get_or_init(|| names_of(self.view))
+    }
+
+    /// [`suggest`]`(view, key)`.
+    pub(crate) fn suggest(&self, key: &str) -> std::rc::Rc<Suggestions> {
+        suggest_in(self.view, self.names(), key)
+    }
+
+    /// [`super::versions::with_filter`]`(view.index, None, view.key, name)`
+    /// ([`versions_with_filter_in`]).
+    pub(crate) fn versions_with_filter(&self, name: &str) -> Vec<String> {
+        versions_with_filter_in(self.view, self.names(), name)
+    }
 }
 
 thread_local! {
@@ -1120,6 +1194,180 @@ fn names_of(view: &View) -> std::rc::Rc<Names> {
         }
         n
     })
+}
+
+/// The similarity scan of s47 (before the names were indexed), kept as the oracle of the
+/// [`Sieve`]s: every name of the shape, the byte-class bound counted twice (for 0.87, no
+/// prefix), the byte-count bound [`Reach`], then the score.
+#[cfg(test)]
+mod oracle {
+    use super::super::endpoint::View;
+    use super::super::view_params::is_exempt;
+    use super::{byte_classes_twice, jaro_winkler_bytes_in, tail_key, tail_start, Guard};
+
+    /// The byte counts of an ASCII key, for [`may_reach`]; `None` for a non-ASCII key or one
+    /// over 255 bytes (no prefilter then).
+    pub(super) struct Bag(pub(super) [u8; 128]);
+
+    impl Bag {
+        pub(super) fn of(key: &str) -> Option<Bag> {
+            if key.len() > usize::from(u8::MAX) {
+                return None;
+            }
+            let mut counts = [0u8; 128];
+            for &c in key.as_bytes() {
+                *counts.get_mut(usize::from(c))? += 1;
+            }
+            Some(Bag(counts))
+        }
+    }
+
+    /// False when `jaro_winkler(a, b)` is surely below 0.87 (shared bytes as multisets).
+    pub(super) fn may_reach(a: &str, bag: Option<&Bag>, b: &str) -> bool {
+        match bag {
+            Some(bag) => Reach::new(a, bag).may_reach(b),
+            None => true,
+        }
+    }
+
+    /// [`may_reach`] for one key against many names, the bounds remembered per length.
+    pub(super) struct Reach<'k> {
+        key: &'k [u8],
+        bag: &'k Bag,
+        need: [[u16; REACH_LENGTHS]; 5],
+    }
+
+    const REACH_LENGTHS: usize = 64;
+
+    impl<'k> Reach<'k> {
+        pub(super) fn new(key: &'k str, bag: &'k Bag) -> Self {
+            Reach {
+                key: key.as_bytes(),
+                bag,
+                need: [[0; REACH_LENGTHS]; 5],
+            }
+        }
+
+        fn need(&mut self, prefix: usize, lb: usize) -> usize {
+            if lb < REACH_LENGTHS {
+                let slot = &mut self.need[prefix][lb];
+                if *slot == 0 {
+                    *slot = u16::try_from(need(self.key.len(), prefix, lb)).unwrap_or(u16::MAX);
+                }
+                return usize::from(*slot);
+            }
+            need(self.key.len(), prefix, lb)
+        }
+
+        pub(super) fn may_reach(&mut self, b: &str) -> bool {
+            let (a, b) = (self.key, b.as_bytes());
+            let (la, lb) = (a.len(), b.len());
+            if la == 0 || lb == 0 || !b.is_ascii() {
+                return true;
+            }
+            let mut prefix = 0;
+            while prefix < 4 && prefix < la && prefix < lb && a[prefix] == b[prefix] {
+                prefix += 1;
+            }
+            let need = self.need(prefix, lb);
+            if la.min(lb) < need {
+                return false;
+            }
+            let mut left = self.bag.0;
+            let mut m = 0usize;
+            for (i, &c) in b.iter().enumerate() {
+                if m + lb - i < need {
+                    return false;
+                }
+                let n = &mut left[usize::from(c)];
+                if *n > 0 {
+                    *n -= 1;
+                    m += 1;
+                }
+            }
+            m >= need
+        }
+    }
+
+    /// The least shared bytes for 0.87 with `prefix` common leading bytes.
+    fn need(la: usize, prefix: usize, lb: usize) -> usize {
+        let prefix = prefix as f64;
+        let t = (0.87 - 0.1 * prefix) / (1.0 - 0.1 * prefix);
+        ((3.0 * t - 1.0) / (1.0 / la as f64 + 1.0 / lb as f64) - 1e-6)
+            .ceil()
+            .max(1.0) as usize
+    }
+
+    /// The byte-class bound for 0.87 without prefix, each class counted twice.
+    pub(super) fn shares_enough_twice(la: usize, km: u64, k2: u64, lb: usize, b: &str) -> bool {
+        let (mask, twice) = byte_classes_twice(b.as_bytes());
+        let only_key = ((km & !mask).count_ones() + (k2 & !twice).count_ones()) as usize;
+        let only_name = ((mask & !km).count_ones() + (twice & !k2).count_ones()) as usize;
+        let m = la
+            .saturating_sub(only_key)
+            .min(lb.saturating_sub(only_name));
+        100 * m * (la + lb) >= 134 * la * lb
+    }
+
+    /// `similar` as s47 computed it: the candidates in parameter order, every one bounded.
+    pub(super) fn similar(view: &View, key: &str, lookup: Option<&str>) -> (Vec<String>, bool) {
+        let null_like = matches!(lookup, Some("in" | "empty" | "isnull" | "null"));
+        let has_lookup = super::has_dunder(key);
+        let wanted = match lookup {
+            Some(l) if !null_like => Some(l),
+            _ => None,
+        };
+        let cands: Vec<&str> = if has_lookup {
+            view.ep
+                .params
+                .keys()
+                .filter(|p| !is_exempt(p))
+                .filter(|p| match (tail_start(p), wanted) {
+                    (None, _) => false,
+                    (Some(at), Some(l)) if tail_key(l) != u64::MAX => {
+                        tail_key(&p[at..]) == tail_key(l)
+                    }
+                    _ => true,
+                })
+                .collect()
+        } else {
+            view.ep
+                .params
+                .bare_keys()
+                .filter(|p| !is_exempt(p))
+                .collect()
+        };
+        let guard = Guard {
+            wanted,
+            has_lookup,
+            null_like,
+        };
+        let bag = Bag::of(key);
+        let mut reach = bag.as_ref().map(|bag| Reach::new(key, bag));
+        let key_mask = bag.as_ref().map(|_| byte_classes_twice(key.as_bytes()));
+        let la = key.len();
+        let mut at = [0u64; 128];
+        let mut scored = Vec::new();
+        for p in cands {
+            if let Some((km, k2)) = key_mask {
+                if p.is_ascii() && !shares_enough_twice(la, km, k2, p.len(), p) {
+                    continue;
+                }
+            }
+            if !guard.keeps(p) || !reach.as_mut().is_none_or(|r| r.may_reach(p)) {
+                continue;
+            }
+            let s = if key.is_ascii() && p.is_ascii() {
+                jaro_winkler_bytes_in(key.as_bytes(), p.as_bytes(), 0.87, &mut at)
+            } else {
+                strsim::jaro_winkler(key, p)
+            };
+            if s >= 0.88 {
+                scored.push((s, p));
+            }
+        }
+        super::rank(key, &scored)
+    }
 }
 
 #[cfg(test)]
@@ -1292,25 +1540,6 @@ mod jaro_tests {
         }
     }
 
-    /// The cheap ceiling is libm's wherever `may_reach` uses it.
-    #[test]
-    fn ceil_is_libms() {
-        for x in [
-            -3.0,
-            0.0,
-            0.5,
-            1.0,
-            1.000_001,
-            2.0,
-            2.5,
-            7.999_999,
-            1e30,
-            f64::NAN,
-        ] {
-            assert_eq!(super::ceil_at_least_1(x), x.ceil().max(1.0) as usize, "{x}");
-        }
-    }
-
     /// A remembered suggestion is the one computed, for a shipped index, asked twice (the
     /// second answer from the memo) and on both endpoints that share a wrong name; an index
     /// built in the process (not shipped) is computed each time.
@@ -1472,11 +1701,14 @@ mod jaro_tests {
         assert!(checked > 10_000, "{checked}");
     }
 
-    /// The prefilters never drop a name that scores 0.88 or more: every pair of the real
+    /// The bounds never drop a name that scores 0.88 or more: every pair of the real
     /// parameter names of an endpoint and keys made of them with one edit (deletion, swap,
-    /// insertion), plus odd keys (empty, non-ASCII, longer than 255 bytes).
+    /// insertion), plus odd keys (empty, non-ASCII, longer than 255 bytes). The sieve's bound
+    /// with Winkler's prefix ([`super::Probe::may_score`], its length window) and the s47
+    /// bounds of the oracle (byte classes counted twice, [`super::oracle::Reach`]).
     #[test]
     fn prefilters_keep_every_near_name() {
+        use super::oracle::{may_reach, shares_enough_twice, Bag, Reach};
         let index = crate::index::embedded::embedded_index("4.6.8");
         let params = &index.endpoints["dcim/interfaces"].params;
         let names: Vec<&str> = params.keys().collect();
@@ -1499,64 +1731,128 @@ mod jaro_tests {
         }
         let (mut kept, mut dropped) = (0, 0);
         for k in &keys {
-            let bag = super::Bag::of(k);
-            // One `Reach` for the key over every name (its remembered bounds) answers as a
-            // new one per name.
-            let mut reach = bag.as_ref().map(|b| super::Reach::new(k, b));
+            let bag = Bag::of(k);
+            let mut reach = bag.as_ref().map(|b| Reach::new(k, b));
+            let probe = super::Probe::new(k);
             for n in &names {
+                let score = strsim::jaro_winkler(k, n);
+                // One `Reach` for the key over every name answers as a new one per name.
                 let kept_once = reach.as_mut().is_none_or(|r| r.may_reach(n));
-                assert_eq!(
-                    kept_once,
-                    super::may_reach(k, bag.as_ref(), n),
-                    "{k:?} {n:?}"
-                );
-                // The bound with the classes counted ahead decides as the one that counts them.
-                if n.is_ascii() {
-                    let mut g = super::Group::default();
-                    let c = g.push(n).unwrap();
-                    let km = super::byte_classes(k.as_bytes());
-                    assert_eq!(
-                        super::shares_enough_counted(k.len(), km, km.count_ones(), &c),
-                        super::shares_enough(k.len(), km, n.len(), c.mask),
-                        "{k:?} {n:?}"
-                    );
+                assert_eq!(kept_once, may_reach(k, bag.as_ref(), n), "{k:?} {n:?}");
+                if !kept_once {
+                    assert!(score < 0.87, "{k:?} {n:?}");
                 }
-                // Counting each class twice never drops a name that can reach 0.87, and
-                // keeps no name the bound counted once drops.
                 if bag.is_some() && n.is_ascii() {
-                    let mut g = super::Group::default();
-                    let c = g.push(n).unwrap();
                     let (km, k2) = super::byte_classes_twice(k.as_bytes());
-                    if !super::shares_enough_twice(k.len(), km, k2, &c) {
-                        assert!(strsim::jaro_winkler(k, n) < 0.87, "{k:?} {n:?}");
-                    } else {
-                        assert!(
-                            super::shares_enough(k.len(), km, n.len(), c.mask),
-                            "{k:?} {n:?}"
-                        );
+                    if !shares_enough_twice(k.len(), km, k2, n.len(), n) {
+                        assert!(score < 0.87, "{k:?} {n:?}");
                     }
                 }
-                // The byte-class bound never drops a name that can reach 0.88 either.
-                if bag.is_some()
-                    && n.is_ascii()
-                    && !super::shares_enough(
-                        k.len(),
-                        super::byte_classes(k.as_bytes()),
-                        n.len(),
-                        super::byte_classes(n.as_bytes()),
-                    )
-                {
-                    assert!(strsim::jaro_winkler(k, n) < 0.87, "{k:?} {n:?}");
+                let Some(probe) = &probe else {
+                    continue;
+                };
+                let mut text = String::new();
+                let e = super::Entry::push(&mut text, n).unwrap();
+                if !e.plain {
+                    continue;
                 }
-                if super::may_reach(k, bag.as_ref(), n) {
+                let p = probe.prefix(&e);
+                let want = k
+                    .bytes()
+                    .zip(n.bytes())
+                    .take(4)
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                assert_eq!(p, want, "{k:?} {n:?}");
+                let (lo, hi) = probe.window(p);
+                let keeps = probe.may_score(&e, p);
+                assert!(!keeps || (lo..=hi).contains(&n.len()), "{k:?} {n:?}");
+                if keeps {
                     kept += 1;
                 } else {
                     dropped += 1;
-                    assert!(strsim::jaro_winkler(k, n) < 0.88, "{k:?} {n:?}");
+                    assert!(score < 0.88, "{k:?} {n:?} {score}");
                 }
             }
         }
         // The bound must drop names too, or it would be no prefilter.
-        assert!(dropped > kept, "kept {kept}, dropped {dropped}");
+        assert!(dropped > 20 * kept, "kept {kept}, dropped {dropped}");
+    }
+
+    /// The suggestions by the [`super::Sieve`]s are the s47 scan's ([`super::oracle`]) on
+    /// every endpoint of every shipped release: for keys one edit from a sample of its names
+    /// (deletion, swap, insertion, substitution, the first two bytes swapped), with the
+    /// lookups the rules pass, and random keys (proptest).
+    #[test]
+    fn the_sieve_answers_as_the_scan() {
+        use super::super::lookups::Key;
+        let mut checked = 0usize;
+        // Random keys: a fixed xorshift over names' bytes, printable ASCII and `é`.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for release in crate::index::embedded::RELEASES {
+            let index = crate::index::embedded::embedded_index(release.version);
+            for (key_of, e) in &index.endpoints {
+                let view = crate::rest::endpoint::View {
+                    key: key_of,
+                    ep: e,
+                    index: &index,
+                };
+                let mut keys: Vec<String> = Vec::new();
+                let bare: Vec<&str> = e.params.bare_keys().collect();
+                for (i, n) in bare.iter().enumerate().filter(|(i, _)| i % 4 == 0) {
+                    let b = n.as_bytes();
+                    if b.len() < 3 {
+                        keys.push(format!("{n}s"));
+                        continue;
+                    }
+                    let at = 1 + i % (b.len() - 2);
+                    keys.push(format!("{}{}", &n[..at], &n[at + 1..]));
+                    keys.push(format!(
+                        "{}{}{}{}",
+                        &n[..at - 1],
+                        &n[at..=at],
+                        &n[at - 1..at],
+                        &n[at + 1..]
+                    ));
+                    keys.push(format!("{}e{}", &n[..at], &n[at..]));
+                    keys.push(format!("{}x{}", &n[..at], &n[at + 1..]));
+                    keys.push(format!("{}{}{}", &n[1..2], &n[..1], &n[2..]));
+                    keys.push(format!("{}__in", &n[..b.len() - 1]));
+                    keys.push(format!("{}__n", &n[..b.len() - 1]));
+                    keys.push(format!("{}e__ic", &n[..at]));
+                    keys.push(format!("{}__isnull", &n[1..]));
+                }
+                for _ in 0..12 {
+                    let len = next(20);
+                    let k: String = (0..len)
+                        .map(|_| match next(40) {
+                            0..=25 => char::from(b'a' + next(26) as u8),
+                            26..=31 => '_',
+                            32..=37 => char::from(b' ' + next(95) as u8),
+                            _ => 'é',
+                        })
+                        .collect();
+                    keys.push(k);
+                }
+                keys.extend(["", "é", "x__y__z", "__", "a__"].map(String::from));
+                for k in &keys {
+                    let lookup = Key::parse(k).lookup();
+                    assert_eq!(
+                        super::similar(&view, k, lookup),
+                        super::oracle::similar(&view, k, lookup),
+                        "{} {key_of} {k:?}",
+                        release.version
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 50_000, "{checked}");
     }
 }
