@@ -1706,6 +1706,22 @@ mod jaro_tests {
     /// insertion), plus odd keys (empty, non-ASCII, longer than 255 bytes). The sieve's bound
     /// with Winkler's prefix ([`super::Probe::may_score`], its length window) and the s47
     /// bounds of the oracle (byte classes counted twice, [`super::oracle::Reach`]).
+    /// Three typos of ASCII name `n` at byte `at` (`1 <= at`, `at + 1 < n.len()`): byte `at`
+    /// dropped, bytes `at - 1` and `at` swapped, an `e` put before byte `at`.
+    fn typos_at(n: &str, at: usize) -> [String; 3] {
+        [
+            format!("{}{}", &n[..at], &n[at + 1..]),
+            format!(
+                "{}{}{}{}",
+                &n[..at - 1],
+                &n[at..=at],
+                &n[at - 1..at],
+                &n[at + 1..]
+            ),
+            format!("{}e{}", &n[..at], &n[at..]),
+        ]
+    }
+
     #[test]
     fn prefilters_keep_every_near_name() {
         use super::oracle::{may_reach, shares_enough_twice, Bag, Reach};
@@ -1718,15 +1734,7 @@ mod jaro_tests {
         keys.extend(names.iter().map(|n| n.to_string()));
         for n in names.iter().step_by(5) {
             for at in 1..n.len().saturating_sub(1) {
-                keys.push(format!("{}{}", &n[..at], &n[at + 1..]));
-                keys.push(format!(
-                    "{}{}{}{}",
-                    &n[..at - 1],
-                    &n[at..=at],
-                    &n[at - 1..at],
-                    &n[at + 1..]
-                ));
-                keys.push(format!("{}e{}", &n[..at], &n[at..]));
+                keys.extend(typos_at(n, at));
             }
         }
         let (mut kept, mut dropped) = (0, 0);
@@ -1812,15 +1820,7 @@ mod jaro_tests {
                         continue;
                     }
                     let at = 1 + i % (b.len() - 2);
-                    keys.push(format!("{}{}", &n[..at], &n[at + 1..]));
-                    keys.push(format!(
-                        "{}{}{}{}",
-                        &n[..at - 1],
-                        &n[at..=at],
-                        &n[at - 1..at],
-                        &n[at + 1..]
-                    ));
-                    keys.push(format!("{}e{}", &n[..at], &n[at..]));
+                    keys.extend(typos_at(n, at));
                     keys.push(format!("{}x{}", &n[..at], &n[at + 1..]));
                     keys.push(format!("{}{}{}", &n[1..2], &n[..1], &n[2..]));
                     keys.push(format!("{}__in", &n[..b.len() - 1]));

@@ -374,23 +374,8 @@ pub(super) fn first_escaped(b: &[u8], from: usize) -> usize {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn first_escaped_sse2(b: &[u8], from: usize) -> usize {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
     // The mask of the flagged bytes among 16.
-    let mask = |chunk: &[u8; 16]| -> u32 {
-        // SAFETY: SSE2 is part of the x86_64 baseline; the load reads the 16 bytes of
-        // `chunk` (unaligned loads are allowed).
-        unsafe {
-            let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-            // x <= 0x1f unsigned: min(x, 0x1f) == x.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
-        }
-    };
+    let mask = mask16;
     let n = b.len();
     if from >= n {
         return n;
