@@ -151,19 +151,23 @@ impl EndpointRows {
                 other => other,
             };
             match order {
-                Ordering::Equal => {
-                    let versions = &rest[n + 1..];
-                    if versions.contains(&b'\t') {
-                        return None;
-                    }
-                    return mask_of(std::str::from_utf8(versions).ok()?).map(Some);
-                }
+                Ordering::Equal => return row_mask(&rest[n + 1..]),
                 Ordering::Less => lo = mid + 1,
                 Ordering::Greater => hi = mid,
             }
         }
         Some(None)
     }
+}
+
+/// The releases of a row found, from its last field (`versions`, the bytes after the fields
+/// matched): `None` when the row is malformed (a further field, or no mask), as in
+/// `compare_row`.
+fn row_mask(versions: &[u8]) -> Option<Option<Mask>> {
+    if versions.contains(&b'\t') {
+        return None;
+    }
+    mask_of(std::str::from_utf8(versions).ok()?).map(Some)
 }
 
 /// The first of `0..len` for which `before` is false (`before` true then false along it).
@@ -329,14 +333,7 @@ impl Differences {
                 // The row ends inside the fields it matches so far: too few fields (malformed,
                 // as in `compare_row`).
                 Ordering::Less if row.len() < len && key.starts_with(row) => return None,
-                Ordering::Equal => {
-                    let versions = &row[len..];
-                    // A row of this kind with more fields is malformed, as in `compare_row`.
-                    if versions.contains(&b'\t') {
-                        return None;
-                    }
-                    return mask_of(std::str::from_utf8(versions).ok()?).map(Some);
-                }
+                Ordering::Equal => return row_mask(&row[len..]),
                 Ordering::Less => lo = mid + 1,
                 Ordering::Greater => hi = mid,
             }
