@@ -204,7 +204,31 @@ fn python_expr_over(b: &[u8], limit: usize) -> bool {
 }
 
 /// True when [`python_expr_depth`] of `b` is above `limit` (at least 1) or [`python_indent_max`]
-/// above `indent_limit`, found with less work.
+/// above `indent_limit`, found with less work: thirty-two bytes a step where the processor has
+/// AVX2, else sixteen (see [`python_over_by`]).
+fn python_over(b: &[u8], limit: usize, indent_limit: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2.
+        return unsafe { python_over_avx2(b, limit, indent_limit) };
+    }
+    // SAFETY: sixteen bytes a step (SSE2, part of the x86_64 baseline).
+    unsafe { python_over_by::<false>(b, limit, indent_limit) }
+}
+
+/// [`python_over`] compiled for AVX2.
+///
+/// # Safety
+/// The processor has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn python_over_avx2(b: &[u8], limit: usize, indent_limit: usize) -> bool {
+    // SAFETY: AVX2 is there, and this function is compiled for it.
+    unsafe { python_over_by::<true>(b, limit, indent_limit) }
+}
+
+/// [`python_over`]'s reading, [`stop_mask`]'s width (`WIDE`: thirty-two bytes, else sixteen) a
+/// step.
 /// The bound is the largest over the statements at the top level, each read as the text's
 /// first (no level open, no element counted), and it grows by two at most per byte of a
 /// statement that holds no f- or t-string: a token counts one and has a byte at least, a
@@ -215,7 +239,13 @@ fn python_expr_over(b: &[u8], limit: usize) -> bool {
 /// bytes a step). A longer statement, or one with an f- or t-string, is read again exactly from
 /// its start. Every byte is read at most twice; the answer is [`python_expr_depth`]'s. The
 /// lines are measured from the line ends the reading meets (and those in what it skips).
-fn python_over(b: &[u8], limit: usize, indent_limit: usize) -> bool {
+///
+/// # Safety
+/// With `WIDE`, the processor has AVX2 and the caller is compiled for it
+/// (`#[target_feature(enable = "avx2")]`, where this is inlined).
+#[inline(always)]
+unsafe fn python_over_by<const WIDE: bool>(b: &[u8], limit: usize, indent_limit: usize) -> bool {
+    let w = if WIDE { 32 } else { 16 };
     let mut indent = Indent::default();
     indent.line(b, 0);
     if indent.max > indent_limit {
@@ -231,7 +261,8 @@ fn python_over(b: &[u8], limit: usize, indent_limit: usize) -> bool {
     let (mut quote, mut triple, mut comment) = (0u8, false, false);
     let mut base = 0;
     while base < b.len() {
-        let mut m = stop_mask(b, base);
+        // SAFETY: `WIDE` only where AVX2 is (the caller's promise).
+        let mut m = unsafe { stop_mask::<WIDE>(b, base) };
         while m != 0 {
             let p = base + m.trailing_zeros() as usize;
             m &= m - 1;
@@ -317,9 +348,9 @@ fn python_over(b: &[u8], limit: usize, indent_limit: usize) -> bool {
                     return true;
                 }
                 (s, depth, next, quote, comment) = (end, 0, end, 0, false);
-                if end >= base + 16 {
+                if end >= base + w {
                     // The lines that start in the chunks skipped.
-                    let to = end - end % 16;
+                    let to = end - end % w;
                     for q in memchr::memchr_iter(b'\n', &b[p + 1..to]) {
                         indent.after(b, p + 1 + q);
                     }
@@ -330,16 +361,35 @@ fn python_over(b: &[u8], limit: usize, indent_limit: usize) -> bool {
                 }
             }
         }
-        base = (base + 16).max(next - next % 16);
+        base = (base + w).max(next - next % w);
     }
     b.len().saturating_sub(s) > longest && python_expr_depth_from(b, s, true).0 > limit
 }
 
-/// The candidate stops of `b[base..base + 16]` (fewer bytes at the end of `b`) as bits, bit `k`
-/// for `b[base + k]`: the bytes of [`STOP`]. With SSE2 (every x86-64 processor) sixteen bytes
-/// are tested at once, elsewhere one by one.
-#[inline]
-fn stop_mask(b: &[u8], base: usize) -> u32 {
+/// The candidate stops of `b[base..base + 16]` (`WIDE`: `b[base..base + 32]`; fewer bytes at
+/// the end of `b`) as bits, bit `k` for `b[base + k]`: the bytes of [`STOP`]. With SSE2 (every
+/// x86-64 processor) sixteen bytes are tested at once, with AVX2 thirty-two, elsewhere one by
+/// one.
+///
+/// # Safety
+/// With `WIDE`, the processor has AVX2 and the caller is compiled for it.
+#[inline(always)]
+unsafe fn stop_mask<const WIDE: bool>(b: &[u8], base: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE {
+        let mut chunk = [0u8; 32];
+        let block: &[u8; 32] = match b.get(base..base + 32) {
+            Some(full) => full.try_into().expect("thirty-two bytes"),
+            None => {
+                // The last bytes, padded with zeros (no stop).
+                let rest = b.get(base..).unwrap_or_default();
+                chunk[..rest.len()].copy_from_slice(rest);
+                &chunk
+            }
+        };
+        // SAFETY: AVX2 is the caller's promise.
+        return unsafe { stop_mask32(block) };
+    }
     let mut chunk = [0u8; 16];
     let block: &[u8; 16] = match b.get(base..base + 16) {
         Some(full) => full.try_into().expect("sixteen bytes"),
@@ -379,6 +429,44 @@ fn stop_mask16(block: &[u8; 16]) -> u32 {
             ),
         );
         _mm_movemask_epi8(m) as u32
+    }
+}
+
+/// [`stop_mask16`] of thirty-two bytes, with AVX2.
+///
+/// # Safety
+/// The processor has AVX2 and the caller is compiled for it.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn stop_mask32(block: &[u8; 32]) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: AVX2 is the caller's promise; the load reads the thirty-two bytes of `block`
+    // (unaligned loads are allowed).
+    unsafe {
+        let x = _mm256_loadu_si256(block.as_ptr().cast());
+        // A macro, not a closure: the comparison is compiled where AVX2 is.
+        macro_rules! eq {
+            ($v:expr, $c:expr) => {
+                _mm256_cmpeq_epi8($v, _mm256_set1_epi8($c as i8))
+            };
+        }
+        // As in `stop_mask16`.
+        let folded = _mm256_and_si256(x, _mm256_set1_epi8(0xdfu8 as i8));
+        let paren = _mm256_or_si256(x, _mm256_set1_epi8(1));
+        let m = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_or_si256(eq!(folded, b'['), eq!(folded, b'\\')),
+                _mm256_or_si256(eq!(folded, b']'), eq!(paren, b')')),
+            ),
+            _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_or_si256(eq!(x, b'"'), eq!(x, b'#')),
+                    _mm256_or_si256(eq!(x, b'\''), eq!(x, b'\n')),
+                ),
+                _mm256_or_si256(eq!(x, b'\r'), eq!(x, b';')),
+            ),
+        );
+        _mm256_movemask_epi8(m) as u32
     }
 }
 
@@ -1332,8 +1420,38 @@ mod tests {
             }
         }
         // The tail of a text: the bytes past its end are no stops.
-        assert_eq!(stop_mask(b"x(\n", 0), 0b110);
-        assert_eq!(stop_mask(b"0123456789abcdef\"", 16), 1);
+        // SAFETY: sixteen bytes a step.
+        unsafe {
+            assert_eq!(stop_mask::<false>(b"x(\n", 0), 0b110);
+            assert_eq!(stop_mask::<false>(b"0123456789abcdef\"", 16), 1);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // The AVX2 test of thirty-two bytes, likewise.
+            for c in 0..=255u8 {
+                for at in 0..32 {
+                    let mut block = [b'a'; 32];
+                    block[at] = c;
+                    let want = if STOP[c as usize] { 1 << at } else { 0 };
+                    // SAFETY: the processor has AVX2.
+                    assert_eq!(unsafe { stop_mask32(&block) }, want, "{c:#x} at {at}");
+                }
+            }
+            // SAFETY: the processor has AVX2.
+            unsafe {
+                assert_eq!(stop_mask::<true>(b"x(\n", 0), 0b110);
+                let t = b"0123456789abcdef0123456789abcdef\"";
+                assert_eq!(stop_mask::<true>(t, 32), 1);
+                assert_eq!(stop_mask::<true>(t, 16), 1 << 16);
+            }
+        }
+    }
+
+    /// [`python_over`] read sixteen bytes a step, whatever the processor has (the tests of the
+    /// guard take both widths where AVX2 is).
+    fn python_over_narrow(b: &[u8], limit: usize, indent_limit: usize) -> bool {
+        // SAFETY: sixteen bytes a step.
+        unsafe { python_over_by::<false>(b, limit, indent_limit) }
     }
 
     /// The guard's reading ([`python_expr_over`]) decides as the exact bound does, for every
@@ -1433,11 +1551,29 @@ mod tests {
                         depth,
                         text
                     );
+                    prop_assert_eq!(
+                        python_over_narrow(b, limit, usize::MAX),
+                        depth > limit,
+                        "sixteen bytes a step: limit {} depth {} {:?}",
+                        limit,
+                        depth,
+                        text
+                    );
                     for k in [0, 1, 4, indent.saturating_sub(1), indent] {
                         prop_assert_eq!(
                             python_over(b, limit, k),
                             depth > limit || indent > k,
                             "limit {} depth {} indent {} of {} {:?}",
+                            limit,
+                            depth,
+                            k,
+                            indent,
+                            text
+                        );
+                        prop_assert_eq!(
+                            python_over_narrow(b, limit, k),
+                            depth > limit || indent > k,
+                            "sixteen bytes a step: limit {} depth {} indent {} of {} {:?}",
                             limit,
                             depth,
                             k,
@@ -1469,6 +1605,11 @@ mod tests {
                     python_expr_depth(b) > MAX_EXPR_NESTING,
                     "{step:?} x {k}"
                 );
+                assert_eq!(
+                    python_over_narrow(b, MAX_EXPR_NESTING, usize::MAX),
+                    python_expr_depth(b) > MAX_EXPR_NESTING,
+                    "sixteen bytes a step: {step:?} x {k}"
+                );
             }
         }
     }
@@ -1493,8 +1634,18 @@ mod tests {
                     let b = t.as_bytes();
                     let depth = python_expr_depth(b);
                     assert!(!python_expr_over(b, depth.max(1)), "{}", p.display());
+                    assert!(
+                        !python_over_narrow(b, depth.max(1), usize::MAX),
+                        "{}",
+                        p.display()
+                    );
                     if depth > 1 {
                         assert!(python_expr_over(b, depth - 1), "{}", p.display());
+                        assert!(
+                            python_over_narrow(b, depth - 1, usize::MAX),
+                            "{}",
+                            p.display()
+                        );
                     }
                     n += 1;
                 }
