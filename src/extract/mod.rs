@@ -397,10 +397,7 @@ pub fn closers_python(text: &str) -> String {
 pub fn is_placeholder(s: &str, key: &str) -> bool {
     // Every form below needs one of these bytes (`…` starts with 0xE2): most values hold none,
     // and are answered by one pass over their bytes.
-    if !s
-        .bytes()
-        .any(|b| matches!(b, b'{' | b'}' | b'$' | b'<' | b'.' | 0xE2) || b.is_ascii_uppercase())
-    {
+    if !s.bytes().any(|b| PLACEHOLDER_BYTE[b as usize]) {
         return false;
     }
     let t = s.trim();
@@ -429,6 +426,19 @@ pub fn is_placeholder(s: &str, key: &str) -> bool {
         && key.bytes().any(|b| b.is_ascii_lowercase())
         && t == key.to_ascii_uppercase()
 }
+
+/// The bytes one of which every placeholder of [`is_placeholder`] holds: `{`, `}`, `$`, `<`,
+/// `.`, 0xE2 (the first byte of `…`) and the ASCII capitals; a table, one load a byte.
+const PLACEHOLDER_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = matches!(b, b'{' | b'}' | b'$' | b'<' | b'.' | 0xE2) || b.is_ascii_uppercase();
+        i += 1;
+    }
+    t
+};
 
 /// True when every brace in `t` belongs to a regular-expression quantifier (`{2}`, `{2,}`,
 /// `{2,4}`: digits and commas only), which names nothing and so is no template placeholder

@@ -110,6 +110,7 @@ impl<'a> Values<'a> {
     /// The offset of the `=` of a keyword argument written without its name (`f(a=1, =x)`,
     /// a syntax error ruff reads as the positional argument `x`; tree-sitter read a keyword
     /// argument with an empty name there, where completion looks for the name being typed).
+    #[inline]
     pub(super) fn nameless_keyword(&self, e: &Expr, open: Option<usize>) -> Option<usize> {
         let b = self.src.as_bytes();
         let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');

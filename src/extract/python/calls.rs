@@ -161,24 +161,29 @@ impl<'a> Values<'a> {
                 }
             }
         };
-        let mut filters = Vec::with_capacity(keys.len());
-        for (item, (content, raw)) in dict.items.iter().zip(keys) {
-            // As `Values::dict` reads a value, and `tools::entries_owned` makes it an entry.
-            let (value, value_range) = match self.plain_scalar(&item.value) {
-                Some(read) => read,
-                None => {
-                    let lit = self.lit(&item.value, at, None, 1);
-                    (lit.value, lit.range)
+        // One entry an item, in order (a list of that exact length, written in place).
+        let filters: Vec<FilterEntry> = dict
+            .items
+            .iter()
+            .zip(keys.iter())
+            .map(|(item, (content, raw))| {
+                // As `Values::dict` reads a value, and `tools::entries_owned` makes it an entry
+                // (a placeholder string is no value to judge: `unjudged_owned`).
+                let (value, value_range) = match self.plain_scalar(&item.value, raw) {
+                    Some(read) => read,
+                    None => {
+                        let lit = self.lit(&item.value, at, None, 1);
+                        (crate::extract::unjudged_owned(lit.value, raw), lit.range)
+                    }
+                };
+                FilterEntry {
+                    value,
+                    key: raw.to_string(),
+                    key_range: self.host(content.clone()),
+                    value_range,
                 }
-            };
-            let key = raw.to_string();
-            filters.push(FilterEntry {
-                value: crate::extract::unjudged_owned(value, &key),
-                key,
-                key_range: self.host(content),
-                value_range,
-            });
-        }
+            })
+            .collect();
         Some(Site::Rest(RestCall {
             form: CallForm::GetObjects,
             syntax: Syntax::Python,
@@ -208,15 +213,16 @@ impl<'a> Values<'a> {
             return None;
         };
         let (content, raw) = self.plain(part.range)?;
-        Some((raw, self.host(self.outer(e.range(), open)), content))
+        Some((raw, self.host(self.outer(s.range, open)), content))
     }
 
     /// The value and host range (with the parentheses around it) [`Values::lit`] reads from a
     /// dict value that is a plain string (see [`Values::plain_string`]), `True`/`False`,
-    /// `None`, an integer or a list of those, without building its literal; `None` for anything
-    /// else.
-    fn plain_scalar(&self, e: &Expr) -> Option<(Value, std::ops::Range<usize>)> {
-        let value = match e {
+    /// `None`, an integer or a list of those, without building its literal, as the entry of
+    /// filter `key` takes it (`crate::extract::unjudged_owned`: a placeholder string is
+    /// [`Value::Expr`], never copied); `None` for anything else.
+    fn plain_scalar(&self, e: &Expr, key: &str) -> Option<(Value, std::ops::Range<usize>)> {
+        let (value, range) = match e {
             // A list of such values (one level): the items as `Lit::seq` lists them.
             Expr::List(l) => {
                 let mut items = Vec::with_capacity(l.elts.len());
@@ -224,24 +230,32 @@ impl<'a> Values<'a> {
                     if matches!(item, Expr::List(_)) {
                         return None;
                     }
-                    items.push(self.plain_scalar(item)?);
+                    items.push(self.plain_scalar(item, key)?);
                 }
-                Value::List(items)
+                (Value::List(items), l.range)
             }
             Expr::StringLiteral(_) => {
                 let (text, range, _) = self.plain_string(e, None)?;
-                return Some((Value::Str(text.to_string()), range));
+                let value = if crate::extract::is_placeholder(text, key) {
+                    Value::Expr
+                } else {
+                    Value::Str(text.to_string())
+                };
+                return Some((value, range));
             }
-            Expr::BooleanLiteral(b) => Value::Bool(b.value),
-            Expr::NoneLiteral(_) => Value::Null,
+            Expr::BooleanLiteral(b) => (Value::Bool(b.value), b.range),
+            Expr::NoneLiteral(n) => (Value::Null, n.range),
             Expr::NumberLiteral(ast::ExprNumberLiteral {
                 value: ast::Number::Int(_),
                 range,
                 ..
-            }) => parse_int(self.text(*range)).map_or(Value::Expr, Value::Int),
+            }) => (
+                parse_int(self.text(*range)).map_or(Value::Expr, Value::Int),
+                *range,
+            ),
             _ => return None,
         };
-        Some((value, self.host(self.outer(e.range(), None))))
+        Some((value, self.host(self.outer(range, None))))
     }
 
     /// A call of the MCP tool that `call` names (a [`Carries::NamedTool`] row): by its

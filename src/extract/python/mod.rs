@@ -212,6 +212,12 @@ fn add_repaired(sites: &mut Vec<Site>, more: Vec<Site>, broken: &[usize]) {
     super::add_missing(sites, rest);
 }
 
+/// The bytes [`Reader::outer`] skips between an expression and a parenthesis around it.
+#[inline(always)]
+fn outer_blank(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\')
+}
+
 /// Embedded byte range of a ruff range.
 fn span(r: TextRange) -> Range<usize> {
     r.start().to_usize()..r.end().to_usize()
@@ -254,7 +260,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Host range of an embedded range, clipped to the original text.
-    #[inline]
+    #[inline(always)]
     fn host(&self, r: Range<usize>) -> Range<usize> {
         let end = r.end.min(self.len);
         let start = r.start.min(end);
@@ -271,10 +277,27 @@ impl<'a> Reader<'a> {
 
     /// `r` widened over the parentheses around it (ruff's ranges leave them out); `open`: the
     /// offset of a call's own `(`, which is not the expression's.
+    #[inline(always)]
     fn outer(&self, r: TextRange, open: Option<usize>) -> Range<usize> {
         let b = self.src.as_bytes();
-        let (mut start, mut end) = (r.start().to_usize(), r.end().to_usize());
-        let blank = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'\\');
+        let (start, end) = (r.start().to_usize(), r.end().to_usize());
+        // Most expressions stand in no parentheses of their own: settled here, in the caller.
+        let mut s = start;
+        while s > 0 && outer_blank(b[s - 1]) {
+            s -= 1;
+        }
+        if s == 0 || b[s - 1] != b'(' || Some(s - 1) == open {
+            return start..end;
+        }
+        self.outer_from(start, end, open)
+    }
+
+    /// [`Reader::outer`] of `start..end` once a `(` stands before it.
+    #[inline(never)]
+    fn outer_from(&self, start: usize, end: usize, open: Option<usize>) -> Range<usize> {
+        let b = self.src.as_bytes();
+        let (mut start, mut end) = (start, end);
+        let blank = outer_blank;
         loop {
             let mut s = start;
             while s > 0 && blank(b[s - 1]) {

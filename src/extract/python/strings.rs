@@ -34,21 +34,40 @@ pub(super) fn string_parts(e: &Expr) -> Option<Vec<(TextRange, bool)>> {
     })
 }
 
-/// True when `b` holds a backslash: eight bytes a step, each step a test of the eight at once.
-fn has_backslash(b: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = b.chunks_exact(8);
-    for chunk in &mut chunks {
-        let x =
-            u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ (LO * u64::from(b'\\'));
-        // A byte of `x` that is zero (a backslash of `b`) sets its high bit here; no other can
-        // when none is (the borrow starts at a zero byte).
-        if x.wrapping_sub(LO) & !x & HI != 0 {
+/// True when `src[start..end]` holds a backslash: eight bytes a step, each step a test of the
+/// eight at once, the last step (the only one for fewer than nine bytes) over the eight bytes
+/// that end at `end` with those already read or before `start` left out, so that every load
+/// stays in `src` and a short string costs one step. A text shorter than eight bytes is read
+/// byte by byte.
+#[inline(always)]
+fn has_backslash_in(src: &[u8], start: usize, end: usize) -> bool {
+    let end = end.min(src.len());
+    if start >= end {
+        return false;
+    }
+    if end < 8 {
+        return src[start..end].contains(&b'\\');
+    }
+    let mut at = start;
+    while at + 8 < end {
+        if backslashes8(src, at) != 0 {
             return true;
         }
+        at += 8;
     }
-    chunks.remainder().contains(&b'\\')
+    // `end - 8 <= at`: the bytes from `end - 8` to `at` were read above or are before `start`.
+    (backslashes8(src, end - 8) >> (8 * (at - (end - 8)))) != 0
+}
+
+/// The high bit of each byte of `src[at..at + 8]` that is a backslash: exact byte by byte (the
+/// low seven bits plus 0x7f carry into no other byte).
+#[inline(always)]
+fn backslashes8(src: &[u8], at: usize) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let x = u64::from_le_bytes(src[at..at + 8].try_into().expect("eight bytes"))
+        ^ (LO * u64::from(b'\\'));
+    !(((x & !HI) + !HI) | x) & HI
 }
 
 /// True for a string made of one part (`"a"`, `f"a{x}"`), not an implicit concatenation.
@@ -100,9 +119,10 @@ impl<'a> Reader<'a> {
         }
         // The quotes are ASCII: the content is a slice of the text.
         let raw = self.src.get(start + 1..end - 1)?;
-        // Most strings are short: eight bytes a step costs less than setting up the SIMD search.
+        // Most strings are short: eight bytes a step costs less than setting up the SIMD search
+        // (the quotes, read with the content, are no backslashes).
         let backslash = if raw.len() < 32 {
-            has_backslash(raw.as_bytes())
+            has_backslash_in(self.src.as_bytes(), start, end)
         } else {
             memchr::memchr(b'\\', raw.as_bytes()).is_some()
         };
@@ -344,6 +364,32 @@ struct Decoded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The eight-bytes-a-step test finds a backslash exactly where the byte loop does, for
+    /// every range of texts with one at every position (and bytes whose high bit is set, or that
+    /// differ from a backslash in one bit, which must not read as one).
+    #[test]
+    fn backslashes_as_the_byte_loop() {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut b: Vec<u8> = (0..len)
+                    .map(|k| [b'a', 0xdc, b']', b'"', 0x5d, 0x1c, b'\''][k % 7])
+                    .collect();
+                if at < len {
+                    b[at] = b'\\';
+                }
+                for start in 0..=len {
+                    for end in start..=len {
+                        assert_eq!(
+                            has_backslash_in(&b, start, end),
+                            b[start..end].contains(&b'\\'),
+                            "{b:?} {start}..{end}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn escapes() {
