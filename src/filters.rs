@@ -12,6 +12,7 @@ use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::Finding;
 use crate::knowledge::Knowledge;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The result of [`check_filters`]: the findings and the canonical text their ranges point into.
 #[derive(Debug, Clone)]
@@ -97,6 +98,9 @@ pub struct FilterBuf {
     spare: Vec<FilterEntry>,
     /// The canonical text (see [`FiltersCheck::text`]).
     text: String,
+    /// The endpoint key of the last dict checked, shared by the results that name it
+    /// ([`BufChecked`]): a dict sent to the endpoint before copies no key.
+    endpoint: Option<Arc<str>>,
 }
 
 impl Default for FilterBuf {
@@ -106,6 +110,7 @@ impl Default for FilterBuf {
             len: 0,
             spare: Vec::new(),
             text: String::new(),
+            endpoint: None,
         }
     }
 }
@@ -113,6 +118,7 @@ impl Default for FilterBuf {
 impl FilterBuf {
     /// Starts a dict sent to `target` (an object type or endpoint path, as [`check_filters`]
     /// takes it); the filters pushed before are forgotten.
+    #[inline]
     pub fn start(&mut self, target: &str) {
         self.len = 0;
         self.call.form = form_of(target);
@@ -128,6 +134,7 @@ impl FilterBuf {
     /// Adds the filter `key` and returns its value to set. The value returned holds an earlier
     /// dict's value (its buffers are there to be reused by [`set_str`] and [`set_list`]): the
     /// caller always sets it.
+    #[inline]
     pub fn push(&mut self, key: &str) -> &mut Value {
         let i = self.len;
         self.len += 1;
@@ -148,6 +155,7 @@ impl FilterBuf {
 }
 
 /// Sets `slot` to the string `s`, in the slot's own string buffer when it holds one.
+#[inline]
 pub fn set_str(slot: &mut Value, s: &str) {
     match slot {
         Value::Str(buf) => {
@@ -161,6 +169,7 @@ pub fn set_str(slot: &mut Value, s: &str) {
 /// Makes `slot` a list and returns its elements: the slot's earlier elements when it held a
 /// list (for their buffers: the caller sets each one it keeps, pushes more, and truncates the
 /// rest), else none. The elements' ranges are set when the dict is checked.
+#[inline]
 pub fn set_list(slot: &mut Value) -> &mut Vec<(Value, Range<usize>)> {
     if !matches!(slot, Value::List(_)) {
         *slot = Value::List(Vec::new());
@@ -171,18 +180,19 @@ pub fn set_list(slot: &mut Value) -> &mut Vec<(Value, Range<usize>)> {
     }
 }
 
-/// What [`check_filters_buf`] gives.
+/// What [`check_filters_buf`] gives. The endpoint key ([`FiltersCheck::endpoint`]) is shared
+/// with the buffer: dicts sent to one endpoint one after the other share one copy of it.
 #[derive(Debug)]
 pub enum BufChecked {
-    /// No finding: the endpoint ([`FiltersCheck::endpoint`]). The correction is the dict as
-    /// given; its canonical text ([`FiltersCheck::text`]) is not written (the ranges the rules
-    /// read are measured without it): [`FilterBuf::text`] writes it for the same dict.
-    Clean { endpoint: Option<String> },
+    /// No finding: the endpoint. The correction is the dict as given; its canonical text
+    /// ([`FiltersCheck::text`]) is not written (the ranges the rules read are measured without
+    /// it): [`FilterBuf::text`] writes it for the same dict.
+    Clean { endpoint: Option<Arc<str>> },
     /// Findings (as [`check_filters`] gives them; ranges into the canonical text, not written
     /// here) and the endpoint: [`FilterBuf::checked`] makes the whole result of the same dict.
     Found {
         findings: Vec<Finding>,
-        endpoint: Option<String>,
+        endpoint: Option<Arc<str>>,
     },
 }
 
@@ -193,7 +203,18 @@ pub enum BufChecked {
 pub fn check_filters_buf(knowledge: &Knowledge, buf: &mut FilterBuf) -> BufChecked {
     buf.finish();
     write_call(&mut Measure(0), &mut buf.call);
-    let (findings, endpoint) = findings_of(knowledge, &buf.call);
+    let (findings, endpoint) = match &knowledge.index {
+        Some(index) => {
+            let (mut found, key) = crate::rest::check_call_keyed(&buf.call, index);
+            unchecked_target(&mut found, &buf.call, index, key);
+            let endpoint = key.map(|key| match &buf.endpoint {
+                Some(shared) if **shared == *key => shared.clone(),
+                _ => buf.endpoint.insert(Arc::from(key)).clone(),
+            });
+            (crate::approx::soften(knowledge, found), endpoint)
+        }
+        None => (Vec::new(), None),
+    };
     if findings.is_empty() {
         return BufChecked::Clean { endpoint };
     }
@@ -222,16 +243,21 @@ impl FilterBuf {
     /// `endpoint` ([`check_filters_buf`]'s for this dict). The caller keeps the findings
     /// [`check_filters_buf`] gave and passes them to [`FiltersCheck::corrected_of`] and
     /// [`FiltersCheck::corrected_checked_of`] (no copy of them).
-    pub fn checked(&mut self, endpoint: Option<String>) -> FiltersCheck {
+    pub fn checked(&mut self, endpoint: Option<&str>) -> FiltersCheck {
         self.finish();
         write_call(&mut self.text, &mut self.call);
-        check_of(&self.call, self.text.clone(), Vec::new(), endpoint)
+        check_of(
+            &self.call,
+            self.text.clone(),
+            Vec::new(),
+            endpoint.map(str::to_string),
+        )
     }
 }
 
 /// How a target is checked: a path as a REST URL, else as the MCP tools' object type.
 fn form_of(target: &str) -> CallForm {
-    if target.contains('/') {
+    if target.as_bytes().contains(&b'/') {
         CallForm::Url
     } else {
         CallForm::GetObjects
@@ -402,6 +428,7 @@ pub(crate) fn unchecked_target(
 /// True when `s` needs no escape in a JSON string (no control character, quote or
 /// backslash): eight bytes at a time, the last word overlapping the one before, and a short
 /// string as one word.
+#[inline]
 fn plain(s: &[u8]) -> bool {
     const ONES: u64 = u64::from_ne_bytes([1; 8]);
     const HIGH: u64 = ONES * 0x80;
@@ -430,6 +457,7 @@ fn plain(s: &[u8]) -> bool {
 }
 
 /// Appends `s` as a JSON string; returns the byte range inside the quotes.
+#[inline]
 fn push_string(text: &mut impl Sink, s: &str) -> Range<usize> {
     if plain(s.as_bytes()) {
         text.push_str("\"");
@@ -965,21 +993,30 @@ mod tests {
         ];
         let k = knowledge();
         let mut buf = FilterBuf::default();
+        // The endpoint of the dict before: one sent to the same endpoint shares its copy.
+        let mut before: Option<Arc<str>> = None;
         for _ in 0..2 {
             for (target, filters) in &dicts {
                 let fresh = check(target, filters);
                 fill(&mut buf, target, filters);
-                match check_filters_buf(&k, &mut buf) {
+                let checked = check_filters_buf(&k, &mut buf);
+                let (BufChecked::Clean { endpoint } | BufChecked::Found { endpoint, .. }) =
+                    &checked;
+                if let (Some(a), Some(b)) = (endpoint, &before) {
+                    assert_eq!(Arc::ptr_eq(a, b), a == b, "{target}");
+                }
+                before = endpoint.clone().or(before);
+                match checked {
                     BufChecked::Clean { endpoint } => {
                         assert!(fresh.findings.is_empty(), "{target} {filters:?}");
                         assert_eq!(buf.text(), fresh.text);
-                        assert_eq!(endpoint, fresh.endpoint);
+                        assert_eq!(endpoint.as_deref(), fresh.endpoint.as_deref());
                     }
                     BufChecked::Found { findings, endpoint } => {
                         assert!(!findings.is_empty());
                         assert_eq!(findings, fresh.findings);
-                        assert_eq!(endpoint, fresh.endpoint);
-                        let mut c = buf.checked(endpoint);
+                        assert_eq!(endpoint.as_deref(), fresh.endpoint.as_deref());
+                        let mut c = buf.checked(endpoint.as_deref());
                         assert!(c.findings.is_empty());
                         assert_eq!(c.corrected_of(&findings), fresh.corrected());
                         assert_eq!(

@@ -18,7 +18,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::fmt::Write;
 use std::ops::Range;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// One replacement: `range` (start, end) in `Report.text` (Python str indices) becomes `new_text`.
 #[pyclass(frozen, get_all, module = "netbox_lsp")]
@@ -138,18 +138,18 @@ enum Source {
 /// `Report.text` is first read.
 struct Clean {
     target: Obj,
-    endpoint: Option<String>,
+    /// Shared with the checker's buffer ([`filters::BufChecked`]): no copy per call.
+    endpoint: Option<Arc<str>>,
     given: Given,
     /// The canonical text (`FiltersCheck::text`), written on the first read of `Report.text`:
     /// most callers of a clean call read nothing but `ok`.
     text: OnceLock<String>,
 }
 
-/// `check_call` with findings (see [`Source::Call`]): the core's findings and endpoint, the
-/// keys and values as given and the core's result.
+/// `check_call` with findings (see [`Source::Call`]): the core's findings, the keys and values
+/// as given and the core's result (which holds the endpoint).
 struct Call {
     findings: Vec<finding::Finding>,
-    endpoint: Option<String>,
     given: Given,
     /// The core's result (`FiltersCheck`: the canonical text, ranges, values; its `findings`
     /// left empty, they are `findings` above), made at the call from the buffer the dict was
@@ -262,8 +262,9 @@ struct Report {
     text: String,
     source: Source,
     /// The checker whose knowledge `corrected` is computed with (a `Checker`; an [`Obj`], whose
-    /// drop asks no thread-local, see there).
-    checker: Obj,
+    /// drop asks no thread-local, see there). `None` for a clean `check_call`, whose correction
+    /// is the dict as given.
+    checker: Option<Obj>,
 }
 
 impl Report {
@@ -334,8 +335,8 @@ impl Report {
     #[getter]
     fn endpoint(&self) -> Option<String> {
         match &self.source {
-            Source::Call(call) => call.endpoint.as_ref(),
-            Source::Clean(clean) => clean.endpoint.as_ref(),
+            Source::Call(call) => call.check.endpoint.as_deref(),
+            Source::Clean(clean) => clean.endpoint.as_deref(),
             _ => None,
         }
         .map(|k| format!("/api/{k}/"))
@@ -361,33 +362,18 @@ impl Report {
     #[getter]
     fn corrected(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         // SAFETY: `checker` is a `Checker` (set from one in every constructor below).
-        let checker = unsafe { self.checker.bind(py).cast_unchecked::<Checker>() };
-        let knowledge = &checker.get().knowledge;
+        let checker =
+            (self.checker.as_ref()).map(|c| unsafe { c.bind(py).cast_unchecked::<Checker>() });
+        let Some(knowledge) = checker.as_ref().map(|c| &c.get().knowledge) else {
+            // A clean `check_call`: no knowledge needed.
+            return match &self.source {
+                Source::Clean(clean) => clean_corrected(py, clean),
+                _ => Ok(None),
+            };
+        };
         let found = !self.core().is_empty();
         match &self.source {
-            Source::Clean(Clean { given, .. }) => {
-                // What `FiltersCheck::corrected` gives filters without a finding: each key and
-                // value as given, or none when two keys read the same (only str subclasses
-                // can be two keys of one dict and read the same).
-                let keys = given
-                    .iter()
-                    .map(|(k, ..)| Ok(k.bind(py).cast::<PyString>()?))
-                    .collect::<PyResult<Vec<_>>>()?;
-                if !keys.iter().all(|k| k.is_exact_instance_of::<PyString>()) {
-                    let keys = keys
-                        .iter()
-                        .map(|k| k.to_str())
-                        .collect::<PyResult<Vec<&str>>>()?;
-                    if (1..keys.len()).any(|i| keys[..i].contains(&keys[i])) {
-                        return Ok(None);
-                    }
-                }
-                let d = PyDict::new(py);
-                for (k, v, _) in given.iter() {
-                    d.set_item(k.bind(py), v.bind(py))?;
-                }
-                Ok(Some(d.into_any().unbind()))
-            }
+            Source::Clean(clean) => clean_corrected(py, clean),
             Source::Call(call) => {
                 let (check, given, fixed) = (&call.check, &call.given, &call.fixed);
                 let identity;
@@ -488,6 +474,31 @@ impl Report {
     }
 }
 
+/// `Report.corrected` of a clean `check_call`: what `FiltersCheck::corrected` gives filters
+/// without a finding: each key and value as given, or none when two keys read the same (only
+/// str subclasses can be two keys of one dict and read the same).
+fn clean_corrected(py: Python<'_>, clean: &Clean) -> PyResult<Option<Py<PyAny>>> {
+    let given = &clean.given;
+    let keys = given
+        .iter()
+        .map(|(k, ..)| Ok(k.bind(py).cast::<PyString>()?))
+        .collect::<PyResult<Vec<_>>>()?;
+    if !keys.iter().all(|k| k.is_exact_instance_of::<PyString>()) {
+        let keys = keys
+            .iter()
+            .map(|k| k.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        if (1..keys.len()).any(|i| keys[..i].contains(&keys[i])) {
+            return Ok(None);
+        }
+    }
+    let d = PyDict::new(py);
+    for (k, v, _) in given.iter() {
+        d.set_item(k.bind(py), v.bind(py))?;
+    }
+    Ok(Some(d.into_any().unbind()))
+}
+
 /// The checker: the knowledge of one NetBox version (or of an instance index), loaded once.
 #[pyclass(frozen, module = "netbox_lsp")]
 struct Checker {
@@ -564,12 +575,15 @@ impl Checker {
                 &mut own
             }
         };
-        buf.start(target.to_str()?);
+        // `utf8` is `to_str` without pyo3's wrapping (the same call, the same error).
+        buf.start(utf8(target.as_any().as_borrowed()).ok_or_else(|| PyErr::fetch(py))?);
         let mut given = Given::default();
         let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
         let mut i = 0;
-        // The filters whose value holds a list (the first 64; the rest in `more_listed`).
+        // The filters whose value holds a list (the first 64; the rest in `more_listed`), and
+        // of the first 64 those whose value is a list of ints and strs ([`FLAT`]).
         let (mut listed_few, mut more_listed) = (0u64, Vec::new());
+        let mut flat_few = 0u64;
         // `PyDict_Next` itself, with borrowed references: pyo3's iterator asks the dict's length
         // at every step (a call under the stable ABI) and counts references. No Python code runs
         // in the loop (type checks, reading str and numbers in place), so the dict cannot change.
@@ -583,9 +597,13 @@ impl Checker {
                 return Err(PyTypeError::new_err("filter keys must be str"));
             }
             let key = utf8(k).ok_or_else(|| PyErr::fetch(py))?;
-            if set_value(buf.push(key), &v, 0) {
+            let held = set_value(buf.push(key), &v, 0);
+            if held & LISTED != 0 {
                 if i < 64 {
                     listed_few |= 1 << i;
+                    if held & FLAT != 0 {
+                        flat_few |= 1 << i;
+                    }
                 } else {
                     more_listed.push(i);
                 }
@@ -593,6 +611,8 @@ impl Checker {
             given.push((Obj::new(&k), Obj::new(&v), None), i);
             i += 1;
         }
+        // A clean call's report needs no knowledge (its correction is the dict as given).
+        let mut knows = None;
         let source = match filters::check_filters_buf(&checker.knowledge, buf) {
             BufChecked::Clean { endpoint } => {
                 // The values that hold a list, copied as they are (as they were read: no Python
@@ -605,7 +625,8 @@ impl Checker {
                 });
                 for j in few.chain(more_listed) {
                     if let Some(filter) = given.get_mut(j) {
-                        filter.2 = Some(freeze(&filter.1.bind(py), 0)?);
+                        let flat = j < 64 && flat_few & (1 << j) != 0;
+                        filter.2 = Some(freeze(&filter.1.bind(py), flat, 0)?);
                     }
                 }
                 Source::Clean(Clean {
@@ -619,13 +640,15 @@ impl Checker {
             // their reader (the messages, `.corrected`) is nearly every caller of such a
             // report, and made later they would need the dict converted a second time
             // (~0.5 µs more per read of the messages).
-            BufChecked::Found { findings, endpoint } => Source::Call(Box::new(Call {
-                check: buf.checked(endpoint.clone()),
-                findings,
-                endpoint,
-                given,
-                fixed: OnceLock::new(),
-            })),
+            BufChecked::Found { findings, endpoint } => {
+                knows = Some(Obj::new(slf.as_any()));
+                Source::Call(Box::new(Call {
+                    check: buf.checked(endpoint.as_deref()),
+                    findings,
+                    given,
+                    fixed: OnceLock::new(),
+                }))
+            }
         };
         drop(guard);
         Ok(Report {
@@ -633,7 +656,7 @@ impl Checker {
             // Held by the source (the getter reads it there): no copy per call.
             text: String::new(),
             source,
-            checker: Obj::new(slf.as_any()),
+            checker: knows,
         })
     }
 
@@ -675,7 +698,7 @@ impl Checker {
             list: PyOnceLock::new(),
             text,
             source: Source::ToolCall(found, keys, OnceLock::new()),
-            checker: Obj::new(slf.as_any()),
+            checker: Some(Obj::new(slf.as_any())),
         })
     }
 
@@ -707,7 +730,7 @@ impl Checker {
             list: PyOnceLock::new(),
             text,
             source: Source::Text(host, found, OnceLock::new()),
-            checker: Obj::new(slf.as_any()),
+            checker: Some(Obj::new(slf.as_any())),
         })
     }
 }
@@ -743,50 +766,87 @@ fn int_of(v: &Bound<'_, PyAny>) -> Option<i64> {
     Some(n)
 }
 
+/// An int as the core reads it: [`Value::Int`] when it fits an i64, else not judged. (Not
+/// `unwrap_or(Value::Expr)`, which drops the unused `Value::Expr` by a call.)
+fn int_value(v: &Bound<'_, PyAny>) -> Value {
+    match int_of(v) {
+        Some(n) => Value::Int(n),
+        None => Value::Expr,
+    }
+}
+
 /// Sets `slot` to a Python value as the core reads a literal: None → null, bool, int (i64),
 /// float, str, list/tuple → list, dict → mapping; anything else (and an int beyond i64) is not
 /// judged. Strings and lists are written into the slot's own buffers when it has them
-/// ([`filters::set_str`], [`filters::set_list`]). True when the value read holds a list (at
-/// any depth): what the caller may change after the call (see [`freeze`]).
-fn set_value(slot: &mut Value, v: &Bound<'_, PyAny>, depth: usize) -> bool {
+/// ([`filters::set_str`], [`filters::set_list`]). Gives [`LISTED`] when the value read holds a
+/// list (at any depth): what the caller may change after the call (see [`freeze`]); with
+/// [`FLAT`] when it is a list (exactly) of ints and strs (exactly).
+fn set_value(slot: &mut Value, v: &Bound<'_, PyAny>, depth: usize) -> u8 {
     // The exact types first, by a type pointer compare (the subclass checks below call into
     // the interpreter under the stable ABI): an int id, a str, a list of either. The branches
     // below give the same values for them.
     if v.is_exact_instance_of::<PyInt>() {
-        *slot = int_of(v).map(Value::Int).unwrap_or(Value::Expr);
-        return false;
+        put(slot, int_value(v));
+        return 0;
     }
     if v.is_exact_instance_of::<PyString>() {
         set_string(slot, v);
-        return false;
+        return 0;
     }
     if v.is_exact_instance_of::<PyList>() {
-        set_items(slot, v, false, depth);
-        return true;
+        return LISTED | set_items(slot, v, false, depth);
     }
     // Ids first: the most common filter value (bool is an int subclass).
     if v.is_instance_of::<PyInt>() {
-        *slot = match v.cast_exact::<PyBool>() {
-            Ok(b) => Value::Bool(b.is_true()),
-            Err(_) => int_of(v).map(Value::Int).unwrap_or(Value::Expr),
-        };
+        put(
+            slot,
+            match v.cast_exact::<PyBool>() {
+                Ok(b) => Value::Bool(b.is_true()),
+                Err(_) => int_value(v),
+            },
+        );
     } else if v.is_none() {
-        *slot = Value::Null;
+        put(slot, Value::Null);
     } else if v.is_instance_of::<PyString>() {
         set_string(slot, v);
     } else if v.is_instance_of::<PyFloat>() {
-        *slot = v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr);
+        put(
+            slot,
+            v.extract::<f64>().map(Value::Float).unwrap_or(Value::Expr),
+        );
     } else if v.is_instance_of::<PyList>() {
         set_items(slot, v, false, depth);
-        return true;
+        return LISTED;
     } else if v.is_instance_of::<PyTuple>() {
-        return set_items(slot, v, true, depth);
+        return set_items(slot, v, true, depth) & LISTED;
     } else if v.is_instance_of::<PyDict>() {
-        *slot = Value::Map;
+        put(slot, Value::Map);
     } else {
-        *slot = Value::Expr;
+        put(slot, Value::Expr);
     }
-    false
+    0
+}
+
+/// [`set_value`]: the value holds a list.
+const LISTED: u8 = 1;
+/// [`set_value`], [`set_items`]: every item is an int or a str (exactly: a list of them can be
+/// copied by the interpreter alone, [`freeze`]).
+const FLAT: u8 = 2;
+
+/// Sets `slot` to `new`. The slot usually holds the value of the same filter of the dict
+/// before, a number as often as not: one that owns no buffer is overwritten without the call
+/// that drops a `Value`.
+#[inline(always)]
+fn put(slot: &mut Value, new: Value) {
+    if matches!(
+        slot,
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Null | Value::Map | Value::Expr
+    ) {
+        // Owns nothing: forgetting it leaks nothing.
+        std::mem::forget(std::mem::replace(slot, new));
+    } else {
+        *slot = new;
+    }
 }
 
 /// Sets `slot` to a str's text (`s` is a str); a str that is no UTF-8 (a lone surrogate) is not
@@ -797,7 +857,7 @@ fn set_string(slot: &mut Value, s: &Bound<'_, PyAny>) {
         None => {
             // SAFETY: the GIL is held (`s` is bound); the error `utf8` left is dropped.
             unsafe { ffi::PyErr_Clear() };
-            *slot = Value::Expr;
+            put(slot, Value::Expr);
         }
     }
 }
@@ -849,30 +909,46 @@ impl<'a, 'py> Seq<'a, 'py> {
 }
 
 /// Sets `slot` to a list of the items of `seq` (a list, or a tuple when `tuple`), [`MAX_DEPTH`]
-/// deep at most. True when an item holds a list.
-fn set_items(slot: &mut Value, seq: &Bound<'_, PyAny>, tuple: bool, depth: usize) -> bool {
+/// deep at most. Gives [`LISTED`] when an item holds a list, [`FLAT`] when every item is an int
+/// or a str (exactly).
+fn set_items(slot: &mut Value, seq: &Bound<'_, PyAny>, tuple: bool, depth: usize) -> u8 {
     if depth >= MAX_DEPTH {
-        *slot = Value::Expr;
-        return false;
+        put(slot, Value::Expr);
+        return 0;
     }
     let seq = Seq::new(seq, tuple);
     let slots = filters::set_list(slot);
     let mut n = 0;
-    let mut listed = false;
+    let mut held = FLAT;
     while let Some(it) = (n < seq.len).then(|| seq.get(n)).flatten() {
         if n == slots.len() {
             slots.push((Value::Expr, 0..0));
         }
-        listed |= set_value(&mut slots[n].0, &it, depth + 1);
+        // An int or a str (the usual item) read here as `set_value` reads it, without the call.
+        let slot = &mut slots[n].0;
+        if it.is_exact_instance_of::<PyInt>() {
+            put(slot, int_value(&it));
+        } else if it.is_exact_instance_of::<PyString>() {
+            set_string(slot, &it);
+        } else {
+            held &= !FLAT;
+            held |= set_value(slot, &it, depth + 1) & LISTED;
+        }
         n += 1;
     }
     slots.truncate(n);
-    listed
+    held
 }
 
 /// A value that holds a list, as it is now: lists become tuples, at any depth (which
-/// [`set_value`] reads the same way). For a value the caller may change after the call.
-fn freeze(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Obj> {
+/// [`set_value`] reads the same way). For a value the caller may change after the call. `flat`:
+/// `v` is a list of ints and strs ([`FLAT`], read with no Python code run since).
+fn freeze(v: &Bound<'_, PyAny>, flat: bool, depth: usize) -> PyResult<Obj> {
+    if flat {
+        // SAFETY: `v` is a list; a new reference or null with the error set.
+        return unsafe { Bound::from_owned_ptr_or_err(v.py(), ffi::PyList_AsTuple(v.as_ptr())) }
+            .map(|t| Obj::new(&t));
+    }
     let list = v.is_instance_of::<PyList>();
     if !(list || v.is_instance_of::<PyTuple>()) || depth >= MAX_DEPTH {
         return Ok(Obj::new(v));
@@ -894,7 +970,7 @@ fn freeze(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Obj> {
     let mut items = Vec::with_capacity(seq.len);
     for i in 0..seq.len {
         if let Some(it) = seq.get(i) {
-            items.push(freeze(&it, depth + 1)?);
+            items.push(freeze(&it, false, depth + 1)?);
         }
     }
     let items = items.iter().map(|o| o.bind(v.py()));

@@ -112,6 +112,15 @@ pub fn check_call_resolved(call: &RestCall, index: &FilterIndex) -> (Vec<Finding
     (found, key.map(str::to_string))
 }
 
+/// [`check_call_resolved`] with the endpoint key borrowed, not copied (the Python API's
+/// `check_call` keeps one shared copy of it per endpoint, not one per call).
+pub fn check_call_keyed<'a>(
+    call: &'a RestCall,
+    index: &'a FilterIndex,
+) -> (Vec<Finding>, Option<&'a str>) {
+    run(call, index, None)
+}
+
 /// [`check_call`] with the other versions given explicitly (tests; callers that manage their
 /// own indexes). `others` may be empty: `version-only` is then never reported.
 pub fn check_call_with(
