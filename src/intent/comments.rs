@@ -56,7 +56,8 @@ fn cue_in(code: &str, at: Range<usize>, marks: Option<&Marks>) -> Option<Hit> {
 /// for the sites that share the code ([`cue_marked`]), so that a site with no comment line
 /// within reach above it (a file of calls with no comments) needs no walk up.
 pub(crate) struct Marks {
-    /// Byte offset of each line's start, ascending (lines end at `\n`, as [`near_start`] reads).
+    /// Byte offset of each line's start, ascending (lines end at `\n`, as [`near_start`] reads),
+    /// up to the line at [`Marks::quiet_from`] (the lines after it are never asked for).
     starts: Vec<usize>,
     /// Indices (into `starts`) of the lines that may be comments, ascending: the first byte that
     /// is neither an ASCII control or space nor part of a non-ASCII character is `#` or `/` (a
@@ -65,36 +66,58 @@ pub(crate) struct Marks {
     /// Indices (into `starts`) of the lines that hold a `#` or `/` byte anywhere, ascending (a
     /// superset of the lines with a trailing comment, see [`trailing`]).
     hashes: Vec<usize>,
+    /// The first byte of the line from which on every site is quiet ([`Marks::quiet`]): more
+    /// than [`MAX_LINES_ABOVE`] lines after the last line with a `#` or `/` (`usize::MAX` when
+    /// there is no such line; 0 when the code has neither byte).
+    quiet_from: usize,
     /// The line [`Marks::line_of`] found last: the sites of a code come in order, and the next
     /// one is most often on that line or the next.
     hint: std::cell::Cell<usize>,
 }
 
 impl Marks {
-    /// The marks of `code`: one pass over its bytes.
+    /// The marks of `code`: its lines up to [`MAX_LINES_ABOVE`] past the last line with a `#`
+    /// or `/` (found from the end); every site after them is quiet ([`Marks::quiet_from`]).
     pub(crate) fn new(code: &str) -> Marks {
         let b = code.as_bytes();
-        let mut starts = Vec::with_capacity(b.len() / 64 + 1);
+        // Where the lines that need reading end: the start of the 41st line after the last
+        // with a `#` or `/` (no comment line is further up, so none reaches past it), or the
+        // code's end. A file of calls with a comment at its top reads a few lines (a table of
+        // every line was ~140 instructions a line).
+        let quiet_from = match memchr::memrchr2(b'#', b'/', b) {
+            None => 0,
+            Some(last) => memchr::memchr_iter(b'\n', &b[last..])
+                .nth(MAX_LINES_ABOVE)
+                .map_or(usize::MAX, |i| last + i + 1),
+        };
+        let upto = quiet_from.min(b.len());
+        let mut starts = Vec::new();
         let mut comments = Vec::new();
         let mut line = 0;
-        loop {
-            let lead = b[line..]
-                .iter()
-                .position(|&c| c > b' ' && c < 0x80)
-                .map(|i| b[line + i]);
-            if matches!(lead, Some(b'#' | b'/')) {
-                comments.push(starts.len());
-            }
-            starts.push(line);
-            match memchr::memchr(b'\n', &b[line..]) {
-                Some(i) => line += i + 1,
-                None => break,
+        if quiet_from > 0 {
+            loop {
+                let end = memchr::memchr(b'\n', &b[line..]).map(|i| line + i);
+                // The line's first byte that is neither an ASCII control or space nor part of a
+                // non-ASCII character (the bytes after its end are another line's).
+                let lead = b[line..end.unwrap_or(b.len())]
+                    .iter()
+                    .find(|&&c| c > b' ' && c < 0x80);
+                if matches!(lead, Some(b'#' | b'/')) {
+                    comments.push(starts.len());
+                }
+                starts.push(line);
+                match end {
+                    // The line at `quiet_from` is the table's last (its start ends the one
+                    // before).
+                    Some(i) if line < upto => line = i + 1,
+                    _ => break,
+                }
             }
         }
         // One pass for the bytes that may start a trailing comment, each put on its line.
         let mut hashes: Vec<usize> = Vec::new();
         let mut at = 0;
-        for p in memchr::memchr2_iter(b'#', b'/', b) {
+        for p in memchr::memchr2_iter(b'#', b'/', &b[..upto]) {
             while at + 1 < starts.len() && starts[at + 1] <= p {
                 at += 1;
             }
@@ -106,8 +129,15 @@ impl Marks {
             starts,
             comments,
             hashes,
+            quiet_from,
             hint: std::cell::Cell::new(0),
         }
+    }
+
+    /// The first byte from which on every site is quiet ([`Marks::quiet`]): its lines hold no
+    /// `#` or `/` and no comment line is within reach above them.
+    pub(crate) fn quiet_from(&self) -> usize {
+        self.quiet_from
     }
 
     /// The index of the line holding byte `at`.
@@ -132,6 +162,14 @@ impl Marks {
     /// byte `last`: neither line holds a `#` or `/` (no trailing comment) and no comment line
     /// is within reach above the first (two binary searches in place of the lines' scans).
     fn quiet(&self, first: usize, last: usize) -> bool {
+        // A file of calls has its comments at the top, if anywhere: no line to find.
+        if first >= self.quiet_from {
+            return true;
+        }
+        // A site that reaches past the lines read: the walk decides.
+        if last >= self.quiet_from {
+            return false;
+        }
         let f = self.line_of(first);
         // Most sites are on one line.
         let l = if self.starts.get(f + 1).is_none_or(|&next| last < next) {
@@ -372,6 +410,7 @@ mod tests {
             "def f():\n    # WRONG\n    g(x=1)\n    g(y=2)\n".into(),
             "\u{3000}# WRONG\r\nf(x=1)\r\n\t// ✅ right\nf(y=2)\n".into(),
             "  \r# WRONG\nf(x=1)\n".into(),
+            "  \n\t\n# WRONG\nf(x=1)\n\n\ng(y=2)\n\u{3000}\n// ✅\nh(z=3)".into(),
         ];
         for lines in [38, 39, 40, 41] {
             texts.push(format!("# WRONG\n{}f(x=1)\n", "g()\n".repeat(lines)));

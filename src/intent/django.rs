@@ -114,6 +114,11 @@ impl SiteFilter for Django {
         }
         Verdict::Call
     }
+
+    /// Only a filter snippet (no endpoint) is read; every other site is a call.
+    fn unlabelled_call(&self, site: &Site) -> bool {
+        !matches!(site, Site::Rest(call) if call.form == CallForm::Snippet)
+    }
 }
 
 #[cfg(test)]

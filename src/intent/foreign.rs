@@ -32,7 +32,8 @@ impl Foreign {
         let any = |words: &[&str]| words.iter().any(|w| has(w));
         // Every word below holds `autobot`, `AUTOBOT`, `netbox3` or `nbforager`: most texts
         // hold none, told in four scans of the text (nine before; 5.0 M instructions of a
-        // file of 10,000 tool calls).
+        // file of 10,000 tool calls). One scan for the four at once (a regex of the four
+        // literals) was tried: 1.76 M to search and 0.29 M to build, against 1.6 M.
         let autobot = has("autobot") || has("AUTOBOT");
         if !autobot && !has("netbox3") && !has("nbforager") {
             return Foreign::default();

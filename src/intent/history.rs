@@ -45,6 +45,11 @@ impl SiteFilter for History {
     fn state(&self) -> u64 {
         u64::from(self.release)
     }
+
+    /// Outside release notes only the label says history.
+    fn unlabelled_call(&self, _site: &crate::extract::Site) -> bool {
+        !self.release
+    }
 }
 
 /// The release heading whose section a piece stands in, read from its headings (outermost

@@ -28,6 +28,11 @@ impl SiteFilter for Lesson {
         }
         verdict(cx.label())
     }
+
+    /// A GraphQL document's operations read their own comments; any other site only its label.
+    fn unlabelled_call(&self, site: &Site) -> bool {
+        !matches!(site, Site::Graphql(_))
+    }
 }
 
 /// A wrong-cue makes a lesson; any other label, or none, leaves a call.

@@ -245,6 +245,15 @@ pub(crate) trait SiteFilter: Send + Sync {
     fn state(&self) -> u64 {
         0
     }
+
+    /// True when [`SiteFilter::read`] answers [`Verdict::Call`] for `site` whenever the site
+    /// has no label ([`SiteCx::label`] is `None`), whatever else stands around it: then a
+    /// site without a label is a call without a [`SiteCx`] built for it. False (the default)
+    /// when the filter reads anything else of the site or its surroundings. The answer must
+    /// be the same for every site of one [`SiteClass`] (it is asked once per class).
+    fn unlabelled_call(&self, _site: &Site) -> bool {
+        false
+    }
 }
 
 /// A host document as the filters are prepared for it.
@@ -358,9 +367,26 @@ impl Filters {
         shared: &OnceCell<Option<Label>>,
         marks: Option<&OnceCell<comments::Marks>>,
     ) -> Sorted {
-        let range = site_range(&site);
+        match self.read_in(&site, code, around, shared, marks) {
+            Outcome::Call => Sorted::Call(site, Vec::new()),
+            Outcome::Held(n) => Sorted::NotChecked(n),
+            Outcome::Parts(doc, held) => Sorted::Call(Site::Graphql(*doc), held),
+        }
+    }
+
+    /// What the filters make of `site` (see [`Filters::sort_in`]), read in place: the site
+    /// is not moved (a site moved in and out of each sort was ~120 instructions of copies).
+    fn read_in(
+        &self,
+        site: &Site,
+        code: Option<(&str, &OffsetMap)>,
+        around: &Around,
+        shared: &OnceCell<Option<Label>>,
+        marks: Option<&OnceCell<comments::Marks>>,
+    ) -> Outcome {
+        let range = site_range(site);
         let cx = SiteCx {
-            site: &site,
+            site,
             range: range.clone(),
             code,
             around,
@@ -372,7 +398,7 @@ impl Filters {
             match filter.read(&cx) {
                 Verdict::Call => {}
                 Verdict::NotACall(why) => {
-                    return Sorted::NotChecked(NotChecked {
+                    return Outcome::Held(NotChecked {
                         read_as: *read_as,
                         range,
                         marker: why.marker,
@@ -380,7 +406,7 @@ impl Filters {
                     });
                 }
                 Verdict::Parts(parts) => {
-                    let Site::Graphql(doc) = &site else { continue };
+                    let Site::Graphql(doc) = site else { continue };
                     let mut doc = doc.clone();
                     let mut held = Vec::new();
                     for (part, why) in parts {
@@ -392,18 +418,52 @@ impl Filters {
                             why: why.text,
                         });
                     }
-                    return Sorted::Call(Site::Graphql(doc), held);
+                    return Outcome::Parts(Box::new(doc), held);
                 }
             }
         }
-        Sorted::Call(site, Vec::new())
+        Outcome::Call
+    }
+
+    /// True when `site` surely has no label and every filter answers a site without one as a
+    /// call ([`SiteFilter::unlabelled_call`], asked once per [`SiteClass`] and kept in
+    /// `classes`): no comment can label it (its code's [`comments::Marks`] say it is quiet)
+    /// and its surroundings give none.
+    fn no_label_call(
+        &self,
+        site: &Site,
+        code: Option<(&str, &OffsetMap)>,
+        around: &Around,
+        shared: &OnceCell<Option<Label>>,
+        marks: &OnceCell<comments::Marks>,
+        classes: &mut [Option<bool>; SiteClass::COUNT],
+    ) -> bool {
+        let unlabelled = *classes[SiteClass::of(site) as usize]
+            .get_or_insert_with(|| self.list.iter().all(|(_, f)| f.unlabelled_call(site)));
+        if !unlabelled {
+            return false;
+        }
+        // As `SiteCx::comment_label` reads: no code or no place in it, no comment label.
+        let quiet = match code {
+            None => true,
+            Some((text, map)) => match map.to_embedded(site_start(site)) {
+                None => true,
+                Some(start) => {
+                    start.min(text.len())
+                        >= marks
+                            .get_or_init(|| comments::Marks::new(text))
+                            .quiet_from()
+                }
+            },
+        };
+        quiet && shared.get_or_init(|| label_of(around)).is_none()
     }
 
     /// [`Filters::sort`] for sites that share their code and surroundings: the calls to check,
     /// and the sites not checked.
     pub fn sort_all(
         &self,
-        sites: Vec<Site>,
+        mut sites: Vec<Site>,
         code: Option<(&str, &OffsetMap)>,
         around: &Around,
     ) -> (Vec<Site>, Vec<NotChecked>) {
@@ -413,29 +473,82 @@ impl Filters {
         let mut held = Vec::new();
         let shared = OnceCell::new();
         // The comment lines of the code, read once when the sites are many (one site's walk up
-        // reads at most 40 lines; the marks read the whole code).
+        // reads at most 40 lines; the marks read the code to 40 lines past its last `#` or `/`).
         let marks = OnceCell::new();
         let marks = (sites.len() >= MARKS_FROM).then_some(&marks);
-        // The calls are collected in the sites' own buffer (a collect of `into_iter` and
-        // `filter_map` reuses it): a second buffer of every site was 13.6 MB for a file of
-        // 100,000 tool calls, its pages touched once more.
-        let calls = sites
-            .into_iter()
-            .filter_map(
-                |site| match self.sort_in(site, code, around, &shared, marks) {
-                    Sorted::Call(site, parts) => {
-                        held.extend(parts);
-                        Some(site)
-                    }
-                    Sorted::NotChecked(n) => {
-                        held.push(n);
-                        None
-                    }
-                },
-            )
-            .collect();
-        (calls, held)
+        // The calls stay in the sites' own buffer, each read in place (in order): a second
+        // buffer of every site was 13.6 MB for a file of 100,000 tool calls, and a collect of
+        // `into_iter` moved each site in and out of its sort.
+        let mut classes = [None; SiteClass::COUNT];
+        sites.retain_mut(|site| {
+            if let Some(marks) = marks {
+                if self.no_label_call(site, code, around, &shared, marks, &mut classes) {
+                    return true;
+                }
+            }
+            match self.read_in(site, code, around, &shared, marks) {
+                Outcome::Call => true,
+                Outcome::Held(n) => {
+                    held.push(n);
+                    false
+                }
+                Outcome::Parts(doc, parts) => {
+                    *site = Site::Graphql(*doc);
+                    held.extend(parts);
+                    true
+                }
+            }
+        });
+        (sites, held)
     }
+}
+
+/// The classes of sites a filter's [`SiteFilter::unlabelled_call`] tells apart.
+#[derive(Clone, Copy)]
+pub(crate) enum SiteClass {
+    /// A REST call with its endpoint (any form but a filter snippet).
+    Call,
+    /// A filter written without an endpoint ([`crate::extract::CallForm::Snippet`]).
+    Snippet,
+    /// A GraphQL document.
+    Graphql,
+    /// A unit that could not be read.
+    NotChecked,
+}
+
+impl SiteClass {
+    /// How many classes there are.
+    const COUNT: usize = 4;
+
+    /// The class of `site`.
+    fn of(site: &Site) -> SiteClass {
+        match site {
+            Site::Rest(c) if c.form == crate::extract::CallForm::Snippet => SiteClass::Snippet,
+            Site::Rest(_) => SiteClass::Call,
+            Site::Graphql(_) => SiteClass::Graphql,
+            Site::NotChecked(_) => SiteClass::NotChecked,
+        }
+    }
+}
+
+/// The start of [`site_range`], without its end.
+fn site_start(site: &Site) -> usize {
+    match site {
+        Site::Rest(c) => c.call_range.start,
+        Site::Graphql(d) => d.map.to_host(0),
+        Site::NotChecked(n) => n.range.start,
+    }
+}
+
+/// What [`Filters::read_in`] made of a site it read in place.
+enum Outcome {
+    /// A call to check as it is.
+    Call,
+    /// Not a call.
+    Held(NotChecked),
+    /// A GraphQL document to check with some operations blanked out (the new document), and
+    /// those operations.
+    Parts(Box<crate::extract::GraphqlDoc>, Vec<NotChecked>),
 }
 
 /// How many sites of one code make [`Filters::sort_all`] read its comment lines once
@@ -647,6 +760,58 @@ mod tests {
             assert_eq!(r.index(), i);
             assert_eq!(ReadAs::from_name(r.name()), Some(r));
         }
+    }
+
+    /// [`Filters::sort_all`] (the code's comment marks read once, and the sites no comment or
+    /// surrounding text can label passed without a context) holds back and keeps the sites
+    /// [`Filters::sort`] does, one at a time: labels near the top, in the middle, trailing,
+    /// at the reach's edge, and none.
+    #[test]
+    fn sort_all_sorts_as_each_site_alone() {
+        let call = "netbox_get_objects(\"dcim.device\", {\"site\": \"a\"})\n";
+        let pair = "# WRONG: ignored\nnb.dcim.devices.filter(site_id__in=[1])\n# CORRECT\nnb.dcim.devices.filter(site_id=[1])\n";
+        let texts = [
+            format!(
+                "# WRONG: ignored\n{}\n\n{}",
+                call.repeat(3),
+                call.repeat(60)
+            ),
+            format!("{}# WRONG\n{}", call.repeat(50), call.repeat(50)),
+            call.repeat(20),
+            format!(
+                "x = 1  # ❌ no\n{}nb.dcim.devices.filter(site_id__in=[1])  # WRONG\n{}",
+                call.repeat(45),
+                call.repeat(10)
+            ),
+            format!("{}{pair}{}", call.repeat(12), call.repeat(39)),
+            format!("{}{pair}{}", call.repeat(12), call.repeat(41)),
+            format!("# url: https://x/api/\n{}", call.repeat(45)),
+        ];
+        let mut held_some = false;
+        for text in &texts {
+            let ex = crate::extract::extract(text, crate::extract::HostKind::Python);
+            assert!(ex.sites.len() >= MARKS_FROM, "{text}");
+            let outline = Outline::plain();
+            let filters = Filters::of(text, &outline, Readings::default());
+            let map = OffsetMap::identity(0, text.len());
+            let code = Some((text.as_str(), &map));
+            let around = Around::default();
+            let (mut calls, mut held) = (Vec::new(), Vec::new());
+            for site in ex.sites.clone() {
+                match filters.sort(site, code, &around) {
+                    Sorted::Call(site, parts) => {
+                        calls.push(site);
+                        held.extend(parts);
+                    }
+                    Sorted::NotChecked(n) => held.push(n),
+                }
+            }
+            held_some |= !held.is_empty();
+            let (all_calls, all_held) = filters.sort_all(ex.sites, code, &around);
+            assert_eq!(all_calls, calls, "{text}");
+            assert_eq!(all_held, held, "{text}");
+        }
+        assert!(held_some);
     }
 
     #[test]

@@ -125,7 +125,8 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
         out.push(f);
         return;
     }
-    if let Some(f) = own_relation_filter(view, entry) {
+    // `k` has one part exactly when the key has no `__`.
+    if let Some(f) = own_relation_filter(view, entry, k.parts.len() > 1) {
         out.push(f);
         return;
     }
@@ -143,13 +144,13 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
             if let Some(nk) = view.null_key(base) {
                 // A key another shipped release has is a removed filter, whatever the base looks
                 // like here (`protocol__empty` on 4.7 services, where `protocol` has only `__n`).
-                let f = version_only(ctx, view, asked, entry)
+                let f = version_only(ctx, view, asked, entry, &k)
                     .unwrap_or_else(|| null_relation(ctx, view, entry, lookup, &nk));
                 out.push(f);
                 return;
             }
         }
-        if let Some(f) = version_only(ctx, view, asked, entry) {
+        if let Some(f) = version_only(ctx, view, asked, entry, &k) {
             out.push(f);
             return;
         }
@@ -157,11 +158,11 @@ pub(crate) fn check(ctx: &Ctx, view: &View, entry: &FilterEntry, out: &mut Vec<F
             out.push(f);
             return;
         }
-    } else if let Some(f) = version_only(ctx, view, asked, entry) {
+    } else if let Some(f) = version_only(ctx, view, asked, entry, &k) {
         out.push(f);
         return;
     }
-    out.push(unknown(view, entry, &asked.suggest(key)));
+    out.push(unknown(view, entry, &asked.suggest_absent(key, &k)));
 }
 
 fn ignored(view: &View) -> String {
@@ -274,9 +275,15 @@ const NAMING_FIELDS: &[&str] = &["name", "slug", "model", "display", "label"];
 /// endpoint has its own filter for the relation: the one step instead of a detour. Which field
 /// a relation filter matches comes from the index ([`View::relation_field`]); the fix is
 /// certain when that is the written field and the value fits the filter. `None` when the
-/// endpoint has no filter for the relation (the traversal advice then applies).
-fn own_relation_filter(view: &View, entry: &FilterEntry) -> Option<Finding> {
+/// endpoint has no filter for the relation (the traversal advice then applies). `dunder`:
+/// whether the key has a `__`.
+fn own_relation_filter(view: &View, entry: &FilterEntry, dunder: bool) -> Option<Finding> {
     let key = entry.key.as_str();
+    // Neither a `__` nor a `.`: no relation and field to split (most misspelt names; the
+    // three scans below for them were a third of this rule's check).
+    if !dunder && !key.as_bytes().contains(&b'.') {
+        return None;
+    }
     let (path, lookup) = match rsplit_dunder(key) {
         Some((p, l)) if matches!(l, "n" | "in") => (p, Some(l)),
         _ => (key, None),
@@ -647,9 +654,16 @@ fn lookup_list(view: &View, base: &str) -> String {
 }
 
 /// The key exists on the same endpoint in another shipped version only.
-fn version_only(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry) -> Option<Finding> {
+/// `k`: the key parsed ([`Key::parse`]); the key is no parameter of `view` ([`check`]'s).
+fn version_only(
+    ctx: &Ctx,
+    view: &View,
+    asked: &Asked,
+    entry: &FilterEntry,
+    k: &Key,
+) -> Option<Finding> {
     let mut versions: Vec<String> = match ctx.others {
-        None if std::ptr::eq(ctx.index, view.index) => asked.versions_with_filter(&entry.key),
+        None if std::ptr::eq(ctx.index, view.index) => asked.versions_without_filter(&entry.key),
         _ => super::versions::with_filter(ctx.index, ctx.others, view.key, &entry.key),
     };
     versions.retain(|v| v != view.version());
@@ -658,11 +672,10 @@ fn version_only(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry) -> O
     }
     versions.sort_by_key(|v| version_key(v));
     versions.dedup();
-    let k = Key::parse(&entry.key);
     let s = match k.lookup() {
         // A regex has no faithful rewrite; name the lookups this version has instead.
         Some("regex" | "iregex") => std::rc::Rc::new(Suggestions::default()),
-        _ => asked.suggest(&entry.key),
+        _ => asked.suggest_absent(&entry.key, k),
     };
     let mut f = unknown(view, entry, &s);
     f.code = "version-only";
@@ -712,7 +725,7 @@ fn version_only(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry) -> O
         );
         with_switch_advice(&mut f, ctx.index);
         f.facts.cites = Some(r.source);
-        f.fixes = removed_fix(ctx, entry, &k, r).into_iter().collect();
+        f.fixes = removed_fix(ctx, entry, k, r).into_iter().collect();
         return Some(f);
     }
     f.message = format!(

@@ -109,13 +109,28 @@ pub(crate) fn suggest(view: &View, key: &str) -> std::rc::Rc<Suggestions> {
 
 /// [`suggest`] with the endpoint's [`Names`] at hand.
 fn suggest_in(view: &View, names: &Names, key: &str) -> std::rc::Rc<Suggestions> {
+    suggest_known(view, names, key, None)
+}
+
+/// [`suggest_in`] for a key already parsed as `parsed.0` (not parsed again when the answer
+/// is computed), which is no parameter of `view` when `parsed.1` (not probed again).
+fn suggest_known(
+    view: &View,
+    names: &Names,
+    key: &str,
+    parsed: Option<(&Key, bool)>,
+) -> std::rc::Rc<Suggestions> {
+    let compute = || match parsed {
+        Some((k, absent)) => compute_parsed(view, names, key, k, absent),
+        None => compute_in(view, names, key),
+    };
     if !names.shipped {
-        return std::rc::Rc::new(compute_in(view, names, key));
+        return std::rc::Rc::new(compute());
     }
     if let Some(s) = names.memo.borrow().get(key) {
         return s.clone();
     }
-    let s = std::rc::Rc::new(compute_in(view, names, key));
+    let s = std::rc::Rc::new(compute());
     MEMO_LEN.with(|len| {
         if len.get() >= MEMO_MAX {
             // Past the bound every endpoint's answers are dropped (a rare event: thousands of
@@ -128,12 +143,13 @@ fn suggest_in(view: &View, names: &Names, key: &str) -> std::rc::Rc<Suggestions>
             names.memo.borrow_mut().clear();
             len.set(0);
         }
-        if names
-            .memo
-            .borrow_mut()
-            .insert(key.into(), s.clone())
-            .is_none()
-        {
+        let mut memo = names.memo.borrow_mut();
+        // Room for a few answers at once: an endpoint's map grown from 3 to 7 to 14 answers
+        // hashed its names again at each step.
+        if memo.capacity() == 0 {
+            memo.reserve(MEMO_FIRST);
+        }
+        if memo.insert(key.into(), s.clone()).is_none() {
             len.set(len.get() + 1);
         }
     });
@@ -144,6 +160,9 @@ thread_local! {
     /// How many answers this thread's [`Names::memo`]s hold together.
     static MEMO_LEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
+
+/// Answers an endpoint's [`Names::memo`] has room for at its first.
+const MEMO_FIRST: usize = 16;
 
 /// Most suggestions a thread remembers; past it the memos start again (each entry holds a
 /// few short names: ~200 bytes).
@@ -185,7 +204,12 @@ fn compute(view: &View, key: &str) -> Suggestions {
 
 /// [`compute`] with the endpoint's [`Names`] at hand.
 fn compute_in(view: &View, names: &Names, key: &str) -> Suggestions {
-    let k = Key::parse(key);
+    compute_parsed(view, names, key, &Key::parse(key), false)
+}
+
+/// [`compute_in`] with `key` parsed as `k` ([`Key::parse`]); `absent`: `key` is known to be
+/// no parameter of `view` (its probe is skipped; the answer is the same).
+fn compute_parsed(view: &View, names: &Names, key: &str, k: &Key, absent: bool) -> Suggestions {
     match k.lookup() {
         // `vlan_group_id__n` → suggest for the base, keep the lookup when the result has it.
         Some(lookup) if NETBOX_LOOKUPS.contains(&lookup) => {
@@ -208,7 +232,7 @@ fn compute_in(view: &View, names: &Names, key: &str) -> Suggestions {
             if let Some(s) = table(view, key) {
                 return s;
             }
-            if let Some(name) = structural(view, key) {
+            if let Some(name) = structural_of(view, key, absent) {
                 return Suggestions::one(name);
             }
         }
@@ -261,7 +285,12 @@ fn table(view: &View, name: &str) -> Option<Suggestions> {
 
 /// Steps 1–3 for a name without lookup.
 fn structural(view: &View, name: &str) -> Option<String> {
-    if view.has(name) {
+    structural_of(view, name, false)
+}
+
+/// [`structural`]; `absent`: `name` is known to be no parameter of `view` (not probed).
+fn structural_of(view: &View, name: &str, absent: bool) -> Option<String> {
+    if !absent && view.has(name) {
         return Some(name.to_string());
     }
     // 1. aliases
@@ -912,11 +941,25 @@ impl Sieve {
             }
         }
         // Any order among names of one length (or first byte): the ranking is total.
-        s.by_len.sort_unstable_by_key(|e| e.len);
+        // Counting sorts: the keys are small numbers (a comparison sort of each endpoint's
+        // names was ~4,000 instructions a sieve).
+        s.by_len = match counting_order(&s.by_len, |e| e.len as usize) {
+            Some(order) => order.iter().map(|&i| s.by_len[i as usize]).collect(),
+            None => {
+                let mut v = std::mem::take(&mut s.by_len);
+                v.sort_unstable_by_key(|e| e.len);
+                v
+            }
+        };
         let by_len = &s.by_len;
-        let mut by_first: Vec<u32> = (0..by_len.len() as u32).collect();
-        by_first.sort_unstable_by_key(|&i| by_len[i as usize].first());
-        s.by_first = by_first;
+        s.by_first = match counting_order(by_len, |e| usize::from(e.first())) {
+            Some(order) => order,
+            None => {
+                let mut by_first: Vec<u32> = (0..by_len.len() as u32).collect();
+                by_first.sort_unstable_by_key(|&i| by_len[i as usize].first());
+                by_first
+            }
+        };
         s
     }
 
@@ -927,6 +970,33 @@ impl Sieve {
         let hi = lo + self.by_first[lo..].partition_point(|i| first_of(i) == first);
         &self.by_first[lo..hi]
     }
+}
+
+/// The positions of `items` ordered by `key` (ascending; equal keys in their order): a
+/// counting sort over the keys' range. `None` when the range is over 256 keys wide or there
+/// are 2^32 items or more (the caller sorts by comparison).
+fn counting_order<T>(items: &[T], key: impl Fn(&T) -> usize) -> Option<Vec<u32>> {
+    u32::try_from(items.len()).ok()?;
+    let lo = items.iter().map(&key).min()?;
+    let hi = items.iter().map(&key).max()?;
+    if hi - lo >= 256 {
+        return None;
+    }
+    // `count[k + 1]`: how many keys are `lo + k`; then where each key's run starts.
+    let mut count = [0u32; 257];
+    for it in items {
+        count[key(it) - lo + 1] += 1;
+    }
+    for k in 0..=hi - lo {
+        count[k + 1] += count[k];
+    }
+    let mut order = vec![0u32; items.len()];
+    for (i, it) in items.iter().enumerate() {
+        let at = &mut count[key(it) - lo];
+        order[*at as usize] = i as u32;
+        *at += 1;
+    }
+    Some(order)
 }
 
 /// An endpoint's parameter names as [`similar`] scans them, made once per endpoint (remembered
@@ -1082,14 +1152,15 @@ impl Dunder {
 /// [`super::versions::with_filter`]`(view.index, None, view.key, name)`: for a shipped index
 /// from the endpoint's rows of the table of differences, read once per thread
 /// ([`super::versions::endpoint_rows`]).
-fn versions_with_filter_in(view: &View, names: &Names, name: &str) -> Vec<String> {
+/// `absent`: `name` is known to be no parameter of `view` (not probed again).
+fn versions_with_filter_in(view: &View, names: &Names, name: &str, absent: bool) -> Vec<String> {
     if names.shipped {
         let rows = names
             .rows
             .get_or_init(|| super::versions::endpoint_rows(view.index, view.key));
         if let Some(found) = rows
             .as_ref()
-            .and_then(|rows| rows.with_filter_if(view.index, name, || view.has(name)))
+            .and_then(|rows| rows.with_filter_if(view.index, name, || !absent && view.has(name)))
         {
             return found;
         }
@@ -1122,10 +1193,17 @@ impl<'v> Asked<'v> {
         suggest_in(self.view, self.names(), key)
     }
 
+    /// [`suggest`]`(view, key)` for a `key` that is no parameter of the endpoint, parsed as
+    /// `k` ([`Key::parse`]): the same answer, without parsing or probing `key` again.
+    pub(crate) fn suggest_absent(&self, key: &str, k: &Key) -> std::rc::Rc<Suggestions> {
+        suggest_known(self.view, self.names(), key, Some((k, true)))
+    }
+
     /// [`super::versions::with_filter`]`(view.index, None, view.key, name)`
-    /// ([`versions_with_filter_in`]).
-    pub(crate) fn versions_with_filter(&self, name: &str) -> Vec<String> {
-        versions_with_filter_in(self.view, self.names(), name)
+    /// ([`versions_with_filter_in`]) for a `name` that is no parameter of the endpoint (the
+    /// endpoint is not probed for it).
+    pub(crate) fn versions_without_filter(&self, name: &str) -> Vec<String> {
+        versions_with_filter_in(self.view, self.names(), name, true)
     }
 }
 
@@ -1564,6 +1642,13 @@ mod jaro_tests {
                         index: idx,
                     };
                     let computed = super::compute(&view, key);
+                    if !view.has(key) {
+                        // Parsed and known absent by the caller: the same answer, computed
+                        // (`own`) or remembered.
+                        let k = super::super::lookups::Key::parse(key);
+                        let asked = super::Asked::new(&view);
+                        assert_eq!(*asked.suggest_absent(key, &k), computed, "{ep} {key}");
+                    }
                     assert_eq!(*super::suggest(&view, key), computed, "{ep} {key}");
                     assert_eq!(*super::suggest(&view, key), computed, "{ep} {key} again");
                 }
@@ -1785,6 +1870,35 @@ mod jaro_tests {
         }
         // The bound must drop names too, or it would be no prefilter.
         assert!(dropped > 20 * kept, "kept {kept}, dropped {dropped}");
+    }
+
+    /// [`super::counting_order`] orders as a stable sort by the key, and declines keys over
+    /// 256 apart.
+    #[test]
+    fn counting_order_is_a_stable_sort() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for n in [0usize, 1, 2, 7, 64, 300] {
+            for width in [1u64, 3, 40, 256] {
+                let items: Vec<(usize, usize)> = (0..n)
+                    .map(|i| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        (100 + (state % width) as usize, i)
+                    })
+                    .collect();
+                let mut sorted: Vec<u32> = (0..n as u32).collect();
+                sorted.sort_by_key(|&i| items[i as usize].0);
+                match super::counting_order(&items, |it| it.0) {
+                    Some(order) => assert_eq!(order, sorted, "{n} {width}"),
+                    None => assert_eq!(n, 0),
+                }
+            }
+        }
+        let wide = [(0usize, 0usize), (256, 1)];
+        assert_eq!(super::counting_order(&wide, |it| it.0), None);
+        let edge = [(255usize, 0usize), (0, 1)];
+        assert_eq!(super::counting_order(&edge, |it| it.0), Some(vec![1, 0]));
     }
 
     /// The suggestions by the [`super::Sieve`]s are the s47 scan's ([`super::oracle`]) on
