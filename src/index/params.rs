@@ -16,7 +16,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The query parameters of one list endpoint by name (`site_id`, `status__n`, `q`, ...), in
 /// byte order of the name, names unique. Read it like a `BTreeMap<String, Parameter>`:
@@ -54,6 +54,8 @@ struct Data {
     table: OnceLock<Table>,
     /// One word per name that the checks derive once ([`Params::memo_at`]).
     memo: Memo,
+    /// The endpoint's key and release as shared strings ([`Params::shared_texts`]).
+    texts: Texts,
 }
 
 /// The words of [`Params::memo_at`]: one per name, 0 = not made yet; allocated on first use. A
@@ -64,6 +66,17 @@ struct Memo(OnceLock<Box<[AtomicU64]>>);
 impl Clone for Memo {
     fn clone(&self) -> Memo {
         Memo::default()
+    }
+}
+
+/// The strings of [`Params::shared_texts`], made on first use. A clone starts empty, as
+/// [`Memo`] does.
+#[derive(Default)]
+struct Texts(OnceLock<(Arc<str>, Arc<str>)>);
+
+impl Clone for Texts {
+    fn clone(&self) -> Texts {
+        Texts::default()
     }
 }
 
@@ -178,6 +191,24 @@ impl Params {
                 made
             }
             kept => kept,
+        }
+    }
+
+    /// `key` (the endpoint's key in its index) and `release` (the index's NetBox version) as
+    /// shared strings, for the facts of the findings on this endpoint: the first pair asked is
+    /// kept with the parameters and handed out again (a reference count each, where two
+    /// allocations per call, and their frees, were most of what the facts cost); any other
+    /// pair is made fresh, so the answer always equals what was asked.
+    pub(crate) fn shared_texts(&self, key: &str, release: &str) -> (Arc<str>, Arc<str>) {
+        let kept = self
+            .data()
+            .texts
+            .0
+            .get_or_init(|| (Arc::from(key), Arc::from(release)));
+        if *kept.0 == *key && *kept.1 == *release {
+            (Arc::clone(&kept.0), Arc::clone(&kept.1))
+        } else {
+            (Arc::from(key), Arc::from(release))
         }
     }
 
@@ -399,6 +430,7 @@ impl Data {
                 bare,
             }),
             memo: Memo::default(),
+            texts: Texts::default(),
         })
     }
 
@@ -492,6 +524,7 @@ impl Data {
             values: Vec::with_capacity(map.len()),
             table: OnceLock::new(),
             memo: Memo::default(),
+            texts: Texts::default(),
         };
         for (name, p) in map {
             // Names are unique and ascending here; only a > 4 GiB name buffer is refused.
@@ -614,6 +647,7 @@ impl<'de> Visitor<'de> for ParamsVisitor {
                 values: work.values.drain(..).collect(),
                 table: OnceLock::new(),
                 memo: Memo::default(),
+                texts: Texts::default(),
             };
             if rest.is_empty() {
                 return exact;
