@@ -254,8 +254,10 @@ pub struct Parameter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<u32>,
     /// The schema's description, without the bullet list of choices (e.g. `Site name (slug)`).
+    /// Borrowed from the binary for a shipped index (decoding an endpoint copied ~110 of
+    /// them), owned when read from an index file or built.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<std::borrow::Cow<'static, str>>,
 }
 
 /// The value type of a query parameter, from its OpenAPI schema (`type` + `format`).

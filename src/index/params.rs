@@ -404,22 +404,19 @@ impl Data {
         if !well_formed {
             return None;
         }
-        let values = codes
-            .iter()
-            .zip(choices)
-            .zip(descs)
-            .map(|((&code, choices), desc)| {
-                Some(Parameter {
-                    kind: *super::compact::KINDS.get(usize::from(code / 2))?,
-                    multi: code % 2 == 1,
-                    choices: (choices != u32::MAX).then_some(choices),
-                    description: match desc {
-                        u32::MAX => None,
-                        d => Some(descriptions.get(d as usize)?.to_string()),
-                    },
-                })
-            })
-            .collect::<Option<Vec<Parameter>>>()?;
+        // A loop into a vector of the final size: collecting `Option`s grew it by doubling.
+        let mut values = Vec::with_capacity(n);
+        for ((&code, choices), desc) in codes.iter().zip(choices).zip(descs) {
+            values.push(Parameter {
+                kind: *super::compact::KINDS.get(usize::from(code / 2))?,
+                multi: code % 2 == 1,
+                choices: (choices != u32::MAX).then_some(choices),
+                description: match desc {
+                    u32::MAX => None,
+                    d => Some(Cow::Borrowed(descriptions.get(d as usize)?)),
+                },
+            });
+        }
         Some(Data {
             names: Cow::Borrowed(names),
             ends,
@@ -729,7 +726,7 @@ mod tests {
             kind,
             multi: false,
             choices: None,
-            description: description.map(str::to_string),
+            description: description.map(|d| d.to_string().into()),
         }
     }
 
