@@ -381,8 +381,8 @@ impl Data {
         let slots_len = le.u32()? as usize;
         let bare_len = le.u32()? as usize;
         let ends: Vec<u32> = le.u32s(n)?.collect();
-        let choices = le.u32s(n)?;
-        let descs = le.u32s(n)?;
+        let choices = le.bytes(n.checked_mul(4)?)?;
+        let descs = le.bytes(n.checked_mul(4)?)?;
         let lookups = le.u32s(n)?.collect();
         let slots: Box<[u64]> = le.u64s(slots_len)?.collect();
         let bare: Box<[u32]> = le.u32s(bare_len)?.collect();
@@ -404,9 +404,15 @@ impl Data {
         if !well_formed {
             return None;
         }
-        // A loop into a vector of the final size: collecting `Option`s grew it by doubling.
+        // A loop into a vector of the final size: collecting `Option`s grew it by doubling,
+        // and the zipped word iterators were a call per parameter.
         let mut values = Vec::with_capacity(n);
-        for ((&code, choices), desc) in codes.iter().zip(choices).zip(descs) {
+        for (i, &code) in codes.iter().enumerate() {
+            let word = |b: &[u8]| {
+                b.get(4 * i..4 * i + 4)
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            };
+            let (choices, desc) = (word(choices)?, word(descs)?);
             values.push(Parameter {
                 kind: *super::compact::KINDS.get(usize::from(code / 2))?,
                 multi: code % 2 == 1,

@@ -93,7 +93,7 @@ pub(crate) fn declared_refused(view: &View, key: &str) -> bool {
 /// `None` when `null` on the bare filter `key` selects objects without a value (or may: fail
 /// open), otherwise how NetBox refuses it.
 pub(crate) fn refusal(view: &View, key: &str, param: &Parameter) -> Option<Refusal> {
-    if key.contains("__") {
+    if super::lookups::has_dunder(key) {
         return None;
     }
     if declared_refused(view, key) {
