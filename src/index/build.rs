@@ -715,7 +715,7 @@ impl<'a> Builder<'a> {
             kind: value_kind(schema),
             multi,
             choices,
-            description,
+            description: description.map(std::borrow::Cow::Owned),
         }
     }
 

@@ -97,7 +97,7 @@ impl<'de> Visitor<'de> for ParamVisitor {
         let Some(description) = seq.next_element::<Option<String>>()? else {
             return Ok(CompactParameter(p));
         };
-        p.description = description;
+        p.description = description.map(std::borrow::Cow::Owned);
         // Tolerate (and skip) items a later format revision might append.
         while seq.next_element::<de::IgnoredAny>()?.is_some() {}
         Ok(CompactParameter(p))
@@ -117,7 +117,7 @@ mod tests {
             kind,
             multi,
             choices,
-            description: desc.map(str::to_string),
+            description: desc.map(|d| d.to_string().into()),
         }
     }
 

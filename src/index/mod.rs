@@ -228,6 +228,20 @@ impl<'de> Deserialize<'de> for Endpoints {
     }
 }
 
+/// `t.trim().len() == t.len()`: no white space at either end. An ASCII first and last byte
+/// (nearly every target) is tested without decoding characters; `trim` decides the rest.
+fn is_trimmed(t: &str) -> bool {
+    // ASCII `White_Space`: tab, line feed, vertical tab, form feed, carriage return, space.
+    let space = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
+    match t.as_bytes() {
+        [] => true,
+        [first, .., last] | [first @ last] if first.is_ascii() && last.is_ascii() => {
+            !space(*first) && !space(*last)
+        }
+        _ => t.trim().len() == t.len(),
+    }
+}
+
 /// One list endpoint (`GET /api/<app>/<slug>/`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Endpoint {
@@ -254,8 +268,10 @@ pub struct Parameter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choices: Option<u32>,
     /// The schema's description, without the bullet list of choices (e.g. `Site name (slug)`).
+    /// Borrowed from the binary for a shipped index (decoding an endpoint copied ~110 of
+    /// them), owned when read from an index file or built.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub description: Option<std::borrow::Cow<'static, str>>,
 }
 
 /// The value type of a query parameter, from its OpenAPI schema (`type` + `format`).
@@ -312,7 +328,7 @@ impl FilterIndex {
     pub fn object_type_endpoint(&self, t: &str) -> Option<Option<(&str, &Endpoint)>> {
         match self.endpoints.target(&self.object_types, t) {
             // `resolve` trims first: a spelling with blanks around it is left to it.
-            Some((found, true)) if t.trim().len() == t.len() => Some(found),
+            Some((found, true)) if is_trimmed(t) => Some(found),
             _ => None,
         }
     }
@@ -377,5 +393,25 @@ impl FilterIndex {
             .flat_map(|e| e.params.values())
             .filter(|p| p.choices.is_some())
             .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `is_trimmed` answers as `trim` does (the oracle), on ASCII and non-ASCII ends.
+    #[test]
+    fn is_trimmed_is_trim() {
+        let ends = [
+            "", "a", " ", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{1c}", "\u{1f}", "\u{85}",
+            "\u{a0}", "é", "\u{3000}", "\u{200b}", "x.y",
+        ];
+        for a in ends {
+            for m in ["", "dcim.device", " ", "é"] {
+                for b in ends {
+                    let t = format!("{a}{m}{b}");
+                    assert_eq!(super::is_trimmed(&t), t.trim().len() == t.len(), "{t:?}");
+                }
+            }
+        }
     }
 }

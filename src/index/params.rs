@@ -16,7 +16,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The query parameters of one list endpoint by name (`site_id`, `status__n`, `q`, ...), in
 /// byte order of the name, names unique. Read it like a `BTreeMap<String, Parameter>`:
@@ -54,6 +54,8 @@ struct Data {
     table: OnceLock<Table>,
     /// One word per name that the checks derive once ([`Params::memo_at`]).
     memo: Memo,
+    /// The endpoint's key and release as shared strings ([`Params::shared_texts`]).
+    texts: Texts,
 }
 
 /// The words of [`Params::memo_at`]: one per name, 0 = not made yet; allocated on first use. A
@@ -64,6 +66,17 @@ struct Memo(OnceLock<Box<[AtomicU64]>>);
 impl Clone for Memo {
     fn clone(&self) -> Memo {
         Memo::default()
+    }
+}
+
+/// The strings of [`Params::shared_texts`], made on first use. A clone starts empty, as
+/// [`Memo`] does.
+#[derive(Default)]
+struct Texts(OnceLock<(Arc<str>, Arc<str>)>);
+
+impl Clone for Texts {
+    fn clone(&self) -> Texts {
+        Texts::default()
     }
 }
 
@@ -178,6 +191,24 @@ impl Params {
                 made
             }
             kept => kept,
+        }
+    }
+
+    /// `key` (the endpoint's key in its index) and `release` (the index's NetBox version) as
+    /// shared strings, for the facts of the findings on this endpoint: the first pair asked is
+    /// kept with the parameters and handed out again (a reference count each, where two
+    /// allocations per call, and their frees, were most of what the facts cost); any other
+    /// pair is made fresh, so the answer always equals what was asked.
+    pub(crate) fn shared_texts(&self, key: &str, release: &str) -> (Arc<str>, Arc<str>) {
+        let kept = self
+            .data()
+            .texts
+            .0
+            .get_or_init(|| (Arc::from(key), Arc::from(release)));
+        if *kept.0 == *key && *kept.1 == *release {
+            (Arc::clone(&kept.0), Arc::clone(&kept.1))
+        } else {
+            (Arc::from(key), Arc::from(release))
         }
     }
 
@@ -350,8 +381,8 @@ impl Data {
         let slots_len = le.u32()? as usize;
         let bare_len = le.u32()? as usize;
         let ends: Vec<u32> = le.u32s(n)?.collect();
-        let choices = le.u32s(n)?;
-        let descs = le.u32s(n)?;
+        let choices = le.bytes(n.checked_mul(4)?)?;
+        let descs = le.bytes(n.checked_mul(4)?)?;
         let lookups = le.u32s(n)?.collect();
         let slots: Box<[u64]> = le.u64s(slots_len)?.collect();
         let bare: Box<[u32]> = le.u32s(bare_len)?.collect();
@@ -373,22 +404,25 @@ impl Data {
         if !well_formed {
             return None;
         }
-        let values = codes
-            .iter()
-            .zip(choices)
-            .zip(descs)
-            .map(|((&code, choices), desc)| {
-                Some(Parameter {
-                    kind: *super::compact::KINDS.get(usize::from(code / 2))?,
-                    multi: code % 2 == 1,
-                    choices: (choices != u32::MAX).then_some(choices),
-                    description: match desc {
-                        u32::MAX => None,
-                        d => Some(descriptions.get(d as usize)?.to_string()),
-                    },
-                })
-            })
-            .collect::<Option<Vec<Parameter>>>()?;
+        // A loop into a vector of the final size: collecting `Option`s grew it by doubling,
+        // and the zipped word iterators were a call per parameter.
+        let mut values = Vec::with_capacity(n);
+        for (i, &code) in codes.iter().enumerate() {
+            let word = |b: &[u8]| {
+                b.get(4 * i..4 * i + 4)
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            };
+            let (choices, desc) = (word(choices)?, word(descs)?);
+            values.push(Parameter {
+                kind: *super::compact::KINDS.get(usize::from(code / 2))?,
+                multi: code % 2 == 1,
+                choices: (choices != u32::MAX).then_some(choices),
+                description: match desc {
+                    u32::MAX => None,
+                    d => Some(Cow::Borrowed(descriptions.get(d as usize)?)),
+                },
+            });
+        }
         Some(Data {
             names: Cow::Borrowed(names),
             ends,
@@ -399,6 +433,7 @@ impl Data {
                 bare,
             }),
             memo: Memo::default(),
+            texts: Texts::default(),
         })
     }
 
@@ -492,6 +527,7 @@ impl Data {
             values: Vec::with_capacity(map.len()),
             table: OnceLock::new(),
             memo: Memo::default(),
+            texts: Texts::default(),
         };
         for (name, p) in map {
             // Names are unique and ascending here; only a > 4 GiB name buffer is refused.
@@ -614,6 +650,7 @@ impl<'de> Visitor<'de> for ParamsVisitor {
                 values: work.values.drain(..).collect(),
                 table: OnceLock::new(),
                 memo: Memo::default(),
+                texts: Texts::default(),
             };
             if rest.is_empty() {
                 return exact;
@@ -695,7 +732,7 @@ mod tests {
             kind,
             multi: false,
             choices: None,
-            description: description.map(str::to_string),
+            description: description.map(|d| d.to_string().into()),
         }
     }
 

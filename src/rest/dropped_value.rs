@@ -25,7 +25,27 @@ fn null_value(ctx: &Ctx, r: &std::ops::Range<usize>) -> String {
     }
 }
 
+#[inline]
 pub(crate) fn dropped(
+    ctx: &Ctx,
+    view: Option<&View>,
+    entry: &FilterEntry,
+    out: &mut Vec<Finding>,
+) -> bool {
+    // Only these values can be dropped: every other entry leaves without the frame of the
+    // messages below.
+    let maybe = match &entry.value {
+        Value::Null => true,
+        Value::List(items) => items.is_empty(),
+        Value::Str(s) => s.is_empty(),
+        _ => false,
+    };
+    maybe && dropped_value(ctx, view, entry, out)
+}
+
+/// [`dropped`] of a null, an empty list or an empty string.
+#[inline(never)]
+fn dropped_value(
     ctx: &Ctx,
     view: Option<&View>,
     entry: &FilterEntry,

@@ -154,7 +154,13 @@ impl<'a> View<'a> {
         let desc = p.description.as_deref().unwrap_or("").trim();
         if let Some(inner) = desc
             .strip_suffix(')')
-            .and_then(|d| d.rsplit_once('(').map(|(_, f)| f))
+            // `rsplit_once('(')` by a byte scan (no char searcher set up per call).
+            .and_then(|d| {
+                d.as_bytes()
+                    .iter()
+                    .rposition(|&b| b == b'(')
+                    .map(|i| &d[i + 1..])
+            })
         {
             let field = inner.trim().to_ascii_lowercase();
             if !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

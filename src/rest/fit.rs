@@ -29,7 +29,9 @@ impl View<'_> {
         if base.ends_with("_id") && selects(base) {
             return Some(base.to_string());
         }
-        let id = format!("{base}_id");
+        let mut id = String::with_capacity(base.len() + 3);
+        id.push_str(base);
+        id.push_str("_id");
         if selects(&id) {
             return Some(id);
         }

@@ -38,28 +38,24 @@ pub(super) fn invalid_number(
         return None;
     }
     // Only `id` and `<relation>_id` filters take ids; `vid`, `speed`, `u_height` take numbers.
-    let base = Key::parse(key).base();
+    let parsed = Key::parse(key);
+    let base = parsed.base();
     let what = match integers {
         true if base == "id" || base.ends_with("_id") => "an integer id",
         true => "an integer",
         false => "a number",
     };
-    // Written piece by piece: `format!` was most of this finding's cost.
-    let mut msg = String::with_capacity(160 + 2 * key.len() + text.len());
-    push_all(
-        &mut msg,
-        &[
-            "`",
-            key,
-            "` takes ",
-            what,
-            ": NetBox ",
-            view.version(),
-            " answers HTTP 400 for `",
-            text,
-            "`.",
-        ],
-    );
+    let head = [
+        "`",
+        key,
+        "` takes ",
+        what,
+        ": NetBox ",
+        view.version(),
+        " answers HTTP 400 for `",
+        text,
+        "`.",
+    ];
     let boolean = match v {
         Value::Bool(b) => Some(*b),
         _ => {
@@ -74,24 +70,37 @@ pub(super) fn invalid_number(
         }
     };
     if let Some(b) = boolean {
-        if let Some(f) = boolean_on_number(view, entry, &msg, b, syntax) {
-            return Some(f);
-        }
+        let head = super::text::cat(&head);
+        let one_part = parsed.parts.len() == 1;
+        return Some(
+            boolean_on_number(view, entry, one_part, &head, b, syntax)
+                .unwrap_or_else(|| finding(r, "invalid-value", head)),
+        );
     }
-    let sibling = base
-        .strip_suffix("_id")
-        .filter(|s| view.has(s) && boolean.is_none());
-    if let Some(s) = sibling {
-        let spoken = s.replace('_', " ");
-        let spoken = spoken.as_str();
-        match view.relation_field(s).as_deref() {
-            Some("name") => push_all(
-                &mut msg,
-                &[" To filter by the ", spoken, "'s name use `", s, "`."],
-            ),
-            Some("slug") => push_all(
-                &mut msg,
-                &[
+    let sibling = base.strip_suffix("_id").filter(|s| view.has(s));
+    // The sentence naming the sibling, as parts: with the head, written into one string of
+    // their length (`format!` was most of this finding's cost).
+    let spoken_text;
+    let field;
+    let tail: [&str; 9] = match sibling {
+        None => [""; 9],
+        Some(s) => {
+            spoken_text = s.replace('_', " ");
+            let spoken = spoken_text.as_str();
+            field = view.relation_field(s);
+            match field.as_deref() {
+                Some("name") => [
+                    " To filter by the ",
+                    spoken,
+                    "'s name use `",
+                    s,
+                    "`.",
+                    "",
+                    "",
+                    "",
+                    "",
+                ],
+                Some("slug") => [
                     " `",
                     s,
                     "` matches the ",
@@ -102,10 +111,7 @@ pub(super) fn invalid_number(
                     spoken,
                     " up on its own endpoint (`?name=...`) and send its id here.",
                 ],
-            ),
-            Some(field) => push_all(
-                &mut msg,
-                &[
+                Some(field) => [
                     " To filter by the ",
                     spoken,
                     "'s ",
@@ -113,11 +119,26 @@ pub(super) fn invalid_number(
                     " use `",
                     s,
                     "`.",
+                    "",
+                    "",
                 ],
-            ),
-            None => push_all(&mut msg, &[" To filter by slug or name use `", s, "`."]),
+                None => [
+                    " To filter by slug or name use `",
+                    s,
+                    "`.",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                    "",
+                ],
+            }
         }
-    }
+    };
+    let mut msg = String::with_capacity(head.iter().chain(&tail).map(|p| p.len()).sum());
+    push_all(&mut msg, &head);
+    push_all(&mut msg, &tail);
     let mut f = finding(r, "invalid-value", msg);
     if let (Some(s), Value::Str(_)) = (sibling, v) {
         let lookup = key.strip_prefix(base).unwrap_or("");
@@ -146,12 +167,13 @@ fn push_all(out: &mut String, parts: &[&str]) {
 fn boolean_on_number(
     view: &View,
     entry: &FilterEntry,
+    one_part: bool,
     head: &str,
     b: bool,
     syntax: Syntax,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
-    if Key::parse(key).parts.len() != 1 {
+    if !one_part {
         return None;
     }
     if let Some(has) = has_filter_of_count(view, key).or_else(|| {

@@ -172,9 +172,8 @@ fn run<'a>(
     if call.form == CallForm::Inventory {
         inventory::reword(call, index, &mut out);
     }
-    let key = view.map(|v| v.key);
-    call_facts(call, index, key, &mut out);
-    (out, key)
+    call_facts(call, index, view.as_ref(), &mut out);
+    (out, view.map(|v| v.key))
 }
 
 /// Checks one filter entry of the call, pushing its findings to `out`.
@@ -253,25 +252,43 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
-/// The facts every finding of `call` shares: the endpoint (`key`, the index key it was checked
-/// against, else the target as written, below `/api/` and without slashes), the release of
-/// `index`, and for a finding made after the per-filter checks (a repeated key, an endpoint
-/// note) the filter whose pair it is on.
-fn call_facts(call: &RestCall, index: &FilterIndex, key: Option<&str>, out: &mut [Finding]) {
+/// The facts every finding of `call` shares: the endpoint (the key of `view`, the index key it
+/// was checked against, else the target as written, below `/api/` and without slashes), the
+/// release of `index`, and for a finding made after the per-filter checks (a repeated key, an
+/// endpoint note) the filter whose pair it is on.
+fn call_facts(
+    call: &RestCall,
+    index: &FilterIndex,
+    view: Option<&endpoint::View>,
+    out: &mut [Finding],
+) {
+    use std::sync::Arc;
     // A valid call: nothing to record, so no endpoint or release text is made for it.
     if out.is_empty() {
         return;
     }
-    // One allocation each for the call; its findings share them.
-    let endpoint: Option<std::sync::Arc<str>> = key.map(std::sync::Arc::from).or_else(|| {
-        call.endpoint_target().map(|t| {
-            let t = t.split(['?', '#']).next().unwrap_or(t);
-            let t = t.find("/api/").map_or(t, |i| &t[i + "/api/".len()..]);
-            std::sync::Arc::from(t.trim_matches('/'))
-        })
-    });
-    let release = (!index.netbox_version.is_empty())
-        .then(|| std::sync::Arc::from(index.netbox_version.as_str()));
+    let version = index.netbox_version.as_str();
+    // Shared by every call to the endpoint (kept with its parameters); else one allocation
+    // each for the call, shared by its findings.
+    let (endpoint, release): (Option<Arc<str>>, Option<Arc<str>>) = match view {
+        Some(v) => {
+            let (key, release) = v.ep.params.shared_texts(v.key, version);
+            (Some(key), Some(release))
+        }
+        None => (
+            call.endpoint_target().map(|t| {
+                let t = t.split(['?', '#']).next().unwrap_or(t);
+                let t = t.find("/api/").map_or(t, |i| &t[i + "/api/".len()..]);
+                Arc::from(t.trim_matches('/'))
+            }),
+            None,
+        ),
+    };
+    let release = match release {
+        _ if version.is_empty() => None,
+        Some(r) => Some(r),
+        None => Some(Arc::from(version)),
+    };
     for f in out.iter_mut() {
         if f.facts.filter.is_none() {
             let on = |r: &Range<usize>| r.start < f.range.end && f.range.start < r.end;

@@ -11,7 +11,7 @@ fn param(kind: ValueKind, multi: bool, desc: &str, choices: Option<u32>) -> Para
         kind,
         multi,
         choices,
-        description: (!desc.is_empty()).then(|| desc.to_string()),
+        description: (!desc.is_empty()).then(|| desc.to_string().into()),
     }
 }
 

@@ -163,13 +163,20 @@ fn report_names(
             }
             _ => "the objects come back without it".to_string(),
         };
-        let mut msg = format!(
-            "`{}` is no field of the objects of {} on NetBox {}: NetBox drops unknown names from `{}` without a word, and {effect}.",
-            n.text,
-            view.path(),
+        // Piece by piece (`format!` and the path's own were a third of this finding's cost).
+        let mut msg = super::text::cat(&[
+            "`",
+            &n.text,
+            "` is no field of the objects of /api/",
+            view.key,
+            "/ on NetBox ",
             view.version(),
+            ": NetBox drops unknown names from `",
             p.name,
-        );
+            "` without a word, and ",
+            &effect,
+            ".",
+        ]);
         if n.text.contains(['.', '/']) || n.text.contains("__") {
             msg.push_str(" `fields` and `omit` name top-level fields only; a related object comes whole (its brief form).");
         }
