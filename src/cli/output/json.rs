@@ -6,7 +6,7 @@
 //! `serde_json::Map` keeps, so the bytes are those of the `Value` the format was first built
 //! as), written pretty-printed straight to the output: no map per finding.
 
-use super::put::{escape_of, first_escaped, Put, Room};
+use super::put::{escape_of, first_escaped, Room};
 use super::{Located, LspPos, LspSpan, Skipped, Span};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -195,9 +195,9 @@ pub fn write_finding(out: &mut impl Write, f: &Located) -> std::io::Result<()> {
     out.write_all(room.bytes())
 }
 
-/// The JSON string literal of the last path written (quoted and escaped), kept while the
-/// findings of one file are written: a file's findings share their path ([`Located::path`]),
-/// escaped once.
+/// The lines of a finding from the end of its message to its range's first number, with the
+/// last path written as a JSON string literal (quoted and escaped), kept while the findings of
+/// one file are written: a file's findings share their path ([`Located::path`]), escaped once.
 #[derive(Default)]
 pub struct PathLiteral {
     /// The path it is of (held, so that its address is not another path's while kept).
@@ -205,8 +205,8 @@ pub struct PathLiteral {
     literal: Literal,
 }
 
-/// A JSON string literal padded with spaces to a multiple of sixteen bytes, copied sixteen
-/// bytes at a time ([`Put::sixteens`]) rather than by a call to `memcpy`.
+/// Bytes padded with spaces to a multiple of thirty-two, copied thirty-two bytes at a time
+/// ([`super::put::Raw::thirty_twos`]) rather than by a call to `memcpy`.
 #[derive(Default)]
 pub struct Literal {
     padded: Vec<u8>,
@@ -236,9 +236,11 @@ impl PathLiteral {
         {
             let l = &mut self.literal;
             l.padded.clear();
+            l.padded.extend_from_slice(b"\",\n    \"path\": ");
             push_str(&mut l.padded, path);
+            l.padded.extend_from_slice(RANGE_OPEN);
             l.len = l.padded.len();
-            l.padded.resize(l.len.div_ceil(16) * 16, b' ');
+            l.padded.resize(l.len.div_ceil(32) * 32, b' ');
             self.path = Some(path.clone());
         }
         &self.literal
@@ -255,7 +257,7 @@ pub fn push_finding(room: &mut Room, f: &Located, paths: &mut PathLiteral) -> st
 /// [`push_finding`], its strings copied thirty-two bytes a step when `WIDE`.
 ///
 /// # Safety
-/// As [`Put::escaped_by`].
+/// As [`super::put::Put::escaped_by`].
 #[inline(always)]
 unsafe fn push_finding_by<const WIDE: bool>(
     room: &mut Room,
@@ -316,7 +318,7 @@ unsafe fn push_findings_avx2(
 /// [`push_findings`]' loop.
 ///
 /// # Safety
-/// As [`Put::escaped_by`].
+/// As [`super::put::Put::escaped_by`].
 #[inline(always)]
 unsafe fn push_findings_by<const WIDE: bool>(
     room: &mut Room,
@@ -356,12 +358,13 @@ const EDIT_ROOM: usize = 448;
 
 /// [`Direct::finding`] at the array's level for a finding without proof (every finding but a
 /// live one's), from the lines that do not change written as constants into room made once
-/// for the finding ([`Room`]); `path` is the path's literal ([`PathLiteral`]). With `first`,
-/// the element's separator first: `[` and a new line before the array's first element
-/// (`Some(true)`), `,` and a new line before the others.
+/// for the finding ([`Room::raw`]), neighbouring constants as one; `path` holds the path's
+/// literal and the lines around it ([`PathLiteral`]). With `first`, the element's separator
+/// first: `[` and a new line before the array's first element (`Some(true)`), `,` and a new
+/// line before the others.
 ///
 /// # Safety
-/// As [`Put::escaped_by`].
+/// As [`super::put::Put::escaped_by`].
 #[inline(always)]
 unsafe fn flat<const WIDE: bool>(
     room: &mut Room,
@@ -381,74 +384,120 @@ unsafe fn flat<const WIDE: bool>(
             need += EDIT_ROOM + 40 + 6 * e.new_text.len();
         }
     }
-    let mut b = room.put(need);
-    // SAFETY: the caller's promise.
-    let esc = |b: &mut Put, s: &str| unsafe { b.escaped_by::<WIDE>(s) };
-    // The quotes of the strings are in the constant parts around them.
-    // Each choice of constant is its own copy of known length (a slice chosen among
-    // lengths was a call to `memcpy`, ~5 a finding).
-    match first {
-        None => b.bytes(b"  {\n    \"code\": \""),
-        Some(true) => b.bytes(b"[\n  {\n    \"code\": \""),
-        Some(false) => b.bytes(b",\n  {\n    \"code\": \""),
-    }
-    esc(&mut b, f.code);
-    if f.fixes.is_empty() {
-        b.bytes(b"\",\n    \"fixes\": [],\n    \"message\": \"");
-    } else {
-        b.bytes(b"\",\n    \"fixes\": [");
-        for (i, fix) in f.fixes.iter().enumerate() {
-            if i > 0 {
-                b.bytes(b",");
-            }
-            b.bytes(b"\n      {\n        \"edits\": [");
-            for (j, e) in fix.edits.iter().enumerate() {
-                if j > 0 {
-                    b.bytes(b",");
-                }
-                b.bytes(b"\n          {\n            \"new_text\": \"");
-                esc(&mut b, &e.new_text);
-                flat_range(&mut b, &RANGE_12, &e.span);
-                b.bytes(b"\n          }");
-            }
-            if !fix.edits.is_empty() {
-                b.bytes(b"\n        ");
-            }
-            if fix.certain {
-                b.bytes(b"],\n        \"preferred\": true,\n        \"title\": \"");
-            } else {
-                b.bytes(b"],\n        \"preferred\": false,\n        \"title\": \"");
-            }
-            esc(&mut b, &fix.title);
-            b.bytes(b"\"\n      }");
+    // SAFETY (every write below): within `need`; the caller's promise for `WIDE`.
+    unsafe {
+        let mut b = room.raw(need);
+        // The quotes of the strings are in the constant parts around them.
+        match first {
+            None => b.bytes(b"  {\n    \"code\": \""),
+            Some(true) => b.bytes(b"[\n  {\n    \"code\": \""),
+            Some(false) => b.bytes(b",\n  {\n    \"code\": \""),
         }
-        b.bytes(b"\n    ],\n    \"message\": \"");
+        b.escaped::<WIDE>(f.code);
+        if f.fixes.is_empty() {
+            b.bytes(b"\",\n    \"fixes\": [],\n    \"message\": \"");
+        } else {
+            b.bytes(b"\",\n    \"fixes\": [");
+            let last = f.fixes.len() - 1;
+            for (i, fix) in f.fixes.iter().enumerate() {
+                if i > 0 {
+                    b.bytes(b",\n      {\n        \"edits\": [");
+                } else {
+                    b.bytes(b"\n      {\n        \"edits\": [");
+                }
+                for (j, e) in fix.edits.iter().enumerate() {
+                    if j > 0 {
+                        b.bytes(b",\n          {\n            \"new_text\": \"");
+                    } else {
+                        b.bytes(b"\n          {\n            \"new_text\": \"");
+                    }
+                    b.escaped::<WIDE>(&e.new_text);
+                    let span = &e.span;
+                    b.bytes(b"\",\n            \"range\": {\n              \"end\": {\n                \"character\": ");
+                    b.u32(span.end.utf16_col);
+                    b.bytes(b",\n                \"line\": ");
+                    b.u32(span.end.line);
+                    b.bytes(b"\n              },\n              \"start\": {\n                \"character\": ");
+                    b.u32(span.start.utf16_col);
+                    b.bytes(b",\n                \"line\": ");
+                    b.u32(span.start.line);
+                    b.bytes(b"\n              }\n            }\n          }");
+                }
+                match (fix.edits.is_empty(), fix.certain) {
+                    (false, true) => b.bytes(
+                        b"\n        ],\n        \"preferred\": true,\n        \"title\": \"",
+                    ),
+                    (false, false) => b.bytes(
+                        b"\n        ],\n        \"preferred\": false,\n        \"title\": \"",
+                    ),
+                    (true, true) => b.bytes(b"],\n        \"preferred\": true,\n        \"title\": \""),
+                    (true, false) => {
+                        b.bytes(b"],\n        \"preferred\": false,\n        \"title\": \"")
+                    }
+                }
+                b.escaped::<WIDE>(&fix.title);
+                if i == last {
+                    b.bytes(b"\"\n      }\n    ],\n    \"message\": \"");
+                } else {
+                    b.bytes(b"\"\n      }");
+                }
+            }
+        }
+        b.escaped::<WIDE>(&f.message);
+        // `",\n    "path": …,\n    "range": {…"character": `, then the numbers.
+        b.thirty_twos(path.padded(), path.len());
+        let span = &f.span;
+        b.u32(span.end.utf16_col);
+        b.bytes(b",\n        \"line\": ");
+        b.u32(span.end.line);
+        b.bytes(b"\n      },\n      \"start\": {\n        \"character\": ");
+        b.u32(span.start.utf16_col);
+        b.bytes(b",\n        \"line\": ");
+        b.u32(span.start.line);
+        // The end of the range, the `"severity"` line and the end of the finding: one copy of
+        // fixed length; a live code's `source` before the end.
+        let (line, len) = &SEVERITY_LINES[f.severity as usize];
+        if crate::live::is_live_code(f.code) {
+            b.padded(line, *len - FINDING_END.len());
+            b.bytes(b",\n    \"source\": \"");
+            b.escaped::<WIDE>(crate::live::SOURCE);
+            b.bytes(b"\"");
+            b.bytes(FINDING_END);
+        } else {
+            b.padded(line, *len);
+        }
     }
-    esc(&mut b, &f.message);
-    b.bytes(b"\",\n    \"path\": ");
-    b.sixteens(path.padded(), path.len());
-    flat_range(&mut b, &RANGE_4, &f.span.lsp());
-    // The severities' words need no escape; one copy of fixed length.
-    let (line, len) = &SEVERITY_LINES[f.severity as usize];
-    b.padded(line, *len);
-    if crate::live::is_live_code(f.code) {
-        b.bytes(b",\n    \"source\": ");
-        b.str(crate::live::SOURCE);
-    }
-    b.bytes(b"\n  }");
 }
 
-/// The `"severity"` line of a finding, by [`crate::finding::Severity`] (in its order), padded
-/// to one length, with its length.
+/// The last line of a finding.
+const FINDING_END: &[u8; 4] = b"\n  }";
+
+/// The end of a finding's range, its `"severity"` line and the end of the finding, by
+/// [`crate::finding::Severity`] (in its order), padded to one length, with its length.
 const SEVERITY_LINES: [([u8; SEVERITY_LINE], usize); 4] = {
     const fn line(s: &[u8]) -> ([u8; SEVERITY_LINE], usize) {
+        const HEAD: &[u8] = b"\n      }\n    }";
         let mut a = [b' '; SEVERITY_LINE];
         let mut i = 0;
-        while i < s.len() {
-            a[i] = s[i];
+        let mut k = 0;
+        while k < HEAD.len() {
+            a[i] = HEAD[k];
             i += 1;
+            k += 1;
         }
-        (a, s.len())
+        k = 0;
+        while k < s.len() {
+            a[i] = s[k];
+            i += 1;
+            k += 1;
+        }
+        k = 0;
+        while k < FINDING_END.len() {
+            a[i] = FINDING_END[k];
+            i += 1;
+            k += 1;
+        }
+        (a, i)
     }
     [
         line(b",\n    \"severity\": \"error\""),
@@ -470,43 +519,10 @@ const _: () = {
 };
 
 /// The padded length of [`SEVERITY_LINES`].
-const SEVERITY_LINE: usize = 48;
+const SEVERITY_LINE: usize = 64;
 
-/// The constant parts of `,"range": {"end": {"character": _, "line": _}, "start": {...}}`
-/// pretty-printed with its key indented by 4 and by 12 spaces (a finding's range, an edit's),
-/// between the four numbers; an edit's starts with the closing quote of its `new_text`.
-type RangeParts = [&'static [u8]; 5];
-
-const RANGE_4: RangeParts = [
-    b",\n    \"range\": {\n      \"end\": {\n        \"character\": ",
-    b",\n        \"line\": ",
-    b"\n      },\n      \"start\": {\n        \"character\": ",
-    b",\n        \"line\": ",
-    b"\n      }\n    }",
-];
-
-const RANGE_12: RangeParts = [
-    b"\",\n            \"range\": {\n              \"end\": {\n                \"character\": ",
-    b",\n                \"line\": ",
-    b"\n              },\n              \"start\": {\n                \"character\": ",
-    b",\n                \"line\": ",
-    b"\n              }\n            }",
-];
-
-/// Inlined where the parts are constants, so that their copies are moves of known length
-/// (at most 4 × 10 digits besides the parts).
-#[inline(always)]
-fn flat_range(b: &mut Put, parts: &RangeParts, span: &LspSpan) {
-    b.bytes(parts[0]);
-    b.u32(span.end.utf16_col);
-    b.bytes(parts[1]);
-    b.u32(span.end.line);
-    b.bytes(parts[2]);
-    b.u32(span.start.utf16_col);
-    b.bytes(parts[3]);
-    b.u32(span.start.line);
-    b.bytes(parts[4]);
-}
+/// The start of a finding's range up to its first number (after its path).
+const RANGE_OPEN: &[u8] = b",\n    \"range\": {\n      \"end\": {\n        \"character\": ";
 
 /// `n` in decimal (itoa's digits) appended to `b`.
 #[inline]

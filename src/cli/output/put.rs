@@ -58,6 +58,325 @@ impl Room {
         let want = (self.len + n).max(2 * self.buf.len()).max(1 << 12);
         self.buf.resize(want, 0);
     }
+    /// A raw writer after the bytes written, with room for at least `n` more bytes and
+    /// [`SLACK`] beyond them (made here when short): [`Put`] without a bounds check a piece,
+    /// its position a pointer held in a register (the JSON of a finding is ~40 pieces).
+    ///
+    /// # Safety
+    /// The caller writes at most `n` bytes through it (its bound computed right: the tests
+    /// write the worst case of every piece).
+    #[inline]
+    pub unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        if self.buf.len() - self.len < n + SLACK {
+            self.grow(n + SLACK);
+        }
+        let Room { buf, len } = self;
+        // SAFETY: `len <= buf.len()`.
+        let start = unsafe { buf.as_mut_ptr().add(*len) };
+        Raw {
+            at: start,
+            end: start.wrapping_add(n),
+            len,
+            base: buf.as_mut_ptr(),
+        }
+    }
+}
+
+/// Writes into a [`Room`]'s room through a pointer ([`Room::raw`]); what it wrote counts as
+/// written when it is dropped. Every method writes within the bound the room was made for
+/// (the caller's promise) and may store up to [`SLACK`] bytes past what it writes.
+pub struct Raw<'a> {
+    at: *mut u8,
+    /// The end of the bound (checked in debug builds).
+    end: *mut u8,
+    base: *mut u8,
+    len: &'a mut usize,
+}
+
+impl Drop for Raw<'_> {
+    fn drop(&mut self) {
+        debug_assert!(self.at <= self.end, "a bound computed wrong");
+        // SAFETY: `at` is in the buffer that starts at `base`.
+        *self.len = unsafe { self.at.offset_from(self.base) } as usize;
+    }
+}
+
+impl Raw<'_> {
+    /// Appends `s` (a constant: one copy of known length).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn bytes<const N: usize>(&mut self, s: &[u8; N]) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), self.at, N);
+            self.at = self.at.add(N);
+        }
+    }
+
+    /// Appends `bytes[..len]`, copying all of `bytes` (`N` counts in the bound).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn padded<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.at, N);
+            self.at = self.at.add(len.min(N));
+        }
+    }
+
+    /// Appends `bytes[..len]` (`bytes` a multiple of thirty-two long), copying all of
+    /// `bytes` thirty-two at a time (`bytes.len()` counts in the bound).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn thirty_twos(&mut self, bytes: &[u8], len: usize) {
+        debug_assert!(bytes.len() % 32 == 0);
+        let mut i = 0;
+        while i < bytes.len() {
+            // SAFETY: bytes `i..i + 32` of `bytes` are read; the caller's promise for `at`.
+            unsafe {
+                let chunk: [u8; 32] = std::ptr::read_unaligned(bytes.as_ptr().add(i).cast());
+                std::ptr::write_unaligned(self.at.add(i).cast(), chunk);
+            }
+            i += 32;
+        }
+        // SAFETY: as above.
+        self.at = unsafe { self.at.add(len.min(bytes.len())) };
+    }
+
+    /// `n` in decimal (at most ten bytes): up to six digits from the table of pairs (the
+    /// columns and lines of files up to a million lines), itoa's digits beyond.
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn u32(&mut self, n: u32) {
+        // SAFETY: the caller's promise; the table is read at `2 * k` for `k < 100`.
+        unsafe {
+            let pair = |at: *mut u8, k: u32| {
+                std::ptr::copy_nonoverlapping(DIGITS.as_ptr().add(2 * k as usize), at, 2)
+            };
+            if n < 10 {
+                *self.at = b'0' + n as u8;
+                self.at = self.at.add(1);
+            } else if n < 100 {
+                pair(self.at, n);
+                self.at = self.at.add(2);
+            } else if n < 10_000 {
+                let (high, low) = (n / 100, n % 100);
+                if high < 10 {
+                    *self.at = b'0' + high as u8;
+                    pair(self.at.add(1), low);
+                    self.at = self.at.add(3);
+                } else {
+                    pair(self.at, high);
+                    pair(self.at.add(2), low);
+                    self.at = self.at.add(4);
+                }
+            } else if n < 1_000_000 {
+                let (high, mid, low) = (n / 10_000, n / 100 % 100, n % 100);
+                if high < 10 {
+                    *self.at = b'0' + high as u8;
+                    pair(self.at.add(1), mid);
+                    pair(self.at.add(3), low);
+                    self.at = self.at.add(5);
+                } else {
+                    pair(self.at, high);
+                    pair(self.at.add(2), mid);
+                    pair(self.at.add(4), low);
+                    self.at = self.at.add(6);
+                }
+            } else {
+                let mut b = itoa::Buffer::new();
+                let s = b.format(n).as_bytes();
+                std::ptr::copy_nonoverlapping(s.as_ptr(), self.at, s.len());
+                self.at = self.at.add(s.len());
+            }
+        }
+    }
+
+    /// The inside of a JSON string literal of `s`, as serde_json writes it (at most `6 × len`
+    /// bytes, and it may store up to [`SLACK`] bytes past them): all of `s` copied first, in
+    /// whole steps of thirty-two or sixteen bytes (a short string as two overlapping words),
+    /// with the test for a byte to escape on the same loads; escapes written from the first
+    /// such byte on (rare: a quote or a control character in a message).
+    ///
+    /// # Safety
+    /// Within the room's bound; with `WIDE`, as [`Put::escaped_by`].
+    #[inline(always)]
+    pub unsafe fn escaped<const WIDE: bool>(&mut self, s: &str) {
+        let b = s.as_bytes();
+        // SAFETY: the caller's promise (six bytes a byte, and the slack).
+        let k = unsafe { copy_all::<WIDE>(b, self.at) };
+        if k == b.len() {
+            // SAFETY: as above.
+            self.at = unsafe { self.at.add(k) };
+            return;
+        }
+        // SAFETY: as above.
+        self.at = unsafe { self.at.add(k) };
+        self.escaped_from(b, k);
+    }
+
+    /// [`Raw::escaped`] from the byte `k` of `b` on, which is one to escape.
+    #[cold]
+    #[inline(never)]
+    fn escaped_from(&mut self, b: &[u8], mut k: usize) {
+        loop {
+            let mut esc = [0; 6];
+            let e = escape_of(b[k], &mut esc);
+            // SAFETY: six bytes a byte of the string are in the bound.
+            unsafe {
+                std::ptr::copy_nonoverlapping(esc.as_ptr(), self.at, 6);
+                self.at = self.at.add(e);
+            }
+            let i = k + 1;
+            // SAFETY: as above, and the slack for the sixteen-byte steps.
+            let next = unsafe {
+                let out = std::slice::from_raw_parts_mut(self.at, 6 * (b.len() - i) + SLACK);
+                let (next, copied) = copy_clean::<false>(b, i, out);
+                self.at = self.at.add(copied);
+                next
+            };
+            if next == b.len() {
+                return;
+            }
+            k = next;
+        }
+    }
+}
+
+/// Copies all of `b` to `out` (which holds `b.len() + SLACK` bytes) and gives the index of
+/// the first byte [`escaped`] flags (`b.len()` when none).
+///
+/// # Safety
+/// `out` is valid for `b.len() + SLACK` bytes; with `WIDE`, the processor has AVX2 and the
+/// caller is compiled for it.
+#[inline(always)]
+unsafe fn copy_all<const WIDE: bool>(b: &[u8], out: *mut u8) -> usize {
+    let n = b.len();
+    let src = b.as_ptr();
+    // SAFETY (every block): reads stay in `b` (offsets below `n`); writes stay below
+    // `n + SLACK` bytes of `out`.
+    unsafe {
+        if n >= 16 {
+            #[cfg(target_arch = "x86_64")]
+            if WIDE && n >= 32 {
+                use std::arch::x86_64::{
+                    __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8,
+                    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_storeu_si256,
+                };
+                let flags = |x: __m256i| -> u32 {
+                    let quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8));
+                    let slash = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
+                    let control =
+                        _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
+                    _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, slash), control))
+                        as u32
+                };
+                let mut i = 0;
+                while i + 32 <= n {
+                    let x = _mm256_loadu_si256(src.add(i).cast::<__m256i>());
+                    _mm256_storeu_si256(out.add(i).cast::<__m256i>(), x);
+                    let m = flags(x);
+                    if m != 0 {
+                        return i + m.trailing_zeros() as usize;
+                    }
+                    i += 32;
+                }
+                if i < n {
+                    // The last thirty-two bytes, those before `i` seen clean.
+                    let last = n - 32;
+                    let x = _mm256_loadu_si256(src.add(last).cast::<__m256i>());
+                    _mm256_storeu_si256(out.add(last).cast::<__m256i>(), x);
+                    let m = flags(x) >> (i - last);
+                    if m != 0 {
+                        return i + m.trailing_zeros() as usize;
+                    }
+                }
+                return n;
+            }
+            let mut i = 0;
+            while i + 16 <= n {
+                let chunk: [u8; 16] = std::ptr::read_unaligned(src.add(i).cast());
+                std::ptr::write_unaligned(out.add(i).cast(), chunk);
+                let m = mask16(&chunk);
+                if m != 0 {
+                    return i + m.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+            if i < n {
+                let last = n - 16;
+                let chunk: [u8; 16] = std::ptr::read_unaligned(src.add(last).cast());
+                std::ptr::write_unaligned(out.add(last).cast(), chunk);
+                let m = mask16(&chunk) >> (i - last);
+                if m != 0 {
+                    return i + m.trailing_zeros() as usize;
+                }
+            }
+            return n;
+        }
+        // Fewer than sixteen bytes: two overlapping words (as `memcpy` copies a short string),
+        // looked at together as sixteen bytes.
+        let (lo, hi, at_hi): ([u8; 8], [u8; 8], usize) = if n >= 8 {
+            let lo: [u8; 8] = std::ptr::read_unaligned(src.cast());
+            let hi: [u8; 8] = std::ptr::read_unaligned(src.add(n - 8).cast());
+            std::ptr::write_unaligned(out.cast(), lo);
+            std::ptr::write_unaligned(out.add(n - 8).cast(), hi);
+            (lo, hi, n - 8)
+        } else if n >= 4 {
+            let lo: [u8; 4] = std::ptr::read_unaligned(src.cast());
+            let hi: [u8; 4] = std::ptr::read_unaligned(src.add(n - 4).cast());
+            std::ptr::write_unaligned(out.cast(), lo);
+            std::ptr::write_unaligned(out.add(n - 4).cast(), hi);
+            let pad = |w: [u8; 4]| [w[0], w[1], w[2], w[3], b' ', b' ', b' ', b' '];
+            (pad(lo), pad(hi), n - 4)
+        } else if n > 0 {
+            let mut lo = [b' '; 8];
+            lo[0] = *src;
+            lo[1] = *src.add(n / 2);
+            lo[2] = *src.add(n - 1);
+            *out = lo[0];
+            *out.add(n / 2) = lo[1];
+            *out.add(n - 1) = lo[2];
+            // Byte `k` of `lo` is byte `[0, n / 2, n - 1][k]` of `b`: for n of 1 to 3 the
+            // first flagged one is found by position below.
+            let m = mask8(lo) & 0b111;
+            if m == 0 {
+                return n;
+            }
+            return [0, n / 2, n - 1][m.trailing_zeros() as usize];
+        } else {
+            return 0;
+        };
+        let mut chunk = [0u8; 16];
+        chunk[..8].copy_from_slice(&lo);
+        chunk[8..].copy_from_slice(&hi);
+        let m = mask16(&chunk);
+        let first = m & 0xff;
+        if first != 0 {
+            return first.trailing_zeros() as usize;
+        }
+        let second = m >> 8;
+        if second != 0 {
+            return at_hi + second.trailing_zeros() as usize;
+        }
+        n
+    }
+}
+
+/// [`mask16`] of eight bytes (the bits of the low eight).
+#[inline(always)]
+fn mask8(w: [u8; 8]) -> u32 {
+    let mut chunk = [b' '; 16];
+    chunk[..8].copy_from_slice(&w);
+    mask16(&chunk) & 0xff
 }
 
 /// Bytes of room past a [`Room::put`]'s bound: [`Put::escaped`] copies sixteen bytes at a time
