@@ -71,33 +71,169 @@ impl Room {
             self.grow(n + SLACK);
         }
         let Room { buf, len } = self;
+        let base = buf.as_mut_ptr();
         // SAFETY: `len <= buf.len()`.
-        let start = unsafe { buf.as_mut_ptr().add(*len) };
+        let at = unsafe { base.add(*len) };
         Raw {
-            at: start,
-            end: start.wrapping_add(n),
-            len,
-            base: buf.as_mut_ptr(),
+            at,
+            end: at.wrapping_add(n),
+            base,
+            commit: Commit::Len(len),
         }
     }
 }
 
-/// Writes into a [`Room`]'s room through a pointer ([`Room::raw`]); what it wrote counts as
-/// written when it is dropped. Every method writes within the bound the room was made for
-/// (the caller's promise) and may store up to [`SLACK`] bytes past what it writes.
+/// Output gathered in chunks of about [`CHUNK_BYTES`] written through [`Raw`] into their
+/// spare capacity (never zeroed, never copied to grow): one file's JSON elements, made on the
+/// thread that checks it.
+#[derive(Default)]
+pub struct Chunks {
+    done: Vec<Vec<u8>>,
+    cur: Vec<u8>,
+}
+
+/// The capacity of a [`Chunks`] chunk (more for a larger piece).
+const CHUNK_BYTES: usize = 1 << 16;
+
+impl Chunks {
+    /// A raw writer after the bytes written, with room for `n` more bytes and [`SLACK`]
+    /// beyond them (a new chunk when the current one is short).
+    ///
+    /// # Safety
+    /// As [`Room::raw`].
+    #[inline]
+    pub unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        if self.cur.capacity() - self.cur.len() < n + SLACK {
+            self.next_chunk(n + SLACK);
+        }
+        let base = self.cur.as_mut_ptr();
+        // SAFETY: `len <= capacity`.
+        let at = unsafe { base.add(self.cur.len()) };
+        Raw {
+            at,
+            end: at.wrapping_add(n),
+            base,
+            commit: Commit::Vec(&mut self.cur),
+        }
+    }
+
+    #[cold]
+    fn next_chunk(&mut self, n: usize) {
+        let full = std::mem::replace(&mut self.cur, Vec::with_capacity(n.max(CHUNK_BYTES)));
+        if !full.is_empty() {
+            self.done.push(full);
+        }
+    }
+
+    /// The chunks written, in order (none empty).
+    pub fn into_chunks(mut self) -> Vec<Vec<u8>> {
+        if !self.cur.is_empty() {
+            self.done.push(self.cur);
+        }
+        self.done
+    }
+}
+
+/// A number's decimal digits held in a word (the first digit in its lowest byte) with their
+/// count, made once and written wherever the number recurs (a range's line at both ends, an
+/// edit on the finding's own range): [`Raw::digits`]. `len` 0: a million or more, written by
+/// [`Raw::u32`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Digits {
+    word: u64,
+    len: u32,
+    n: u32,
+}
+
+impl Digits {
+    /// The digits of `n`.
+    #[inline(always)]
+    pub fn of(n: u32) -> Digits {
+        let pair = |k: u32| -> u64 {
+            let i = 2 * k as usize;
+            u64::from(u16::from_le_bytes([DIGITS[i], DIGITS[i + 1]]))
+        };
+        let one = |k: u32| u64::from(b'0' + k as u8);
+        let (word, len) = if n < 10 {
+            (one(n), 1)
+        } else if n < 100 {
+            (pair(n), 2)
+        } else if n < 10_000 {
+            let (high, low) = (n / 100, n % 100);
+            if high < 10 {
+                (one(high) | pair(low) << 8, 3)
+            } else {
+                (pair(high) | pair(low) << 16, 4)
+            }
+        } else if n < 1_000_000 {
+            let (high, mid, low) = (n / 10_000, n / 100 % 100, n % 100);
+            if high < 10 {
+                (one(high) | pair(mid) << 8 | pair(low) << 24, 5)
+            } else {
+                (pair(high) | pair(mid) << 16 | pair(low) << 32, 6)
+            }
+        } else {
+            (0, 0)
+        };
+        Digits { word, len, n }
+    }
+}
+
+/// Where a [`Raw`] writer's length goes when it is dropped.
+enum Commit<'a> {
+    /// A [`Room`]'s count of bytes written (its buffer initialised).
+    Len(&'a mut usize),
+    /// A vector's length (its spare capacity written).
+    Vec(&'a mut Vec<u8>),
+}
+
+/// Writes into a [`Room`]'s room or a [`Chunks`] chunk through a pointer; what it wrote counts
+/// as written when it is dropped. Every method writes (never reads) within the bound the room
+/// was made for (the caller's promise), each byte up to the new end written, and may store up
+/// to [`SLACK`] bytes past it.
 pub struct Raw<'a> {
     at: *mut u8,
     /// The end of the bound (checked in debug builds).
     end: *mut u8,
     base: *mut u8,
-    len: &'a mut usize,
+    commit: Commit<'a>,
 }
 
 impl Drop for Raw<'_> {
     fn drop(&mut self) {
         debug_assert!(self.at <= self.end, "a bound computed wrong");
         // SAFETY: `at` is in the buffer that starts at `base`.
-        *self.len = unsafe { self.at.offset_from(self.base) } as usize;
+        let n = unsafe { self.at.offset_from(self.base) } as usize;
+        match &mut self.commit {
+            Commit::Len(len) => **len = n,
+            // SAFETY: bytes up to `n` are written, within the capacity reserved.
+            Commit::Vec(v) => unsafe { v.set_len(n) },
+        }
+    }
+}
+
+/// A buffer [`Raw`] writes into: [`Room`] or [`Chunks`].
+pub trait RawRoom {
+    /// [`Room::raw`].
+    ///
+    /// # Safety
+    /// As [`Room::raw`].
+    unsafe fn raw(&mut self, n: usize) -> Raw<'_>;
+}
+
+impl RawRoom for Room {
+    #[inline(always)]
+    unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        // SAFETY: the caller's promise.
+        unsafe { Room::raw(self, n) }
+    }
+}
+
+impl RawRoom for Chunks {
+    #[inline(always)]
+    unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        // SAFETY: the caller's promise.
+        unsafe { Chunks::raw(self, n) }
     }
 }
 
@@ -200,6 +336,23 @@ impl Raw<'_> {
         }
     }
 
+    /// `d`'s digits (at most ten bytes; one store of a word below a million).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn digits(&mut self, d: Digits) {
+        // SAFETY: the caller's promise (ten bytes a number in the bound).
+        unsafe {
+            if d.len > 0 {
+                std::ptr::write_unaligned(self.at.cast(), d.word.to_le());
+                self.at = self.at.add(d.len as usize);
+            } else {
+                self.u32(d.n);
+            }
+        }
+    }
+
     /// The inside of a JSON string literal of `s`, as serde_json writes it (at most `6 × len`
     /// bytes, and it may store up to [`SLACK`] bytes past them): all of `s` copied first, in
     /// whole steps of thirty-two or sixteen bytes (a short string as two overlapping words),
@@ -210,43 +363,34 @@ impl Raw<'_> {
     /// Within the room's bound; with `WIDE`, as [`Put::escaped_by`].
     #[inline(always)]
     pub unsafe fn escaped<const WIDE: bool>(&mut self, s: &str) {
-        let b = s.as_bytes();
-        // SAFETY: the caller's promise (six bytes a byte, and the slack).
-        let k = unsafe { copy_all::<WIDE>(b, self.at) };
-        if k == b.len() {
-            // SAFETY: as above.
-            self.at = unsafe { self.at.add(k) };
-            return;
-        }
-        // SAFETY: as above.
-        self.at = unsafe { self.at.add(k) };
-        self.escaped_from(b, k);
-    }
-
-    /// [`Raw::escaped`] from the byte `k` of `b` on, which is one to escape.
-    #[cold]
-    #[inline(never)]
-    fn escaped_from(&mut self, b: &[u8], mut k: usize) {
+        let mut rest = s.as_bytes();
         loop {
-            let mut esc = [0; 6];
-            let e = escape_of(b[k], &mut esc);
-            // SAFETY: six bytes a byte of the string are in the bound.
-            unsafe {
-                std::ptr::copy_nonoverlapping(esc.as_ptr(), self.at, 6);
-                self.at = self.at.add(e);
-            }
-            let i = k + 1;
-            // SAFETY: as above, and the slack for the sixteen-byte steps.
-            let next = unsafe {
-                let out = std::slice::from_raw_parts_mut(self.at, 6 * (b.len() - i) + SLACK);
-                let (next, copied) = copy_clean::<false>(b, i, out);
-                self.at = self.at.add(copied);
-                next
-            };
-            if next == b.len() {
+            // SAFETY (both): the caller's promise (six bytes a byte of the string); what is
+            // left of it has six bytes a byte left.
+            let k = unsafe { copy_all::<WIDE>(rest, self.at) };
+            self.at = unsafe { self.at.add(k) };
+            if k == rest.len() {
                 return;
             }
-            k = next;
+            // SAFETY: as above.
+            unsafe { self.escape(rest[k]) };
+            rest = &rest[k + 1..];
+        }
+    }
+
+    /// The escape of `c` (at most six bytes).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[cold]
+    #[inline(never)]
+    unsafe fn escape(&mut self, c: u8) {
+        let mut esc = [0; 6];
+        let e = escape_of(c, &mut esc);
+        // SAFETY: the caller's promise.
+        unsafe {
+            std::ptr::copy_nonoverlapping(esc.as_ptr(), self.at, 6);
+            self.at = self.at.add(e);
         }
     }
 }
@@ -323,60 +467,72 @@ unsafe fn copy_all<const WIDE: bool>(b: &[u8], out: *mut u8) -> usize {
             return n;
         }
         // Fewer than sixteen bytes: two overlapping words (as `memcpy` copies a short string),
-        // looked at together as sixteen bytes.
-        let (lo, hi, at_hi): ([u8; 8], [u8; 8], usize) = if n >= 8 {
-            let lo: [u8; 8] = std::ptr::read_unaligned(src.cast());
-            let hi: [u8; 8] = std::ptr::read_unaligned(src.add(n - 8).cast());
+        // looked at together as sixteen bytes (bits 0-7 the first word's, 8-15 the second's).
+        const SPACES: u64 = 0x2020_2020_2020_2020;
+        let (lo, hi, at_hi) = if n >= 8 {
+            let lo: u64 = std::ptr::read_unaligned(src.cast());
+            let hi: u64 = std::ptr::read_unaligned(src.add(n - 8).cast());
             std::ptr::write_unaligned(out.cast(), lo);
             std::ptr::write_unaligned(out.add(n - 8).cast(), hi);
             (lo, hi, n - 8)
         } else if n >= 4 {
-            let lo: [u8; 4] = std::ptr::read_unaligned(src.cast());
-            let hi: [u8; 4] = std::ptr::read_unaligned(src.add(n - 4).cast());
+            let lo: u32 = std::ptr::read_unaligned(src.cast());
+            let hi: u32 = std::ptr::read_unaligned(src.add(n - 4).cast());
             std::ptr::write_unaligned(out.cast(), lo);
             std::ptr::write_unaligned(out.add(n - 4).cast(), hi);
-            let pad = |w: [u8; 4]| [w[0], w[1], w[2], w[3], b' ', b' ', b' ', b' '];
+            let pad = |w: u32| u64::from(w) | (SPACES << 32);
             (pad(lo), pad(hi), n - 4)
         } else if n > 0 {
-            let mut lo = [b' '; 8];
-            lo[0] = *src;
-            lo[1] = *src.add(n / 2);
-            lo[2] = *src.add(n - 1);
-            *out = lo[0];
-            *out.add(n / 2) = lo[1];
-            *out.add(n - 1) = lo[2];
-            // Byte `k` of `lo` is byte `[0, n / 2, n - 1][k]` of `b`: for n of 1 to 3 the
-            // first flagged one is found by position below.
-            let m = mask8(lo) & 0b111;
-            if m == 0 {
+            let (a, m, z) = (*src, *src.add(n / 2), *src.add(n - 1));
+            *out = a;
+            *out.add(n / 2) = m;
+            *out.add(n - 1) = z;
+            // Byte `k` of the word is byte `[0, n / 2, n - 1][k]` of `b` (in order).
+            let w = u64::from_le_bytes([a, m, z, b' ', b' ', b' ', b' ', b' ']);
+            let flagged = mask_words(w, SPACES) & 0b111;
+            if flagged == 0 {
                 return n;
             }
-            return [0, n / 2, n - 1][m.trailing_zeros() as usize];
+            return [0, n / 2, n - 1][flagged.trailing_zeros() as usize];
         } else {
             return 0;
         };
-        let mut chunk = [0u8; 16];
-        chunk[..8].copy_from_slice(&lo);
-        chunk[8..].copy_from_slice(&hi);
-        let m = mask16(&chunk);
-        let first = m & 0xff;
-        if first != 0 {
-            return first.trailing_zeros() as usize;
+        let m = mask_words(lo, hi);
+        if m & 0xff != 0 {
+            return (m & 0xff).trailing_zeros() as usize;
         }
-        let second = m >> 8;
-        if second != 0 {
-            return at_hi + second.trailing_zeros() as usize;
+        if m != 0 {
+            return at_hi + (m >> 8).trailing_zeros() as usize;
         }
         n
     }
 }
 
-/// [`mask16`] of eight bytes (the bits of the low eight).
+/// [`mask16`] of the sixteen bytes of `lo` then `hi` (little-endian).
 #[inline(always)]
-fn mask8(w: [u8; 8]) -> u32 {
-    let mut chunk = [b' '; 16];
-    chunk[..8].copy_from_slice(&w);
-    mask16(&chunk) & 0xff
+fn mask_words(lo: u64, hi: u64) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            _mm_set_epi64x,
+        };
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe {
+            let x = _mm_set_epi64x(hi as i64, lo as i64);
+            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut chunk = [0u8; 16];
+        chunk[..8].copy_from_slice(&lo.to_le_bytes());
+        chunk[8..].copy_from_slice(&hi.to_le_bytes());
+        mask16(&chunk)
+    }
 }
 
 /// Bytes of room past a [`Room::put`]'s bound: [`Put::escaped`] copies sixteen bytes at a time
@@ -823,6 +979,18 @@ mod tests {
             room.put(20).u64(n);
             want.push_str(&n.to_string());
         }
+        // The raw writer, into a room and into chunks, every length of number.
+        let mut chunks = Chunks::default();
+        for n in (0..12_000).chain([99_999, 100_000, 123_456, 999_999, 1_000_000, u32::MAX]) {
+            // SAFETY: ten bytes at most.
+            unsafe {
+                room.raw(10).u32(n);
+                chunks.raw(10).digits(Digits::of(n));
+            }
+            want.push_str(&n.to_string());
+        }
+        let chunked = chunks.into_chunks().concat();
+        assert!(want.ends_with(std::str::from_utf8(&chunked).unwrap()));
         assert_eq!(room.bytes(), want.as_bytes());
         assert_eq!(room.len(), want.len());
         room.clear();
