@@ -569,7 +569,9 @@ unsafe fn flat_parts<const WIDE: bool, X: FixText>(
                     (false, false) => b.bytes(
                         b"\n        ],\n        \"preferred\": false,\n        \"title\": \"",
                     ),
-                    (true, true) => b.bytes(b"],\n        \"preferred\": true,\n        \"title\": \""),
+                    (true, true) => {
+                        b.bytes(b"],\n        \"preferred\": true,\n        \"title\": \"")
+                    }
                     (true, false) => {
                         b.bytes(b"],\n        \"preferred\": false,\n        \"title\": \"")
                     }
@@ -622,7 +624,8 @@ pub struct Rendered {
 /// [`super::locate`] and [`push_findings`] in one step for `--format json`: the findings of
 /// one file (`text`, indexed by `lines`, shown as `path`) written as JSON elements with their
 /// positions, without building [`Located`] findings; the bytes are those of `locate` then
-/// `push_findings` (after `,`). The findings are dropped here, on the thread that made them.
+/// `push_findings` (after `,`). Each finding is dropped once written, on the thread that made
+/// it.
 /// Positions come from one [`Cursor`] as in `locate`.
 #[inline(never)]
 pub fn locate_json(
@@ -680,8 +683,10 @@ unsafe fn locate_json_by<const WIDE: bool>(
     let mut out = Chunks::default();
     // The ranges of a finding's edits, in order (reused).
     let mut spans: Vec<LspSpan> = Vec::new();
-    // By reference (a move of each finding was ~35 instructions), dropped together after.
-    for f in &findings {
+    // Each finding dropped once written: the memory of its strings is free again for the
+    // chunks that follow (held together, the JSON of 100,000 calls took 105 MB of new pages,
+    // ~40 ms of page faults).
+    for f in findings {
         let range = &f.range;
         let start = pos(range.start);
         let span = LspSpan {
@@ -725,7 +730,6 @@ unsafe fn locate_json_by<const WIDE: bool>(
             )
         };
     }
-    drop(findings);
     r.chunks = out.into_chunks();
     r
 }
@@ -1305,7 +1309,14 @@ mod tests {
             }
             s.into_iter().collect()
         };
-        let codes = ["unknown-filter", "x", "", "invalid-choice", "live-empty-result", "a\"b"];
+        let codes = [
+            "unknown-filter",
+            "x",
+            "",
+            "invalid-choice",
+            "live-empty-result",
+            "a\"b",
+        ];
         let mut findings = Vec::new();
         for k in 0..4000usize {
             let at = boundaries[(k * 7919) % boundaries.len()];
@@ -1314,7 +1325,12 @@ mod tests {
             let mut f = Finding::new(
                 at..end,
                 codes[k % codes.len()],
-                [Severity::Error, Severity::Warning, Severity::Information, Severity::Hint][k % 4],
+                [
+                    Severity::Error,
+                    Severity::Warning,
+                    Severity::Information,
+                    Severity::Hint,
+                ][k % 4],
                 string(k % 71, k),
             );
             for j in 0..(k % 3) {
@@ -1323,7 +1339,11 @@ mod tests {
                     certain: (k + j) % 2 == 0,
                     edits: (0..((k + j) % 3))
                         .map(|e| Edit {
-                            range: if e == 0 { at..end } else { elsewhere..elsewhere },
+                            range: if e == 0 {
+                                at..end
+                            } else {
+                                elsewhere..elsewhere
+                            },
                             new_text: string((k * 3 + e) % 35, k + e),
                         })
                         .collect(),
@@ -1355,7 +1375,10 @@ mod tests {
             // And the `Value`s pretty-printed as one array (serde_json's escapes and numbers).
             let arr = Value::Array(located.iter().map(finding).collect());
             let whole = format!("[{}\n]", String::from_utf8(got[1..].to_vec()).unwrap());
-            assert!(whole == serde_json::to_string_pretty(&arr).unwrap(), "{path}");
+            assert!(
+                whole == serde_json::to_string_pretty(&arr).unwrap(),
+                "{path}"
+            );
         }
     }
 

@@ -418,8 +418,7 @@ unsafe fn copy_all<const WIDE: bool>(b: &[u8], out: *mut u8) -> usize {
                 let flags = |x: __m256i| -> u32 {
                     let quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8));
                     let slash = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
-                    let control =
-                        _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
+                    let control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
                     _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, slash), control))
                         as u32
                 };
