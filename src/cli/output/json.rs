@@ -1287,7 +1287,7 @@ mod tests {
             match i % 4 {
                 0 => text.push_str("plain ascii line with some words in it\n"),
                 1 => text.push_str("é😀 non-ascii “quoted” line x y z\n"),
-                2 => text.push_str("\n"),
+                2 => text.push('\n'),
                 _ => text.push_str(&"x".repeat(i % 97 + 1)),
             }
             if i % 4 == 3 {
@@ -1304,7 +1304,7 @@ mod tests {
                 .cycle()
                 .take(len)
                 .collect();
-            if len > 0 && k % 3 != 0 {
+            if len > 0 && !k.is_multiple_of(3) {
                 s[k % len] = specials[k % specials.len()];
             }
             s.into_iter().collect()

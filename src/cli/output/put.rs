@@ -271,7 +271,7 @@ impl Raw<'_> {
     /// Within the room's bound.
     #[inline(always)]
     pub unsafe fn thirty_twos(&mut self, bytes: &[u8], len: usize) {
-        debug_assert!(bytes.len() % 32 == 0);
+        debug_assert!(bytes.len().is_multiple_of(32));
         let mut i = 0;
         while i < bytes.len() {
             // SAFETY: bytes `i..i + 32` of `bytes` are read; the caller's promise for `at`.
