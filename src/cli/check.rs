@@ -236,6 +236,9 @@ fn check_all(
         baseline: setup.baseline.as_ref(),
         update_baseline: args.update_baseline,
         live: live.is_some(),
+        json_direct: args.format == Format::Json
+            && live.is_none()
+            && !(args.diff || args.statistics || args.update_baseline),
     };
     let color = use_color(args);
     let stdout = std::io::stdout();
@@ -273,6 +276,10 @@ fn check_all(
                     file.located = step.file(doc, file.located, &setup.overrides);
                 }
                 match &mut sink {
+                    Some(sink) if file.rendered.is_some() => {
+                        let rendered = file.rendered.take().unwrap_or_default();
+                        sink.add_rendered(rendered, file.skipped)?;
+                    }
                     Some(sink) => {
                         sink.add(file.located, file.skipped)?;
                         if live.is_some() {
@@ -551,6 +558,8 @@ type FileResult = Result<Option<FileChecked>, String>;
 #[derive(Default)]
 struct FileChecked {
     located: Vec<Located>,
+    /// The findings written as JSON elements instead of `located` ([`How::json_direct`]).
+    rendered: Option<output::json::Rendered>,
     skipped: Vec<output::Skipped>,
     live: Option<super::live::Document>,
 }
@@ -587,6 +596,10 @@ struct How<'a, 'k> {
     baseline: Option<&'a super::baseline::Baseline>,
     update_baseline: bool,
     live: bool,
+    /// The findings are written as JSON elements on the thread that checks their file
+    /// ([`output::json::locate_json`]) rather than located: `--format json` streamed, without
+    /// `--live`.
+    json_direct: bool,
 }
 
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
@@ -677,7 +690,12 @@ fn check_bytes(
     let mut file = FileChecked::default();
     if !findings.is_empty() || !held.is_empty() {
         let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
-        file.located = output::locate(shown, &text, &lines, findings);
+        if how.json_direct {
+            // JSON shows no column in characters: the byte-order mark needs no hiding there.
+            file.rendered = Some(output::json::locate_json(shown, &text, &lines, findings));
+        } else {
+            file.located = output::locate(shown, &text, &lines, findings);
+        }
         file.skipped = output::locate_skipped(shown, &text, &lines, &held);
         if bom {
             hide_bom(&mut file.located);

@@ -6,8 +6,9 @@
 //! `serde_json::Map` keeps, so the bytes are those of the `Value` the format was first built
 //! as), written pretty-printed straight to the output: no map per finding.
 
-use super::put::{escape_of, first_escaped, Put, Room};
+use super::put::{escape_of, first_escaped, Chunks, Digits, RawRoom, Room};
 use super::{Located, LspPos, LspSpan, Skipped, Span};
+use crate::lines::Cursor;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -195,9 +196,9 @@ pub fn write_finding(out: &mut impl Write, f: &Located) -> std::io::Result<()> {
     out.write_all(room.bytes())
 }
 
-/// The JSON string literal of the last path written (quoted and escaped), kept while the
-/// findings of one file are written: a file's findings share their path ([`Located::path`]),
-/// escaped once.
+/// The lines of a finding from the end of its message to its range's first number, with the
+/// last path written as a JSON string literal (quoted and escaped), kept while the findings of
+/// one file are written: a file's findings share their path ([`Located::path`]), escaped once.
 #[derive(Default)]
 pub struct PathLiteral {
     /// The path it is of (held, so that its address is not another path's while kept).
@@ -205,8 +206,8 @@ pub struct PathLiteral {
     literal: Literal,
 }
 
-/// A JSON string literal padded with spaces to a multiple of sixteen bytes, copied sixteen
-/// bytes at a time ([`Put::sixteens`]) rather than by a call to `memcpy`.
+/// Bytes padded with spaces to a multiple of thirty-two, copied thirty-two bytes at a time
+/// ([`super::put::Raw::thirty_twos`]) rather than by a call to `memcpy`.
 #[derive(Default)]
 pub struct Literal {
     padded: Vec<u8>,
@@ -225,6 +226,20 @@ impl Literal {
     }
 }
 
+impl Literal {
+    /// The lines from the end of a message to the range's first number around `path`'s JSON
+    /// string literal ([`PathLiteral`]).
+    fn of_path(path: &str) -> Literal {
+        let mut padded = Vec::with_capacity(path.len() + 96);
+        padded.extend_from_slice(b"\",\n    \"path\": ");
+        push_str(&mut padded, path);
+        padded.extend_from_slice(RANGE_OPEN);
+        let len = padded.len();
+        padded.resize(len.div_ceil(32) * 32, b' ');
+        Literal { padded, len }
+    }
+}
+
 impl PathLiteral {
     /// The literal of `path`.
     #[inline]
@@ -234,11 +249,7 @@ impl PathLiteral {
             .as_ref()
             .is_some_and(|p| std::sync::Arc::ptr_eq(p, path))
         {
-            let l = &mut self.literal;
-            l.padded.clear();
-            push_str(&mut l.padded, path);
-            l.len = l.padded.len();
-            l.padded.resize(l.len.div_ceil(16) * 16, b' ');
+            self.literal = Literal::of_path(path);
             self.path = Some(path.clone());
         }
         &self.literal
@@ -255,7 +266,7 @@ pub fn push_finding(room: &mut Room, f: &Located, paths: &mut PathLiteral) -> st
 /// [`push_finding`], its strings copied thirty-two bytes a step when `WIDE`.
 ///
 /// # Safety
-/// As [`Put::escaped_by`].
+/// As [`super::put::Put::escaped_by`].
 #[inline(always)]
 unsafe fn push_finding_by<const WIDE: bool>(
     room: &mut Room,
@@ -316,7 +327,7 @@ unsafe fn push_findings_avx2(
 /// [`push_findings`]' loop.
 ///
 /// # Safety
-/// As [`Put::escaped_by`].
+/// As [`super::put::Put::escaped_by`].
 #[inline(always)]
 unsafe fn push_findings_by<const WIDE: bool>(
     room: &mut Room,
@@ -354,18 +365,142 @@ const FINDING_ROOM: usize = 512;
 const FIX_ROOM: usize = 192;
 const EDIT_ROOM: usize = 448;
 
-/// [`Direct::finding`] at the array's level for a finding without proof (every finding but a
-/// live one's), from the lines that do not change written as constants into room made once
-/// for the finding ([`Room`]); `path` is the path's literal ([`PathLiteral`]). With `first`,
-/// the element's separator first: `[` and a new line before the array's first element
-/// (`Some(true)`), `,` and a new line before the others.
+/// A fix as [`flat_parts`] writes it: a located one ([`super::ResolvedFix`]) or one of a
+/// finding still in byte offsets ([`crate::finding::Fix`], whose edits' positions are given
+/// apart).
+trait FixText {
+    type Edit: EditText;
+    fn title(&self) -> &str;
+    fn certain(&self) -> bool;
+    fn edits(&self) -> &[Self::Edit];
+}
+
+/// An edit's text, as [`FixText`].
+trait EditText {
+    fn new_text(&self) -> &str;
+}
+
+impl FixText for super::ResolvedFix {
+    type Edit = super::ResolvedEdit;
+    #[inline(always)]
+    fn title(&self) -> &str {
+        &self.title
+    }
+    #[inline(always)]
+    fn certain(&self) -> bool {
+        self.certain
+    }
+    #[inline(always)]
+    fn edits(&self) -> &[super::ResolvedEdit] {
+        &self.edits
+    }
+}
+
+impl EditText for super::ResolvedEdit {
+    #[inline(always)]
+    fn new_text(&self) -> &str {
+        &self.new_text
+    }
+}
+
+impl FixText for crate::finding::Fix {
+    type Edit = crate::finding::Edit;
+    #[inline(always)]
+    fn title(&self) -> &str {
+        &self.title
+    }
+    #[inline(always)]
+    fn certain(&self) -> bool {
+        self.certain
+    }
+    #[inline(always)]
+    fn edits(&self) -> &[crate::finding::Edit] {
+        &self.edits
+    }
+}
+
+impl EditText for crate::finding::Edit {
+    #[inline(always)]
+    fn new_text(&self) -> &str {
+        &self.new_text
+    }
+}
+
+/// [`flat_parts`] of a located finding.
 ///
 /// # Safety
-/// As [`Put::escaped_by`].
+/// As [`super::put::Put::escaped_by`].
 #[inline(always)]
 unsafe fn flat<const WIDE: bool>(
     room: &mut Room,
     f: &Located,
+    path: &Literal,
+    first: Option<bool>,
+) {
+    let mut spans = f
+        .fixes
+        .iter()
+        .flat_map(|fix| fix.edits.iter().map(|e| e.span));
+    let parts = Parts {
+        code: f.code,
+        message: &f.message,
+        fixes: &f.fixes,
+        span: f.span.lsp(),
+        severity: f.severity,
+    };
+    // SAFETY: the caller's promise.
+    unsafe { flat_parts::<WIDE, _>(room, &parts, &mut spans, path, first) }
+}
+
+/// The digits of a range's four numbers, a line's made once when the range is on one line.
+#[derive(Clone, Copy)]
+struct RangeDigits {
+    end_col: Digits,
+    end_line: Digits,
+    start_col: Digits,
+    start_line: Digits,
+}
+
+impl RangeDigits {
+    #[inline(always)]
+    fn of(span: &LspSpan) -> RangeDigits {
+        let end_line = Digits::of(span.end.line);
+        RangeDigits {
+            end_col: Digits::of(span.end.utf16_col),
+            end_line,
+            start_col: Digits::of(span.start.utf16_col),
+            start_line: if span.start.line == span.end.line {
+                end_line
+            } else {
+                Digits::of(span.start.line)
+            },
+        }
+    }
+}
+
+/// What [`flat_parts`] writes of a finding.
+struct Parts<'a, X> {
+    code: &'a str,
+    message: &'a str,
+    fixes: &'a [X],
+    span: LspSpan,
+    severity: crate::finding::Severity,
+}
+
+/// [`Direct::finding`] at the array's level for a finding without proof (every finding but a
+/// live one's), from the lines that do not change written as constants into room made once
+/// for the finding ([`Room::raw`]), neighbouring constants as one; `spans` gives the ranges
+/// of the fixes' edits in order, `path` holds the path's literal and the lines around it
+/// ([`PathLiteral`]). With `first`, the element's separator first: `[` and a new line before
+/// the array's first element (`Some(true)`), `,` and a new line before the others.
+///
+/// # Safety
+/// As [`super::put::Put::escaped_by`]; `spans` gives one range for each edit.
+#[inline(always)]
+unsafe fn flat_parts<const WIDE: bool, X: FixText>(
+    room: &mut impl RawRoom,
+    f: &Parts<X>,
+    spans: &mut impl Iterator<Item = LspSpan>,
     path: &Literal,
     first: Option<bool>,
 ) {
@@ -375,80 +510,259 @@ unsafe fn flat<const WIDE: bool>(
         + 40
         + path.padded().len()
         + 6 * (f.code.len() + f.message.len());
-    for fix in &f.fixes {
-        need += FIX_ROOM + 6 * fix.title.len();
-        for e in &fix.edits {
-            need += EDIT_ROOM + 40 + 6 * e.new_text.len();
+    for fix in f.fixes {
+        need += FIX_ROOM + 6 * fix.title().len();
+        for e in fix.edits() {
+            need += EDIT_ROOM + 40 + 6 * e.new_text().len();
         }
     }
-    let mut b = room.put(need);
-    // SAFETY: the caller's promise.
-    let esc = |b: &mut Put, s: &str| unsafe { b.escaped_by::<WIDE>(s) };
-    // The quotes of the strings are in the constant parts around them.
-    // Each choice of constant is its own copy of known length (a slice chosen among
-    // lengths was a call to `memcpy`, ~5 a finding).
-    match first {
-        None => b.bytes(b"  {\n    \"code\": \""),
-        Some(true) => b.bytes(b"[\n  {\n    \"code\": \""),
-        Some(false) => b.bytes(b",\n  {\n    \"code\": \""),
-    }
-    esc(&mut b, f.code);
-    if f.fixes.is_empty() {
-        b.bytes(b"\",\n    \"fixes\": [],\n    \"message\": \"");
-    } else {
-        b.bytes(b"\",\n    \"fixes\": [");
-        for (i, fix) in f.fixes.iter().enumerate() {
-            if i > 0 {
-                b.bytes(b",");
-            }
-            b.bytes(b"\n      {\n        \"edits\": [");
-            for (j, e) in fix.edits.iter().enumerate() {
-                if j > 0 {
-                    b.bytes(b",");
+    let digits = RangeDigits::of(&f.span);
+    // SAFETY (every write below): within `need`; the caller's promise for `WIDE`.
+    unsafe {
+        let mut b = room.raw(need);
+        // The quotes of the strings are in the constant parts around them.
+        match first {
+            None => b.bytes(b"  {\n    \"code\": \""),
+            Some(true) => b.bytes(b"[\n  {\n    \"code\": \""),
+            Some(false) => b.bytes(b",\n  {\n    \"code\": \""),
+        }
+        b.escaped::<WIDE>(f.code);
+        if f.fixes.is_empty() {
+            b.bytes(b"\",\n    \"fixes\": [],\n    \"message\": \"");
+        } else {
+            b.bytes(b"\",\n    \"fixes\": [");
+            let last = f.fixes.len() - 1;
+            for (i, fix) in f.fixes.iter().enumerate() {
+                if i > 0 {
+                    b.bytes(b",\n      {\n        \"edits\": [");
+                } else {
+                    b.bytes(b"\n      {\n        \"edits\": [");
                 }
-                b.bytes(b"\n          {\n            \"new_text\": \"");
-                esc(&mut b, &e.new_text);
-                flat_range(&mut b, &RANGE_12, &e.span);
-                b.bytes(b"\n          }");
+                for (j, e) in fix.edits().iter().enumerate() {
+                    if j > 0 {
+                        b.bytes(b",\n          {\n            \"new_text\": \"");
+                    } else {
+                        b.bytes(b"\n          {\n            \"new_text\": \"");
+                    }
+                    b.escaped::<WIDE>(e.new_text());
+                    let span = spans.next().unwrap_or(f.span);
+                    // Most edits replace the finding's own range: its numbers' digits.
+                    let d = if span == f.span {
+                        digits
+                    } else {
+                        RangeDigits::of(&span)
+                    };
+                    b.bytes(b"\",\n            \"range\": {\n              \"end\": {\n                \"character\": ");
+                    b.digits(d.end_col);
+                    b.bytes(b",\n                \"line\": ");
+                    b.digits(d.end_line);
+                    b.bytes(b"\n              },\n              \"start\": {\n                \"character\": ");
+                    b.digits(d.start_col);
+                    b.bytes(b",\n                \"line\": ");
+                    b.digits(d.start_line);
+                    b.bytes(b"\n              }\n            }\n          }");
+                }
+                match (fix.edits().is_empty(), fix.certain()) {
+                    (false, true) => b.bytes(
+                        b"\n        ],\n        \"preferred\": true,\n        \"title\": \"",
+                    ),
+                    (false, false) => b.bytes(
+                        b"\n        ],\n        \"preferred\": false,\n        \"title\": \"",
+                    ),
+                    (true, true) => {
+                        b.bytes(b"],\n        \"preferred\": true,\n        \"title\": \"")
+                    }
+                    (true, false) => {
+                        b.bytes(b"],\n        \"preferred\": false,\n        \"title\": \"")
+                    }
+                }
+                b.escaped::<WIDE>(fix.title());
+                if i == last {
+                    b.bytes(b"\"\n      }\n    ],\n    \"message\": \"");
+                } else {
+                    b.bytes(b"\"\n      }");
+                }
             }
-            if !fix.edits.is_empty() {
-                b.bytes(b"\n        ");
-            }
-            if fix.certain {
-                b.bytes(b"],\n        \"preferred\": true,\n        \"title\": \"");
-            } else {
-                b.bytes(b"],\n        \"preferred\": false,\n        \"title\": \"");
-            }
-            esc(&mut b, &fix.title);
-            b.bytes(b"\"\n      }");
         }
-        b.bytes(b"\n    ],\n    \"message\": \"");
+        b.escaped::<WIDE>(f.message);
+        // `",\n    "path": …,\n    "range": {…"character": `, then the numbers.
+        b.thirty_twos(path.padded(), path.len());
+        let d = digits;
+        b.digits(d.end_col);
+        b.bytes(b",\n        \"line\": ");
+        b.digits(d.end_line);
+        b.bytes(b"\n      },\n      \"start\": {\n        \"character\": ");
+        b.digits(d.start_col);
+        b.bytes(b",\n        \"line\": ");
+        b.digits(d.start_line);
+        // The end of the range, the `"severity"` line and the end of the finding: one copy of
+        // fixed length; a live code's `source` before the end.
+        let (line, len) = &SEVERITY_LINES[f.severity as usize];
+        if crate::live::is_live_code(f.code) {
+            b.padded(line, *len - FINDING_END.len());
+            b.bytes(b",\n    \"source\": \"");
+            b.escaped::<WIDE>(crate::live::SOURCE);
+            b.bytes(b"\"");
+            b.bytes(FINDING_END);
+        } else {
+            b.padded(line, *len);
+        }
     }
-    esc(&mut b, &f.message);
-    b.bytes(b"\",\n    \"path\": ");
-    b.sixteens(path.padded(), path.len());
-    flat_range(&mut b, &RANGE_4, &f.span.lsp());
-    // The severities' words need no escape; one copy of fixed length.
-    let (line, len) = &SEVERITY_LINES[f.severity as usize];
-    b.padded(line, *len);
-    if crate::live::is_live_code(f.code) {
-        b.bytes(b",\n    \"source\": ");
-        b.str(crate::live::SOURCE);
-    }
-    b.bytes(b"\n  }");
 }
 
-/// The `"severity"` line of a finding, by [`crate::finding::Severity`] (in its order), padded
-/// to one length, with its length.
+/// The JSON elements of one file's findings in chunks, each element after `,` and a new line
+/// (the sink writes the output's first one after `[` instead:
+/// [`super::stream::Sink::add_rendered`]), with their count and their counts by severity
+/// (`[errors, warnings, information, hints]`).
+#[derive(Default)]
+pub struct Rendered {
+    pub chunks: Vec<Vec<u8>>,
+    pub count: usize,
+    pub tally: [usize; 4],
+}
+
+/// [`super::locate`] and [`push_findings`] in one step for `--format json`: the findings of
+/// one file (`text`, indexed by `lines`, shown as `path`) written as JSON elements with their
+/// positions, without building [`Located`] findings; the bytes are those of `locate` then
+/// `push_findings` (after `,`). Each finding is dropped once written, on the thread that made
+/// it.
+/// Positions come from one [`Cursor`] as in `locate`.
+#[inline(never)]
+pub fn locate_json(
+    path: &str,
+    text: &str,
+    lines: &crate::lines::LineIndex,
+    findings: Vec<crate::finding::Finding>,
+) -> Rendered {
+    #[cfg(target_arch = "x86_64")]
+    if super::put::wide() {
+        // SAFETY: the processor has AVX2.
+        return unsafe { locate_json_avx2(path, text, lines, findings) };
+    }
+    // SAFETY: sixteen bytes a step.
+    unsafe { locate_json_by::<false>(path, text, lines, findings) }
+}
+
+/// [`locate_json`] compiled for AVX2.
+///
+/// # Safety
+/// The processor has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn locate_json_avx2(
+    path: &str,
+    text: &str,
+    lines: &crate::lines::LineIndex,
+    findings: Vec<crate::finding::Finding>,
+) -> Rendered {
+    // SAFETY: AVX2 is there, and this function is compiled for it.
+    unsafe { locate_json_by::<true>(path, text, lines, findings) }
+}
+
+/// [`locate_json`]'s loop.
+///
+/// # Safety
+/// As [`super::put::Put::escaped_by`].
+#[inline(always)]
+unsafe fn locate_json_by<const WIDE: bool>(
+    path: &str,
+    text: &str,
+    lines: &crate::lines::LineIndex,
+    findings: Vec<crate::finding::Finding>,
+) -> Rendered {
+    let mut cursor = Cursor::new(text, lines);
+    let mut pos = |offset: usize| {
+        let (line, _, utf16_col) = cursor.position(offset);
+        LspPos { line, utf16_col }
+    };
+    let literal = Literal::of_path(path);
+    let mut r = Rendered {
+        count: findings.len(),
+        ..Rendered::default()
+    };
+    let mut out = Chunks::default();
+    // The ranges of a finding's edits, in order (reused).
+    let mut spans: Vec<LspSpan> = Vec::new();
+    // Each finding dropped once written: the memory of its strings is free again for the
+    // chunks that follow (held together, the JSON of 100,000 calls took 105 MB of new pages,
+    // ~40 ms of page faults).
+    for f in findings {
+        let range = &f.range;
+        let start = pos(range.start);
+        let span = LspSpan {
+            start,
+            end: if range.end > range.start {
+                pos(range.end)
+            } else {
+                start
+            },
+        };
+        spans.clear();
+        for fix in &f.fixes {
+            for e in &fix.edits {
+                // Most edits replace the finding's own range.
+                spans.push(if e.range == *range {
+                    span
+                } else {
+                    LspSpan {
+                        start: pos(e.range.start),
+                        end: pos(e.range.end.max(e.range.start)),
+                    }
+                });
+            }
+        }
+        r.tally[f.severity as usize] += 1;
+        let parts = Parts {
+            code: f.code,
+            message: &f.message,
+            fixes: &f.fixes,
+            span,
+            severity: f.severity,
+        };
+        // SAFETY: the caller's promise; one range for each edit.
+        unsafe {
+            flat_parts::<WIDE, _>(
+                &mut out,
+                &parts,
+                &mut spans.iter().copied(),
+                &literal,
+                Some(false),
+            )
+        };
+    }
+    r.chunks = out.into_chunks();
+    r
+}
+
+/// The last line of a finding.
+const FINDING_END: &[u8; 4] = b"\n  }";
+
+/// The end of a finding's range, its `"severity"` line and the end of the finding, by
+/// [`crate::finding::Severity`] (in its order), padded to one length, with its length.
 const SEVERITY_LINES: [([u8; SEVERITY_LINE], usize); 4] = {
     const fn line(s: &[u8]) -> ([u8; SEVERITY_LINE], usize) {
+        const HEAD: &[u8] = b"\n      }\n    }";
         let mut a = [b' '; SEVERITY_LINE];
         let mut i = 0;
-        while i < s.len() {
-            a[i] = s[i];
+        let mut k = 0;
+        while k < HEAD.len() {
+            a[i] = HEAD[k];
             i += 1;
+            k += 1;
         }
-        (a, s.len())
+        k = 0;
+        while k < s.len() {
+            a[i] = s[k];
+            i += 1;
+            k += 1;
+        }
+        k = 0;
+        while k < FINDING_END.len() {
+            a[i] = FINDING_END[k];
+            i += 1;
+            k += 1;
+        }
+        (a, i)
     }
     [
         line(b",\n    \"severity\": \"error\""),
@@ -470,43 +784,10 @@ const _: () = {
 };
 
 /// The padded length of [`SEVERITY_LINES`].
-const SEVERITY_LINE: usize = 48;
+const SEVERITY_LINE: usize = 64;
 
-/// The constant parts of `,"range": {"end": {"character": _, "line": _}, "start": {...}}`
-/// pretty-printed with its key indented by 4 and by 12 spaces (a finding's range, an edit's),
-/// between the four numbers; an edit's starts with the closing quote of its `new_text`.
-type RangeParts = [&'static [u8]; 5];
-
-const RANGE_4: RangeParts = [
-    b",\n    \"range\": {\n      \"end\": {\n        \"character\": ",
-    b",\n        \"line\": ",
-    b"\n      },\n      \"start\": {\n        \"character\": ",
-    b",\n        \"line\": ",
-    b"\n      }\n    }",
-];
-
-const RANGE_12: RangeParts = [
-    b"\",\n            \"range\": {\n              \"end\": {\n                \"character\": ",
-    b",\n                \"line\": ",
-    b"\n              },\n              \"start\": {\n                \"character\": ",
-    b",\n                \"line\": ",
-    b"\n              }\n            }",
-];
-
-/// Inlined where the parts are constants, so that their copies are moves of known length
-/// (at most 4 × 10 digits besides the parts).
-#[inline(always)]
-fn flat_range(b: &mut Put, parts: &RangeParts, span: &LspSpan) {
-    b.bytes(parts[0]);
-    b.u32(span.end.utf16_col);
-    b.bytes(parts[1]);
-    b.u32(span.end.line);
-    b.bytes(parts[2]);
-    b.u32(span.start.utf16_col);
-    b.bytes(parts[3]);
-    b.u32(span.start.line);
-    b.bytes(parts[4]);
-}
+/// The start of a finding's range up to its first number (after its path).
+const RANGE_OPEN: &[u8] = b",\n    \"range\": {\n      \"end\": {\n        \"character\": ";
 
 /// `n` in decimal (itoa's digits) appended to `b`.
 #[inline]
@@ -991,6 +1272,114 @@ mod tests {
             }
         }
         assert!(finding(&live).get("proof").is_some() && finding(&plain).get("proof").is_none());
+    }
+
+    /// [`locate_json`] writes the bytes of [`super::super::locate`] then [`push_findings`]
+    /// (the old path, kept as the oracle): findings on ASCII and non-ASCII lines, empty ranges,
+    /// edits on the finding's range and elsewhere, several fixes, strings of every length up
+    /// to 70 bytes with a byte to escape at every place (quotes, backslashes, control
+    /// characters), numbers of every length, and enough of them to fill many chunks.
+    #[test]
+    fn locate_json_writes_what_locate_then_push_findings_write() {
+        use crate::finding::{Edit, Finding, Fix, Severity};
+        let mut text = String::new();
+        for i in 0..3000 {
+            match i % 4 {
+                0 => text.push_str("plain ascii line with some words in it\n"),
+                1 => text.push_str("é😀 non-ascii “quoted” line x y z\n"),
+                2 => text.push('\n'),
+                _ => text.push_str(&"x".repeat(i % 97 + 1)),
+            }
+            if i % 4 == 3 {
+                text.push('\n');
+            }
+        }
+        let boundaries: Vec<usize> = (0..=text.len())
+            .filter(|&o| text.is_char_boundary(o))
+            .collect();
+        let specials = ['"', '\\', '\n', '\u{1}', '\u{1f}', 'é'];
+        let string = |len: usize, k: usize| -> String {
+            let mut s: Vec<char> = "abcdefghijklmnopqrstuvwxyz0123456789"
+                .chars()
+                .cycle()
+                .take(len)
+                .collect();
+            if len > 0 && !k.is_multiple_of(3) {
+                s[k % len] = specials[k % specials.len()];
+            }
+            s.into_iter().collect()
+        };
+        let codes = [
+            "unknown-filter",
+            "x",
+            "",
+            "invalid-choice",
+            "live-empty-result",
+            "a\"b",
+        ];
+        let mut findings = Vec::new();
+        for k in 0..4000usize {
+            let at = boundaries[(k * 7919) % boundaries.len()];
+            let end = boundaries[((k * 7919) % boundaries.len() + k % 5).min(boundaries.len() - 1)];
+            let elsewhere = boundaries[(k * 104_729) % boundaries.len()];
+            let mut f = Finding::new(
+                at..end,
+                codes[k % codes.len()],
+                [
+                    Severity::Error,
+                    Severity::Warning,
+                    Severity::Information,
+                    Severity::Hint,
+                ][k % 4],
+                string(k % 71, k),
+            );
+            for j in 0..(k % 3) {
+                f.fixes.push(Fix {
+                    title: string((k + j) % 40, k + j),
+                    certain: (k + j) % 2 == 0,
+                    edits: (0..((k + j) % 3))
+                        .map(|e| Edit {
+                            range: if e == 0 {
+                                at..end
+                            } else {
+                                elsewhere..elsewhere
+                            },
+                            new_text: string((k * 3 + e) % 35, k + e),
+                        })
+                        .collect(),
+                    releases: Vec::new(),
+                });
+            }
+            findings.push(f);
+        }
+        let lines = crate::lines::LineIndex::new(&text);
+        for path in ["d/a \"b\".py", "x.py"] {
+            let rendered = locate_json(path, &text, &lines, findings.clone());
+            assert!(rendered.chunks.len() > 4);
+            assert_eq!(rendered.count, findings.len());
+            assert_eq!(rendered.tally, [1000; 4]);
+            let got: Vec<u8> = rendered.chunks.concat();
+            let located = super::super::locate(path, &text, &lines, findings.clone());
+            let (mut room, mut want) = (Room::default(), Vec::new());
+            let mut written = 1;
+            push_findings(
+                &mut room,
+                &located,
+                &mut PathLiteral::default(),
+                &mut written,
+                1 << 16,
+                &mut want,
+            )
+            .unwrap();
+            assert!(got == want, "{path}");
+            // And the `Value`s pretty-printed as one array (serde_json's escapes and numbers).
+            let arr = Value::Array(located.iter().map(finding).collect());
+            let whole = format!("[{}\n]", String::from_utf8(got[1..].to_vec()).unwrap());
+            assert!(
+                whole == serde_json::to_string_pretty(&arr).unwrap(),
+                "{path}"
+            );
+        }
     }
 
     /// [`push_u32`] writes a number's decimal digits for every length.

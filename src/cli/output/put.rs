@@ -58,6 +58,480 @@ impl Room {
         let want = (self.len + n).max(2 * self.buf.len()).max(1 << 12);
         self.buf.resize(want, 0);
     }
+    /// A raw writer after the bytes written, with room for at least `n` more bytes and
+    /// [`SLACK`] beyond them (made here when short): [`Put`] without a bounds check a piece,
+    /// its position a pointer held in a register (the JSON of a finding is ~40 pieces).
+    ///
+    /// # Safety
+    /// The caller writes at most `n` bytes through it (its bound computed right: the tests
+    /// write the worst case of every piece).
+    #[inline]
+    pub unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        if self.buf.len() - self.len < n + SLACK {
+            self.grow(n + SLACK);
+        }
+        let Room { buf, len } = self;
+        let base = buf.as_mut_ptr();
+        // SAFETY: `len <= buf.len()`.
+        let at = unsafe { base.add(*len) };
+        Raw {
+            at,
+            end: at.wrapping_add(n),
+            base,
+            commit: Commit::Len(len),
+        }
+    }
+}
+
+/// Output gathered in chunks of about [`CHUNK_BYTES`] written through [`Raw`] into their
+/// spare capacity (never zeroed, never copied to grow): one file's JSON elements, made on the
+/// thread that checks it.
+#[derive(Default)]
+pub struct Chunks {
+    done: Vec<Vec<u8>>,
+    cur: Vec<u8>,
+}
+
+/// The capacity of a [`Chunks`] chunk (more for a larger piece).
+const CHUNK_BYTES: usize = 1 << 16;
+
+impl Chunks {
+    /// A raw writer after the bytes written, with room for `n` more bytes and [`SLACK`]
+    /// beyond them (a new chunk when the current one is short).
+    ///
+    /// # Safety
+    /// As [`Room::raw`].
+    #[inline]
+    pub unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        if self.cur.capacity() - self.cur.len() < n + SLACK {
+            self.next_chunk(n + SLACK);
+        }
+        let base = self.cur.as_mut_ptr();
+        // SAFETY: `len <= capacity`.
+        let at = unsafe { base.add(self.cur.len()) };
+        Raw {
+            at,
+            end: at.wrapping_add(n),
+            base,
+            commit: Commit::Vec(&mut self.cur),
+        }
+    }
+
+    #[cold]
+    fn next_chunk(&mut self, n: usize) {
+        let full = std::mem::replace(&mut self.cur, Vec::with_capacity(n.max(CHUNK_BYTES)));
+        if !full.is_empty() {
+            self.done.push(full);
+        }
+    }
+
+    /// The chunks written, in order (none empty).
+    pub fn into_chunks(mut self) -> Vec<Vec<u8>> {
+        if !self.cur.is_empty() {
+            self.done.push(self.cur);
+        }
+        self.done
+    }
+}
+
+/// A number's decimal digits held in a word (the first digit in its lowest byte) with their
+/// count, made once and written wherever the number recurs (a range's line at both ends, an
+/// edit on the finding's own range): [`Raw::digits`]. `len` 0: a million or more, written by
+/// [`Raw::u32`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Digits {
+    word: u64,
+    len: u32,
+    n: u32,
+}
+
+impl Digits {
+    /// The digits of `n`.
+    #[inline(always)]
+    pub fn of(n: u32) -> Digits {
+        let pair = |k: u32| -> u64 {
+            let i = 2 * k as usize;
+            u64::from(u16::from_le_bytes([DIGITS[i], DIGITS[i + 1]]))
+        };
+        let one = |k: u32| u64::from(b'0' + k as u8);
+        let (word, len) = if n < 10 {
+            (one(n), 1)
+        } else if n < 100 {
+            (pair(n), 2)
+        } else if n < 10_000 {
+            let (high, low) = (n / 100, n % 100);
+            if high < 10 {
+                (one(high) | pair(low) << 8, 3)
+            } else {
+                (pair(high) | pair(low) << 16, 4)
+            }
+        } else if n < 1_000_000 {
+            let (high, mid, low) = (n / 10_000, n / 100 % 100, n % 100);
+            if high < 10 {
+                (one(high) | pair(mid) << 8 | pair(low) << 24, 5)
+            } else {
+                (pair(high) | pair(mid) << 16 | pair(low) << 32, 6)
+            }
+        } else {
+            (0, 0)
+        };
+        Digits { word, len, n }
+    }
+}
+
+/// Where a [`Raw`] writer's length goes when it is dropped.
+enum Commit<'a> {
+    /// A [`Room`]'s count of bytes written (its buffer initialised).
+    Len(&'a mut usize),
+    /// A vector's length (its spare capacity written).
+    Vec(&'a mut Vec<u8>),
+}
+
+/// Writes into a [`Room`]'s room or a [`Chunks`] chunk through a pointer; what it wrote counts
+/// as written when it is dropped. Every method writes (never reads) within the bound the room
+/// was made for (the caller's promise), each byte up to the new end written, and may store up
+/// to [`SLACK`] bytes past it.
+pub struct Raw<'a> {
+    at: *mut u8,
+    /// The end of the bound (checked in debug builds).
+    end: *mut u8,
+    base: *mut u8,
+    commit: Commit<'a>,
+}
+
+impl Drop for Raw<'_> {
+    fn drop(&mut self) {
+        debug_assert!(self.at <= self.end, "a bound computed wrong");
+        // SAFETY: `at` is in the buffer that starts at `base`.
+        let n = unsafe { self.at.offset_from(self.base) } as usize;
+        match &mut self.commit {
+            Commit::Len(len) => **len = n,
+            // SAFETY: bytes up to `n` are written, within the capacity reserved.
+            Commit::Vec(v) => unsafe { v.set_len(n) },
+        }
+    }
+}
+
+/// A buffer [`Raw`] writes into: [`Room`] or [`Chunks`].
+pub trait RawRoom {
+    /// [`Room::raw`].
+    ///
+    /// # Safety
+    /// As [`Room::raw`].
+    unsafe fn raw(&mut self, n: usize) -> Raw<'_>;
+}
+
+impl RawRoom for Room {
+    #[inline(always)]
+    unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        // SAFETY: the caller's promise.
+        unsafe { Room::raw(self, n) }
+    }
+}
+
+impl RawRoom for Chunks {
+    #[inline(always)]
+    unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
+        // SAFETY: the caller's promise.
+        unsafe { Chunks::raw(self, n) }
+    }
+}
+
+impl Raw<'_> {
+    /// Appends `s` (a constant: one copy of known length).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn bytes<const N: usize>(&mut self, s: &[u8; N]) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), self.at, N);
+            self.at = self.at.add(N);
+        }
+    }
+
+    /// Appends `bytes[..len]`, copying all of `bytes` (`N` counts in the bound).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn padded<const N: usize>(&mut self, bytes: &[u8; N], len: usize) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.at, N);
+            self.at = self.at.add(len.min(N));
+        }
+    }
+
+    /// Appends `bytes[..len]` (`bytes` a multiple of thirty-two long), copying all of
+    /// `bytes` thirty-two at a time (`bytes.len()` counts in the bound).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn thirty_twos(&mut self, bytes: &[u8], len: usize) {
+        debug_assert!(bytes.len().is_multiple_of(32));
+        let mut i = 0;
+        while i < bytes.len() {
+            // SAFETY: bytes `i..i + 32` of `bytes` are read; the caller's promise for `at`.
+            unsafe {
+                let chunk: [u8; 32] = std::ptr::read_unaligned(bytes.as_ptr().add(i).cast());
+                std::ptr::write_unaligned(self.at.add(i).cast(), chunk);
+            }
+            i += 32;
+        }
+        // SAFETY: as above.
+        self.at = unsafe { self.at.add(len.min(bytes.len())) };
+    }
+
+    /// `n` in decimal (at most ten bytes): up to six digits from the table of pairs (the
+    /// columns and lines of files up to a million lines), itoa's digits beyond.
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn u32(&mut self, n: u32) {
+        // SAFETY: the caller's promise; the table is read at `2 * k` for `k < 100`.
+        unsafe {
+            let pair = |at: *mut u8, k: u32| {
+                std::ptr::copy_nonoverlapping(DIGITS.as_ptr().add(2 * k as usize), at, 2)
+            };
+            if n < 10 {
+                *self.at = b'0' + n as u8;
+                self.at = self.at.add(1);
+            } else if n < 100 {
+                pair(self.at, n);
+                self.at = self.at.add(2);
+            } else if n < 10_000 {
+                let (high, low) = (n / 100, n % 100);
+                if high < 10 {
+                    *self.at = b'0' + high as u8;
+                    pair(self.at.add(1), low);
+                    self.at = self.at.add(3);
+                } else {
+                    pair(self.at, high);
+                    pair(self.at.add(2), low);
+                    self.at = self.at.add(4);
+                }
+            } else if n < 1_000_000 {
+                let (high, mid, low) = (n / 10_000, n / 100 % 100, n % 100);
+                if high < 10 {
+                    *self.at = b'0' + high as u8;
+                    pair(self.at.add(1), mid);
+                    pair(self.at.add(3), low);
+                    self.at = self.at.add(5);
+                } else {
+                    pair(self.at, high);
+                    pair(self.at.add(2), mid);
+                    pair(self.at.add(4), low);
+                    self.at = self.at.add(6);
+                }
+            } else {
+                let mut b = itoa::Buffer::new();
+                let s = b.format(n).as_bytes();
+                std::ptr::copy_nonoverlapping(s.as_ptr(), self.at, s.len());
+                self.at = self.at.add(s.len());
+            }
+        }
+    }
+
+    /// `d`'s digits (at most ten bytes; one store of a word below a million).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[inline(always)]
+    pub unsafe fn digits(&mut self, d: Digits) {
+        // SAFETY: the caller's promise (ten bytes a number in the bound).
+        unsafe {
+            if d.len > 0 {
+                std::ptr::write_unaligned(self.at.cast(), d.word.to_le());
+                self.at = self.at.add(d.len as usize);
+            } else {
+                self.u32(d.n);
+            }
+        }
+    }
+
+    /// The inside of a JSON string literal of `s`, as serde_json writes it (at most `6 × len`
+    /// bytes, and it may store up to [`SLACK`] bytes past them): all of `s` copied first, in
+    /// whole steps of thirty-two or sixteen bytes (a short string as two overlapping words),
+    /// with the test for a byte to escape on the same loads; escapes written from the first
+    /// such byte on (rare: a quote or a control character in a message).
+    ///
+    /// # Safety
+    /// Within the room's bound; with `WIDE`, as [`Put::escaped_by`].
+    #[inline(always)]
+    pub unsafe fn escaped<const WIDE: bool>(&mut self, s: &str) {
+        let mut rest = s.as_bytes();
+        loop {
+            // SAFETY (both): the caller's promise (six bytes a byte of the string); what is
+            // left of it has six bytes a byte left.
+            let k = unsafe { copy_all::<WIDE>(rest, self.at) };
+            self.at = unsafe { self.at.add(k) };
+            if k == rest.len() {
+                return;
+            }
+            // SAFETY: as above.
+            unsafe { self.escape(rest[k]) };
+            rest = &rest[k + 1..];
+        }
+    }
+
+    /// The escape of `c` (at most six bytes).
+    ///
+    /// # Safety
+    /// Within the room's bound.
+    #[cold]
+    #[inline(never)]
+    unsafe fn escape(&mut self, c: u8) {
+        let mut esc = [0; 6];
+        let e = escape_of(c, &mut esc);
+        // SAFETY: the caller's promise.
+        unsafe {
+            std::ptr::copy_nonoverlapping(esc.as_ptr(), self.at, 6);
+            self.at = self.at.add(e);
+        }
+    }
+}
+
+/// Copies all of `b` to `out` (which holds `b.len() + SLACK` bytes) and gives the index of
+/// the first byte [`escaped`] flags (`b.len()` when none).
+///
+/// # Safety
+/// `out` is valid for `b.len() + SLACK` bytes; with `WIDE`, the processor has AVX2 and the
+/// caller is compiled for it.
+#[inline(always)]
+unsafe fn copy_all<const WIDE: bool>(b: &[u8], out: *mut u8) -> usize {
+    let n = b.len();
+    let src = b.as_ptr();
+    // SAFETY (every block): reads stay in `b` (offsets below `n`); writes stay below
+    // `n + SLACK` bytes of `out`.
+    unsafe {
+        if n >= 16 {
+            #[cfg(target_arch = "x86_64")]
+            if WIDE && n >= 32 {
+                use std::arch::x86_64::{
+                    __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8,
+                    _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_storeu_si256,
+                };
+                let flags = |x: __m256i| -> u32 {
+                    let quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8));
+                    let slash = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
+                    let control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
+                    _mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(quote, slash), control))
+                        as u32
+                };
+                let mut i = 0;
+                while i + 32 <= n {
+                    let x = _mm256_loadu_si256(src.add(i).cast::<__m256i>());
+                    _mm256_storeu_si256(out.add(i).cast::<__m256i>(), x);
+                    let m = flags(x);
+                    if m != 0 {
+                        return i + m.trailing_zeros() as usize;
+                    }
+                    i += 32;
+                }
+                if i < n {
+                    // The last thirty-two bytes, those before `i` seen clean.
+                    let last = n - 32;
+                    let x = _mm256_loadu_si256(src.add(last).cast::<__m256i>());
+                    _mm256_storeu_si256(out.add(last).cast::<__m256i>(), x);
+                    let m = flags(x) >> (i - last);
+                    if m != 0 {
+                        return i + m.trailing_zeros() as usize;
+                    }
+                }
+                return n;
+            }
+            let mut i = 0;
+            while i + 16 <= n {
+                let chunk: [u8; 16] = std::ptr::read_unaligned(src.add(i).cast());
+                std::ptr::write_unaligned(out.add(i).cast(), chunk);
+                let m = mask16(&chunk);
+                if m != 0 {
+                    return i + m.trailing_zeros() as usize;
+                }
+                i += 16;
+            }
+            if i < n {
+                let last = n - 16;
+                let chunk: [u8; 16] = std::ptr::read_unaligned(src.add(last).cast());
+                std::ptr::write_unaligned(out.add(last).cast(), chunk);
+                let m = mask16(&chunk) >> (i - last);
+                if m != 0 {
+                    return i + m.trailing_zeros() as usize;
+                }
+            }
+            return n;
+        }
+        // Fewer than sixteen bytes: two overlapping words (as `memcpy` copies a short string),
+        // looked at together as sixteen bytes (bits 0-7 the first word's, 8-15 the second's).
+        const SPACES: u64 = 0x2020_2020_2020_2020;
+        let (lo, hi, at_hi) = if n >= 8 {
+            let lo: u64 = std::ptr::read_unaligned(src.cast());
+            let hi: u64 = std::ptr::read_unaligned(src.add(n - 8).cast());
+            std::ptr::write_unaligned(out.cast(), lo);
+            std::ptr::write_unaligned(out.add(n - 8).cast(), hi);
+            (lo, hi, n - 8)
+        } else if n >= 4 {
+            let lo: u32 = std::ptr::read_unaligned(src.cast());
+            let hi: u32 = std::ptr::read_unaligned(src.add(n - 4).cast());
+            std::ptr::write_unaligned(out.cast(), lo);
+            std::ptr::write_unaligned(out.add(n - 4).cast(), hi);
+            let pad = |w: u32| u64::from(w) | (SPACES << 32);
+            (pad(lo), pad(hi), n - 4)
+        } else if n > 0 {
+            let (a, m, z) = (*src, *src.add(n / 2), *src.add(n - 1));
+            *out = a;
+            *out.add(n / 2) = m;
+            *out.add(n - 1) = z;
+            // Byte `k` of the word is byte `[0, n / 2, n - 1][k]` of `b` (in order).
+            let w = u64::from_le_bytes([a, m, z, b' ', b' ', b' ', b' ', b' ']);
+            let flagged = mask_words(w, SPACES) & 0b111;
+            if flagged == 0 {
+                return n;
+            }
+            return [0, n / 2, n - 1][flagged.trailing_zeros() as usize];
+        } else {
+            return 0;
+        };
+        let m = mask_words(lo, hi);
+        if m & 0xff != 0 {
+            return (m & 0xff).trailing_zeros() as usize;
+        }
+        if m != 0 {
+            return at_hi + (m >> 8).trailing_zeros() as usize;
+        }
+        n
+    }
+}
+
+/// [`mask16`] of the sixteen bytes of `lo` then `hi` (little-endian).
+#[inline(always)]
+fn mask_words(lo: u64, hi: u64) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            _mm_set_epi64x,
+        };
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe {
+            let x = _mm_set_epi64x(hi as i64, lo as i64);
+            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), control)) as u32
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut chunk = [0u8; 16];
+        chunk[..8].copy_from_slice(&lo.to_le_bytes());
+        chunk[8..].copy_from_slice(&hi.to_le_bytes());
+        mask16(&chunk)
+    }
 }
 
 /// Bytes of room past a [`Room::put`]'s bound: [`Put::escaped`] copies sixteen bytes at a time
@@ -504,6 +978,18 @@ mod tests {
             room.put(20).u64(n);
             want.push_str(&n.to_string());
         }
+        // The raw writer, into a room and into chunks, every length of number.
+        let mut chunks = Chunks::default();
+        for n in (0..12_000).chain([99_999, 100_000, 123_456, 999_999, 1_000_000, u32::MAX]) {
+            // SAFETY: ten bytes at most.
+            unsafe {
+                room.raw(10).u32(n);
+                chunks.raw(10).digits(Digits::of(n));
+            }
+            want.push_str(&n.to_string());
+        }
+        let chunked = chunks.into_chunks().concat();
+        assert!(want.ends_with(std::str::from_utf8(&chunked).unwrap()));
         assert_eq!(room.bytes(), want.as_bytes());
         assert_eq!(room.len(), want.len());
         room.clear();

@@ -298,6 +298,33 @@ impl<W: Write> Sink<W> {
         Ok(())
     }
 
+    /// Writes one file's findings rendered as JSON elements on the thread that checked it
+    /// ([`json::locate_json`]: `--format json` only) and holds its sites not checked: the
+    /// bytes of [`Sink::add`] of the same findings located.
+    pub fn add_rendered(
+        &mut self,
+        rendered: json::Rendered,
+        skipped: Vec<Skipped>,
+    ) -> std::io::Result<()> {
+        debug_assert_eq!(self.format, Format::Json);
+        self.most_held = self.most_held.max(rendered.count);
+        for (t, n) in self.tally.iter_mut().zip(rendered.tally) {
+            *t += n;
+        }
+        self.skipped.extend(skipped);
+        for (i, chunk) in rendered.chunks.iter().enumerate() {
+            // Each element comes after `,` and a new line; the output's first after `[`.
+            if i == 0 && self.written == 0 {
+                self.out.write_all(b"[")?;
+                self.out.write_all(&chunk[1..])?;
+            } else {
+                self.out.write_all(chunk)?;
+            }
+        }
+        self.written += rendered.count;
+        Ok(())
+    }
+
     /// Flushes what [`Sink::add`] wrote to the writer (SARIF results wait in the spool).
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
