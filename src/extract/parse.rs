@@ -377,30 +377,24 @@ unsafe fn python_over_by<const WIDE: bool>(b: &[u8], limit: usize, indent_limit:
 unsafe fn stop_mask<const WIDE: bool>(b: &[u8], base: usize) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if WIDE {
-        let mut chunk = [0u8; 32];
-        let block: &[u8; 32] = match b.get(base..base + 32) {
-            Some(full) => full.try_into().expect("thirty-two bytes"),
-            None => {
-                // The last bytes, padded with zeros (no stop).
-                let rest = b.get(base..).unwrap_or_default();
-                chunk[..rest.len()].copy_from_slice(rest);
-                &chunk
-            }
-        };
         // SAFETY: AVX2 is the caller's promise.
-        return unsafe { stop_mask32(block) };
+        return unsafe { stop_mask32(&block_at::<32>(b, base)) };
     }
-    let mut chunk = [0u8; 16];
-    let block: &[u8; 16] = match b.get(base..base + 16) {
-        Some(full) => full.try_into().expect("sixteen bytes"),
+    stop_mask16(&block_at::<16>(b, base))
+}
+
+/// The `N` bytes of `b` from `base`, the last ones padded with zeros (no stop).
+#[inline(always)]
+fn block_at<const N: usize>(b: &[u8], base: usize) -> [u8; N] {
+    match b.get(base..base + N) {
+        Some(full) => full.try_into().expect("N bytes"),
         None => {
-            // The last bytes, padded with zeros (no stop).
+            let mut chunk = [0u8; N];
             let rest = b.get(base..).unwrap_or_default();
             chunk[..rest.len()].copy_from_slice(rest);
-            &chunk
+            chunk
         }
-    };
-    stop_mask16(block)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -380,51 +380,36 @@ trait EditText {
     fn new_text(&self) -> &str;
 }
 
-impl FixText for super::ResolvedFix {
-    type Edit = super::ResolvedEdit;
-    #[inline(always)]
-    fn title(&self) -> &str {
-        &self.title
-    }
-    #[inline(always)]
-    fn certain(&self) -> bool {
-        self.certain
-    }
-    #[inline(always)]
-    fn edits(&self) -> &[super::ResolvedEdit] {
-        &self.edits
-    }
+/// [`FixText`] and [`EditText`] for a fix type and its edit type, which hold the same fields.
+macro_rules! fix_text {
+    ($fix:ty, $edit:ty) => {
+        impl FixText for $fix {
+            type Edit = $edit;
+            #[inline(always)]
+            fn title(&self) -> &str {
+                &self.title
+            }
+            #[inline(always)]
+            fn certain(&self) -> bool {
+                self.certain
+            }
+            #[inline(always)]
+            fn edits(&self) -> &[$edit] {
+                &self.edits
+            }
+        }
+
+        impl EditText for $edit {
+            #[inline(always)]
+            fn new_text(&self) -> &str {
+                &self.new_text
+            }
+        }
+    };
 }
 
-impl EditText for super::ResolvedEdit {
-    #[inline(always)]
-    fn new_text(&self) -> &str {
-        &self.new_text
-    }
-}
-
-impl FixText for crate::finding::Fix {
-    type Edit = crate::finding::Edit;
-    #[inline(always)]
-    fn title(&self) -> &str {
-        &self.title
-    }
-    #[inline(always)]
-    fn certain(&self) -> bool {
-        self.certain
-    }
-    #[inline(always)]
-    fn edits(&self) -> &[crate::finding::Edit] {
-        &self.edits
-    }
-}
-
-impl EditText for crate::finding::Edit {
-    #[inline(always)]
-    fn new_text(&self) -> &str {
-        &self.new_text
-    }
-}
+fix_text!(super::ResolvedFix, super::ResolvedEdit);
+fix_text!(crate::finding::Fix, crate::finding::Edit);
 
 /// [`flat_parts`] of a located finding.
 ///
@@ -474,6 +459,30 @@ impl RangeDigits {
             } else {
                 Digits::of(span.start.line)
             },
+        }
+    }
+
+    /// Writes the four numbers from the end's `character` on: `line` before each line number,
+    /// `between` from the end's line to the start's `character`.
+    ///
+    /// # Safety
+    /// As [`super::put::Raw::bytes`]: within the room the writer was given.
+    #[inline(always)]
+    unsafe fn put<const L: usize, const B: usize>(
+        &self,
+        b: &mut super::put::Raw<'_>,
+        line: &[u8; L],
+        between: &[u8; B],
+    ) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            b.digits(self.end_col);
+            b.bytes(line);
+            b.digits(self.end_line);
+            b.bytes(between);
+            b.digits(self.start_col);
+            b.bytes(line);
+            b.digits(self.start_line);
         }
     }
 }
@@ -553,13 +562,11 @@ unsafe fn flat_parts<const WIDE: bool, X: FixText>(
                         RangeDigits::of(&span)
                     };
                     b.bytes(b"\",\n            \"range\": {\n              \"end\": {\n                \"character\": ");
-                    b.digits(d.end_col);
-                    b.bytes(b",\n                \"line\": ");
-                    b.digits(d.end_line);
-                    b.bytes(b"\n              },\n              \"start\": {\n                \"character\": ");
-                    b.digits(d.start_col);
-                    b.bytes(b",\n                \"line\": ");
-                    b.digits(d.start_line);
+                    d.put(
+                        &mut b,
+                        b",\n                \"line\": ",
+                        b"\n              },\n              \"start\": {\n                \"character\": ",
+                    );
                     b.bytes(b"\n              }\n            }\n          }");
                 }
                 match (fix.edits().is_empty(), fix.certain()) {
@@ -587,14 +594,11 @@ unsafe fn flat_parts<const WIDE: bool, X: FixText>(
         b.escaped::<WIDE>(f.message);
         // `",\n    "path": …,\n    "range": {…"character": `, then the numbers.
         b.thirty_twos(path.padded(), path.len());
-        let d = digits;
-        b.digits(d.end_col);
-        b.bytes(b",\n        \"line\": ");
-        b.digits(d.end_line);
-        b.bytes(b"\n      },\n      \"start\": {\n        \"character\": ");
-        b.digits(d.start_col);
-        b.bytes(b",\n        \"line\": ");
-        b.digits(d.start_line);
+        digits.put(
+            &mut b,
+            b",\n        \"line\": ",
+            b"\n      },\n      \"start\": {\n        \"character\": ",
+        );
         // The end of the range, the `"severity"` line and the end of the finding: one copy of
         // fixed length; a live code's `source` before the end.
         let (line, len) = &SEVERITY_LINES[f.severity as usize];
