@@ -23,6 +23,7 @@ use super::FilterIndex;
 // A cache slot holds a finished value or nothing, so a poisoned one is still sound.
 use crate::sync::lock as slot;
 use crate::version::{self, Version};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// One shipped NetBox release.
@@ -244,6 +245,12 @@ pub fn load(version: &str) -> Result<FilterIndex, IndexError> {
 static CACHE: [Mutex<Option<Arc<FilterIndex>>>; RELEASES.len()] =
     [const { Mutex::new(None) }; RELEASES.len()];
 
+/// The address of the index each slot of [`CACHE`] holds (null for none), set and cleared
+/// under the slot's lock before anyone else can hold the index: [`is_embedded`] reads it
+/// without the lock (every unknown filter asks it, from every thread).
+static HELD: [AtomicPtr<FilterIndex>; RELEASES.len()] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; RELEASES.len()];
+
 /// The process-wide decoded index of a shipped release (`version` as in [`Selection::version`]).
 /// Decoded once and shared until [`release_unused`] finds no holder but the cache. A version
 /// that is not shipped, or an embedded file that fails to decode (prevented by tests), gives an
@@ -252,24 +259,26 @@ pub fn embedded_index(version: &'static str) -> Arc<FilterIndex> {
     let Some(pos) = position(version) else {
         return Arc::new(FilterIndex::empty(version));
     };
-    slot(&CACHE[pos])
+    let mut held = slot(&CACHE[pos]);
+    let index = held
         .get_or_insert_with(|| {
             Arc::new(
                 super::split::load(&RELEASES[pos].split)
                     .unwrap_or_else(|| FilterIndex::empty(version)),
             )
         })
-        .clone()
+        .clone();
+    HELD[pos].store(Arc::as_ptr(&index).cast_mut(), Ordering::Release);
+    index
 }
 
 /// True when `index` is the shared decoded copy of a shipped release ([`embedded_index`]),
 /// without decoding anything: a copy someone holds is never dropped from the cache.
 pub fn is_embedded(index: &FilterIndex) -> bool {
-    position(&index.netbox_version).is_some_and(|pos| {
-        slot(&CACHE[pos])
-            .as_ref()
-            .is_some_and(|held| std::ptr::eq(index, &**held))
-    })
+    // The slot's address, not its lock: whoever holds `index` keeps it in the slot, so the
+    // address read is the held one's.
+    position(&index.netbox_version)
+        .is_some_and(|pos| std::ptr::eq(index, HELD[pos].load(Ordering::Acquire)))
 }
 
 /// Drops the decoded index of every shipped release that nothing holds but the cache (the
@@ -278,10 +287,12 @@ pub fn is_embedded(index: &FilterIndex) -> bool {
 pub fn release_unused() -> usize {
     CACHE
         .iter()
-        .filter(|m| {
+        .zip(&HELD)
+        .filter(|(m, address)| {
             let mut held = slot(m);
             let unused = held.as_ref().is_some_and(|a| Arc::strong_count(a) == 1);
             if unused {
+                address.store(std::ptr::null_mut(), Ordering::Release);
                 *held = None;
             }
             unused

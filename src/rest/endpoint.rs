@@ -147,10 +147,15 @@ impl<'a> View<'a> {
     /// relation filter here (a choice, text or number filter). Source: the filtersets'
     /// `to_field_name` at 4.3.3–4.6.8, which the OpenAPI descriptions name.
     pub fn relation_field(&self, name: &str) -> Option<String> {
-        if !self.is_relation(name) {
+        self.relation_field_known(name, self.param_relation(name)?)
+    }
+
+    /// [`View::relation_field`] of `name`, whose parameter is `known` ([`View::param_relation`]).
+    pub fn relation_field_known(&self, name: &str, known: Known) -> Option<String> {
+        if !known.relation {
             return None;
         }
-        let p = self.param(name)?;
+        let p = known.param;
         let desc = p.description.as_deref().unwrap_or("").trim();
         if let Some(inner) = desc
             .strip_suffix(')')

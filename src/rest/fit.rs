@@ -3,7 +3,7 @@
 //! for a relation ([`View::null_key`]). They sit above the view and the tables they consult
 //! (`faults`, `nullable`, `object_type_value`), so the view stays a plain reading of the index.
 
-use super::endpoint::View;
+use super::endpoint::{Known, View};
 use crate::extract::Value;
 use crate::index::ValueKind;
 
@@ -46,19 +46,32 @@ impl View<'_> {
     /// and name relations, `true`/`false` for booleans; every element of a list, and a list of
     /// several values only where the filter takes several. Non-literals fit (unknown).
     pub fn value_fits(&self, name: &str, value: &Value) -> Fit {
-        let Some(p) = self.param(name) else {
+        // The parameter and whether it is a relation from one probe (`param`, then
+        // `is_relation` in `takes_integers` and for a string filter: three probes of the name).
+        let Some(known) = self.param_relation(name) else {
             return Fit::No("");
         };
+        self.value_fits_known(name, known, value)
+    }
+
+    /// [`View::value_fits`] for `name`'s parameter already found ([`View::param_relation`]).
+    pub fn value_fits_known(&self, name: &str, known: Known, value: &Value) -> Fit {
         // A filter this release answers with a server error is no target for a certain fix.
         if super::faults::broken(self, name) {
             return Fit::No("is broken in this NetBox release (server-fault)");
         }
-        self.fits_param(name, p, value)
+        self.fits_param(name, known.param, known.relation, value)
     }
 
-    /// [`View::value_fits`] once parameter `name` (`p`) is found and not broken: asked per
-    /// element of a list without finding the parameter again.
-    fn fits_param(&self, name: &str, p: &crate::index::Parameter, value: &Value) -> Fit {
+    /// [`View::value_fits`] once parameter `name` (`p`, a relation filter when `relation`) is
+    /// found and not broken: asked per element of a list without finding the parameter again.
+    fn fits_param(
+        &self,
+        name: &str,
+        p: &crate::index::Parameter,
+        relation: bool,
+        value: &Value,
+    ) -> Fit {
         match value {
             Value::List(items) => {
                 if items.len() > 1 && !p.multi {
@@ -66,7 +79,7 @@ impl View<'_> {
                 }
                 items
                     .iter()
-                    .map(|(v, _)| self.fits_param(name, p, v))
+                    .map(|(v, _)| self.fits_param(name, p, relation, v))
                     .find(|f| *f != Fit::Yes)
                     .unwrap_or(Fit::Yes)
             }
@@ -100,7 +113,7 @@ impl View<'_> {
                     }
                 }
                 let integer = text.parse::<i64>().is_ok();
-                if self.takes_integers(name, p) {
+                if self.takes_integers_known(name, p, Some(relation)) {
                     return if integer {
                         Fit::Yes
                     } else {
@@ -125,7 +138,7 @@ impl View<'_> {
                     ValueKind::Boolean if !matches!(text, "true" | "false" | "True" | "False") => {
                         Fit::No("takes true or false")
                     }
-                    ValueKind::String if integer && self.is_relation(name) => {
+                    ValueKind::String if integer && relation => {
                         Fit::No("takes the slug or name, not the id")
                     }
                     _ => Fit::Yes,

@@ -77,7 +77,11 @@ pub(super) fn invalid_number(
                 .unwrap_or_else(|| finding(r, "invalid-value", head)),
         );
     }
-    let sibling = base.strip_suffix("_id").filter(|s| view.has(s));
+    // The sibling's parameter found once, for its presence and its relation field.
+    let sibling_known = base
+        .strip_suffix("_id")
+        .and_then(|s| Some((s, view.param_relation(s)?)));
+    let sibling = sibling_known.map(|(s, _)| s);
     // The sentence naming the sibling, as parts: with the head, written into one string of
     // their length (`format!` was most of this finding's cost).
     let spoken_text;
@@ -87,7 +91,7 @@ pub(super) fn invalid_number(
         Some(s) => {
             spoken_text = s.replace('_', " ");
             let spoken = spoken_text.as_str();
-            field = view.relation_field(s);
+            field = sibling_known.and_then(|(_, k)| view.relation_field_known(s, k));
             match field.as_deref() {
                 Some("name") => [
                     " To filter by the ",

@@ -412,7 +412,8 @@ fn own_filter(view: &View, rest: &[&str]) -> Option<String> {
 fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &str) -> Finding {
     let r = entry.key_range.clone();
     // One probe for both the presence and the parameter (`has` then `param` probed twice).
-    let Some(param) = view.param(base) else {
+    // One probe for the parameter, its relation flag and the fit below.
+    let Some(known) = view.param_relation(base) else {
         let s = asked.suggest(base);
         let mut f = unknown(view, entry, &s);
         f.code = "unsupported-lookup";
@@ -445,7 +446,7 @@ fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &
         }
         _ => &entry.value,
     };
-    let fit = view.value_fits(base, values);
+    let fit = view.value_fits_known(base, known, values);
     let certain = fit == Fit::Yes;
     let msg = Msg::of(&["`__in` is not a NetBox lookup: "])
         .ignored(view)
@@ -466,7 +467,7 @@ fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &
         Fit::Yes => msg,
     };
     let f = finding(r.clone(), "unsupported-lookup", msg.done());
-    let numeric = view.takes_integers(base, param);
+    let numeric = view.takes_integers_known(base, known.param, Some(known.relation));
     match (ctx.syntax(), parts) {
         (s, Some(parts)) if s.is_pairs() => f.with_fix(
             cat!("Use repeated `", base, "` keys"),
@@ -909,7 +910,8 @@ fn same_concept(view: &View, name: &str, value: &Value) -> Option<String> {
         Some(bare) => bare.to_string(),
         None => cat!(name, "_id"),
     };
-    (view.has(&other) && view.value_fits(&other, value) == Fit::Yes).then_some(other)
+    // `value_fits` is `No` for a name that is no parameter here: no probe of its own first.
+    (view.value_fits(&other, value) == Fit::Yes).then_some(other)
 }
 
 /// Why the value does not fit `name` and what to send instead.

@@ -162,10 +162,12 @@ fn field_here(view: &View, base: &str) -> Option<String> {
     if base.ends_with("_id") {
         return None;
     }
-    let p = view.param(base)?;
+    // One probe for the parameter and its relation flag (`relation_field` probed it again).
+    let known = view.param_relation(base)?;
+    let p = known.param;
     match p.description.as_deref().map(str::trim) {
         None | Some("") => (p.kind == ValueKind::Integer).then(|| "id".to_string()),
-        Some(_) => view.relation_field(base),
+        Some(_) => view.relation_field_known(base, known),
     }
 }
 
