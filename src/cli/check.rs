@@ -7,7 +7,7 @@ use super::input::{
     decode, hide_bom, hide_bom_skipped, read_regular, say_empty_folder, say_unused_excludes,
     stdin_input, text_noting_owned, Decoded, Stdin, BATCH,
 };
-use super::output::{self, Located};
+use super::output::{self, put::Drain, Located};
 use super::settings::{apply_overrides, use_color, FromFile};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
@@ -263,7 +263,7 @@ fn check_all(
         }
     };
     let mut done = Done::default();
-    let mut take = |one: OneFile| -> std::io::Result<()> {
+    let mut take = |one: OneFile, sink: &mut Option<Out>| -> std::io::Result<()> {
         for note in one.notes {
             super::say::note(note);
         }
@@ -275,7 +275,7 @@ fn check_all(
                 if let (Some(step), Some(doc)) = (live.as_mut(), file.live.take()) {
                     file.located = step.file(doc, file.located, &setup.overrides);
                 }
-                match &mut sink {
+                match sink {
                     Some(sink) if file.rendered.is_some() => {
                         let rendered = file.rendered.take().unwrap_or_default();
                         sink.add_rendered(rendered, file.skipped)?;
@@ -301,24 +301,56 @@ fn check_all(
         }
         Ok(())
     };
+    // `--format json` alone: each file's JSON is written as it is made when the file is next
+    // in path order (always so for standard input and a single file), not held whole.
+    let streamed = how.json_direct && sink.is_some() && rayon::current_thread_index().is_none();
     if let Some(stdin) = stdin {
         let mut one = OneFile::default();
-        one.result = check_bytes(&stdin.shown, None, stdin.bytes, stdin.kind, &how, &mut one);
-        take(one).map_err(|e| write_failed(&e))?;
+        let mut failed = None;
+        {
+            let mut write = |chunk: Vec<u8>| {
+                if let (Some(sink), true) = (sink.as_mut(), failed.is_none()) {
+                    failed = sink.add_chunk(&chunk).err();
+                }
+                chunk
+            };
+            let drain: Option<&mut Drain> = if streamed { Some(&mut write) } else { None };
+            one.result = check_bytes(
+                &stdin.shown,
+                None,
+                stdin.bytes,
+                stdin.kind,
+                &how,
+                To {
+                    one: &mut one,
+                    drain,
+                    ends_run: inputs.is_empty(),
+                },
+            );
+        }
+        match failed {
+            Some(e) => return Err(failed_after(one, &e)),
+            None => take(one, &mut sink).map_err(|e| write_failed(&e))?,
+        }
     }
     // Files are read and checked on all cores, a batch at a time; their results (and notes)
     // are taken in path order, so the output is the same as one file after another.
-    for batch in inputs.chunks(BATCH) {
+    let batches = inputs.len().div_ceil(BATCH);
+    for (b, batch) in inputs.chunks(BATCH).enumerate() {
+        if streamed {
+            stream_batch(batch, &how, b + 1 == batches, &mut sink, &mut take)?;
+            continue;
+        }
         let results: Vec<OneFile> = batch
             .par_iter()
             .map(|input| {
                 let mut one = OneFile::default();
-                one.result = check_file(input, &how, &mut one);
+                one.result = check_file(input, &how, To::held(&mut one));
                 one
             })
             .collect();
         for one in results {
-            take(one).map_err(|e| write_failed(&e))?;
+            take(one, &mut sink).map_err(|e| write_failed(&e))?;
         }
     }
     if let Some(step) = live {
@@ -334,6 +366,95 @@ fn check_all(
         }
     }
     Ok(done)
+}
+
+/// The sink of a run that writes as it goes: buffered standard output.
+type Out = output::stream::Sink<std::io::BufWriter<std::io::StdoutLock<'static>>>;
+
+/// What a file being checked sends to the thread that writes ([`stream_batch`]).
+enum Piece {
+    /// A full chunk of its JSON elements ([`output::json::locate_json`]'s drain).
+    Chunk(Vec<u8>),
+    /// The file's result, after its last chunk.
+    Done(Box<OneFile>),
+}
+
+/// Checks one batch of files on the pool's threads (one job each, started in path order) while
+/// this thread writes: the chunks of the file next in path order as they fill, the others'
+/// when their turn comes (held until then), then each file's result by `take`, so the bytes
+/// and the notes are those of checking one file after another. Written chunks go back to the
+/// checking threads for reuse. `Err`: the exit code when stdout could not be written (the
+/// file's notes said first, as `take` does). `last`: this batch ends the run (its last file's
+/// findings are left to the process's exit: [`output::json::locate_json`]).
+fn stream_batch<W: Write>(
+    batch: &[Input],
+    how: &How,
+    last: bool,
+    sink: &mut Option<output::stream::Sink<W>>,
+    take: &mut impl FnMut(OneFile, &mut Option<output::stream::Sink<W>>) -> std::io::Result<()>,
+) -> Result<(), i32> {
+    let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+    let (senders, receivers): (Vec<_>, Vec<_>) = batch
+        .iter()
+        .map(|_| std::sync::mpsc::channel::<Piece>())
+        .unzip();
+    rayon::in_place_scope(|scope| {
+        for (i, (input, tx)) in batch.iter().zip(senders).enumerate() {
+            let spare = &spare;
+            let ends_run = last && i + 1 == batch.len();
+            scope.spawn(move |_| {
+                let mut one = OneFile::default();
+                let mut send = |chunk: Vec<u8>| {
+                    // The writer is gone (a write failed): the rest is not written.
+                    let _ = tx.send(Piece::Chunk(chunk));
+                    let mut spare = spare.lock().unwrap_or_else(|e| e.into_inner());
+                    spare.pop().unwrap_or_default()
+                };
+                one.result = check_file(
+                    input,
+                    how,
+                    To {
+                        one: &mut one,
+                        drain: Some(&mut send),
+                        ends_run,
+                    },
+                );
+                let _ = tx.send(Piece::Done(Box::new(one)));
+            });
+        }
+        let mut failed = None;
+        for rx in receivers {
+            // A job that panicked dropped its sender: the scope raises its panic at the end.
+            while let Ok(piece) = rx.recv() {
+                match piece {
+                    Piece::Chunk(mut chunk) => {
+                        if let (Some(sink), true) = (sink.as_mut(), failed.is_none()) {
+                            failed = sink.add_chunk(&chunk).err();
+                        }
+                        chunk.clear();
+                        spare.lock().unwrap_or_else(|e| e.into_inner()).push(chunk);
+                    }
+                    Piece::Done(one) => {
+                        if let Some(e) = &failed {
+                            return Err(failed_after(*one, e));
+                        }
+                        take(*one, sink).map_err(|e| write_failed(&e))?;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The exit code after a chunk of `one`'s findings could not be written: its notes are said
+/// first, as when its findings are written whole.
+fn failed_after(one: OneFile, e: &std::io::Error) -> i32 {
+    for note in one.notes {
+        super::say::note(note);
+    }
+    write_failed(e)
 }
 
 /// Writes what was taken whole (`--diff`'s diff, `--statistics`, the findings), says the
@@ -602,12 +723,33 @@ struct How<'a, 'k> {
     json_direct: bool,
 }
 
+/// Where one file's check goes: its [`OneFile`] (notes, counts, the baseline's side), the
+/// drain of its JSON chunks ([`output::json::locate_json`], with [`How::json_direct`]), and
+/// whether it is the run's last input (its findings are then left to the process's exit).
+struct To<'o, 'd, 'e> {
+    one: &'o mut OneFile,
+    drain: Option<&'d mut Drain<'e>>,
+    ends_run: bool,
+}
+
+impl<'o> To<'o, '_, '_> {
+    /// To `one`, without a drain (the JSON held whole), not the run's last input.
+    fn held(one: &'o mut OneFile) -> Self {
+        To {
+            one,
+            drain: None,
+            ends_run: false,
+        }
+    }
+}
+
 /// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
-/// one-line messages naming the file; notes, counts and the baseline's side go to `one`.
-fn check_file(input: &Input, how: &How, one: &mut OneFile) -> FileResult {
+/// one-line messages naming the file; notes, counts and the baseline's side go to `to`'s
+/// [`OneFile`].
+fn check_file(input: &Input, how: &How, to: To) -> FileResult {
     let shown = display_path(&input.path);
     let bytes = read_regular(&input.path, &shown, input.root.is_some())?;
-    let mut r = check_bytes(&shown, Some(&input.path), bytes, input.kind, how, one);
+    let mut r = check_bytes(&shown, Some(&input.path), bytes, input.kind, how, to);
     if let Ok(Some(file)) = &mut r {
         output::set_path_bytes(
             path_bytes(&input.path).as_ref(),
@@ -629,8 +771,13 @@ fn check_bytes(
     bytes: Vec<u8>,
     kind: crate::extract::HostKind,
     how: &How,
-    one: &mut OneFile,
+    to: To,
 ) -> FileResult {
+    let To {
+        one,
+        drain,
+        ends_run,
+    } = to;
     let Some(text) = text_noting_owned(shown, bytes, &mut one.notes) else {
         return Ok(None);
     };
@@ -692,7 +839,10 @@ fn check_bytes(
         let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
         if how.json_direct {
             // JSON shows no column in characters: the byte-order mark needs no hiding there.
-            file.rendered = Some(output::json::locate_json(shown, &text, &lines, findings));
+            let free = !ends_run;
+            file.rendered = Some(output::json::locate_json(
+                shown, &text, &lines, findings, drain, free,
+            ));
         } else {
             file.located = output::locate(shown, &text, &lines, findings);
         }
@@ -777,5 +927,83 @@ mod tests {
         );
         let none = count("resource \"x\" {}", HostKind::Text);
         assert_eq!(none, crate::analysis::Found::default());
+    }
+
+    /// A check's JSON streamed (each file's chunks written as they fill when the file is next
+    /// in path order: [`stream_batch`]) has the bytes of the same files' JSON held whole per
+    /// file, and the sink is never given more than one chunk at a time: a file of 3,000
+    /// calls (its JSON ~50 chunks) is never held whole, first or last in the batch.
+    #[test]
+    fn streams_each_file_with_the_bytes_held_whole() {
+        use crate::cli::output::stream::Sink;
+        let (k, _) = crate::knowledge::knowledge_for(Some("4.7.3"), None, None).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut big = String::new();
+        for i in 0..3000 {
+            big.push_str(&format!(
+                "netbox_get_objects(\"dcim.devices\", {{\"nmae\": \"d{i}\", \"site_idd\": {i}, \"status\": \"active\"}})\n"
+            ));
+        }
+        let small = "netbox_get_objects(\"dcim.sites\", {\"slgu\": \"a\"})\n";
+        let files = [
+            ("a.py", big.as_str()),
+            ("b.py", small),
+            ("c.py", "x = 1\n"),
+            ("d.py", big.as_str()),
+        ];
+        let inputs: Vec<Input> = files
+            .iter()
+            .map(|(name, text)| {
+                let path = dir.path().join(name);
+                std::fs::write(&path, text).unwrap();
+                Input {
+                    path,
+                    kind: crate::extract::HostKind::Python,
+                    root: None,
+                }
+            })
+            .collect();
+        let overrides = HashMap::new();
+        let how = How {
+            knowledge: &k,
+            overrides: &overrides,
+            explain: true,
+            baseline: None,
+            update_baseline: false,
+            live: false,
+            json_direct: true,
+        };
+        let take = |one: OneFile, sink: &mut Option<Sink<Vec<u8>>>| {
+            if let (Ok(Some(file)), Some(sink)) = (one.result, sink.as_mut()) {
+                sink.add_rendered(file.rendered.unwrap_or_default(), file.skipped)?;
+            }
+            Ok(())
+        };
+        // Held whole: each file's JSON given at once.
+        let mut held = Sink::new(Format::Json, Vec::new(), "").unwrap();
+        for input in &inputs {
+            let mut one = OneFile::default();
+            one.result = check_file(input, &how, To::held(&mut one));
+            let file = one.result.unwrap().unwrap();
+            held.add_rendered(file.rendered.unwrap_or_default(), file.skipped)
+                .unwrap();
+        }
+        assert!(held.most_chunks > 40, "{}", held.most_chunks);
+        let (held, held_tally) = held.finish(Counts::default()).unwrap();
+        // Streamed, in batches of 3 then 1 and of all 4.
+        for size in [3, 4] {
+            let mut sink = Some(Sink::new(Format::Json, Vec::new(), "").unwrap());
+            let mut take = take;
+            for (b, batch) in inputs.chunks(size).enumerate() {
+                let last = (b + 1) * size >= inputs.len();
+                stream_batch(batch, &how, last, &mut sink, &mut take).unwrap();
+            }
+            let sink = sink.unwrap();
+            assert_eq!(sink.most_chunks, 1, "batches of {size}");
+            let (out, tally) = sink.finish(Counts::default()).unwrap();
+            assert_eq!(tally, held_tally);
+            assert!(tally[0] > 6000, "{tally:?}");
+            assert!(out == held, "batches of {size}");
+        }
     }
 }

@@ -85,17 +85,33 @@ impl Room {
 
 /// Output gathered in chunks of about [`CHUNK_BYTES`] written through [`Raw`] into their
 /// spare capacity (never zeroed, never copied to grow): one file's JSON elements, made on the
-/// thread that checks it.
+/// thread that checks it. With a [`Drain`], each chunk is handed on as soon as it is full
+/// (and its buffer comes back empty for the next one): one file's JSON is then never held
+/// whole.
 #[derive(Default)]
-pub struct Chunks {
+pub struct Chunks<'d> {
     done: Vec<Vec<u8>>,
     cur: Vec<u8>,
+    drain: Option<&'d mut Drain<'d>>,
 }
 
-/// The capacity of a [`Chunks`] chunk (more for a larger piece).
-const CHUNK_BYTES: usize = 1 << 16;
+/// What takes a full chunk of [`Chunks`] (written out, or sent to the thread that writes) and
+/// gives back a buffer for the next one (empty; of any capacity: one too small is grown).
+pub type Drain<'d> = dyn FnMut(Vec<u8>) -> Vec<u8> + 'd;
 
-impl Chunks {
+/// The capacity of a [`Chunks`] chunk (more for a larger piece).
+pub const CHUNK_BYTES: usize = 1 << 16;
+
+impl<'d> Chunks<'d> {
+    /// Chunks handed to `drain` as each fills (the last one stays: [`Chunks::into_chunks`]).
+    pub fn draining(drain: &'d mut Drain<'d>) -> Chunks<'d> {
+        Chunks {
+            done: Vec::new(),
+            cur: Vec::new(),
+            drain: Some(drain),
+        }
+    }
+
     /// A raw writer after the bytes written, with room for `n` more bytes and [`SLACK`]
     /// beyond them (a new chunk when the current one is short).
     ///
@@ -119,13 +135,27 @@ impl Chunks {
 
     #[cold]
     fn next_chunk(&mut self, n: usize) {
-        let full = std::mem::replace(&mut self.cur, Vec::with_capacity(n.max(CHUNK_BYTES)));
-        if !full.is_empty() {
-            self.done.push(full);
+        let want = n.max(CHUNK_BYTES);
+        if self.cur.is_empty() {
+            self.cur.reserve(want);
+            return;
         }
+        let full = std::mem::take(&mut self.cur);
+        self.cur = match &mut self.drain {
+            Some(drain) => {
+                let mut next = drain(full);
+                next.clear();
+                next.reserve(want);
+                next
+            }
+            None => {
+                self.done.push(full);
+                Vec::with_capacity(want)
+            }
+        };
     }
 
-    /// The chunks written, in order (none empty).
+    /// The chunks written and not drained, in order (none empty).
     pub fn into_chunks(mut self) -> Vec<Vec<u8>> {
         if !self.cur.is_empty() {
             self.done.push(self.cur);
@@ -229,7 +259,7 @@ impl RawRoom for Room {
     }
 }
 
-impl RawRoom for Chunks {
+impl RawRoom for Chunks<'_> {
     #[inline(always)]
     unsafe fn raw(&mut self, n: usize) -> Raw<'_> {
         // SAFETY: the caller's promise.
