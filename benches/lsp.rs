@@ -8,7 +8,9 @@
 //!   after it move), and in process also an edit of prose. The server debounces changes
 //!   (60 ms); the bench sets `NETBOX_LSP_DEBOUNCE_MS=0` for the main figure and also reports
 //!   the binary with the default debounce.
-//! - completion inside a filters dict of that document (goal ≤ 5 ms).
+//! - completion inside a filters dict of that document (goal ≤ 5 ms); over stdio also for a
+//!   client that resolves documentation lazily (`completion_stdio_lazy_docs`, VS Code's
+//!   `resolveSupport`).
 //! - spawn of the binary → first diagnostics after `didOpen` (goal ≤ 100 ms).
 //! - resident memory (VmRSS / VmHWM of the spawned server) with the 4.6.8 knowledge loaded and
 //!   then 4.3.3 as well, after `workspace/didChangeConfiguration` (goal ≤ 60 MB).
@@ -16,6 +18,10 @@
 //! Baselines, in the same run: the same `analyze()` (uncached: every block read) / completion
 //! functions called directly in process, and for the start a cold in-process load (index decode + GraphQL schema build +
 //! `analyze()`), so each ratio shows what the protocol and the process add.
+//!
+//! `NETBOX_LSP_BENCH_BIN=<path>` drives another build over stdio (a baseline, in the same run);
+//! `NETBOX_LSP_BENCH_DUMP=<file>` writes the document, prints the completion site and exits (for
+//! a profiler's driver).
 //!
 //! Output: a table, and one `BENCH <name> <median_ms> <p10_ms> <p90_ms> <n>` line per figure
 //! (and `MEM <name> <kB>`) for `scripts/bench.sh`.
@@ -40,7 +46,12 @@ const URI: &str = "file:///bench/skills/ops/SKILL.md";
 /// The 114-line example skill file, for completion in a document of ordinary size.
 const SMALL_URI: &str = "file:///bench/skills/inventory/SKILL.md";
 const TIMEOUT: Duration = Duration::from_secs(30);
-const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
+/// The binary driven over stdio: `NETBOX_LSP_BENCH_BIN` (another build, e.g. a baseline, in
+/// the same run) or this build's.
+fn bin() -> String {
+    std::env::var("NETBOX_LSP_BENCH_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_netbox-lsp").to_string())
+}
 
 fn frame(v: &Value) -> Vec<u8> {
     let body = v.to_string();
@@ -116,7 +127,7 @@ impl Client {
 
     /// Spawns the binary (`netbox-lsp --stdio`) with `debounce_ms` (`None`: the default).
     fn spawn(debounce_ms: Option<u64>) -> Client {
-        let mut cmd = Command::new(BIN);
+        let mut cmd = Command::new(bin());
         cmd.arg("--stdio")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -190,10 +201,15 @@ impl Client {
     }
 
     async fn initialize(&mut self) {
+        self.initialize_with(json!({})).await
+    }
+
+    /// Initialises with `completion` as the client's `textDocument.completion` capabilities.
+    async fn initialize_with(&mut self, completion: Value) {
         self.request(
             "initialize",
             json!({"processId": null, "rootUri": null, "capabilities": {
-                "textDocument": {"publishDiagnostics": {"versionSupport": true}},
+                "textDocument": {"publishDiagnostics": {"versionSupport": true}, "completion": completion},
                 "general": {"positionEncodings": ["utf-16"]}}}),
         )
         .await;
@@ -504,6 +520,12 @@ fn main() {
     let pos = completion_site(&text, text.len() / 2);
     let small = include_str!("../examples/skills/netbox-inventory/SKILL.md");
     let small_pos = completion_site(small, 0);
+    if let Ok(path) = std::env::var("NETBOX_LSP_BENCH_DUMP") {
+        // The document and the completion site, for a driver of the server under a profiler.
+        std::fs::write(&path, &text).expect("write the document");
+        println!("{} {}", pos.0, pos.1);
+        return;
+    }
     eprintln!(
         "lsp bench: SKILL.md {} lines, {} bytes; completion at {}:{}",
         text.lines().count(),
@@ -579,6 +601,18 @@ fn main() {
         r.push((
             "completion_small_doc_stdio",
             completion_latency(&mut c, SMALL_URI, small_pos, COMPLETION_ROUNDS).await,
+        ));
+        c.shutdown().await;
+        // A client that resolves documentation lazily, as VS Code declares it.
+        let mut c = Client::spawn(Some(0));
+        c.initialize_with(json!({"completionItem": {"resolveSupport": {
+            "properties": ["documentation", "detail", "additionalTextEdits"]}}}))
+            .await;
+        c.open(&text).await;
+        c.diagnostics(1).await;
+        r.push((
+            "completion_stdio_lazy_docs",
+            completion_latency(&mut c, URI, pos, BIG_COMPLETION_ROUNDS).await,
         ));
         c.shutdown().await;
         let mut c = Client::spawn(None);

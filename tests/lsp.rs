@@ -245,6 +245,99 @@ async fn completion_items_carry_detail_and_replace_the_typed_part() {
         .contains("`planned`"));
 }
 
+/// A client that resolves `documentation` lazily gets filter items without it, and
+/// `completionItem/resolve` fills in what a client that does not gets with the item.
+#[tokio::test]
+async fn completion_documentation_is_resolved_lazily_when_the_client_can() {
+    let src = "netbox_get_objects(\"dcim.device\", filters={\"sta|\"})";
+    let text = src.replacen('|', "", 1);
+    let (line, col) = pos_of(src, "|", 0);
+    let params = json!({"textDocument": {"uri": "file:///ws/p.py"}, "position": {"line": line, "character": col}});
+    let status = |r: &Value| {
+        r.as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["label"] == "status")
+            .unwrap()
+            .clone()
+    };
+
+    let mut eager = TestClient::start().await;
+    eager.open("file:///ws/p.py", "python", 1, &text).await;
+    let full = status(&eager.call("textDocument/completion", params.clone()).await);
+    assert!(full["documentation"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("`planned`"));
+
+    let mut lazy = TestClient::in_process();
+    let mut caps = default_capabilities();
+    caps["textDocument"]["completion"] = json!({"completionItem": {"resolveSupport": {
+        "properties": ["documentation", "detail"]}}});
+    let init = lazy.initialize(default_options(), caps, Value::Null).await;
+    assert_eq!(
+        init["capabilities"]["completionProvider"]["resolveProvider"],
+        true
+    );
+    lazy.open("file:///ws/p.py", "python", 1, &text).await;
+    let light = status(&lazy.call("textDocument/completion", params).await);
+    assert!(light.get("documentation").is_none(), "{light}");
+    assert!(light["data"].is_u64(), "{light}");
+    for key in ["label", "kind", "detail", "sortText", "textEdit"] {
+        assert_eq!(light[key], full[key], "{key}");
+    }
+    let resolved = lazy.call("completionItem/resolve", light.clone()).await;
+    assert_eq!(resolved["documentation"], full["documentation"]);
+    assert_eq!(resolved["label"], full["label"]);
+    // An item the server does not know comes back as it was.
+    let mut unknown = light;
+    unknown["data"] = json!(999_999);
+    let back = lazy.call("completionItem/resolve", unknown.clone()).await;
+    assert_eq!(back, unknown);
+}
+
+/// The server keeps the code blocks of a Markdown document per version (read once for every
+/// request on it): an edit inside a block, and one that adds a block before it, change what
+/// the next completion offers.
+#[tokio::test]
+async fn completion_follows_edits_of_a_markdown_document() {
+    let mut c = TestClient::start().await;
+    let uri = "file:///ws/skills/edit/SKILL.md";
+    let src = "# Edit\n\n```python\nnetbox_get_objects(\"dcim.device\", filters={\"|\"})\n```\n";
+    let text = src.replacen('|', "", 1);
+    c.open(uri, "markdown", 1, &text).await;
+    let (line, col) = pos_of(src, "|", 0);
+    let devices = c.completion_labels(uri, line, col).await;
+    assert!(devices.iter().any(|l| l == "role_id"), "{devices:?}");
+    assert!(!devices.iter().any(|l| l == "vrf_id"), "{devices:?}");
+
+    // The object type edited in place: the same position now completes prefix filters.
+    let (tl, tc) = pos_of(src, "dcim.device", 0);
+    c.change(
+        uri,
+        2,
+        json!([{"range": {"start": {"line": tl, "character": tc}, "end": {"line": tl, "character": tc + 11}}, "text": "ipam.prefix"}]),
+    )
+    .await;
+    let prefixes = c.completion_labels(uri, line, col).await;
+    assert!(prefixes.iter().any(|l| l == "vrf_id"), "{prefixes:?}");
+    assert!(!prefixes.iter().any(|l| l == "role_id"), "{prefixes:?}");
+
+    // A block added above moves this one down two lines; where it was is now the new block,
+    // whose interface filters are offered there.
+    c.change(
+        uri,
+        3,
+        json!([{"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 0}}, "text": "```python\nnetbox_get_objects(\"dcim.interface\", filters={\"\"})\n```\n"}]),
+    )
+    .await;
+    let moved = c.completion_labels(uri, line + 3, col).await;
+    assert!(moved.iter().any(|l| l == "vrf_id"), "{moved:?}");
+    let added = c.completion_labels(uri, line, col + 3).await;
+    assert!(added.iter().any(|l| l == "device_id"), "{added:?}");
+    assert!(!added.iter().any(|l| l == "vrf_id"), "{added:?}");
+}
+
 #[tokio::test]
 async fn completion_inside_graphql_fences() {
     let mut c = TestClient::start().await;

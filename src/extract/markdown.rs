@@ -575,25 +575,6 @@ pub fn unit_sites_with_urls(unit: &Unit) -> Vec<Site> {
     out
 }
 
-/// The units of `text` whose host range holds `offset` (its ends included; two only where
-/// one ends where the next begins), and where the prose around `offset` begins when none
-/// does: the end of the last unit before it (0 when there is none).
-pub fn units_at(text: &str, offset: usize) -> (Vec<Unit>, usize) {
-    let mut prose_start = 0;
-    let mut holding = Vec::new();
-    for u in units(text) {
-        if u.range.start > offset {
-            break;
-        }
-        if offset <= u.range.end {
-            holding.push(u);
-        } else {
-            prose_start = u.range.end;
-        }
-    }
-    (holding, prose_start)
-}
-
 /// End of the YAML front matter (after its closing `---` or `...` line) when `text` starts with
 /// one, else 0. Only the top of the file counts: pulldown-cmark's own metadata option also
 /// takes a `---` block in the middle of a document, where CommonMark reads a heading. A block

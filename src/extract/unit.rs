@@ -83,29 +83,7 @@ pub fn at(text: &str, kind: HostKind, offset: usize) -> Option<CodeUnit<'_>> {
         HostKind::Yaml => whole(Reading::Code(Code::Yaml)),
         HostKind::Graphql => whole(Reading::Code(Code::Graphql)),
         HostKind::Text => whole(Reading::Text),
-        HostKind::Markdown => {
-            let (holding, prose_start) = markdown::units_at(text, offset);
-            if holding.is_empty() {
-                return Some(CodeUnit {
-                    start: prose_start,
-                    piece: Piece::Prose,
-                    ..whole(Reading::Prose)
-                });
-            }
-            let (unit, at) = holding
-                .into_iter()
-                .find_map(|u| u.map.to_embedded(offset).map(|e| (u, e)))?;
-            CodeUnit {
-                reading: Reading::Code(Code::of(&unit)),
-                text: Cow::Owned(unit.body.clone()),
-                map: unit.map.clone(),
-                offset: at,
-                start: 0,
-                in_json_string: false,
-                piece: Piece::Markdown(unit),
-                cell: None,
-            }
-        }
+        HostKind::Markdown => return markdown_at(text, &markdown::units(text), offset),
         HostKind::Notebook => {
             let (cell, cell_map, cell_kind) = notebook::cell_at(text, offset)?;
             let inner = at(&cell, cell_kind, cell_map.to_embedded(offset)?)?;
@@ -120,6 +98,55 @@ pub fn at(text: &str, kind: HostKind, offset: usize) -> Option<CodeUnit<'_>> {
                 cell: Some(cell_map),
             }
         }
+    })
+}
+
+/// [`at`] for a Markdown host `text` whose units the caller has read already
+/// (`units`: [`markdown::units`] of `text`, in document order), so a caller that keeps them per
+/// version (the server) reads the document once: the same answer, with no pulldown-cmark pass.
+/// Linear in the number of units; clones the body of the unit found.
+pub fn markdown_at<'a>(text: &'a str, units: &[Unit], offset: usize) -> Option<CodeUnit<'a>> {
+    if offset > text.len() {
+        return None;
+    }
+    // The units holding the offset (a boundary can touch two), and the end of the last one
+    // before it (where the prose around the offset starts).
+    let mut prose_start = 0;
+    let mut holding = Vec::new();
+    for u in units {
+        if u.range.start > offset {
+            break;
+        }
+        if offset <= u.range.end {
+            holding.push(u);
+        } else {
+            prose_start = u.range.end;
+        }
+    }
+    if holding.is_empty() {
+        return Some(CodeUnit {
+            reading: Reading::Prose,
+            text: Cow::Borrowed(text),
+            map: OffsetMap::identity(0, text.len()),
+            offset,
+            start: prose_start,
+            in_json_string: false,
+            piece: Piece::Prose,
+            cell: None,
+        });
+    }
+    let (unit, at) = holding
+        .into_iter()
+        .find_map(|u| u.map.to_embedded(offset).map(|e| (u, e)))?;
+    Some(CodeUnit {
+        reading: Reading::Code(Code::of(unit)),
+        text: Cow::Owned(unit.body.clone()),
+        map: unit.map.clone(),
+        offset: at,
+        start: 0,
+        in_json_string: false,
+        piece: Piece::Markdown(unit.clone()),
+        cell: None,
     })
 }
 

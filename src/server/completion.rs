@@ -6,11 +6,13 @@
 use super::context::{self, Context, Expect, Quote};
 use super::position::{Encoding, Snapshot};
 use super::request::{self, Request};
-use super::{graphql_site, Backend};
+use super::{graphql_site, lock, Backend};
+use crate::extract::unit::CodeUnit;
 use crate::extract::{GraphqlDoc, HostKind};
 use crate::graphql::{GqlCompletionKind, NetboxSchema};
-use crate::index::{FilterIndex, Parameter};
+use crate::index::{FilterIndex, Parameter, ValueKind};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
@@ -25,19 +27,34 @@ pub async fn handle(
     };
     let (_, loaded) = backend.knowledge_of(&req.view).await;
     let req_kind = req.view.kind;
+    // Filter documentation is left for `completionItem/resolve` when the client resolves it.
+    let docs = if lock(&backend.state.caps).lazy_docs {
+        Docs::Lazy(lock(&backend.state.lazy_docs).next_id())
+    } else {
+        Docs::Eager
+    };
+    let state = backend.state.clone();
     let items = request::run(backend, "completion", move || {
         let (snap, kind, enc) = (&req.view.snap, req.view.kind, req.enc);
         let offset = req.offset(pos.position);
+        // The unit under the cursor, found once for the GraphQL and the REST contexts (a
+        // Markdown document is read once per version: `Snapshot::unit_at`).
+        let unit = snap.unit_at(kind, offset);
         if let Some(schema) = loaded.knowledge.graphql.as_deref() {
-            if let Some((doc, at)) = graphql_site::locate_in(snap, kind, offset) {
+            if let Some((doc, at)) = graphql_site::locate_in_unit(snap, kind, offset, unit.as_ref())
+            {
                 let items = graphql_items(&doc, at, schema, snap, enc);
                 return (!items.is_empty()).then_some(items);
             }
         }
-        let ctx = context::at(&snap.text, offset, kind)
-            .or_else(|| super::form_context::at(&snap.text, offset, kind))?;
-        let index = loaded.knowledge.index.as_deref()?;
-        let items = items(&ctx, index, snap, enc);
+        let ctx = rest_context(&snap.text, offset, kind, unit.as_ref())?;
+        let index = loaded.knowledge.index.as_ref()?;
+        let items = items_with(&ctx, index, snap, enc, docs);
+        if let (Docs::Lazy(id), Expect::FilterName { target }) = (docs, &ctx.expect) {
+            if items.iter().any(|i| i.data.is_some()) {
+                lock(&state.lazy_docs).keep(id, index.clone(), target.clone());
+            }
+        }
         (!items.is_empty()).then_some(items)
     })
     .await;
@@ -47,6 +64,94 @@ pub async fn handle(
         items.iter_mut().flatten().for_each(escape_for_json_string);
     }
     Ok(items.map(CompletionResponse::Array))
+}
+
+/// The REST context at `offset` of `text` (a host document of `kind`): [`context::at_unit`], else
+/// [`super::form_context::at_unit`], with `unit` the unit holding `offset` ([`Snapshot::unit_at`]).
+pub fn rest_context(
+    text: &str,
+    offset: usize,
+    kind: HostKind,
+    unit: Option<&CodeUnit>,
+) -> Option<Context> {
+    unit.and_then(|u| context::at_unit(text, offset, u))
+        .or_else(|| super::form_context::at_unit(text, offset, kind, unit))
+}
+
+/// Handles `completionItem/resolve`: fills in the documentation of a filter item whose list left
+/// it out ([`Docs::Lazy`]); any other item comes back as it was sent.
+pub async fn resolve(backend: &Backend, mut item: CompletionItem) -> Result<CompletionItem> {
+    if item.documentation.is_some() {
+        return Ok(item);
+    }
+    let Some(id) = item.data.as_ref().and_then(serde_json::Value::as_u64) else {
+        return Ok(item);
+    };
+    let found = lock(&backend.state.lazy_docs).list(id);
+    if let Some((index, target)) = found {
+        if let Some((key, ep)) = index.resolve(&target) {
+            if let Some(p) = ep.params.get(item.label.as_str()) {
+                item.documentation = Some(markdown(param_doc(&item.label, p, &index, key)));
+            }
+        }
+    }
+    Ok(item)
+}
+
+/// How the documentation of filter items is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Docs {
+    /// With each item.
+    Eager,
+    /// Left out; each filter item carries the list's id as `data`, and `completionItem/resolve`
+    /// fills the documentation in ([`resolve`]). For clients that resolve `documentation`
+    /// lazily: a filters list of `/api/dcim/devices/` is 369 items, about a fifth of whose JSON
+    /// is documentation.
+    Lazy(u64),
+}
+
+/// Lists answered with [`Docs::Lazy`] that `completionItem/resolve` may still ask about.
+const LAZY_LISTS: usize = 4;
+
+/// The last [`LAZY_LISTS`] filter lists whose documentation was left out: each list's id, the
+/// index it was answered from and the target of its filters (an object type or endpoint as
+/// written), newest last.
+#[derive(Debug, Default)]
+pub struct LazyDocs {
+    next: u64,
+    lists: std::collections::VecDeque<(u64, Arc<FilterIndex>, String)>,
+}
+
+impl LazyDocs {
+    /// A new list id.
+    pub fn next_id(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+
+    /// Keeps list `id` (its filters those of `target` in `index`), forgetting the oldest beyond
+    /// [`LAZY_LISTS`].
+    pub fn keep(&mut self, id: u64, index: Arc<FilterIndex>, target: String) {
+        if self.lists.len() == LAZY_LISTS {
+            self.lists.pop_front();
+        }
+        self.lists.push_back((id, index, target));
+    }
+
+    /// The index and target of list `id`, if it is still kept.
+    pub fn list(&self, id: u64) -> Option<(Arc<FilterIndex>, String)> {
+        self.lists
+            .iter()
+            .find(|(i, _, _)| *i == id)
+            .map(|(_, index, target)| (index.clone(), target.clone()))
+    }
+}
+
+fn markdown(value: String) -> Documentation {
+    Documentation::MarkupContent(MarkupContent {
+        kind: MarkupKind::Markdown,
+        value,
+    })
 }
 
 /// `item`'s edit text written as the inside of a JSON string (`"` → `\"`, `\` → `\\`,
@@ -59,12 +164,24 @@ pub fn escape_for_json_string(item: &mut CompletionItem) {
     }
 }
 
-/// Completion items for `ctx` from `index`.
+/// Completion items for `ctx` from `index`, each with its documentation.
 pub fn items(
     ctx: &Context,
     index: &FilterIndex,
     snap: &Snapshot,
     enc: Encoding,
+) -> Vec<CompletionItem> {
+    items_with(ctx, index, snap, enc, Docs::Eager)
+}
+
+/// [`items`], the documentation of filter items sent as `docs` says. The items' `filterText` is
+/// left out: it was always the label, which a client filters by when it is absent.
+pub fn items_with(
+    ctx: &Context,
+    index: &FilterIndex,
+    snap: &Snapshot,
+    enc: Encoding,
+    docs: Docs,
 ) -> Vec<CompletionItem> {
     let range = snap.range(&ctx.prefix, enc);
     let make = |label: String,
@@ -78,17 +195,11 @@ pub fn items(
             Quote::None => insert,
         };
         CompletionItem {
-            label: label.clone(),
+            label,
             kind: Some(kind),
             detail,
-            documentation: doc.map(|d| {
-                Documentation::MarkupContent(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value: d,
-                })
-            }),
+            documentation: doc.map(markdown),
             sort_text: Some(sort),
-            filter_text: Some(label),
             text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, new_text))),
             ..CompletionItem::default()
         }
@@ -167,7 +278,11 @@ pub fn items(
                 .iter()
                 .map(|(name, p)| {
                     let lookup = name.contains("__");
-                    make(
+                    let doc = match docs {
+                        Docs::Eager => Some(param_doc(name, p, index, key)),
+                        Docs::Lazy(_) => None,
+                    };
+                    let mut item = make(
                         name.to_string(),
                         name.to_string(),
                         if lookup {
@@ -176,9 +291,13 @@ pub fn items(
                             CompletionItemKind::FIELD
                         },
                         Some(detail(p, index)),
-                        Some(param_doc(name, p, index, key)),
+                        doc,
                         format!("{}{name}", u8::from(lookup)),
-                    )
+                    );
+                    if let Docs::Lazy(id) = docs {
+                        item.data = Some(serde_json::Value::from(id));
+                    }
+                    item
                 })
                 .chain(custom_field_items(index, ep, &make))
                 .collect()
@@ -213,11 +332,7 @@ pub fn items(
 
 /// `integer · multi-value · choices`: the type and multiplicity of a filter.
 pub fn detail(p: &Parameter, index: &FilterIndex) -> String {
-    let kind = serde_json::to_value(p.kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    let mut s = kind;
+    let mut s = kind_name(p.kind).to_string();
     s.push_str(if p.multi {
         " · multi-value"
     } else {
@@ -227,6 +342,19 @@ pub fn detail(p: &Parameter, index: &FilterIndex) -> String {
         s.push_str(" · choices");
     }
     s
+}
+
+/// The name of a value kind as the index writes it (its serde name: `date-time`).
+fn kind_name(kind: ValueKind) -> &'static str {
+    match kind {
+        ValueKind::String => "string",
+        ValueKind::Integer => "integer",
+        ValueKind::Number => "number",
+        ValueKind::Boolean => "boolean",
+        ValueKind::Date => "date",
+        ValueKind::DateTime => "date-time",
+        ValueKind::Uuid => "uuid",
+    }
 }
 
 /// Markdown documentation of a filter: description and choices.
@@ -265,7 +393,7 @@ fn graphql_items(
         .into_iter()
         .enumerate()
         .map(|(i, c)| CompletionItem {
-            label: c.label.clone(),
+            label: c.label,
             kind: Some(match c.kind {
                 GqlCompletionKind::Field => CompletionItemKind::FIELD,
                 GqlCompletionKind::Argument => CompletionItemKind::PROPERTY,
@@ -275,7 +403,6 @@ fn graphql_items(
             }),
             detail: Some(c.detail),
             sort_text: Some(format!("{i:05}")),
-            filter_text: Some(c.label),
             text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
                 range,
                 c.insert_text,
@@ -363,4 +490,42 @@ fn custom_field_choices(
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The detail names a value kind as the index's serde name does.
+    #[test]
+    fn kind_names_are_the_serde_names() {
+        for k in [
+            ValueKind::String,
+            ValueKind::Integer,
+            ValueKind::Number,
+            ValueKind::Boolean,
+            ValueKind::Date,
+            ValueKind::DateTime,
+            ValueKind::Uuid,
+        ] {
+            assert_eq!(serde_json::to_value(k).unwrap(), kind_name(k), "{k:?}");
+        }
+    }
+
+    /// Lists are kept up to [`LAZY_LISTS`], the oldest forgotten first.
+    #[test]
+    fn lazy_lists_keep_the_newest() {
+        let index = Arc::new(FilterIndex::empty("4.7.3"));
+        let mut lazy = LazyDocs::default();
+        let ids: Vec<u64> = (0..LAZY_LISTS + 1).map(|_| lazy.next_id()).collect();
+        for (i, id) in ids.iter().enumerate() {
+            lazy.keep(*id, index.clone(), format!("t{i}"));
+        }
+        assert!(lazy.list(ids[0]).is_none());
+        assert_eq!(
+            lazy.list(ids[LAZY_LISTS]).unwrap().1,
+            format!("t{LAZY_LISTS}")
+        );
+        assert_eq!(lazy.list(ids[1]).unwrap().1, "t1");
+    }
 }

@@ -95,14 +95,22 @@ pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
     if !text.is_char_boundary(offset.min(text.len())) {
         return None;
     }
-    let unit = crate::extract::unit::at(text, kind, offset)?;
+    at_unit(text, offset, &crate::extract::unit::at(text, kind, offset)?)
+}
+
+/// [`at`] with the unit that holds `offset` already found (`unit`: [`crate::extract::unit::at`]
+/// of `text` at `offset`, e.g. from [`super::position::Snapshot::unit_at`]).
+pub fn at_unit(text: &str, offset: usize, unit: &CodeUnit) -> Option<Context> {
+    if !text.is_char_boundary(offset.min(text.len())) {
+        return None;
+    }
     // In a notebook cell the completion's text is escaped for the JSON string by the handler
     // (`completion::escape_for_json_string`), quotes included; a cursor inside an escape
     // (`\|"`, `\u00|e9`) has no place to insert at.
     if unit.in_json_string && inside_json_escape(text.as_bytes(), offset) {
         return None;
     }
-    let c = in_unit(&unit)?;
+    let c = in_unit(unit)?;
     let mut prefix = unit.map.range_to_host(c.prefix.clone());
     if prefix.start > offset {
         // An empty prefix at the start of a line of a code block in a list item or block quote:

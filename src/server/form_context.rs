@@ -21,15 +21,44 @@ fn ours(form: CallForm, syntax: extract::Syntax) -> bool {
 /// The context at byte `offset` of `text`: a filter name (cursor in or at the end of a key) or
 /// a value of that filter (cursor in its value). `None` outside the filters of such a call.
 pub fn at(text: &str, offset: usize, kind: HostKind) -> Option<Context> {
+    match before_unit(text, offset, kind) {
+        Before::Answer(c) => c,
+        // The sites of the unit holding the cursor, as the checker finds them there.
+        Before::Unit => entry_at(&extract::unit::at(text, kind, offset)?.sites(), offset),
+    }
+}
+
+/// [`at`] with the unit that holds `offset` already found (`unit`: [`extract::unit::at`] of
+/// `text` at `offset`, e.g. from [`super::position::Snapshot::unit_at`]).
+pub fn at_unit(
+    text: &str,
+    offset: usize,
+    kind: HostKind,
+    unit: Option<&extract::unit::CodeUnit>,
+) -> Option<Context> {
+    match before_unit(text, offset, kind) {
+        Before::Answer(c) => c,
+        Before::Unit => entry_at(&unit?.sites(), offset),
+    }
+}
+
+/// What is known before the unit under the cursor is read.
+enum Before {
+    /// The answer: no context (a GraphQL host, an offset off the text) or an `nb_lookup` call
+    /// being typed.
+    Answer(Option<Context>),
+    /// Only the unit's sites can tell.
+    Unit,
+}
+
+fn before_unit(text: &str, offset: usize, kind: HostKind) -> Before {
     if kind == HostKind::Graphql || offset > text.len() || !text.is_char_boundary(offset) {
-        return None;
+        return Before::Answer(None);
     }
-    if let Some(c) = open_lookup(text, offset) {
-        return Some(c);
+    match open_lookup(text, offset) {
+        Some(c) => Before::Answer(Some(c)),
+        None => Before::Unit,
     }
-    // The sites of the unit holding the cursor, as the checker finds them there.
-    let unit = extract::unit::at(text, kind, offset)?;
-    entry_at(&unit.sites(), offset)
 }
 
 /// How far back from the cursor an `nb_lookup` call may start, in bytes.

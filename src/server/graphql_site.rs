@@ -2,7 +2,7 @@
 //! so completion and hover can hand GraphQL positions to the `graphql` module.
 
 use super::position::Snapshot;
-use crate::extract::unit::{self, Reading};
+use crate::extract::unit::{self, CodeUnit, Reading};
 use crate::extract::{self, GraphqlDoc, HostKind, Site};
 
 /// The GraphQL document containing host byte `offset`, and the offset inside its text.
@@ -20,7 +20,25 @@ pub fn locate(text: &str, kind: HostKind, offset: usize) -> Option<(GraphqlDoc, 
 /// [`locate`] on a snapshot: a full extraction the fast paths cannot avoid is kept with the
 /// snapshot, so further requests on the same version reuse it.
 pub fn locate_in(snap: &Snapshot, kind: HostKind, offset: usize) -> Option<(GraphqlDoc, usize)> {
-    match fast(&snap.text, kind, offset) {
+    let unit = matches!(kind, HostKind::Markdown | HostKind::Notebook)
+        .then(|| snap.unit_at(kind, offset))
+        .flatten();
+    locate_in_unit(snap, kind, offset, unit.as_ref())
+}
+
+/// [`locate_in`] with the unit that holds `offset` already found (`unit`:
+/// [`Snapshot::unit_at`] of `kind` at `offset`; only a Markdown or notebook host reads it).
+pub fn locate_in_unit(
+    snap: &Snapshot,
+    kind: HostKind,
+    offset: usize,
+    unit: Option<&CodeUnit>,
+) -> Option<(GraphqlDoc, usize)> {
+    let fast = match kind {
+        HostKind::Markdown | HostKind::Notebook => unit_fast(unit, offset),
+        _ => fast(&snap.text, kind, offset),
+    };
+    match fast {
         Fast::Found(found) => found,
         Fast::Unsure => {
             let (k, docs) = snap
@@ -67,7 +85,9 @@ enum Fast {
 fn fast(text: &str, kind: HostKind, offset: usize) -> Fast {
     match kind {
         HostKind::Graphql => Fast::Found(find(graphql_docs(text, kind).into_iter(), offset)),
-        HostKind::Markdown | HostKind::Notebook => unit_fast(text, kind, offset),
+        HostKind::Markdown | HostKind::Notebook => {
+            unit_fast(unit::at(text, kind, offset).as_ref(), offset)
+        }
         // Plain text yields REST URLs only (extract::text).
         HostKind::Text => Fast::Found(None),
         // A GraphQL document there comes from a `query` argument / key, a `gql(...)` call or a
@@ -93,8 +113,8 @@ fn fast(text: &str, kind: HostKind, offset: usize) -> Fast {
 /// (`extract::unit`, as completion and hover find it), and only its code is extracted: units
 /// are independent, so this is exactly what the full extraction finds there. Markdown prose
 /// holds no GraphQL document.
-fn unit_fast(text: &str, kind: HostKind, offset: usize) -> Fast {
-    let docs = unit::at(text, kind, offset)
+fn unit_fast(unit: Option<&CodeUnit>, offset: usize) -> Fast {
+    let docs = unit
         .filter(|u| u.reading != Reading::Prose)
         .map(|u| u.sites())
         .unwrap_or_default()

@@ -56,7 +56,10 @@ pub async fn handle(backend: &Backend, params: HoverParams) -> Result<Option<Hov
             }
         }
         let index = loaded.knowledge.index.as_deref()?;
-        let (range, text) = describe(&snap.text, offset, kind, index, &findings)?;
+        let (range, text) = describe_by(&snap.text, offset, index, &findings, |at| {
+            let unit = snap.unit_at(kind, at);
+            super::completion::rest_context(&snap.text, at, kind, unit.as_ref())
+        })?;
         Some(Hover {
             contents: HoverContents::Markup(MarkupContent {
                 kind: MarkupKind::Markdown,
@@ -119,12 +122,24 @@ pub fn describe(
     index: &FilterIndex,
     findings: &[Finding],
 ) -> Option<(Range<usize>, String)> {
+    describe_by(text, offset, index, findings, |at| {
+        context::at(text, at, kind).or_else(|| super::form_context::at(text, at, kind))
+    })
+}
+
+/// [`describe`], the context at the start of the word under `offset` given by `context_at`.
+fn describe_by(
+    text: &str,
+    offset: usize,
+    index: &FilterIndex,
+    findings: &[Finding],
+    context_at: impl FnOnce(usize) -> Option<context::Context>,
+) -> Option<(Range<usize>, String)> {
     let word = word_at(text, offset);
     if word.is_empty() {
         return None;
     }
-    let ctx = context::at(text, word.start, kind)
-        .or_else(|| super::form_context::at(text, word.start, kind))?;
+    let ctx = context_at(word.start)?;
     let name = &text[word.clone()];
     let version = &index.netbox_version;
     let body = match ctx.expect {

@@ -22,7 +22,7 @@ pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<Initi
     let enc = Encoding::negotiate(&params);
     *lock(&backend.state.encoding) = enc;
     let caps = client_caps(&params.capabilities);
-    let pull = caps.pull;
+    let (pull, lazy_docs) = (caps.pull, caps.lazy_docs);
     *lock(&backend.state.caps) = caps;
 
     let mut messages = Vec::new();
@@ -62,7 +62,7 @@ pub async fn handle(backend: &Backend, params: InitializeParams) -> Result<Initi
     configuration::show_problems(backend, messages).await;
 
     Ok(InitializeResult {
-        capabilities: capabilities(enc, pull),
+        capabilities: capabilities(enc, pull, lazy_docs),
         server_info: Some(ServerInfo {
             name: "netbox-lsp".to_string(),
             version: Some(env!("CARGO_PKG_VERSION").to_string()),
@@ -103,6 +103,13 @@ fn client_caps(c: &ClientCapabilities) -> ClientCaps {
             .and_then(|c| c.completion_item.as_ref())
             .and_then(|i| i.snippet_support)
             .unwrap_or(false),
+        lazy_docs: c
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.resolve_support.as_ref())
+            .is_some_and(|r| r.properties.iter().any(|p| p == "documentation")),
         // Pull only where the server can also say "pull again" when diagnostics change
         // without an edit (your NetBox's knowledge ready, a live verification): Neovim 0.11
         // pulls but takes no refresh, so it is pushed to, as every other client.
@@ -141,8 +148,9 @@ fn folders_of(params: &InitializeParams) -> Vec<Folder> {
 }
 
 /// The advertised capabilities (snapshot-tested: every one is implemented); `pull`: the
-/// client pulls diagnostics, so `diagnosticProvider` is advertised.
-pub fn capabilities(enc: Encoding, pull: bool) -> ServerCapabilities {
+/// client pulls diagnostics, so `diagnosticProvider` is advertised; `lazy_docs`: the client
+/// resolves completion documentation lazily, so `completionItem/resolve` is advertised.
+pub fn capabilities(enc: Encoding, pull: bool, lazy_docs: bool) -> ServerCapabilities {
     ServerCapabilities {
         diagnostic_provider: pull.then(super::pull::provider),
         position_encoding: Some(enc.kind()),
@@ -157,7 +165,7 @@ pub fn capabilities(enc: Encoding, pull: bool) -> ServerCapabilities {
         )),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(TRIGGERS.iter().map(|s| s.to_string()).collect()),
-            resolve_provider: Some(false),
+            resolve_provider: Some(lazy_docs),
             ..CompletionOptions::default()
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),

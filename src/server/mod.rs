@@ -177,6 +177,10 @@ pub struct ClientCaps {
     /// The client pulls diagnostics (`textDocument.diagnostic`) and takes
     /// `workspace/diagnostic/refresh`: answered, never pushed.
     pub pull: bool,
+    /// The client resolves a completion item's `documentation` lazily
+    /// (`completionItem.resolveSupport.properties`): filter lists leave it for
+    /// `completionItem/resolve` ([`completion::Docs::Lazy`]).
+    pub lazy_docs: bool,
 }
 
 /// Server state shared by handlers and background tasks.
@@ -205,6 +209,8 @@ pub struct State {
     /// Where published diagnostics are written as bytes (`wire`); `None` for a service run on
     /// another transport ([`service`]), which publishes through the `Client`.
     pub outbox: Option<outbox::Outbox>,
+    /// The filter lists whose documentation `completionItem/resolve` fills in.
+    pub lazy_docs: Mutex<completion::LazyDocs>,
 }
 
 /// Locks a mutex, recovering from poisoning (a panic elsewhere must not take the server down).
@@ -363,6 +369,10 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         completion::handle(self, params).await
+    }
+
+    async fn completion_resolve(&self, item: CompletionItem) -> Result<CompletionItem> {
+        completion::resolve(self, item).await
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

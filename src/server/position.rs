@@ -1,6 +1,8 @@
 //! The one place where LSP positions meet byte offsets. The negotiated `positionEncoding`
 //! (UTF-16 by default, UTF-8 when the client offers it) decides how columns are counted.
 
+use crate::extract::markdown::Unit;
+use crate::extract::unit::{self, CodeUnit};
 use crate::extract::{GraphqlDoc, HostKind};
 use crate::lines::{ColumnUnit, LineCol, LineIndex};
 use ropey::Rope;
@@ -58,6 +60,11 @@ pub struct Snapshot {
     /// The GraphQL documents of a full extraction, for the host kind they were computed for;
     /// filled on first need by `graphql_site::locate_in` (most requests never need it).
     pub graphql_docs: OnceLock<(HostKind, Vec<GraphqlDoc>)>,
+    /// The code blocks and spans of the text read as Markdown ([`crate::extract::markdown::units`]),
+    /// filled by the first request that needs the unit under a cursor of a Markdown document
+    /// ([`Snapshot::unit_at`]), so completion, hover and code actions on one version read the
+    /// document once (one pulldown-cmark pass: about 8 M instructions for a 5,000-line skill).
+    markdown_units: OnceLock<Vec<Unit>>,
 }
 
 impl Snapshot {
@@ -69,6 +76,21 @@ impl Snapshot {
             lines,
             version,
             graphql_docs: OnceLock::new(),
+            markdown_units: OnceLock::new(),
+        }
+    }
+
+    /// The unit of the text (a host document of `kind`) that holds byte `offset`: exactly
+    /// [`unit::at`], with a Markdown document's units read once per snapshot.
+    pub fn unit_at(&self, kind: HostKind, offset: usize) -> Option<CodeUnit<'_>> {
+        match kind {
+            HostKind::Markdown => {
+                let units = self
+                    .markdown_units
+                    .get_or_init(|| crate::extract::markdown::units(&self.text));
+                unit::markdown_at(&self.text, units, offset)
+            }
+            _ => unit::at(&self.text, kind, offset),
         }
     }
 
