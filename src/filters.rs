@@ -204,22 +204,26 @@ pub fn check_filters_buf(knowledge: &Knowledge, buf: &mut FilterBuf) -> BufCheck
     buf.finish();
     // A provably quiet dict (`rest::quiet_call`): no finding, so no range is read and none is
     // measured.
-    if let Some(index) = &knowledge.index {
-        if let Some(key) = crate::rest::quiet_call(&buf.call, index) {
-            return BufChecked::Clean {
-                endpoint: Some(shared_endpoint(&mut buf.endpoint, key)),
-            };
-        }
-    }
+    let resolved = match &knowledge.index {
+        Some(index) => match crate::rest::quiet_call(&buf.call, index) {
+            Ok(key) => {
+                return BufChecked::Clean {
+                    endpoint: Some(shared_endpoint(&mut buf.endpoint, key)),
+                }
+            }
+            Err(resolved) => Some(resolved),
+        },
+        None => None,
+    };
     write_call(&mut Measure(0), &mut buf.call);
-    let (findings, endpoint) = match &knowledge.index {
-        Some(index) => {
-            let (mut found, key) = crate::rest::check_call_keyed(&buf.call, index);
+    let (findings, endpoint) = match (&knowledge.index, resolved) {
+        (Some(index), Some(resolved)) => {
+            let (mut found, key) = crate::rest::check_call_after(&buf.call, index, resolved);
             unchecked_target(&mut found, &buf.call, index, key);
             let endpoint = key.map(|key| shared_endpoint(&mut buf.endpoint, key));
             (crate::approx::soften(knowledge, found), endpoint)
         }
-        None => (Vec::new(), None),
+        _ => (Vec::new(), None),
     };
     if findings.is_empty() {
         return BufChecked::Clean { endpoint };

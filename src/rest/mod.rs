@@ -115,19 +115,32 @@ pub fn check_call_resolved(call: &RestCall, index: &FilterIndex) -> (Vec<Finding
 
 /// [`check_call_resolved`] with the endpoint key borrowed, not copied (the Python API's
 /// `check_call` keeps one shared copy of it per endpoint, not one per call).
-///
-/// The rules all run here: its caller asks [`quiet_call`] first.
 pub fn check_call_keyed<'a>(
     call: &'a RestCall,
     index: &'a FilterIndex,
 ) -> (Vec<Finding>, Option<&'a str>) {
-    rules(call, index, None)
+    run(call, index, None)
 }
 
+/// What [`quiet_call`] found: the endpoint of a call it cannot tell quiet, when it resolved
+/// it, for [`check_call_after`].
+pub(crate) struct Resolved<'i>(Option<endpoint::View<'i>>);
+
 /// The endpoint key when `call` provably gets no finding ([`check_call_keyed`] gives none and
-/// this key), told without running the rules; `None` when that cannot be told (`quiet.rs`).
-pub(crate) fn quiet_call<'a>(call: &'a RestCall, index: &'a FilterIndex) -> Option<&'a str> {
-    quiet::quiet(call, index)
+/// this key), told without running the rules (`quiet.rs`); else what it resolved, for
+/// [`check_call_after`].
+pub(crate) fn quiet_call<'i>(call: &RestCall, index: &'i FilterIndex) -> Result<&'i str, Resolved<'i>> {
+    quiet::quiet(call, index).map_err(Resolved)
+}
+
+/// [`check_call_keyed`] of a call [`quiet_call`] could not tell quiet (`resolved`: what it
+/// gave): every rule, the target not resolved again.
+pub(crate) fn check_call_after<'a>(
+    call: &'a RestCall,
+    index: &'a FilterIndex,
+    resolved: Resolved<'a>,
+) -> (Vec<Finding>, Option<&'a str>) {
+    rules(call, index, None, resolved.0)
 }
 
 /// [`check_call`] with the other versions given explicitly (tests; callers that manage their
@@ -145,20 +158,25 @@ fn run<'a>(
     index: &'a FilterIndex,
     others: Option<&'a [&'a FilterIndex]>,
 ) -> (Vec<Finding>, Option<&'a str>) {
-    // A provably quiet call: the rules below would give nothing and this key.
-    if let Some(key) = quiet::quiet(call, index) {
-        #[cfg(test)]
-        CHECKED.with(|n| n.set(n.get() + 1));
-        return (Vec::new(), Some(key));
+    // A provably quiet call (`quiet.rs`): the rules would give nothing and this key.
+    match quiet::quiet(call, index) {
+        Ok(key) => {
+            #[cfg(test)]
+            CHECKED.with(|n| n.set(n.get() + 1));
+            (Vec::new(), Some(key))
+        }
+        Err(resolved) => rules(call, index, others, resolved),
     }
-    rules(call, index, others)
 }
 
-/// [`run`] past the quiet path: every rule.
+/// [`run`] past the quiet path: every rule. `resolved`: the call's endpoint when the quiet
+/// path resolved it (an MCP object type written as the index holds it, which
+/// `target::resolve` resolves to the same endpoint with no finding).
 fn rules<'a>(
     call: &'a RestCall,
     index: &'a FilterIndex,
     others: Option<&'a [&'a FilterIndex]>,
+    resolved: Option<endpoint::View<'a>>,
 ) -> (Vec<Finding>, Option<&'a str>) {
     #[cfg(test)]
     CHECKED.with(|n| n.set(n.get() + 1));
@@ -171,7 +189,10 @@ fn rules<'a>(
         others,
     };
     let mut out = Vec::new();
-    let view = target::resolve(&ctx, &mut out);
+    let view = match resolved {
+        Some(view) => Some(view),
+        None => target::resolve(&ctx, &mut out),
+    };
     // A plugin path without a query string (`/api/plugins/bgp/session/`) has no filters to
     // leave unchecked: no note.
     let bare_url = call.form == CallForm::Url && call.filters.is_empty();

@@ -31,31 +31,38 @@ use crate::extract::{CallForm, RestCall, Syntax, Value};
 use crate::index::{FilterIndex, Parameter, ValueKind};
 
 /// The endpoint key (`dcim/devices`) when `call` is provably quiet: [`super::run`] gives no
-/// finding for it and this key. `None` when it cannot tell (the rules then decide). Cost: a
-/// probe for the target and one per filter, and a word per parameter made once
-/// ([`crate::index::Params::quiet_at`]).
-pub(crate) fn quiet<'a>(call: &'a RestCall, index: &'a FilterIndex) -> Option<&'a str> {
-    if call.form != CallForm::GetObjects
-        || !call.args.is_empty()
+/// finding for it and this key. Else (the rules then decide) the endpoint when it was
+/// resolved: an MCP object type written as the index holds it, which `target::resolve`
+/// resolves to the same endpoint with no finding. Cost: a probe for the target and one per
+/// filter, and a word per parameter made once ([`crate::index::Params::quiet_at`]).
+pub(crate) fn quiet<'i>(call: &RestCall, index: &'i FilterIndex) -> Result<&'i str, Option<View<'i>>> {
+    if call.form != CallForm::GetObjects {
+        return Err(None);
+    }
+    let Some((target, _)) = call.target.as_ref() else {
+        return Err(None);
+    };
+    let Some(Some((key, ep))) = index.object_type_endpoint(target) else {
+        return Err(None);
+    };
+    let view = View { key, ep, index };
+    if !call.args.is_empty()
         || call.filters.is_empty()
         || matches!(call.syntax, Syntax::Query | Syntax::ApiFilter)
+        // The values first: a value no word takes is refused before any probe.
+        || !call.filters.iter().all(|e| shaped(&e.value))
     {
-        return None;
+        return Err(Some(view));
     }
-    // The values first: a value no word takes is refused before any probe.
-    if !call.filters.iter().all(|e| shaped(&e.value)) {
-        return None;
-    }
-    let (target, _) = call.target.as_ref()?;
-    let (key, ep) = index.object_type_endpoint(target)??;
-    let view = View { key, ep, index };
     // `tag` and `tag_id` values so far (the tag note needs two of one key).
     let mut tags = [0usize; 2];
     for e in &call.filters {
-        let (position, param) = ep.params.get_at(&e.key)?;
+        let Some((position, param)) = ep.params.get_at(&e.key) else {
+            return Err(Some(view));
+        };
         let word = Word(ep.params.quiet_at(position, || Word::make(&view, &e.key, param).0));
         if !word.takes(&e.value, index) {
-            return None;
+            return Err(Some(view));
         }
         if word.has(Word::TAG) {
             let n = match &e.value {
@@ -65,11 +72,11 @@ pub(crate) fn quiet<'a>(call: &'a RestCall, index: &'a FilterIndex) -> Option<&'
             let slot = &mut tags[usize::from(e.key == "tag_id")];
             *slot += n;
             if *slot >= 2 {
-                return None;
+                return Err(Some(view));
             }
         }
     }
-    Some(key)
+    Ok(key)
 }
 
 /// False for a top-level value no [`Word`] takes (a null, a float, joined values, an empty
@@ -341,13 +348,27 @@ mod tests {
         }
     }
 
+    /// [`quiet`]'s key, when quiet.
+    fn q<'i>(call: &RestCall, index: &'i FilterIndex) -> Option<&'i str> {
+        quiet(call, index).ok()
+    }
+
     /// Asserts that `call` is quiet only where the rules give nothing (and the same endpoint);
-    /// true when it is quiet.
-    fn agrees(call: &RestCall, index: &FilterIndex) -> bool {
-        let Some(key) = quiet(call, index) else {
-            return false;
+    /// true when it is quiet. With `whole`, a call it is not quiet of is also checked by the
+    /// rules both with the endpoint it resolved and without: the same findings.
+    fn agrees(call: &RestCall, index: &FilterIndex, whole: bool) -> bool {
+        let key = match quiet(call, index) {
+            Ok(key) => key,
+            Err(resolved) => {
+                if whole && resolved.is_some() {
+                    let given = super::super::rules(call, index, None, resolved);
+                    let own = super::super::rules(call, index, None, None);
+                    assert_eq!(format!("{given:?}"), format!("{own:?}"), "{call:?}");
+                }
+                return false;
+            }
         };
-        let (found, resolved) = super::super::rules(call, index, None);
+        let (found, resolved) = super::super::rules(call, index, None, None);
         let codes: Vec<&str> = found.iter().map(|f| f.code).collect();
         assert!(
             found.is_empty() && resolved == Some(key),
@@ -421,7 +442,8 @@ mod tests {
                     for v in values_for(index, ep, key) {
                         for syntax in [Syntax::Json, Syntax::Python] {
                             calls += 1;
-                            if agrees(&call(&ot, syntax, &[(key, &v)]), index) {
+                            let whole = calls % 23 == 0;
+                            if agrees(&call(&ot, syntax, &[(key, &v)]), index, whole) {
                                 quiet_here += 1;
                             }
                         }
@@ -436,10 +458,10 @@ mod tests {
                 {
                     let c = call(&ot, Syntax::Json, &[(key, &Value::Int(3))]);
                     assert!(
-                        ep.params.contains_key(key) || quiet(&c, index).is_none(),
+                        ep.params.contains_key(key) || q(&c, index).is_none(),
                         "{key} is no parameter of {ot}, yet quiet"
                     );
-                    agrees(&c, index);
+                    agrees(&c, index, true);
                 }
             }
             assert!(quiet_here > 0, "nothing quiet on NetBox {}", index.netbox_version);
@@ -469,7 +491,7 @@ mod tests {
                 for (key, _) in ep.params.iter() {
                     for v in values_for(index, ep, key).into_iter().step_by(3) {
                         let c = call(&ot, Syntax::Json, &[(key, &v)]);
-                        if quiet(&c, index).is_some() {
+                        if q(&c, index).is_some() {
                             singles.push((key.to_string(), v));
                         } else if refused.len() < 50 {
                             refused.push((key.to_string(), v));
@@ -501,7 +523,7 @@ mod tests {
                     let filters: Vec<(&str, &Value)> =
                         picked.iter().map(|(k, v)| (k.as_str(), v)).collect();
                     let c = call(&ot, Syntax::Json, &filters);
-                    let was = agrees(&c, index);
+                    let was = agrees(&c, index, true);
                     let tags = |key: &str| -> usize {
                         picked
                             .iter()
@@ -513,7 +535,7 @@ mod tests {
                             .sum()
                     };
                     let all_alone = picked.iter().all(|(k, v)| {
-                        quiet(&call(&ot, Syntax::Json, &[(k.as_str(), v)]), index).is_some()
+                        q(&call(&ot, Syntax::Json, &[(k.as_str(), v)]), index).is_some()
                     });
                     if all_alone && tags("tag") < 2 && tags("tag_id") < 2 {
                         assert!(was, "every filter quiet alone, the call not: {ot} {filters:?}");
@@ -529,7 +551,7 @@ mod tests {
         let index = crate::index::embedded::embedded_index("4.7.3");
         let v = Value::Int(3);
         let good = call("dcim.device", Syntax::Json, &[("role_id", &v)]);
-        assert_eq!(quiet(&good, &index), Some("dcim/devices"));
+        assert_eq!(q(&good, &index), Some("dcim/devices"));
         let mut c = good.clone();
         for form in [
             CallForm::Url,
@@ -541,12 +563,12 @@ mod tests {
             CallForm::Inventory,
         ] {
             c.form = form;
-            assert_eq!(quiet(&c, &index), None, "{form:?}");
+            assert_eq!(q(&c, &index), None, "{form:?}");
         }
         for syntax in [Syntax::Query, Syntax::ApiFilter] {
             let mut c = good.clone();
             c.syntax = syntax;
-            assert_eq!(quiet(&c, &index), None);
+            assert_eq!(q(&c, &index), None);
         }
         let mut c = good.clone();
         c.args.push(crate::extract::Argument {
@@ -555,17 +577,17 @@ mod tests {
             value: Value::Int(500),
             value_range: 0..0,
         });
-        assert_eq!(quiet(&c, &index), None);
+        assert_eq!(q(&c, &index), None);
         let mut c = good.clone();
         c.filters.clear();
-        assert_eq!(quiet(&c, &index), None);
+        assert_eq!(q(&c, &index), None);
         for target in ["dcim.devices", "dcim/devices", " dcim.device", "Dcim.Device"] {
             let mut c = good.clone();
             c.target = Some((target.into(), 0..target.len()));
-            assert_eq!(quiet(&c, &index), None, "{target}");
+            assert_eq!(q(&c, &index), None, "{target}");
         }
         let mut c = good.clone();
         c.target = None;
-        assert_eq!(quiet(&c, &index), None);
+        assert_eq!(q(&c, &index), None);
     }
 }
