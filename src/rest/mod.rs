@@ -129,7 +129,10 @@ pub(crate) struct Resolved<'i>(Option<endpoint::View<'i>>);
 /// The endpoint key when `call` provably gets no finding ([`check_call_keyed`] gives none and
 /// this key), told without running the rules (`quiet.rs`); else what it resolved, for
 /// [`check_call_after`].
-pub(crate) fn quiet_call<'i>(call: &RestCall, index: &'i FilterIndex) -> Result<&'i str, Resolved<'i>> {
+pub(crate) fn quiet_call<'i>(
+    call: &RestCall,
+    index: &'i FilterIndex,
+) -> Result<&'i str, Resolved<'i>> {
     quiet::quiet(call, index).map_err(Resolved)
 }
 
@@ -158,20 +161,14 @@ fn run<'a>(
     index: &'a FilterIndex,
     others: Option<&'a [&'a FilterIndex]>,
 ) -> (Vec<Finding>, Option<&'a str>) {
-    // A provably quiet call (`quiet.rs`): the rules would give nothing and this key.
-    match quiet::quiet(call, index) {
-        Ok(key) => {
-            #[cfg(test)]
-            CHECKED.with(|n| n.set(n.get() + 1));
-            (Vec::new(), Some(key))
-        }
-        Err(resolved) => rules(call, index, others, resolved),
-    }
+    // No quiet path here (`quiet.rs`, which the Python API asks first): on the 10,000-call
+    // file (576 quiet calls) its probes and words cost 4.6 M instructions more than it saved.
+    rules(call, index, others, None)
 }
 
-/// [`run`] past the quiet path: every rule. `resolved`: the call's endpoint when the quiet
-/// path resolved it (an MCP object type written as the index holds it, which
-/// `target::resolve` resolves to the same endpoint with no finding).
+/// Every rule. `resolved`: the call's endpoint when the quiet path ([`quiet_call`]) resolved
+/// it (an MCP object type written as the index holds it, which `target::resolve` resolves to
+/// the same endpoint with no finding).
 fn rules<'a>(
     call: &'a RestCall,
     index: &'a FilterIndex,

@@ -1,15 +1,18 @@
-//! The quiet path: a call the rules provably say nothing of, told without running them (nor,
-//! in the Python API, measuring the ranges of its canonical text, which only findings read).
+//! The quiet path: a call the rules provably say nothing of, told without running them nor
+//! measuring the ranges of its canonical text, which only findings read. The Python API's
+//! `check_call` asks it first (`filters::check_filters_buf`, through [`super::quiet_call`]);
+//! `check` does not (on the generated 10,000-call file, 576 calls quiet, the probes and words
+//! cost more than the rules they spared).
 //!
 //! A call is quiet here when it is an MCP `netbox_get_objects` call (the form the Python API's
 //! `check_call` gives an object type, and the tool calls of agents' files) with no other
 //! argument, not in a query string or `api_filter`, to an object type written exactly as the
 //! index holds it, with at least one filter, and every filter is a parameter of that endpoint
 //! in this release with a value the value rules cannot object to. Anything else, and any
-//! filter this module cannot vouch for, goes to the rules ([`super::run`] past its hook), which
+//! filter this module cannot vouch for, goes to the rules ([`super::check_call_after`]), which
 //! give the same answer for a quiet call: no finding, and the endpoint's key.
 //!
-//! What vouching rests on, rule by rule of [`super::run`] for such a call:
+//! What vouching rests on, rule by rule of the checks (`super::rules`) for such a call:
 //! - the target: an object type the index holds as written resolves with no finding
 //!   (`target::resolve`), and a call with a view and no detail URL has no plugin note;
 //! - per filter (`check_entry`): no custom-field key (`cf_`), no view parameter (`limit`,
@@ -30,12 +33,15 @@ use super::lookups::Key;
 use crate::extract::{CallForm, RestCall, Syntax, Value};
 use crate::index::{FilterIndex, Parameter, ValueKind};
 
-/// The endpoint key (`dcim/devices`) when `call` is provably quiet: [`super::run`] gives no
-/// finding for it and this key. Else (the rules then decide) the endpoint when it was
+/// The endpoint key (`dcim/devices`) when `call` is provably quiet: the rules
+/// ([`super::check_call_keyed`]) give no finding for it and this key. Else (the rules then decide) the endpoint when it was
 /// resolved: an MCP object type written as the index holds it, which `target::resolve`
 /// resolves to the same endpoint with no finding. Cost: a probe for the target and one per
 /// filter, and a word per parameter made once ([`crate::index::Params::quiet_at`]).
-pub(crate) fn quiet<'i>(call: &RestCall, index: &'i FilterIndex) -> Result<&'i str, Option<View<'i>>> {
+pub(crate) fn quiet<'i>(
+    call: &RestCall,
+    index: &'i FilterIndex,
+) -> Result<&'i str, Option<View<'i>>> {
     if call.form != CallForm::GetObjects {
         return Err(None);
     }
@@ -48,19 +54,32 @@ pub(crate) fn quiet<'i>(call: &RestCall, index: &'i FilterIndex) -> Result<&'i s
     let view = View { key, ep, index };
     if !call.args.is_empty()
         || call.filters.is_empty()
+        || call.filters.len() > MOST
         || matches!(call.syntax, Syntax::Query | Syntax::ApiFilter)
         // The values first: a value no word takes is refused before any probe.
         || !call.filters.iter().all(|e| shaped(&e.value))
     {
         return Err(Some(view));
     }
-    // `tag` and `tag_id` values so far (the tag note needs two of one key).
-    let mut tags = [0usize; 2];
-    for e in &call.filters {
+    // Every name is found before a word is made: a call with an unknown name (the rules'
+    // business) makes none.
+    let mut found: [(usize, Option<&Parameter>); MOST] = [(0, None); MOST];
+    for (e, slot) in call.filters.iter().zip(&mut found) {
         let Some((position, param)) = ep.params.get_at(&e.key) else {
             return Err(Some(view));
         };
-        let word = Word(ep.params.quiet_at(position, || Word::make(&view, &e.key, param).0));
+        *slot = (position, Some(param));
+    }
+    // `tag` and `tag_id` values so far (the tag note needs two of one key).
+    let mut tags = [0usize; 2];
+    for (e, &(position, param)) in call.filters.iter().zip(&found) {
+        let Some(param) = param else {
+            return Err(Some(view));
+        };
+        let word = Word(
+            ep.params
+                .quiet_at(position, || Word::make(&view, &e.key, param).0),
+        );
         if !word.takes(&e.value, index) {
             return Err(Some(view));
         }
@@ -78,6 +97,9 @@ pub(crate) fn quiet<'i>(call: &RestCall, index: &'i FilterIndex) -> Result<&'i s
     }
     Ok(key)
 }
+
+/// The most filters of a call the quiet path looks at (a call with more goes to the rules).
+const MOST: usize = 16;
 
 /// False for a top-level value no [`Word`] takes (a null, a float, joined values, an empty
 /// string or list: dropped or judged by the rules).
@@ -213,7 +235,8 @@ impl Word {
             Value::Str(s) if s == "null" => false,
             Value::Str(s) => {
                 self.has(Word::STR)
-                    || (self.has(Word::BOOL) && matches!(s.as_str(), "true" | "false" | "True" | "False"))
+                    || (self.has(Word::BOOL)
+                        && matches!(s.as_str(), "true" | "false" | "True" | "False"))
                     || (self.has(Word::STR_CHOICE) && self.in_set(s, index))
             }
             Value::Bool(_) => self.has(Word::BOOL),
@@ -252,13 +275,52 @@ mod tests {
     /// values (and their labels, and near misses) with those of its base filter.
     fn values_for(index: &FilterIndex, ep: &crate::index::Endpoint, key: &str) -> Vec<Value> {
         let mut texts: Vec<String> = [
-            "", "null", "Null", "None", "active", "Active", "dc1", "core-1", "core_1", "a b",
-            "3", "0", "-1", "65001", "4200000001", "1,2", "21, 7", "1.5", "2024-01-01",
-            "2024-01-01T00:00:00Z", "2024-13-45", "yesterday",
-            "123e4567-e89b-12d3-a456-426614174000", "not-a-uuid", "true", "false", "True",
-            "False", "yes", "1", "on", "a&b", "\"q\"", "'q'", "dcim.device", "dcim | device",
-            "ipam.ipaddress", "65001:100", "10.0.0.1", "10.0.0.0/24", "[a-z]+", "(", "*",
-            "ünïcode", " padded ", "x".repeat(70).as_str(),
+            "",
+            "null",
+            "Null",
+            "None",
+            "active",
+            "Active",
+            "dc1",
+            "core-1",
+            "core_1",
+            "a b",
+            "3",
+            "0",
+            "-1",
+            "65001",
+            "4200000001",
+            "1,2",
+            "21, 7",
+            "1.5",
+            "2024-01-01",
+            "2024-01-01T00:00:00Z",
+            "2024-13-45",
+            "yesterday",
+            "123e4567-e89b-12d3-a456-426614174000",
+            "not-a-uuid",
+            "true",
+            "false",
+            "True",
+            "False",
+            "yes",
+            "1",
+            "on",
+            "a&b",
+            "\"q\"",
+            "'q'",
+            "dcim.device",
+            "dcim | device",
+            "ipam.ipaddress",
+            "65001:100",
+            "10.0.0.1",
+            "10.0.0.0/24",
+            "[a-z]+",
+            "(",
+            "*",
+            "ünïcode",
+            " padded ",
+            "x".repeat(70).as_str(),
         ]
         .iter()
         .map(|t| t.to_string())
@@ -454,7 +516,9 @@ mod tests {
                     .filter(|k| !ep.params.contains_key(k))
                     .step_by(7)
                     .map(String::as_str)
-                    .chain(["cf_x", "limit", "brief", "fields", "omit", "q__ic", "", "Status"])
+                    .chain([
+                        "cf_x", "limit", "brief", "fields", "omit", "q__ic", "", "Status",
+                    ])
                 {
                     let c = call(&ot, Syntax::Json, &[(key, &Value::Int(3))]);
                     assert!(
@@ -464,7 +528,11 @@ mod tests {
                     agrees(&c, index, true);
                 }
             }
-            assert!(quiet_here > 0, "nothing quiet on NetBox {}", index.netbox_version);
+            assert!(
+                quiet_here > 0,
+                "nothing quiet on NetBox {}",
+                index.netbox_version
+            );
             quiet_calls += quiet_here;
         }
         println!("{quiet_calls} of {calls} one-filter calls quiet");
@@ -538,7 +606,10 @@ mod tests {
                         q(&call(&ot, Syntax::Json, &[(k.as_str(), v)]), index).is_some()
                     });
                     if all_alone && tags("tag") < 2 && tags("tag_id") < 2 {
-                        assert!(was, "every filter quiet alone, the call not: {ot} {filters:?}");
+                        assert!(
+                            was,
+                            "every filter quiet alone, the call not: {ot} {filters:?}"
+                        );
                     }
                 }
             }
@@ -581,7 +652,12 @@ mod tests {
         let mut c = good.clone();
         c.filters.clear();
         assert_eq!(q(&c, &index), None);
-        for target in ["dcim.devices", "dcim/devices", " dcim.device", "Dcim.Device"] {
+        for target in [
+            "dcim.devices",
+            "dcim/devices",
+            " dcim.device",
+            "Dcim.Device",
+        ] {
             let mut c = good.clone();
             c.target = Some((target.into(), 0..target.len()));
             assert_eq!(q(&c, &index), None, "{target}");
