@@ -202,23 +202,42 @@ pub enum BufChecked {
 /// [`FilterBuf::checked`] make the text and the whole result of the same dict when asked.
 pub fn check_filters_buf(knowledge: &Knowledge, buf: &mut FilterBuf) -> BufChecked {
     buf.finish();
+    // A provably quiet dict (`rest::quiet_call`): no finding, so no range is read and none is
+    // measured.
+    let resolved = match &knowledge.index {
+        Some(index) => match crate::rest::quiet_call(&buf.call, index) {
+            Ok(key) => {
+                return BufChecked::Clean {
+                    endpoint: Some(shared_endpoint(&mut buf.endpoint, key)),
+                }
+            }
+            Err(resolved) => Some(resolved),
+        },
+        None => None,
+    };
     write_call(&mut Measure(0), &mut buf.call);
-    let (findings, endpoint) = match &knowledge.index {
-        Some(index) => {
-            let (mut found, key) = crate::rest::check_call_keyed(&buf.call, index);
+    let (findings, endpoint) = match (&knowledge.index, resolved) {
+        (Some(index), Some(resolved)) => {
+            let (mut found, key) = crate::rest::check_call_after(&buf.call, index, resolved);
             unchecked_target(&mut found, &buf.call, index, key);
-            let endpoint = key.map(|key| match &buf.endpoint {
-                Some(shared) if **shared == *key => shared.clone(),
-                _ => buf.endpoint.insert(Arc::from(key)).clone(),
-            });
+            let endpoint = key.map(|key| shared_endpoint(&mut buf.endpoint, key));
             (crate::approx::soften(knowledge, found), endpoint)
         }
-        None => (Vec::new(), None),
+        _ => (Vec::new(), None),
     };
     if findings.is_empty() {
         return BufChecked::Clean { endpoint };
     }
     BufChecked::Found { findings, endpoint }
+}
+
+/// The endpoint key `key` shared: `kept` ([`FilterBuf`]'s `endpoint`) when it is the last
+/// dict's endpoint, else a new copy kept there.
+fn shared_endpoint(kept: &mut Option<Arc<str>>, key: &str) -> Arc<str> {
+    match kept {
+        Some(shared) if **shared == *key => shared.clone(),
+        _ => kept.insert(Arc::from(key)).clone(),
+    }
 }
 
 impl FilterBuf {

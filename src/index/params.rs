@@ -58,8 +58,9 @@ struct Data {
     texts: Texts,
 }
 
-/// The words of [`Params::memo_at`]: one per name, 0 = not made yet; allocated on first use. A
-/// clone starts empty (the clone may be put in another index).
+/// The words of [`Params::memo_at`] and [`Params::quiet_at`]: two per name (the first
+/// `len` words `memo_at`'s, the next `len` `quiet_at`'s), 0 = not made yet; allocated on first
+/// use. A clone starts empty (the clone may be put in another index).
 #[derive(Default)]
 struct Memo(OnceLock<Box<[AtomicU64]>>);
 
@@ -173,6 +174,19 @@ impl Params {
     /// parameters starts without the words, and [`crate::index::FilterIndex::forget_targets`]
     /// drops them. A position out of range gives `make()`, not kept.
     pub(crate) fn memo_at(&self, position: usize, make: impl FnOnce() -> u64) -> u64 {
+        self.word_at(0, position, make)
+    }
+
+    /// A second word per name, kept as [`Params::memo_at`]'s is (same contract), for the quiet
+    /// path of the REST checks (`rest::quiet`), which derives its own word from a parameter.
+    pub(crate) fn quiet_at(&self, position: usize, make: impl FnOnce() -> u64) -> u64 {
+        self.word_at(1, position, make)
+    }
+
+    /// Word `slot` (0: [`Params::memo_at`]'s, 1: [`Params::quiet_at`]'s) of the name at
+    /// `position`.
+    #[inline]
+    fn word_at(&self, slot: usize, position: usize, make: impl FnOnce() -> u64) -> u64 {
         let data = self.data();
         if position >= data.len() {
             return make();
@@ -180,8 +194,8 @@ impl Params {
         let words = data
             .memo
             .0
-            .get_or_init(|| (0..data.len()).map(|_| AtomicU64::new(0)).collect());
-        let Some(word) = words.get(position) else {
+            .get_or_init(|| (0..2 * data.len()).map(|_| AtomicU64::new(0)).collect());
+        let Some(word) = words.get(slot * data.len() + position) else {
             return make();
         };
         match word.load(Ordering::Relaxed) {
@@ -212,7 +226,8 @@ impl Params {
         }
     }
 
-    /// Drops the words of [`Params::memo_at`] (after a change to what they were made from).
+    /// Drops the words of [`Params::memo_at`] and [`Params::quiet_at`] (after a change to what
+    /// they were made from).
     pub(crate) fn forget_memo(&mut self) {
         if let Some(data) = self.data.get_mut() {
             data.memo = Memo::default();
