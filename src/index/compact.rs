@@ -11,15 +11,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
-pub(super) const KINDS: [ValueKind; 7] = [
-    ValueKind::String,
-    ValueKind::Integer,
-    ValueKind::Number,
-    ValueKind::Boolean,
-    ValueKind::Date,
-    ValueKind::DateTime,
-    ValueKind::Uuid,
-];
+pub(super) const KINDS: [ValueKind; 7] = ValueKind::ALL;
 
 /// Serde proxy of [`Parameter`] (see the module docs for the layout).
 #[derive(Clone)]

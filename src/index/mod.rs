@@ -287,6 +287,19 @@ pub enum ValueKind {
     Uuid,
 }
 
+impl ValueKind {
+    /// Every kind, in declaration order (the compact index's kind codes are positions here).
+    pub const ALL: [ValueKind; 7] = [
+        ValueKind::String,
+        ValueKind::Integer,
+        ValueKind::Number,
+        ValueKind::Boolean,
+        ValueKind::Date,
+        ValueKind::DateTime,
+        ValueKind::Uuid,
+    ];
+}
+
 /// A choice set: machine values with their display labels, in schema order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChoiceSet {

@@ -499,15 +499,7 @@ mod tests {
     /// The detail names a value kind as the index's serde name does.
     #[test]
     fn kind_names_are_the_serde_names() {
-        for k in [
-            ValueKind::String,
-            ValueKind::Integer,
-            ValueKind::Number,
-            ValueKind::Boolean,
-            ValueKind::Date,
-            ValueKind::DateTime,
-            ValueKind::Uuid,
-        ] {
+        for k in ValueKind::ALL {
             assert_eq!(serde_json::to_value(k).unwrap(), kind_name(k), "{k:?}");
         }
     }
