@@ -307,8 +307,9 @@ pub const TEMP_PREFIX: &str = ".netbox-lsp-fix-";
 pub const KEPT_PREFIX: &str = ".netbox-lsp-kept-";
 
 /// The folders swept in this run, by `(device, inode)`: each once, however many of its files
-/// are fixed (a sweep lists the whole folder).
+/// are fixed (a sweep lists the whole folder). Read on Linux only ([`sweep_once`]).
 #[derive(Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub struct Swept(std::sync::Mutex<std::collections::HashSet<(u64, u64)>>);
 
 /// Removes, once per folder and run, the temporary files of `--fix` that a killed run (SIGKILL
