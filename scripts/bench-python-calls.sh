@@ -13,6 +13,10 @@
 # once per round. The load average is printed before and after (the machine is shared: the
 # CPU-time ratios within a run are what compare).
 #
+# The parse floor (benches/python_parse_floor.rs, built here with cargo): the pinned parser
+# alone on the same file in a fresh process (read, ruff's parse, the tree dropped), timed the
+# same way in the same rounds. `check` minus the floor is our own work per call; FLOOR=0 skips it.
+#
 # Usage: scripts/bench-python-calls.sh BASELINE_BINARY [ROUNDS]   (default 7 rounds)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,13 +31,23 @@ for n in 1000 10000 100000; do
 done
 [ -f "$DATA/calls-10000.json" ] || python3 benches/gen_calls.py 10000 "$DATA/calls-10000-again.py" "$DATA/calls-10000.json"
 OPENAPI="$ROOT/../shared/netbox/v4.6.8/openapi.json.gz"
+FLOOR_BIN=""
+if [ "${FLOOR:-1}" != 0 ]; then
+  FLOOR_BIN="$(cargo bench --bench python_parse_floor --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "python_parse_floor" and m.get("executable"):
+        print(m["executable"])' || true)"
+  [ -n "$FLOOR_BIN" ] || echo "parse floor: benches/python_parse_floor.rs did not build; its rows are left out" >&2
+fi
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)')"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" "${BEFORE:-}" "${PEER_PYTHON:-}" "$OPENAPI" <<'PY'
+python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" "${BEFORE:-}" "${PEER_PYTHON:-}" "$OPENAPI" "$FLOOR_BIN" <<'PY'
 import os, statistics, subprocess, sys, time
 
 new, base, rounds, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-before, peer_python, openapi = sys.argv[5], sys.argv[6], sys.argv[7]
+before, peer_python, openapi, floor = sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8]
 sizes = [1000, 10000, 100000]
 builds = [("this", new), ("baseline", base)] + ([("before", before)] if before else [])
 PEER = '''
@@ -62,10 +76,10 @@ print((time.process_time() - t) / len(work))
 peer = []
 
 def run(binary, path):
-    """Wall and CPU (user + sys) seconds of one `check`."""
+    """Wall and CPU (user + sys) seconds of one `check` (of the parse floor: `binary` None)."""
     t = time.perf_counter()
-    p = subprocess.Popen([binary, "check", "--format", "json", path],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cmd = [floor, path] if binary is None else [binary, "check", "--format", "json", path]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, ru = os.wait4(p.pid, 0)
     return time.perf_counter() - t, ru.ru_utime + ru.ru_stime
 
@@ -77,6 +91,8 @@ for r in range(rounds):
     for n in sizes:
         for name, binary in order:
             res.setdefault((name, n), []).append(run(binary, os.path.join(data, f"calls-{n}.py")))
+        if floor:
+            res.setdefault(("floor", n), []).append(run(None, os.path.join(data, f"calls-{n}.py")))
     if peer_python and os.path.exists(openapi):
         out = subprocess.run([peer_python, "-c", PEER, os.path.join(data, "calls-10000.json"), openapi],
                              capture_output=True, text=True, check=True).stdout
@@ -106,6 +122,18 @@ print()
 for k in [b[0] for b in builds]:
     g = med(k, 100000, 1) / 100000 / (med(k, 10000, 1) / 10000)
     print(f"growth of the CPU per call, 10,000 → 100,000 calls, {k}: {g:.3f}")
+if floor:
+    print()
+    print("The parse floor: ruff_python_parser alone on the same file in a fresh process (benches/python_parse_floor.rs), CPU per call, and our own work = check minus the floor:")
+    print("| input | floor | " + " | ".join(f"{k}: own work | {k}: own / floor" for k, _ in builds) + " |")
+    print("|---|---|" + "---|---|" * len(builds))
+    for n in sizes:
+        f = med("floor", n, 1)
+        cells = []
+        for k, _ in builds:
+            c = med(k, n, 1)
+            cells += [f"{(c - f) * 1e6 / n:.2f} µs", f"{(c - f) / f:.2f}"]
+        print(f"| {n:,} calls | {f * 1e6 / n:.2f} µs | " + " | ".join(cells) + " |")
 if peer:
     p = statistics.median(peer)
     print(f"peer: pynetbox strict_filters, CPU per dict (10,000 dicts, median of {len(peer)} rounds): {p * 1e6:.2f} µs")
@@ -113,5 +141,9 @@ if peer:
         for n in (10000, 100000):
             c = med(k, n, 1) / n
             print(f"  {k} at {n:,} calls: {c * 1e6:.2f} µs per call = {p / c:.2f}x pynetbox's per-dict CPU")
+    if floor:
+        for n in (10000, 100000):
+            f = med("floor", n, 1) / n
+            print(f"  the parse floor alone at {n:,} calls: {f * 1e6:.2f} µs per call = {p / f:.2f}x pynetbox's per-dict CPU")
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
