@@ -306,8 +306,10 @@ mod guard {
     fn arm(left: Duration) -> bool {
         let micros = left.as_micros();
         let value = libc::timeval {
-            tv_sec: (micros / 1_000_000).min(i32::MAX as u128) as libc::time_t,
-            tv_usec: (micros % 1_000_000) as libc::suseconds_t,
+            // `as _`: the field types (`time_t`, `suseconds_t`) differ by target, and libc
+            // deprecates naming them on musl.
+            tv_sec: (micros / 1_000_000).min(i32::MAX as u128) as _,
+            tv_usec: (micros % 1_000_000) as _,
         };
         let t = libc::itimerval {
             it_interval: libc::timeval {
