@@ -164,6 +164,56 @@ pub fn analyze_kept(
     pipeline(text, kind, knowledge, cache, true, None)
 }
 
+/// [`analyze_report`] for a caller that writes the findings as JSON part after part (`check
+/// --format json`): the report's findings are empty, and the parts, one after another, are
+/// the findings [`analyze_report`] gives, in its order, as [`Written`]. A large file of many
+/// calls is checked in chunks whose findings are never joined into one buffer (the join took
+/// ~34 MB of new pages for 100,000 tool calls); any other host is one part.
+pub fn analyze_parted(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+) -> (Report, Vec<Vec<Written>>) {
+    run(text, kind, knowledge, None, false, None, true)
+}
+
+/// A finding as `check --format json` writes it ([`analyze_parted`]): a [`Finding`] without
+/// what it rests on ([`Finding::facts`], which no writer reads) nor the requests of a live
+/// finding (none without `--live`): 88 bytes instead of 224, and the facts' strings freed as
+/// soon as the finding is made. Equal, and ordered ([`Written::sort_key`]), as the finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// As [`Finding::range`] (host bytes).
+    pub range: Range<usize>,
+    /// As [`Finding::code`].
+    pub code: &'static str,
+    /// As [`Finding::severity`].
+    pub severity: crate::finding::Severity,
+    /// As [`Finding::message`].
+    pub message: String,
+    /// As [`Finding::fixes`].
+    pub fixes: Vec<crate::finding::Fix>,
+}
+
+impl Written {
+    /// [`Finding::sort_key`].
+    pub fn sort_key(&self) -> (usize, usize, &'static str) {
+        (self.range.start, self.range.end, self.code)
+    }
+}
+
+impl From<Finding> for Written {
+    fn from(f: Finding) -> Written {
+        Written {
+            range: f.range,
+            code: f.code,
+            severity: f.severity,
+            message: f.message,
+            fixes: f.fixes,
+        }
+    }
+}
+
 /// The pipeline; `keep`: the sites too ([`analyze_kept`]); `given`: the extraction of `text`
 /// as `kind` when the caller has it (a host read whole; a Markdown host is read by units).
 fn pipeline(
@@ -174,8 +224,22 @@ fn pipeline(
     keep: bool,
     given: Option<extract::Extraction>,
 ) -> Report {
+    run(text, kind, knowledge, cache, keep, given, false).0
+}
+
+/// [`pipeline`]; with `parted`, the findings in parts ([`analyze_parted`]), else in the
+/// report (and no part).
+fn run(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    cache: Option<&mut UnitCache>,
+    keep: bool,
+    given: Option<extract::Extraction>,
+    parted: bool,
+) -> (Report, Vec<Vec<Written>>) {
     if is_binary(text.as_bytes()) {
-        return Report::default();
+        return (Report::default(), Vec::new());
     }
     // A byte-order mark (which `check` strips and most editors hide) is not code: read what
     // follows it, and report positions in the text as given.
@@ -196,13 +260,22 @@ fn pipeline(
             .map(|c| c.start + bom..c.end + bom)
             .collect();
         r.sites = r.sites.iter().map(|s| s.moved(0, bom)).collect();
-        return r;
+        return as_parted(r, parted);
     }
-    // 1–3: extract, site filters, checks.
+    // 1–3: extract, site filters, checks. The checks leave their findings in parts only when
+    // the finding filters need them not whole: no suppression comment in the text (none is
+    // dropped nor added) and the text read in full (no `not-checked` to add).
+    let in_parts = parted
+        && kind != HostKind::Markdown
+        && !text.contains(suppress::MARKER)
+        && not_checked(text, kind).is_none();
     let parts = match kind {
         HostKind::Markdown => markdown::analyze(text, knowledge, cache, keep),
-        _ => whole_host(text, kind, knowledge, keep, given),
+        _ => whole_host(text, kind, knowledge, keep, given, in_parts),
     };
+    if !parts.parts.is_empty() {
+        return parted_report(knowledge, parts);
+    }
     let calls = parts.calls.clone();
     let found = Found {
         rest_calls: parts.calls.len(),
@@ -222,14 +295,99 @@ fn pipeline(
     let mut not_checked = parts.not_checked;
     not_checked.sort_by_key(|n| (n.range.start, n.range.end));
     not_checked.dedup();
-    Report {
-        findings,
+    as_parted(
+        Report {
+            findings,
+            found,
+            not_checked,
+            calls,
+            sites: parts.sites,
+            blocks,
+        },
+        parted,
+    )
+}
+
+/// `r` as [`run`] gives it: with `parted`, its findings as the one part.
+fn as_parted(mut r: Report, parted: bool) -> (Report, Vec<Vec<Written>>) {
+    if parted {
+        let findings = std::mem::take(&mut r.findings);
+        (r, vec![findings.into_iter().map(Written::from).collect()])
+    } else {
+        (r, Vec::new())
+    }
+}
+
+/// The finding filters of [`run`] on findings left in parts ([`Parts::parts`]; the text holds
+/// no suppression comment and was read in full), part by part: softened, each part sorted and
+/// then, when each part's findings all sort before the next part's (the stable sort of the
+/// whole is then the parts one after another), a run of equal findings removed as one even
+/// across a part's end; otherwise the parts are joined, sorted and deduplicated whole. The
+/// findings are those [`run`] gives joined, in its order.
+fn parted_report(knowledge: &Knowledge, mut parts: Parts) -> (Report, Vec<Vec<Written>>) {
+    let mut chunks = std::mem::take(&mut parts.parts);
+    if !parts.findings.is_empty() {
+        let first = std::mem::take(&mut parts.findings);
+        chunks.insert(0, first.into_iter().map(Written::from).collect());
+    }
+    let softened = knowledge.approximate.is_some();
+    let mut in_order = true;
+    let mut last: Option<(usize, usize, &'static str)> = None;
+    for c in &mut chunks {
+        if softened {
+            for f in c.iter_mut() {
+                crate::approx::soften_one(&mut f.severity, f.code);
+            }
+        }
+        if !c.is_sorted_by_key(Written::sort_key) {
+            c.sort_by_key(Written::sort_key);
+        }
+        if let (Some(l), Some(f)) = (last, c.first()) {
+            in_order &= l <= f.sort_key();
+        }
+        if let Some(l) = c.last() {
+            last = Some(l.sort_key());
+        }
+    }
+    if in_order {
+        // `dedup` of the whole: a finding equal to the last one kept is removed.
+        let mut kept: Option<usize> = None;
+        for i in 0..chunks.len() {
+            chunks[i].dedup();
+            if let Some(k) = kept {
+                let (before, after) = chunks.split_at_mut(i);
+                if let Some(l) = before[k].last() {
+                    let equal = after[0].iter().take_while(|f| *f == l).count();
+                    after[0].drain(..equal);
+                }
+            }
+            if !chunks[i].is_empty() {
+                kept = Some(i);
+            }
+        }
+    } else {
+        let mut all: Vec<Written> = chunks.into_iter().flatten().collect();
+        all.sort_by_key(Written::sort_key);
+        all.dedup();
+        chunks = vec![all];
+    }
+    let mut not_checked = parts.not_checked;
+    not_checked.sort_by_key(|n| (n.range.start, n.range.end));
+    not_checked.dedup();
+    let found = Found {
+        rest_calls: parts.calls.len(),
+        graphql_documents: parts.graphql_documents,
+        not_checked: Counts::of(&not_checked),
+    };
+    let report = Report {
+        findings: Vec::new(),
         found,
         not_checked,
-        calls,
+        calls: parts.calls,
         sites: parts.sites,
-        blocks,
-    }
+        blocks: Vec::new(),
+    };
+    (report, chunks)
 }
 
 /// A host read as one piece of code (Python, YAML, JSON, GraphQL, a notebook, plain text):
@@ -242,6 +400,7 @@ fn whole_host(
     knowledge: &Knowledge,
     keep: bool,
     given: Option<extract::Extraction>,
+    parted: bool,
 ) -> Parts {
     let mut ex = given.unwrap_or_else(|| extract::extract(text, kind));
     let mut notebook_sorted = None;
@@ -278,11 +437,13 @@ fn whole_host(
     } else {
         filters.sort_all(ex.sites, code, &Around::default())
     };
+    // A notebook's fixes are escaped below: its findings are joined.
     let looks = check::Looks {
         keep,
+        parted: parted && !keep && kind != HostKind::Notebook,
         ..check::Looks::default()
     };
-    let mut checked = check::check_sites(&calls, knowledge, text, &looks);
+    let mut checked = check::check_sites_owned(calls, knowledge, text, &looks);
     if kind == HostKind::Notebook {
         // Every cell's code sits in JSON strings: fixes are written escaped.
         checked
@@ -298,6 +459,7 @@ fn whole_host(
         graphql_documents: checked.graphql,
         not_checked: held,
         sites: checked.sites,
+        parts: checked.parts,
     }
 }
 
@@ -314,6 +476,9 @@ struct Parts {
     not_checked: Vec<NotChecked>,
     /// The sites checked, with [`check::Looks::keep`].
     sites: Vec<CheckedSite>,
+    /// With [`check::Looks::parted`]: findings after [`Parts::findings`], in parts
+    /// ([`check::Checked::parts`]).
+    parts: Vec<Vec<Written>>,
 }
 
 /// How many leading bytes are looked at for a NUL byte by [`is_binary`].
