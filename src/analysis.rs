@@ -520,3 +520,176 @@ pub fn not_checked(text: &str, kind: HostKind) -> Option<Finding> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::{Edit, Fix, Severity};
+
+    fn knowledge(approximate: Option<&str>) -> Knowledge {
+        Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.7.3")),
+            graphql: crate::graphql::embedded_schema("4.7.3"),
+            approximate: approximate.map(str::to_string),
+            ..Default::default()
+        }
+    }
+
+    /// Lines of tool calls (of `benches/gen_calls.py`'s shape), most with findings.
+    const CALLS: &[&str] = &[
+        r#"netbox_get_objects("dcim.site", {"stauts": 3})"#,
+        r#"netbox_get_objects("ipam.fhrpgroup", {"auth_type": 42})"#,
+        r#"netbox_get_objects("extras.customfield", {"label__in": ["active", True], "omit": "core"})"#,
+        r#"netbox_get_objects("dcim.device", {"longitude__n": "core"})"#,
+        r#"netbox_get_objects("dcim.site", {"start": "active"})"#,
+        r#"netbox_get_objects("ipam.vlan", {"staetus": "core", "site_gorup_id": True, "owner__n": "edge"})"#,
+        r#"netbox_get_objects("virtualization.virtualmachine", {"cluster_id": None, "seerial": True})"#,
+        r#"netbox_get_objects("tenancy.tenant", {"lsug": "active", "tag": "edge", "last_updated__gte": "edge"})"#,
+        r#"netbox_get_objects("users.user", {"owner_id": None, "permission_id__icontains": "edge", "username__niew": "active"})"#,
+        r#"netbox_get_objects("dcim.site", {"status": "active"})"#,
+    ];
+
+    fn calls(n: usize) -> String {
+        let mut text = String::from("# Generated.\n");
+        for i in 0..n {
+            text.push_str(CALLS[(i * 7) % CALLS.len()]);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// What [`analyze_parted`] gives, joined.
+    fn parted(text: &str, kind: HostKind, k: &Knowledge) -> (Report, Vec<Vec<Written>>) {
+        analyze_parted(text, kind, k)
+    }
+
+    fn report_written(text: &str, kind: HostKind, k: &Knowledge) -> Vec<Written> {
+        analyze_report(text, kind, k, None)
+            .findings
+            .into_iter()
+            .map(Written::from)
+            .collect()
+    }
+
+    #[test]
+    fn parted_findings_are_the_reports() {
+        let many = calls(300);
+        let shared = format!(
+            "PARAMS = {{\"stauts\": 1}}\n{}",
+            (0..100)
+                .map(|_| "netbox_get_objects(\"dcim.site\", PARAMS)\n")
+                .collect::<String>()
+        );
+        let suppressed = format!(
+            "{many}netbox_get_objects(\"dcim.site\", {{\"stauts\": 3}})  # netbox-lsp: ignore\n"
+        );
+        let bom = format!("\u{feff}{many}");
+        let few = calls(10);
+        for approximate in [None, Some("4.8.0")] {
+            let k = knowledge(approximate);
+            for (text, kind, in_parts) in [
+                (&many, HostKind::Python, Some(true)),
+                (&shared, HostKind::Python, Some(false)),
+                (&suppressed, HostKind::Python, Some(false)),
+                (&bom, HostKind::Python, Some(false)),
+                (&few, HostKind::Python, Some(false)),
+                (&many, HostKind::Text, None),
+            ] {
+                let (report, parts) = parted(text, kind, &k);
+                assert!(report.findings.is_empty());
+                if let Some(in_parts) = in_parts {
+                    assert_eq!(parts.len() > 1, in_parts, "{kind:?} {:?}", &text[..40]);
+                }
+                let want = report_written(text, kind, &k);
+                assert!(kind != HostKind::Python || !want.is_empty());
+                let got: Vec<Written> = parts.into_iter().flatten().collect();
+                assert_eq!(got, want, "{kind:?} {:?}", &text[..40]);
+                let whole = analyze_report(text, kind, &k, None);
+                assert_eq!(report.found, whole.found);
+                assert_eq!(report.calls, whole.calls);
+                assert_eq!(report.not_checked, whole.not_checked);
+            }
+        }
+    }
+
+    fn written(start: usize, end: usize, code: &'static str, message: &str) -> Written {
+        Written {
+            range: start..end,
+            code,
+            severity: Severity::Error,
+            message: message.to_string(),
+            fixes: vec![Fix {
+                title: format!("fix {message}"),
+                edits: vec![Edit {
+                    range: start..end,
+                    new_text: message.to_string(),
+                }],
+                certain: false,
+                releases: Vec::new(),
+            }],
+        }
+    }
+
+    /// The stable sort and `dedup` of the parts joined, softened first when `approximate`.
+    fn joined(parts: &[Vec<Written>], approximate: bool) -> Vec<Written> {
+        let mut all: Vec<Finding> = parts
+            .iter()
+            .flatten()
+            .map(|w| Finding {
+                fixes: w.fixes.clone(),
+                ..Finding::new(w.range.clone(), w.code, w.severity, w.message.clone())
+            })
+            .collect();
+        if approximate {
+            all = crate::approx::soften(&knowledge(Some("4.8.0")), all);
+        }
+        Finding::sort_all(&mut all);
+        all.dedup();
+        all.into_iter().map(Written::from).collect()
+    }
+
+    #[test]
+    fn parts_are_sorted_and_deduplicated_as_the_whole() {
+        let a = |s, e, m| written(s, e, "unknown-filter", m);
+        let b = |s, e, m| written(s, e, "invalid-choice", m);
+        let cases: Vec<Vec<Vec<Written>>> = vec![
+            // In order, a run of equal findings across two part ends and an empty part.
+            vec![
+                vec![a(0, 2, "x"), a(5, 6, "y")],
+                vec![a(5, 6, "y"), a(5, 6, "y")],
+                vec![],
+                vec![a(5, 6, "y"), b(7, 8, "z")],
+            ],
+            // Equal keys, different findings, across a part's end: stable.
+            vec![vec![a(1, 2, "p"), a(3, 4, "q")], vec![a(3, 4, "r"), a(3, 4, "q")]],
+            // Unsorted inside a part.
+            vec![vec![a(9, 10, "x"), a(1, 2, "y")], vec![b(11, 12, "z")]],
+            // A part before the previous one's end: joined.
+            vec![
+                vec![a(10, 12, "x"), a(20, 21, "y")],
+                vec![a(15, 16, "z"), a(20, 21, "y")],
+                vec![a(30, 31, "w")],
+            ],
+            // By code at one range.
+            vec![vec![a(4, 5, "x")], vec![b(4, 5, "y")]],
+        ];
+        for case in cases {
+            for approximate in [false, true] {
+                let k = if approximate {
+                    knowledge(Some("4.8.0"))
+                } else {
+                    Knowledge::default()
+                };
+                let parts = Parts {
+                    parts: case.clone(),
+                    calls: vec![0..1],
+                    ..Parts::default()
+                };
+                let (report, got) = parted_report(&k, parts);
+                assert_eq!(report.found.rest_calls, 1);
+                let got: Vec<Written> = got.into_iter().flatten().collect();
+                assert_eq!(got, joined(&case, approximate), "{case:?}");
+            }
+        }
+    }
+}
