@@ -661,7 +661,10 @@ mod tests {
                 vec![a(5, 6, "y"), b(7, 8, "z")],
             ],
             // Equal keys, different findings, across a part's end: stable.
-            vec![vec![a(1, 2, "p"), a(3, 4, "q")], vec![a(3, 4, "r"), a(3, 4, "q")]],
+            vec![
+                vec![a(1, 2, "p"), a(3, 4, "q")],
+                vec![a(3, 4, "r"), a(3, 4, "q")],
+            ],
             // Unsorted inside a part.
             vec![vec![a(9, 10, "x"), a(1, 2, "y")], vec![b(11, 12, "z")]],
             // A part before the previous one's end: joined.
@@ -682,7 +685,7 @@ mod tests {
                 };
                 let parts = Parts {
                     parts: case.clone(),
-                    calls: vec![0..1],
+                    calls: std::iter::once(0..1).collect(),
                     ..Parts::default()
                 };
                 let (report, got) = parted_report(&k, parts);

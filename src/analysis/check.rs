@@ -220,14 +220,15 @@ pub(super) fn check_sites_owned(
 ) -> Checked {
     let plain = !looks.keep
         && sites.len() >= PARALLEL_SITES
-        && !sites.iter().any(|s| {
-            bare_path(s).is_some() || is_candidate_document(s) || has_remote_origin(s)
-        });
+        && !sites
+            .iter()
+            .any(|s| bare_path(s).is_some() || is_candidate_document(s) || has_remote_origin(s));
     if !plain {
         return check_sites(&sites, knowledge, text, looks);
     }
     let mut out = Checked {
         any: true,
+        calls: Vec::with_capacity(sites.len()),
         ..Checked::default()
     };
     for site in &sites {
@@ -484,9 +485,7 @@ fn check_one(
             (found, endpoint)
         }
         Site::Graphql(doc) => match knowledge.schema() {
-            Some(schema) if doc.holes.is_empty() => {
-                (graphql::check_document(doc, &schema), None)
-            }
+            Some(schema) if doc.holes.is_empty() => (graphql::check_document(doc, &schema), None),
             Some(schema) => (check_with_holes(doc, &schema), None),
             None => (Vec::new(), None),
         },
