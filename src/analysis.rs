@@ -164,6 +164,56 @@ pub fn analyze_kept(
     pipeline(text, kind, knowledge, cache, true, None)
 }
 
+/// [`analyze_report`] for a caller that writes the findings as JSON part after part (`check
+/// --format json`): the report's findings are empty, and the parts, one after another, are
+/// the findings [`analyze_report`] gives, in its order, as [`Written`]. A large file of many
+/// calls is checked in chunks whose findings are never joined into one buffer (the join took
+/// ~34 MB of new pages for 100,000 tool calls); any other host is one part.
+pub fn analyze_parted(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+) -> (Report, Vec<Vec<Written>>) {
+    run(text, kind, knowledge, None, false, None, true)
+}
+
+/// A finding as `check --format json` writes it ([`analyze_parted`]): a [`Finding`] without
+/// what it rests on ([`Finding::facts`], which no writer reads) nor the requests of a live
+/// finding (none without `--live`): 88 bytes instead of 224, and the facts' strings freed as
+/// soon as the finding is made. Equal, and ordered ([`Written::sort_key`]), as the finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// As [`Finding::range`] (host bytes).
+    pub range: Range<usize>,
+    /// As [`Finding::code`].
+    pub code: &'static str,
+    /// As [`Finding::severity`].
+    pub severity: crate::finding::Severity,
+    /// As [`Finding::message`].
+    pub message: String,
+    /// As [`Finding::fixes`].
+    pub fixes: Vec<crate::finding::Fix>,
+}
+
+impl Written {
+    /// [`Finding::sort_key`].
+    pub fn sort_key(&self) -> (usize, usize, &'static str) {
+        (self.range.start, self.range.end, self.code)
+    }
+}
+
+impl From<Finding> for Written {
+    fn from(f: Finding) -> Written {
+        Written {
+            range: f.range,
+            code: f.code,
+            severity: f.severity,
+            message: f.message,
+            fixes: f.fixes,
+        }
+    }
+}
+
 /// The pipeline; `keep`: the sites too ([`analyze_kept`]); `given`: the extraction of `text`
 /// as `kind` when the caller has it (a host read whole; a Markdown host is read by units).
 fn pipeline(
@@ -174,8 +224,22 @@ fn pipeline(
     keep: bool,
     given: Option<extract::Extraction>,
 ) -> Report {
+    run(text, kind, knowledge, cache, keep, given, false).0
+}
+
+/// [`pipeline`]; with `parted`, the findings in parts ([`analyze_parted`]), else in the
+/// report (and no part).
+fn run(
+    text: &str,
+    kind: HostKind,
+    knowledge: &Knowledge,
+    cache: Option<&mut UnitCache>,
+    keep: bool,
+    given: Option<extract::Extraction>,
+    parted: bool,
+) -> (Report, Vec<Vec<Written>>) {
     if is_binary(text.as_bytes()) {
-        return Report::default();
+        return (Report::default(), Vec::new());
     }
     // A byte-order mark (which `check` strips and most editors hide) is not code: read what
     // follows it, and report positions in the text as given.
@@ -196,13 +260,22 @@ fn pipeline(
             .map(|c| c.start + bom..c.end + bom)
             .collect();
         r.sites = r.sites.iter().map(|s| s.moved(0, bom)).collect();
-        return r;
+        return as_parted(r, parted);
     }
-    // 1–3: extract, site filters, checks.
+    // 1–3: extract, site filters, checks. The checks leave their findings in parts only when
+    // the finding filters need them not whole: no suppression comment in the text (none is
+    // dropped nor added) and the text read in full (no `not-checked` to add).
+    let in_parts = parted
+        && kind != HostKind::Markdown
+        && !text.contains(suppress::MARKER)
+        && not_checked(text, kind).is_none();
     let parts = match kind {
         HostKind::Markdown => markdown::analyze(text, knowledge, cache, keep),
-        _ => whole_host(text, kind, knowledge, keep, given),
+        _ => whole_host(text, kind, knowledge, keep, given, in_parts),
     };
+    if !parts.parts.is_empty() {
+        return parted_report(knowledge, parts);
+    }
     let calls = parts.calls.clone();
     let found = Found {
         rest_calls: parts.calls.len(),
@@ -222,14 +295,99 @@ fn pipeline(
     let mut not_checked = parts.not_checked;
     not_checked.sort_by_key(|n| (n.range.start, n.range.end));
     not_checked.dedup();
-    Report {
-        findings,
+    as_parted(
+        Report {
+            findings,
+            found,
+            not_checked,
+            calls,
+            sites: parts.sites,
+            blocks,
+        },
+        parted,
+    )
+}
+
+/// `r` as [`run`] gives it: with `parted`, its findings as the one part.
+fn as_parted(mut r: Report, parted: bool) -> (Report, Vec<Vec<Written>>) {
+    if parted {
+        let findings = std::mem::take(&mut r.findings);
+        (r, vec![findings.into_iter().map(Written::from).collect()])
+    } else {
+        (r, Vec::new())
+    }
+}
+
+/// The finding filters of [`run`] on findings left in parts ([`Parts::parts`]; the text holds
+/// no suppression comment and was read in full), part by part: softened, each part sorted and
+/// then, when each part's findings all sort before the next part's (the stable sort of the
+/// whole is then the parts one after another), a run of equal findings removed as one even
+/// across a part's end; otherwise the parts are joined, sorted and deduplicated whole. The
+/// findings are those [`run`] gives joined, in its order.
+fn parted_report(knowledge: &Knowledge, mut parts: Parts) -> (Report, Vec<Vec<Written>>) {
+    let mut chunks = std::mem::take(&mut parts.parts);
+    if !parts.findings.is_empty() {
+        let first = std::mem::take(&mut parts.findings);
+        chunks.insert(0, first.into_iter().map(Written::from).collect());
+    }
+    let softened = knowledge.approximate.is_some();
+    let mut in_order = true;
+    let mut last: Option<(usize, usize, &'static str)> = None;
+    for c in &mut chunks {
+        if softened {
+            for f in c.iter_mut() {
+                crate::approx::soften_one(&mut f.severity, f.code);
+            }
+        }
+        if !c.is_sorted_by_key(Written::sort_key) {
+            c.sort_by_key(Written::sort_key);
+        }
+        if let (Some(l), Some(f)) = (last, c.first()) {
+            in_order &= l <= f.sort_key();
+        }
+        if let Some(l) = c.last() {
+            last = Some(l.sort_key());
+        }
+    }
+    if in_order {
+        // `dedup` of the whole: a finding equal to the last one kept is removed.
+        let mut kept: Option<usize> = None;
+        for i in 0..chunks.len() {
+            chunks[i].dedup();
+            if let Some(k) = kept {
+                let (before, after) = chunks.split_at_mut(i);
+                if let Some(l) = before[k].last() {
+                    let equal = after[0].iter().take_while(|f| *f == l).count();
+                    after[0].drain(..equal);
+                }
+            }
+            if !chunks[i].is_empty() {
+                kept = Some(i);
+            }
+        }
+    } else {
+        let mut all: Vec<Written> = chunks.into_iter().flatten().collect();
+        all.sort_by_key(Written::sort_key);
+        all.dedup();
+        chunks = vec![all];
+    }
+    let mut not_checked = parts.not_checked;
+    not_checked.sort_by_key(|n| (n.range.start, n.range.end));
+    not_checked.dedup();
+    let found = Found {
+        rest_calls: parts.calls.len(),
+        graphql_documents: parts.graphql_documents,
+        not_checked: Counts::of(&not_checked),
+    };
+    let report = Report {
+        findings: Vec::new(),
         found,
         not_checked,
-        calls,
+        calls: parts.calls,
         sites: parts.sites,
-        blocks,
-    }
+        blocks: Vec::new(),
+    };
+    (report, chunks)
 }
 
 /// A host read as one piece of code (Python, YAML, JSON, GraphQL, a notebook, plain text):
@@ -242,6 +400,7 @@ fn whole_host(
     knowledge: &Knowledge,
     keep: bool,
     given: Option<extract::Extraction>,
+    parted: bool,
 ) -> Parts {
     let mut ex = given.unwrap_or_else(|| extract::extract(text, kind));
     let mut notebook_sorted = None;
@@ -278,11 +437,13 @@ fn whole_host(
     } else {
         filters.sort_all(ex.sites, code, &Around::default())
     };
+    // A notebook's fixes are escaped below: its findings are joined.
     let looks = check::Looks {
         keep,
+        parted: parted && !keep && kind != HostKind::Notebook,
         ..check::Looks::default()
     };
-    let mut checked = check::check_sites(&calls, knowledge, text, &looks);
+    let mut checked = check::check_sites_owned(calls, knowledge, text, &looks);
     if kind == HostKind::Notebook {
         // Every cell's code sits in JSON strings: fixes are written escaped.
         checked
@@ -298,6 +459,7 @@ fn whole_host(
         graphql_documents: checked.graphql,
         not_checked: held,
         sites: checked.sites,
+        parts: checked.parts,
     }
 }
 
@@ -314,6 +476,9 @@ struct Parts {
     not_checked: Vec<NotChecked>,
     /// The sites checked, with [`check::Looks::keep`].
     sites: Vec<CheckedSite>,
+    /// With [`check::Looks::parted`]: findings after [`Parts::findings`], in parts
+    /// ([`check::Checked::parts`]).
+    parts: Vec<Vec<Written>>,
 }
 
 /// How many leading bytes are looked at for a NUL byte by [`is_binary`].
@@ -354,4 +519,180 @@ pub fn not_checked(text: &str, kind: HostKind) -> Option<Finding> {
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::{Edit, Fix, Severity};
+
+    fn knowledge(approximate: Option<&str>) -> Knowledge {
+        Knowledge {
+            index: Some(crate::index::embedded::embedded_index("4.7.3")),
+            graphql: crate::graphql::embedded_schema("4.7.3"),
+            approximate: approximate.map(str::to_string),
+            ..Default::default()
+        }
+    }
+
+    /// Lines of tool calls (of `benches/gen_calls.py`'s shape), most with findings.
+    const CALLS: &[&str] = &[
+        r#"netbox_get_objects("dcim.site", {"stauts": 3})"#,
+        r#"netbox_get_objects("ipam.fhrpgroup", {"auth_type": 42})"#,
+        r#"netbox_get_objects("extras.customfield", {"label__in": ["active", True], "omit": "core"})"#,
+        r#"netbox_get_objects("dcim.device", {"longitude__n": "core"})"#,
+        r#"netbox_get_objects("dcim.site", {"start": "active"})"#,
+        r#"netbox_get_objects("ipam.vlan", {"staetus": "core", "site_gorup_id": True, "owner__n": "edge"})"#,
+        r#"netbox_get_objects("virtualization.virtualmachine", {"cluster_id": None, "seerial": True})"#,
+        r#"netbox_get_objects("tenancy.tenant", {"lsug": "active", "tag": "edge", "last_updated__gte": "edge"})"#,
+        r#"netbox_get_objects("users.user", {"owner_id": None, "permission_id__icontains": "edge", "username__niew": "active"})"#,
+        r#"netbox_get_objects("dcim.site", {"status": "active"})"#,
+    ];
+
+    fn calls(n: usize) -> String {
+        let mut text = String::from("# Generated.\n");
+        for i in 0..n {
+            text.push_str(CALLS[(i * 7) % CALLS.len()]);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// What [`analyze_parted`] gives, joined.
+    fn parted(text: &str, kind: HostKind, k: &Knowledge) -> (Report, Vec<Vec<Written>>) {
+        analyze_parted(text, kind, k)
+    }
+
+    fn report_written(text: &str, kind: HostKind, k: &Knowledge) -> Vec<Written> {
+        analyze_report(text, kind, k, None)
+            .findings
+            .into_iter()
+            .map(Written::from)
+            .collect()
+    }
+
+    #[test]
+    fn parted_findings_are_the_reports() {
+        let many = calls(300);
+        let shared = format!(
+            "PARAMS = {{\"stauts\": 1}}\n{}",
+            (0..100)
+                .map(|_| "netbox_get_objects(\"dcim.site\", PARAMS)\n")
+                .collect::<String>()
+        );
+        let suppressed = format!(
+            "{many}netbox_get_objects(\"dcim.site\", {{\"stauts\": 3}})  # netbox-lsp: ignore\n"
+        );
+        let bom = format!("\u{feff}{many}");
+        let few = calls(10);
+        for approximate in [None, Some("4.8.0")] {
+            let k = knowledge(approximate);
+            for (text, kind, in_parts) in [
+                (&many, HostKind::Python, Some(true)),
+                (&shared, HostKind::Python, Some(false)),
+                (&suppressed, HostKind::Python, Some(false)),
+                (&bom, HostKind::Python, Some(false)),
+                (&few, HostKind::Python, Some(false)),
+                (&many, HostKind::Text, None),
+            ] {
+                let (report, parts) = parted(text, kind, &k);
+                assert!(report.findings.is_empty());
+                if let Some(in_parts) = in_parts {
+                    assert_eq!(parts.len() > 1, in_parts, "{kind:?} {:?}", &text[..40]);
+                }
+                let want = report_written(text, kind, &k);
+                assert!(kind != HostKind::Python || !want.is_empty());
+                let got: Vec<Written> = parts.into_iter().flatten().collect();
+                assert_eq!(got, want, "{kind:?} {:?}", &text[..40]);
+                let whole = analyze_report(text, kind, &k, None);
+                assert_eq!(report.found, whole.found);
+                assert_eq!(report.calls, whole.calls);
+                assert_eq!(report.not_checked, whole.not_checked);
+            }
+        }
+    }
+
+    fn written(start: usize, end: usize, code: &'static str, message: &str) -> Written {
+        Written {
+            range: start..end,
+            code,
+            severity: Severity::Error,
+            message: message.to_string(),
+            fixes: vec![Fix {
+                title: format!("fix {message}"),
+                edits: vec![Edit {
+                    range: start..end,
+                    new_text: message.to_string(),
+                }],
+                certain: false,
+                releases: Vec::new(),
+            }],
+        }
+    }
+
+    /// The stable sort and `dedup` of the parts joined, softened first when `approximate`.
+    fn joined(parts: &[Vec<Written>], approximate: bool) -> Vec<Written> {
+        let mut all: Vec<Finding> = parts
+            .iter()
+            .flatten()
+            .map(|w| Finding {
+                fixes: w.fixes.clone(),
+                ..Finding::new(w.range.clone(), w.code, w.severity, w.message.clone())
+            })
+            .collect();
+        if approximate {
+            all = crate::approx::soften(&knowledge(Some("4.8.0")), all);
+        }
+        Finding::sort_all(&mut all);
+        all.dedup();
+        all.into_iter().map(Written::from).collect()
+    }
+
+    #[test]
+    fn parts_are_sorted_and_deduplicated_as_the_whole() {
+        let a = |s, e, m| written(s, e, "unknown-filter", m);
+        let b = |s, e, m| written(s, e, "invalid-choice", m);
+        let cases: Vec<Vec<Vec<Written>>> = vec![
+            // In order, a run of equal findings across two part ends and an empty part.
+            vec![
+                vec![a(0, 2, "x"), a(5, 6, "y")],
+                vec![a(5, 6, "y"), a(5, 6, "y")],
+                vec![],
+                vec![a(5, 6, "y"), b(7, 8, "z")],
+            ],
+            // Equal keys, different findings, across a part's end: stable.
+            vec![
+                vec![a(1, 2, "p"), a(3, 4, "q")],
+                vec![a(3, 4, "r"), a(3, 4, "q")],
+            ],
+            // Unsorted inside a part.
+            vec![vec![a(9, 10, "x"), a(1, 2, "y")], vec![b(11, 12, "z")]],
+            // A part before the previous one's end: joined.
+            vec![
+                vec![a(10, 12, "x"), a(20, 21, "y")],
+                vec![a(15, 16, "z"), a(20, 21, "y")],
+                vec![a(30, 31, "w")],
+            ],
+            // By code at one range.
+            vec![vec![a(4, 5, "x")], vec![b(4, 5, "y")]],
+        ];
+        for case in cases {
+            for approximate in [false, true] {
+                let k = if approximate {
+                    knowledge(Some("4.8.0"))
+                } else {
+                    Knowledge::default()
+                };
+                let parts = Parts {
+                    parts: case.clone(),
+                    calls: std::iter::once(0..1).collect(),
+                    ..Parts::default()
+                };
+                let (report, got) = parted_report(&k, parts);
+                assert_eq!(report.found.rest_calls, 1);
+                let got: Vec<Written> = got.into_iter().flatten().collect();
+                assert_eq!(got, joined(&case, approximate), "{case:?}");
+            }
+        }
+    }
 }

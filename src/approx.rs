@@ -18,9 +18,14 @@ pub fn soften(knowledge: &Knowledge, mut findings: Vec<Finding>) -> Vec<Finding>
         return findings;
     }
     for f in &mut findings {
-        if f.severity == Severity::Error && crate::catalogue::may_differ(f.code) {
-            f.severity = Severity::Warning;
-        }
+        soften_one(&mut f.severity, f.code);
     }
     findings
+}
+
+/// [`soften`] of one finding's `severity`, of code `code`, when the knowledge is approximate.
+pub fn soften_one(severity: &mut Severity, code: &str) {
+    if *severity == Severity::Error && crate::catalogue::may_differ(code) {
+        *severity = Severity::Warning;
+    }
 }

@@ -29,6 +29,10 @@ pub(super) struct Checked {
     /// With [`Looks::keep`]: every site given to the checks, in their order, each REST call
     /// with the findings its checks gave (before the finding filters).
     pub sites: Vec<super::CheckedSite>,
+    /// With [`Looks::parted`] and [`check_sites_owned`]'s chunks: the findings of each chunk of
+    /// sites as `check` writes them, in the sites' order, after [`Checked::findings`] (left
+    /// empty then): the findings are `findings` then these, never joined into one buffer.
+    pub parts: Vec<Vec<super::Written>>,
 }
 
 impl Checked {
@@ -47,6 +51,11 @@ impl Checked {
             graphql: self.graphql,
             not_checked: self.not_checked.iter().map(|n| n.moved(from, to)).collect(),
             sites: self.sites.iter().map(|s| s.moved(from, to)).collect(),
+            parts: self
+                .parts
+                .iter()
+                .map(|p| p.iter().map(|f| moved_written(f, from, to)).collect())
+                .collect(),
         }
     }
 }
@@ -128,6 +137,18 @@ pub(super) fn moved_finding(f: &Finding, from: usize, to: usize) -> Finding {
     f
 }
 
+/// [`moved_finding`] for a finding as `check` writes it.
+fn moved_written(f: &super::Written, from: usize, to: usize) -> super::Written {
+    let mut f = f.clone();
+    f.range = moved_range(&f.range, from, to);
+    for fix in &mut f.fixes {
+        for edit in &mut fix.edits {
+            edit.range = moved_range(&edit.range, from, to);
+        }
+    }
+    f
+}
+
 /// Host range `r` moved from offset `from` to `to`.
 fn moved_range(r: &Range<usize>, from: usize, to: usize) -> Range<usize> {
     (r.start + to).saturating_sub(from)..(r.end + to).saturating_sub(from)
@@ -179,6 +200,73 @@ pub(super) struct Looks {
     /// Whether [`Checked::sites`] is kept (for the consumers of the analysis: live
     /// verification, the editor's code lens); off for a plain check, which needs only findings.
     pub keep: bool,
+    /// Whether the findings of many sites checked in chunks ([`check_sites_owned`]) are left
+    /// in [`Checked::parts`] as [`super::Written`] (for `check`, which writes them part after
+    /// part) rather than joined into [`Checked::findings`]. Only where nothing reads the
+    /// findings' facts: not with [`Looks::keep`].
+    pub parted: bool,
+}
+
+/// [`check_sites`] given the sites: when they are many and go to the plain checks (not kept;
+/// no bare path, no GraphQL document found by its shape, nothing written away from its call),
+/// each chunk of sites is dropped once checked, on the thread that checked it, so that the
+/// findings that follow reuse its memory; with [`Looks::parted`] the chunks' findings are left
+/// in [`Checked::parts`]. The result is [`check_sites`]'s (the findings, joined, the same).
+pub(super) fn check_sites_owned(
+    sites: Vec<Site>,
+    knowledge: &Knowledge,
+    text: &str,
+    looks: &Looks,
+) -> Checked {
+    let plain = !looks.keep
+        && sites.len() >= PARALLEL_SITES
+        && !sites
+            .iter()
+            .any(|s| bare_path(s).is_some() || is_candidate_document(s) || has_remote_origin(s));
+    if !plain {
+        return check_sites(&sites, knowledge, text, looks);
+    }
+    let mut out = Checked {
+        any: true,
+        calls: Vec::with_capacity(sites.len()),
+        ..Checked::default()
+    };
+    for site in &sites {
+        match site {
+            Site::Rest(call) => out.calls.push(call.call_range.clone()),
+            Site::Graphql(_) => out.graphql += 1,
+            Site::NotChecked(_) => {}
+        }
+    }
+    // Each part is made to its size (a collect of unknown length left up to half of its
+    // buffer unused), from the sites' own lists of findings, freed at once for the next site.
+    fn joined<T>(found: Vec<Vec<Finding>>, into: impl Fn(Finding) -> T) -> Vec<T> {
+        let mut part = Vec::with_capacity(found.iter().map(Vec::len).sum());
+        for f in found {
+            part.extend(f.into_iter().map(&into));
+        }
+        part
+    }
+    let chunks = sites.into_par_iter().chunks(PARALLEL_SITES / 2);
+    let found = |chunk: Vec<Site>| -> Vec<Vec<Finding>> {
+        chunk
+            .iter()
+            .map(|site| check_one(site, knowledge, text, looks).0)
+            .collect()
+    };
+    if looks.parted {
+        out.parts = chunks
+            .map(|chunk| joined(found(chunk), super::Written::from))
+            .collect();
+        return out;
+    }
+    let parts: Vec<Vec<Finding>> = chunks.map(|chunk| joined(found(chunk), |f| f)).collect();
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        all.extend(part);
+    }
+    out.findings = all;
+    out
 }
 
 /// Checks `sites` of host `text` against `knowledge` (`urls` and `not_checked` are left
@@ -264,60 +352,7 @@ pub(super) fn check_sites(
             out.calls.push(call.call_range.clone());
         }
     }
-    // A site's findings and, for a REST call when the sites are kept, the endpoint key its
-    // filters were checked against (the agents' unchecked-target rule reads it).
-    let one_kept = |site: &Site| -> (Vec<Finding>, Option<String>) {
-        match site {
-            Site::Rest(call) => {
-                let Some(index) = &knowledge.index else {
-                    return (Vec::new(), None);
-                };
-                let (mut found, endpoint) = if looks.keep {
-                    crate::rest::check_call_resolved(call, index)
-                } else {
-                    (crate::rest::check_call(call, index), None)
-                };
-                if call.declared {
-                    declared_fixes_uncertain(call, &mut found);
-                }
-                if !call.syntax.is_pairs() {
-                    merging_renames_uncertain(call, &mut found);
-                }
-                if call.syntax == Syntax::JsonInString {
-                    found.iter_mut().for_each(|f| escape_fixes(f, text));
-                }
-                // `--data-urlencode` is looked for once per text, and only when a fix
-                // could break one (a look per call is quadratic in a large skill file).
-                if call.form == CallForm::Url
-                    && extract::curl::may_break_urlencode(&found)
-                    && *looks
-                        .urlencode
-                        .get_or_init(|| text.contains("--data-urlencode"))
-                {
-                    extract::curl::guard_fixes_in(text, call, &mut found);
-                }
-                // A fix inside a shell command is written as the shell will read it, or not
-                // offered (looked for only when the text names a command).
-                if call.form == CallForm::Url
-                    && found.iter().any(|f| !f.fixes.is_empty())
-                    && *looks
-                        .shell
-                        .get_or_init(|| extract::commands::names_a_command(text))
-                {
-                    extract::commands::guard_fixes(text, call, &mut found);
-                }
-                (found, endpoint)
-            }
-            Site::Graphql(doc) => match knowledge.schema() {
-                Some(schema) if doc.holes.is_empty() => {
-                    (graphql::check_document(doc, &schema), None)
-                }
-                Some(schema) => (check_with_holes(doc, &schema), None),
-                None => (Vec::new(), None),
-            },
-            Site::NotChecked(n) => (vec![unit_not_checked(n)], None),
-        }
-    };
+    let one_kept = |site: &Site| check_one(site, knowledge, text, looks);
     let one = |site: &Site| one_kept(site).0;
     // A file of thousands of calls (one `.py` of tool calls) is checked on all cores, in
     // chunks so that each task amortises rayon's hand-off; findings keep the sites' order.
@@ -398,6 +433,64 @@ pub(super) fn check_sites(
         out.findings = sites.iter().flat_map(one).collect();
     }
     out
+}
+
+/// A site's findings and, for a REST call when the sites are kept ([`Looks::keep`]), the
+/// endpoint key its filters were checked against (the agents' unchecked-target rule reads it).
+fn check_one(
+    site: &Site,
+    knowledge: &Knowledge,
+    text: &str,
+    looks: &Looks,
+) -> (Vec<Finding>, Option<String>) {
+    match site {
+        Site::Rest(call) => {
+            let Some(index) = &knowledge.index else {
+                return (Vec::new(), None);
+            };
+            let (mut found, endpoint) = if looks.keep {
+                crate::rest::check_call_resolved(call, index)
+            } else {
+                (crate::rest::check_call(call, index), None)
+            };
+            if call.declared {
+                declared_fixes_uncertain(call, &mut found);
+            }
+            if !call.syntax.is_pairs() {
+                merging_renames_uncertain(call, &mut found);
+            }
+            if call.syntax == Syntax::JsonInString {
+                found.iter_mut().for_each(|f| escape_fixes(f, text));
+            }
+            // `--data-urlencode` is looked for once per text, and only when a fix
+            // could break one (a look per call is quadratic in a large skill file).
+            if call.form == CallForm::Url
+                && extract::curl::may_break_urlencode(&found)
+                && *looks
+                    .urlencode
+                    .get_or_init(|| text.contains("--data-urlencode"))
+            {
+                extract::curl::guard_fixes_in(text, call, &mut found);
+            }
+            // A fix inside a shell command is written as the shell will read it, or not
+            // offered (looked for only when the text names a command).
+            if call.form == CallForm::Url
+                && found.iter().any(|f| !f.fixes.is_empty())
+                && *looks
+                    .shell
+                    .get_or_init(|| extract::commands::names_a_command(text))
+            {
+                extract::commands::guard_fixes(text, call, &mut found);
+            }
+            (found, endpoint)
+        }
+        Site::Graphql(doc) => match knowledge.schema() {
+            Some(schema) if doc.holes.is_empty() => (graphql::check_document(doc, &schema), None),
+            Some(schema) => (check_with_holes(doc, &schema), None),
+            None => (Vec::new(), None),
+        },
+        Site::NotChecked(n) => (vec![unit_not_checked(n)], None),
+    }
 }
 
 /// Every site of `given` with the findings and endpoint of the REST calls checked

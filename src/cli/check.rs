@@ -11,7 +11,7 @@ use super::output::{self, put::Drain, Located};
 use super::settings::{apply_overrides, use_color, FromFile};
 use super::walk::{self, Input};
 use super::{CheckArgs, Format};
-use crate::analysis::{analyze_kept, analyze_report, Knowledge};
+use crate::analysis::{analyze_kept, analyze_parted, analyze_report, Knowledge, Written};
 use crate::finding::Severity;
 use crate::intent::Counts;
 use crate::knowledge::{knowledge_from, Named, Origin};
@@ -785,14 +785,19 @@ fn check_bytes(
     // for a document sent as it is on disk (the server gets the same numbers); only the text
     // output's columns, which people read in editors that hide it, leave it out (below).
     let bom = text.starts_with('\u{feff}');
+    // `--format json` without a baseline writes the findings part after part (a large file's
+    // are never joined into one buffer: [`analyze_parted`]).
+    let parted = how.json_direct && how.baseline.is_none();
     // The core must not panic; if it does, report that file and keep the others.
     let analysed = || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if how.live {
                 // `--live` plans its requests from this analysis: its sites are kept.
-                analyze_kept(&text, kind, how.knowledge, None)
+                (analyze_kept(&text, kind, how.knowledge, None), Vec::new())
+            } else if parted {
+                analyze_parted(&text, kind, how.knowledge)
             } else {
-                analyze_report(&text, kind, how.knowledge, None)
+                (analyze_report(&text, kind, how.knowledge, None), Vec::new())
             }
         }))
     };
@@ -804,7 +809,7 @@ fn check_bytes(
     } else {
         (analysed(), None)
     };
-    let mut report = analysed.map_err(|_| {
+    let (mut report, parts) = analysed.map_err(|_| {
         format!("{shown}: internal error while checking this file (please report it)")
     })?;
     one.sites.add(Sites {
@@ -813,6 +818,7 @@ fn check_bytes(
         not_checked: report.found.not_checked,
     });
     let mut findings = apply_overrides(std::mem::take(&mut report.findings), how.overrides);
+    let parts = written_overrides(parts, how.overrides);
     if let Some(b) = how.baseline {
         let base = &mut one.base;
         let key_path = b.key_path(path.unwrap_or(Path::new(shown)));
@@ -835,13 +841,18 @@ fn check_bytes(
         Vec::new()
     };
     let mut file = FileChecked::default();
-    if !findings.is_empty() || !held.is_empty() {
+    let any = !findings.is_empty() || parts.iter().any(|p| !p.is_empty());
+    if any || !held.is_empty() {
         let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
         if how.json_direct {
             // JSON shows no column in characters: the byte-order mark needs no hiding there.
             let free = !ends_run;
+            let mut parts = parts;
+            if !findings.is_empty() {
+                parts.insert(0, findings.into_iter().map(Into::into).collect());
+            }
             file.rendered = Some(output::json::locate_json(
-                shown, &text, &lines, findings, drain, free,
+                shown, &text, &lines, parts, drain, free,
             ));
         } else {
             file.located = output::locate(shown, &text, &lines, findings);
@@ -862,6 +873,27 @@ fn check_bytes(
         });
     }
     Ok(Some(file))
+}
+
+/// [`apply_overrides`] for findings in parts, as `check --format json` writes them.
+fn written_overrides(
+    mut parts: Vec<Vec<Written>>,
+    overrides: &HashMap<&str, Option<Severity>>,
+) -> Vec<Vec<Written>> {
+    if overrides.is_empty() {
+        return parts;
+    }
+    for part in &mut parts {
+        part.retain_mut(|f| match overrides.get(f.code) {
+            None => true,
+            Some(None) => false,
+            Some(Some(sev)) => {
+                f.severity = *sev;
+                true
+            }
+        });
+    }
+    parts
 }
 
 /// From this many bytes on, a file's line index is built beside its analysis.

@@ -627,10 +627,11 @@ pub struct Rendered {
 }
 
 /// [`super::locate`] and [`push_findings`] in one step for `--format json`: the findings of
-/// one file (`text`, indexed by `lines`, shown as `path`) written as JSON elements with their
-/// positions, without building [`Located`] findings; the bytes are those of `locate` then
-/// `push_findings` (after `,`). Each finding is dropped once written, on the thread that made
-/// it.
+/// one file (`text`, indexed by `lines`, shown as `path`), given in parts as
+/// [`crate::analysis::analyze_parted`] gives them, written as JSON elements with their positions,
+/// without building [`Located`] findings; the bytes are those of `locate` then
+/// `push_findings` (after `,`) of the parts joined. Each finding is dropped once written, on
+/// the thread that made it.
 /// Positions come from one [`Cursor`] as in `locate`. With `drain`, each chunk is given to it
 /// as soon as it is full (in order; the last one stays in [`Rendered::chunks`]), so that the
 /// file's JSON is written as it is made rather than held whole. Without `free`, the findings
@@ -642,7 +643,7 @@ pub fn locate_json(
     path: &str,
     text: &str,
     lines: &crate::lines::LineIndex,
-    findings: Vec<crate::finding::Finding>,
+    findings: Vec<Vec<crate::analysis::Written>>,
     drain: Option<&mut Drain<'_>>,
     free: bool,
 ) -> Rendered {
@@ -665,7 +666,7 @@ unsafe fn locate_json_avx2(
     path: &str,
     text: &str,
     lines: &crate::lines::LineIndex,
-    findings: Vec<crate::finding::Finding>,
+    findings: Vec<Vec<crate::analysis::Written>>,
     drain: Option<&mut Drain<'_>>,
     free: bool,
 ) -> Rendered {
@@ -682,7 +683,7 @@ unsafe fn locate_json_by<const WIDE: bool>(
     path: &str,
     text: &str,
     lines: &crate::lines::LineIndex,
-    findings: Vec<crate::finding::Finding>,
+    findings: Vec<Vec<crate::analysis::Written>>,
     drain: Option<&mut Drain<'_>>,
     free: bool,
 ) -> Rendered {
@@ -693,7 +694,7 @@ unsafe fn locate_json_by<const WIDE: bool>(
     };
     let literal = Literal::of_path(path);
     let mut r = Rendered {
-        count: findings.len(),
+        count: findings.iter().map(Vec::len).sum(),
         ..Rendered::default()
     };
     let mut out = match drain {
@@ -705,7 +706,7 @@ unsafe fn locate_json_by<const WIDE: bool>(
     // Each finding dropped once written (with `free`): the memory of its strings is free
     // again for what follows (held together with the JSON of 100,000 calls, they took 105 MB
     // of new pages, ~40 ms of page faults).
-    for f in findings {
+    for f in findings.into_iter().flatten() {
         let range = &f.range;
         let start = pos(range.start);
         let span = LspSpan {
@@ -1376,7 +1377,14 @@ mod tests {
         }
         let lines = crate::lines::LineIndex::new(&text);
         for path in ["d/a \"b\".py", "x.py"] {
-            let rendered = locate_json(path, &text, &lines, findings.clone(), None, true);
+            let rendered = locate_json(
+                path,
+                &text,
+                &lines,
+                vec![findings.iter().cloned().map(Into::into).collect()],
+                None,
+                true,
+            );
             assert!(rendered.chunks.len() > 4);
             assert_eq!(rendered.count, findings.len());
             assert_eq!(rendered.tally, [1000; 4]);
