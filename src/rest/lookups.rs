@@ -233,7 +233,7 @@ mod tests {
             keys.sort();
             keys.dedup();
         }
-        for n in 56..72 {
+        for n in 56usize..72 {
             for at in [0, 1, n / 2, n.saturating_sub(3), n.saturating_sub(2), n - 1] {
                 let mut k = "x".repeat(n);
                 k.replace_range(at..(at + 2).min(n), &"_".repeat((at + 2).min(n) - at));
