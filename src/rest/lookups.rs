@@ -116,20 +116,26 @@ impl<'a> Key<'a> {
 }
 
 /// The `_` bytes of `b` (at most 64 bytes) as a mask: bit `i` set when `b[i]` is `_`. Eight
-/// bytes at a time: each byte equal to `_` found exactly (no borrow between bytes), its flag
-/// gathered into one bit by a multiplication.
+/// bytes at a time (each byte equal to `_` found exactly, no borrow between bytes, its flag
+/// gathered into one bit by a multiplication), then the rest byte by byte.
 fn underscores(b: &[u8]) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     let mut mask = 0u64;
-    for (n, chunk) in b.chunks(8).enumerate() {
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
         let mut w = [0u8; 8];
-        w[..chunk.len()].copy_from_slice(chunk);
-        // Zero where the byte is `_` (a padding byte is 0, never `_`).
+        w.copy_from_slice(chunk);
+        // Zero where the byte is `_`.
         let x = u64::from_le_bytes(w) ^ 0x5f5f_5f5f_5f5f_5f5f;
         // The high bit of each zero byte of `x`, exactly.
         let zero = !(((x & LOW7) + LOW7) | x | LOW7);
         let bits = ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
-        mask |= bits << (8 * n);
+        mask |= bits << n;
+        n += 8;
+    }
+    // The last few bytes one by one (a copy of a part of a word is a call to `memcpy`).
+    for (j, &c) in b[n..].iter().enumerate() {
+        mask |= u64::from(c == b'_') << (n + j);
     }
     mask
 }
