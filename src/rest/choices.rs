@@ -221,7 +221,12 @@ fn near_values(
             }
         };
         let sets = &mut releases[at].1;
-        if sets.entry(number).or_default().insert(text.into(), n.clone()).is_none() {
+        if sets
+            .entry(number)
+            .or_default()
+            .insert(text.into(), n.clone())
+            .is_none()
+        {
             *len += 1;
         }
         n

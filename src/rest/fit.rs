@@ -53,7 +53,9 @@ impl View<'_> {
             Some(room) => {
                 room[..base.len()].copy_from_slice(base.as_bytes());
                 room[base.len()..].copy_from_slice(b"_id");
-                std::str::from_utf8(room).ok().map(std::borrow::Cow::Borrowed)
+                std::str::from_utf8(room)
+                    .ok()
+                    .map(std::borrow::Cow::Borrowed)
             }
             None => Some(std::borrow::Cow::Owned(format!("{base}_id"))),
         };

@@ -89,7 +89,13 @@ pub(super) fn invalid_number(
     use Part::{Spoken, S};
     let tail: &[Part] = match (sibling, field.as_deref()) {
         (None, _) => &[],
-        (Some(s), Some("name")) => &[S(" To filter by the "), Spoken, S("'s name use `"), S(s), S("`.")],
+        (Some(s), Some("name")) => &[
+            S(" To filter by the "),
+            Spoken,
+            S("'s name use `"),
+            S(s),
+            S("`."),
+        ],
         (Some(s), Some("slug")) => &[
             S(" `"),
             S(s),
@@ -117,7 +123,8 @@ pub(super) fn invalid_number(
         S(t) => t.len(),
         Spoken => spoken.len(),
     };
-    let len = head.iter().map(|p| p.len()).sum::<usize>() + tail.iter().map(part_len).sum::<usize>();
+    let len =
+        head.iter().map(|p| p.len()).sum::<usize>() + tail.iter().map(part_len).sum::<usize>();
     let mut msg = String::with_capacity(len);
     push_all(&mut msg, &head);
     for p in tail {
@@ -259,11 +266,13 @@ fn has_filter_of_count(view: &View, key: &str) -> Option<String> {
 fn has_filter_of_relation(view: &View, id_key: &str) -> Option<String> {
     let rel = id_key.strip_suffix("_id")?;
     // Each probed from the stack; a string made only for the one found.
-    [["has_", rel], [rel, "_member"]].into_iter().find_map(|parts| {
-        super::text::with_joined(&parts, |n| {
-            view.param(n)
-                .is_some_and(|p| p.kind == ValueKind::Boolean)
-                .then(|| n.to_string())
+    [["has_", rel], [rel, "_member"]]
+        .into_iter()
+        .find_map(|parts| {
+            super::text::with_joined(&parts, |n| {
+                view.param(n)
+                    .is_some_and(|p| p.kind == ValueKind::Boolean)
+                    .then(|| n.to_string())
+            })
         })
-    })
 }

@@ -450,12 +450,12 @@ fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &
     }
     // The comma parts are read by the pair syntaxes' fix, and elsewhere only when there are
     // several (a string with a comma): not split (a vector and a string) for any other value.
-    let parts = if ctx.syntax().is_pairs() || matches!(&entry.value, Value::Str(s) if s.contains(','))
-    {
-        comma_parts(&entry.value)
-    } else {
-        None
-    };
+    let parts =
+        if ctx.syntax().is_pairs() || matches!(&entry.value, Value::Str(s) if s.contains(',')) {
+            comma_parts(&entry.value)
+        } else {
+            None
+        };
     // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on
     // a single-value filter would be a 400 or a silently cut query after the rename).
     let listed;
@@ -872,7 +872,15 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
         // [`Msg::suggestion`] of the one name `other`, then why not `one`.
         let mut msg = not_a_filter(view, entry)
             .and(&[" Use `", &other, "`."])
-            .and(&[" `", one, "` ", reason, "; this value fits `", &other, "`, the same "]);
+            .and(&[
+                " `",
+                one,
+                "` ",
+                reason,
+                "; this value fits `",
+                &other,
+                "`, the same ",
+            ]);
         super::text::push_spoken(&mut msg.0, one.strip_suffix("_id").unwrap_or(one));
         let msg = msg.and(&["."]).done();
         return finding(r.clone(), "unknown-filter", msg).with_fix(
@@ -935,21 +943,42 @@ fn push_fit_advice(out: &mut String, view: &View, name: &str, reason: &str) {
             .is_some_and(|p| noun != name && !view.takes_integers(noun, p));
         match by_slug.then_some(noun) {
             Some(n) => {
-                push(out, &[" `", name, "` takes numeric ids; this value is a name or slug: use `", n, "` if it is the "]);
+                push(
+                    out,
+                    &[
+                        " `",
+                        name,
+                        "` takes numeric ids; this value is a name or slug: use `",
+                        n,
+                        "` if it is the ",
+                    ],
+                );
                 push_spoken(out, noun);
                 out.push_str("'s slug, or look the ");
                 push_spoken(out, noun);
                 out.push_str(" up on its own endpoint (`?name=...`) and send its id.");
             }
             None => {
-                push(out, &[" `", name, "` takes numeric ids, not this value: look the "]);
+                push(
+                    out,
+                    &[" `", name, "` takes numeric ids, not this value: look the "],
+                );
                 push_spoken(out, noun);
                 out.push_str(" up on its own endpoint (`?name=...`) and send its id.");
             }
         }
         return;
     }
-    push(out, &[" `", name, "` ", reason, ": adjust the value when renaming."]);
+    push(
+        out,
+        &[
+            " `",
+            name,
+            "` ",
+            reason,
+            ": adjust the value when renaming.",
+        ],
+    );
 }
 
 /// A snippet's `<base>__<lookup>` with a NetBox lookup that no endpoint of the release has
