@@ -881,7 +881,8 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
                 &other,
                 "`, the same ",
             ]);
-        super::text::push_spoken(&mut msg.0, one.strip_suffix("_id").unwrap_or(one));
+        let relation = one.strip_suffix("_id").unwrap_or(one);
+        super::text::push_spoken(&mut msg.0, relation);
         let msg = msg.and(&["."]).done();
         return finding(r.clone(), "unknown-filter", msg).with_fix(
             cat!("Replace `", &entry.key, "` with `", &other, "`"),
