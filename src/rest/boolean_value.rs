@@ -17,20 +17,25 @@ pub(super) fn boolean_value(
     syntax: Syntax,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
-    let text = match v {
+    // The value's text, borrowed for a string (no copy to read it).
+    let text: std::borrow::Cow<str> = match v {
         Value::Bool(_) => return None,
-        Value::Int(i) => i.to_string(),
-        Value::Float(f) => f.to_string(),
-        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string().into(),
+        Value::Float(f) => f.to_string().into(),
+        Value::Str(s) => s.as_str().into(),
         _ => return None,
     };
-    if matches!(text.as_str(), "true" | "false" | "True" | "False") {
+    if matches!(&*text, "true" | "false" | "True" | "False") {
         return None;
     }
-    let want = match text.to_ascii_lowercase().as_str() {
-        "1" | "yes" | "y" | "on" | "t" | "true" => Some(true),
-        "0" | "no" | "n" | "off" | "f" | "false" => Some(false),
-        _ => None,
+    // `text.to_ascii_lowercase()` matched, without the lowered copy.
+    let is_one_of = |words: &[&str]| words.iter().any(|w| text.eq_ignore_ascii_case(w));
+    let want = if is_one_of(&["1", "yes", "y", "on", "t", "true"]) {
+        Some(true)
+    } else if is_one_of(&["0", "no", "n", "off", "f", "false"]) {
+        Some(false)
+    } else {
+        None
     };
     let shown = render::describe(v, syntax);
     // A count on a "Has <x>s" filter (`interfaces=4`) means the `<x>_count` filter beside it.
@@ -42,12 +47,22 @@ pub(super) fn boolean_value(
         r.clone(),
         "boolean-value",
         match &count {
-            Some(c) => format!(
-                "`{key}` is a boolean filter (has any or none): NetBox ignores {shown} and returns every object. For the number of them use `{c}`."
-            ),
-            None => format!(
-                "`{key}` is a boolean filter: NetBox ignores {shown} and returns every object. Use `true` or `false`."
-            ),
+            Some(c) => super::text::cat(&[
+                "`",
+                key,
+                "` is a boolean filter (has any or none): NetBox ignores ",
+                &shown,
+                " and returns every object. For the number of them use `",
+                c,
+                "`.",
+            ]),
+            None => super::text::cat(&[
+                "`",
+                key,
+                "` is a boolean filter: NetBox ignores ",
+                &shown,
+                " and returns every object. Use `true` or `false`.",
+            ]),
         },
     );
     if let Some(c) = count {
@@ -65,7 +80,12 @@ pub(super) fn boolean_value(
             }
             _ => render::boolean(b, syntax),
         };
-        f = f.with_fix(format!("Replace with `{b}`"), r, new, true);
+        let title = if b {
+            "Replace with `true`"
+        } else {
+            "Replace with `false`"
+        };
+        f = f.with_fix(title, r, new, true);
     }
     Some(f)
 }
@@ -80,9 +100,13 @@ pub(super) fn count_of_has_filter(view: &View, key: &str) -> Option<String> {
         && p.description
             .as_deref()
             .is_some_and(|d| d.starts_with("Has "));
-    let count = format!("{}_count", key.strip_suffix('s')?);
-    (has && view
-        .param(&count)
-        .is_some_and(|c| c.kind == ValueKind::Integer))
-    .then_some(count)
+    if !has {
+        return None;
+    }
+    // Probed from the stack; a string made only for the filter found.
+    super::text::with_joined(&[key.strip_suffix('s')?, "_count"], |count| {
+        view.param(count)
+            .is_some_and(|c| c.kind == ValueKind::Integer)
+            .then(|| count.to_string())
+    })
 }

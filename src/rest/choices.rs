@@ -93,7 +93,8 @@ pub(crate) fn check(
         .choice_sets
         .sketches(number)
         .filter(|s| s.len() == set.choices.len());
-    let fix = best_value(&set.choices, sketches, text);
+    let answer = near_values(view, number, &set.choices, sketches, text);
+    let fix = answer.fix.clone();
     // One allocation: the head, the lookup's sentence, the advice (at most twelve values).
     let listed: usize = set.choices.iter().take(12).map(|(v, _)| v.len() + 2).sum();
     let mut msg = String::with_capacity(320 + 2 * text.len() + key.len() + listed);
@@ -140,12 +141,96 @@ pub(crate) fn check(
         let new = render::string(&v, ctx.syntax());
         f = f.with_fix(format!("Replace with `{v}`"), r, new, true);
     } else {
-        for v in similar(&set.choices, sketches, text) {
-            let new = render::string(&v, ctx.syntax());
+        for v in &answer.similar {
+            let new = render::string(v, ctx.syntax());
             f = f.with_fix(format!("Replace with `{v}`"), r.clone(), new, false);
         }
     }
     Some(f)
+}
+
+/// The values near a text that is no choice of a set: the one it surely means
+/// ([`best_value`]), else the similar ones ([`similar`], made only without the first).
+struct Near {
+    fix: Option<String>,
+    similar: Vec<String>,
+}
+
+/// Most answers a thread remembers ([`near_values`]); past it the memo starts again (each
+/// holds a few short values).
+const NEAR_MAX: usize = 4096;
+
+/// Per release: choice set number → text → [`Near`] (probed with the text borrowed).
+type NearMemo = Vec<(
+    Box<str>,
+    std::collections::HashMap<usize, std::collections::HashMap<Box<str>, std::rc::Rc<Near>>>,
+)>;
+
+thread_local! {
+    /// [`near_values`]' answers for the shipped releases, and how many it holds.
+    static NEAR: std::cell::RefCell<(NearMemo, usize)> = std::cell::RefCell::default();
+}
+
+/// [`Near`] of `text` for choice set `number` of `view`'s index (`choices`, `sketches`).
+/// Remembered per thread for the shipped indexes, whose sets are named by their release and
+/// number (the same data each time the release is decoded), as the name suggestions are
+/// (`suggest`): code repeats its wrong values (`status="Active"` on every call), and the
+/// ranking of a set's values cost ~6,000 instructions a value. A text's own index is not
+/// remembered.
+fn near_values(
+    view: &View,
+    number: usize,
+    choices: &[(String, String)],
+    sketches: Option<&[ChoiceSketch]>,
+    text: &str,
+) -> std::rc::Rc<Near> {
+    let compute = || {
+        let fix = best_value(choices, sketches, text);
+        let similar = match fix {
+            Some(_) => Vec::new(),
+            None => similar(choices, sketches, text),
+        };
+        std::rc::Rc::new(Near { fix, similar })
+    };
+    if !super::versions::is_shipped(view.index) {
+        return compute();
+    }
+    let release = view.index.netbox_version.as_str();
+    NEAR.with(|memo| {
+        let kept = memo
+            .borrow()
+            .0
+            .iter()
+            .find(|(r, _)| **r == *release)
+            .and_then(|(_, sets)| sets.get(&number)?.get(text).cloned());
+        if let Some(n) = kept {
+            return n;
+        }
+        let n = compute();
+        let mut memo = memo.borrow_mut();
+        let (releases, len) = &mut *memo;
+        if *len >= NEAR_MAX {
+            releases.clear();
+            *len = 0;
+        }
+        let at = match releases.iter().position(|(r, _)| **r == *release) {
+            Some(at) => at,
+            None => {
+                releases.push((release.into(), Default::default()));
+                releases.len() - 1
+            }
+        };
+        let sets = &mut releases[at].1;
+        if sets
+            .entry(number)
+            .or_default()
+            .insert(text.into(), n.clone())
+            .is_none()
+        {
+            *len += 1;
+        }
+        n
+    })
 }
 
 /// The one value `text` surely means: same value ignoring case, a label (ignoring case), the

@@ -64,21 +64,26 @@ fn dropped_value(
             }
         ),
         Value::Null if ctx.call.form != CallForm::Pynetbox => {
-            let base = Key::parse(key).base().to_string();
+            let base = Key::parse(key).base();
             // Certain where `null` is the null selector: relations, ids, char filters
             // (`name=null` selects unnamed objects); not on choice filters.
             let certain = base.ends_with("_id")
                 || view.is_some_and(|v| {
-                    v.null_key(&base).is_some()
-                        || v.param(&base).is_some_and(|p| {
-                            p.choices.is_none() && v.ep.params.has_lookup(&base, "empty")
+                    v.has_null_key(base)
+                        || v.param(base).is_some_and(|p| {
+                            p.choices.is_none() && v.ep.params.has_lookup(base, "empty")
                         })
                 });
-            let shown = render::describe(&Value::Null, ctx.syntax());
-            let how = if ctx.is_mcp() {
-                cat(&["the MCP client drops it or sends an empty `", key, "=`"])
+            // `render::describe` of a null, borrowed; how it is dropped, as parts of the
+            // message (neither written into a string of its own first).
+            let shown = match ctx.syntax() {
+                crate::extract::Syntax::Python => "None",
+                _ => "null",
+            };
+            let how: [&str; 3] = if ctx.is_mcp() {
+                ["the MCP client drops it or sends an empty `", key, "=`"]
             } else {
-                "requests drops it".to_string()
+                ["requests drops it", "", ""]
             };
             let refused =
                 view.and_then(|v| v.param(key).and_then(|p| nullable::refusal(v, key, p)));
@@ -87,7 +92,7 @@ fn dropped_value(
                     r,
                     "dropped-value",
                     cat(&[
-                        "`", key, ": ", &shown, "` never reaches NetBox (", &how,
+                        "`", key, ": ", shown, "` never reaches NetBox (", how[0], how[1], how[2],
                         "), so the call is unfiltered. `", key,
                         "` has no null selector either (`null` is an HTTP 400): give a value or drop the filter.",
                     ]),
@@ -98,7 +103,7 @@ fn dropped_value(
                 r.clone(),
                 "dropped-value",
                 cat(&[
-                    "`", key, ": ", &shown, "` never reaches NetBox (", &how,
+                    "`", key, ": ", shown, "` never reaches NetBox (", how[0], how[1], how[2],
                     "), so the call is unfiltered. To select objects whose value is empty, send the string \"null\".",
                 ]),
             )

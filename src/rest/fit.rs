@@ -41,6 +41,27 @@ impl View<'_> {
         None
     }
 
+    /// `self.null_key(base).is_some()`, told without writing the key: `<base>_id` is probed
+    /// from a buffer on the stack.
+    pub fn has_null_key(&self, base: &str) -> bool {
+        let selects = |k: &str| self.is_relation(k) && !super::nullable::declared_refused(self, k);
+        if base.ends_with("_id") && selects(base) {
+            return true;
+        }
+        let mut buf = [0u8; 64];
+        let id = match buf.get_mut(..base.len() + 3) {
+            Some(room) => {
+                room[..base.len()].copy_from_slice(base.as_bytes());
+                room[base.len()..].copy_from_slice(b"_id");
+                std::str::from_utf8(room)
+                    .ok()
+                    .map(std::borrow::Cow::Borrowed)
+            }
+            None => Some(std::borrow::Cow::Owned(format!("{base}_id"))),
+        };
+        id.is_some_and(|id| selects(&id)) || selects(base)
+    }
+
     /// Whether `value` is of a kind parameter `name` takes, so a rename to `name` keeps the
     /// request valid: integer ids for id and number filters, text (not a bare number) for slug
     /// and name relations, `true`/`false` for booleans; every element of a list, and a list of

@@ -2,7 +2,6 @@
 
 use super::boolean_value::count_of_has_filter;
 use super::endpoint::View;
-use super::lookups::Key;
 use super::{finding, render};
 use crate::extract::{FilterEntry, Syntax, Value};
 use crate::finding::Finding;
@@ -38,8 +37,9 @@ pub(super) fn invalid_number(
         return None;
     }
     // Only `id` and `<relation>_id` filters take ids; `vid`, `speed`, `u_height` take numbers.
-    let parsed = Key::parse(key);
-    let base = parsed.base();
+    // The key's base and whether it has a `__`, from one scan (no parts list).
+    let base = super::text::dunder_base(key);
+    let one_part = base.len() == key.len();
     let what = match integers {
         true if base == "id" || base.ends_with("_id") => "an integer id",
         true => "an integer",
@@ -71,7 +71,6 @@ pub(super) fn invalid_number(
     };
     if let Some(b) = boolean {
         let head = super::text::cat(&head);
-        let one_part = parsed.parts.len() == 1;
         return Some(
             boolean_on_number(view, entry, one_part, &head, b, syntax)
                 .unwrap_or_else(|| finding(r, "invalid-value", head)),
@@ -82,67 +81,58 @@ pub(super) fn invalid_number(
         .strip_suffix("_id")
         .and_then(|s| Some((s, view.param_relation(s)?)));
     let sibling = sibling_known.map(|(s, _)| s);
-    // The sentence naming the sibling, as parts: with the head, written into one string of
-    // their length (`format!` was most of this finding's cost).
-    let spoken_text;
-    let field;
-    let tail: [&str; 9] = match sibling {
-        None => [""; 9],
-        Some(s) => {
-            spoken_text = s.replace('_', " ");
-            let spoken = spoken_text.as_str();
-            field = sibling_known.and_then(|(_, k)| view.relation_field_known(s, k));
-            match field.as_deref() {
-                Some("name") => [
-                    " To filter by the ",
-                    spoken,
-                    "'s name use `",
-                    s,
-                    "`.",
-                    "",
-                    "",
-                    "",
-                    "",
-                ],
-                Some("slug") => [
-                    " `",
-                    s,
-                    "` matches the ",
-                    spoken,
-                    "'s slug: use it if `",
-                    text,
-                    "` is the slug; for the name, look the ",
-                    spoken,
-                    " up on its own endpoint (`?name=...`) and send its id here.",
-                ],
-                Some(field) => [
-                    " To filter by the ",
-                    spoken,
-                    "'s ",
-                    field,
-                    " use `",
-                    s,
-                    "`.",
-                    "",
-                    "",
-                ],
-                None => [
-                    " To filter by slug or name use `",
-                    s,
-                    "`.",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                    "",
-                ],
-            }
-        }
+    // The sentence naming the sibling, written after the head into one string of their
+    // length (`format!` was most of this finding's cost); the sibling spoken (`_` as a
+    // space) is written in place, not made a string of its own.
+    let field = sibling_known.and_then(|(s, k)| view.relation_field_known(s, k));
+    // Each sentence as its parts, `Spoken` where the sibling goes spoken.
+    use Part::{Spoken, S};
+    let tail: &[Part] = match (sibling, field.as_deref()) {
+        (None, _) => &[],
+        (Some(s), Some("name")) => &[
+            S(" To filter by the "),
+            Spoken,
+            S("'s name use `"),
+            S(s),
+            S("`."),
+        ],
+        (Some(s), Some("slug")) => &[
+            S(" `"),
+            S(s),
+            S("` matches the "),
+            Spoken,
+            S("'s slug: use it if `"),
+            S(text),
+            S("` is the slug; for the name, look the "),
+            Spoken,
+            S(" up on its own endpoint (`?name=...`) and send its id here."),
+        ],
+        (Some(s), Some(field)) => &[
+            S(" To filter by the "),
+            Spoken,
+            S("'s "),
+            S(field),
+            S(" use `"),
+            S(s),
+            S("`."),
+        ],
+        (Some(s), None) => &[S(" To filter by slug or name use `"), S(s), S("`.")],
     };
-    let mut msg = String::with_capacity(head.iter().chain(&tail).map(|p| p.len()).sum());
+    let spoken = sibling.unwrap_or("");
+    let part_len = |p: &Part| match p {
+        S(t) => t.len(),
+        Spoken => spoken.len(),
+    };
+    let len =
+        head.iter().map(|p| p.len()).sum::<usize>() + tail.iter().map(part_len).sum::<usize>();
+    let mut msg = String::with_capacity(len);
     push_all(&mut msg, &head);
-    push_all(&mut msg, &tail);
+    for p in tail {
+        match p {
+            S(t) => msg.push_str(t),
+            Spoken => super::text::push_spoken(&mut msg, spoken),
+        }
+    }
     let mut f = finding(r, "invalid-value", msg);
     if let (Some(s), Value::Str(_)) = (sibling, v) {
         let lookup = key.strip_prefix(base).unwrap_or("");
@@ -153,6 +143,12 @@ pub(super) fn invalid_number(
         f = f.with_fix(title, entry.key_range.clone(), new, false);
     }
     Some(f)
+}
+
+/// A part of a message: a text, or the sibling filter spoken (`_` as a space).
+enum Part<'a> {
+    S(&'a str),
+    Spoken,
 }
 
 /// Appends each of `parts` to `out`.
@@ -269,7 +265,14 @@ fn has_filter_of_count(view: &View, key: &str) -> Option<String> {
 /// as NetBox's device filterset declares them (`dcim/filtersets.py` 4.3.3–4.6.8).
 fn has_filter_of_relation(view: &View, id_key: &str) -> Option<String> {
     let rel = id_key.strip_suffix("_id")?;
-    ["has_".to_string() + rel, rel.to_string() + "_member"]
+    // Each probed from the stack; a string made only for the one found.
+    [["has_", rel], [rel, "_member"]]
         .into_iter()
-        .find(|n| view.param(n).is_some_and(|p| p.kind == ValueKind::Boolean))
+        .find_map(|parts| {
+            super::text::with_joined(&parts, |n| {
+                view.param(n)
+                    .is_some_and(|p| p.kind == ValueKind::Boolean)
+                    .then(|| n.to_string())
+            })
+        })
 }

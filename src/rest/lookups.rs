@@ -66,18 +66,36 @@ impl Eq for Parts<'_> {}
 
 impl<'a> Key<'a> {
     pub fn parse(key: &'a str) -> Key<'a> {
-        // As `key.split("__")`, by a byte scan: parsed several times per filter, and a
-        // substring searcher per call cost more than the rest of a valid filter's check.
+        // As `key.split("__")`: parsed several times per filter, and a substring searcher per
+        // call cost more than the rest of a valid filter's check. A key of up to 64 bytes
+        // (nearly all) is split at the pairs of `_` of its mask of `_` bytes, eight bytes at a
+        // time; the byte loop below it cost ~150 instructions a key.
         let mut parts = Parts::Inline([""; 3], 0);
         let b = key.as_bytes();
-        let (mut start, mut i) = (0, 0);
-        while i + 1 < b.len() {
-            if b[i] == b'_' && b[i + 1] == b'_' {
-                parts.push(&key[start..i]);
-                i += 2;
-                start = i;
-            } else {
-                i += 1;
+        let mut start = 0;
+        if b.len() <= 64 {
+            let u = underscores(b);
+            // Bit `i`: bytes `i` and `i + 1` are both `_`.
+            let mut pairs = u & (u >> 1);
+            while pairs != 0 {
+                let i = pairs.trailing_zeros() as usize;
+                pairs &= pairs - 1;
+                // A pair overlapping the last one taken (`___`): `split` takes the leftmost.
+                if i >= start {
+                    parts.push(&key[start..i]);
+                    start = i + 2;
+                }
+            }
+        } else {
+            let mut i = 0;
+            while i + 1 < b.len() {
+                if b[i] == b'_' && b[i + 1] == b'_' {
+                    parts.push(&key[start..i]);
+                    i += 2;
+                    start = i;
+                } else {
+                    i += 1;
+                }
             }
         }
         parts.push(&key[start..]);
@@ -95,6 +113,31 @@ impl<'a> Key<'a> {
     pub fn base(&self) -> &'a str {
         self.parts[0]
     }
+}
+
+/// The `_` bytes of `b` (at most 64 bytes) as a mask: bit `i` set when `b[i]` is `_`. Eight
+/// bytes at a time (each byte equal to `_` found exactly, no borrow between bytes, its flag
+/// gathered into one bit by a multiplication), then the rest byte by byte.
+fn underscores(b: &[u8]) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut mask = 0u64;
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        // Zero where the byte is `_`.
+        let x = u64::from_le_bytes(w) ^ 0x5f5f_5f5f_5f5f_5f5f;
+        // The high bit of each zero byte of `x`, exactly.
+        let zero = !(((x & LOW7) + LOW7) | x | LOW7);
+        let bits = ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+        mask |= bits << n;
+        n += 8;
+    }
+    // The last few bytes one by one (a copy of a part of a word is a call to `memcpy`).
+    for (j, &c) in b[n..].iter().enumerate() {
+        mask |= u64::from(c == b'_') << (n + j);
+    }
+    mask
 }
 
 /// True for a NetBox or a Django lookup name.
@@ -163,7 +206,47 @@ mod tests {
             "a_b__c_d__e",
             "x__y__",
             "ü__ß",
+            "a_b_c_d_e_f_g__h",
+            "________",
+            "_______",
+            "abcdefg__hijklmn__opqrstu__vwxyz__",
+            "x_______y",
+            "tenant_group__n",
+            "a__b__c__d__e",
+            "0123456789012345678901234567890123456789012345678901234567890__x",
+            "0123456789012345678901234567890123456789012345678901234567890_x__y",
+            "012345678901234567890123456789012345678901234567890123456789012__",
         ] {
+            let want: Vec<&str> = key.split("__").collect();
+            assert_eq!(Key::parse(key).parts.as_slice(), want.as_slice(), "{key:?}");
+        }
+    }
+
+    /// Every key of `a`, `_` and `é` up to 10 bytes, and keys around the 64-byte mask's edge.
+    #[test]
+    fn parse_splits_every_short_key() {
+        let mut keys = vec![String::new()];
+        for _ in 0..10 {
+            let mut next = Vec::new();
+            for k in &keys {
+                for c in ["a", "_", "é"] {
+                    if k.len() + c.len() <= 10 {
+                        next.push(format!("{k}{c}"));
+                    }
+                }
+            }
+            keys.extend(next);
+            keys.sort();
+            keys.dedup();
+        }
+        for n in 56usize..72 {
+            for at in [0, 1, n / 2, n.saturating_sub(3), n.saturating_sub(2), n - 1] {
+                let mut k = "x".repeat(n);
+                k.replace_range(at..(at + 2).min(n), &"_".repeat((at + 2).min(n) - at));
+                keys.push(k);
+            }
+        }
+        for key in &keys {
             let want: Vec<&str> = key.split("__").collect();
             assert_eq!(Key::parse(key).parts.as_slice(), want.as_slice(), "{key:?}");
         }

@@ -26,18 +26,28 @@ macro_rules! cat {
     }};
 }
 
-/// A message built by appending borrowed parts to one `String` (room for most messages
-/// reserved up front). Each part was kept in a list of 32 and joined at the end before; the
-/// list, moved by value through each step, was copied ~600 bytes a step.
+/// A message built by appending borrowed parts to one `String`: the thread's scratch buffer
+/// (room for most messages kept from one message to the next), copied into a string of
+/// exactly the message's length at [`Msg::done`]. Each part was kept in a list of 32 and
+/// joined at the end before; then each message was a string of [`MSG_ROOM`] bytes of which
+/// ~150 were used, held with its finding until the output (~1.5 MB at 10,000 calls).
 struct Msg(String);
 
-/// Bytes [`Msg`] reserves: most messages of these rules fit (an unknown filter's with three
-/// suggestions is ~200).
+/// Bytes the scratch buffer of [`Msg`] starts with: most messages of these rules fit (an
+/// unknown filter's with three suggestions is ~200).
 const MSG_ROOM: usize = 256;
+
+thread_local! {
+    /// The buffer [`Msg`] writes in, lent to one message at a time (a message begun while
+    /// another is being written gets a buffer of its own).
+    static SCRATCH: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
+}
 
 impl Msg {
     fn of(parts: &[&str]) -> Self {
-        let mut out = String::with_capacity(MSG_ROOM);
+        let mut out = SCRATCH.with(|s| s.take());
+        out.clear();
+        out.reserve(MSG_ROOM);
         for p in parts {
             out.push_str(p);
         }
@@ -110,8 +120,11 @@ impl Msg {
         }
     }
 
+    /// The message, in a string of its length; the buffer goes back to the thread.
     fn done(self) -> String {
-        self.0
+        let out = self.0.as_str().to_owned();
+        SCRATCH.with(|s| s.set(self.0));
+        out
     }
 }
 
@@ -351,7 +364,7 @@ fn own_relation_filter(view: &View, entry: &FilterEntry, dunder: bool) -> Option
             ));
         } else if let Fit::No(reason) = view.value_fits(&target, &entry.value) {
             certain = false;
-            msg.push_str(&fit_advice(view, &target, reason));
+            push_fit_advice(&mut msg, view, &target, reason);
         }
     } else {
         certain = false;
@@ -435,7 +448,14 @@ fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &
     {
         return super::joined::joined(view, entry, base, separator, separator_range, true);
     }
-    let parts = comma_parts(&entry.value);
+    // The comma parts are read by the pair syntaxes' fix, and elsewhere only when there are
+    // several (a string with a comma): not split (a vector and a string) for any other value.
+    let parts =
+        if ctx.syntax().is_pairs() || matches!(&entry.value, Value::Str(s) if s.contains(',')) {
+            comma_parts(&entry.value)
+        } else {
+            None
+        };
     // Certain only when the values fit `base` (`site__in=[1, 2]` on a slug filter, a list on
     // a single-value filter would be a 400 or a silently cut query after the rename).
     let listed;
@@ -826,7 +846,9 @@ fn suggestion_text(s: &Suggestions) -> String {
 /// so the message says how to get the id instead.
 fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
     let mut certain = s.certain;
-    let mut why = String::new();
+    // Why the one suggestion's value does not fit, as facts: written after the suggestion,
+    // into the message itself (no string of its own).
+    let mut why: Option<(&str, &str)> = None;
     let mut sibling = None;
     if let [one] = s.names.as_slice() {
         if let Fit::No(reason) = view.value_fits(one, &entry.value) {
@@ -835,50 +857,45 @@ fn unknown(view: &View, entry: &FilterEntry, s: &Suggestions) -> Finding {
             // would carry the value to a form it does not read is never preferred (issue 31 §3).
             match same_concept(view, one, &entry.value) {
                 Some(other) => {
-                    let spoken = one.strip_suffix("_id").unwrap_or(one).replace('_', " ");
-                    why = cat!(
-                        " `",
-                        one,
-                        "` ",
-                        reason,
-                        "; this value fits `",
-                        &other,
-                        "`, the same ",
-                        &spoken,
-                        "."
-                    );
                     // A number reads as an id; a string on the bare filter may be a name as
                     // well as a slug: offered, not preferred.
                     certain &= other.ends_with("_id");
                     sibling = Some(other);
                 }
-                None => {
-                    certain = false;
-                    why = fit_advice(view, one, reason);
-                }
+                None => certain = false,
             }
+            why = Some((one.as_str(), reason));
         }
     }
-    if let Some(other) = sibling {
-        let s = Suggestions {
-            names: vec![other],
-            certain,
-            relation_hint: Vec::new(),
-            note: String::new(),
-        };
-        let msg = not_a_filter(view, entry).suggestion(&s).and(&[&why]).done();
-        let r = entry.key_range.clone();
-        let n = &s.names[0];
+    let r = entry.key_range.clone();
+    if let (Some(other), Some((one, reason))) = (sibling, why) {
+        // [`Msg::suggestion`] of the one name `other`, then why not `one`.
+        let mut msg = not_a_filter(view, entry)
+            .and(&[" Use `", &other, "`."])
+            .and(&[
+                " `",
+                one,
+                "` ",
+                reason,
+                "; this value fits `",
+                &other,
+                "`, the same ",
+            ]);
+        let relation = one.strip_suffix("_id").unwrap_or(one);
+        super::text::push_spoken(&mut msg.0, relation);
+        let msg = msg.and(&["."]).done();
         return finding(r.clone(), "unknown-filter", msg).with_fix(
-            cat!("Replace `", &entry.key, "` with `", n, "`"),
+            cat!("Replace `", &entry.key, "` with `", &other, "`"),
             r,
-            n.clone(),
+            other,
             certain,
         );
     }
-    let msg = not_a_filter(view, entry).suggestion(s).and(&[&why]).done();
-    let r = entry.key_range.clone();
-    let mut f = finding(r.clone(), "unknown-filter", msg);
+    let mut msg = not_a_filter(view, entry).suggestion(s);
+    if let Some((one, reason)) = why {
+        push_fit_advice(&mut msg.0, view, one, reason);
+    }
+    let mut f = finding(r.clone(), "unknown-filter", msg.done());
     for n in &s.names {
         f = f.with_fix(
             cat!("Replace `", &entry.key, "` with `", n, "`"),
@@ -906,50 +923,63 @@ fn not_a_filter(view: &View, entry: &FilterEntry) -> Msg {
 /// The filter of the same relation as `name` in the other form (`tag` ↔ `tag_id`,
 /// `object_type` ↔ `object_type_id`) when `value` fits it and not `name`.
 fn same_concept(view: &View, name: &str, value: &Value) -> Option<String> {
-    let other = match name.strip_suffix("_id") {
-        Some(bare) => bare.to_string(),
-        None => cat!(name, "_id"),
-    };
     // `value_fits` is `No` for a name that is no parameter here: no probe of its own first.
-    (view.value_fits(&other, value) == Fit::Yes).then_some(other)
+    // The other name is probed from the stack; a string is made only for one that fits.
+    let fits = |other: &str| (view.value_fits(other, value) == Fit::Yes).then(|| other.to_string());
+    match name.strip_suffix("_id") {
+        Some(bare) => fits(bare),
+        None => super::text::with_joined(&[name, "_id"], fits),
+    }
 }
 
-/// Why the value does not fit `name` and what to send instead.
-fn fit_advice(view: &View, name: &str, reason: &str) -> String {
+/// Appends why the value does not fit `name` and what to send instead to `out` (the relation
+/// spoken in place: no string of its own).
+fn push_fit_advice(out: &mut String, view: &View, name: &str, reason: &str) {
+    use super::text::push_spoken;
     let noun = name.strip_suffix("_id").unwrap_or(name);
+    let push = |out: &mut String, parts: &[&str]| parts.iter().for_each(|p| out.push_str(p));
     if reason == "takes numeric ids" {
-        let spoken = noun.replace('_', " ");
         let by_slug = view
             .param(noun)
             .is_some_and(|p| noun != name && !view.takes_integers(noun, p));
-        return match by_slug.then_some(noun) {
-            Some(n) => cat!(
-                " `",
-                name,
-                "` takes numeric ids; this value is a name or slug: use `",
-                n,
-                "` if it is the ",
-                &spoken,
-                "'s slug, or look the ",
-                &spoken,
-                " up on its own endpoint (`?name=...`) and send its id."
-            ),
-            None => cat!(
-                " `",
-                name,
-                "` takes numeric ids, not this value: look the ",
-                &spoken,
-                " up on its own endpoint (`?name=...`) and send its id."
-            ),
-        };
+        match by_slug.then_some(noun) {
+            Some(n) => {
+                push(
+                    out,
+                    &[
+                        " `",
+                        name,
+                        "` takes numeric ids; this value is a name or slug: use `",
+                        n,
+                        "` if it is the ",
+                    ],
+                );
+                push_spoken(out, noun);
+                out.push_str("'s slug, or look the ");
+                push_spoken(out, noun);
+                out.push_str(" up on its own endpoint (`?name=...`) and send its id.");
+            }
+            None => {
+                push(
+                    out,
+                    &[" `", name, "` takes numeric ids, not this value: look the "],
+                );
+                push_spoken(out, noun);
+                out.push_str(" up on its own endpoint (`?name=...`) and send its id.");
+            }
+        }
+        return;
     }
-    cat!(
-        " `",
-        name,
-        "` ",
-        reason,
-        ": adjust the value when renaming."
-    )
+    push(
+        out,
+        &[
+            " `",
+            name,
+            "` ",
+            reason,
+            ": adjust the value when renaming.",
+        ],
+    );
 }
 
 /// A snippet's `<base>__<lookup>` with a NetBox lookup that no endpoint of the release has

@@ -25,6 +25,43 @@ pub(crate) fn cat(parts: &[&str]) -> String {
     out
 }
 
+/// `f` of `parts` concatenated, written on the stack when they fit 96 bytes (a name probed
+/// in the index, `has_<rel>`, `<rel>_member`, that is no string of the finding): no
+/// allocation for a probe that finds nothing.
+pub(crate) fn with_joined<T>(parts: &[&str], f: impl FnOnce(&str) -> T) -> T {
+    let mut buf = [0u8; 96];
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    match buf.get_mut(..len) {
+        Some(room) => {
+            let mut at = 0;
+            for p in parts {
+                room[at..at + p.len()].copy_from_slice(p.as_bytes());
+                at += p.len();
+            }
+            // Whole `str`s joined: always UTF-8.
+            f(std::str::from_utf8(room).unwrap_or_default())
+        }
+        None => f(&cat(parts)),
+    }
+}
+
+/// Appends `name` to `out` with each `_` as a space (`name.replace('_', " ")` written in
+/// place: `virtual_chassis` → `virtual chassis`).
+pub(crate) fn push_spoken(out: &mut String, name: &str) {
+    let mut rest = name;
+    while let Some(i) = rest.as_bytes().iter().position(|&b| b == b'_') {
+        out.push_str(&rest[..i]);
+        out.push(' ');
+        rest = &rest[i + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// The part of `key` before its first `__` (`Key::parse(key).base()`, without the parts).
+pub(crate) fn dunder_base(key: &str) -> &str {
+    split_dunder(key).map_or(key, |(base, _)| base)
+}
+
 /// `s.split_once("__")`, by a byte scan (no two-way searcher set up per call, as in
 /// [`contains`]).
 pub(crate) fn split_dunder(s: &str) -> Option<(&str, &str)> {
