@@ -121,7 +121,7 @@ impl<'a> Values<'a> {
         // too, a keyword being typed not), the first keyword named `method`, and the
         // arguments to read (not inert), with what they are read with.
         let mut positional: SmallVec<[&'a Expr; 4]> = SmallVec::new();
-        let mut method_kw: Option<&'a Expr> = None;
+        let mut keywords: SmallVec<[(&'a str, &'a Expr); 4]> = SmallVec::new();
         let mut unread: SmallVec<[(&'a Expr, Option<usize>); 4]> = SmallVec::new();
         // (Most calls have no keyword: their arguments are in order as they are.)
         let items = arglist.args.iter().map(ArgOrKeyword::Arg);
@@ -134,9 +134,7 @@ impl<'a> Values<'a> {
             match item {
                 ArgOrKeyword::Keyword(k) => match &k.arg {
                     Some(id) if id.is_valid() => {
-                        if method_kw.is_none() && self.text(id.range) == "method" {
-                            method_kw = Some(&k.value);
-                        }
+                        keywords.push((self.text(id.range), &k.value));
                         if !Self::inert(&k.value, 0) {
                             unread.push((&k.value, None));
                         }
@@ -154,7 +152,9 @@ impl<'a> Values<'a> {
                     if !Self::inert(e, 0) {
                         unread.push((e, if typed { None } else { open }));
                     }
-                    if !typed {
+                    if typed {
+                        keywords.push(("", e));
+                    } else {
                         positional.push(e);
                     }
                 }
@@ -172,35 +172,64 @@ impl<'a> Values<'a> {
             Some(c) => *c,
             None => positional.get(i).map(|n| self.arg_cue(n)),
         };
+        // As `CallArgs::keyword` and `CallArgs::node` find them: the first keyword so named;
+        // positional `i`, else that keyword.
+        let keyword = |kw: &str| keywords.iter().find(|(n, _)| *n == kw).map(|(_, e)| *e);
+        let node_cue = |i: usize, kw: &str| cue(i).or_else(|| keyword(kw).map(|e| self.arg_cue(e)));
+        // `Guard::MethodGet`: the method (first positional, else `method=`) may be `"GET"`.
+        let may_get = || {
+            node_cue(0, "method").is_some_and(|m| match m {
+                ArgCue::Str(s) => s.eq_ignore_ascii_case("get"),
+                ArgCue::NotStr => false,
+                ArgCue::Unknown => true,
+            })
+        };
+        // (With its last part, which every `Callee::Function` row compares.)
         let mut qualified = None;
         let mut qualified = || match &*expr.func {
-            Expr::Name(n) => Some(*qualified.get_or_insert_with(|| self.name_qualified(n, at))),
+            Expr::Name(n) => Some(*qualified.get_or_insert_with(|| {
+                let q = self.name_qualified(n, at);
+                (q, q.last())
+            })),
             _ => None,
         };
-        for form in FORMS {
-            let may = match form.callee {
+        // The rows of Python calls, in the table's order: `Values::spelled` spells no Python
+        // call as another host's form.
+        static PYTHON_ROWS: std::sync::LazyLock<Vec<&'static Form>> =
+            std::sync::LazyLock::new(|| {
+                FORMS
+                    .iter()
+                    .filter(|f| {
+                        !matches!(
+                            f.callee,
+                            Callee::Lookup { .. }
+                                | Callee::InventoryPlugin(_)
+                                | Callee::Command { .. }
+                                | Callee::Url
+                        )
+                    })
+                    .collect()
+            });
+        for form in PYTHON_ROWS.iter() {
+            let spelled = match form.callee {
                 Callee::Tool(_) => tool.is_some_and(|row| row.name == form.name),
                 Callee::ToolMethod(methods) => object.is_some() && methods.contains(&name),
                 Callee::Bare(n) => object.is_none() && name == n,
                 Callee::Method(n) | Callee::Chain(n) => object.is_some() && name == n,
                 Callee::Function(n) => {
-                    name == n || (object.is_none() && qualified().is_some_and(|q| q.last() == n))
+                    name == n
+                        || (object.is_none() && qualified().is_some_and(|(_, last)| last == n))
                 }
                 Callee::Qualified(names) => {
-                    object.is_none() && qualified().is_some_and(|q| names.iter().any(|n| q.is(n)))
+                    object.is_none()
+                        && qualified().is_some_and(|(q, _)| names.iter().any(|n| q.is(n)))
                 }
                 // (The argument first: the name's words are looked at only for a path.)
                 Callee::Any => match (form.guard, form.target) {
                     // The guard reads the method (first positional, else `method=`), then the
                     // wrapper reads the path at `i`: a string there must name an endpoint.
                     (Guard::MethodGet, TargetAt::WrapperPath(i)) => {
-                        let method = cue(0).or_else(|| method_kw.map(|m| self.arg_cue(m)));
-                        let get = method.is_some_and(|m| match m {
-                            ArgCue::Str(s) => s.eq_ignore_ascii_case("get"),
-                            ArgCue::NotStr => false,
-                            ArgCue::Unknown => true,
-                        });
-                        get && may_name_endpoint(cue(i))
+                        may_get() && may_name_endpoint(cue(i))
                     }
                     (Guard::NotWrite, TargetAt::WrapperPath(i)) => {
                         may_name_endpoint(cue(i)) && !forms::name_has_word(name, forms::WRITE_WORDS)
@@ -213,6 +242,42 @@ impl<'a> Values<'a> {
                 | Callee::Command { .. }
                 | Callee::Url => false,
             };
+            // A row spelled so, asked what its reader asks first.
+            let may = spelled
+                && match (form.carries, form.target) {
+                    // `Values::pynetbox`: the receiver is `<x>.<app>.<endpoint>` for a NetBox
+                    // app, or `<x>.plugins.<plugin>.<endpoint>`.
+                    (Carries::Rest(_), TargetAt::Chain) => {
+                        object.is_some_and(|o| self.chain_shaped(o))
+                    }
+                    // `Values::named_tool_call`: the receiver names a tool.
+                    (Carries::NamedTool, TargetAt::Receiver) => {
+                        let receiver = match object {
+                            Some(Expr::Attribute(a)) => Some(a.attr.range),
+                            Some(Expr::Name(n)) => Some(n.range),
+                            _ => None,
+                        };
+                        receiver.is_some_and(|r| tools::tool_from_name(self.text(r)).is_some())
+                    }
+                    // `Values::url_call` (the guard first): a string must hold `/api/` (a
+                    // plain one is one piece of text, where `url_path` looks for it and
+                    // `url_path_joined`, which joins two or more, does not); a node that is
+                    // no string is a hole, no path.
+                    (Carries::Rest(_), TargetAt::Url(i, kw)) => {
+                        let guard = match form.guard {
+                            Guard::Always => true,
+                            Guard::MethodGet => may_get(),
+                            _ => true,
+                        };
+                        guard
+                            && node_cue(i, kw).is_some_and(|c| match c {
+                                ArgCue::Str(url) => url.contains("/api/"),
+                                ArgCue::NotStr => false,
+                                ArgCue::Unknown => true,
+                            })
+                    }
+                    _ => true,
+                };
             if may {
                 return false;
             }
@@ -221,6 +286,19 @@ impl<'a> Values<'a> {
             drop(self.arg(e, at, open));
         }
         true
+    }
+
+    /// True when `obj`, the receiver of a call, is shaped as [`Values::pynetbox`] reads it:
+    /// `<x>.<app>.<endpoint>` for a NetBox app, or `<x>.plugins.<plugin>.<endpoint>`.
+    fn chain_shaped(&self, obj: &Expr) -> bool {
+        let Expr::Attribute(obj) = obj else {
+            return false;
+        };
+        let Expr::Attribute(parent) = &*obj.value else {
+            return false;
+        };
+        APPS.contains(&self.text(parent.attr.range))
+            || matches!(&*parent.value, Expr::Attribute(g) if self.text(g.attr.range) == "plugins")
     }
 
     /// What an argument's node tells of its value without reading it (see [`ArgCue`]).
@@ -910,6 +988,25 @@ mod tests {
             r#"graphql("{ device_list { nme } }")"#,
             r#"nb.dcim.devices.filter(site="a", nme="b")"#,
             r#"nb.plugins.bgp.sessions.get(1)"#,
+            r#"nb.dcim.devices.count()"#,
+            r#"api.x.plugins.bgp.sessions.filter(q="a")"#,
+            r#"d.get("key", None)"#,
+            r#"proc.run(["ls"])"#,
+            r#"tools.netbox_get_objects.run({"object_type": "dcim.device", "filters": {"nme": "a"}})"#,
+            r#"netbox_graphql.invoke({"query": "{ device_list { nme } }"})"#,
+            r#"netbox_call.invoke({"query": "{ device_list { nme } }"})"#,
+            r#"self.nb.dcim.get(name="a")"#,
+            r#"nb.foo.devices.filter(site="a")"#,
+            r#"config.get(key)"#,
+            r#"session.get(url="https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"session.get("https://nb/dcim/devices/?site=a", params={"site": "a"})"#,
+            r#"session.get(PATH, params={"site": "a"})"#,
+            r#"session.get(1, params={"site": "a"})"#,
+            r#"session.get(params={"site": "a"})"#,
+            r#"session.request("POST", "https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"session.request(method="GET", url="https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"urlopen("https://nb/api/dcim/devices/?site=a")"#,
+            r#"urlopen("https://example.com/")"#,
             // No row: literals, names, calls, keywords, splats, typed keywords, generators.
             r#"xetbox_get_objectz("dcim.site", {"stauts": 3})"#,
             r#"print("dcim/devices", x, y=z, **kw)"#,

@@ -1393,7 +1393,7 @@ pub(super) struct Qualified<'a> {
     member: &'a str,
 }
 
-impl Qualified<'_> {
+impl<'a> Qualified<'a> {
     /// True when the joined name is `name`.
     pub(super) fn is(&self, name: &str) -> bool {
         match (self.module.is_empty(), self.member.is_empty()) {
@@ -1407,7 +1407,7 @@ impl Qualified<'_> {
     }
 
     /// The joined name's last dotted part (`get` of `requests.get`).
-    pub(super) fn last(&self) -> &str {
+    pub(super) fn last(&self) -> &'a str {
         let whole = if self.member.is_empty() {
             self.module
         } else {
