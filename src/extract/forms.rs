@@ -246,20 +246,30 @@ pub(crate) const READ_WORDS: &[&str] = &[
 /// True when the snake/camel-case callee `name` holds one of `words` as a word
 /// (`_api_get`, `getDevices`, `list_all`), not inside another word (`target`, `offset`).
 pub(crate) fn name_has_word(name: &str, words: &[&str]) -> bool {
-    let mut parts: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    for c in name.chars() {
-        if c == '_' || c == '.' {
-            parts.push(std::mem::take(&mut cur));
-        } else if c.is_ascii_uppercase() && !cur.is_empty() {
-            parts.push(std::mem::take(&mut cur));
-            cur.push(c.to_ascii_lowercase());
-        } else {
-            cur.push(c.to_ascii_lowercase());
+    // The words are cut at `_` and `.` (dropped) and before an ASCII capital that follows a
+    // letter of the word, and compared lower-cased; bytes, not chars: a non-ASCII character's
+    // bytes are none of these and compare as themselves. No word is copied.
+    let b = name.as_bytes();
+    let is = |word: &[u8]| {
+        words
+            .iter()
+            .any(|w| w.as_bytes().eq_ignore_ascii_case(word))
+    };
+    let mut start = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'_' || c == b'.' {
+            if is(&b[start..i]) {
+                return true;
+            }
+            start = i + 1;
+        } else if c.is_ascii_uppercase() && i > start {
+            if is(&b[start..i]) {
+                return true;
+            }
+            start = i;
         }
     }
-    parts.push(cur);
-    parts.iter().any(|p| words.contains(&p.as_str()))
+    is(&b[start..])
 }
 
 /// One call form.
@@ -1021,6 +1031,69 @@ mod tests {
         let md = table_markdown();
         for needle in ["`api_filter=`", "`--data-urlencode`", "`query_filters:`"] {
             assert!(md.contains(needle), "{needle}");
+        }
+    }
+
+    /// `name_has_word` as it was written, with the words copied: the byte loop finds the same.
+    fn name_has_word_before(name: &str, words: &[&str]) -> bool {
+        let mut parts: Vec<String> = Vec::new();
+        let mut cur = String::new();
+        for c in name.chars() {
+            if c == '_' || c == '.' {
+                parts.push(std::mem::take(&mut cur));
+            } else if c.is_ascii_uppercase() && !cur.is_empty() {
+                parts.push(std::mem::take(&mut cur));
+                cur.push(c.to_ascii_lowercase());
+            } else {
+                cur.push(c.to_ascii_lowercase());
+            }
+        }
+        parts.push(cur);
+        parts.iter().any(|p| words.contains(&p.as_str()))
+    }
+
+    #[test]
+    fn callee_words_read_as_before() {
+        let names = [
+            "",
+            "_",
+            "get",
+            "GET",
+            "Get",
+            "getDevices",
+            "_api_get",
+            "api.get",
+            "list_all",
+            "target",
+            "offset",
+            "create_device",
+            "address_get",
+            "DeleteItem",
+            "xUpdate",
+            "SETUP",
+            "set_",
+            "__post__",
+            "pOST",
+            "fetchAll",
+            "éget_list",
+            "getÉ",
+            "getÉList",
+            "a.b_c.Put",
+            "x__remove",
+            "readme",
+            "Read",
+            "HTTPGet",
+            "addTag",
+            "x_add",
+        ];
+        for n in names {
+            for words in [WRITE_WORDS, READ_WORDS] {
+                assert_eq!(
+                    name_has_word(n, words),
+                    name_has_word_before(n, words),
+                    "{n}"
+                );
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 //! (`from requests import get as g` → `requests.get`), and read as the first row that finds a
 //! site in it, its arguments read through [`super::values`].
 
-use ruff_python_ast::{self as ast, Expr};
+use ruff_python_ast::{self as ast, ArgOrKeyword, Expr};
 use ruff_text_size::Ranged;
 
 use super::arguments::{pair_args, Call, CallArgs, KeywordOrSplat};
@@ -45,6 +45,15 @@ impl<'a> Values<'a> {
             Expr::Attribute(a) => (a.attr.range, Some(&*a.value)),
             _ => return,
         };
+        // Most calls of real code are no NetBox call: told from the callee's name and the
+        // arguments' nodes, before any argument is read or copied.
+        #[cfg(test)]
+        let screen = !tests::NO_SCREEN.with(std::cell::Cell::get);
+        #[cfg(not(test))]
+        let screen = true;
+        if screen && self.no_site(expr, self.text(name_range), object, at) {
+            return;
+        }
         let mut args = self.arguments(arglist, at);
         let call = Call {
             name: self.text(name_range),
@@ -82,6 +91,241 @@ impl<'a> Values<'a> {
                 }
                 return;
             }
+        }
+    }
+
+    /// True when no row of the call-form table can find a site in `expr` (called `name`, on
+    /// `object`, standing at `at`), told without reading its arguments; the arguments that
+    /// are not [`Values::inert`] are then read as [`Values::arguments`] reads them, in the
+    /// same order, and dropped, so that what reading them leaves in the reading's state (the
+    /// fuel used, whose end [`Reader::sites`] reports; other possible values and declared keys
+    /// recorded) is what the reading through the table leaves.
+    ///
+    /// Each row is asked what [`Values::spelled`] asks of it, on the callee alone (the row's
+    /// guard aside: a row whose callee is spelled so counts as one that may find a site), and
+    /// for the rows of any callee ([`Callee::Any`], client wrappers) what their guard and
+    /// [`Values::wrapper_call`] ask of the argument's node ([`ArgCue`]): a row that would find
+    /// nothing there finds nothing here, and a row this cannot tell counts as one that may. A
+    /// row of another form of callee counts as one that may: a new form is read through the
+    /// table until it is told here.
+    fn no_site(
+        &self,
+        expr: &'a ast::ExprCall,
+        name: &'a str,
+        object: Option<&Expr>,
+        at: At,
+    ) -> bool {
+        let arglist = &expr.arguments;
+        let open = Some(arglist.range.start().to_usize());
+        // The positional arguments' nodes as `Values::arguments` lists them (a starred one
+        // too, a keyword being typed not), the first keyword named `method`, and the
+        // arguments to read (not inert), with what they are read with.
+        let mut positional: SmallVec<[&'a Expr; 4]> = SmallVec::new();
+        let mut keywords: SmallVec<[(&'a str, &'a Expr); 4]> = SmallVec::new();
+        let mut unread: SmallVec<[(&'a Expr, Option<usize>); 4]> = SmallVec::new();
+        // (Most calls have no keyword: their arguments are in order as they are.)
+        let items = arglist.args.iter().map(ArgOrKeyword::Arg);
+        let items: &mut dyn Iterator<Item = ArgOrKeyword<'a>> = if arglist.keywords.is_empty() {
+            &mut { items }
+        } else {
+            &mut arglist.iter_source_order()
+        };
+        for item in items {
+            match item {
+                ArgOrKeyword::Keyword(k) => match &k.arg {
+                    Some(id) if id.is_valid() => {
+                        keywords.push((self.text(id.range), &k.value));
+                        if !Self::inert(&k.value, 0) {
+                            unread.push((&k.value, None));
+                        }
+                    }
+                    Some(_) => {}
+                    None => {
+                        if !Self::inert(&k.value, 0) {
+                            unread.push((&k.value, None));
+                        }
+                    }
+                },
+                ArgOrKeyword::Arg(e @ Expr::Starred(_)) => positional.push(e),
+                ArgOrKeyword::Arg(e) => {
+                    let typed = self.nameless_keyword(e, open).is_some();
+                    if !Self::inert(e, 0) {
+                        unread.push((e, if typed { None } else { open }));
+                    }
+                    if typed {
+                        keywords.push(("", e));
+                    } else {
+                        positional.push(e);
+                    }
+                }
+            }
+        }
+        // What the rows ask of the callee, asked once: its tool row, and its qualified name
+        // (read by the first row that asks, as `Values::spelled` reads it); and what the
+        // first two positional arguments' nodes tell.
+        let tool = self.tool_row(name);
+        let cues: [Option<ArgCue<'a>>; 2] = [
+            positional.first().map(|n| self.arg_cue(n)),
+            positional.get(1).map(|n| self.arg_cue(n)),
+        ];
+        let cue = |i: usize| match cues.get(i) {
+            Some(c) => *c,
+            None => positional.get(i).map(|n| self.arg_cue(n)),
+        };
+        // As `CallArgs::keyword` and `CallArgs::node` find them: the first keyword so named;
+        // positional `i`, else that keyword.
+        let keyword = |kw: &str| keywords.iter().find(|(n, _)| *n == kw).map(|(_, e)| *e);
+        let node_cue = |i: usize, kw: &str| cue(i).or_else(|| keyword(kw).map(|e| self.arg_cue(e)));
+        // `Guard::MethodGet`: the method (first positional, else `method=`) may be `"GET"`.
+        let may_get = || {
+            node_cue(0, "method").is_some_and(|m| match m {
+                ArgCue::Str(s) => s.eq_ignore_ascii_case("get"),
+                ArgCue::NotStr => false,
+                ArgCue::Unknown => true,
+            })
+        };
+        // (With its last part, which every `Callee::Function` row compares.)
+        let mut qualified = None;
+        let mut qualified = || match &*expr.func {
+            Expr::Name(n) => Some(*qualified.get_or_insert_with(|| {
+                let q = self.name_qualified(n, at);
+                (q, q.last())
+            })),
+            _ => None,
+        };
+        // The rows of Python calls, in the table's order: `Values::spelled` spells no Python
+        // call as another host's form.
+        static PYTHON_ROWS: std::sync::LazyLock<Vec<&'static Form>> =
+            std::sync::LazyLock::new(|| {
+                FORMS
+                    .iter()
+                    .filter(|f| {
+                        !matches!(
+                            f.callee,
+                            Callee::Lookup { .. }
+                                | Callee::InventoryPlugin(_)
+                                | Callee::Command { .. }
+                                | Callee::Url
+                        )
+                    })
+                    .collect()
+            });
+        for form in PYTHON_ROWS.iter() {
+            let spelled = match form.callee {
+                Callee::Tool(_) => tool.is_some_and(|row| row.name == form.name),
+                Callee::ToolMethod(methods) => object.is_some() && methods.contains(&name),
+                Callee::Bare(n) => object.is_none() && name == n,
+                Callee::Method(n) | Callee::Chain(n) => object.is_some() && name == n,
+                Callee::Function(n) => {
+                    name == n
+                        || (object.is_none() && qualified().is_some_and(|(_, last)| last == n))
+                }
+                Callee::Qualified(names) => {
+                    object.is_none()
+                        && qualified().is_some_and(|(q, _)| names.iter().any(|n| q.is(n)))
+                }
+                // (The argument first: the name's words are looked at only for a path.)
+                Callee::Any => match (form.guard, form.target) {
+                    // The guard reads the method (first positional, else `method=`), then the
+                    // wrapper reads the path at `i`: a string there must name an endpoint.
+                    (Guard::MethodGet, TargetAt::WrapperPath(i)) => {
+                        may_get() && may_name_endpoint(cue(i))
+                    }
+                    (Guard::NotWrite, TargetAt::WrapperPath(i)) => {
+                        may_name_endpoint(cue(i)) && !forms::name_has_word(name, forms::WRITE_WORDS)
+                    }
+                    _ => true,
+                },
+                // Other hosts' forms: `Values::spelled` never spells a Python call so.
+                Callee::Lookup { .. }
+                | Callee::InventoryPlugin(_)
+                | Callee::Command { .. }
+                | Callee::Url => false,
+            };
+            // A row spelled so, asked what its reader asks first.
+            let may = spelled
+                && match (form.carries, form.target) {
+                    // `Values::pynetbox`: the receiver is `<x>.<app>.<endpoint>` for a NetBox
+                    // app, or `<x>.plugins.<plugin>.<endpoint>`.
+                    (Carries::Rest(_), TargetAt::Chain) => {
+                        object.is_some_and(|o| self.chain_shaped(o))
+                    }
+                    // `Values::named_tool_call`: the receiver names a tool.
+                    (Carries::NamedTool, TargetAt::Receiver) => {
+                        let receiver = match object {
+                            Some(Expr::Attribute(a)) => Some(a.attr.range),
+                            Some(Expr::Name(n)) => Some(n.range),
+                            _ => None,
+                        };
+                        receiver.is_some_and(|r| tools::tool_from_name(self.text(r)).is_some())
+                    }
+                    // `Values::url_call` (the guard first): a string must hold `/api/` (a
+                    // plain one is one piece of text, where `url_path` looks for it and
+                    // `url_path_joined`, which joins two or more, does not); a node that is
+                    // no string is a hole, no path.
+                    (Carries::Rest(_), TargetAt::Url(i, kw)) => {
+                        let guard = match form.guard {
+                            Guard::Always => true,
+                            Guard::MethodGet => may_get(),
+                            _ => true,
+                        };
+                        guard
+                            && node_cue(i, kw).is_some_and(|c| match c {
+                                ArgCue::Str(url) => url.contains("/api/"),
+                                ArgCue::NotStr => false,
+                                ArgCue::Unknown => true,
+                            })
+                    }
+                    _ => true,
+                };
+            if may {
+                return false;
+            }
+        }
+        for (e, open) in unread {
+            drop(self.arg(e, at, open));
+        }
+        true
+    }
+
+    /// True when `obj`, the receiver of a call, is shaped as [`Values::pynetbox`] reads it:
+    /// `<x>.<app>.<endpoint>` for a NetBox app, or `<x>.plugins.<plugin>.<endpoint>`.
+    fn chain_shaped(&self, obj: &Expr) -> bool {
+        let Expr::Attribute(obj) = obj else {
+            return false;
+        };
+        let Expr::Attribute(parent) = &*obj.value else {
+            return false;
+        };
+        APPS.contains(&self.text(parent.attr.range))
+            || matches!(&*parent.value, Expr::Attribute(g) if self.text(g.attr.range) == "plugins")
+    }
+
+    /// What an argument's node tells of its value without reading it (see [`ArgCue`]).
+    fn arg_cue(&self, e: &Expr) -> ArgCue<'a> {
+        match e {
+            Expr::StringLiteral(s) => {
+                let mut parts = s.value.iter();
+                match (parts.next(), parts.next()) {
+                    (Some(part), None) => match self.plain(part.range) {
+                        Some((_, raw)) => ArgCue::Str(raw),
+                        None => ArgCue::Unknown,
+                    },
+                    _ => ArgCue::Unknown,
+                }
+            }
+            Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_)
+            | Expr::Attribute(_)
+            | Expr::UnaryOp(_)
+            | Expr::Dict(_)
+            | Expr::List(_)
+            | Expr::Set(_)
+            | Expr::Tuple(_)
+            | Expr::Starred(_) => ArgCue::NotStr,
+            _ => ArgCue::Unknown,
         }
     }
 
@@ -315,18 +559,16 @@ impl<'a> Values<'a> {
             Callee::Bare(n) => call.object.is_none() && call.name == n,
             Callee::Method(n) => call.object.is_some() && call.name == n,
             // By its name or the name it was imported as (`from gql import gql as q`).
+            // (A call on no object calls a bare name: its qualified name is read, not built.)
             Callee::Function(n) => {
                 call.name == n
                     || (call.object.is_none()
-                        && self
-                            .qualified(call.func, call.at)
-                            .is_some_and(|q| q.rsplit('.').next() == Some(n)))
+                        && matches!(call.func, Expr::Name(f) if self.name_qualified(f, call.at).last() == n))
             }
             Callee::Qualified(names) => {
                 call.object.is_none()
-                    && self
-                        .qualified(call.func, call.at)
-                        .is_some_and(|q| names.contains(&q.as_str()))
+                    && matches!(call.func, Expr::Name(f)
+                        if { let q = self.name_qualified(f, call.at); names.iter().any(|n| q.is(n)) })
             }
             Callee::Chain(m) => call.name == m && call.object.is_some(),
             Callee::Any => true,
@@ -596,6 +838,33 @@ impl<'a> Values<'a> {
     }
 }
 
+/// What [`Values::wrapper_call`] may find at a path argument, by what its node tells (`None`:
+/// there is none, and it finds nothing): a string must be a path [`wrapper_path`] takes; a
+/// node that is no string is no path; a node whose value is not known here may be one.
+fn may_name_endpoint(cue: Option<ArgCue<'_>>) -> bool {
+    cue.is_some_and(|c| match c {
+        ArgCue::Str(path) => wrapper_path(path),
+        ArgCue::NotStr => false,
+        ArgCue::Unknown => true,
+    })
+}
+
+/// What an argument's node tells of its value before it is read ([`Values::no_site`]).
+#[derive(Clone, Copy)]
+enum ArgCue<'a> {
+    /// A one-part string literal whose value is its text (see `Reader::plain`): that text,
+    /// which [`Lit::as_str`] gives for it.
+    Str(&'a str),
+    /// A node whose value is never a string: [`Lit::as_str`] gives none for it (a number,
+    /// `True`/`False`/`None`/`...`, an attribute or a unary operation, read as a scalar
+    /// that is no string; a dict, list, set or tuple, read as a mapping or a sequence; a
+    /// starred argument, read as an expression), and [`Values::wrapper_call`] reads no text
+    /// in it (no string parts, no `+`, no name).
+    NotStr,
+    /// Anything else (a name, a call, an f-string, a string with escapes or parts, bytes).
+    Unknown,
+}
+
 /// Where the filters dict of a call's REST site is among the call's arguments (see
 /// [`tools::build_with`]): its pairs are moved out of there, not copied.
 enum Held {
@@ -647,6 +916,165 @@ mod tests {
     thread_local! {
         /// Set: every call is read through the call-form table (no direct reading).
         pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// Set: every call is read through the call-form table (no `Values::no_site`).
+        pub(super) static NO_SCREEN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// `extract_calls` of `text` with and without `Values::no_site`, as debug text.
+    fn screened_and_not(text: &str) -> (String, String) {
+        let map = OffsetMap::identity(0, text.len());
+        let screened = format!("{:?}", extract_calls(text, &map));
+        NO_SCREEN.with(|g| g.set(true));
+        let all = format!("{:?}", extract_calls(text, &map));
+        NO_SCREEN.with(|g| g.set(false));
+        (screened, all)
+    }
+
+    /// A call that `Values::no_site` skips is one the call-form table finds nothing in, and
+    /// skipping it leaves what reading its arguments leaves (a call read past its budget, other
+    /// possible values, declared keys): the sites are the same, to the byte, for calls of every
+    /// row, of no row, and for the Python files of the examples and fixtures (and of the folder
+    /// `NETBOX_LSP_SCREEN_CORPUS` names, when set).
+    #[test]
+    fn skipped_calls_are_calls_the_table_finds_nothing_in() {
+        let calls = [
+            // Client wrappers: path first, method then path, by name, parenthesized, escaped.
+            r#"api_get("/api/dcim/devices/", {"name": "a"})"#,
+            r#"fetch_all("dcim/devices/", {"name": "a"})"#,
+            r#"client.get("dcim/devices/", params={"site": 1})"#,
+            r#"self._get("https://nb.example.com/api/dcim/devices/?name=a")"#,
+            r#"self._request("GET", "/api/dcim/sites/", params={"slug": "x"})"#,
+            r#"self._request("get", "/api/dcim/sites/?q=1")"#,
+            r#"self._request(method="GET", path="/api/dcim/sites/", params={"slug": "x"})"#,
+            r#"do("POST", "/api/dcim/sites/", {"slug": "x"})"#,
+            r#"do(METHOD, "/api/dcim/sites/", params={"slug": "x"})"#,
+            r#"api_get(PATH, {"name": "a"})"#,
+            r#"api_get(("/api/dcim/devices/"), {"name": "a"})"#,
+            r#"api_get("/api/dcim/devices/?name=a", {"name": "a"})"#,
+            r#"api_get(r"/api/dcim/devices/", {"name": "a"})"#,
+            r#"api_get(b"/api/dcim/devices/", {"name": "a"})"#,
+            r#"api_get("/api/dcim/" "devices/", {"name": "a"})"#,
+            r#"api_get(f"{BASE}/api/dcim/devices/", {"name": "a"})"#,
+            r#"api_get(BASE + "/api/dcim/devices/", {"name": "a"})"#,
+            r#"create_device("/api/dcim/devices/", {"name": "a"})"#,
+            r#"api_get(*paths, {"name": "a"})"#,
+            r#"api_get(path="/api/dcim/devices/", params={"name": "a"})"#,
+            r#"api_get(1, "/api/dcim/devices/")"#,
+            r#"api_get("/api/users/profile/", {"x": 1})"#,
+            r#"api_get("/api/users/users/", {"x": 1})"#,
+            r#"api_get("https://x/y/api/dcim/devices/", {"x": 1})"#,
+            r#"api_get("/api/plugins/bgp/sessions/", {"x": 1})"#,
+            // HTTP clients, by import.
+            r#"requests.get("https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"g("https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"httpx.get(URL, params=P)"#,
+            r#"uo("https://nb/api/dcim/devices/?site=a")"#,
+            r#"urllib.request.urlopen("https://nb/api/dcim/devices/?site=a")"#,
+            r#"Request("https://nb/api/dcim/devices/?site=a")"#,
+            r#"session.request("GET", "https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"requests.post("https://nb/graphql/", json={"query": "{ site_list { id } }"})"#,
+            r#"p("https://nb/graphql/", json={"query": "{ site_list { id } }"})"#,
+            r#"q("{ device_list { nme } }")"#,
+            // Tools, their wrappers, code mode, pynetbox.
+            r#"netbox_get_objects("dcim.device", {"nme": "a"})"#,
+            r#"tools.netboxGetObjects("dcim.device", {"nme": "a"})"#,
+            r#"netbox_get_objects.invoke({"object_type": "dcim.device", "filters": {"nme": "a"}})"#,
+            r#"session.call_tool("netbox_get_objects", {"object_type": "dcim.device", "filters": {"nme": "a"}})"#,
+            r#"ct("netbox_get_objects", {"object_type": "dcim.device", "filters": {"nme": "a"}})"#,
+            r#"get("dcim.device", {"nme": "a"})"#,
+            r#"changelogs({"action": "x"})"#,
+            r#"search("a", object_types=["dcim.device"])"#,
+            r#"api("GET", "/dcim/devices/", params={"nme": "a"})"#,
+            r#"graphql("{ device_list { nme } }")"#,
+            r#"nb.dcim.devices.filter(site="a", nme="b")"#,
+            r#"nb.plugins.bgp.sessions.get(1)"#,
+            r#"nb.dcim.devices.count()"#,
+            r#"api.x.plugins.bgp.sessions.filter(q="a")"#,
+            r#"d.get("key", None)"#,
+            r#"proc.run(["ls"])"#,
+            r#"tools.netbox_get_objects.run({"object_type": "dcim.device", "filters": {"nme": "a"}})"#,
+            r#"netbox_graphql.invoke({"query": "{ device_list { nme } }"})"#,
+            r#"netbox_call.invoke({"query": "{ device_list { nme } }"})"#,
+            r#"self.nb.dcim.get(name="a")"#,
+            r#"nb.foo.devices.filter(site="a")"#,
+            r#"config.get(key)"#,
+            r#"session.get(url="https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"session.get("https://nb/dcim/devices/?site=a", params={"site": "a"})"#,
+            r#"session.get(PATH, params={"site": "a"})"#,
+            r#"session.get(1, params={"site": "a"})"#,
+            r#"session.get(params={"site": "a"})"#,
+            r#"session.request("POST", "https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"session.request(method="GET", url="https://nb/api/dcim/devices/", params={"site": "a"})"#,
+            r#"urlopen("https://nb/api/dcim/devices/?site=a")"#,
+            r#"urlopen("https://example.com/")"#,
+            // No row: literals, names, calls, keywords, splats, typed keywords, generators.
+            r#"xetbox_get_objectz("dcim.site", {"stauts": 3})"#,
+            r#"print("dcim/devices", x, y=z, **kw)"#,
+            r#"logger.info("fetching %s", path, extra={"a": [1, (2, 3)], "b": -1})"#,
+            r#"f(a=1, =x)"#,
+            r#"f(=x)"#,
+            r#"f(*args, **{"a": 1})"#,
+            r#"f(x for x in y)"#,
+            r#"f(a39)"#,
+            r#"f(d39)"#,
+            r#"f(status)"#,
+            r#"log.info("msg %s", a39)"#,
+            r#"log("msg", d=d39)"#,
+            r#"log("msg", status, x)"#,
+            r#"log(1, **d39)"#,
+            r#"log("msg", Filters(status=status).model_dump())"#,
+            r#"f({1: "a", "b": 2}, {**base}, [{"a": b}])"#,
+            r#"f(lambda: 1, not x, a if b else c, 1 < 2, ...)"#,
+            r#"f(Model(**x).model_dump())"#,
+        ];
+        let mut prelude = String::from(
+            "import requests, httpx\nimport urllib.request\nfrom requests import get as g, post as p\nfrom gql import gql as q\nfrom urllib.request import urlopen as uo, Request\nfrom mcp import call_tool as ct\nfrom typing import Literal\nfrom pydantic import BaseModel\nclass Filters(BaseModel):\n    status: Literal[\"active\", \"planned\"] = \"active\"\nPATH = \"/api/dcim/devices/\"\nMETHOD = \"GET\"\nBASE = \"https://nb\"\nURL = BASE + PATH\nP = {\"site\": 1}\nbase = {\"site\": 1}\na0 = 'x'\nd0 = {'site': 1}\n",
+        );
+        for i in 1..40 {
+            prelude.push_str(&format!("a{i} = a{} + a{}\n", i - 1, i - 1));
+            prelude.push_str(&format!("d{i} = {{**d{}, **d{}}}\n", i - 1, i - 1));
+        }
+        let mut texts: Vec<String> = Vec::new();
+        for c in calls {
+            texts.push(format!("{prelude}{c}\n"));
+            // In a function whose parameter has choices, used before a site reads it.
+            texts.push(format!(
+                "{prelude}def run(status: Literal[\"active\", \"planned\"], x=1):\n    {c}\n    f(status)\n    netbox_get_objects(\"dcim.device\", {{\"status\": status}})\n"
+            ));
+            // In a helper read for its callers.
+            texts.push(format!(
+                "{prelude}def h(path, params):\n    {c}\n    api_get(path, params)\n\nh(\"/api/dcim/devices/\", {{\"nme\": 1}})\n"
+            ));
+        }
+        texts.push(calls.join("\n"));
+        let mut files = Vec::new();
+        let mut dirs: Vec<std::path::PathBuf> = vec!["examples".into(), "tests/fixtures".into()];
+        if let Some(extra) = std::env::var_os("NETBOX_LSP_SCREEN_CORPUS") {
+            dirs.push(extra.into());
+        }
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "py") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() > 20, "{files:?}");
+        for f in &files {
+            if let Ok(text) = std::fs::read_to_string(f) {
+                texts.push(text);
+            }
+        }
+        for text in &texts {
+            let (screened, all) = screened_and_not(text);
+            assert_eq!(screened, all, "{text}");
+        }
     }
 
     /// The direct reading of `netbox_get_objects(<type>, {...})` finds what the call-form table

@@ -259,14 +259,47 @@ impl<'a> Values<'a> {
 /// (`users`, `core`, `extras`: `/api/users/profile`) need a known endpoint in both spellings.
 /// A query string may follow.
 pub(super) fn wrapper_path(path: &str) -> bool {
-    let path = path.split('?').next().unwrap_or("");
-    let key_of = |rest: &str| {
-        let rest = rest.trim_matches('/');
-        let mut it = rest.splitn(3, '/');
-        let (app, ep) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
-        (app.to_string(), format!("{app}/{ep}"))
-    };
-    if let Some(at) = path.find("/api/") {
+    // The path before the query string, and the first `/api/` in it: one loop over the bytes
+    // (most strings are short, and hold neither; a searcher's set-up costs more).
+    let b = path.as_bytes();
+    let mut end = b.len();
+    let mut api = None;
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'?' => {
+                end = i;
+                break;
+            }
+            b'/' if api.is_none() && b[i..].starts_with(b"/api/") => api = Some(i),
+            _ => {}
+        }
+    }
+    let path = &path[..end];
+    // The app and `<app>/<endpoint>` of `rest` (its `/` at both ends trimmed), slices of it
+    // (`<app>` alone when no endpoint follows: the known-endpoint table trims the `/` that
+    // `<app>/` would end with).
+    fn key_of(rest: &str) -> (&str, &str) {
+        let b = rest.as_bytes();
+        let start = b.iter().position(|&c| c != b'/').unwrap_or(b.len());
+        let end = b.iter().rposition(|&c| c != b'/').map_or(start, |i| i + 1);
+        let rest = &rest[start..end];
+        let b = rest.as_bytes();
+        let Some(slash) = b.iter().position(|&c| c == b'/') else {
+            return (rest, rest);
+        };
+        let app = &rest[..slash];
+        let ep_end = b[slash + 1..]
+            .iter()
+            .position(|&c| c == b'/')
+            .map_or(b.len(), |j| slash + 1 + j);
+        let key = if ep_end == slash + 1 {
+            app
+        } else {
+            &rest[..ep_end]
+        };
+        (app, key)
+    }
+    if let Some(at) = api {
         let before = &path[..at];
         // Only the host may come before `/api/` (`https://nb.example.com/api/...`).
         let host_only = match before.split_once("://") {
@@ -277,13 +310,12 @@ pub(super) fn wrapper_path(path: &str) -> bool {
             return false;
         }
         let (app, key) = key_of(&path[at + 5..]);
-        let generic = matches!(app.as_str(), "users" | "core" | "extras");
-        return app == "plugins"
-            || APPS.contains(&app.as_str()) && (!generic || forms::known_endpoint(&key));
+        let generic = matches!(app, "users" | "core" | "extras");
+        return app == "plugins" || APPS.contains(&app) && (!generic || forms::known_endpoint(key));
     }
     let rel = path.strip_prefix("api/").unwrap_or(path);
     let (app, key) = key_of(rel);
-    APPS.contains(&app.as_str()) && forms::known_endpoint(&key)
+    APPS.contains(&app) && forms::known_endpoint(key)
 }
 
 /// True when `src` holds `/api/<app>/` for a NetBox app or `/api/plugins/` (an app other APIs
@@ -310,4 +342,90 @@ enum UrlPart {
     Dynamic,
     /// `urlencode({...})`: the dict.
     Encoded(Lit),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `wrapper_path` as it was written with `str`'s searchers and owned keys: the byte loops
+    /// take the same paths.
+    fn wrapper_path_before(path: &str) -> bool {
+        let path = path.split('?').next().unwrap_or("");
+        let key_of = |rest: &str| {
+            let rest = rest.trim_matches('/');
+            let mut it = rest.splitn(3, '/');
+            let (app, ep) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+            (app.to_string(), format!("{app}/{ep}"))
+        };
+        if let Some(at) = path.find("/api/") {
+            let before = &path[..at];
+            let host_only = match before.split_once("://") {
+                Some((_, host)) => !host.contains('/'),
+                None => before.is_empty(),
+            };
+            if !host_only {
+                return false;
+            }
+            let (app, key) = key_of(&path[at + 5..]);
+            let generic = matches!(app.as_str(), "users" | "core" | "extras");
+            return app == "plugins"
+                || APPS.contains(&app.as_str()) && (!generic || forms::known_endpoint(&key));
+        }
+        let rel = path.strip_prefix("api/").unwrap_or(path);
+        let (app, key) = key_of(rel);
+        APPS.contains(&app.as_str()) && forms::known_endpoint(&key)
+    }
+
+    #[test]
+    fn wrapper_paths_read_as_before() {
+        let heads = [
+            "",
+            "/",
+            "//",
+            "api/",
+            "/api/",
+            "https://nb.example.com/api/",
+            "https://nb/x/api/",
+            "http://h/api//",
+            "x/api/",
+            "?",
+            "/api?/",
+            "/ap/api/",
+            "é/api/",
+        ];
+        let tails = [
+            "",
+            "dcim",
+            "dcim/",
+            "dcim/devices",
+            "dcim/devices/",
+            "/dcim/devices/",
+            "dcim//devices/",
+            "dcim/devices/1/",
+            "users",
+            "users/users/",
+            "users/profile/",
+            "core/jobs/",
+            "extras/tags/",
+            "plugins",
+            "plugins/bgp/sessions/",
+            "ipam/prefixes/?q=1",
+            "api/dcim/devices/",
+            "dcim.site",
+            "virtualization.virtualmachine",
+            "dcim/dévices/",
+            "xetbox",
+            "?dcim/devices/",
+        ];
+        for h in heads {
+            for t in tails {
+                let path = format!("{h}{t}");
+                assert_eq!(wrapper_path(&path), wrapper_path_before(&path), "{path:?}");
+            }
+        }
+        assert!(wrapper_path("/api/dcim/devices/"));
+        assert!(wrapper_path("dcim/devices/"));
+        assert!(!wrapper_path("dcim.site"));
+    }
 }

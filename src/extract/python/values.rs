@@ -352,6 +352,30 @@ impl<'a> Values<'a> {
             .collect()
     }
 
+    /// The qualified name of a bare name `n` called at `at`, as [`Values::qualified`] spells it,
+    /// without building it: the import path the name is bound to (`from requests import get
+    /// as g` → `requests` and `get`), else the name itself. Reads the name as `qualified` does
+    /// (the same steps, the same note of a helper's parameter read).
+    pub fn name_qualified(&self, n: &ast::ExprName, at: At) -> Qualified<'a> {
+        let name = self.text(n.range);
+        match self.read(name, at) {
+            Read::Binding { id, .. } => match self.m.bindings[id as usize].kind {
+                BindingKind::Import { qualified, member } => Qualified {
+                    module: qualified,
+                    member,
+                },
+                _ => Qualified {
+                    module: name,
+                    member: "",
+                },
+            },
+            _ => Qualified {
+                module: name,
+                member: "",
+            },
+        }
+    }
+
     /// The qualified name of a callee: the import path of the name it starts with
     /// (`from requests import get as g` → `requests.get`), else as spelled (`urljoin`,
     /// `session.get`). `None` for a callee that is not a dotted name.
@@ -396,8 +420,44 @@ impl<'a> Values<'a> {
         Lit::scalar(Value::Expr, self.host(span(e.range())))
     }
 
+    /// True when reading `e` with [`Values::lit`] changes nothing in the reading's state: it
+    /// takes no step of the fuel and records no other possible value and no declared key,
+    /// whatever the module holds, because it reads no name. A literal made of literals: a
+    /// string, bytes, a number, `True`/`False`/`None`/`...`, an attribute or a unary operation
+    /// (read by [`Reader::literal`], which reads no name), a list, set or tuple of such, a dict
+    /// whose keys are string literals (which `Values::dict` reads without a step) and whose
+    /// values are such. Anything else (a name, a call, a subscript, an f-string, `+`, `%`, `|`,
+    /// a comprehension, a `**` splat, another key) is not, nor a literal nested past
+    /// [`MAX_DEPTH`] levels. Follows the arms of [`Values::lit`]: a change there is a change
+    /// here.
+    pub(super) fn inert(e: &Expr, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        match e {
+            Expr::StringLiteral(_)
+            | Expr::BytesLiteral(_)
+            | Expr::NumberLiteral(_)
+            | Expr::BooleanLiteral(_)
+            | Expr::NoneLiteral(_)
+            | Expr::EllipsisLiteral(_)
+            | Expr::Attribute(_)
+            | Expr::UnaryOp(_) => true,
+            Expr::List(ast::ExprList { elts, .. })
+            | Expr::Set(ast::ExprSet { elts, .. })
+            | Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+                elts.iter().all(|c| Self::inert(c, depth + 1))
+            }
+            Expr::Dict(d) => d.items.iter().all(|item| {
+                matches!(item.key, Some(Expr::StringLiteral(_)))
+                    && Self::inert(&item.value, depth + 1)
+            }),
+            _ => false,
+        }
+    }
+
     /// The literal of `e` (see [`Values::resolve`]); `depth` bounds the names and nesting
-    /// followed.
+    /// followed. A change of its arms is a change of [`Values::inert`].
     pub(super) fn lit(&self, e: &'a Expr, at: At, open: Option<usize>, depth: usize) -> Lit {
         if depth > MAX_FOLLOW.max(MAX_DEPTH) {
             return self.unknown(e);
@@ -1321,6 +1381,42 @@ impl Esc {
         Esc {
             backslash,
             ..Esc::default()
+        }
+    }
+}
+
+/// A qualified name held as the two parts [`join`] joins (`requests` and `get` for
+/// `requests.get`), compared without being built.
+#[derive(Clone, Copy)]
+pub(super) struct Qualified<'a> {
+    module: &'a str,
+    member: &'a str,
+}
+
+impl<'a> Qualified<'a> {
+    /// True when the joined name is `name`.
+    pub(super) fn is(&self, name: &str) -> bool {
+        match (self.module.is_empty(), self.member.is_empty()) {
+            (_, true) => self.module == name,
+            (true, false) => self.member == name,
+            (false, false) => name
+                .strip_prefix(self.module)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .is_some_and(|rest| rest == self.member),
+        }
+    }
+
+    /// The joined name's last dotted part (`get` of `requests.get`).
+    pub(super) fn last(&self) -> &'a str {
+        let whole = if self.member.is_empty() {
+            self.module
+        } else {
+            self.member
+        };
+        // (A few bytes: a loop, not a searcher.)
+        match whole.bytes().rposition(|b| b == b'.') {
+            Some(dot) => &whole[dot + 1..],
+            None => whole,
         }
     }
 }
