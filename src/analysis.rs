@@ -60,7 +60,7 @@ pub fn analyze_outgoing_extracted(
     ex: extract::Extraction,
     knowledge: &Knowledge,
 ) -> Vec<Finding> {
-    let report = pipeline(text, HostKind::Json, knowledge, None, true, Some(ex));
+    let report = pipeline(text, HostKind::Json, knowledge, None, true, Some(ex), false).0;
     let mut findings = report.findings;
     let Some(index) = knowledge.index.as_deref() else {
         return findings;
@@ -148,7 +148,7 @@ pub fn analyze_report(
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
 ) -> Report {
-    pipeline(text, kind, knowledge, cache, false, None)
+    pipeline(text, kind, knowledge, cache, false, None, false).0
 }
 
 /// [`analyze_report`] that also keeps the sites checked and their own findings
@@ -161,7 +161,7 @@ pub fn analyze_kept(
     knowledge: &Knowledge,
     cache: Option<&mut UnitCache>,
 ) -> Report {
-    pipeline(text, kind, knowledge, cache, true, None)
+    pipeline(text, kind, knowledge, cache, true, None, false).0
 }
 
 /// [`analyze_report`] for a caller that writes the findings as JSON part after part (`check
@@ -174,7 +174,7 @@ pub fn analyze_parted(
     kind: HostKind,
     knowledge: &Knowledge,
 ) -> (Report, Vec<Vec<Written>>) {
-    run(text, kind, knowledge, None, false, None, true)
+    pipeline(text, kind, knowledge, None, false, None, true)
 }
 
 /// A finding as `check --format json` writes it ([`analyze_parted`]): a [`Finding`] without
@@ -215,21 +215,9 @@ impl From<Finding> for Written {
 }
 
 /// The pipeline; `keep`: the sites too ([`analyze_kept`]); `given`: the extraction of `text`
-/// as `kind` when the caller has it (a host read whole; a Markdown host is read by units).
+/// as `kind` when the caller has it (a host read whole; a Markdown host is read by units);
+/// `parted`: the findings in parts ([`analyze_parted`]), else in the report (and no part).
 fn pipeline(
-    text: &str,
-    kind: HostKind,
-    knowledge: &Knowledge,
-    cache: Option<&mut UnitCache>,
-    keep: bool,
-    given: Option<extract::Extraction>,
-) -> Report {
-    run(text, kind, knowledge, cache, keep, given, false).0
-}
-
-/// [`pipeline`]; with `parted`, the findings in parts ([`analyze_parted`]), else in the
-/// report (and no part).
-fn run(
     text: &str,
     kind: HostKind,
     knowledge: &Knowledge,
@@ -246,7 +234,7 @@ fn run(
     if let Some(rest) = text.strip_prefix('\u{feff}') {
         let bom = text.len() - rest.len();
         // `given` has the offsets of `text`: the text after the mark is extracted again.
-        let mut r = pipeline(rest, kind, knowledge, cache, keep, None);
+        let mut r = pipeline(rest, kind, knowledge, cache, keep, None, false).0;
         r.findings = r
             .findings
             .iter()
@@ -308,7 +296,7 @@ fn run(
     )
 }
 
-/// `r` as [`run`] gives it: with `parted`, its findings as the one part.
+/// `r` as [`pipeline`] gives it: with `parted`, its findings as the one part.
 fn as_parted(mut r: Report, parted: bool) -> (Report, Vec<Vec<Written>>) {
     if parted {
         let findings = std::mem::take(&mut r.findings);
@@ -318,12 +306,12 @@ fn as_parted(mut r: Report, parted: bool) -> (Report, Vec<Vec<Written>>) {
     }
 }
 
-/// The finding filters of [`run`] on findings left in parts ([`Parts::parts`]; the text holds
+/// The finding filters of [`pipeline`] on findings left in parts ([`Parts::parts`]; the text holds
 /// no suppression comment and was read in full), part by part: softened, each part sorted and
 /// then, when each part's findings all sort before the next part's (the stable sort of the
 /// whole is then the parts one after another), a run of equal findings removed as one even
 /// across a part's end; otherwise the parts are joined, sorted and deduplicated whole. The
-/// findings are those [`run`] gives joined, in its order.
+/// findings are those [`pipeline`] gives joined, in its order.
 fn parted_report(knowledge: &Knowledge, mut parts: Parts) -> (Report, Vec<Vec<Written>>) {
     let mut chunks = std::mem::take(&mut parts.parts);
     if !parts.findings.is_empty() {
