@@ -160,6 +160,10 @@ struct Near {
 /// holds a few short values).
 const NEAR_MAX: usize = 4096;
 
+/// Longest text (bytes) whose answer is remembered: the server's threads keep the memo across
+/// documents, so a long value (a pasted blob) is ranked each time rather than held.
+const NEAR_TEXT_MAX: usize = 64;
+
 /// Per release: choice set number → text → [`Near`] (probed with the text borrowed).
 type NearMemo = Vec<(
     Box<str>,
@@ -192,7 +196,7 @@ fn near_values(
         };
         std::rc::Rc::new(Near { fix, similar })
     };
-    if !super::versions::is_shipped(view.index) {
+    if text.len() > NEAR_TEXT_MAX || !super::versions::is_shipped(view.index) {
         return compute();
     }
     let release = view.index.netbox_version.as_str();
