@@ -3,6 +3,7 @@
 //! `hook` (a pre-tool-use hook) and `mcp` (an MCP server), `audit` of an instance's stored
 //! filters, and the maintainers' `release add | review | remove` (hidden from `--help`).
 
+pub mod allocator;
 pub mod audit;
 pub mod baseline;
 pub mod check;
@@ -295,25 +296,6 @@ pub enum IndexCommand {
 /// The one line a bare `netbox-lsp` prints on stderr when its standard input is a terminal.
 pub const SERVER_ON_A_TERMINAL: &str = "netbox-lsp: this is the language server, waiting for an editor (LSP client) on stdin/stdout; to check files run `netbox-lsp check PATH...` (`netbox-lsp --help`); Ctrl-C quits";
 
-/// mimalloc's `page_full_retain` (its option 36 in the version this crate builds) set to -1
-/// for the threads started after this call (the pool's): a thread keeps its full pages
-/// instead of abandoning them to the other threads. With the default (2), the blocks a check
-/// allocated and still held (its findings' facts, strings and vectors) sat in abandoned pages,
-/// and each was freed on the slow path of a free from another thread (~150 instructions a
-/// free: 77 M instructions of the facts alone for the 143,939 findings of 100,000 tool
-/// calls, 24 M after). `check` only: a short run, its memory freed at exit. Measured again
-/// with the JSON streamed (s50): still 5.0 M fewer instructions of 2,407 M for 100,000 calls
-/// (0.45 M at 10,000), the same page faults (9,114 and 9,020 median of 20 at 10,000 calls).
-fn keep_full_pages() {
-    /// `mi_option_page_full_retain` in mimalloc 3's `mimalloc.h`.
-    const PAGE_FULL_RETAIN: libmimalloc_sys::mi_option_t = 36;
-    // mimalloc 3's list of options (mimalloc 2 has 38, and another option 36).
-    const _: () = assert!(libmimalloc_sys::_mi_option_last == 47);
-    // SAFETY: sets an option of the allocator this crate links; read by each thread's heap
-    // when it is made.
-    unsafe { libmimalloc_sys::mi_option_set(PAGE_FULL_RETAIN, -1) };
-}
-
 /// Runs the command line; returns the process exit code (0 ok, 1 error findings, 2 usage or I/O).
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -357,7 +339,7 @@ pub fn main() -> i32 {
 /// the paths named), then the mode: upgrade readiness ([`upgrade::run`]) or the check, whose
 /// files are verified live with `--live` ([`check::run`]).
 fn check_command(args: &CheckArgs) -> i32 {
-    keep_full_pages();
+    allocator::for_batch_run();
     say::set_quiet(args.quiet);
     if let Some(code) = input::explained_code(args) {
         return code;
