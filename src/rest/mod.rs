@@ -56,6 +56,7 @@ mod vrf_needs_rd;
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::{Finding, Severity};
+use compact_str::CompactString;
 use crate::index::FilterIndex;
 use std::ops::Range;
 
@@ -276,7 +277,7 @@ fn check_entry(
 /// finding `f` ([`crate::finding::Facts`]), unless a check recorded others.
 fn entry_facts(f: &mut Finding, entry: &FilterEntry) {
     if f.facts.filter.is_none() {
-        f.facts.filter = Some(entry.key.clone());
+        f.facts.filter = Some(CompactString::from(entry.key.as_str()));
     }
     if f.facts.value.is_none() {
         f.facts.value = scalar(&entry.value);
@@ -284,14 +285,14 @@ fn entry_facts(f: &mut Finding, entry: &FilterEntry) {
 }
 
 /// A scalar literal as NetBox gets it in a query string; `None` for lists and non-literals.
-fn scalar(v: &Value) -> Option<String> {
+fn scalar(v: &Value) -> Option<CompactString> {
     match v {
-        Value::Str(s) => Some(s.clone()),
-        // `i.to_string()`'s digits without the formatting machinery.
-        Value::Int(i) => Some(itoa::Buffer::new().format(*i).to_owned()),
-        Value::Float(x) => Some(x.to_string()),
-        Value::Bool(b) => Some(if *b { "true" } else { "false" }.to_owned()),
-        Value::Null => Some("null".to_owned()),
+        Value::Str(s) => Some(CompactString::from(s.as_str())),
+        // `i.to_string()`'s digits without the formatting machinery (inline: no allocation).
+        Value::Int(i) => Some(CompactString::from(itoa::Buffer::new().format(*i))),
+        Value::Float(x) => Some(CompactString::from(x.to_string())),
+        Value::Bool(b) => Some(CompactString::const_new(if *b { "true" } else { "false" })),
+        Value::Null => Some(CompactString::const_new("null")),
         _ => None,
     }
 }
