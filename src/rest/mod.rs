@@ -56,8 +56,8 @@ mod vrf_needs_rd;
 
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::{Finding, Severity};
-use compact_str::CompactString;
 use crate::index::FilterIndex;
+use compact_str::CompactString;
 use std::ops::Range;
 
 /// What every rule needs: the call, its endpoint (when known) and the other shipped versions.
@@ -356,12 +356,30 @@ fn call_facts(
 
 /// Builds a finding with the code's default severity.
 pub(crate) fn finding(range: Range<usize>, code: &'static str, message: String) -> Finding {
-    Finding::new(
-        range,
-        code,
-        crate::catalogue::default_severity(code),
-        message,
-    )
+    Finding::new(range, code, default_severity(code), message)
+}
+
+/// [`crate::catalogue::default_severity`] of `code`, remembered per thread by the address and
+/// length of its text: the catalogue's rows were scanned for every finding (~180
+/// instructions). A code's text is static, so its address names it; a slot taken by another
+/// code is looked up again and replaced.
+fn default_severity(code: &'static str) -> Severity {
+    use std::cell::Cell;
+    type Slot = Cell<(usize, usize, Severity)>;
+    thread_local! {
+        static SEEN: [Slot; 16] = const { [const { Cell::new((0, 0, Severity::Error)) }; 16] };
+    }
+    let at = code.as_ptr() as usize;
+    let slot = ((at >> 3) ^ (at >> 9)) & 15;
+    SEEN.with(|seen| {
+        let (a, n, severity) = seen[slot].get();
+        if a == at && n == code.len() {
+            return severity;
+        }
+        let severity = crate::catalogue::default_severity(code);
+        seen[slot].set((at, code.len(), severity));
+        severity
+    })
 }
 
 /// Builds a finding with an explicit severity.
