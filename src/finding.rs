@@ -2,6 +2,7 @@
 //! render. Positions are byte offsets into the host document (UTF-8); conversion to line/column
 //! (UTF-16 for LSP by default) happens only at the edges.
 
+use compact_str::CompactString;
 use serde::Serialize;
 use std::ops::Range;
 use std::sync::Arc;
@@ -119,10 +120,13 @@ pub struct Facts {
     /// when no release has it, `extras/object-types`), or a GraphQL document's root field
     /// (`service_list`). Shared by the findings of one call (one allocation per call).
     pub endpoint: Option<Arc<str>>,
-    /// The filter or query parameter concerned, as written (`role__slug`, `exclude`).
-    pub filter: Option<String>,
-    /// Its value as written in the host (`"Active"`, `zz-00`), when the finding is on one pair.
-    pub value: Option<String>,
+    /// The filter or query parameter concerned, as written (`role__slug`, `exclude`). Up to 24
+    /// bytes are held inline: most findings' facts make no allocation (they are made for every
+    /// finding, and `check`'s writers drop them unread).
+    pub filter: Option<CompactString>,
+    /// Its value as written in the host (`"Active"`, `zz-00`), when the finding is on one pair
+    /// (inline up to 24 bytes, as [`Facts::filter`]).
+    pub value: Option<CompactString>,
     /// The NetBox release the finding was made against (`4.7.3`; empty knowledge: `None`).
     /// Shared by the findings of one call (one allocation per call).
     pub release: Option<Arc<str>>,
@@ -366,9 +370,7 @@ impl Finding {
         new_text: impl Into<String>,
         certain: bool,
     ) -> Self {
-        // Most findings have one fix: room for exactly one, not the four a first push makes.
-        self.fixes.reserve_exact(1);
-        self.fixes.push(Fix {
+        let fix = Fix {
             title: title.into(),
             edits: vec![Edit {
                 range,
@@ -376,7 +378,14 @@ impl Finding {
             }],
             certain,
             releases: Vec::new(),
-        });
+        };
+        // Most findings have one fix: room for exactly one, not the four a first push makes,
+        // allocated at once (`reserve_exact` on the empty vector went through its growth path).
+        if self.fixes.is_empty() {
+            self.fixes = vec![fix];
+        } else {
+            self.fixes.push(fix);
+        }
         self
     }
 }

@@ -57,6 +57,7 @@ mod vrf_needs_rd;
 use crate::extract::{CallForm, FilterEntry, RestCall, Syntax, Value};
 use crate::finding::{Finding, Severity};
 use crate::index::FilterIndex;
+use compact_str::CompactString;
 use std::ops::Range;
 
 /// What every rule needs: the call, its endpoint (when known) and the other shipped versions.
@@ -276,7 +277,7 @@ fn check_entry(
 /// finding `f` ([`crate::finding::Facts`]), unless a check recorded others.
 fn entry_facts(f: &mut Finding, entry: &FilterEntry) {
     if f.facts.filter.is_none() {
-        f.facts.filter = Some(entry.key.clone());
+        f.facts.filter = Some(CompactString::from(entry.key.as_str()));
     }
     if f.facts.value.is_none() {
         f.facts.value = scalar(&entry.value);
@@ -284,14 +285,14 @@ fn entry_facts(f: &mut Finding, entry: &FilterEntry) {
 }
 
 /// A scalar literal as NetBox gets it in a query string; `None` for lists and non-literals.
-fn scalar(v: &Value) -> Option<String> {
+fn scalar(v: &Value) -> Option<CompactString> {
     match v {
-        Value::Str(s) => Some(s.clone()),
-        // `i.to_string()`'s digits without the formatting machinery.
-        Value::Int(i) => Some(itoa::Buffer::new().format(*i).to_owned()),
-        Value::Float(x) => Some(x.to_string()),
-        Value::Bool(b) => Some(if *b { "true" } else { "false" }.to_owned()),
-        Value::Null => Some("null".to_owned()),
+        Value::Str(s) => Some(CompactString::from(s.as_str())),
+        // `i.to_string()`'s digits without the formatting machinery (inline: no allocation).
+        Value::Int(i) => Some(CompactString::from(itoa::Buffer::new().format(*i))),
+        Value::Float(x) => Some(CompactString::from(x.to_string())),
+        Value::Bool(b) => Some(CompactString::const_new(if *b { "true" } else { "false" })),
+        Value::Null => Some(CompactString::const_new("null")),
         _ => None,
     }
 }
@@ -355,12 +356,30 @@ fn call_facts(
 
 /// Builds a finding with the code's default severity.
 pub(crate) fn finding(range: Range<usize>, code: &'static str, message: String) -> Finding {
-    Finding::new(
-        range,
-        code,
-        crate::catalogue::default_severity(code),
-        message,
-    )
+    Finding::new(range, code, default_severity(code), message)
+}
+
+/// [`crate::catalogue::default_severity`] of `code`, remembered per thread by the address and
+/// length of its text: the catalogue's rows were scanned for every finding (~180
+/// instructions). A code's text is static, so its address names it; a slot taken by another
+/// code is looked up again and replaced.
+fn default_severity(code: &'static str) -> Severity {
+    use std::cell::Cell;
+    type Slot = Cell<(usize, usize, Severity)>;
+    thread_local! {
+        static SEEN: [Slot; 16] = const { [const { Cell::new((0, 0, Severity::Error)) }; 16] };
+    }
+    let at = code.as_ptr() as usize;
+    let slot = ((at >> 3) ^ (at >> 9)) & 15;
+    SEEN.with(|seen| {
+        let (a, n, severity) = seen[slot].get();
+        if a == at && n == code.len() {
+            return severity;
+        }
+        let severity = crate::catalogue::default_severity(code);
+        seen[slot].set((at, code.len(), severity));
+        severity
+    })
 }
 
 /// Builds a finding with an explicit severity.

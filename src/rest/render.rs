@@ -31,9 +31,14 @@ pub(crate) fn string(s: &str, syntax: Syntax) -> String {
     }
 }
 
-/// The null selector as a string value.
+/// The null selector as a string value: [`string`] of `null`, written without its encoders.
 pub(crate) fn null_string(syntax: Syntax) -> String {
-    string("null", syntax)
+    match syntax {
+        // Nothing to percent-encode; an Ansible word as is.
+        Syntax::Query | Syntax::ApiFilter => "null",
+        _ => "\"null\"",
+    }
+    .to_string()
 }
 
 /// A boolean literal.
@@ -147,6 +152,16 @@ mod tests {
         assert_eq!(null_string(Syntax::Python), "\"null\"");
         assert_eq!(null_string(Syntax::Yaml), "\"null\"");
         assert_eq!(null_string(Syntax::Query), "null");
+        for syntax in [
+            Syntax::Python,
+            Syntax::Json,
+            Syntax::JsonInString,
+            Syntax::Yaml,
+            Syntax::Query,
+            Syntax::ApiFilter,
+        ] {
+            assert_eq!(null_string(syntax), string("null", syntax));
+        }
         assert_eq!(boolean(true, Syntax::Python), "True");
         assert_eq!(boolean(false, Syntax::Json), "false");
         assert_eq!(token("21", true, Syntax::Json), "21");

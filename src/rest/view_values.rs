@@ -227,25 +227,27 @@ fn render_name(name: &str, syntax: Syntax) -> String {
 /// → `site`); else Jaro-Winkler ≥ 0.85, best three (never certain).
 fn near_fields(set: FieldSet, name: &str) -> (Vec<String>, bool) {
     let n = norm(name);
-    // `x == format!("{base}{end}")` without building it.
-    let plus = |x: &str, base: &str, end: &str| {
-        x.len() == base.len() + end.len() && x.starts_with(base) && x.ends_with(end)
-    };
-    // Each field normalised into one buffer (no string per field and comparison).
-    let mut f = String::new();
+    // Normalising maps each byte to one byte (ASCII lower case, `-` as `_`): each field is
+    // compared byte by byte as normalised, never written out.
+    let nb = n.as_bytes();
     let same: Vec<String> = set
         .names()
-        // Normalising keeps a trimmed name's length: only a field 1 shorter to 2 longer than
-        // `n` can be the same, the plural (`s`, `ies` for `y`) or the singular.
-        .filter(|field| (n.len()..=n.len() + 3).contains(&(field.trim().len() + 1)))
+        // Only a field 1 shorter to 2 longer than `n` can be the same, the plural (`s`, `ies`
+        // for `y`) or the singular.
+        .filter(|field| (nb.len()..=nb.len() + 3).contains(&(field.trim().len() + 1)))
         .filter(|field| {
-            f.clear();
-            norm_into(&mut f, field);
-            let f = f.as_str();
-            f == n
-                || plus(f, &n, "s")
-                || plus(&n, f, "s")
-                || n.strip_suffix('y').is_some_and(|b| plus(f, b, "ies"))
+            let f = field.trim().as_bytes();
+            // `f` normalised starts with `head` and goes on with `end` (`end` lower case).
+            let is = |head: &[u8], end: &[u8]| {
+                f.len() == head.len() + end.len()
+                    && f.iter()
+                        .zip(head.iter().chain(end))
+                        .all(|(a, b)| norm_byte(*a) == *b)
+            };
+            is(nb, b"")
+                || is(nb, b"s")
+                || nb.strip_suffix(b"s").is_some_and(|b| is(b, b""))
+                || nb.strip_suffix(b"y").is_some_and(|b| is(b, b"ies"))
         })
         .map(str::to_string)
         .collect();
@@ -286,6 +288,15 @@ fn norm(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     norm_into(&mut out, s);
     out
+}
+
+/// One byte of a name as [`norm_into`] writes it.
+fn norm_byte(b: u8) -> u8 {
+    if b == b'-' {
+        b'_'
+    } else {
+        b.to_ascii_lowercase()
+    }
 }
 
 /// Appends `s.trim().to_ascii_lowercase().replace('-', "_")` to `out`.
