@@ -379,8 +379,7 @@ impl<'a> Values<'a> {
             let Some(Expr::StringLiteral(k)) = &item.key else {
                 return None;
             };
-            let mut parts = k.value.iter();
-            let (Some(part), None) = (parts.next(), parts.next()) else {
+            let [part] = k.value.as_slice() else {
                 return None;
             };
             let (content, raw) = self.plain(part.range)?;
@@ -395,8 +394,17 @@ impl<'a> Values<'a> {
         }
         // The object type's text and content range, as `tools::build_with` takes them from the
         // argument's literal.
-        let target = match self.plain_string(type_arg, open) {
-            Some((raw, _, content)) => Some((raw.to_string(), self.host(content))),
+        // (Only its content: the literal's own range, with the parentheses around it, is not
+        // needed here.)
+        let plain_type = match type_arg {
+            Expr::StringLiteral(s) => match s.value.as_slice() {
+                [part] => self.plain(part.range),
+                _ => None,
+            },
+            _ => None,
+        };
+        let target = match plain_type {
+            Some((content, raw)) => Some((raw.to_string(), self.host(content))),
             None => {
                 let object_type = self.arg(type_arg, at, open);
                 match (object_type.value, object_type.kind) {
@@ -452,8 +460,7 @@ impl<'a> Values<'a> {
         let Expr::StringLiteral(s) = e else {
             return None;
         };
-        let mut parts = s.value.iter();
-        let (Some(part), None) = (parts.next(), parts.next()) else {
+        let [part] = s.value.as_slice() else {
             return None;
         };
         let (content, raw) = self.plain(part.range)?;
