@@ -500,9 +500,9 @@ impl Data {
     /// more than a few names lie between (the caller searches; the binary search read ~9
     /// names scattered over the buffer, ~600 instructions a list).
     fn lookups_after_base(&self, base: &str) -> Option<usize> {
-        let mut i = self.position(base)? + 1;
+        let first = self.position(base)? + 1;
         let b = base.as_bytes();
-        for _ in 0..8 {
+        for i in first..first + 8 {
             let Some(n) = (i < self.len()).then(|| self.name_bytes(i)) else {
                 return Some(i);
             };
@@ -518,7 +518,6 @@ impl Data {
             if !below {
                 return Some(i);
             }
-            i += 1;
         }
         None
     }
