@@ -26,6 +26,7 @@ pub(crate) enum Parts<'a> {
 }
 
 impl<'a> Parts<'a> {
+    #[inline(always)]
     fn push(&mut self, part: &'a str) {
         match self {
             Parts::Inline(a, n) if *n < a.len() => {

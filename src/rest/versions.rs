@@ -78,6 +78,19 @@ pub(crate) struct EndpointRows {
     shapes: [u64; 4],
 }
 
+/// A filter name's bit in [`Differences::names`] ([`NAME_BITS`] of them).
+fn name_bit(name: &[u8]) -> usize {
+    (crate::index::table::hash(name) >> 48) as usize
+}
+
+/// True when [`with_filter`]`(index, None, endpoint, name)` is surely empty for a `name` that
+/// `index`'s `endpoint` lacks, from the vendored table alone: `index` is a shipped copy and no
+/// row of the table lists a filter of that name on any endpoint (most names asked, the
+/// misspelt ones, are answered here without the endpoint's rows).
+pub(crate) fn surely_nowhere_else(index: &FilterIndex, name: &str) -> bool {
+    table_for(index).is_some_and(|t| !t.may_list(name))
+}
+
 /// A filter name's bit in [`EndpointRows::shapes`]: the top byte of its hash (a misspelt
 /// name shares its length and end bytes with the name it misspells, not its hash).
 fn shape(name: &[u8]) -> usize {
@@ -293,9 +306,47 @@ struct Differences {
     /// a row's bounds with two `memchr` calls a step: 6,400 instructions a look-up, 3.4 % of a
     /// check of 10,000 calls).
     rows: Vec<u32>,
+    /// [`Differences::may_list`]'s bits (made on first use).
+    names: OnceLock<Option<Box<[u64]>>>,
 }
 
+/// Bits of [`Differences::names`]: a filter name's bit is the top 16 bits of its hash.
+const NAME_BITS: usize = 1 << 16;
+
 impl Differences {
+    /// False when no `filter` row of any endpoint has the name `name` (then
+    /// [`with_filter`] of a name the index's endpoint lacks is empty): the names of the rows
+    /// (~1,100 distinct) as bits of their hash, made once per process (~5,000 rows read). True
+    /// when some row may have it, or a row is malformed (the look-up decides then).
+    fn may_list(&self, name: &str) -> bool {
+        let bits = self.names.get_or_init(|| {
+            let mut bits = vec![0u64; NAME_BITS / 64].into_boxed_slice();
+            for i in 0..self.rows.len() {
+                let row = self.row(i);
+                let Some(rest) = row.strip_prefix(b"filter\t") else {
+                    continue;
+                };
+                // `E\tN\tversions`: the name is the second field, and there is no other.
+                let mut fields = rest.split(|&b| b == b'\t');
+                let (Some(_), Some(name), Some(_), None) =
+                    (fields.next(), fields.next(), fields.next(), fields.next())
+                else {
+                    return None;
+                };
+                let bit = name_bit(name);
+                bits[bit / 64] |= 1 << (bit % 64);
+            }
+            Some(bits)
+        });
+        match bits {
+            Some(bits) => {
+                let bit = name_bit(name.as_bytes());
+                bits[bit / 64] & (1 << (bit % 64)) != 0
+            }
+            None => true,
+        }
+    }
+
     /// `Some(None)`: no row (the endpoint exists in all shipped releases or in none); `None`: a
     /// malformed row (the caller then looks in the indexes).
     fn endpoint_mask(&self, endpoint: &str) -> Option<Option<Mask>> {
@@ -435,6 +486,7 @@ fn parse_table(text: &'static str) -> Option<Differences> {
         all: all_of(RELEASES.len()),
         body,
         rows,
+        names: OnceLock::new(),
     })
 }
 
@@ -528,6 +580,52 @@ mod tests {
 
     fn shipped() -> Vec<Arc<FilterIndex>> {
         RELEASES.iter().map(|r| embedded_index(r.version)).collect()
+    }
+
+    /// [`surely_nowhere_else`] never hides a release: for every endpoint of every shipped
+    /// release and names it lacks (every other release's names there, and misspellings), a name
+    /// it calls nowhere else has no other release by [`from_indexes`].
+    #[test]
+    fn surely_nowhere_else_is_sure() {
+        let indexes = shipped();
+        let (mut sure, mut asked) = (0, 0);
+        for index in &indexes {
+            let others: Vec<&FilterIndex> = indexes
+                .iter()
+                .filter(|i| i.netbox_version != index.netbox_version)
+                .map(|a| a.as_ref())
+                .collect();
+            for (key, ep) in &index.endpoints {
+                let mut names: Vec<String> = Vec::new();
+                for other in &indexes {
+                    if let Some(e) = other.endpoints.get(key) {
+                        for n in e.params.keys() {
+                            names.push(n.to_string());
+                            names.push(format!("{n}x"));
+                        }
+                    }
+                }
+                names.extend(["", "stauts", "site__icontains", "tag__any"].map(String::from));
+                for n in names.iter().filter(|n| !ep.params.contains_key(n)) {
+                    asked += 1;
+                    if surely_nowhere_else(index, n) {
+                        sure += 1;
+                        let found = from_indexes(index, Some(&others), |i| {
+                            i.endpoints
+                                .get(key.as_str())
+                                .is_some_and(|e| e.params.contains_key(n))
+                        });
+                        assert!(
+                            found.is_empty(),
+                            "{} {key} {n}: {found:?}",
+                            index.netbox_version
+                        );
+                    }
+                }
+            }
+        }
+        // It must answer for most misspellings, or it would be no shortcut.
+        assert!(sure > asked / 3, "{sure} of {asked}");
     }
 
     /// The vendored table equals one computed from the shipped indexes (fails when an index is
