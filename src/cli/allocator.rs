@@ -14,8 +14,10 @@ pub fn for_batch_run() {
 /// never given back to the system before exit. By default it is, after a delay
 /// (`MADV_DONTNEED`), and the next allocation there faults again: the parse tree of a large
 /// file is freed before its findings are made, and they would reuse its memory. Measured on
-/// 100,000 tool calls in a `.py` file (median of 6 runs, same RSS): 43,466 → 36,632 page
-/// faults, system time 0.185 → 0.145 s. (Transparent huge pages, the other way to fewer
+/// 100,000 tool calls in a `.py` file (medians of 6–8 runs, same RSS): on a loaded machine
+/// (load 6–8, the run slowed past the delay) 42,593–43,466 → 36,570–36,632 page faults and
+/// system time 0.185 → 0.145 s; on a quiet one the run ends first and both make 36,600.
+/// (Transparent huge pages, the other way to fewer
 /// faults, were measured too and left off: zeroing 2 MiB pages of memory the virtual machine
 /// had not touched cost 0.08–0.35 s per 200 MB, against 0.15–0.19 s for 4 KiB faults.)
 fn keep_freed_memory() {
