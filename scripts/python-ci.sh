@@ -27,10 +27,10 @@ NETBOX_LSP_BINARY="$BIN" "$PY" -m pip wheel -v --no-deps --disable-pip-version-c
   > "$WORK/wheel.log" 2>&1 || { tail -40 "$WORK/wheel.log"; exit 1; }
 grep -E "Compiling|Built wheel" "$WORK/wheel.log" | sed 's/^ *//'
 ls -l "$WORK"/dist/*.whl
-# After `cargo test --release` only pyo3 and the bindings should compile (python/Cargo.toml).
+# After `cargo test --release` only pyo3 and the bindings should compile (scripts/feature-parity.sh).
 if grep -q "Compiling netbox-lsp v" "$WORK/wheel.log"; then
   echo "WARNING: the wheel build compiled the netbox-lsp crate again: its feature set differs from"
-  echo "         cargo test's (see the feature list in python/Cargo.toml), CI pays for a second build"
+  echo "         cargo test's (scripts/feature-parity.sh says which package), CI pays for a second build"
 fi
 "$PY" - "$WORK"/dist/*.whl "$BIN" <<'PY'
 import hashlib, sys, zipfile

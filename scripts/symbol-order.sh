@@ -9,9 +9,8 @@
 #   - benches/lsp_memory.py: the language server with a 2,000-line SKILL.md (benches/gen_skill.py),
 #     five releases in turn with a completion each, then didChange edits;
 #   - `check --format json` on examples/ and tests/fixtures/ (every host kind the CLI reads).
-# Both builds of the binary are traced: `cargo build` (what users install) and the one
-# `cargo test` links (dev-dependencies unify other features into shared crates, so its symbols
-# carry other hashes); the first build's functions come first.
+# `cargo build --release` is traced: `cargo test --release` links the same binary, as the
+# dependencies have the same features in both (scripts/feature-parity.sh).
 # Symbol names carry the crate hashes of this toolchain and Cargo.lock: after a Rust or
 # dependency update `cargo test --release --test symbol_order` fails until this is rerun.
 #
@@ -24,12 +23,8 @@ BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/netbox-lsp"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 python3 benches/gen_skill.py 57000 "$WORK/skill.md" >/dev/null
-for build in build test; do
-  if [ "$build" = build ]; then
-    cargo build --release --bin netbox-lsp >&2
-  else
-    cargo test --release --no-run >&2
-  fi
+for build in build; do
+  cargo build --release --bin netbox-lsp >&2
   cp "$BIN" "$WORK/netbox-lsp.$build"
   printf '#!/bin/sh\nexec valgrind --tool=callgrind --demangle=no --callgrind-out-file="%s" "%s" "$@"\n' \
     "$WORK/cg.$build.server.%p" "$WORK/netbox-lsp.$build" > "$WORK/server.sh"
@@ -57,7 +52,7 @@ def executed(paths):
     return ran
 
 order = []
-for build in ("build", "test"):
+for build in ("build",):
     # The binary's own function symbols: callgrind also lists libc's and valgrind's.
     ours = set()
     nm = subprocess.run(["nm", f"{work}/netbox-lsp.{build}"], capture_output=True, text=True, check=True)
