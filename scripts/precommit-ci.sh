@@ -7,9 +7,9 @@
 # the backend's published-wheel route declines). The URL is a scratch bare copy of this
 # checkout's HEAD and the commit its SHA, as a user would pin a commit before the first release.
 #
-# Build cost: set CARGO_TARGET_DIR to reuse a target folder (.ci/run passes its own after
-# `cargo build --release` in it: the hook's build finds the library and the binary up to date,
-# same sources and features, and compiles only pyo3 and the module).
+# Build cost: set CARGO_TARGET_DIR to reuse a target folder (.ci/run passes its own: the
+# dependencies built here serve its later steps; it builds the netbox-lsp package again from
+# its clone, as this build's sources, a scratch copy, are deleted when it ends).
 # Usage: scripts/precommit-ci.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
