@@ -23,16 +23,14 @@ BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/netbox-lsp"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 python3 benches/gen_skill.py 57000 "$WORK/skill.md" >/dev/null
-for build in build; do
-  cargo build --release --bin netbox-lsp >&2
-  cp "$BIN" "$WORK/netbox-lsp.$build"
-  printf '#!/bin/sh\nexec valgrind --tool=callgrind --demangle=no --callgrind-out-file="%s" "%s" "$@"\n' \
-    "$WORK/cg.$build.server.%p" "$WORK/netbox-lsp.$build" > "$WORK/server.sh"
-  chmod +x "$WORK/server.sh"
-  SETTLE=3 EDITS=3 python3 benches/lsp_memory.py "$WORK/server.sh" "$WORK/skill.md" 5 >/dev/null
-  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$WORK/cg.$build.check.%p" \
-    "$WORK/netbox-lsp.$build" check --format json examples tests/fixtures >/dev/null 2>&1 || true
-done
+cargo build --release --bin netbox-lsp >&2
+cp "$BIN" "$WORK/netbox-lsp"
+printf '#!/bin/sh\nexec valgrind --tool=callgrind --demangle=no --callgrind-out-file="%s" "%s" "$@"\n' \
+  "$WORK/cg.server.%p" "$WORK/netbox-lsp" > "$WORK/server.sh"
+chmod +x "$WORK/server.sh"
+SETTLE=3 EDITS=3 python3 benches/lsp_memory.py "$WORK/server.sh" "$WORK/skill.md" 5 >/dev/null
+valgrind --tool=callgrind --demangle=no --callgrind-out-file="$WORK/cg.check.%p" \
+  "$WORK/netbox-lsp" check --format json examples tests/fixtures >/dev/null 2>&1 || true
 python3 - "$WORK" build/symbol-order.txt <<'PY'
 import glob, re, subprocess, sys
 work, out = sys.argv[1:3]
@@ -51,17 +49,14 @@ def executed(paths):
                     ran.add(names[m.group(1)])
     return ran
 
-order = []
-for build in ("build",):
-    # The binary's own function symbols: callgrind also lists libc's and valgrind's.
-    ours = set()
-    nm = subprocess.run(["nm", f"{work}/netbox-lsp.{build}"], capture_output=True, text=True, check=True)
-    for line in nm.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "tTwW":
-            ours.add(parts[2])
-    seen = set(order)
-    order += sorted((executed(glob.glob(f"{work}/cg.{build}.*")) & ours) - seen)
+# The binary's own function symbols: callgrind also lists libc's and valgrind's.
+ours = set()
+nm = subprocess.run(["nm", f"{work}/netbox-lsp"], capture_output=True, text=True, check=True)
+for line in nm.stdout.splitlines():
+    parts = line.split()
+    if len(parts) == 3 and parts[1] in "tTwW":
+        ours.add(parts[2])
+order = sorted(executed(glob.glob(f"{work}/cg.*")) & ours)
 with open(out, "w") as f:
     f.write("\n".join(order) + "\n")
 print(f"{out}: {len(order)} functions", file=sys.stderr)
