@@ -372,8 +372,15 @@ mod tests {
     /// Every GraphQL document the tests know, with the release it is checked against: the
     /// fixtures of each release, the GraphQL found in every file of `examples/` and
     /// `tests/fixtures/` (4.7.3 and 4.3.3), the bench's documents and the 2,000 generated ones of
-    /// `benches/gen_graphql.py` (seed 36) when Python with graphql-core can write them.
-    fn documents() -> Vec<(String, String)> {
+    /// `benches/gen_graphql.py` (seed 36) when Python with graphql-core can write them. Read
+    /// once for the tests that share them: the generator takes ~35 s.
+    fn documents() -> &'static [(String, String)] {
+        static DOCUMENTS: std::sync::LazyLock<Vec<(String, String)>> =
+            std::sync::LazyLock::new(read_documents);
+        &DOCUMENTS
+    }
+
+    fn read_documents() -> Vec<(String, String)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut out = Vec::new();
         for dir in std::fs::read_dir(root.join("tests/fixtures/graphql"))
@@ -456,10 +463,29 @@ mod tests {
     }
 
     /// The AST without file ids (the ruler's and the parse's differ), spans and all.
-    fn shown(doc: &apollo_compiler::ast::Document) -> String {
-        let re = regex::Regex::new(r" @\d+").unwrap();
-        re.replace_all(&format!("{:#?}", doc.definitions), "")
-            .into_owned()
+    /// The AST as its `Debug` text without the file ids (` @<id>`; the spans stay).
+    fn shown(doc: &apollo_compiler::ast::Document, pretty: bool) -> String {
+        static FILE_ID: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new(r" @\d+").unwrap());
+        let text = if pretty {
+            format!("{:#?}", doc.definitions)
+        } else {
+            format!("{:?}", doc.definitions)
+        };
+        FILE_ID.replace_all(&text, "").into_owned()
+    }
+
+    /// Panics, showing both ASTs laid out, unless they are equal. Compared as one-line `Debug`
+    /// text first: the laid-out text is ~5x the work and is only needed to show a difference.
+    fn assert_same_ast(
+        fast: &apollo_compiler::ast::Document,
+        slow: &apollo_compiler::ast::Document,
+        context: &str,
+    ) {
+        if shown(fast, false) != shown(slow, false) {
+            assert_eq!(shown(fast, true), shown(slow, true), "{context}");
+            panic!("the ASTs differ only in their one-line text:\n{context}");
+        }
     }
 
     /// Broken and edited documents: wherever [`crate::graphql::direct::parse`] answers on a
@@ -498,7 +524,7 @@ mod tests {
                     let slow = apollo_parse(&t).unwrap_or_else(|e| {
                         panic!("read directly, but apollo-compiler refuses it: {e:?}\n{t}")
                     });
-                    assert_eq!(shown(&fast), shown(&slow), "{t}");
+                    assert_same_ast(&fast, &slow, &t);
                 }
             }
         }
@@ -514,24 +540,24 @@ mod tests {
         let (mut converted, mut direct, mut all) = (0, 0, 0);
         for (version, text) in documents() {
             all += 1;
-            let nb = embedded_schema(&version).unwrap();
-            if let Some(fast) = crate::graphql::direct::parse(&text) {
+            let nb = embedded_schema(version).unwrap();
+            if let Some(fast) = crate::graphql::direct::parse(text) {
                 direct += 1;
-                let slow = apollo_parse(&text).unwrap_or_else(|e| {
+                let slow = apollo_parse(text).unwrap_or_else(|e| {
                     panic!("read directly, but apollo-compiler refuses it: {e:?}\n{text}")
                 });
-                assert_eq!(shown(&fast), shown(&slow), "direct, {version}:\n{text}");
+                assert_same_ast(&fast, &slow, &format!("direct, {version}:\n{text}"));
             }
-            if let Some(fast) = parse(&text) {
+            if let Some(fast) = parse(text) {
                 converted += 1;
-                let slow = apollo_parse(&text).unwrap_or_else(|e| {
+                let slow = apollo_parse(text).unwrap_or_else(|e| {
                     panic!("converted, but apollo-compiler refuses it: {e:?}\n{text}")
                 });
-                assert_eq!(shown(&fast), shown(&slow), "{version}:\n{text}");
+                assert_same_ast(&fast, &slow, &format!("{version}:\n{text}"));
             }
-            let fast = format!("{:?}", check_text(&text, None, &nb));
+            let fast = format!("{:?}", check_text(text, None, &nb));
             APOLLO_ONLY.with(|a| a.set(true));
-            let slow = format!("{:?}", check_text(&text, None, &nb));
+            let slow = format!("{:?}", check_text(text, None, &nb));
             APOLLO_ONLY.with(|a| a.set(false));
             assert_eq!(fast, slow, "{version}:\n{text}");
         }
