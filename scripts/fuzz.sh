@@ -22,13 +22,13 @@ cases="${FUZZ_CASES:-2000}"
 limit="${FUZZ_TIMEOUT:-3600}"
 props=("$@")
 [ ${#props[@]} -gt 0 ] || props=(deep_nesting nested_constructs random_bytes random_edits_of_fixtures)
-cargo test --release --test fuzz --no-run
+cargo test --release --test suite --no-run
 for p in "${props[@]}"; do
   start=$(date +%s)
   plimit="$limit"
   [ "$p" != nested_constructs ] || plimit=$((limit * 2))
   echo "fuzz: ${p}: ${cases} cases, time limit ${plimit}s"
-  if ! FUZZ_CASES="$cases" timeout "$plimit" cargo test --release --test fuzz "$p" -- --exact --nocapture; then
+  if ! FUZZ_CASES="$cases" timeout "$plimit" cargo test --release --test suite "fuzz::$p" -- --exact --nocapture; then
     echo "fuzz: ${p} FAILED (a panic above, or killed after ${plimit}s: an abort or a hang)"
     exit 1
   fi

@@ -12,7 +12,7 @@
 # `cargo build --release` is traced: `cargo test --release` links the same binary, as the
 # dependencies have the same features in both (scripts/feature-parity.sh).
 # Symbol names carry the crate hashes of this toolchain and Cargo.lock: after a Rust or
-# dependency update `cargo test --release --test symbol_order` fails until this is rerun.
+# dependency update `cargo test --release --test suite symbol_order::` fails until this is rerun.
 #
 # Usage: scripts/symbol-order.sh   (needs valgrind; by hand, not in CI; ~5 minutes after the builds)
 set -euo pipefail

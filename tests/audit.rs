@@ -5,7 +5,7 @@
 
 use std::process::Command;
 
-mod instance_replay;
+use crate::instance_replay;
 use instance_replay::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");

@@ -420,11 +420,11 @@ fn race_bin() -> PathBuf {
 /// leaves no window, so this runs in the default suite there. Elsewhere a rename leaves one (an
 /// in-place write to the old file after the final look is lost, see docs/output-formats.md),
 /// and a round on a loaded machine can land in it: run it by hand there,
-/// `cargo test --release --test cli_fix -- --ignored fix_never_overwrites`.
+/// `cargo test --release --test suite cli_fix::fix_never_overwrites -- --ignored`.
 #[test]
 #[cfg_attr(
     not(target_os = "linux"),
-    ignore = "no lease here: cargo test --release --test cli_fix -- --ignored"
+    ignore = "no lease here: cargo test --release --test suite cli_fix:: -- --ignored"
 )]
 fn fix_never_overwrites_a_concurrent_edit() {
     use std::io::Write as _;

@@ -10,7 +10,7 @@
 //! (`miss`), precision and recall. It fails on every disagreement, so the figures can only move
 //! with a label edit in the same change: a `found` or `false` label no longer reported, a `miss`
 //! or `quiet` line now reported, or a finding on a line no label names. See the table with
-//! `cargo test --release --test corpus_code -- --nocapture`.
+//! `cargo test --release --test suite corpus_code:: -- --nocapture`.
 
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

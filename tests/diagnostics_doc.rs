@@ -8,7 +8,7 @@
 //! drift from what the tool says.
 //!
 //! After changing the catalogue or a message: `NETBOX_LSP_WRITE_DOCS=1 cargo test --release
-//! --test diagnostics_doc` rewrites the blocks (the prose stays).
+//! --test suite diagnostics_doc::` rewrites the blocks (the prose stays).
 
 use netbox_lsp::analysis::{analyze, Knowledge};
 use netbox_lsp::catalogue::{self, Code, Example, CODES};
@@ -17,7 +17,7 @@ use netbox_lsp::finding::{Finding, Severity};
 use std::fmt::Write as _;
 use std::path::Path;
 
-mod knowledge_support;
+use crate::knowledge_support;
 
 const OPEN: &str = "<!-- generated:";
 const CLOSE: &str = "<!-- /generated -->";
@@ -332,7 +332,7 @@ fn the_page_is_generated_from_the_catalogue() {
         .position(|(a, b)| a != b)
         .unwrap_or(0);
     panic!(
-        "docs/diagnostics.md is out of date from line {} (now {:?}, generated {:?}); rewrite it with NETBOX_LSP_WRITE_DOCS=1 cargo test --release --test diagnostics_doc",
+        "docs/diagnostics.md is out of date from line {} (now {:?}, generated {:?}); rewrite it with NETBOX_LSP_WRITE_DOCS=1 cargo test --release --test suite diagnostics_doc::",
         first + 1,
         doc.lines().nth(first).unwrap_or(""),
         fresh.lines().nth(first).unwrap_or("")

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::Command;
 use std::time::Duration;
 
-mod instance_replay;
+use crate::instance_replay;
 use instance_replay::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");

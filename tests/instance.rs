@@ -22,7 +22,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-mod instance_replay;
+use crate::instance_replay;
 use instance_replay::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");

@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-mod instance_replay;
-mod live_replay;
+use crate::instance_replay;
+use crate::live_replay;
 use instance_replay::{Reply, Seen, Server, V1};
 use live_replay::{Record, Replay};
 

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-mod instance_replay;
+use crate::instance_replay;
 use instance_replay::*;
 
 const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");

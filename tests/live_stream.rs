@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-mod instance_replay;
+use crate::instance_replay;
 use instance_replay::{json, Seen, Server, V1};
 
 const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");

@@ -2,7 +2,7 @@
 //! tests its tower-lsp-server backend): every advertised method, configuration changes, version
 //! handling, panics, keystroke-by-keystroke typing, a 20 MB document and unknown methods.
 
-mod lsp_harness;
+use crate::lsp_harness;
 
 use lsp_harness::*;
 use serde_json::{json, Value};

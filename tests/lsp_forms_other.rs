@@ -1,7 +1,7 @@
 //! Protocol tests of the Ansible, curl and template forms (issue 11 §2): diagnostics, completion
 //! of filter names and choice values, and hover, through the real server in process.
 
-mod lsp_harness;
+use crate::lsp_harness;
 
 use lsp_harness::*;
 use serde_json::{json, Value};

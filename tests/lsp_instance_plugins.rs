@@ -5,7 +5,7 @@
 //! sessions but an object id on peer groups, its GraphQL lists have no `pagination` and its enums
 //! are bare `ACTIVE`); custom fields complete with their names and choice values.
 
-mod lsp_harness;
+use crate::lsp_harness;
 
 use lsp_harness::*;
 use netbox_lsp::instance::{build, Inputs};

@@ -7,7 +7,7 @@
 //! docs entry, and never a pushed diagnostic. A client that does not pull, or pulls without
 //! taking a refresh (Neovim 0.11), keeps the push path and is not offered `diagnosticProvider`.
 
-mod lsp_harness;
+use crate::lsp_harness;
 
 use lsp_harness::*;
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! point outside the workspace (§2), the protocol to the letter (§6), and a typing simulation of
 //! every fixture (§8).
 
-mod lsp_harness;
+use crate::lsp_harness;
 
 use lsp_harness::*;
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 //! works on both releases; without the setting, or with a release that is not newer, nothing of
 //! the kind is reported.
 
-mod lsp_harness;
+use crate::lsp_harness;
 
 use lsp_harness::*;
 use serde_json::{json, Value};

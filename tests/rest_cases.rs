@@ -9,7 +9,7 @@ use netbox_lsp::finding::Finding;
 use netbox_lsp::index::embedded;
 use std::path::Path;
 
-mod knowledge_support;
+use crate::knowledge_support;
 
 struct Case {
     name: String,

@@ -9,23 +9,23 @@
 
 #[cfg(target_os = "linux")]
 #[path = "../benches/common/scaling.rs"]
-mod scaling;
+mod scaling_bench;
 
 /// The bound on the 10×/1× ratio of CPU times: a quadratic path gives 100, a linear one 10.
 #[cfg(target_os = "linux")]
 const MAX_RATIO: f64 = 35.0;
 
-/// One test for every scenario: the CPU time read is that of this process's children, so
-/// they run one at a time.
+/// One test for every scenario, run one at a time (each child's own CPU time is read, from
+/// `wait4`, so the other tests' children do not count).
 #[cfg(target_os = "linux")]
 #[test]
 fn every_path_scales_linearly() {
-    let bin = scaling::bin();
+    let bin = scaling_bench::bin();
     let limit = std::time::Duration::from_secs(120);
     let mut failed = Vec::new();
-    for s in scaling::scenarios() {
-        let small = scaling::measure(&s, &bin, s.test_base, 2, limit);
-        let large = scaling::measure(&s, &bin, s.test_base * 10, 2, limit);
+    for s in scaling_bench::scenarios() {
+        let small = scaling_bench::measure(&s, &bin, s.test_base, 2, limit);
+        let large = scaling_bench::measure(&s, &bin, s.test_base * 10, 2, limit);
         let (Some(a), Some(b)) = (small.cpu, large.cpu) else {
             failed.push(format!("{}: a run took over {} s", s.name, limit.as_secs()));
             continue;

@@ -44,42 +44,53 @@ impl Measure {
     }
 }
 
-/// CPU time (user + system) of the waited-for children of this process so far.
+/// Reaps `child` if it has ended (`block`: waits for it): its own CPU time, user + system,
+/// from `wait4` on its pid. Not `getrusage(RUSAGE_CHILDREN)`: the tests share their process
+/// (tests/suite.rs), and other tests' children end at the same time. `None` while it runs.
+/// After `Some`, `child` must not be waited for again.
 #[cfg(target_os = "linux")]
-fn children_cpu() -> Duration {
-    // SAFETY: getrusage writes the struct it is given and nothing else.
+fn reap(child: &mut std::process::Child, block: bool) -> Option<Duration> {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: wait4 writes the status and the struct it is given and nothing else; `pid` is
+    // this process's child, not reaped yet (callers stop at the first `Some`).
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let flags = if block { 0 } else { libc::WNOHANG };
+    let r = unsafe { libc::wait4(pid, &mut status, flags, &mut u) };
     let tv = |t: libc::timeval| {
         Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
     };
-    tv(u.ru_utime) + tv(u.ru_stime)
+    (r == pid).then(|| tv(u.ru_utime) + tv(u.ru_stime))
 }
 
+/// Elsewhere: whether `child` has ended, with no CPU time (zero).
 #[cfg(not(target_os = "linux"))]
-fn children_cpu() -> Duration {
-    Duration::ZERO
+fn reap(child: &mut std::process::Child, block: bool) -> Option<Duration> {
+    let ended = if block {
+        child.wait().ok()
+    } else {
+        child.try_wait().ok().flatten()
+    };
+    ended.map(|_| Duration::ZERO)
 }
 
 /// Runs `cmd` to its end (stdout and stderr discarded) within `limit`; its CPU and wall time.
-/// The caller runs one child at a time (the CPU time is the process's children's).
 fn run_child(mut cmd: Command, limit: Duration) -> Measure {
     cmd.stdout(Stdio::null())
         .stderr(Stdio::null())
         .stdin(Stdio::null());
-    let before = children_cpu();
     let t = Instant::now();
     let mut child = cmd.spawn().expect("spawn the binary");
     loop {
-        if let Some(_status) = child.try_wait().expect("wait") {
+        if let Some(cpu) = reap(&mut child, false) {
             return Measure {
-                cpu: Some(children_cpu().saturating_sub(before)),
+                cpu: Some(cpu),
                 wall: Some(t.elapsed()),
             };
         }
         if t.elapsed() > limit {
             let _ = child.kill();
-            let _ = child.wait();
+            let _ = reap(&mut child, true);
             return Measure::timed_out();
         }
         std::thread::sleep(Duration::from_millis(2));
@@ -181,7 +192,6 @@ fn editor(
     done: &dyn Fn(&[Value]) -> bool,
     limit: Duration,
 ) -> Measure {
-    let before = children_cpu();
     let mut child = Command::new(bin)
         .arg("--stdio")
         .stdin(Stdio::piped())
@@ -284,17 +294,21 @@ fn editor(
     }
     drop(stdin);
     let end = Instant::now() + Duration::from_secs(5);
-    while child.try_wait().ok().flatten().is_none() && Instant::now() < end {
+    let mut cpu = reap(&mut child, false);
+    while cpu.is_none() && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(5));
+        cpu = reap(&mut child, false);
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    if cpu.is_none() {
+        let _ = child.kill();
+        cpu = reap(&mut child, true);
+    }
     let _ = reader.join();
     if !ok {
         return Measure::timed_out();
     }
     Measure {
-        cpu: Some(children_cpu().saturating_sub(before)),
+        cpu,
         wall: Some(wall),
     }
 }

@@ -2,7 +2,7 @@
 compare two builds of the binding (a speed change must not change one finding, key, range, fix
 or corrected dict). Not a test; run by hand:
 
-    FILTERS_CALLS=/tmp/calls.json cargo test --release --test filters_fixtures
+    FILTERS_CALLS=/tmp/calls.json cargo test --release --test suite filters_fixtures::
     python python/tests/dump_calls.py /tmp/calls.json > before.jsonl   # then again after, diff
 
 The calls of python/tests/cases.json are added to those of the file.

@@ -4,7 +4,7 @@ different value rules, its keys with lookups, its keys misspelt (a character dro
 two swapped) and written as relation paths (`rel__name`, `rel.id`, `rel__id__in`), its target
 misspelt, and the first 200 calls on each other shipped release. Not a test; run by hand:
 
-    FILTERS_CALLS=/tmp/calls.json cargo test --release --test filters_fixtures
+    FILTERS_CALLS=/tmp/calls.json cargo test --release --test suite filters_fixtures::
     python python/tests/gen_variants.py /tmp/calls.json /tmp/variants.json
     python python/tests/dump_calls.py /tmp/variants.json > before.jsonl   # then after, diff
 """
