@@ -14,10 +14,10 @@
 //!
 //! One test: it sets process-wide environment variables (XDG folders, the token variable).
 
-use crate::common;
-use crate::instance_replay;
-use crate::live_replay;
-use crate::lsp_harness;
+mod common;
+mod instance_replay;
+mod live_replay;
+mod lsp_harness;
 
 use common::*;
 use instance_replay::*;

@@ -5,9 +5,9 @@
 //!
 //! One test: it sets process-wide environment variables (XDG folders, the token variable).
 
-use crate::common;
-use crate::instance_replay;
-use crate::lsp_harness;
+mod common;
+mod instance_replay;
+mod lsp_harness;
 
 use common::*;
 use instance_replay::*;

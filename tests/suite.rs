@@ -3,12 +3,13 @@
 //! linked once, not once a file, and the files' tests share one run's threads. Run one file's
 //! tests with `cargo test --release --test suite <file>::`.
 //!
-//! `lsp_instance`, `lsp_instance_approve`, `lsp_instance_cancel` and `lsp_instance_stale` set the
-//! process's environment (`XDG_CONFIG_HOME`, `XDG_CACHE_HOME`) for the server they run in
-//! process, so each is a crate of its own (Cargo.toml's `[[test]]` list).
+//! `lsp_instance`, `lsp_instance_approve`, `lsp_instance_cancel`, `lsp_instance_stale`,
+//! `lsp_live`, `lsp_live_hostile` and `lsp_live_release` set the process's environment
+//! (`XDG_CONFIG_HOME`, `XDG_CACHE_HOME`, a token's variable; `common::isolated_user`) for the
+//! server they run in process, so each is a crate of its own (Cargo.toml's `[[test]]` list):
+//! tests of two files running at once would read each other's.
 
 // The helpers the files share.
-mod common;
 mod instance_replay;
 mod knowledge_support;
 mod live_replay;
@@ -42,9 +43,6 @@ mod live_stream;
 mod lsp;
 mod lsp_forms_other;
 mod lsp_instance_plugins;
-mod lsp_live;
-mod lsp_live_hostile;
-mod lsp_live_release;
 mod lsp_pull;
 mod lsp_robust;
 mod lsp_stdio;
@@ -87,4 +85,35 @@ fn every_file_of_tests_is_run() {
         );
     }
     assert!(files > 40, "{files} files in tests/");
+}
+
+/// No module of this crate sets the process's environment: its tests run at once, so one
+/// file's `XDG_CACHE_HOME` would be another's (a file that must is a crate of its own).
+#[test]
+fn no_module_sets_the_environment() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let suite = std::fs::read_to_string(root.join("suite.rs")).unwrap();
+    let mut modules = 0;
+    for name in suite
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+    {
+        let file = [
+            root.join(format!("{name}.rs")),
+            root.join(name).join("mod.rs"),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no file for `mod {name};`"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        modules += 1;
+        for call in ["set_var(", "remove_var(", "set_current_dir("] {
+            assert!(
+                !text.contains(&format!("env::{call}")),
+                "{}: env::{call} in a module of the suite: make the file a crate of its own",
+                file.display()
+            );
+        }
+    }
+    assert!(modules > 40, "{modules} modules");
 }
