@@ -462,8 +462,8 @@ mod tests {
         serde_json::from_str(&std::fs::read_to_string(file).ok()?).ok()
     }
 
-    /// The AST without file ids (the ruler's and the parse's differ), spans and all.
-    /// The AST as its `Debug` text without the file ids (` @<id>`; the spans stay).
+    /// The AST as its `Debug` text without the file ids (` @<id>`: the ruler's and the parse's
+    /// differ); the spans stay.
     fn shown(doc: &apollo_compiler::ast::Document, pretty: bool) -> String {
         static FILE_ID: std::sync::LazyLock<regex::Regex> =
             std::sync::LazyLock::new(|| regex::Regex::new(r" @\d+").unwrap());

@@ -39,17 +39,7 @@ fn local_docs() -> Option<&'static str> {
     PAGE.get_or_init(|| {
         let exe = std::env::current_exe().ok()?;
         let path = source_tree_of(&exe)?.join("docs/diagnostics.md");
-        let text = path.to_str()?.replace('\\', "/");
-        let encoded: String =
-            percent_encoding::utf8_percent_encode(&text, percent_encoding::NON_ALPHANUMERIC)
-                .to_string()
-                .replace("%2F", "/")
-                .replace("%3A", ":")
-                .replace("%2E", ".")
-                .replace("%2D", "-")
-                .replace("%5F", "_");
-        let slash = if encoded.starts_with('/') { "" } else { "/" };
-        Some(format!("file://{slash}{encoded}"))
+        Some(crate::escape::sarif_uri(path.to_str()?.as_bytes()))
     })
     .as_deref()
 }
