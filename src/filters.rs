@@ -71,7 +71,7 @@ pub fn check_filters(
     call.filters = filters
         .into_iter()
         .map(|(key, value)| FilterEntry {
-            key,
+            key: key.into(),
             key_range: 0..0,
             value,
             value_range: 0..0,
@@ -127,7 +127,7 @@ impl FilterBuf {
                 t.clear();
                 t.push_str(target);
             }
-            None => self.call.target = Some((target.to_string(), 0..0)),
+            None => self.call.target = Some((target.into(), 0..0)),
         }
     }
 
@@ -140,7 +140,7 @@ impl FilterBuf {
         self.len += 1;
         if i == self.call.filters.len() {
             let entry = self.spare.pop().unwrap_or_else(|| FilterEntry {
-                key: String::new(),
+                key: compact_str::CompactString::default(),
                 key_range: 0..0,
                 value: Value::Expr,
                 value_range: 0..0,
@@ -162,7 +162,7 @@ pub fn set_str(slot: &mut Value, s: &str) {
             buf.clear();
             buf.push_str(s);
         }
-        _ => *slot = Value::Str(s.to_string()),
+        _ => *slot = Value::Str(s.into()),
     }
 }
 
@@ -288,7 +288,7 @@ fn new_call(target: String) -> RestCall {
     RestCall {
         form: form_of(&target),
         syntax: Syntax::Json,
-        target: Some((target, 0..0)),
+        target: Some((target.into(), 0..0)),
         call_range: 0..0,
         filters_range: None,
         filters: Vec::new(),
@@ -392,7 +392,7 @@ fn check_of(
     FiltersCheck {
         findings,
         text,
-        target,
+        target: target.to_string(),
         target_range,
         entries: call
             .filters
@@ -520,7 +520,7 @@ fn write_value(text: &mut impl Sink, v: &mut Value) {
         Value::Map => text.push_str("{}"),
         // Not a literal (and a non-finite float, which JSON cannot hold): never judged; the
         // text only holds a place.
-        Value::Float(_) | Value::Joined { .. } => {
+        Value::Float(_) | Value::Joined(_) => {
             text.push_str("null");
             *v = Value::Expr;
         }
@@ -681,7 +681,7 @@ pub(crate) fn value_of_json(v: &serde_json::Value, depth: usize) -> Value {
             (None, Some(f)) => Value::Float(f),
             _ => Value::Expr,
         },
-        J::String(s) => Value::Str(s.clone()),
+        J::String(s) => Value::Str(s.as_str().into()),
         J::Array(items) if depth < 64 => Value::List(
             items
                 .iter()
@@ -713,7 +713,7 @@ mod tests {
     }
 
     fn s(v: &str) -> Value {
-        Value::Str(v.to_string())
+        Value::Str(v.into())
     }
 
     fn check(target: &str, filters: &[(&str, Value)]) -> FiltersCheck {
@@ -1124,7 +1124,7 @@ mod tests {
             ),
         ] {
             call.filters.push(FilterEntry {
-                key: key.to_string(),
+                key: key.into(),
                 key_range: 0..0,
                 value,
                 value_range: 0..0,

@@ -59,7 +59,7 @@ fn value(v: &Value) -> String {
         ),
         Value::Map => "{map}".into(),
         Value::Expr => "<expr>".into(),
-        Value::Joined { separator, .. } => format!("<joined by {separator:?}>"),
+        Value::Joined(j) => format!("<joined by {:?}>", j.separator),
     }
 }
 

@@ -72,7 +72,7 @@ fn as_data(v: &Value) -> Value {
 fn as_json(v: &Value) -> Option<serde_json::Value> {
     use serde_json::Value as J;
     Some(match v {
-        Value::Str(s) => J::String(s.clone()),
+        Value::Str(s) => J::String(s.to_string()),
         Value::Int(i) => J::from(*i),
         Value::Float(f) => J::from(serde_json::Number::from_f64(*f)?),
         Value::Bool(b) => J::Bool(*b),
@@ -84,7 +84,7 @@ fn as_json(v: &Value) -> Option<serde_json::Value> {
                 .collect::<Option<_>>()?,
         ),
         Value::Map => J::Object(Default::default()),
-        Value::Expr | Value::Joined { .. } => return None,
+        Value::Expr | Value::Joined(_) => return None,
     })
 }
 
@@ -171,7 +171,7 @@ fn check_filters_on_every_fixture_call() {
         let filters: Vec<(String, Value)> = call
             .filters
             .iter()
-            .map(|e| (e.key.clone(), as_data(&e.value)))
+            .map(|e| (e.key.to_string(), as_data(&e.value)))
             .collect();
         let c = check_filters(&knowledge, target, filters.clone());
         // A repeated key (a query string's `tag=a&tag=b`) is no dict: never corrected.
@@ -185,7 +185,7 @@ fn check_filters_on_every_fixture_call() {
             .map(|(k, v)| Some(serde_json::json!([k, as_json(v)?])))
             .collect();
         if let Some(pairs) = pairs.filter(|_| unique) {
-            json_calls.push(serde_json::json!([version, target, pairs]));
+            json_calls.push(serde_json::json!([version, target.as_str(), pairs]));
         }
         let _ = writeln!(dump, "## {name}: {target} {}", &c.text);
         // The text: the target, then the filters as a JSON object.

@@ -112,12 +112,12 @@ fn negations(key: &str, v: &Value) -> usize {
         let first = parts.next().unwrap_or_default();
         let rest: Vec<&str> = parts.collect();
         if !rest.is_empty() && rest.iter().all(|p| p.contains('=')) {
-            let own = usize::from(negated(key, &Value::Str(first.to_string())));
+            let own = usize::from(negated(key, &Value::Str(first.into())));
             return own
                 + rest
                     .iter()
                     .filter_map(|p| p.split_once('='))
-                    .filter(|(k, v)| negated(k, &Value::Str(v.to_string())))
+                    .filter(|(k, v)| negated(k, &Value::Str((*v).into())))
                     .count();
         }
     }
@@ -162,7 +162,7 @@ fn fits(index: &FilterIndex, ep_key: &str, key: &str, v: &Value) -> Result<(), S
     let empty_lookup = key.ends_with("__empty");
     for v in items {
         let text = match v {
-            Value::Str(s) => s.clone(),
+            Value::Str(s) => s.to_string(),
             Value::Int(i) => i.to_string(),
             Value::Bool(b) => b.to_string(),
             Value::Float(f) => f.to_string(),

@@ -319,13 +319,13 @@ fn typical_values_are_clean() {
                 let call = RestCall {
                     form: CallForm::Url,
                     syntax: Syntax::Query,
-                    target: Some((format!("/api/{key}/"), 0..0)),
+                    target: Some((compact_str::format_compact!("/api/{key}/"), 0..0)),
                     call_range: 0..text.len(),
                     filters_range: Some(0..text.len()),
                     filters: vec![FilterEntry {
-                        key: name.to_string(),
+                        key: name.into(),
                         key_range: 0..name.len(),
-                        value: Value::Str(value.clone()),
+                        value: Value::Str(value.as_str().into()),
                         value_range: name.len() + 1..text.len(),
                     }],
                     args: Vec::new(),
@@ -404,11 +404,11 @@ fn relation_traversals_name_the_endpoints_own_filter() {
                 let call = RestCall {
                     form: CallForm::Url,
                     syntax: Syntax::Query,
-                    target: Some((format!("/api/{key}/"), 0..0)),
+                    target: Some((compact_str::format_compact!("/api/{key}/"), 0..0)),
                     call_range: 0..text.len(),
                     filters_range: Some(0..text.len()),
                     filters: vec![FilterEntry {
-                        key: written.clone(),
+                        key: written.as_str().into(),
                         key_range: 0..written.len(),
                         value,
                         value_range: written.len() + 1..text.len(),
@@ -420,7 +420,7 @@ fn relation_traversals_name_the_endpoints_own_filter() {
                 let findings = netbox_lsp::rest::check_call(&call, &index);
                 // A filter the release answers with a server error is named, but no fix-all edit.
                 let mut own = call.clone();
-                own.filters[0].key = name.to_string();
+                own.filters[0].key = name.into();
                 let broken = netbox_lsp::rest::check_call(&own, &index)
                     .iter()
                     .any(|f| f.code == "server-fault");

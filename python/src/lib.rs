@@ -1094,7 +1094,7 @@ fn key_in_sites(sites: &[Site], range: &Range<usize>) -> Option<String> {
                 range.start >= e.key_range.start.min(e.value_range.start)
                     && range.end <= e.value_range.end.max(e.key_range.end)
             })
-            .map(|e| e.key.clone()),
+            .map(|e| e.key.to_string()),
         _ => None,
     })
 }

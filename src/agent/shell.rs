@@ -694,10 +694,10 @@ fn httpie_call(cmd: &str, args: &[Word]) -> Option<RestCall> {
         let value_range = mapped(cmd, w, sep + 2..t.len()).unwrap_or(w.range.end..w.range.end);
         let plain = mapped(cmd, w, sep + 2..t.len()).is_some();
         filters.push(FilterEntry {
-            key: key.to_string(),
+            key: key.into(),
             key_range,
             value: if plain && !value.contains('$') {
-                crate::extract::unjudged(&Value::Str(value.to_string()), key)
+                crate::extract::unjudged(&Value::Str(value.into()), key)
             } else {
                 Value::Expr
             },
@@ -719,7 +719,7 @@ fn httpie_call(cmd: &str, args: &[Word]) -> Option<RestCall> {
     Some(RestCall {
         form: CallForm::Url,
         syntax: Syntax::Query,
-        target: Some((path.to_string(), target_range)),
+        target: Some((path.into(), target_range)),
         call_range: url.range.start..end.max(url.range.end),
         filters_range: (!filters.is_empty()).then_some(start..end),
         filters,

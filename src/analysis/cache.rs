@@ -24,7 +24,7 @@ pub(super) struct UnitKey {
     around: Around,
     /// The endpoint named above a fence, with its distance back from the unit's start and its
     /// length: the unit's sites read it (a bare `params = {...}`).
-    above: Option<(String, usize, usize)>,
+    above: Option<(crate::extract::CompactString, usize, usize)>,
 }
 
 impl UnitKey {

@@ -83,13 +83,10 @@ pub(super) fn moved_site(site: &Site, from: usize, to: usize) -> Site {
             extract::Value::List(items) => {
                 extract::Value::List(items.iter().map(|(v, r)| (value(v, mv), mv(r))).collect())
             }
-            extract::Value::Joined {
-                separator,
-                separator_range,
-            } => extract::Value::Joined {
-                separator: separator.clone(),
-                separator_range: mv(separator_range),
-            },
+            extract::Value::Joined(j) => extract::Value::Joined(Box::new(extract::Joined {
+                separator: j.separator.clone(),
+                separator_range: mv(&j.separator_range),
+            })),
             other => other.clone(),
         }
     }

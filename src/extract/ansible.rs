@@ -151,7 +151,7 @@ fn calls(
         out.push(Site::Rest(RestCall {
             form: CallForm::AnsibleLookup,
             syntax: Syntax::ApiFilter,
-            target: Some((path, map.range_to_host(content))),
+            target: Some((path.into(), map.range_to_host(content))),
             call_range: map.range_to_host(call.clone()),
             filters_range: filters_range.clone(),
             filters: filters.clone(),
@@ -291,10 +291,10 @@ fn api_filter(
                 last.value = match joined_by(text, content.end + 1..e.end) {
                     // `' name=' ~ ...` style: one `name=` per value, as NetBox wants.
                     Some((sep, _)) if sep.trim_start() == format!("{}=", last.key) => Value::Expr,
-                    Some((separator, r)) => Value::Joined {
+                    Some((separator, r)) => Value::Joined(Box::new(super::Joined {
                         separator,
                         separator_range: map.range_to_host(r),
-                    },
+                    })),
                     None => Value::Expr,
                 };
             }
@@ -338,7 +338,7 @@ fn words(s: &str, base: usize, escaped: bool, map: &OffsetMap) -> Vec<FilterEntr
             if !word.is_empty() && word.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
                 let end = base + w_start + word.len();
                 out.push(FilterEntry {
-                    key: word.to_string(),
+                    key: word.into(),
                     key_range: map.range_to_host(base + w_start..end),
                     value: Value::Expr,
                     value_range: map.range_to_host(end..end),
@@ -365,10 +365,10 @@ fn words(s: &str, base: usize, escaped: bool, map: &OffsetMap) -> Vec<FilterEntr
         let value = if escaped || is_placeholder(inner, key) || inner.contains("{{") {
             Value::Expr
         } else {
-            Value::Str(inner.to_string())
+            Value::Str(inner.into())
         };
         out.push(FilterEntry {
-            key: key.to_string(),
+            key: key.into(),
             key_range: map.range_to_host(base + w_start..base + w_start + eq),
             value,
             value_range: map.range_to_host(base + v.start..base + v.end),
@@ -441,7 +441,7 @@ pub(crate) fn inventory(root: &Lit, out: &mut Vec<Site>) {
                 continue;
             };
             filters.push(FilterEntry {
-                key: p.key.clone(),
+                key: p.key.as_str().into(),
                 key_range: p.key_range.clone(),
                 value: sent(&p.value.value, &p.key),
                 value_range: p.value.range.clone(),
@@ -450,7 +450,7 @@ pub(crate) fn inventory(root: &Lit, out: &mut Vec<Site>) {
         out.push(Site::Rest(RestCall {
             form,
             syntax: Syntax::Yaml,
-            target: Some((target.to_string(), pair.key_range.clone())),
+            target: Some((target.into(), pair.key_range.clone())),
             call_range: pair.key_range.start..pair.value.range.end,
             filters_range: Some(pair.value.range.clone()),
             filters,

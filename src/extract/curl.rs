@@ -232,10 +232,10 @@ fn urlencoded(text: &str, content: Range<usize>, map: &OffsetMap) -> Option<Filt
     let value = if super::is_placeholder(raw, key) {
         Value::Expr
     } else {
-        Value::Str(raw.to_string())
+        Value::Str(raw.into())
     };
     Some(FilterEntry {
-        key: key.to_string(),
+        key: key.into(),
         key_range: map.range_to_host(content.start..content.start + eq),
         value,
         value_range: map.range_to_host(content.start + eq + 1..content.end),

@@ -159,10 +159,10 @@ fn command(words: &[Word], map: &OffsetMap, query_sep: &str) -> Option<RestCall>
         let value = if super::is_placeholder(raw, key) {
             Value::Expr
         } else {
-            Value::Str(raw.to_string())
+            Value::Str(raw.into())
         };
         let mut entry = [FilterEntry {
-            key: key.to_string(),
+            key: key.into(),
             key_range: composed.range_to_host(0..at),
             value,
             value_range: composed.range_to_host(value_start..w.text.len()),

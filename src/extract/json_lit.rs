@@ -89,7 +89,7 @@ impl Cx<'_> {
                         continue;
                     };
                     pairs.push(Pair {
-                        key: key_text.to_string(),
+                        key: key_text.into(),
                         key_range,
                         value: self.lit(v, depth + 1),
                     });
@@ -134,7 +134,7 @@ impl Cx<'_> {
             .filter(|_| inner.end <= self.len)
             .map(|m| Exact::Value(m.then(self.map)));
         Lit {
-            value: Value::Str(value),
+            value: Value::Str(value.into()),
             range,
             kind: LitKind::Str {
                 content: self.host(inner),
@@ -286,7 +286,7 @@ pub(super) mod strict {
                     let value = lit(cx, off, &p.value, depth + 1)?;
                     if let Some((key_text, key_range)) = key.as_str() {
                         pairs.push(Pair {
-                            key: key_text.to_string(),
+                            key: key_text.into(),
                             key_range,
                             value,
                         });

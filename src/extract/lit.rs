@@ -55,7 +55,7 @@ pub(crate) enum Exact {
 /// One `key: value` of a mapping; `key_range` is the key text without quotes.
 #[derive(Debug, Clone)]
 pub(crate) struct Pair {
-    pub key: String,
+    pub key: compact_str::CompactString,
     pub key_range: Range<usize>,
     pub value: Lit,
 }
@@ -159,11 +159,11 @@ impl Lit {
             (LitKind::Map(pairs), _) => {
                 let mut m = serde_json::Map::new();
                 for p in pairs {
-                    m.insert(p.key.clone(), p.value.to_json()?);
+                    m.insert(p.key.to_string(), p.value.to_json()?);
                 }
                 J::Object(m)
             }
-            (_, Value::Str(s)) => J::String(s.clone()),
+            (_, Value::Str(s)) => J::String(s.to_string()),
             (_, Value::Int(i)) => J::from(*i),
             (_, Value::Float(f)) => serde_json::Number::from_f64(*f).map(J::Number)?,
             (_, Value::Bool(b)) => J::Bool(*b),

@@ -101,7 +101,7 @@ pub struct Unit {
     /// For a fence: the one endpoint path (text and host range) the paragraph right before it
     /// names (`Query `/api/dcim/devices/` with:`), where a bare `params = {...}` in the block
     /// goes ([`python::bare_params`]).
-    pub above: Option<(String, Range<usize>)>,
+    pub above: Option<(super::CompactString, Range<usize>)>,
 }
 
 impl Unit {
@@ -534,7 +534,11 @@ const ABOVE_MAX: usize = 2048;
 /// The one endpoint path the paragraph right before the fence at host offset `at` names (no
 /// blank line between), from the URL scan; `None` when it names none or several, or the fence
 /// starts the text (after `base`, the front matter).
-fn endpoint_above(text: &str, base: usize, at: usize) -> Option<(String, Range<usize>)> {
+fn endpoint_above(
+    text: &str,
+    base: usize,
+    at: usize,
+) -> Option<(super::CompactString, Range<usize>)> {
     let before = text.get(base..at)?.trim_end_matches([' ', '\t']);
     let before = before.strip_suffix('\n').unwrap_or(before);
     // Only the last ABOVE_MAX bytes are read (one byte more, for a blank line across the

@@ -32,6 +32,7 @@ pub mod yaml;
 
 pub use offset_map::OffsetMap;
 
+pub use compact_str::CompactString;
 use std::ops::Range;
 use std::path::Path;
 
@@ -217,8 +218,9 @@ impl CallForm {
 /// A literal value as written in a filter dict or argument.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
-    /// A string (Python/JSON/YAML string, or any query-string value), unescaped.
-    Str(String),
+    /// A string (Python/JSON/YAML string, or any query-string value), unescaped; up to 24
+    /// bytes held inline (most filter values: no allocation a value).
+    Str(CompactString),
     Int(i64),
     Float(f64),
     Bool(bool),
@@ -230,20 +232,26 @@ pub enum Value {
     Map,
     /// Anything not a literal: a variable, call, f-string, expression. Never judged.
     Expr,
-    /// Values the host joins into one string with `separator` (Jinja `names | join(',')` glued
-    /// to `'name__in='` in an Ansible `api_filter`): NetBox gets one value holding all of them.
-    /// `separator_range` is the host range of the separator's text (inside its quotes).
-    Joined {
-        separator: String,
-        separator_range: Range<usize>,
-    },
+    /// Values the host joins into one string (Jinja `names | join(',')` glued to
+    /// `'name__in='` in an Ansible `api_filter`): NetBox gets one value holding all of them.
+    /// Boxed: rare, and twice the size of the other variants.
+    Joined(Box<Joined>),
+}
+
+/// The separator of a [`Value::Joined`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joined {
+    /// The separator as the host writes it (`,`).
+    pub separator: String,
+    /// Host bytes of the separator's text (inside its quotes).
+    pub separator_range: Range<usize>,
 }
 
 /// One `key: value` of a filter dict, keyword argument, or query-string pair.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FilterEntry {
-    /// The key, unquoted (`device_role_id`).
-    pub key: String,
+    /// The key, unquoted (`device_role_id`); up to 24 bytes held inline.
+    pub key: CompactString,
     /// Host bytes of the key text without quotes (replace it to rename the filter).
     pub key_range: Range<usize>,
     pub value: Value,
@@ -251,10 +259,16 @@ pub struct FilterEntry {
     pub value_range: Range<usize>,
 }
 
+// The calls read from a large file are held beside ruff's tree, a `FilterEntry` a filter: 88
+// bytes with no allocation for a key or string value of up to 24 bytes (was 104 and two).
+const _: () = assert!(std::mem::size_of::<Value>() == 32);
+const _: () = assert!(std::mem::size_of::<FilterEntry>() == 88);
+
 /// A named argument of a tool call other than the filters (`fields`, `limit`, `ordering`, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Argument {
-    pub name: String,
+    /// The argument's name (`fields`, `limit`); up to 24 bytes held inline.
+    pub name: CompactString,
     /// Host bytes of the argument name (empty range at the value for positional arguments).
     pub name_range: Range<usize>,
     pub value: Value,
@@ -268,7 +282,7 @@ pub struct RestCall {
     pub syntax: Syntax,
     /// The object type or endpoint as written (`dcim.device`, `dcim/devices`, `/api/dcim/devices/`)
     /// and its host range (without quotes); `None` when not a literal.
-    pub target: Option<(String, Range<usize>)>,
+    pub target: Option<(CompactString, Range<usize>)>,
     /// Host range of the whole call (for messages that concern the call).
     pub call_range: Range<usize>,
     /// Host range of the filters dict / argument list / query string, when there is one.
@@ -595,7 +609,7 @@ mod tests {
         Site::Rest(RestCall {
             form: CallForm::GetObjects,
             syntax: Syntax::Python,
-            target: Some((target.to_string(), start..start + 1)),
+            target: Some((target.into(), start..start + 1)),
             call_range: start..start + 10,
             filters_range: None,
             filters: Vec::new(),

@@ -482,10 +482,7 @@ pub fn path_call(word: &Word, map: &OffsetMap) -> Option<RestCall> {
     Some(RestCall {
         form: CallForm::Url,
         syntax: Syntax::Query,
-        target: Some((
-            word.text[at..end].to_string(),
-            composed.range_to_host(at..end),
-        )),
+        target: Some((word.text[at..end].into(), composed.range_to_host(at..end))),
         call_range: composed.range_to_host(0..word.text.len()),
         filters_range: None,
         filters: Vec::new(),

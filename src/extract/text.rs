@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use percent_encoding::percent_decode_str;
 
-use super::{CallForm, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
+use super::{CallForm, CompactString, FilterEntry, OffsetMap, RestCall, Site, Syntax, Value};
 
 /// Sites found in `text`; ranges mapped to the host through `map`.
 pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
@@ -33,8 +33,8 @@ pub fn extract(text: &str, map: &OffsetMap) -> Vec<Site> {
 /// The distinct list endpoint paths the URL scan finds in `text` (target text and host range
 /// of the first mention of each), in document order: where a bare filter dict goes when
 /// exactly one is named. Detail URLs are not among them (a dict beside one is not its query).
-pub(crate) fn endpoints(text: &str, map: &OffsetMap) -> Vec<(String, Range<usize>)> {
-    let mut out: Vec<(String, Range<usize>)> = Vec::new();
+pub(crate) fn endpoints(text: &str, map: &OffsetMap) -> Vec<(CompactString, Range<usize>)> {
+    let mut out: Vec<(CompactString, Range<usize>)> = Vec::new();
     for site in extract(text, map) {
         if let Site::Rest(RestCall {
             target: Some(t), ..
@@ -92,7 +92,7 @@ fn bare_path_at(text: &str, at: usize, map: &OffsetMap) -> Option<RestCall> {
     Some(RestCall {
         form: CallForm::Url,
         syntax: Syntax::Query,
-        target: Some((text[path.clone()].to_string(), map.range_to_host(path))),
+        target: Some((text[path.clone()].into(), map.range_to_host(path))),
         call_range: map.range_to_host(start..end),
         filters_range: None,
         filters: Vec::new(),
@@ -297,7 +297,7 @@ fn url_with(text: &str, at: usize, map: &OffsetMap, word: bool) -> Option<RestCa
     Some(RestCall {
         form: CallForm::Url,
         syntax: Syntax::Query,
-        target: Some((text[path.clone()].to_string(), map.range_to_host(path))),
+        target: Some((text[path.clone()].into(), map.range_to_host(path))),
         call_range: map.range_to_host(start..query_end),
         filters_range: Some(map.range_to_host(query_start..query_end)),
         filters,
@@ -472,10 +472,10 @@ pub(crate) fn pairs(text: &str, range: Range<usize>, map: &OffsetMap) -> Vec<Fil
         let value_lit = if super::is_placeholder(raw_value, &key) {
             Value::Expr
         } else {
-            Value::Str(decode(raw_value))
+            Value::Str(decode(raw_value).into())
         };
         out.push(FilterEntry {
-            key,
+            key: key.into(),
             key_range: map.range_to_host(piece_start..piece_start + key_raw.len()),
             value: value_lit,
             value_range: map.range_to_host(value),
@@ -598,7 +598,7 @@ fn dict_snippet(src: &str, base: usize) -> Option<Vec<FilterEntry>> {
         from = at + quoted.len();
         let r = base + at + 1..base + at + 1 + key.len();
         out.push(FilterEntry {
-            key: key.clone(),
+            key: key.as_str().into(),
             key_range: r.clone(),
             value: Value::Expr,
             value_range: r.end + 1..r.end + 1,
@@ -639,7 +639,7 @@ mod tests {
     fn empty_and_bare_values() {
         let t = "/api/ipam/prefixes/?tenant_id=&q&vrf_id={vrf}";
         let c = one(t);
-        assert_eq!(c.filters[0].value, Value::Str(String::new()));
+        assert_eq!(c.filters[0].value, Value::Str(Default::default()));
         assert_eq!(c.filters[1].key, "q");
         assert_eq!(c.filters[2].value, Value::Expr);
     }

@@ -147,11 +147,11 @@ pub(crate) fn build_with<'l>(
     let form_kept = form;
     let form = form.tool_like();
     let target = match form {
-        CallForm::GetChangelogs => Some((CHANGELOG_TARGET.to_string(), name_range)),
+        CallForm::GetChangelogs => Some((CHANGELOG_TARGET.into(), name_range)),
         CallForm::SearchObjects => None,
         _ => get("object_type")
             .and_then(|a| a.value.as_str())
-            .map(|(s, r)| (s.to_string(), r)),
+            .map(|(s, r)| (s.into(), r)),
     };
     let takes_filters = matches!(
         form,
@@ -181,7 +181,7 @@ pub(crate) fn build_with<'l>(
         .iter()
         .filter(|a| !skip.contains(&&*a.name))
         .map(|a| Argument {
-            name: a.name.to_string(),
+            name: a.name.as_ref().into(),
             name_range: a.name_range.clone(),
             value: super::unjudged(&a.value.value, &a.name),
             value_range: a.value.range.clone(),
@@ -205,7 +205,7 @@ pub(crate) fn entries(pairs: &[super::lit::Pair]) -> Vec<FilterEntry> {
     pairs
         .iter()
         .map(|p| FilterEntry {
-            key: p.key.clone(),
+            key: p.key.as_str().into(),
             key_range: p.key_range.clone(),
             value: super::unjudged(&p.value.value, &p.key),
             value_range: p.value.range.clone(),

@@ -213,7 +213,7 @@ impl Cx<'_> {
             (Value::Str(s), LitKind::Str { content, .. }) => (s.clone(), content.clone()),
             // `123: x`, `true: x`: keys are strings for our purposes.
             (Value::Int(_) | Value::Bool(_) | Value::Float(_), _) => {
-                (self.text(k).to_string(), key.range.clone())
+                (self.text(k).into(), key.range.clone())
             }
             _ => return None,
         };
@@ -268,7 +268,7 @@ impl Cx<'_> {
             Exact::Value(OffsetMap::identity(content.start, content.len()).then(self.map))
         });
         Lit {
-            value: Value::Str(value),
+            value: Value::Str(value.into()),
             range: self.host(whole),
             kind: LitKind::Str {
                 content: self.host(content),
@@ -346,7 +346,7 @@ impl Cx<'_> {
         }
         let host_map = map.then(self.map);
         Lit {
-            value: Value::Str(value),
+            value: Value::Str(value.into()),
             range: self.host(r),
             kind: LitKind::Str {
                 content: self.host(body_start.min(n.end_byte())..n.end_byte()),
@@ -518,7 +518,7 @@ mod plain {
                 };
                 end = e;
                 pairs.push(Pair {
-                    key: key.to_string(),
+                    key: key.into(),
                     key_range: self.cx.host(key_range),
                     value,
                 });

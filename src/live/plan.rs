@@ -344,7 +344,7 @@ pub fn call_probe(
             )
         })?;
         for v in values {
-            sent.push((e.key.clone(), v));
+            sent.push((e.key.to_string(), v));
         }
         let range =
             e.key_range.start.min(e.value_range.start)..e.key_range.end.max(e.value_range.end);
@@ -355,7 +355,7 @@ pub fn call_probe(
                 f.pairs.push(range);
             }
             None => filters.push(ProbeFilter {
-                key: e.key.clone(),
+                key: e.key.to_string(),
                 range: range.clone(),
                 pairs: vec![range],
                 knowledge: Static::Honoured,

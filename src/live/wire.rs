@@ -35,7 +35,7 @@ pub fn values(form: CallForm, value: &Value) -> Option<Vec<String>> {
 fn scalar(form: CallForm, value: &Value) -> Option<String> {
     let pynetbox = form == CallForm::Pynetbox;
     Some(match value {
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => s.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => {
             if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 {
@@ -53,7 +53,7 @@ fn scalar(form: CallForm, value: &Value) -> Option<String> {
         },
         Value::Null if pynetbox => "null".into(),
         Value::Null => String::new(),
-        Value::List(_) | Value::Map | Value::Expr | Value::Joined { .. } => return None,
+        Value::List(_) | Value::Map | Value::Expr | Value::Joined(_) => return None,
     })
 }
 

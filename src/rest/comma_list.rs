@@ -18,7 +18,7 @@ pub(super) fn comma_list(
     integers: bool,
 ) -> Option<Finding> {
     let key = entry.key.as_str();
-    let parts = comma_parts(&Value::Str(text.to_string()))?;
+    let parts = comma_parts(&Value::Str(text.into()))?;
     let all_numbers = parts.iter().all(|p| {
         if integers {
             p.parse::<i64>().is_ok() || p == "null"

@@ -105,7 +105,7 @@ impl View<'_> {
                     .unwrap_or(Fit::Yes)
             }
             Value::Expr | Value::Null | Value::Map => Fit::Yes,
-            Value::Joined { .. } => Fit::No("gets all the values as one joined string"),
+            Value::Joined(_) => Fit::No("gets all the values as one joined string"),
             Value::Str(s) if s == "null" => Fit::Yes,
             v => {
                 // The text borrowed or on the stack where it can be (a `String` a value was

@@ -74,7 +74,7 @@ pub(crate) fn check_both(
         let mut one = call.clone();
         one.form = CallForm::Inventory;
         if let Some((t, _)) = one.target.as_mut() {
-            *t = path.to_string();
+            *t = path.into();
         }
         one
     };

@@ -441,12 +441,8 @@ fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &
         .done();
         return f;
     };
-    if let Value::Joined {
-        separator,
-        separator_range,
-    } = &entry.value
-    {
-        return super::joined::joined(view, entry, base, separator, separator_range, true);
+    if let Value::Joined(j) = &entry.value {
+        return super::joined::joined(view, entry, base, &j.separator, &j.separator_range, true);
     }
     // The comma parts are read by the pair syntaxes' fix, and elsewhere only when there are
     // several (a string with a comma): not split (a vector and a string) for any other value.
@@ -461,7 +457,11 @@ fn in_lookup(ctx: &Ctx, view: &View, asked: &Asked, entry: &FilterEntry, base: &
     let listed;
     let values = match &parts {
         Some(ps) if ps.len() > 1 => {
-            listed = Value::List(ps.iter().map(|p| (Value::Str(p.clone()), 0..0)).collect());
+            listed = Value::List(
+                ps.iter()
+                    .map(|p| (Value::Str(p.as_str().into()), 0..0))
+                    .collect(),
+            );
             &listed
         }
         _ => &entry.value,

@@ -106,7 +106,7 @@ const MOST: usize = 16;
 #[inline]
 fn shaped(v: &Value) -> bool {
     match v {
-        Value::Null | Value::Float(_) | Value::Joined { .. } => false,
+        Value::Null | Value::Float(_) | Value::Joined(_) => false,
         Value::Str(s) => !s.is_empty(),
         Value::List(items) => !items.is_empty(),
         Value::Int(_) | Value::Bool(_) | Value::Map | Value::Expr => true,
@@ -242,7 +242,7 @@ impl Word {
             Value::Bool(_) => self.has(Word::BOOL),
             // Not judged by any value rule (a list in a list included).
             Value::Expr | Value::Map | Value::List(_) => true,
-            Value::Null | Value::Float(_) | Value::Joined { .. } => false,
+            Value::Null | Value::Float(_) | Value::Joined(_) => false,
         }
     }
 
@@ -263,7 +263,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn s(t: &str) -> Value {
-        Value::Str(t.to_string())
+        Value::Str(t.into())
     }
 
     fn list(items: Vec<Value>) -> Value {
@@ -360,10 +360,10 @@ mod tests {
             Value::Float(f64::NAN),
             Value::Expr,
             Value::Map,
-            Value::Joined {
+            Value::Joined(Box::new(crate::extract::Joined {
                 separator: ",".into(),
                 separator_range: 0..0,
-            },
+            })),
             list(vec![]),
             list(vec![Value::Int(1)]),
             list(vec![Value::Int(1), Value::Int(2)]),
@@ -393,13 +393,13 @@ mod tests {
         RestCall {
             form: CallForm::GetObjects,
             syntax,
-            target: Some((target.to_string(), 0..target.len())),
+            target: Some((target.into(), 0..target.len())),
             call_range: 0..0,
             filters_range: None,
             filters: filters
                 .iter()
                 .map(|(k, v)| FilterEntry {
-                    key: k.to_string(),
+                    key: (*k).into(),
                     key_range: 0..0,
                     value: (*v).clone(),
                     value_range: 0..0,

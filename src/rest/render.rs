@@ -92,7 +92,7 @@ pub(crate) fn query_pairs(key: &str, values: &[String]) -> String {
 pub(crate) fn describe(v: &Value, syntax: Syntax) -> String {
     let s = match v {
         Value::Str(s) => match syntax {
-            Syntax::Query | Syntax::ApiFilter => s.clone(),
+            Syntax::Query | Syntax::ApiFilter => s.to_string(),
             _ => string(s, syntax),
         },
         Value::Int(i) => i.to_string(),
@@ -106,7 +106,7 @@ pub(crate) fn describe(v: &Value, syntax: Syntax) -> String {
         Value::List(_) => "a list".into(),
         Value::Map => "a mapping".into(),
         Value::Expr => "an expression".into(),
-        Value::Joined { separator, .. } => format!("values joined by `{separator}`"),
+        Value::Joined(j) => format!("values joined by `{}`", j.separator),
     };
     if s.chars().count() > 60 {
         let cut: String = s.chars().take(57).collect();

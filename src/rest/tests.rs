@@ -208,7 +208,10 @@ fn url(endpoint: &str, qs: &str) -> (String, RestCall) {
     let call = RestCall {
         form: CallForm::Url,
         syntax: Syntax::Query,
-        target: Some((format!("/api/{endpoint}/"), 0..prefix.len() - 1)),
+        target: Some((
+            compact_str::format_compact!("/api/{endpoint}/"),
+            0..prefix.len() - 1,
+        )),
         call_range: 0..text.len(),
         filters_range: Some(prefix.len()..text.len()),
         filters,
@@ -239,7 +242,7 @@ fn mcp(
         let vs = text.len();
         text.push_str(lit);
         entries.push(FilterEntry {
-            key: k.to_string(),
+            key: (*k).into(),
             key_range: ks..ks + k.len(),
             value: list_ranges(v.clone(), vs, lit),
             value_range: vs..vs + lit.len(),
@@ -255,7 +258,7 @@ fn mcp(
         let vs = text.len();
         text.push_str(lit);
         arguments.push(Argument {
-            name: name.to_string(),
+            name: (*name).into(),
             name_range: ns..ns + name.len(),
             value: list_ranges(v.clone(), vs, lit),
             value_range: vs..vs + lit.len(),
@@ -265,7 +268,7 @@ fn mcp(
     let call = RestCall {
         form,
         syntax: Syntax::Python,
-        target: Some(target),
+        target: Some((target.0.into(), target.1)),
         call_range: 0..text.len(),
         filters_range: None,
         filters: entries,
@@ -980,7 +983,7 @@ fn arguments() {
         &[],
         &[
             ("fields", "[]", Value::List(vec![])),
-            ("ordering", "\"\"", Value::Str(String::new())),
+            ("ordering", "\"\"", Value::Str(Default::default())),
             ("limit", "0", Value::Int(0)),
             ("offset", "None", Value::Null),
         ],

@@ -271,12 +271,15 @@ fn check_rules(
             .with_fix(format!("Select objects without a {base}: `{plain}`"), entry.key_range.clone(), plain, false),
         );
     }
-    if let Value::Joined {
-        separator,
-        separator_range,
-    } = v
-    {
-        return Some(joined(view, entry, key, separator, separator_range, false));
+    if let Value::Joined(j) = v {
+        return Some(joined(
+            view,
+            entry,
+            key,
+            &j.separator,
+            &j.separator_range,
+            false,
+        ));
     }
     if matches!(v, Value::Expr | Value::Map | Value::List(_)) {
         return None;

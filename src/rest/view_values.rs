@@ -375,7 +375,7 @@ fn several(ctx: &Ctx, p: &ViewParam, entry: &FilterEntry, out: &mut Vec<Finding>
             let texts: Option<Vec<String>> = same
                 .iter()
                 .map(|e| match &e.value {
-                    Value::Str(s) if !s.is_empty() => Some(s.clone()),
+                    Value::Str(s) if !s.is_empty() => Some(s.to_string()),
                     _ => None,
                 })
                 .collect();

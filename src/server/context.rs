@@ -807,7 +807,7 @@ fn hit(sites: &[Site], p: usize, tok: &Token, lang: HostKind) -> Option<Context>
                 return ctx(
                     Expect::ChoiceValue {
                         target: target.clone(),
-                        filter: e.key.clone(),
+                        filter: e.key.to_string(),
                     },
                     tok.prefix.clone(),
                     quote,

@@ -106,7 +106,7 @@ fn entry_at(sites: &[Site], offset: usize) -> Option<Context> {
             if e.key_range.start <= offset && offset <= e.key_range.end {
                 return Some(Context {
                     expect: Expect::FilterName {
-                        target: target.clone(),
+                        target: target.to_string(),
                     },
                     prefix: e.key_range.start..offset,
                     quote: Quote::None,
@@ -118,8 +118,8 @@ fn entry_at(sites: &[Site], offset: usize) -> Option<Context> {
             {
                 return Some(Context {
                     expect: Expect::ChoiceValue {
-                        target: target.clone(),
-                        filter: e.key.clone(),
+                        target: target.to_string(),
+                        filter: e.key.to_string(),
                     },
                     prefix: e.value_range.start..offset,
                     quote: Quote::None,

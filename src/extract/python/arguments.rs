@@ -68,7 +68,7 @@ impl<'a> Values<'a> {
                             .push(KeywordOrSplat::Keyword(args.keywords.len()));
                         let name = self.text(id.range);
                         args.keywords.push((
-                            name.to_string(),
+                            name.into(),
                             self.host(span(id.range)),
                             self.arg(&k.value, at, None),
                         ));
@@ -92,7 +92,7 @@ impl<'a> Values<'a> {
                         args.ordered
                             .push(KeywordOrSplat::Keyword(args.keywords.len()));
                         args.keywords.push((
-                            String::new(),
+                            compact_str::CompactString::default(),
                             self.host(eq..eq),
                             self.arg(e, at, None),
                         ));
@@ -137,7 +137,7 @@ pub(super) struct CallArgs<'t> {
     pub(super) positional: Vec<Lit>,
     pub(super) positional_nodes: Vec<&'t Expr>,
     /// `(name, name host range, value)`.
-    pub(super) keywords: Vec<(String, Range<usize>, Lit)>,
+    pub(super) keywords: Vec<(compact_str::CompactString, Range<usize>, Lit)>,
     pub(super) keyword_nodes: Vec<&'t Expr>,
     /// `**{...}` dicts.
     pub(super) splats: Vec<Lit>,

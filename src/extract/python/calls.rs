@@ -404,7 +404,7 @@ impl<'a> Values<'a> {
             _ => None,
         };
         let target = match plain_type {
-            Some((content, raw)) => Some((raw.to_string(), self.host(content))),
+            Some((content, raw)) => Some((raw.into(), self.host(content))),
             None => {
                 let object_type = self.arg(type_arg, at, open);
                 match (object_type.value, object_type.kind) {
@@ -430,7 +430,7 @@ impl<'a> Values<'a> {
                 };
                 FilterEntry {
                     value,
-                    key: raw.to_string(),
+                    key: (*raw).into(),
                     key_range: self.host(content.clone()),
                     value_range,
                 }
@@ -490,7 +490,7 @@ impl<'a> Values<'a> {
                 let value = if crate::extract::is_placeholder(text, key) {
                     Value::Expr
                 } else {
-                    Value::Str(text.to_string())
+                    Value::Str(text.into())
                 };
                 return Some((value, range));
             }
@@ -792,7 +792,7 @@ impl<'a> Values<'a> {
                     name: if i == 0 {
                         "id".into()
                     } else {
-                        format!("arg{i}")
+                        compact_str::format_compact!("arg{i}")
                     },
                     name_range: at,
                     value: lit.value.clone(),
@@ -835,7 +835,7 @@ impl<'a> Values<'a> {
         Some(Site::Rest(RestCall {
             form: CallForm::Pynetbox,
             syntax: Syntax::Python,
-            target: Some((target, target_range)),
+            target: Some((target.into(), target_range)),
             call_range: call.call_range.clone(),
             filters_range: Some(self.host(span(call.arglist.range))),
             filters,

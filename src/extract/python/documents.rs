@@ -97,7 +97,7 @@ impl<'a> Values<'a> {
             let Marker::Endpoint(path, range) = &mk.marker else {
                 continue;
             };
-            let target = Some((path.clone(), self.host(range.clone())));
+            let target = Some((path.as_str().into(), self.host(range.clone())));
             let call_range = self.host(span(mk.expr.range()));
             match mk.expr {
                 Expr::Dict(_) => {

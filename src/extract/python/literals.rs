@@ -107,7 +107,7 @@ impl Reader<'_> {
                         continue;
                     };
                     pairs.push(Pair {
-                        key: key_text.to_string(),
+                        key: key_text.into(),
                         key_range,
                         value: self.literal(&item.value, None, depth + 1),
                     });
@@ -134,7 +134,7 @@ impl Reader<'_> {
         for k in &n.arguments.keywords {
             let name = k.arg.as_ref()?;
             pairs.push(Pair {
-                key: self.text(name.range).to_string(),
+                key: self.text(name.range).into(),
                 key_range: self.host(span(name.range)),
                 value: self.literal(&k.value, None, depth + 1),
             });

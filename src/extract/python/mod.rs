@@ -115,7 +115,7 @@ pub(crate) fn bare_params(
     text: &str,
     map: &OffsetMap,
     found: &[Site],
-    above: Option<&(String, Range<usize>)>,
+    above: Option<&(crate::extract::CompactString, Range<usize>)>,
 ) -> Vec<Site> {
     if !text.contains("params") {
         return Vec::new();

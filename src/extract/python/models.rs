@@ -70,8 +70,12 @@ impl<'a> Values<'a> {
                     };
                     let names = self.name_set(&k.value);
                     match (self.text(n.range), names) {
-                        ("exclude", Some(names)) => pairs.retain(|p| !names.contains(&p.key)),
-                        ("include", Some(names)) => pairs.retain(|p| names.contains(&p.key)),
+                        ("exclude", Some(names)) => {
+                            pairs.retain(|p| !names.iter().any(|n| *n == p.key))
+                        }
+                        ("include", Some(names)) => {
+                            pairs.retain(|p| names.iter().any(|n| *n == p.key))
+                        }
                         ("exclude" | "include", None) => return None,
                         _ => {}
                     }
@@ -297,7 +301,7 @@ impl<'a> Values<'a> {
                     );
                     self.record_alternatives(value.range.clone(), others);
                     let pair = Pair {
-                        key,
+                        key: key.into(),
                         key_range,
                         value,
                     };

@@ -2,6 +2,7 @@
 //! map of the decoded text to the host (exact only where every escape decodes to one ASCII
 //! character or nothing).
 
+use compact_str::CompactString;
 use std::ops::Range;
 
 use ruff_python_ast::{self as ast, Expr, InterpolatedStringElement};
@@ -146,7 +147,7 @@ impl<'a> Reader<'a> {
                 let exact = (content.end <= self.len)
                     .then(|| Exact::Value(self.map.window(content.start, raw.len())));
                 return Lit {
-                    value: Value::Str(raw.to_string()),
+                    value: Value::Str(raw.into()),
                     range,
                     kind: LitKind::Str {
                         content: self.host(content.clone()),
@@ -175,7 +176,7 @@ impl<'a> Reader<'a> {
                 .map(|(t, m)| Exact::Text(t, m))
         };
         Lit {
-            value: Value::Str(d.value),
+            value: Value::Str(d.value.into()),
             range,
             kind: LitKind::Str {
                 content: self.host(raw_content.clone()),
@@ -188,12 +189,12 @@ impl<'a> Reader<'a> {
     /// What [`Reader::string`] gives for a string without interpolation at `r` as
     /// [`Lit::as_str`] reads it (the decoded value and the content's host range), without its
     /// exact text and map: a dict key is read so, once per key.
-    pub(super) fn string_value(&self, r: TextRange) -> (String, Range<usize>) {
+    pub(super) fn string_value(&self, r: TextRange) -> (CompactString, Range<usize>) {
         if let Some((content, raw)) = self.plain(r) {
-            return (raw.to_string(), self.host(content));
+            return (raw.into(), self.host(content));
         }
         let d = self.decoded(r);
-        (d.value, self.host(d.content))
+        (d.value.into(), self.host(d.content))
     }
 
     /// The decoded value of the one-part string literal at `r` (no interpolation).

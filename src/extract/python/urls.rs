@@ -3,6 +3,7 @@
 //! the URL's own query string or `urlencode({...})`, and whether a client wrapper's path names a
 //! NetBox endpoint by itself.
 
+use compact_str::CompactString;
 use std::ops::Range;
 
 use ruff_python_ast::Expr;
@@ -56,7 +57,7 @@ impl<'a> Values<'a> {
         if detail {
             written.push_str("{id}/");
         }
-        let target = (written, self.host(target.1));
+        let target = (CompactString::from(written), self.host(target.1));
         let mut out = Vec::new();
         if let Some(pairs) = params.and_then(|p| p.pairs()) {
             out.push(Site::Rest(RestCall {

@@ -11,6 +11,7 @@
 //! rebound under `if`/`for`/`while`/`try`/`match` before the use (which value is sent is known
 //! only at run time), a value more than one call level away, anything that needs running code.
 
+use compact_str::CompactString;
 use std::cell::{Cell, RefCell};
 use std::ops::{Deref, Range};
 
@@ -28,7 +29,7 @@ use crate::extract::{OffsetMap, Value};
 
 /// The strings a key expression may be, with their host ranges: most keys are one literal,
 /// kept without an allocation of its own.
-type Keys = SmallVec<[(String, Range<usize>); 1]>;
+type Keys = SmallVec<[(CompactString, Range<usize>); 1]>;
 
 /// Deepest chain of names, templates and updates followed for one value.
 const MAX_FOLLOW: usize = 24;
@@ -614,7 +615,7 @@ impl<'a> Values<'a> {
                             upsert(
                                 &mut pairs,
                                 Pair {
-                                    key: key.to_string(),
+                                    key: key.into(),
                                     key_range: self.host(span(id.range)),
                                     value: self.lit(&k.value, *at, None, depth + 1),
                                 },
@@ -764,7 +765,7 @@ impl<'a> Values<'a> {
                         Some(id) => upsert(
                             &mut pairs,
                             Pair {
-                                key: self.text(id.range).to_string(),
+                                key: self.text(id.range).into(),
                                 key_range: self.host(span(id.range)),
                                 value: self.lit(&k.value, at, None, depth + 1),
                             },
@@ -855,7 +856,7 @@ impl<'a> Values<'a> {
             );
             self.record_alternatives(value.range.clone(), others);
             pairs.push(Pair {
-                key: name.to_string(),
+                key: name.into(),
                 key_range,
                 value,
             });
@@ -908,7 +909,7 @@ impl<'a> Values<'a> {
                             Some(id) => upsert(
                                 pairs,
                                 Pair {
-                                    key: self.text(id.range).to_string(),
+                                    key: self.text(id.range).into(),
                                     key_range: self.host(span(id.range)),
                                     value: self.lit(&k.value, at, None, depth + 1),
                                 },
@@ -998,7 +999,7 @@ impl<'a> Values<'a> {
                 continue;
             }
             if let Some((s, r)) = p.value.as_str() {
-                out.push((s.to_string(), r));
+                out.push((s.into(), r));
             }
         }
         (!out.is_empty()).then_some(out)
@@ -1027,7 +1028,7 @@ impl<'a> Values<'a> {
         let values = |pairs: Vec<Pair>| -> Keys {
             pairs
                 .into_iter()
-                .filter_map(|p| p.value.as_str().map(|(s, r)| (s.to_string(), r)))
+                .filter_map(|p| p.value.as_str().map(|(s, r)| (s.into(), r)))
                 .collect()
         };
         let out = match (method, element) {
@@ -1040,7 +1041,7 @@ impl<'a> Values<'a> {
                     match lit.kind {
                         LitKind::Seq(items) => items
                             .iter()
-                            .filter_map(|l| l.as_str().map(|(s, r)| (s.to_string(), r)))
+                            .filter_map(|l| l.as_str().map(|(s, r)| (s.into(), r)))
                             .collect(),
                         _ => return None,
                     }
@@ -1088,7 +1089,7 @@ impl<'a> Values<'a> {
         let (text, map, holes) = self.render(&t);
         let value = if holes.is_empty() && !t.pieces.iter().any(|p| matches!(p, Piece::Encoded(_)))
         {
-            Value::Str(text.clone())
+            Value::Str(text.as_str().into())
         } else {
             Value::Expr
         };
