@@ -260,7 +260,8 @@ pub struct FilterEntry {
 }
 
 // The calls read from a large file are held beside ruff's tree, a `FilterEntry` a filter: 88
-// bytes with no allocation for a key or string value of up to 24 bytes (was 104 and two).
+// bytes with no allocation for a key or string value of up to 24 bytes (were 104 bytes and
+// two allocations).
 const _: () = assert!(std::mem::size_of::<Value>() == 32);
 const _: () = assert!(std::mem::size_of::<FilterEntry>() == 88);
 
