@@ -17,6 +17,11 @@
 # alone on the same file in a fresh process (read, ruff's parse, the tree dropped), timed the
 # same way in the same rounds. `check` minus the floor is our own work per call; FLOOR=0 skips it.
 #
+# In one warm process (benches/python_calls_warm.rs, built here with cargo), as the peer is
+# timed: `check --format json` through the command line's code path and the parse alone, three
+# times each after a warm-up, at 10,000 and 100,000 calls, once per round (no process start, no
+# first touch of the tree's pages); WARM=0 skips it.
+#
 # Usage: scripts/bench-python-calls.sh BASELINE_BINARY [ROUNDS]   (default 7 rounds)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -41,13 +46,23 @@ for line in sys.stdin:
         print(m["executable"])' || true)"
   [ -n "$FLOOR_BIN" ] || echo "parse floor: benches/python_parse_floor.rs did not build; its rows are left out" >&2
 fi
+WARM_BIN=""
+if [ "${WARM:-1}" != 0 ]; then
+  WARM_BIN="$(cargo bench --bench python_calls_warm --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "python_calls_warm" and m.get("executable"):
+        print(m["executable"])' || true)"
+  [ -n "$WARM_BIN" ] || echo "warm: benches/python_calls_warm.rs did not build; its rows are left out" >&2
+fi
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)')"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" "${BEFORE:-}" "${PEER_PYTHON:-}" "$OPENAPI" "$FLOOR_BIN" <<'PY'
-import os, statistics, subprocess, sys, time
+python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" "${BEFORE:-}" "${PEER_PYTHON:-}" "$OPENAPI" "$FLOOR_BIN" "$WARM_BIN" <<'PY'
+import os, statistics, subprocess, sys, tempfile, time
 
 new, base, rounds, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-before, peer_python, openapi, floor = sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8]
+before, peer_python, openapi, floor, warm = sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8], sys.argv[9]
 sizes = [1000, 10000, 100000]
 builds = [("this", new), ("baseline", base)] + ([("before", before)] if before else [])
 PEER = '''
@@ -83,7 +98,16 @@ def run(binary, path):
     _, _, ru = os.wait4(p.pid, 0)
     return time.perf_counter() - t, ru.ru_utime + ru.ru_stime
 
+def run_warm(path, inner=3):
+    """CPU seconds of each warm in-process round of `check` and of the parse alone."""
+    with tempfile.NamedTemporaryFile("r", suffix=".txt") as out:
+        subprocess.run([warm, path, str(inner), out.name], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True)
+        rows = [line.split() for line in out.read().splitlines()]
+    return [float(x[1]) for x in rows], [float(x[3]) for x in rows]
+
 res = {}
+warm_res = {}
 for r in range(rounds):
     order = list(builds)
     if r % 2:
@@ -93,6 +117,11 @@ for r in range(rounds):
             res.setdefault((name, n), []).append(run(binary, os.path.join(data, f"calls-{n}.py")))
         if floor:
             res.setdefault(("floor", n), []).append(run(None, os.path.join(data, f"calls-{n}.py")))
+    if warm:
+        for n in (10000, 100000):
+            c, p = run_warm(os.path.join(data, f"calls-{n}.py"))
+            warm_res.setdefault(("check", n), []).extend(c)
+            warm_res.setdefault(("parse", n), []).extend(p)
     if peer_python and os.path.exists(openapi):
         out = subprocess.run([peer_python, "-c", PEER, os.path.join(data, "calls-10000.json"), openapi],
                              capture_output=True, text=True, check=True).stdout
@@ -145,5 +174,16 @@ if peer:
         for n in (10000, 100000):
             f = med("floor", n, 1) / n
             print(f"  the parse floor alone at {n:,} calls: {f * 1e6:.2f} µs per call = {p / f:.2f}x pynetbox's per-dict CPU")
+if warm_res:
+    print()
+    print("In one warm process, as the peer is timed (benches/python_calls_warm.rs, this build's code; "
+          f"medians of {len(warm_res[('check', 10000)])} rounds), CPU per call:")
+    print("| input | check | the parse alone | own work | own / parse |" + (" check vs pynetbox |" if peer else ""))
+    print("|---|---|---|---|---|" + ("---|" if peer else ""))
+    for n in (10000, 100000):
+        c = statistics.median(warm_res[("check", n)]) / n
+        f = statistics.median(warm_res[("parse", n)]) / n
+        cell = f" {statistics.median(peer) / c:.2f}x |" if peer else ""
+        print(f"| {n:,} calls | {c * 1e6:.2f} µs | {f * 1e6:.2f} µs | {(c - f) * 1e6:.2f} µs | {(c - f) / f:.2f} |" + cell)
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1297,3 +1297,25 @@ fn agent_rule_files_are_read_as_markdown() {
     let r = run_in(dir, &["check", ".cursorrules", "--format", "json"]);
     assert_eq!(json(&r).len(), 2, "{}", r.stdout);
 }
+
+/// `cli::main_from` runs the command line on the arguments it is given, not the process's (the
+/// test harness's, which are no `netbox-lsp` command line and would be a usage error): a clean
+/// file checks to 0, as the binary does; an unknown option is a usage error (2). `--quiet` and
+/// the text format keep a clean check's output empty (nothing in the test's output).
+#[test]
+fn main_from_runs_the_given_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean.py");
+    std::fs::write(&clean, "nb.dcim.devices.filter(site='dc1')\n").unwrap();
+    let clean = clean.to_str().unwrap();
+    assert_eq!(
+        netbox_lsp::cli::main_from(["netbox-lsp", "check", "--quiet", clean]),
+        0
+    );
+    assert_eq!(
+        netbox_lsp::cli::main_from(["netbox-lsp", "check", "--no-such-option", clean]),
+        2
+    );
+    // The same through the binary: the exit codes agree.
+    assert_eq!(run(&["check", "--quiet", clean]).code, 0);
+}

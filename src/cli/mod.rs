@@ -298,7 +298,18 @@ pub const SERVER_ON_A_TERMINAL: &str = "netbox-lsp: this is the language server,
 
 /// Runs the command line; returns the process exit code (0 ok, 1 error findings, 2 usage or I/O).
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    main_from(std::env::args_os())
+}
+
+/// [`main`] on the arguments `args` (the program's name first, as `std::env::args_os` gives
+/// them) instead of the process's: the same parsing, output and exit code. For running the
+/// command line more than once in one process (`benches/python_calls_warm.rs`).
+pub fn main_from<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
