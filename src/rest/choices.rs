@@ -137,13 +137,15 @@ pub(crate) fn check(
         msg.push_str(" (Stock choices; an instance can add its own.)");
     }
     let mut f = finding_sev(r.clone(), "invalid-choice", severity, msg);
+    // The titles joined, not formatted (`format!` was ~400 instructions a title).
+    let title = |v: &str| super::text::cat(&["Replace with `", v, "`"]);
     if let Some(v) = fix {
         let new = render::string(&v, ctx.syntax());
-        f = f.with_fix(format!("Replace with `{v}`"), r, new, true);
+        f = f.with_fix(title(&v), r, new, true);
     } else {
         for v in &answer.similar {
             let new = render::string(v, ctx.syntax());
-            f = f.with_fix(format!("Replace with `{v}`"), r.clone(), new, false);
+            f = f.with_fix(title(v), r.clone(), new, false);
         }
     }
     Some(f)
@@ -164,11 +166,17 @@ const NEAR_MAX: usize = 4096;
 /// documents, so a long value (a pasted blob) is ranked each time rather than held.
 const NEAR_TEXT_MAX: usize = 64;
 
-/// Per release: choice set number → text → [`Near`] (probed with the text borrowed).
+/// Per release: choice set number → text → [`Near`] (probed with the text borrowed), hashed as
+/// the name suggestions' memo is (SipHash of the number and the text was ~300 instructions a
+/// probe, a fifth of a wrong choice's check).
 type NearMemo = Vec<(
     Box<str>,
-    std::collections::HashMap<usize, std::collections::HashMap<Box<str>, std::rc::Rc<Near>>>,
+    FastMap<usize, FastMap<Box<str>, std::rc::Rc<Near>>>,
 )>;
+
+/// A map hashed with [`super::suggest::NameHasher`].
+type FastMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<super::suggest::NameHasher>>;
 
 thread_local! {
     /// [`near_values`]' answers for the shipped releases, and how many it holds.

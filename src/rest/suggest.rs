@@ -176,9 +176,10 @@ type Answers = std::collections::HashMap<
     std::hash::BuildHasherDefault<NameHasher>,
 >;
 
-/// [`Answers`]' hasher: the names written, each hashed eight bytes at a time.
+/// [`Answers`]' hasher (and `choices`' memo's): the names written, each hashed eight bytes at a
+/// time.
 #[derive(Default)]
-struct NameHasher(u64);
+pub(super) struct NameHasher(u64);
 
 impl std::hash::Hasher for NameHasher {
     fn finish(&self) -> u64 {
