@@ -36,24 +36,23 @@ for n in 1000 10000 100000; do
 done
 [ -f "$DATA/calls-10000.json" ] || python3 benches/gen_calls.py 10000 "$DATA/calls-10000-again.py" "$DATA/calls-10000.json"
 OPENAPI="$ROOT/../shared/netbox/v4.6.8/openapi.json.gz"
-FLOOR_BIN=""
-if [ "${FLOOR:-1}" != 0 ]; then
-  FLOOR_BIN="$(cargo bench --bench python_parse_floor --no-run --message-format=json 2>/dev/null \
+# The executable cargo builds for bench target $1 (empty when it does not build).
+bench_exe() {
+  cargo bench --bench "$1" --no-run --message-format=json 2>/dev/null \
     | python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "python_parse_floor" and m.get("executable"):
-        print(m["executable"])' || true)"
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == sys.argv[1] and m.get("executable"):
+        print(m["executable"])' "$1" || true
+}
+FLOOR_BIN=""
+if [ "${FLOOR:-1}" != 0 ]; then
+  FLOOR_BIN="$(bench_exe python_parse_floor)"
   [ -n "$FLOOR_BIN" ] || echo "parse floor: benches/python_parse_floor.rs did not build; its rows are left out" >&2
 fi
 WARM_BIN=""
 if [ "${WARM:-1}" != 0 ]; then
-  WARM_BIN="$(cargo bench --bench python_calls_warm --no-run --message-format=json 2>/dev/null \
-    | python3 -c 'import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "python_calls_warm" and m.get("executable"):
-        print(m["executable"])' || true)"
+  WARM_BIN="$(bench_exe python_calls_warm)"
   [ -n "$WARM_BIN" ] || echo "warm: benches/python_calls_warm.rs did not build; its rows are left out" >&2
 fi
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)')"
