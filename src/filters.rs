@@ -197,11 +197,12 @@ pub fn set_list(slot: &mut Value) -> &mut Vec<(Value, Range<usize>)> {
 #[derive(Debug)]
 pub enum BufChecked {
     /// No finding: the endpoint. The correction is the dict as given; its canonical text
-    /// ([`FiltersCheck::text`]) is not written (the ranges the rules read are measured without
-    /// it): [`FilterBuf::text`] writes it for the same dict.
+    /// ([`FiltersCheck::text`]) is written by [`FilterBuf::text`] when asked (a provably quiet
+    /// dict has none written yet).
     Clean { endpoint: Option<Arc<str>> },
-    /// Findings (as [`check_filters`] gives them; ranges into the canonical text, not written
-    /// here) and the endpoint: [`FilterBuf::checked`] makes the whole result of the same dict.
+    /// Findings (as [`check_filters`] gives them; ranges into the canonical text, which is
+    /// written in the buffer) and the endpoint: [`FilterBuf::checked`] makes the whole result of
+    /// the same dict without writing the text again.
     Found {
         findings: Vec<Finding>,
         endpoint: Option<Arc<str>>,
