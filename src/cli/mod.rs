@@ -303,7 +303,9 @@ pub fn main() -> i32 {
 
 /// [`main`] on the arguments `args` (the program's name first, as `std::env::args_os` gives
 /// them) instead of the process's: the same parsing, output and exit code. For running the
-/// command line more than once in one process (`benches/python_calls_warm.rs`).
+/// command line more than once in one process (`benches/python_calls_warm.rs`). What a command
+/// sets for the whole process stays set after it: `--quiet`, and `check`'s allocator settings
+/// ([`allocator::for_batch_run`]).
 pub fn main_from<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,
