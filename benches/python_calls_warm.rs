@@ -13,9 +13,9 @@
 //! parse alone (read, ruff_python_parser 0.0.10's `parse_unchecked_source`, `into_syntax`, the
 //! tree dropped, as `benches/python_parse_floor.rs` does) the same way, round by round.
 //!
-//! What stays unlike the peer: each `check` round leaves its last file's findings to the process's
-//! exit, as the command line does (no time spent freeing what exit frees), so every round
-//! faults in fresh pages for them.
+//! Each round frees its findings, as the peer's do: `main_from`, unlike the command line's
+//! `main`, does not leave the last file's findings to the process's exit (which would fault in
+//! fresh pages for them round after round).
 //!
 //! Usage: `python_calls_warm FILE.py ROUNDS OUT` (Linux and other Unix). Writes to `OUT` one
 //! line per measured round: `check <seconds> parse <seconds>` of CPU; exit 2 on a usage or read

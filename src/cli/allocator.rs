@@ -1,13 +1,18 @@
 //! The allocator's settings for a batch run (`check`): a short process whose memory grows with
 //! its input and is given back at exit, so memory freed during the run is kept for the next
-//! allocations and each thread keeps the pages it filled. The server, the MCP server and the
-//! hook keep mimalloc's defaults (memory given back to the system after a delay).
+//! allocations. The server, the MCP server and the hook keep mimalloc's defaults (memory given
+//! back to the system after a delay).
+//!
+//! Each thread's full pages are not kept (mimalloc's `page_full_retain` at -1 was tried): what
+//! it saved had shrunk to 0.15 % of `check`'s instructions (242.5 M against 242.9 M for 10,000
+//! calls, the same CPU time within the runs' noise), and in a process that runs `check` again
+//! and again on two threads (`cli::main_from`) the pages kept held the blocks other threads had
+//! freed, so memory grew by ~2.2 MB a run of 10,000 calls (~720 new page faults a run; stable
+//! without it).
 
-/// Applies the batch settings: [`keep_freed_memory`] and [`keep_full_pages`]. Call before the
-/// check's threads start (the full-page setting is read when a thread's heap is made).
+/// Applies the batch settings: [`keep_freed_memory`].
 pub fn for_batch_run() {
     keep_freed_memory();
-    keep_full_pages();
 }
 
 /// mimalloc's `purge_delay` (option 15 of mimalloc 3) set to -1: memory freed during the run is
@@ -23,25 +28,8 @@ pub fn for_batch_run() {
 fn keep_freed_memory() {
     /// `mi_option_purge_delay` in mimalloc 3's `mimalloc.h`.
     const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    // The length of mimalloc 3's list of options: a version whose list moved fails to build.
+    const _: () = assert!(libmimalloc_sys::_mi_option_last == 47);
     // SAFETY: sets an option of the allocator this crate links; read at each purge.
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, -1) };
-}
-
-/// mimalloc's `page_full_retain` (its option 36 in the version this crate builds) set to -1
-/// for the threads started after this call (the pool's): a thread keeps its full pages
-/// instead of abandoning them to the other threads. With the default (2), the blocks a check
-/// allocated and still held (its findings' facts, strings and vectors) sat in abandoned pages,
-/// and each was freed on the slow path of a free from another thread (~150 instructions a
-/// free: 77 M instructions of the facts alone for the 143,939 findings of 100,000 tool
-/// calls, 24 M after). Measured again with the JSON streamed (s50): still 5.0 M fewer
-/// instructions of 2,407 M for 100,000 calls (0.45 M at 10,000), the same page faults (9,114
-/// and 9,020 median of 20 at 10,000 calls).
-fn keep_full_pages() {
-    /// `mi_option_page_full_retain` in mimalloc 3's `mimalloc.h`.
-    const PAGE_FULL_RETAIN: libmimalloc_sys::mi_option_t = 36;
-    // mimalloc 3's list of options (mimalloc 2 has 38, and another option 36).
-    const _: () = assert!(libmimalloc_sys::_mi_option_last == 47);
-    // SAFETY: sets an option of the allocator this crate links; read by each thread's heap
-    // when it is made.
-    unsafe { libmimalloc_sys::mi_option_set(PAGE_FULL_RETAIN, -1) };
 }

@@ -27,8 +27,9 @@ pub use super::paths::{display_path, path_bytes};
 /// settings file and the keys it set); returns the exit code. The phases: [`setup`] (the
 /// knowledge, `--live`'s instance, overrides, baseline), [`read_inputs`] (standard input and the
 /// walk), `--fix`/`--diff`, [`check_all`] (each file's check, with `--live` as its last step,
-/// written as it comes), then [`finish`] (the summaries and the exit code).
-pub fn run(args: &CheckArgs, from_file: &FromFile) -> i32 {
+/// written as it comes), then [`finish`] (the summaries and the exit code). `after`: whether
+/// the process exits after the run (the last file's findings are then left to that exit).
+pub fn run(args: &CheckArgs, from_file: &FromFile, after: super::After) -> i32 {
     let setup = match setup(args, from_file) {
         Ok(s) => s,
         Err(code) => return code,
@@ -66,7 +67,7 @@ pub fn run(args: &CheckArgs, from_file: &FromFile) -> i32 {
     if live.is_none() && args.live.instance.url.is_some() {
         super::say::note("--url is used only with --live; nothing was sent");
     }
-    let done = match check_all(args, &setup, stdin, &inputs, live, &mut fixes) {
+    let done = match check_all(args, &setup, stdin, &inputs, live, &mut fixes, after) {
         Ok(d) => d,
         Err(code) => return code,
     };
@@ -228,8 +229,10 @@ fn check_all(
     inputs: &[Input],
     mut live: Option<super::live::Step>,
     fixes: &mut FixOutput,
+    after: super::After,
 ) -> Result<Done, i32> {
     let how = How {
+        exit_follows: after == super::After::Exit,
         knowledge: &setup.knowledge,
         overrides: &setup.overrides,
         explain: args.explain,
@@ -721,6 +724,9 @@ struct How<'a, 'k> {
     /// ([`output::json::locate_json`]) rather than located: `--format json` streamed, without
     /// `--live`.
     json_direct: bool,
+    /// The process exits after the run: the run's last file's findings are left to that
+    /// exit, not freed ([`output::json::locate_json`]'s `free`).
+    exit_follows: bool,
 }
 
 /// Where one file's check goes: its [`OneFile`] (notes, counts, the baseline's side), the
@@ -846,7 +852,7 @@ fn check_bytes(
         let lines = lines.unwrap_or_else(|| LineIndex::new(&text));
         if how.json_direct {
             // JSON shows no column in characters: the byte-order mark needs no hiding there.
-            let free = !ends_run;
+            let free = !(ends_run && how.exit_follows);
             let mut parts = parts;
             if !findings.is_empty() {
                 parts.insert(0, findings.into_iter().map(Into::into).collect());
@@ -1004,6 +1010,7 @@ mod tests {
             update_baseline: false,
             live: false,
             json_direct: true,
+            exit_follows: true,
         };
         let take = |one: OneFile, sink: &mut Option<Sink<Vec<u8>>>| {
             if let (Ok(Some(file)), Some(sink)) = (one.result, sink.as_mut()) {

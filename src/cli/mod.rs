@@ -297,16 +297,38 @@ pub enum IndexCommand {
 pub const SERVER_ON_A_TERMINAL: &str = "netbox-lsp: this is the language server, waiting for an editor (LSP client) on stdin/stdout; to check files run `netbox-lsp check PATH...` (`netbox-lsp --help`); Ctrl-C quits";
 
 /// Runs the command line; returns the process exit code (0 ok, 1 error findings, 2 usage or I/O).
+/// The caller exits right after (`src/main.rs`): `check` leaves its last file's findings to
+/// that exit instead of freeing them.
 pub fn main() -> i32 {
-    main_from(std::env::args_os())
+    run(std::env::args_os(), After::Exit)
 }
 
 /// [`main`] on the arguments `args` (the program's name first, as `std::env::args_os` gives
 /// them) instead of the process's: the same parsing, output and exit code. For running the
-/// command line more than once in one process (`benches/python_calls_warm.rs`). What a command
-/// sets for the whole process stays set after it: `--quiet`, and `check`'s allocator settings
-/// ([`allocator::for_batch_run`]).
+/// command line more than once in one process (`benches/python_calls_warm.rs`): what a command
+/// allocated for its run is freed before it returns (the tables of the shipped index, made on
+/// first use, stay for the next run). What a command sets for the whole process stays set
+/// after it: `--quiet`, and `check`'s allocator settings ([`allocator::for_batch_run`]).
 pub fn main_from<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    run(args, After::Return)
+}
+
+/// What follows a command: the process's exit ([`main`]), or more work in the same process
+/// ([`main_from`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    /// The process exits: memory still held is left to the exit (no time spent freeing it).
+    Exit,
+    /// The caller goes on: everything is freed.
+    Return,
+}
+
+/// [`main`] and [`main_from`]: the command line `args`, then `after`.
+fn run<I, T>(args: I, after: After) -> i32
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
@@ -330,7 +352,7 @@ where
             }
             crate::server::run_stdio()
         }
-        Some(Command::Check(args)) => check_command(&args),
+        Some(Command::Check(args)) => check_command(&args, after),
         Some(Command::Index {
             command: IndexCommand::Build(args),
         }) if args.from_instance() => instance_build::build(&args),
@@ -351,7 +373,7 @@ where
 /// `netbox-lsp check`: what every mode shares (codes named for `--explain`, the settings file,
 /// the paths named), then the mode: upgrade readiness ([`upgrade::run`]) or the check, whose
 /// files are verified live with `--live` ([`check::run`]).
-fn check_command(args: &CheckArgs) -> i32 {
+fn check_command(args: &CheckArgs, after: After) -> i32 {
     allocator::for_batch_run();
     say::set_quiet(args.quiet);
     if let Some(code) = input::explained_code(args) {
@@ -380,6 +402,6 @@ fn check_command(args: &CheckArgs) -> i32 {
     }
     match &args.upgrade_to {
         Some(target) => upgrade::run(&args, target),
-        None => check::run(&args, &from_file),
+        None => check::run(&args, &from_file, after),
     }
 }
