@@ -10,7 +10,9 @@
 //!   choice set's section.
 //!
 //! It also writes `graphql-names.rs`, the table of every field name of the shipped GraphQL
-//! schemas and the releases that have it (`src/graphql/history.rs`).
+//! schemas and the releases that have it (`src/graphql/history.rs`), and what
+//! `src/rest/versions.rs` reads of `index/version-differences.tsv` before its first look-up
+//! (`version-rows.bin`, `version-names.bin`: [`version_table`]).
 //!
 //! The sections hold what a whole decode of the file gives (a test compares every shipped index
 //! both ways). A file of another shape fails the build.
@@ -315,7 +317,61 @@ fn main() {
     }
     let versions: Vec<&str> = versions.iter().map(String::as_str).collect();
     graphql_names(&versions, out);
+    version_table(out);
     symbol_order(out);
+}
+
+/// The table of names that differ between shipped releases (`index/version-differences.tsv`,
+/// which `src/rest/versions.rs` includes as text), read here as `versions::parse_table` and
+/// `Differences::may_list` read it at run time (3.5 M instructions, half of what one hook call
+/// with a renamed filter cost):
+/// - `version-rows.bin`: the length in bytes of the table's body (after the `#` comments and
+///   the `releases` line, without the last line end), then the byte offset in it where each
+///   row starts, u32 little-endian each;
+/// - `version-names.bin`: the bits of the `filter` rows' names (bit = the top 16 bits of
+///   `table::hash` of the name), 1,024 u64 little-endian words; empty when a `filter` row
+///   does not have exactly three fields after its kind (then every name may be listed).
+fn version_table(out: &Path) {
+    const FILE: &str = "index/version-differences.tsv";
+    println!("cargo:rerun-if-changed={FILE}");
+    let text = std::fs::read_to_string(FILE).unwrap_or_else(|e| panic!("{FILE}: {e}"));
+    let mut rest = text.as_str();
+    while rest.starts_with('#') {
+        rest = rest.split_once('\n').map_or("", |(_, r)| r);
+    }
+    let body = rest.split_once('\n').map_or("", |(_, b)| b);
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    let mut rows = Vec::new();
+    put32(&mut rows, len32(body.len()));
+    if !body.is_empty() {
+        put32(&mut rows, 0);
+        for (i, b) in body.bytes().enumerate() {
+            if b == b'\n' {
+                put32(&mut rows, len32(i + 1));
+            }
+        }
+    }
+    std::fs::write(out.join("version-rows.bin"), rows).expect("write version-rows.bin");
+    let mut bits = vec![0u64; (1 << 16) / 64];
+    let mut whole = true;
+    for row in body.split('\n') {
+        let Some(fields) = row.strip_prefix("filter\t") else {
+            continue;
+        };
+        let fields: Vec<&str> = fields.split('\t').collect();
+        if fields.len() != 3 {
+            whole = false;
+            break;
+        }
+        let bit = (table::hash(fields[1].as_bytes()) >> 48) as usize;
+        bits[bit / 64] |= 1 << (bit % 64);
+    }
+    let names: Vec<u8> = if whole {
+        bits.iter().flat_map(|w| w.to_le_bytes()).collect()
+    } else {
+        Vec::new()
+    };
+    std::fs::write(out.join("version-names.bin"), names).expect("write version-names.bin");
 }
 
 /// The functions an editor session and a `check` run execute (`build/symbol-order.txt`, written
