@@ -293,9 +293,10 @@ const fn all_of(n: usize) -> Mask {
 const TABLE: &str = include_str!("../../index/version-differences.tsv");
 
 /// The [`TABLE`]'s rows, found by binary search on the text itself over the offsets where its
-/// rows start (found once, by `memchr`, on the first look-up of a process; nothing is split or
-/// decoded until a row is hit: splitting the 3,800 rows into strings up front cost 1–6 M
-/// instructions per process); a mask has bit `i` set for `RELEASES[i]`.
+/// rows start (laid out by build.rs for the shipped table, [`built_table`]; found by `memchr`
+/// for another text; nothing is split or decoded until a row is hit: splitting the 3,800 rows
+/// into strings up front cost 1–6 M instructions per process); a mask has bit `i` set for
+/// `RELEASES[i]`.
 struct Differences {
     /// Every shipped release's bit.
     all: Mask,
@@ -306,7 +307,8 @@ struct Differences {
     /// a row's bounds with two `memchr` calls a step: 6,400 instructions a look-up, 3.4 % of a
     /// check of 10,000 calls).
     rows: Vec<u32>,
-    /// [`Differences::may_list`]'s bits (made on first use).
+    /// [`Differences::may_list`]'s bits (from build.rs for the shipped table, else made on
+    /// first use).
     names: OnceLock<Option<Box<[u64]>>>,
 }
 
@@ -316,7 +318,8 @@ const NAME_BITS: usize = 1 << 16;
 impl Differences {
     /// False when no `filter` row of any endpoint has the name `name` (then
     /// [`with_filter`] of a name the index's endpoint lacks is empty): the names of the rows
-    /// (~1,100 distinct) as bits of their hash, made once per process (~5,000 rows read). True
+    /// (~1,100 distinct) as bits of their hash (from build.rs for the shipped table, else made
+    /// once per process from its ~5,000 rows). True
     /// when some row may have it, or a row is malformed (the look-up decides then).
     fn may_list(&self, name: &str) -> bool {
         let bits = self.names.get_or_init(|| {
