@@ -22,6 +22,14 @@
 # times each after a warm-up, at 10,000 and 100,000 calls, once per round (no process start, no
 # first touch of the tree's pages); WARM=0 skips it.
 #
+# The clean corpus (CLEAN=0 skips it): the calls of the 10,000-call file in which this build
+# finds nothing, repeated to 10,000 lines, with their dicts for the peer. The corpus above is
+# error-dense (about 1.4 findings a call, each with its message, fix and ~490 bytes of JSON);
+# this one is what a `.py` file without mistakes costs, so the two tell the findings' share from
+# the reading's. Timed fresh and warm with the parse alone beside it, and the peer on the same
+# dicts, in the same rounds; the ratio to the peer is taken round by round (the host's speed
+# moves between rounds) and its median printed.
+#
 # Usage: scripts/bench-python-calls.sh BASELINE_BINARY [ROUNDS]   (default 7 rounds)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -57,11 +65,12 @@ if [ "${WARM:-1}" != 0 ]; then
 fi
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)')"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" "${BEFORE:-}" "${PEER_PYTHON:-}" "$OPENAPI" "$FLOOR_BIN" "$WARM_BIN" <<'PY'
-import os, statistics, subprocess, sys, tempfile, time
+python3 - "$NEW" "$BASE" "$ROUNDS" "$DATA" "${BEFORE:-}" "${PEER_PYTHON:-}" "$OPENAPI" "$FLOOR_BIN" "$WARM_BIN" "${CLEAN:-1}" <<'PY'
+import json, os, statistics, subprocess, sys, tempfile, time
 
 new, base, rounds, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 before, peer_python, openapi, floor, warm = sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8], sys.argv[9]
+clean = sys.argv[10] != "0"
 sizes = [1000, 10000, 100000]
 builds = [("this", new), ("baseline", base)] + ([("before", before)] if before else [])
 PEER = '''
@@ -105,6 +114,34 @@ def run_warm(path, inner=3):
         rows = [line.split() for line in out.read().splitlines()]
     return [float(x[1]) for x in rows], [float(x[3]) for x in rows]
 
+def clean_corpus():
+    """The 10,000-call file's calls this build finds nothing in, repeated to 10,000 lines (and
+    their dicts, for the peer): paths of the `.py` and `.json` files, or None when none is clean."""
+    src = os.path.join(data, "calls-10000.py")
+    out = subprocess.run([new, "check", "--format", "json", src], capture_output=True, text=True)
+    found = {f["range"]["start"]["line"] for f in json.loads(out.stdout)}
+    lines = open(src).read().split("\n")
+    dicts = json.load(open(os.path.join(data, "calls-10000.json")))
+    # Line i + 1 holds dict i (line 0 is the generator's comment).
+    keep = [i for i, line in enumerate(lines) if line.startswith("netbox_get_objects(") and i not in found]
+    if not keep:
+        return None
+    picked = [keep[j % len(keep)] for j in range(10000)]
+    py, js = os.path.join(data, "clean-10000.py"), os.path.join(data, "clean-10000.json")
+    with open(py, "w") as f:
+        f.write("# The calls of calls-10000.py this build finds nothing in, repeated.\n")
+        f.write("\n".join(lines[i] for i in picked) + "\n")
+    with open(js, "w") as f:
+        json.dump([dicts[i - 1] for i in picked], f)
+    return py, js, len(keep)
+
+def peer_run(path):
+    out = subprocess.run([peer_python, "-c", PEER, path, openapi], capture_output=True, text=True, check=True).stdout
+    return float(out.strip())
+
+has_peer = bool(peer_python) and os.path.exists(openapi)
+cleaned = clean_corpus() if clean else None
+clean_res = {}
 res = {}
 warm_res = {}
 for r in range(rounds):
@@ -121,10 +158,24 @@ for r in range(rounds):
             c, p = run_warm(os.path.join(data, f"calls-{n}.py"))
             warm_res.setdefault(("check", n), []).extend(c)
             warm_res.setdefault(("parse", n), []).extend(p)
-    if peer_python and os.path.exists(openapi):
-        out = subprocess.run([peer_python, "-c", PEER, os.path.join(data, "calls-10000.json"), openapi],
-                             capture_output=True, text=True, check=True).stdout
-        peer.append(float(out.strip()))
+    if has_peer:
+        peer.append(peer_run(os.path.join(data, "calls-10000.json")))
+    if cleaned:
+        # Fresh `check` (median of three) and the parse floor, warm, and the peer, this round.
+        fresh = statistics.median(run(new, cleaned[0])[1] for _ in range(3)) / 10000
+        clean_res.setdefault("fresh", []).append(fresh)
+        if floor:
+            clean_res.setdefault("floor", []).append(statistics.median(run(None, cleaned[0])[1] for _ in range(3)) / 10000)
+        if warm:
+            c, p = run_warm(cleaned[0])
+            clean_res.setdefault("warm", []).append(statistics.median(c) / 10000)
+            clean_res.setdefault("warm parse", []).append(statistics.median(p) / 10000)
+        if has_peer:
+            clean_res.setdefault("peer", []).append(peer_run(cleaned[1]))
+            # The error-dense corpus's ratios of this round, beside the clean one's.
+            clean_res.setdefault("dense fresh", []).append(res[("this", 10000)][-1][1] / 10000)
+            if warm:
+                clean_res.setdefault("dense warm", []).append(statistics.median(warm_res[("check", 10000)][-3:]) / 10000)
 
 med = lambda name, n, i: statistics.median(x[i] for x in res[(name, n)])
 print(f"rounds: {rounds}")
@@ -184,5 +235,26 @@ if warm_res:
         f = statistics.median(warm_res[("parse", n)]) / n
         cell = f" {statistics.median(peer) / c:.2f}x |" if peer else ""
         print(f"| {n:,} calls | {c * 1e6:.2f} µs | {f * 1e6:.2f} µs | {(c - f) * 1e6:.2f} µs | {(c - f) / f:.2f} |" + cell)
+if clean_res:
+    print()
+    print(f"The clean corpus ({cleaned[2]:,} calls of the 10,000 with no finding, repeated to 10,000 lines): "
+          f"CPU per call, medians of {len(clean_res['fresh'])} rounds; the ratio to the peer is each round's "
+          "(the peer's dicts of that round over this build's calls), its median and range:")
+    print("| figure | clean: per call | clean: vs pynetbox | error-dense: vs pynetbox |")
+    print("|---|---|---|---|")
+    ratio = lambda k: sorted(p / c for p, c in zip(clean_res["peer"], clean_res[k]))
+    dense = {"fresh": "dense fresh", "warm": "dense warm"}
+    peers_dense = peer[-len(clean_res.get("peer", [])):]
+    for k in ("peer", "fresh", "floor", "warm", "warm parse"):
+        if k not in clean_res:
+            continue
+        cell, dcell = "", ""
+        if "peer" in clean_res and k != "peer":
+            rs = ratio(k)
+            cell = f"{statistics.median(rs):.2f}x ({rs[0]:.2f}–{rs[-1]:.2f})"
+            if k in dense and dense[k] in clean_res:
+                ds = sorted(p / c for p, c in zip(peers_dense, clean_res[dense[k]]))
+                dcell = f"{statistics.median(ds):.2f}x ({ds[0]:.2f}–{ds[-1]:.2f})"
+        print(f"| {k} | {statistics.median(clean_res[k]) * 1e6:.2f} µs | {cell} | {dcell} |")
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
