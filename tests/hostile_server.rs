@@ -332,3 +332,62 @@ fn a_fifo_token_file_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("named pipe"), "{stderr}");
 }
+
+/// A user name, password, query or fragment in `--url` is refused before any warning names the
+/// URL, and never printed back: not by the plain-http warning, not by `--insecure`'s, not by
+/// the refusal, for each command that takes `--url` (the quiet twin: the same URL without the
+/// secret is named in the warning).
+#[test]
+fn a_secret_in_the_url_is_not_printed_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.md");
+    std::fs::write(&file, "GET /api/dcim/devices/?role_id=1\n").unwrap();
+    let file = file.to_str().unwrap().to_string();
+    let commands: [&[&str]; 3] = [
+        &["index", "build", "-o", "x.gz", "--url"],
+        &["audit", "--url"],
+        &["check", "--live", &file, "--url"],
+    ];
+    let secret = "S3cretPassw0rd";
+    for base in commands {
+        for url in [
+            format!("http://user:{secret}@127.0.0.1:9/"),
+            format!("http://127.0.0.1:9/?token={secret}"),
+            format!("http://127.0.0.1:9/#{secret}"),
+            format!("http://user:{secret}@[::1"),
+        ] {
+            for insecure in [false, true] {
+                let mut cmd = Command::new(BIN);
+                cmd.current_dir(dir.path())
+                    .args(base)
+                    .arg(&url)
+                    .env("NETBOX_TOKEN", V1);
+                if insecure {
+                    cmd.arg("--insecure");
+                }
+                let o = cmd.output().unwrap();
+                let stderr = String::from_utf8_lossy(&o.stderr);
+                let stdout = String::from_utf8_lossy(&o.stdout);
+                assert_eq!(o.status.code(), Some(2), "{base:?} {url}: {stderr}");
+                assert!(
+                    !stderr.contains(secret) && !stdout.contains(secret),
+                    "{base:?} {url}: {stderr}{stdout}"
+                );
+                assert!(!stderr.contains("plain http"), "{base:?} {url}: {stderr}");
+            }
+        }
+        // The quiet twin: nothing secret, so the warning names the URL (the port is closed).
+        let o = Command::new(BIN)
+            .current_dir(dir.path())
+            .args(base)
+            .arg("http://127.0.0.1:9/")
+            .env("NETBOX_TOKEN", V1)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            stderr.contains("http://127.0.0.1:9 is plain http"),
+            "{base:?}: {stderr}"
+        );
+    }
+}

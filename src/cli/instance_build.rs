@@ -47,15 +47,18 @@ pub(crate) fn client(
     default_timeout: u64,
     progress: bool,
 ) -> Result<Client, String> {
+    // The URL is checked before any warning names it: one refused for a user name, password or
+    // query string (secrets put where they do not belong) is not printed back.
+    let shown = crate::instance::http::normalise_url(url)?;
     if args.insecure {
         eprintln!(
-            "netbox-lsp: warning: --insecure: the certificate of {url} is NOT checked; anyone on the path can read the token and forge the answers"
+            "netbox-lsp: warning: --insecure: the certificate of {shown} is NOT checked; anyone on the path can read the token and forge the answers"
         );
     }
     let token = token(args)?;
-    if token.is_some() && url.trim().to_ascii_lowercase().starts_with("http://") {
+    if token.is_some() && shown.to_ascii_lowercase().starts_with("http://") {
         eprintln!(
-            "netbox-lsp: warning: {url} is plain http: the API token crosses the network unencrypted; use https:// if the NetBox serves it"
+            "netbox-lsp: warning: {shown} is plain http: the API token crosses the network unencrypted; use https:// if the NetBox serves it"
         );
     }
     Client::new(

@@ -107,16 +107,55 @@ fn default_port(scheme: &str) -> u16 {
     }
 }
 
+/// `url` as a message may show it: a user name or password before the host and anything from
+/// the query or fragment on (`?token=...`) replaced by [`redact::REDACTED`](super::redact::REDACTED),
+/// so that a secret a user put into the URL is not printed back, even for a URL that does not
+/// parse.
+pub fn shown_url(url: &str) -> String {
+    let url = url.trim();
+    let host_start = url.find("://").map_or(0, |i| i + 3);
+    let authority_end = url[host_start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| host_start + i);
+    let mut shown = String::with_capacity(url.len());
+    shown.push_str(&url[..host_start]);
+    match url[host_start..authority_end].rfind('@') {
+        Some(at) => {
+            shown.push_str(super::redact::REDACTED);
+            shown.push_str(&url[host_start + at..authority_end]);
+        }
+        None => shown.push_str(&url[host_start..authority_end]),
+    }
+    let rest = &url[authority_end..];
+    match rest.find(['?', '#']) {
+        Some(q) => {
+            shown.push_str(&rest[..q]);
+            shown.push_str(&rest[q..=q]);
+            shown.push_str(super::redact::REDACTED);
+        }
+        None => shown.push_str(rest),
+    }
+    shown
+}
+
 /// Checks and normalises a NetBox base URL: `https://netbox.example.com/` →
 /// `https://netbox.example.com`. A path below the host is kept (NetBox under `/netbox/`).
+/// Errors say why the URL is refused and show it only as [`shown_url`] does.
 pub fn normalise_url(url: &str) -> Result<String, String> {
     let url = url.trim();
-    let uri: Uri = url
-        .parse()
-        .map_err(|_| format!("`{url}` is not a URL like https://netbox.example.com"))?;
+    let uri: Uri = url.parse().map_err(|_| {
+        format!(
+            "`{}` is not a URL like https://netbox.example.com",
+            shown_url(url)
+        )
+    })?;
     origin_of(&uri)?;
     if uri.query().is_some() {
         return Err("the NetBox URL must not have a query string".into());
+    }
+    // `http::Uri` leaves a fragment in the path; a base URL has no use for one.
+    if url.contains('#') {
+        return Err("the NetBox URL must not have a fragment (`#...`)".into());
     }
     let mut s = url.trim_end_matches('/').to_string();
     if let Some(stripped) = s.strip_suffix("/api") {
@@ -886,6 +925,39 @@ mod tests {
         assert!(normalise_url("netbox.example.com").is_err());
         assert!(normalise_url("https://u:p@netbox.example.com").is_err());
         assert!(normalise_url("ftp://x").is_err());
+        assert!(normalise_url("https://nb.example.com/#x").is_err());
+        assert!(normalise_url("https://nb.example.com/?x=1").is_err());
+    }
+
+    #[test]
+    fn a_shown_url_keeps_no_secret() {
+        for (url, shown) in [
+            ("https://netbox.example.com/", "https://netbox.example.com/"),
+            ("http://127.0.0.1:8046/api", "http://127.0.0.1:8046/api"),
+            (
+                "https://u:p@nb.example.com/x",
+                "https://<redacted>@nb.example.com/x",
+            ),
+            (
+                "https://a@b@nb.example.com",
+                "https://<redacted>@nb.example.com",
+            ),
+            (
+                "https://nb.example.com/?token=abc",
+                "https://nb.example.com/?<redacted>",
+            ),
+            (
+                "https://nb.example.com#tok",
+                "https://nb.example.com#<redacted>",
+            ),
+            ("nb.example.com/x?y=1", "nb.example.com/x?<redacted>"),
+            ("https://u:p@[::1", "https://<redacted>@[::1"),
+            ("", ""),
+        ] {
+            assert_eq!(shown_url(url), shown, "{url}");
+        }
+        let err = normalise_url("http://u:s3cret@[::1").unwrap_err();
+        assert!(!err.contains("s3cret"), "{err}");
     }
 
     /// A client in a panic message or a debug log (`{:?}`) shows no token.
