@@ -175,23 +175,12 @@ fn canonical_key(k: &str) -> &str {
     }
 }
 
-/// Longest TOML syntax error shown as the toml crate renders it (bytes); a longer one is said
-/// as its position and message only.
-const TOML_ERROR_MAX: usize = 400;
-
-/// A TOML syntax error of `text` on one line: the toml crate's rendering (position, the line
-/// with a caret, the message) when short; else, since that rendering quotes the whole line (a
-/// generated or hostile file's line can be megabytes), the line, the column (in characters)
-/// and the message cut to 200 characters.
+/// A TOML syntax error of `text` on one line: its line, its column (in characters) and the
+/// toml crate's message cut to 200 characters. The crate's own rendering quotes the whole line
+/// under a caret; that line can hold a secret (`token = abc123` in a settings file is a syntax
+/// error, and no token reaches any output) or be megabytes long (a generated or hostile file),
+/// so it is not shown: the position leads the reader's editor there.
 pub fn toml_error(e: &toml::de::Error, text: &str) -> String {
-    let full = e
-        .to_string()
-        .trim_end()
-        .replace('\n', " ")
-        .replace("  ", " ");
-    if full.len() <= TOML_ERROR_MAX {
-        return full;
-    }
     let mut message = e.message().replace('\n', " ");
     if message.chars().nth(200).is_some() {
         message = message.chars().take(200).collect::<String>() + "…";
@@ -850,9 +839,34 @@ mod tests {
         let short =
             Settings::from_toml("netbox_version = \"4.6\"\rexclude = []\r", base).unwrap_err();
         assert!(
-            short.contains("| 1 | netbox_version") && short.contains('^'),
+            short.starts_with("TOML parse error at line 1, column ") && !short.contains('^'),
             "{short}"
         );
+    }
+
+    /// A syntax error on a line that holds a secret says where, never the line: the toml
+    /// crate's rendering would quote it (the quiet twin: the same value quoted parses).
+    #[test]
+    fn a_toml_error_does_not_quote_its_line() {
+        let base = Path::new(".");
+        for text in [
+            "token = S3cretTok3n bad\n",
+            "[instance]\ntoken = S3cretTok3n\n",
+            "netbox_version = \"4.6\"\npassword = \"S3cretTok3n\n",
+        ] {
+            let e = Settings::from_toml(text, base).unwrap_err();
+            assert!(!e.contains("S3cretTok3n"), "{e}");
+            assert!(e.starts_with("TOML parse error at line "), "{e}");
+        }
+        // Whatever becomes of a well-formed line with an unknown key, it is no syntax error
+        // and the value is not shown either.
+        match Settings::from_toml("token = \"S3cretTok3n\"\n", base) {
+            Ok(_) => {}
+            Err(e) => assert!(
+                !e.starts_with("TOML parse error") && !e.contains("S3cretTok3n"),
+                "{e}"
+            ),
+        }
     }
 
     /// `[tools.<name>]`: each entry with `filters` and one of `target` / `endpoint` is kept;
