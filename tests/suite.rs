@@ -21,6 +21,7 @@ mod check_coverage;
 mod cli;
 mod cli_fix;
 mod cli_habits;
+mod cli_links;
 mod code_actions;
 mod corpus_code;
 mod diagnostics_doc;

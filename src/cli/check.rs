@@ -194,6 +194,9 @@ fn read_inputs(args: &CheckArgs) -> Result<(Option<Stdin>, Vec<Input>, bool), i3
     for p in found.problems {
         super::say::error(p);
     }
+    for n in found.notes {
+        super::say::note(n);
+    }
     for dir in found.empty_folders {
         say_empty_folder(&dir);
     }
@@ -754,7 +757,7 @@ impl<'o> To<'o, '_, '_> {
 /// [`OneFile`].
 fn check_file(input: &Input, how: &How, to: To) -> FileResult {
     let shown = display_path(&input.path);
-    let bytes = read_regular(&input.path, &shown, input.root.is_some())?;
+    let bytes = read_regular(&input.path, &shown, input.read_without_following())?;
     let mut r = check_bytes(&shown, Some(&input.path), bytes, input.kind, how, to);
     if let Ok(Some(file)) = &mut r {
         output::set_path_bytes(
@@ -998,6 +1001,7 @@ mod tests {
                     path,
                     kind: crate::extract::HostKind::Python,
                     root: None,
+                    linked: false,
                 }
             })
             .collect();

@@ -89,8 +89,14 @@ fn fix_file(
     let mut done = FileFix::default();
     let shown = display_path(&input.path);
     // The folder is held from the read to the replacement: nothing is read or written
-    // through a folder that became a symbolic link.
-    let place = match super::place::Place::of(&input.path, input.root.as_deref()) {
+    // through a folder that became a symbolic link. A file walked through a link is read
+    // through it (for `--diff`), as a named file is, and never written (below).
+    let root = if input.linked {
+        None
+    } else {
+        input.root.as_deref()
+    };
+    let place = match super::place::Place::of(&input.path, root) {
         Ok(p) => p,
         Err(super::place::PlaceError::Io(_)) => return done, // the check reports it
         Err(e) => {
@@ -127,6 +133,15 @@ fn fix_file(
         Err(_) => return done, // the check that follows reports the internal error
     };
     if planned.fixed == text {
+        return done;
+    }
+    if write && input.linked {
+        done.says.push((
+            "note",
+            format!(
+                "{shown}: reached through a symbolic link; not fixed: --fix writes only inside the named paths, through real folders (name the file it leads to, to fix it)"
+            ),
+        ));
         return done;
     }
     let out = &mut done.out;

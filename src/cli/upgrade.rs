@@ -102,6 +102,7 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     let walk::Collected {
         inputs,
         problems,
+        notes,
         empty_folders,
         unused_excludes,
     } = match walk::collect(&paths, &args.exclude) {
@@ -114,6 +115,9 @@ pub fn run(args: &CheckArgs, target: &str) -> i32 {
     let mut io_failed = !problems.is_empty();
     for p in problems {
         super::say::error(p);
+    }
+    for n in notes {
+        super::say::note(n);
     }
     for dir in empty_folders {
         say_empty_folder(&dir);
@@ -281,7 +285,7 @@ fn check_file(
     notes: &mut Vec<String>,
 ) -> FileChanges {
     let shown = display_path(&input.path);
-    let bytes = read_regular(&input.path, &shown, input.root.is_some())?;
+    let bytes = read_regular(&input.path, &shown, input.read_without_following())?;
     let Some(text) = text_noting(&shown, &bytes, notes) else {
         return Ok(None);
     };
