@@ -407,7 +407,8 @@ pub fn closers_python(text: &str) -> String {
 
 /// True when the string value `s` of filter `key` is a template placeholder, not a value a
 /// user would send: `<id>`, `<site id>`, `{site_id}`, `{{ site_id }}`, `$SITE_ID`, `${SITE}`,
-/// `...`, `…`, or the key in capitals (`site_id=SITE_ID`). Such values are never judged
+/// `{1}` (an f-string's field), `...`, `…`, or the key in capitals (`site_id=SITE_ID`); not a
+/// regular expression's quantifier after something (`^sw[0-9]{2}$`). Such values are never judged
 /// (extractors turn them into [`Value::Expr`]).
 pub fn is_placeholder(s: &str, key: &str) -> bool {
     // Every form below needs one of these bytes (`…` starts with 0xE2): most values hold none,
@@ -416,7 +417,11 @@ pub fn is_placeholder(s: &str, key: &str) -> bool {
         return false;
     }
     let t = s.trim();
-    if (t.contains(['{', '}']) && !only_quantifiers(t)) || matches!(t, "..." | "…") {
+    // A quantifier repeats what comes before it: a value that opens with a brace group has
+    // nothing there, and is a template field (`role_id={1}` from an f-string's `{1}`).
+    if (t.contains(['{', '}']) && (t.starts_with('{') || !only_quantifiers(t)))
+        || matches!(t, "..." | "…")
+    {
         return true;
     }
     if let Some(rest) = t.strip_prefix('$') {
