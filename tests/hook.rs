@@ -253,6 +253,23 @@ fn unreadable_events_are_denied() {
     );
     let huge = vec![b' '; 16 * 1024 * 1024 + 1];
     fails_closed(&[], &huge, &[], "larger than 16 MiB");
+    // JSON nested deeper than the hook reads is said so, not "not JSON".
+    let deep = |n: usize| {
+        format!(
+            r#"{{"tool_name": "x", "tool_input": {{"a": {}{}}}}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    fails_closed(
+        &[],
+        deep(200).as_bytes(),
+        &[],
+        "nests brackets more than 127 deep",
+    );
+    // Its quiet twin: within the limit, an input with nothing for NetBox passes at once.
+    let r = hook_in(&dir(), &[], deep(100).as_bytes(), &[]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{r:?}");
 }
 
 #[test]

@@ -65,6 +65,10 @@ pub struct Event {
 /// unreadable rather than read without bound.
 pub const MAX_EVENT: usize = 16 * 1024 * 1024;
 
+/// The deepest bracket nesting of an event that is read: serde_json's recursion limit (128
+/// levels) less one; no tool's input comes near it.
+pub const MAX_EVENT_DEPTH: usize = 127;
+
 /// Events judged (others, such as `PostToolUse`, pass): Claude Code's `PreToolUse` and Gemini
 /// CLI's `BeforeTool`, which has the same fields.
 const JUDGED: &[&str] = &["PreToolUse", "BeforeTool"];
@@ -80,6 +84,13 @@ pub fn parse_event(bytes: &[u8]) -> Result<Option<Event>, String> {
     }
     let (v, repaired): (Value, bool) = match serde_json::from_str(text) {
         Ok(v) => (v, false),
+        // serde_json stops at its recursion limit (a guard for the stack): the event is JSON,
+        // only nested deeper than it reads, and said so rather than "not JSON".
+        Err(_) if crate::extract::parse::json_depth(text.as_bytes()) > MAX_EVENT_DEPTH => {
+            return Err(format!(
+                "the hook event nests brackets more than {MAX_EVENT_DEPTH} deep, deeper than the hook reads"
+            ))
+        }
         Err(e) => match without_lone_surrogates(text) {
             Some(fixed) => (
                 serde_json::from_str(&fixed)

@@ -540,7 +540,7 @@ fn bracket_depth(b: &[u8]) -> usize {
 }
 
 /// The deepest bracket nesting of JSON text `b`, strings (with their escapes) skipped.
-fn json_depth(b: &[u8]) -> usize {
+pub(crate) fn json_depth(b: &[u8]) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
     let mut i = 0;
     while i < b.len() {
