@@ -1204,7 +1204,8 @@ fn index_build_refuses_a_million_paths_and_names_the_limit() {
     let (code, _, err) = build(&["million.json", "--max-document-mib", "1", "-o", "c.gz"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("larger than 1 MiB once uncompressed") && err.contains("--max-document-mib N"),
+        err.contains("larger than the 1 MiB an OpenAPI document may have")
+            && err.contains("--max-document-mib N"),
         "{err}"
     );
 }

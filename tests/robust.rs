@@ -197,8 +197,18 @@ fn a_folder_with_poisoned_files_still_reports_the_others() {
 
 /// Runs `netbox-lsp <args>` in `cwd`, killed after 30 s (a hang is a failure, not a stuck run).
 fn run_bounded(cwd: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    run_bounded_env(cwd, args, &[])
+}
+
+/// [`run_bounded`] with `env` set.
+fn run_bounded_env(
+    cwd: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Option<i32>, String, String) {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_netbox-lsp"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(cwd)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -299,6 +309,165 @@ fn special_files_as_settings_are_refused_by_check() {
         assert_eq!(code, Some(2), "{toml}: {stderr}");
         assert!(stderr.contains(why), "{toml}: {stderr}");
     }
+}
+
+/// A FIFO, `/dev/zero` or a file over its kind's cap (sparse: no disk used) named as the input
+/// of `index info`, `index build` or `--ca-cert` used to block, or to fill memory (up to 7 GB
+/// before a timeout): each is refused at once, naming the file and why. Quiet twins: the real
+/// files (a shipped index and schema, an OpenAPI fixture, a CA certificate) are still read.
+#[test]
+fn special_and_huge_files_as_command_inputs_are_refused() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("pipe"))
+        .status()
+        .is_ok_and(|s| s.success());
+    // Over every cap below (the index's, 256 MiB, is the largest).
+    std::fs::File::create(dir.path().join("huge"))
+        .unwrap()
+        .set_len(300 * 1024 * 1024)
+        .unwrap();
+    std::fs::write(dir.path().join("a.md"), "`/api/dcim/devices/?rol=x`\n").unwrap();
+    let mut inputs = vec![("huge", "larger than the")];
+    if made {
+        inputs.push(("pipe", "not a regular file (a named pipe)"));
+    } else {
+        eprintln!("SKIPPED: mkfifo is not available");
+    }
+    if std::path::Path::new("/dev/zero").exists() {
+        inputs.push(("/dev/zero", "(a character device)"));
+    }
+    let token = [("NETBOX_TOKEN", "x")];
+    let commands: [(&[&str], &[&str], &str); 4] = [
+        (&["index", "info", "--index"], &[], "an index file"),
+        (
+            &["index", "build", "--graphql"],
+            &["-o", "o.gz"],
+            "a GraphQL schema file",
+        ),
+        (
+            &["index", "build", "--openapi"],
+            &["-o", "o.gz"],
+            "an OpenAPI document",
+        ),
+        (
+            &[
+                "check",
+                "--live",
+                "--url",
+                "https://127.0.0.1:9",
+                "--ca-cert",
+            ],
+            &["a.md"],
+            "a CA certificate file",
+        ),
+    ];
+    for (before, after, kind) in commands {
+        for (input, why) in &inputs {
+            let args: Vec<&str> = before.iter().chain([input]).chain(after).copied().collect();
+            let (code, _, stderr) = run_bounded_env(dir.path(), &args, &token);
+            assert_eq!(code, Some(2), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(input) && stderr.contains(why),
+                "{args:?}: {stderr}"
+            );
+            assert!(stderr.contains(kind), "{args:?}: {stderr}");
+        }
+    }
+    // The quiet twins.
+    let file = |p: &str| root.join(p).to_str().unwrap().to_string();
+    let (index, schema) = (
+        file("index/netbox-4.7.3.index.json.gz"),
+        file("index/netbox-4.7.3.schema.graphql.gz"),
+    );
+    let (openapi, ca) = (
+        file("tests/fixtures/openapi/mini.json"),
+        file("tests/fixtures/tls/ca.pem"),
+    );
+    for (args, said) in [
+        (
+            vec!["index", "info", "--index", &index],
+            "NetBox version:            4.7.3",
+        ),
+        (
+            vec!["index", "build", "--graphql", &schema, "-o", "s.gz"],
+            "wrote s.gz",
+        ),
+        (
+            vec!["index", "build", "--openapi", &openapi, "-o", "i.gz"],
+            "wrote i.gz",
+        ),
+    ] {
+        let (code, stdout, stderr) = run_bounded(dir.path(), &args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(stdout.contains(said), "{args:?}: {stdout}");
+    }
+    // Nothing listens on port 9: the certificate is read, the connection fails after.
+    let args = [
+        "check",
+        "--live",
+        "--url",
+        "https://127.0.0.1:9",
+        "--ca-cert",
+        &ca,
+        "a.md",
+    ];
+    let (_, _, stderr) = run_bounded_env(dir.path(), &args, &token);
+    assert!(!stderr.contains("CA certificate"), "{stderr}");
+}
+
+/// `check` skips a file over its 256 MiB input cap (sparse: no disk used) with a note naming
+/// the file and the cap, named or found in a folder, and checks the others; it used to read
+/// the whole file (3 GB of memory) before skipping it as binary. A file of NULs under the cap
+/// is still skipped as binary, from its first bytes. Quiet twin: the small file is checked.
+#[test]
+fn check_skips_files_over_the_input_cap_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let sparse = |name: &str, len: u64| {
+        std::fs::File::create(dir.path().join(name))
+            .unwrap()
+            .set_len(len)
+            .unwrap();
+    };
+    sparse("big.md", 256 * 1024 * 1024 + 1);
+    sparse("notes.txt", 2 * 1024 * 1024 * 1024);
+    sparse("zeros.md", 200 * 1024 * 1024);
+    std::fs::write(dir.path().join("a.md"), "`/api/dcim/devices/?rol=x`\n").unwrap();
+    let over = |name: &str| {
+        format!("{name}: larger than 256 MiB, the most netbox-lsp reads of one file; skipped")
+    };
+    let cases: [(&[&str], Vec<String>); 3] = [
+        (&["check", "big.md", "a.md"], vec![over("big.md")]),
+        (&["check", "notes.txt", "a.md"], vec![over("notes.txt")]),
+        (
+            &["check", "."],
+            vec![
+                over("big.md"),
+                over("notes.txt"),
+                "zeros.md: binary file skipped".to_string(),
+            ],
+        ),
+    ];
+    for (args, notes) in cases {
+        let start = std::time::Instant::now();
+        let (code, _, stderr) = run_bounded(dir.path(), args);
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{args:?}: {:?}",
+            start.elapsed()
+        );
+        // The finding in a.md: checked.
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("in 1 file "), "{args:?}: {stderr}");
+        for note in notes {
+            assert!(stderr.contains(&note), "{args:?}: {note} in {stderr}");
+        }
+    }
+    // Quiet twin: the small file alone, no note.
+    let (code, _, stderr) = run_bounded(dir.path(), &["check", "a.md"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("note:"), "{stderr}");
 }
 
 /// Issue 34: a file that cannot be read whole is checked as far as it can be, or reported

@@ -752,12 +752,20 @@ impl<'o> To<'o, '_, '_> {
     }
 }
 
-/// Reads and analyses one file. `Ok(None)` when the file is skipped (binary); errors are
-/// one-line messages naming the file; notes, counts and the baseline's side go to `to`'s
-/// [`OneFile`].
+/// Reads and analyses one file. `Ok(None)` when the file is skipped (binary, too large: with a
+/// note); errors are one-line messages naming the file; notes, counts and the baseline's side
+/// go to `to`'s [`OneFile`].
 fn check_file(input: &Input, how: &How, to: To) -> FileResult {
     let shown = display_path(&input.path);
-    let bytes = read_regular(&input.path, &shown, input.read_without_following())?;
+    let Some(bytes) = read_regular(
+        &input.path,
+        &shown,
+        input.read_without_following(),
+        &mut to.one.notes,
+    )?
+    else {
+        return Ok(None);
+    };
     let mut r = check_bytes(&shown, Some(&input.path), bytes, input.kind, how, to);
     if let Ok(Some(file)) = &mut r {
         output::set_path_bytes(

@@ -150,7 +150,7 @@ fn build_graphql(schema: &Path, out: &Path, release: Option<&str>) -> i32 {
         eprintln!("netbox-lsp index build: {}: {msg}", schema.display());
         2
     };
-    let bytes = match std::fs::read(schema) {
+    let bytes = match crate::safe_read::read(schema, crate::safe_read::FileKind::Schema) {
         Ok(b) => b,
         Err(e) => return fail(format!("cannot read: {e}")),
     };
@@ -206,16 +206,12 @@ fn build_rest(
     output: Option<&Path>,
     options: &BuildOptions,
 ) -> Result<String, i32> {
-    // Read up to one byte past the size limit: a compressed file is smaller than that, and a
-    // larger plain one is refused without being read whole.
+    // A compressed file is smaller than the limit on the uncompressed document, and a larger
+    // plain one is refused without being read (a named pipe or a device is not opened).
     let cap = options
         .max_document_bytes
-        .unwrap_or(crate::index::build::MAX_DOCUMENT_BYTES)
-        .saturating_add(1);
-    let read = std::fs::File::open(openapi).and_then(|f| {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::Read::take(f, cap), &mut b).map(|_| b)
-    });
+        .unwrap_or(crate::index::build::MAX_DOCUMENT_BYTES);
+    let read = crate::safe_read::read_capped(openapi, crate::safe_read::FileKind::OpenApi, cap);
     let bytes = match read {
         Ok(b) => b,
         Err(e) => {
@@ -302,7 +298,7 @@ pub(crate) fn refused_lines(report: &crate::index::build::BuildReport) -> String
 /// Runs `index info`; returns the exit code (0, or 2 on I/O, format or version errors).
 pub fn info(args: &InfoArgs) -> i32 {
     let index = if let Some(path) = &args.index {
-        let bytes = match std::fs::read(path) {
+        let bytes = match crate::safe_read::read(path, crate::safe_read::FileKind::Index) {
             Ok(b) => b,
             Err(e) => {
                 eprintln!("netbox-lsp index info: cannot read {}: {e}", path.display());

@@ -57,17 +57,33 @@ pub(super) fn stdin_input(args: &CheckArgs, named: bool) -> Result<Option<Stdin>
     }))
 }
 
-/// The bytes of the regular file at `path` (shown as `shown`); errors are one-line messages
-/// naming the file. A named pipe or device named on the command line would block or never
-/// end: it is refused as not a regular file.
+/// Largest file `check`, `check --live` and `check --upgrade-to` read (bytes): 256 MiB. Files
+/// above [`crate::extract::parse::MAX_PARSE`] (32 MiB) are still read, for their REST URLs
+/// ([`crate::analysis::structural_limit`]); a larger one is skipped with a note, unread.
+pub const MAX_INPUT: u64 = 256 * 1024 * 1024;
+
+/// The bytes of the regular file at `path` (shown as `shown`), or `None` with a note in
+/// `notes` for a file skipped unread: one larger than [`MAX_INPUT`] bytes, and a binary one,
+/// told from its first [`crate::analysis::BINARY_SNIFF`] bytes as [`decode`] tells it (only
+/// those are read). Errors are one-line messages naming the file. A named pipe or device
+/// named on the command line would block or never end: it is refused as not a regular file.
 ///
 /// A file found by walking a folder (`walked`) was no symbolic link then (links are not
 /// followed by the walk): on Linux it is opened without following one, so a file swapped for
 /// a link during the run is not read through it.
-pub(super) fn read_regular(path: &Path, shown: &str, walked: bool) -> Result<Vec<u8>, String> {
+pub(super) fn read_regular(
+    path: &Path,
+    shown: &str,
+    walked: bool,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<u8>>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
     if !meta.is_file() {
         return Err(format!("{shown}: not a regular file"));
+    }
+    if meta.len() > MAX_INPUT {
+        notes.push(too_large_note(shown, MAX_INPUT));
+        return Ok(None);
     }
     let mut open = std::fs::OpenOptions::new();
     open.read(true);
@@ -78,7 +94,7 @@ pub(super) fn read_regular(path: &Path, shown: &str, walked: bool) -> Result<Vec
     }
     #[cfg(not(target_os = "linux"))]
     let _ = walked;
-    let mut file = open.open(path).map_err(|e| {
+    let file = open.open(path).map_err(|e| {
         #[cfg(target_os = "linux")]
         if e.raw_os_error() == Some(libc::ELOOP) {
             return format!(
@@ -87,9 +103,67 @@ pub(super) fn read_regular(path: &Path, shown: &str, walked: bool) -> Result<Vec
         }
         format!("{shown}: {e}")
     })?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| format!("{shown}: {e}"))?;
-    Ok(bytes)
+    let len = file.metadata().map_or(meta.len(), |m| m.len());
+    if len > MAX_INPUT {
+        notes.push(too_large_note(shown, MAX_INPUT));
+        return Ok(None);
+    }
+    read_bounded(file, len, MAX_INPUT, shown, notes)
+}
+
+/// The bytes of `file` (`len` bytes long when it was opened), reading at most `cap` + 1 bytes
+/// whatever it holds by then: its head first, and the rest only when the head does not make
+/// it binary; `None` with a note as in [`read_regular`] (`cap` is [`MAX_INPUT`] there).
+fn read_bounded(
+    file: impl std::io::Read,
+    len: u64,
+    cap: u64,
+    shown: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<u8>>, String> {
+    use std::io::Read;
+    let sniff = crate::analysis::BINARY_SNIFF as u64;
+    let mut file = file.take(cap.saturating_add(1));
+    let mut bytes = Vec::with_capacity(usize::try_from(len.min(cap)).unwrap_or(0));
+    (&mut file)
+        .take(sniff)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if binary_by_head(&bytes) {
+        notes.push(binary_note(shown));
+        return Ok(None);
+    }
+    file.read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if bytes.len() as u64 > cap {
+        // It grew past the limit while it was read.
+        notes.push(too_large_note(shown, cap));
+        return Ok(None);
+    }
+    Ok(Some(bytes))
+}
+
+/// The note for a file larger than `cap` bytes ([`MAX_INPUT`]).
+fn too_large_note(shown: &str, cap: u64) -> String {
+    format!(
+        "{shown}: larger than {}, the most netbox-lsp reads of one file; skipped",
+        crate::safe_read::mib(cap)
+    )
+}
+
+/// The note for a binary file.
+fn binary_note(shown: &str) -> String {
+    format!("{shown}: binary file skipped")
+}
+
+/// True when [`decode`] tells any file starting with `head` binary, whatever follows: `head`
+/// is the file's first [`crate::analysis::BINARY_SNIFF`] bytes (all of a shorter file), with
+/// a NUL byte, no byte-order mark, and not the NULs of UTF-16 text without a mark (whose
+/// decoding also depends on the file's length: left to [`decode`]).
+fn binary_by_head(head: &[u8]) -> bool {
+    byte_order_mark(head).is_none()
+        && crate::analysis::is_binary(head)
+        && utf16_shape(head).is_none()
 }
 
 /// The text `check` reads from the bytes of `shown` ([`decode`]): `None` for a binary file
@@ -112,7 +186,7 @@ pub(super) fn text_noting_owned(
 fn noting(shown: &str, decoded: Decoded, notes: &mut Vec<String>) -> Option<String> {
     match decoded {
         Decoded::Binary => {
-            notes.push(format!("{shown}: binary file skipped"));
+            notes.push(binary_note(shown));
             None
         }
         Decoded::Lossy(text) => {
@@ -205,13 +279,7 @@ pub fn decode_owned(bytes: Vec<u8>) -> Decoded {
 /// UTF-32 (checked first: its little-endian mark starts like UTF-16's) or UTF-16 text, told by
 /// its byte-order mark; `None` without one (such text has NULs and counts as binary).
 fn by_byte_order_mark(b: &[u8]) -> Option<Decoded> {
-    let (name, width, big) = match b {
-        [0xFF, 0xFE, 0, 0, ..] => ("UTF-32LE", 4, false),
-        [0, 0, 0xFE, 0xFF, ..] => ("UTF-32BE", 4, true),
-        [0xFF, 0xFE, ..] => ("UTF-16LE", 2, false),
-        [0xFE, 0xFF, ..] => ("UTF-16BE", 2, true),
-        _ => return None,
-    };
+    let (name, width, big) = byte_order_mark(b)?;
     let text: String = if width == 2 {
         let units = b.chunks(2).map(|c| match (c, big) {
             ([x, y], true) => u16::from_be_bytes([*x, *y]),
@@ -236,13 +304,46 @@ fn by_byte_order_mark(b: &[u8]) -> Option<Decoded> {
     Some(Decoded::Transcoded(text, name))
 }
 
+/// The encoding `b` starts with the byte-order mark of (its name, its unit's width in bytes,
+/// and whether it is big-endian), if any.
+fn byte_order_mark(b: &[u8]) -> Option<(&'static str, usize, bool)> {
+    match b {
+        [0xFF, 0xFE, 0, 0, ..] => Some(("UTF-32LE", 4, false)),
+        [0, 0, 0xFE, 0xFF, ..] => Some(("UTF-32BE", 4, true)),
+        [0xFF, 0xFE, ..] => Some(("UTF-16LE", 2, false)),
+        [0xFE, 0xFF, ..] => Some(("UTF-16BE", 2, true)),
+        _ => None,
+    }
+}
+
 /// UTF-16 text without a byte-order mark (Windows tools write it so), told by its NULs: in the
 /// first [`crate::analysis::BINARY_SNIFF`] bytes, every unit's high byte is NUL at the odd
 /// (little-endian) or even (big-endian) offsets and no other byte is, as for text that is mostly
 /// ASCII; decoded like a marked file. `None` for anything else (a binary file).
 fn utf16_without_mark(bytes: &[u8]) -> Option<Decoded> {
+    if !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    let (name, mark) = utf16_shape(bytes)?;
+    let mut marked = Vec::with_capacity(bytes.len() + 2);
+    marked.extend_from_slice(&mark);
+    marked.extend_from_slice(bytes);
+    match by_byte_order_mark(&marked)? {
+        // The mark added here is no part of the file: positions are the file's.
+        Decoded::Transcoded(text, _) => Some(Decoded::Transcoded(
+            text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
+            name,
+        )),
+        _ => None,
+    }
+}
+
+/// The NULs of UTF-16 text without a byte-order mark in the first
+/// [`crate::analysis::BINARY_SNIFF`] bytes of `bytes` (see [`utf16_without_mark`], which also
+/// wants an even length): the encoding's name and the mark it would have.
+fn utf16_shape(bytes: &[u8]) -> Option<(&'static str, [u8; 2])> {
     let head = &bytes[..bytes.len().min(crate::analysis::BINARY_SNIFF) & !1];
-    if head.len() < 4 || !bytes.len().is_multiple_of(2) {
+    if head.len() < 4 {
         return None;
     }
     let units = head.len() / 2;
@@ -255,23 +356,12 @@ fn utf16_without_mark(bytes: &[u8]) -> Option<Decoded> {
     };
     let (even, odd) = (nul_at(0), nul_at(1));
     // Mostly ASCII: the high byte of nine units in ten is NUL, the low byte never is.
-    let (name, mark): (&str, [u8; 2]) = if even == 0 && odd * 10 >= units * 9 {
-        ("UTF-16LE (no byte-order mark)", [0xFF, 0xFE])
+    if even == 0 && odd * 10 >= units * 9 {
+        Some(("UTF-16LE (no byte-order mark)", [0xFF, 0xFE]))
     } else if odd == 0 && even * 10 >= units * 9 {
-        ("UTF-16BE (no byte-order mark)", [0xFE, 0xFF])
+        Some(("UTF-16BE (no byte-order mark)", [0xFE, 0xFF]))
     } else {
-        return None;
-    };
-    let mut marked = Vec::with_capacity(bytes.len() + 2);
-    marked.extend_from_slice(&mark);
-    marked.extend_from_slice(bytes);
-    match by_byte_order_mark(&marked)? {
-        // The mark added here is no part of the file: positions are the file's.
-        Decoded::Transcoded(text, _) => Some(Decoded::Transcoded(
-            text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(),
-            name,
-        )),
-        _ => None,
+        None
     }
 }
 
@@ -372,6 +462,167 @@ mod tests {
         let mut late = vec![b'a'; BINARY_SNIFF];
         late.push(0);
         assert!(matches!(decode(&late), Decoded::Utf8(_)));
+    }
+
+    /// A reader of `head` then endless `fill` bytes that counts what was read from it.
+    struct Counted<'a> {
+        head: &'a [u8],
+        fill: u8,
+        read: &'a std::cell::Cell<usize>,
+    }
+
+    impl std::io::Read for Counted<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = if self.head.is_empty() {
+                buf.fill(self.fill);
+                buf.len()
+            } else {
+                let n = self.head.len().min(buf.len());
+                buf[..n].copy_from_slice(&self.head[..n]);
+                self.head = &self.head[n..];
+                n
+            };
+            self.read.set(self.read.get() + n);
+            Ok(n)
+        }
+    }
+
+    /// Whatever a file holds, [`read_bounded`] gives its bytes exactly when [`decode`] does
+    /// not call them binary, and otherwise the binary note, from the head alone: binary
+    /// files, their quiet twins (a NUL after the head, byte-order marks, UTF-16 without a
+    /// mark of even length; of odd length it is binary, told after the whole is read), and
+    /// short and empty files.
+    #[test]
+    fn binary_is_told_from_the_head_as_decode_tells_it() {
+        let utf16: Vec<u8> = "GET /api/dcim/devices/?rol=x\n"
+            .repeat(400)
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let mut utf16_odd = utf16.clone();
+        utf16_odd.push(b'a');
+        let mut late_nul = vec![b'a'; BINARY_SNIFF];
+        late_nul.push(0);
+        let mut big_binary = vec![b'a'; 4 * BINARY_SNIFF];
+        big_binary[BINARY_SNIFF - 1] = 0;
+        // (what, bytes, binary by `decode`, told from the head alone)
+        let cases: Vec<(&str, Vec<u8>, bool, bool)> = vec![
+            (
+                "NUL in the head",
+                b"PK\x03\x04\0\0device_role_id\0".to_vec(),
+                true,
+                true,
+            ),
+            ("NUL at the head's last byte", big_binary, true, true),
+            ("NUL after the head", late_nul, false, false),
+            (
+                "UTF-8",
+                "caf\u{e9} `/api/`".as_bytes().to_vec(),
+                false,
+                false,
+            ),
+            ("invalid UTF-8", b"a\xffb".to_vec(), false, false),
+            ("UTF-16LE mark", b"\xff\xfea\0b\0".to_vec(), false, false),
+            (
+                "UTF-32BE mark",
+                b"\0\0\xfe\xff\0\0\0a".to_vec(),
+                false,
+                false,
+            ),
+            ("UTF-16 without a mark", utf16, false, false),
+            ("UTF-16 without a mark, odd length", utf16_odd, true, false),
+            ("one NUL", vec![0], true, true),
+            ("empty", Vec::new(), false, false),
+        ];
+        for (what, bytes, binary, by_head) in cases {
+            assert_eq!(decode(&bytes) == Decoded::Binary, binary, "{what}");
+            let mut notes = Vec::new();
+            let got =
+                read_bounded(&bytes[..], bytes.len() as u64, MAX_INPUT, "f", &mut notes).unwrap();
+            if by_head {
+                assert!(got.is_none(), "{what}");
+                assert_eq!(notes, ["f: binary file skipped"], "{what}");
+            } else {
+                // Read whole; `decode` then tells it as before.
+                assert!(got.as_deref() == Some(&bytes[..]), "{what}");
+                assert!(notes.is_empty(), "{what}: {notes:?}");
+            }
+        }
+    }
+
+    /// A binary file is read no further than its head, and a file that grows (or a stream
+    /// that never ends) no further than one byte past the cap, with the note naming the file
+    /// and the cap; its quiet twin, a file of exactly the cap, is read whole.
+    #[test]
+    fn reads_stop_at_the_head_of_binary_and_past_the_cap() {
+        let cap = 64 * 1024;
+        let cases: Vec<(&str, &[u8], u8, usize, &str)> = vec![
+            (
+                "binary head, endless",
+                b"\0",
+                0,
+                BINARY_SNIFF,
+                "big.md: binary file skipped",
+            ),
+            (
+                "text that grows without end",
+                b"# notes\n",
+                b'a',
+                cap + 1,
+                "big.md: larger than 64 KiB, the most netbox-lsp reads of one file; skipped",
+            ),
+        ];
+        for (what, head, fill, most, note) in cases {
+            let read = std::cell::Cell::new(0);
+            let mut notes = Vec::new();
+            let reader = Counted {
+                head,
+                fill,
+                read: &read,
+            };
+            let got = read_bounded(reader, 10, cap as u64, "big.md", &mut notes).unwrap();
+            assert_eq!(got, None, "{what}");
+            assert!(read.get() <= most, "{what}: {} bytes read", read.get());
+            assert_eq!(notes, [note], "{what}");
+        }
+        // The quiet twin: exactly the cap.
+        let full = vec![b'a'; cap];
+        let mut notes = Vec::new();
+        let got = read_bounded(&full[..], cap as u64, cap as u64, "f", &mut notes).unwrap();
+        assert_eq!(got.map(|b| b.len()), Some(cap));
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    /// A file whose length is over [`MAX_INPUT`] is skipped with a note before it is opened
+    /// (a sparse file: no disk used); its quiet twin, a small file, is read.
+    #[test]
+    fn files_over_the_input_cap_are_skipped_with_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [("huge.md", MAX_INPUT + 1, true), ("small.md", 12, false)];
+        for (name, len, skipped) in cases {
+            let p = dir.path().join(name);
+            std::fs::File::create(&p).unwrap().set_len(len).unwrap();
+            let mut notes = Vec::new();
+            let got = read_regular(&p, name, false, &mut notes).unwrap();
+            if skipped {
+                assert_eq!(got, None, "{name}");
+                assert_eq!(
+                    notes,
+                    [format!(
+                        "{name}: larger than 256 MiB, the most netbox-lsp reads of one file; skipped"
+                    )]
+                );
+            } else {
+                // Twelve NULs: binary, told from the head.
+                assert_eq!(got, None, "{name}");
+                assert_eq!(notes, [format!("{name}: binary file skipped")]);
+                std::fs::write(&p, "`/api/dcim/devices/`\n").unwrap();
+                notes.clear();
+                let got = read_regular(&p, name, false, &mut notes).unwrap();
+                assert_eq!(got.as_deref(), Some(&b"`/api/dcim/devices/`\n"[..]));
+                assert!(notes.is_empty(), "{notes:?}");
+            }
+        }
     }
 
     /// UTF-16 and UTF-32 with a byte-order mark, both byte orders, are decoded (the mark kept,

@@ -8,6 +8,7 @@ use crate::instance::http::{Client, Options};
 use crate::instance::token::Token;
 use crate::instance::{build as build_index, fetch, Inputs};
 use crate::knowledge::schema_path_beside;
+use crate::safe_read::FileKind;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -74,8 +75,11 @@ pub(crate) fn client(
     )
 }
 
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// The bytes of an input file read as `kind` ([`crate::safe_read`]: regular files only, at
+/// most `cap` bytes); errors name the file.
+fn read(path: &Path, kind: FileKind, cap: u64) -> Result<Vec<u8>, String> {
+    crate::safe_read::read_capped(path, kind, cap)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 fn run(args: &BuildArgs) -> Result<(), String> {
@@ -90,13 +94,22 @@ fn run(args: &BuildArgs) -> Result<(), String> {
             let openapi = args.openapi.as_deref().ok_or(
                 "give --openapi FILE with --status/--custom-fields/--choice-sets (or --url)",
             )?;
-            let opt = |p: &Option<PathBuf>| p.as_deref().map(read).transpose();
+            let opt = |p: &Option<PathBuf>, kind: FileKind| {
+                p.as_deref().map(|p| read(p, kind, kind.cap())).transpose()
+            };
+            let document_cap = options
+                .max_document_bytes
+                .unwrap_or(crate::index::build::MAX_DOCUMENT_BYTES);
             let inputs = Inputs {
-                status: opt(&args.status)?,
-                openapi: read(openapi)?,
-                graphql: opt(&args.graphql)?,
-                custom_fields: opt(&args.custom_fields)?.into_iter().collect(),
-                choice_sets: opt(&args.choice_sets)?.into_iter().collect(),
+                status: opt(&args.status, FileKind::Answer)?,
+                openapi: read(openapi, FileKind::OpenApi, document_cap)?,
+                graphql: opt(&args.graphql, FileKind::Schema)?,
+                custom_fields: opt(&args.custom_fields, FileKind::Answer)?
+                    .into_iter()
+                    .collect(),
+                choice_sets: opt(&args.choice_sets, FileKind::Answer)?
+                    .into_iter()
+                    .collect(),
             };
             (inputs, String::new())
         }

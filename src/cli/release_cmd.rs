@@ -6,6 +6,7 @@
 use crate::index::load::load_index;
 use crate::index::FilterIndex;
 use crate::release::{files, sheet, source::Tree, sweep};
+use crate::safe_read::FileKind;
 use crate::version::Version;
 use std::path::{Path, PathBuf};
 
@@ -96,12 +97,16 @@ fn probes() -> String {
     crate::release::probes::tsv(&crate::release::probes::all(&endpoint_of))
 }
 
-fn read(p: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))
+/// The bytes of a capture or an index read as `kind` ([`crate::safe_read`]: a regular file
+/// within the kind's cap); errors name the file.
+fn read(p: &Path, kind: FileKind) -> Result<Vec<u8>, String> {
+    crate::safe_read::read(p, kind).map_err(|e| format!("{}: {e}", p.display()))
 }
 
+/// The text of a source file of the checkout.
 fn read_text(p: &Path) -> Result<String, String> {
-    String::from_utf8(read(p)?).map_err(|_| format!("{}: not UTF-8", p.display()))
+    let bytes = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8", p.display()))
 }
 
 fn write(p: &Path, bytes: &[u8], wrote: &mut Vec<String>, root: &Path) -> Result<(), String> {
@@ -132,7 +137,7 @@ fn indexes(root: &Path, versions: &[String]) -> Result<Vec<FilterIndex>, String>
         .iter()
         .map(|v| {
             let p = index_path(root, v);
-            load_index(&read(&p)?).map_err(|e| format!("{}: {e}", p.display()))
+            load_index(&read(&p, FileKind::Index)?).map_err(|e| format!("{}: {e}", p.display()))
         })
         .collect()
 }
@@ -200,7 +205,7 @@ fn add(a: &AddArgs, write_files: bool) -> Result<(), String> {
     let sdl_gz = from.join("schema.graphql.gz");
     let mut wrote = Vec::new();
     // The schema first: nothing is written for captures that do not read.
-    let new_sdl_gz = read(&sdl_gz)?;
+    let new_sdl_gz = read(&sdl_gz, FileKind::Schema)?;
     let new_sdl = String::from_utf8(
         crate::graphql::schema::maybe_gunzip(&new_sdl_gz)
             .map_err(|e| format!("{}: {e}", sdl_gz.display()))?,
@@ -237,7 +242,7 @@ fn add(a: &AddArgs, write_files: bool) -> Result<(), String> {
             let _ = std::fs::remove_file(&partial);
             return Err(format!("index build of {} failed", doc.display()));
         }
-        let bytes = read(&partial)?;
+        let bytes = read(&partial, FileKind::Index)?;
         let _ = std::fs::remove_file(&partial);
         let index = load_index(&bytes).map_err(|e| format!("{}: {e}", doc.display()))?;
         if index.netbox_version != v {
@@ -250,14 +255,14 @@ fn add(a: &AddArgs, write_files: bool) -> Result<(), String> {
         write(&out, &bytes, &mut wrote, root)?;
         index
     } else {
-        let index = match std::fs::read(index_path(root, v)) {
+        let index = match read(&index_path(root, v), FileKind::Index) {
             Ok(b) => load_index(&b).map_err(|e| e.to_string())?,
             Err(_) => {
                 let options = crate::index::build::BuildOptions {
                     netbox_version: want.is_pre_release().then(|| v.to_string()),
                     ..Default::default()
                 };
-                crate::index::build::build_with_options(&read(&doc)?, &options)
+                crate::index::build::build_with_options(&read(&doc, FileKind::OpenApi)?, &options)
                     .map_err(|e| format!("{}: {e}", doc.display()))?
                     .0
             }
@@ -333,9 +338,9 @@ fn add(a: &AddArgs, write_files: bool) -> Result<(), String> {
     }
 
     // The sheet.
-    let old_index = load_index(&read(&index_path(root, &previous))?)
+    let old_index = load_index(&read(&index_path(root, &previous), FileKind::Index)?)
         .map_err(|e| format!("{}: {e}", index_path(root, &previous).display()))?;
-    let old_sdl = std::fs::read(schema_path(root, &previous))
+    let old_sdl = read(&schema_path(root, &previous), FileKind::Schema)
         .ok()
         .and_then(|b| crate::graphql::schema::maybe_gunzip(&b).ok())
         .and_then(|b| String::from_utf8(b).ok());

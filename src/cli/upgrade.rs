@@ -272,10 +272,11 @@ struct Step<'a> {
 }
 
 /// What [`check_file`] gives for one file: its changes with their kinds, `Ok(None)` for a
-/// skipped (binary) file, or a one-line error naming the file.
+/// skipped (binary or too large) file, or a one-line error naming the file.
 type FileChanges = Result<Option<Vec<(Located, Kind)>>, String>;
 
-/// Reads one file and compares it on both releases. `Ok(None)` for a skipped (binary) file.
+/// Reads one file and compares it on both releases. `Ok(None)` for a skipped (binary or too
+/// large) file.
 fn check_file(
     input: &Input,
     current: &Knowledge,
@@ -285,7 +286,10 @@ fn check_file(
     notes: &mut Vec<String>,
 ) -> FileChanges {
     let shown = display_path(&input.path);
-    let bytes = read_regular(&input.path, &shown, input.read_without_following())?;
+    let Some(bytes) = read_regular(&input.path, &shown, input.read_without_following(), notes)?
+    else {
+        return Ok(None);
+    };
     let Some(text) = text_noting(&shown, &bytes, notes) else {
         return Ok(None);
     };

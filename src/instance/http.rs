@@ -209,7 +209,7 @@ fn root_certs(
         .collect();
     let mut own = Vec::new();
     if let Some(path) = &options.ca_cert {
-        let pem = std::fs::read(path)
+        let pem = crate::safe_read::read(path, crate::safe_read::FileKind::CaCert)
             .map_err(|e| format!("cannot read the CA certificate {}: {e}", path.display()))?;
         for item in ureq::tls::parse_pem(&pem) {
             match item {

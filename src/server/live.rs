@@ -134,10 +134,11 @@ fn parse(v: &Value, source: &str) -> (LiveUser, Vec<String>) {
     (user, problems)
 }
 
-/// `[live]` of the user config file, if any.
+/// `[live]` of the user config file, if any (a file that cannot be read is reported by the
+/// instance settings, which read it too).
 fn from_user_file() -> Option<(LiveUser, Vec<String>)> {
     let path = super::instance::user_config_file()?;
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = super::instance::read_user_config(&path).ok()??;
     let table: toml::Table = text.parse().ok()?;
     let v = serde_json::to_value(table.get("live")?).ok()?;
     Some(parse(&v, &path.display().to_string()))

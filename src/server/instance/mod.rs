@@ -39,7 +39,7 @@ mod slot;
 mod user;
 
 pub use approval::check_workspace_url;
-pub use paths::{approvals_file, cache_dir, user_config_file};
+pub use paths::{approvals_file, cache_dir, read_user_config, user_config_file};
 pub use run::{cancel_progress, execute_command, start, REBUILD_COMMAND};
 pub use slot::{knowledge_for, Slot};
 pub(super) use user::live_instance;

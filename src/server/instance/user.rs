@@ -92,8 +92,10 @@ fn from_user_file() -> (Option<UserInstance>, Vec<String>) {
     let Some(path) = user_config_file() else {
         return (None, Vec::new());
     };
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return (None, Vec::new());
+    let text = match super::paths::read_user_config(&path) {
+        Ok(Some(t)) => t,
+        Ok(None) => return (None, Vec::new()),
+        Err(e) => return (None, vec![e]),
     };
     let table: toml::Table = match text.parse() {
         Ok(t) => t,
