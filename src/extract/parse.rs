@@ -539,7 +539,7 @@ pub(crate) const MIN_NODES: usize = 50_000;
 /// at most about 30 (JSON) or 50 (YAML) times its size (see [`MIN_NODES`] for the cost of a
 /// node). JSON: 16; real JSON has more (an AWS service description 32.5 bytes a value, a
 /// CloudFormation schema 23.5, an IAM policy list 16.3; a tool call 10.5, so a file of more
-/// than some 15,000 tool calls, 1.5 MB, is refused), while `[1,1,…]` has 2 and
+/// than some 11,000 tool calls, 1.2 MB, is refused), while `[1,1,…]` has 2 and
 /// `[{"a": 1}, …]` 3.3. YAML: 24 bytes a line (an OpenAPI document's lines hold 30 and more),
 /// while a list of `- a: 1` has 7.
 pub(crate) fn bytes_per_node(lang: Lang) -> usize {
