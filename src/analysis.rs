@@ -559,6 +559,84 @@ mod tests {
             .collect()
     }
 
+    /// The node budget of JSON, YAML and notebooks ([`extract::parse::node_budget`]), each
+    /// with its quiet twin: a call with a wrong filter padded to exactly the budget for its size
+    /// is checked (the call's findings, as without padding); one node more and the text gets
+    /// the `not-checked` note saying why, and nothing else.
+    #[test]
+    fn texts_above_the_node_budget_are_not_checked_and_say_so() {
+        use crate::extract::parse::{node_budget, too_many, Lang};
+        const JSON_CALL: &str = r#"{"name": "netbox_get_objects", "arguments": {"object_type": "dcim.site", "filters": {"stauts": "active"}}}"#;
+        const YAML_CALL: &str = "- name: netbox_get_objects\n  arguments:\n    object_type: dcim.site\n    filters:\n      stauts: active\n";
+        const NOTEBOOK: &str = r#"{"cells": [{"cell_type": "code", "execution_count": null, "metadata": {}, "outputs": [], "source": ["nb.dcim.sites.filter(stauts=\"active\")\n"]}], "metadata": {"kernelspec": {"language": "python"}}, "nbformat": 4, "nbformat_minor": 5, "pad": [0PAD]}"#;
+        // (kind, language counted, text with `n` padding nodes, nodes of the text without them)
+        type Padded = fn(usize) -> String;
+        let punct = |t: &str| t.bytes().filter(|b| b"[{,:".contains(b)).count();
+        let cases: [(HostKind, Lang, Padded, usize); 3] = [
+            (
+                HostKind::Json,
+                Lang::Json,
+                |n| format!("[{JSON_CALL}{}]", ", 1".repeat(n)),
+                1 + punct(JSON_CALL),
+            ),
+            (
+                HostKind::Yaml,
+                Lang::Yaml,
+                |n| format!("{YAML_CALL}{}", "- 1\n".repeat(n)),
+                1 + YAML_CALL.matches('\n').count(),
+            ),
+            (
+                HostKind::Notebook,
+                Lang::Json,
+                |n| NOTEBOOK.replace("PAD", &", 1".repeat(n)),
+                punct(NOTEBOOK),
+            ),
+        ];
+        let k = knowledge(None);
+        for (kind, lang, padded, frame) in cases {
+            let alone: Vec<_> = analyze(&padded(0), kind, &k)
+                .into_iter()
+                .map(|f| (f.code, f.message))
+                .collect();
+            assert!(
+                alone.iter().any(|(c, _)| *c == "unknown-filter"),
+                "{kind:?}: {alone:?}"
+            );
+            // The least `n` whose text holds as many nodes as its size allows (the budget
+            // grows by 3/16 or 3/24 of a node a node of padding), then the first one above.
+            let mut n = 0;
+            loop {
+                let next = node_budget(lang, padded(n).len()) - frame;
+                if next == n {
+                    break;
+                }
+                n = next;
+            }
+            while !too_many(lang, &padded(n + 1)) {
+                n += 1;
+            }
+            let under = padded(n);
+            assert!(!too_many(lang, &under), "{kind:?}");
+            assert!(frame + n <= node_budget(lang, under.len()), "{kind:?}");
+            let found: Vec<_> = analyze(&under, kind, &k)
+                .into_iter()
+                .map(|f| (f.code, f.message))
+                .collect();
+            assert_eq!(found, alone, "{kind:?}: the text at the budget is checked");
+            let over = padded(n + 1);
+            assert!(too_many(lang, &over), "{kind:?}");
+            let found = analyze(&over, kind, &k);
+            assert_eq!(found.len(), 1, "{kind:?}: {found:?}");
+            assert_eq!(found[0].code, "not-checked");
+            assert!(
+                found[0].message.contains("holds more")
+                    && found[0].message.contains(&format!("{} bytes", over.len())),
+                "{kind:?}: {}",
+                found[0].message
+            );
+        }
+    }
+
     #[test]
     fn parted_findings_are_the_reports() {
         let many = calls(300);

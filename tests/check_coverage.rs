@@ -105,3 +105,26 @@ fn tempfile_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// A JSON file of more values than its size allows (`[1,1,…]`: two bytes a value) is not read
+/// structurally and fails with `not-checked` saying why, through the real CLI; its quiet twin,
+/// the same call with a few values of padding, is read and its wrong filter found.
+#[test]
+fn json_above_the_node_budget_fails_instead_of_passing_unchecked() {
+    let dir = tempfile_dir("node-budget");
+    let call = r#"{"name": "netbox_get_objects", "arguments": {"object_type": "dcim.site", "filters": {"stauts": "active"}}}"#;
+    for (values, want) in [(1_000, "unknown-filter"), (300_000, "not-checked")] {
+        let path = dir.join(format!("calls-{values}.json"));
+        std::fs::write(&path, format!("[{call}{}]", ",1".repeat(values))).unwrap();
+        let (code, stdout, _) = check(&["--format", "json", path.to_str().unwrap()]);
+        assert_eq!(code, 1, "{stdout}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let found = v.as_array().unwrap();
+        let codes: Vec<&str> = found.iter().map(|f| f["code"].as_str().unwrap()).collect();
+        assert_eq!(codes, [want], "{values} values");
+        if want == "not-checked" {
+            let message = found[0]["message"].as_str().unwrap();
+            assert!(message.contains("holds more values"), "{message}");
+        }
+    }
+}

@@ -23,6 +23,9 @@ pub(crate) fn extract_calls(text: &str, map: &OffsetMap) -> Vec<Site> {
         len: text.len(),
         map,
     };
+    if let Some(refused) = parse::over_budget(Lang::Json, text) {
+        return refused.site(text.len(), map).into_iter().collect();
+    }
     let mut sites = Vec::new();
     if let Some(root) = strict::document(&cx) {
         tools::find_in_tree(&root, Syntax::Json, &mut sites);

@@ -23,6 +23,9 @@ pub(crate) fn value(text: &str, map: &OffsetMap) -> Option<Lit> {
         len: text.len(),
         map,
     };
+    if parse::over_budget(Lang::Json, text).is_some() {
+        return None;
+    }
     if let Some(root) = strict::document(&cx) {
         return match root.kind {
             LitKind::Seq(items) => items.into_iter().next(),

@@ -23,6 +23,20 @@ pub fn extract(text: &str) -> Vec<Site> {
     let mut out = Vec::new();
     let mut module = String::new();
     let mut module_map = OffsetMap::new();
+    use super::parse::{self, Lang, Refusal};
+    if let Some(Refusal::TooMany(_)) = parse::over_budget(Lang::Json, text) {
+        let reason = format!(
+            "this notebook holds more JSON values than netbox-lsp reads in {} bytes ({} and one per {} bytes)",
+            text.len(),
+            parse::MIN_NODES,
+            parse::bytes_per_node(Lang::Json)
+        );
+        return vec![unreadable(
+            0..0,
+            reason,
+            "Split the notebook to have it checked.",
+        )];
+    }
     let read = match cells(text) {
         Ok(read) => read,
         Err(reason) => return vec![unreadable(0..0, reason, UNREADABLE_ADVICE)],

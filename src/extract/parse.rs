@@ -117,6 +117,8 @@ pub(crate) enum Refusal {
     /// [`MAX_EXPR_NESTING`] levels of brackets, operators or f-string fields (Python, JSON,
     /// YAML flow collections).
     TooDeep,
+    /// More nodes than [`node_budget`] allows for the text's size (see [`too_many`]).
+    TooMany(Lang),
     /// The parser gave no tree (a grammar that cannot be loaded).
     Failed,
 }
@@ -131,23 +133,59 @@ impl Refusal {
             Refusal::TooDeep => format!(
                 "this code nests deeper than netbox-lsp reads (more than {MAX_NESTING} indented blocks, or {MAX_EXPR_NESTING} levels of brackets, operators or f-string fields)"
             ),
+            Refusal::TooMany(lang) => format!(
+                "this {} holds more {} than netbox-lsp reads in {len} bytes ({MIN_NODES} and one per {} bytes)",
+                match lang {
+                    Lang::Json => "JSON",
+                    Lang::Yaml => "YAML",
+                },
+                match lang {
+                    Lang::Json => "values",
+                    Lang::Yaml => "lines and flow items",
+                },
+                bytes_per_node(lang)
+            ),
             Refusal::Failed => "this code could not be parsed".to_string(),
+        };
+        let advice = match self {
+            Refusal::TooMany(_) => "Split it to have it checked.",
+            _ => "Flatten the nesting to have it checked.",
         };
         Some(super::Site::NotChecked(super::NotChecked {
             range: map.range_to_host(0..len),
             reason,
-            advice: "Flatten the nesting to have it checked.".to_string(),
+            advice: advice.to_string(),
         }))
     }
 }
 
-/// Parses `text`; refused when the text is too large or nests too deep.
+/// Why `text` is not to be read as `lang` at all, from its size alone and then its node count
+/// ([`MAX_PARSE`], [`too_many`]; a text also too deep is said to be so, as [`parse`] says),
+/// before a faster reader than [`parse`] tries it; `None` when it may be read.
+pub(crate) fn over_budget(lang: Lang, text: &str) -> Option<Refusal> {
+    if text.len() > MAX_PARSE {
+        Some(Refusal::TooLarge)
+    } else if too_many(lang, text) {
+        Some(if too_deep(lang, text) {
+            Refusal::TooDeep
+        } else {
+            Refusal::TooMany(lang)
+        })
+    } else {
+        None
+    }
+}
+
+/// Parses `text`; refused when the text is too large, holds too many nodes or nests too deep.
 pub(crate) fn parse(lang: Lang, text: &str) -> Result<Tree, Refusal> {
     if text.len() > MAX_PARSE {
         return Err(Refusal::TooLarge);
     }
     if too_deep(lang, text) {
         return Err(Refusal::TooDeep);
+    }
+    if too_many(lang, text) {
+        return Err(Refusal::TooMany(lang));
     }
     with_parser(lang, |p| p.parse(text.as_bytes(), None))
         .flatten()
@@ -487,6 +525,91 @@ const STOP: [bool; 256] = {
     }
     t
 };
+
+/// Nodes a JSON or YAML text may hold beyond one per [`bytes_per_node`] bytes
+/// ([`node_budget`]). Reading costs about 500 bytes of memory a JSON value (the strict reader's
+/// tokens and tree, then the literal tree; tree-sitter's tree is as large) and about 1,200 bytes
+/// a YAML line of `- a: 1` (measured with `[1,1,…]` and `- a: 1` files of 1 MB): 50,000 nodes
+/// are at most some 25 MB (JSON) or 60 MB (YAML) beyond the 30 times the text's size the nodes
+/// a byte allow, and real files are far from it (the largest JSON under tests/fixtures/ holds
+/// 1,314 values, examples/ hold fewer; a notebook's cells are strings, a few values each).
+pub(crate) const MIN_NODES: usize = 50_000;
+
+/// Bytes of text a node must have on average beyond [`MIN_NODES`], so that reading a text takes
+/// at most about 30 (JSON) or 50 (YAML) times its size (see [`MIN_NODES`] for the cost of a
+/// node). JSON: 16; real JSON has more (an AWS service description 32.5 bytes a value, a
+/// CloudFormation schema 23.5, an IAM policy list 16.3; a tool call 10.5, so a file of more
+/// than some 11,000 tool calls, 1.2 MB, is refused), while `[1,1,…]` has 2 and
+/// `[{"a": 1}, …]` 3.3. YAML: 24 bytes a line (an OpenAPI document's lines hold 30 and more),
+/// while a list of `- a: 1` has 7.
+pub(crate) fn bytes_per_node(lang: Lang) -> usize {
+    match lang {
+        Lang::Json => 16,
+        Lang::Yaml => 24,
+    }
+}
+
+/// Most nodes read in a `lang` text of `len` bytes: [`MIN_NODES`] and one per
+/// [`bytes_per_node`] bytes. Above it the text is not read structurally (its REST URLs still
+/// are) and a `not-checked` site says so: memory and time grow with the nodes, not the bytes (a
+/// 32 MB `[1,1,…]` took 7.7 GB and 14 s to read).
+pub(crate) fn node_budget(lang: Lang, len: usize) -> usize {
+    MIN_NODES + len / bytes_per_node(lang)
+}
+
+/// True when `text` holds more nodes than [`node_budget`] allows, as counted in one pass that
+/// stops at the budget. JSON: the `[`, `{`, `,` and `:` outside strings (about one a value: each
+/// value but the first follows one of them). YAML: the lines (ended by `\n`, or a `\r` not
+/// before one) and every `[`, `{` and `,` (flow items, quoting not read: an upper bound). A text
+/// of at most [`MIN_NODES`] bytes is never above it and is not scanned.
+pub(crate) fn too_many(lang: Lang, text: &str) -> bool {
+    if text.len() <= MIN_NODES {
+        return false;
+    }
+    let budget = node_budget(lang, text.len());
+    let b = text.as_bytes();
+    let mut n = 0usize;
+    match lang {
+        Lang::Json => {
+            let mut i = 0;
+            while i < b.len() {
+                match b[i] {
+                    b'"' => {
+                        i += 1;
+                        while i < b.len() && b[i] != b'"' {
+                            i += if b[i] == b'\\' { 2 } else { 1 };
+                        }
+                    }
+                    b'[' | b'{' | b',' | b':' => {
+                        n += 1;
+                        if n > budget {
+                            return true;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        Lang::Yaml => {
+            n = 1;
+            for (i, &c) in b.iter().enumerate() {
+                let counts = match c {
+                    b'\n' | b'[' | b'{' | b',' => true,
+                    b'\r' => b.get(i + 1) != Some(&b'\n'),
+                    _ => false,
+                };
+                if counts {
+                    n += 1;
+                    if n > budget {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
 
 /// True when `text` might nest deeper than the parser and the walks of its tree can take.
 /// YAML (tree-sitter-yaml 0.7), blocks: columns restart at `\r` and at `\n`, and every `- `,

@@ -91,6 +91,9 @@ fn graphql_bodies(root: &Lit, vars: &Bindings, sites: &mut Vec<Site>) {
 /// why it was refused.
 fn tree(text: &str, map: &OffsetMap) -> Result<Lit, Vec<Site>> {
     let cx = Cx { src: text, map };
+    if let Some(refused) = parse::over_budget(Lang::Yaml, text) {
+        return Err(refused.site(text.len(), map).into_iter().collect());
+    }
     match plain::stream(&cx) {
         Some(root) => Ok(root),
         None => {

@@ -124,15 +124,14 @@ pub const EDITOR_MAX_BYTES: usize = 2 * 1024 * 1024;
 /// Where the analysed part of `text` ends (a byte offset): `text.len()` up to
 /// [`EDITOR_MAX_BYTES`], else the start of the last line before the limit that begins at column
 /// 0 (a top-level statement or Markdown block, so no call is cut in two), or the last line
-/// start. JSON, notebooks and GraphQL are never cut (a prefix would not parse).
+/// start. JSON, notebooks and GraphQL above the limit are not analysed at all (0): a prefix
+/// would not parse, and reading the whole took 2.9 GB for a 10 MB JSON array.
 pub fn editor_part(text: &str, kind: HostKind) -> usize {
-    if text.len() <= EDITOR_MAX_BYTES
-        || matches!(
-            kind,
-            HostKind::Json | HostKind::Notebook | HostKind::Graphql
-        )
-    {
+    if text.len() <= EDITOR_MAX_BYTES {
         return text.len();
+    }
+    if whole_only(kind) {
+        return 0;
     }
     let head = &text.as_bytes()[..EDITOR_MAX_BYTES];
     let top_level = head
@@ -144,9 +143,31 @@ pub fn editor_part(text: &str, kind: HostKind) -> usize {
         .unwrap_or(0)
 }
 
-/// The `not-checked` finding (at the document's start) for a document whose analysis stopped at
-/// byte `part` of `len`.
-fn partly_checked(text: &str, part: usize) -> Finding {
+/// True for the kinds read only whole (JSON, notebooks, GraphQL), which [`editor_part`] does not
+/// cut.
+fn whole_only(kind: HostKind) -> bool {
+    matches!(
+        kind,
+        HostKind::Json | HostKind::Notebook | HostKind::Graphql
+    )
+}
+
+/// The `not-checked` finding (at the document's start) for a document of kind `kind` whose
+/// analysis stopped at byte `part` of `len`.
+fn partly_checked(text: &str, part: usize, kind: HostKind) -> Finding {
+    if whole_only(kind) {
+        return Finding::new(
+            0..0,
+            "not-checked",
+            Severity::Error,
+            format!(
+                "This document is {:.1} MB ({} bytes): the editor does not check a JSON document, notebook or GraphQL document above {} MiB (a part of one would not parse), so none of it is checked. Run `netbox-lsp check` on the file to check it, or split it.",
+                text.len() as f64 / 1e6,
+                text.len(),
+                EDITOR_MAX_BYTES >> 20
+            ),
+        );
+    }
     let line = text[..part].bytes().filter(|&b| b == b'\n').count();
     Finding::new(
         0..0,
@@ -203,7 +224,7 @@ pub fn analyze_guarded(
         // The sites are kept: live findings are judged from this analysis.
         let mut report = analysis::analyze_kept(&text[..part], kind, &knowledge, Some(cache));
         if part < text.len() {
-            report.findings.insert(0, partly_checked(text, part));
+            report.findings.insert(0, partly_checked(text, part, kind));
         }
         report
     })
@@ -460,8 +481,8 @@ mod tests {
     use super::*;
 
     /// Up to the limit a document is analysed whole; above it the part ends at the start of a
-    /// top-level line at or before the limit (never inside an indented continuation), and JSON
-    /// is never cut.
+    /// top-level line at or before the limit (never inside an indented continuation); JSON above
+    /// it is not analysed (a prefix would not parse) and says so.
     #[test]
     fn the_part_ends_at_a_top_level_line() {
         assert_eq!(editor_part("x = 1\n", HostKind::Python), 6);
@@ -474,8 +495,8 @@ mod tests {
             "{}",
             &text[part..part + 20]
         );
-        assert_eq!(editor_part(&text, HostKind::Json), text.len());
-        let f = partly_checked(&text, part);
+        assert_eq!(editor_part(&text, HostKind::Json), 0);
+        let f = partly_checked(&text, part, HostKind::Python);
         assert!(
             f.message.contains(&format!("{} bytes", text.len())),
             "{}",
@@ -484,5 +505,20 @@ mod tests {
         // One line longer than the limit: nothing but what the URL scan of nothing finds.
         let long = "x".repeat(EDITOR_MAX_BYTES + 10);
         assert_eq!(editor_part(&long, HostKind::Markdown), 0);
+        // JSON just under the limit is analysed whole; above it, not at all.
+        let under = format!("[{}1]", "1,".repeat((EDITOR_MAX_BYTES - 3) / 2));
+        assert!(under.len() <= EDITOR_MAX_BYTES);
+        assert_eq!(editor_part(&under, HostKind::Json), under.len());
+        let over = format!("[{}1]", "1,".repeat(EDITOR_MAX_BYTES / 2));
+        for kind in [HostKind::Json, HostKind::Notebook, HostKind::Graphql] {
+            assert_eq!(editor_part(&over, kind), 0);
+            let f = partly_checked(&over, 0, kind);
+            assert!(
+                f.message.contains("none of it is checked")
+                    && f.message.contains(&format!("{} bytes", over.len())),
+                "{}",
+                f.message
+            );
+        }
     }
 }
