@@ -417,12 +417,13 @@ fn special_and_huge_files_as_command_inputs_are_refused() {
     assert!(!stderr.contains("CA certificate"), "{stderr}");
 }
 
-/// `check` skips a file over its 256 MiB input cap (sparse: no disk used) with a note naming
-/// the file and the cap, named or found in a folder, and checks the others; it used to read
+/// `check` refuses a file over its 256 MiB input cap (sparse: no disk used) with an error
+/// naming the file and the cap (exit 2: text not checked does not pass), named or found in a
+/// folder, and checks the others; it used to read
 /// the whole file (3 GB of memory) before skipping it as binary. A file of NULs under the cap
 /// is still skipped as binary, from its first bytes. Quiet twin: the small file is checked.
 #[test]
-fn check_skips_files_over_the_input_cap_with_a_note() {
+fn check_refuses_files_over_the_input_cap_and_checks_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let sparse = |name: &str, len: u64| {
         std::fs::File::create(dir.path().join(name))
@@ -435,7 +436,7 @@ fn check_skips_files_over_the_input_cap_with_a_note() {
     sparse("zeros.md", 200 * 1024 * 1024);
     std::fs::write(dir.path().join("a.md"), "`/api/dcim/devices/?rol=x`\n").unwrap();
     let over = |name: &str| {
-        format!("{name}: larger than 256 MiB, the most netbox-lsp reads of one file; skipped")
+        format!("{name}: larger than 256 MiB, the most netbox-lsp reads of one file; not checked")
     };
     let cases: [(&[&str], Vec<String>); 3] = [
         (&["check", "big.md", "a.md"], vec![over("big.md")]),
@@ -457,8 +458,8 @@ fn check_skips_files_over_the_input_cap_with_a_note() {
             "{args:?}: {:?}",
             start.elapsed()
         );
-        // The finding in a.md: checked.
-        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        // The file too large to read fails the run (exit 2); a.md is still checked.
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains("in 1 file "), "{args:?}: {stderr}");
         for note in notes {
             assert!(stderr.contains(&note), "{args:?}: {note} in {stderr}");

@@ -59,13 +59,15 @@ pub(super) fn stdin_input(args: &CheckArgs, named: bool) -> Result<Option<Stdin>
 
 /// Largest file `check`, `check --live` and `check --upgrade-to` read (bytes): 256 MiB. Files
 /// above [`crate::extract::parse::MAX_PARSE`] (32 MiB) are still read, for their REST URLs
-/// ([`crate::analysis::structural_limit`]); a larger one is skipped with a note, unread.
+/// ([`crate::analysis::structural_limit`]); a larger one is an error naming it, unread (text
+/// that is not checked must not pass as checked: the run exits 2, the other files checked).
 pub const MAX_INPUT: u64 = 256 * 1024 * 1024;
 
 /// The bytes of the regular file at `path` (shown as `shown`), or `None` with a note in
-/// `notes` for a file skipped unread: one larger than [`MAX_INPUT`] bytes, and a binary one,
-/// told from its first [`crate::analysis::BINARY_SNIFF`] bytes as [`decode`] tells it (only
-/// those are read). Errors are one-line messages naming the file. A named pipe or device
+/// `notes` for a binary file, skipped unread: told from its first
+/// [`crate::analysis::BINARY_SNIFF`] bytes as [`decode`] tells it (only those are read).
+/// Errors are one-line messages naming the file, among them a file larger than [`MAX_INPUT`]
+/// bytes (refused before it is opened, or once it grows past it while read). A named pipe or device
 /// named on the command line would block or never end: it is refused as not a regular file.
 ///
 /// A file found by walking a folder (`walked`) was no symbolic link then (links are not
@@ -82,8 +84,7 @@ pub(super) fn read_regular(
         return Err(format!("{shown}: not a regular file"));
     }
     if meta.len() > MAX_INPUT {
-        notes.push(too_large_note(shown, MAX_INPUT));
-        return Ok(None);
+        return Err(too_large(shown, MAX_INPUT));
     }
     let mut open = std::fs::OpenOptions::new();
     open.read(true);
@@ -105,15 +106,15 @@ pub(super) fn read_regular(
     })?;
     let len = file.metadata().map_or(meta.len(), |m| m.len());
     if len > MAX_INPUT {
-        notes.push(too_large_note(shown, MAX_INPUT));
-        return Ok(None);
+        return Err(too_large(shown, MAX_INPUT));
     }
     read_bounded(file, len, MAX_INPUT, shown, notes)
 }
 
 /// The bytes of `file` (`len` bytes long when it was opened), reading at most `cap` + 1 bytes
 /// whatever it holds by then: its head first, and the rest only when the head does not make
-/// it binary; `None` with a note as in [`read_regular`] (`cap` is [`MAX_INPUT`] there).
+/// it binary; `None` with a note, or an error past `cap`, as in [`read_regular`] (`cap` is
+/// [`MAX_INPUT`] there).
 fn read_bounded(
     file: impl std::io::Read,
     len: u64,
@@ -137,16 +138,15 @@ fn read_bounded(
         .map_err(|e| format!("{shown}: {e}"))?;
     if bytes.len() as u64 > cap {
         // It grew past the limit while it was read.
-        notes.push(too_large_note(shown, cap));
-        return Ok(None);
+        return Err(too_large(shown, cap));
     }
     Ok(Some(bytes))
 }
 
-/// The note for a file larger than `cap` bytes ([`MAX_INPUT`]).
-fn too_large_note(shown: &str, cap: u64) -> String {
+/// The error for a file larger than `cap` bytes ([`MAX_INPUT`]).
+fn too_large(shown: &str, cap: u64) -> String {
     format!(
-        "{shown}: larger than {}, the most netbox-lsp reads of one file; skipped",
+        "{shown}: larger than {}, the most netbox-lsp reads of one file; not checked",
         crate::safe_read::mib(cap)
     )
 }
@@ -569,10 +569,10 @@ mod tests {
                 b"# notes\n",
                 b'a',
                 cap + 1,
-                "big.md: larger than 64 KiB, the most netbox-lsp reads of one file; skipped",
+                "big.md: larger than 64 KiB, the most netbox-lsp reads of one file; not checked",
             ),
         ];
-        for (what, head, fill, most, note) in cases {
+        for (what, head, fill, most, said) in cases {
             let read = std::cell::Cell::new(0);
             let mut notes = Vec::new();
             let reader = Counted {
@@ -580,10 +580,15 @@ mod tests {
                 fill,
                 read: &read,
             };
-            let got = read_bounded(reader, 10, cap as u64, "big.md", &mut notes).unwrap();
-            assert_eq!(got, None, "{what}");
+            let got = read_bounded(reader, 10, cap as u64, "big.md", &mut notes);
             assert!(read.get() <= most, "{what}: {} bytes read", read.get());
-            assert_eq!(notes, [note], "{what}");
+            match got {
+                // The binary head: skipped with a note.
+                Ok(None) => assert_eq!(notes, [said], "{what}"),
+                // Past the cap: an error, no note.
+                Err(e) => assert!(e == said && notes.is_empty(), "{what}: {e} {notes:?}"),
+                Ok(Some(b)) => panic!("{what}: {} bytes read whole", b.len()),
+            }
         }
         // The quiet twin: exactly the cap.
         let full = vec![b'a'; cap];
@@ -593,26 +598,27 @@ mod tests {
         assert!(notes.is_empty(), "{notes:?}");
     }
 
-    /// A file whose length is over [`MAX_INPUT`] is skipped with a note before it is opened
-    /// (a sparse file: no disk used); its quiet twin, a small file, is read.
+    /// A file whose length is over [`MAX_INPUT`] is an error before it is opened (a sparse
+    /// file: no disk used); its quiet twin, a small file, is read.
     #[test]
-    fn files_over_the_input_cap_are_skipped_with_a_note() {
+    fn files_over_the_input_cap_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let cases = [("huge.md", MAX_INPUT + 1, true), ("small.md", 12, false)];
         for (name, len, skipped) in cases {
             let p = dir.path().join(name);
             std::fs::File::create(&p).unwrap().set_len(len).unwrap();
             let mut notes = Vec::new();
-            let got = read_regular(&p, name, false, &mut notes).unwrap();
             if skipped {
-                assert_eq!(got, None, "{name}");
+                let e = read_regular(&p, name, false, &mut notes).unwrap_err();
                 assert_eq!(
-                    notes,
-                    [format!(
-                        "{name}: larger than 256 MiB, the most netbox-lsp reads of one file; skipped"
-                    )]
+                    e,
+                    format!(
+                        "{name}: larger than 256 MiB, the most netbox-lsp reads of one file; not checked"
+                    )
                 );
+                assert!(notes.is_empty(), "{notes:?}");
             } else {
+                let got = read_regular(&p, name, false, &mut notes).unwrap();
                 // Twelve NULs: binary, told from the head.
                 assert_eq!(got, None, "{name}");
                 assert_eq!(notes, [format!("{name}: binary file skipped")]);
