@@ -536,15 +536,16 @@ const STOP: [bool; 256] = {
 pub(crate) const MIN_NODES: usize = 50_000;
 
 /// Bytes of text a node must have on average beyond [`MIN_NODES`], so that reading a text takes
-/// at most about 30 (JSON) or 50 (YAML) times its size (see [`MIN_NODES`] for the cost of a
-/// node). JSON: 16; real JSON has more (an AWS service description 32.5 bytes a value, a
-/// CloudFormation schema 23.5, an IAM policy list 16.3; a tool call 10.5, so a file of more
-/// than some 11,000 tool calls, 1.2 MB, is refused), while `[1,1,…]` has 2 and
-/// `[{"a": 1}, …]` 3.3. YAML: 24 bytes a line (an OpenAPI document's lines hold 30 and more),
-/// while a list of `- a: 1` has 7.
+/// at most about 60 (JSON) or 50 (YAML) times its size (see [`MIN_NODES`] for the cost of a
+/// node). JSON: 8, below the densest real JSON the tool reads, tool calls (10.5 bytes a value:
+/// an agent's log of tool calls is checked whole), and above what only a generated or hostile
+/// file has: `[1,1,…]` 2, `[{"a": 1}, …]` 3.3 (other real JSON has more: an AWS service
+/// description 32.5 bytes a value, a CloudFormation schema 23.5, an IAM policy list 16.3).
+/// YAML: 24 bytes a line (an OpenAPI document's lines hold 30 and more), while a list of
+/// `- a: 1` has 7.
 pub(crate) fn bytes_per_node(lang: Lang) -> usize {
     match lang {
-        Lang::Json => 16,
+        Lang::Json => 8,
         Lang::Yaml => 24,
     }
 }
