@@ -71,9 +71,9 @@ fn addr(s: &str) -> (usize, usize) {
 /// One of apollo-compiler's diagnostics as a short line: its message (cut to 200 characters)
 /// and where, `at line 2, column 468901`. Its own rendering frames the source line, which in a
 /// generated schema can be hundreds of kilobytes long (4.2 MB of stderr for a 470 KB line).
-fn said<T: ToString>(d: &apollo_compiler::diagnostic::Diagnostic<'_, T>) -> String
+fn said<T>(d: &apollo_compiler::diagnostic::Diagnostic<'_, T>) -> String
 where
-    T: apollo_compiler::diagnostic::ToCliReport,
+    T: ToString + apollo_compiler::diagnostic::ToCliReport,
 {
     let mut message = d.error.to_string().replace('\n', " ");
     if let Some((cut, _)) = message.char_indices().nth(200) {
@@ -296,9 +296,9 @@ mod tests {
             "type Query {{ a: Int }}\ntype X {{ {} @@@ }}\n",
             fields.join(" ")
         );
-        let e = NetboxSchema::from_sdl(&bad, "")
-            .err()
-            .expect("a syntax error");
+        let Err(e) = NetboxSchema::from_sdl(&bad, "") else {
+            panic!("a syntax error");
+        };
         assert!(
             e.len() < 400,
             "{} bytes: {}",
