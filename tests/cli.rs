@@ -59,7 +59,7 @@ fn summary_of(findings: &[Value]) -> Vec<(String, u64, String)> {
 }
 
 /// The number K of `... in K files` on stderr.
-fn files_checked(stderr: &str) -> usize {
+pub(crate) fn files_checked(stderr: &str) -> usize {
     let line = stderr
         .lines()
         .rfind(|l| l.contains(" in ") && l.contains("error"))

@@ -18,13 +18,15 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// One run of the binary: its exit code and output.
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
-fn run_in(cwd: &Path, args: &[&str]) -> Run {
+/// Runs the binary with `args` in `cwd`.
+pub(crate) fn run_in(cwd: &Path, args: &[&str]) -> Run {
     let out = Command::new(BIN)
         .args(args)
         .current_dir(cwd)

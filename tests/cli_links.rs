@@ -5,34 +5,14 @@
 //! walked paths, and `--fix` does not write through a link.
 #![cfg(unix)]
 
+use crate::cli::files_checked;
+use crate::cli_fix::{run_in, Run};
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_netbox-lsp");
 
 /// A renamed filter (an error with a certain fix) and its twin with the current name.
 const BAD: &str = "GET /api/dcim/devices/?device_role_id=1\n";
 const GOOD: &str = "GET /api/dcim/devices/?role_id=1\n";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run_in(cwd: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("run netbox-lsp");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// The paths of a JSON run's findings, in output order.
 fn finding_paths(r: &Run) -> Vec<String> {
@@ -43,19 +23,6 @@ fn finding_paths(r: &Run) -> Vec<String> {
         .iter()
         .map(|f| f["path"].as_str().unwrap().to_string())
         .collect()
-}
-
-/// The number K of `... in K files` on stderr.
-fn files_checked(stderr: &str) -> usize {
-    let line = stderr
-        .lines()
-        .rfind(|l| l.contains(" in ") && l.contains("error"))
-        .unwrap_or_else(|| panic!("no summary line in:\n{stderr}"));
-    line.rsplit(" in ")
-        .next()
-        .and_then(|s| s.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("bad summary line: {line}"))
 }
 
 /// Makes the files (path, text) and the symbolic links (link, what it holds) under `dir`.

@@ -575,12 +575,7 @@ pub(crate) fn too_many(lang: Lang, text: &str) -> bool {
             let mut i = 0;
             while i < b.len() {
                 match b[i] {
-                    b'"' => {
-                        i += 1;
-                        while i < b.len() && b[i] != b'"' {
-                            i += if b[i] == b'\\' { 2 } else { 1 };
-                        }
-                    }
+                    b'"' => i = json_string_end(b, i + 1),
                     b'[' | b'{' | b',' | b':' => {
                         n += 1;
                         if n > budget {
@@ -663,18 +658,22 @@ fn bracket_depth(b: &[u8]) -> usize {
     max
 }
 
+/// The offset of the `"` that closes the JSON string whose content starts at `i` in `b` (its
+/// escapes skipped), or at least `b.len()` when none does.
+fn json_string_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] != b'"' {
+        i += if b[i] == b'\\' { 2 } else { 1 };
+    }
+    i
+}
+
 /// The deepest bracket nesting of JSON text `b`, strings (with their escapes) skipped.
 pub(crate) fn json_depth(b: &[u8]) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-            }
+            b'"' => i = json_string_end(b, i + 1),
             b'[' | b'{' => {
                 depth += 1;
                 max = max.max(depth);
